@@ -1,0 +1,35 @@
+/* The cordon command: one verb a file, thin over libcordon. */
+#ifndef CORDON_CLI_H
+#define CORDON_CLI_H
+
+#include "cordon.h"
+
+/* Exit statuses shared by every verb. */
+enum {
+	EXIT_OK = 0,
+	EXIT_POLICY = 1, /* policy errors, or findings with --werror */
+	EXIT_USAGE = 2,  /* usage or I/O error */
+};
+
+struct verb {
+	const char *name;
+	const char *summary;
+	const char *usage;  /* printed by VERB --help */
+	int (*run)(int argc, char **argv);
+};
+
+int cmd_check(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+
+/* Print "cordon: message" to stderr and return EXIT_USAGE. */
+int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The help text of a verb, on stdout. */
+int cli_help(const char *verb);
+/* -p FILE when given; otherwise the installed system policy when present,
+ * or the embedded default.  Prints diagnostics; NULL (with *status set)
+ * when the policy cannot be used. */
+cordon_policy *cli_load_policy(const char *path, int *status);
+/* Apply one "--context k=v" argument. */
+int cli_context_arg(cordon_context *ctx, const char *verb, const char *arg);
+
+#endif

@@ -1,0 +1,101 @@
+/* cordon compile: print what a preset compiles to. */
+#include "config.h"
+
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	enum cordon_dump_format format;
+} emit_kinds[] = {
+	{ "ir", CORDON_DUMP_IR },
+	{ "json", CORDON_DUMP_JSON },
+};
+
+int cmd_compile(int argc, char **argv)
+{
+	enum { OPT_PRESET = 256, OPT_EMIT, OPT_CONTEXT, OPT_NO_ORIGINS };
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "preset", required_argument, NULL, OPT_PRESET },
+		{ "emit", required_argument, NULL, OPT_EMIT },
+		{ "context", required_argument, NULL, OPT_CONTEXT },
+		{ "no-origins", no_argument, NULL, OPT_NO_ORIGINS },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *policy_path = NULL, *preset = NULL, *emit = NULL;
+	cordon_context *ctx = cordon_context_new();
+	cordon_policy *policy = NULL;
+	int c, status = EXIT_OK, flags = 0;
+	enum cordon_dump_format format = CORDON_DUMP_IR;
+	char *out, *err = NULL;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+hp:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			cordon_context_free(ctx);
+			return cli_help("compile");
+		case 'p':
+			policy_path = optarg;
+			break;
+		case OPT_PRESET:
+			preset = optarg;
+			break;
+		case OPT_EMIT:
+			emit = optarg;
+			break;
+		case OPT_CONTEXT:
+			if ((status = cli_context_arg(ctx, "compile", optarg)) != EXIT_OK)
+				goto out;
+			break;
+		case OPT_NO_ORIGINS:
+			flags |= CORDON_DUMP_NO_ORIGINS;
+			break;
+		default:
+			status = cli_usage_error("compile", "unknown option");
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		status = cli_usage_error("compile", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (!emit) {
+		status = cli_usage_error("compile", "--emit is required (ir or json)");
+		goto out;
+	}
+	size_t k;
+	for (k = 0; k < sizeof(emit_kinds) / sizeof(emit_kinds[0]); k++)
+		if (strcmp(emit_kinds[k].name, emit) == 0)
+			break;
+	if (k == sizeof(emit_kinds) / sizeof(emit_kinds[0])) {
+		status = cli_usage_error("compile", "unknown --emit kind '%s' (expected ir or json)",
+					 emit);
+		goto out;
+	}
+	format = emit_kinds[k].format;
+	if (!(policy = cli_load_policy(policy_path, &status)))
+		goto out;
+	if (!preset && !(preset = cordon_policy_default_preset(policy))) {
+		status = cli_usage_error("compile", "the policy names no default preset; give --preset");
+		goto out;
+	}
+	out = cordon_policy_dump(policy, preset, ctx, format, flags, &err);
+	if (!out) {
+		status = cli_usage_error(NULL, "%s", err);
+		free(err);
+		goto out;
+	}
+	fputs(out, stdout);
+	free(out);
+out:
+	cordon_policy_free(policy);
+	cordon_context_free(ctx);
+	return status;
+}

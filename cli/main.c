@@ -1,0 +1,150 @@
+#include "config.h"
+
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const struct verb verbs[] = {
+	{ "check", "parse and check policy files",
+	  "usage: cordon check FILE...\n"
+	  "\n"
+	  "Parse and check each policy file and the files it includes. Every error is\n"
+	  "reported, GCC style, with the source line and a caret.\n"
+	  "\n"
+	  "Exit status: 0 when every file is valid, 1 when a policy has errors,\n"
+	  "2 on a usage or I/O error (a file that cannot be read).\n",
+	  cmd_check },
+	{ "compile", "show what a preset compiles to",
+	  "usage: cordon compile [-p FILE] [--preset P] --emit ir|json [--context k=v]...\n"
+	  "                      [--no-origins]\n"
+	  "\n"
+	  "Print the checked intermediate representation of one preset: inheritance\n"
+	  "resolved, top-level rules merged, rules in canonical order (most specific\n"
+	  "first), each with the preset it came from and its origin file:line:col.\n"
+	  "\n"
+	  "  -p, --policy FILE    the policy (default: the installed or embedded one)\n"
+	  "  --preset P           the preset (default: the policy's default preset)\n"
+	  "  --emit ir|json       the human-readable dump, or the same as JSON\n"
+	  "  --context k=v        substitute a context variable (workspace, cwd, home,\n"
+	  "                       tmp, agent_dir, session_dir, user); repeatable\n"
+	  "  --no-origins         leave out origins, to compare two spellings\n",
+	  cmd_compile },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: cordon VERB [OPTIONS] [ARGS]\n"
+	      "\n"
+	      "Policy-as-data enforcement for coding agents.\n"
+	      "\n"
+	      "Verbs:\n",
+	      out);
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+	fputs("\n"
+	      "Run 'cordon VERB --help' for a verb's options.\n"
+	      "Without -p, cordon uses " SYSCONFDIR "/cordon/policy.cordon when present,\n"
+	      "otherwise its embedded default policy.\n",
+	      out);
+}
+
+static const struct verb *find_verb(const char *name)
+{
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(verbs[i].name, name) == 0)
+			return &verbs[i];
+	return NULL;
+}
+
+int cli_help(const char *name)
+{
+	const struct verb *v = find_verb(name);
+	if (v)
+		fputs(v->usage, stdout);
+	return EXIT_OK;
+}
+
+int cli_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("cordon: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (verb)
+		fprintf(stderr, "Try 'cordon %s --help'.\n", verb);
+	return EXIT_USAGE;
+}
+
+cordon_policy *cli_load_policy(const char *path, int *status)
+{
+	static const char system_policy[] = SYSCONFDIR "/cordon/policy.cordon";
+	struct stat st;
+	cordon_policy *p;
+
+	if (path)
+		p = cordon_policy_load_file(path);
+	else if (stat(system_policy, &st) == 0)
+		p = cordon_policy_load_file(system_policy);
+	else
+		p = cordon_policy_load_embedded();
+	if (cordon_policy_error_count(p)) {
+		cordon_policy_print_diagnostics(p, stderr);
+		*status = cordon_policy_io_failed(p) ? EXIT_USAGE : EXIT_POLICY;
+		cordon_policy_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int cli_context_arg(cordon_context *ctx, const char *verb, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *name, *err = NULL;
+	int rc;
+	if (!eq || eq == arg)
+		return cli_usage_error(verb, "--context expects NAME=VALUE, not '%s'", arg);
+	name = strndup(arg, (size_t)(eq - arg));
+	if (!name)
+		abort();
+	rc = cordon_context_set(ctx, name, eq + 1, &err);
+	free(name);
+	if (rc != 0) {
+		rc = cli_usage_error(verb, "%s", err);
+		free(err);
+		return rc;
+	}
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct verb *v;
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		if (argc > 2 && find_verb(argv[2]))
+			return cli_help(argv[2]);
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("cordon %s (language version 1)\n", cordon_version());
+		return EXIT_OK;
+	}
+	v = find_verb(argv[1]);
+	if (!v) {
+		fprintf(stderr, "cordon: unknown verb '%s'\n", argv[1]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return v->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,1281 @@
+#include "config.h"
+
+#include "check.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GLOBAL_TIER 1000u
+
+struct let_var {
+	const char *name;
+	struct loc loc;
+	bool is_list;
+	char **values;  /* IR text */
+	struct loc *locs;
+	size_t n, cap, locs_cap;
+};
+
+/* A rule, protection or environment piece before flattening. */
+struct scope {
+	const char *name;      /* preset name, NULL at top level */
+	struct ast *node;
+	const char *parent;
+	struct loc parent_loc;
+	bool has_description, has_approval, has_sandbox;
+	struct loc description_loc, approval_loc, sandbox_loc;
+	char *description;
+	enum ir_approval approval;
+	enum ir_sandbox sandbox;
+	struct ir_rule *rules;
+	size_t nrules, rules_cap;
+	struct ir_protect *protect;
+	size_t nprotect, protect_cap;
+	bool unprotect_all;
+	struct ir_protect *unprotect; /* one pattern each */
+	size_t nunprotect, unprotect_cap;
+	struct ir_env env;
+	int state;              /* flattening: 0 new, 1 in progress, 2 done */
+	struct ir_preset *out;
+};
+
+struct checker {
+	struct srcmgr *sm;
+	struct diag_list *d;
+	struct ir_policy *ir;
+	struct let_var *lets;
+	size_t nlets, lets_cap;
+	struct scope global;
+	struct scope **presets;
+	size_t npresets, presets_cap;
+	struct ast **tests;
+	size_t ntests, tests_cap;
+	struct ast *default_node;
+};
+
+static const char *const setting_names[] = {
+	"description", "approval", "sandbox", "protect", "unprotect",
+};
+static const char *const approval_names[] = { "ask", "never" };
+static const char *const sandbox_names[] = { "required", "none" };
+
+#define ERR(c, locp, id, ...) diag_add((c)->d, DIAG_ERROR, (locp), (id), __VA_ARGS__)
+
+static struct loc sub_loc(struct loc base, size_t from, size_t to)
+{
+	struct loc l = { base.file, base.start + (uint32_t)from, base.start + (uint32_t)to };
+	return l;
+}
+
+static int lookup(const char *word, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(word, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void hint_closest(struct diag *d, const char *word, const char *const *names, size_t n)
+{
+	const char *best = closest_word(word, names, n);
+	if (best)
+		diag_hint(d, "did you mean '%s'?", best);
+}
+
+static struct let_var *let_find(struct checker *c, const char *name, size_t len)
+{
+	for (size_t i = 0; i < c->nlets; i++)
+		if (strlen(c->lets[i].name) == len && memcmp(c->lets[i].name, name, len) == 0)
+			return &c->lets[i];
+	return NULL;
+}
+
+static void hint_variable(struct checker *c, struct diag *d, const char *name)
+{
+	const char **names = xcalloc(c->nlets + CTX_COUNT, sizeof(*names));
+	size_t n = 0;
+	for (size_t i = 0; i < c->nlets; i++)
+		names[n++] = c->lets[i].name;
+	for (size_t i = 0; i < CTX_COUNT; i++)
+		names[n++] = ir_ctx_var_names[i];
+	hint_closest(d, name, names, n);
+	free(names);
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+/* Decode a string token into IR text.  With vars, ${name} refers to a let
+ * string or a context variable; otherwise '$' is literal.  Returns NULL
+ * after reporting an error. */
+static char *decode_string(struct checker *c, const struct ast *s, bool vars)
+{
+	const char *raw = s->u.tok.text;
+	size_t len = s->u.tok.len;
+	struct loc base = sub_loc(s->loc, 1, 1);
+	struct strbuf sb;
+	bool ok = true;
+
+	sb_init(&sb);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)raw[i];
+		if (ch == '\\') {
+			char e = raw[i + 1];
+			switch (e) {
+			case '"': sb_addc(&sb, '"'); break;
+			case '\\': sb_addc(&sb, '\\'); break;
+			case 'n': sb_addc(&sb, '\n'); break;
+			case 't': sb_addc(&sb, '\t'); break;
+			case '$': sb_addc(&sb, '$'); break;
+			default: {
+				struct loc at = sub_loc(base, i, i + 2);
+				ERR(c, &at, "syntax", "unknown escape sequence '\\%c' in string", e);
+				ok = false;
+			}
+			}
+			i++;
+			continue;
+		}
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+			struct loc at = sub_loc(base, i, i + 1);
+			ERR(c, &at, "syntax", "control character 0x%02x in string", ch);
+			ok = false;
+			continue;
+		}
+		if (ch != '$' || !vars || raw[i + 1] != '{') {
+			sb_addc(&sb, (char)ch);
+			continue;
+		}
+		const char *close = memchr(raw + i + 2, '}', len - i - 2);
+		if (!close) {
+			struct loc at = sub_loc(base, i, len);
+			ERR(c, &at, "syntax", "unterminated '${' in string");
+			ok = false;
+			break;
+		}
+		const char *name = raw + i + 2;
+		size_t nlen = (size_t)(close - name), end = (size_t)(close - raw) + 1;
+		struct loc at = sub_loc(base, i, end);
+		struct let_var *lv = let_find(c, name, nlen);
+		int ctx = ir_ctx_var_lookup(name, nlen);
+		if (lv && !lv->is_list) {
+			sb_adds(&sb, lv->values[0]);
+		} else if (lv) {
+			struct diag *d = ERR(c, &at, "bad-value",
+					     "list variable '%.*s' cannot be used inside a string",
+					     (int)nlen, name);
+			diag_hint(d, "write $%.*s as a pattern of its own", (int)nlen, name);
+			ok = false;
+		} else if (ctx >= 0) {
+			sb_addc(&sb, IR_VAR_OPEN);
+			sb_add(&sb, name, nlen);
+			sb_addc(&sb, IR_VAR_CLOSE);
+		} else {
+			char *n = xstrndup(name, nlen);
+			struct diag *d = ERR(c, &at, "undefined-variable", "undefined variable '%s'", n);
+			hint_variable(c, d, n);
+			free(n);
+			ok = false;
+		}
+		i = end - 1;
+	}
+	if (!ok) {
+		sb_free(&sb);
+		return NULL;
+	}
+	return sb_steal(&sb);
+}
+
+/* ---- patterns ----------------------------------------------------------- */
+
+/* Check a regex with pcre2; point an error at its offset in the literal. */
+static char *decode_regex(struct checker *c, const struct ast *r)
+{
+	const char *raw = r->u.tok.text;
+	size_t len = r->u.tok.len;
+	size_t *map = xcalloc(len + 1, sizeof(*map));
+	struct strbuf sb;
+	int errcode;
+	PCRE2_SIZE erroff;
+	pcre2_code *code;
+
+	if (len == 0) {
+		ERR(c, &r->loc, "bad-regex", "empty regex");
+		free(map);
+		return NULL;
+	}
+	sb_init(&sb);
+	for (size_t i = 0; i < len; i++) {
+		map[sb.len] = i;
+		if (raw[i] == '\\' && raw[i + 1] == '/') {
+			sb_addc(&sb, '/');
+			i++;
+			continue;
+		}
+		sb_addc(&sb, raw[i]);
+	}
+	map[sb.len] = len;
+	code = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, 0, &errcode, &erroff, NULL);
+	if (!code) {
+		PCRE2_UCHAR msg[256];
+		size_t at_raw = map[erroff <= sb.len ? erroff : sb.len];
+		struct loc at = sub_loc(r->loc, 1 + at_raw, 2 + at_raw);
+		if (at.end > r->loc.end - 1)
+			at.start = at.end = r->loc.end - 1;
+		pcre2_get_error_message(errcode, msg, sizeof(msg));
+		ERR(c, &at, "bad-regex", "invalid regex: %s", (const char *)msg);
+		free(map);
+		sb_free(&sb);
+		return NULL;
+	}
+	pcre2_code_free(code);
+	free(map);
+	return sb_steal(&sb);
+}
+
+static bool has_wildcard(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* Expand ~, require an absolute start, normalise separators.  Takes text. */
+static char *normalize_path(struct checker *c, char *text, struct loc at)
+{
+	struct strbuf sb;
+	const char *p = text;
+	sb_init(&sb);
+	if (p[0] == '~' && (p[1] == '\0' || p[1] == '/')) {
+		sb_addc(&sb, IR_VAR_OPEN);
+		sb_adds(&sb, "home");
+		sb_addc(&sb, IR_VAR_CLOSE);
+		p++;
+	} else if (p[0] == '~') {
+		ERR(c, &at, "relative-path", "'~user' paths are not supported; write the absolute path");
+		goto fail;
+	} else if (p[0] == IR_VAR_OPEN) {
+		const char *close = strchr(p, IR_VAR_CLOSE);
+		int var = ir_ctx_var_lookup(p + 1, (size_t)(close - p - 1));
+		if (var < 0 || !ir_ctx_var_is_path(var)) {
+			struct strbuf shown;
+			sb_init(&shown);
+			ir_text_print(&shown, text);
+			ERR(c, &at, "relative-path",
+			    "path pattern '%s' is not absolute: '${%s}' is not a directory",
+			    shown.buf, var >= 0 ? ir_ctx_var_names[var] : "?");
+			sb_free(&shown);
+			goto fail;
+		}
+		sb_add(&sb, p, (size_t)(close - p + 1));
+		p = close + 1;
+	} else if (p[0] != '/') {
+		struct strbuf shown;
+		sb_init(&shown);
+		ir_text_print(&shown, text);
+		struct diag *d = ERR(c, &at, "relative-path", "path pattern '%s' is not absolute",
+				     shown.buf);
+		diag_hint(d, "start it with '/', '~' or a directory variable such as '${workspace}'");
+		sb_free(&shown);
+		goto fail;
+	}
+	/* Components: drop empty ones, refuse '.' and '..'. */
+	while (*p) {
+		const char *seg;
+		size_t n;
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		seg = p;
+		while (*p && *p != '/')
+			p++;
+		n = (size_t)(p - seg);
+		if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.')) {
+			ERR(c, &at, "relative-path",
+			    "path pattern contains a '%.*s' component; write the canonical path",
+			    (int)n, seg);
+			goto fail;
+		}
+		sb_addc(&sb, '/');
+		sb_add(&sb, seg, n);
+	}
+	if (sb.len == 0)
+		sb_addc(&sb, '/');
+	free(text);
+	return sb_steal(&sb);
+fail:
+	free(text);
+	sb_free(&sb);
+	return NULL;
+}
+
+static char *normalize_command(char *text)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	for (const char *p = text; *p;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		if (sb.len)
+			sb_addc(&sb, ' ');
+		while (*p && *p != ' ' && *p != '\t')
+			sb_addc(&sb, *p++);
+	}
+	free(text);
+	return sb_steal(&sb);
+}
+
+static bool check_host(struct checker *c, char *text, struct loc at)
+{
+	char *colon = strrchr(text, ':');
+	if (!*text || strpbrk(text, " \t/@")) {
+		ERR(c, &at, "bad-value", "'%s' is not a host pattern (host, *.domain or host:port)",
+		    text);
+		return false;
+	}
+	for (char *p = text; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	if (colon && strchr(text, ']') == NULL && colon != strchr(text, ':'))
+		return true; /* an IPv6 literal without a port */
+	if (colon && strcmp(colon + 1, "*") != 0) {
+		char *end;
+		long port = strtol(colon + 1, &end, 10);
+		if (*end || end == colon + 1 || port < 1 || port > 65535) {
+			ERR(c, &at, "bad-value", "'%s' is not a port (1-65535 or *)", colon + 1);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Finish one textual pattern of operation op (or protect when op < 0). */
+static bool finish_text(struct checker *c, int op, char *text, struct loc at,
+			struct ir_pattern *out)
+{
+	if (op < 0 || op == IR_READ || op == IR_WRITE) {
+		text = normalize_path(c, text, at);
+		if (!text)
+			return false;
+	} else if (op == IR_EXEC) {
+		text = normalize_command(text);
+		if (!*text) {
+			ERR(c, &at, "bad-value", "an exec pattern needs a command (\"*\" for any)");
+			free(text);
+			return false;
+		}
+	} else if (op == IR_NET) {
+		if (!check_host(c, text, at)) {
+			free(text);
+			return false;
+		}
+	} else if (!*text || strpbrk(text, " \t")) {
+		ERR(c, &at, "bad-value", "'%s' is not a tool name pattern", text);
+		free(text);
+		return false;
+	}
+	out->kind = has_wildcard(text) ? IR_PAT_GLOB : IR_PAT_LITERAL;
+	out->text = text;
+	out->regex = NULL;
+	return true;
+}
+
+typedef void (*pattern_sink)(struct checker *c, void *arg, struct ir_pattern pat, struct loc at);
+
+/* Turn one AST pattern into IR patterns (a list variable gives several). */
+static void lower_pattern(struct checker *c, int op, const struct ast *pat, pattern_sink sink,
+			  void *arg)
+{
+	const struct ast *a = pat->u.seq.head;
+	struct ir_pattern out = { 0 };
+
+	if (op == IR_EXEC && pat->u.seq.n == 2 && a->kind != AST_REGEX &&
+	    a->next->kind == AST_REGEX) {
+		/* A command prefix narrowed by a regex. */
+		char *text = a->kind == AST_STRING ? decode_string(c, a, true) : NULL;
+		char *re = decode_regex(c, a->next);
+		if (a->kind != AST_STRING)
+			ERR(c, &a->loc, "bad-value", "an exec prefix must be a string");
+		if (text && re && finish_text(c, op, text, a->loc, &out)) {
+			out.regex = re;
+			sink(c, arg, out, pat->loc);
+		} else {
+			free(re);
+		}
+		return;
+	}
+	if (pat->u.seq.n != 1) {
+		struct diag *d = ERR(c, &pat->loc, "syntax",
+				     op == IR_EXEC ? "an exec pattern is a command, a regex, or a command followed by a regex"
+						   : "a pattern is one string, regex or variable");
+		diag_hint(d, "separate alternatives with ','");
+		return;
+	}
+	switch (a->kind) {
+	case AST_STRING: {
+		char *text = decode_string(c, a, true);
+		if (text && finish_text(c, op, text, a->loc, &out))
+			sink(c, arg, out, a->loc);
+		break;
+	}
+	case AST_REGEX: {
+		char *re = decode_regex(c, a);
+		if (re) {
+			out.kind = IR_PAT_REGEX;
+			out.regex = re;
+			sink(c, arg, out, a->loc);
+		}
+		break;
+	}
+	case AST_VAR: {
+		const char *name = a->u.tok.text;
+		struct let_var *lv = let_find(c, name, a->u.tok.len);
+		int ctx = ir_ctx_var_lookup(name, a->u.tok.len);
+		if (lv) {
+			for (size_t i = 0; i < lv->n; i++) {
+				struct ir_pattern each = { 0 };
+				if (finish_text(c, op, xstrdup(lv->values[i]), a->loc, &each))
+					sink(c, arg, each, a->loc);
+			}
+		} else if (ctx >= 0) {
+			if (finish_text(c, op, xasprintf("%c%s%c", IR_VAR_OPEN, name, IR_VAR_CLOSE),
+					a->loc, &out))
+				sink(c, arg, out, a->loc);
+		} else {
+			struct diag *d = ERR(c, &a->loc, "undefined-variable",
+					     "undefined variable '%s'", name);
+			hint_variable(c, d, name);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- items -------------------------------------------------------------- */
+
+struct rule_sink_arg {
+	struct scope *scope;
+	enum ir_op op;
+	enum ir_effect effect;
+	const char *reason;
+	struct loc origin;
+};
+
+static void add_rule(struct checker *c, void *varg, struct ir_pattern pat, struct loc at)
+{
+	struct rule_sink_arg *arg = varg;
+	struct scope *s = arg->scope;
+	struct ir_rule r = {
+		.op = arg->op,
+		.pat = pat,
+		.effect = arg->effect,
+		.reason = arg->reason ? xstrdup(arg->reason) : NULL,
+		.origin = arg->origin,
+		.from = s->name ? xstrdup(s->name) : NULL,
+		.tier = s->name ? 0 : GLOBAL_TIER,
+	};
+	(void)c;
+	(void)at;
+	VEC_PUSH(s->rules, s->nrules, s->rules_cap, r);
+}
+
+static void add_protect(struct checker *c, void *varg, struct ir_pattern pat, struct loc at)
+{
+	struct scope *s = varg;
+	struct ir_protect p = { pat, at, s->name ? xstrdup(s->name) : NULL };
+	(void)c;
+	VEC_PUSH(s->protect, s->nprotect, s->protect_cap, p);
+}
+
+static void add_unprotect(struct checker *c, void *varg, struct ir_pattern pat, struct loc at)
+{
+	struct scope *s = varg;
+	struct ir_protect p = { pat, at, NULL };
+	(void)c;
+	VEC_PUSH(s->unprotect, s->nunprotect, s->unprotect_cap, p);
+}
+
+static bool setting_once(struct checker *c, const struct ast *item, bool *seen,
+			 struct loc *first)
+{
+	if (*seen) {
+		struct diag *d = ERR(c, &item->loc, "duplicate-setting", "'%s' is set twice in this preset",
+				     item->u.item.name->u.tok.text);
+		diag_note(d, *first, "first set here");
+		return false;
+	}
+	*seen = true;
+	*first = item->loc;
+	return true;
+}
+
+static void check_rule(struct checker *c, struct scope *s, const struct ast *item, int op)
+{
+	const struct ast *word = item->u.item.word;
+	struct rule_sink_arg arg = { .scope = s, .op = op, .origin = item->loc };
+	char *reason = NULL;
+	int effect;
+
+	if (!item->u.item.patterns.n) {
+		ERR(c, &item->loc, "syntax", "a %s rule needs a pattern and an effect",
+		    ir_op_names[op]);
+		return;
+	}
+	if (!word) {
+		struct loc at = { item->loc.file, item->loc.end - 1, item->loc.end };
+		struct diag *d = ERR(c, &at, "unknown-effect", "%s rule has no effect", ir_op_names[op]);
+		diag_hint(d, "end the rule with allow, ask or deny");
+		return;
+	}
+	effect = lookup(word->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
+	if (effect < 0) {
+		struct diag *d = ERR(c, &word->loc, "unknown-effect", "unknown effect '%s'",
+				     word->u.tok.text);
+		hint_closest(d, word->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
+		if (d && !d->hint)
+			diag_hint(d, "an effect is allow, ask or deny");
+		return;
+	}
+	if (item->u.item.reason) {
+		reason = decode_string(c, item->u.item.reason, false);
+		if (!reason)
+			return;
+	}
+	arg.effect = effect;
+	arg.reason = reason;
+	for (const struct ast *p = item->u.item.patterns.head; p; p = p->next)
+		lower_pattern(c, op, p, add_rule, &arg);
+	free(reason);
+}
+
+static bool only_word(struct checker *c, const struct ast *item, const char *what)
+{
+	if (item->u.item.patterns.n || item->u.item.reason || !item->u.item.word) {
+		ERR(c, &item->loc, "syntax", "write '%s' followed by one value, as in '%s'",
+		    item->u.item.name->u.tok.text, what);
+		return false;
+	}
+	return true;
+}
+
+static void check_setting(struct checker *c, struct scope *s, const struct ast *item, int which)
+{
+	const char *name = setting_names[which];
+	const struct ast *word = item->u.item.word;
+
+	if (!s->name && which != 3) {
+		ERR(c, &item->loc, "syntax", "'%s' belongs inside a preset", name);
+		return;
+	}
+	switch (which) {
+	case 0: /* description */
+		if (item->u.item.patterns.n != 1 || word ||
+		    item->u.item.patterns.head->u.seq.n != 1 ||
+		    item->u.item.patterns.head->u.seq.head->kind != AST_STRING) {
+			ERR(c, &item->loc, "syntax", "write 'description \"text\";'");
+			return;
+		}
+		if (!setting_once(c, item, &s->has_description, &s->description_loc))
+			return;
+		s->description = decode_string(c, item->u.item.patterns.head->u.seq.head, false);
+		return;
+	case 1: /* approval */
+	case 2: { /* sandbox */
+		const char *const *values = which == 1 ? approval_names : sandbox_names;
+		if (!only_word(c, item, which == 1 ? "approval ask;" : "sandbox required;"))
+			return;
+		int v = lookup(word->u.tok.text, values, 2);
+		if (v < 0) {
+			struct diag *d = ERR(c, &word->loc, "bad-value", "'%s' is not a %s value",
+					     word->u.tok.text, name);
+			hint_closest(d, word->u.tok.text, values, 2);
+			if (d && !d->hint)
+				diag_hint(d, "%s is %s or %s", name, values[0], values[1]);
+			return;
+		}
+		if (which == 1 && setting_once(c, item, &s->has_approval, &s->approval_loc))
+			s->approval = (enum ir_approval)v;
+		if (which == 2 && setting_once(c, item, &s->has_sandbox, &s->sandbox_loc))
+			s->sandbox = (enum ir_sandbox)v;
+		return;
+	}
+	case 3: /* protect */
+		if (!item->u.item.patterns.n || word) {
+			ERR(c, &item->loc, "syntax", "write 'protect \"/path\", ...;'");
+			return;
+		}
+		for (const struct ast *p = item->u.item.patterns.head; p; p = p->next)
+			lower_pattern(c, -1, p, add_protect, s);
+		return;
+	case 4: /* unprotect */
+		if (word) {
+			ERR(c, &item->loc, "syntax", "write 'unprotect;' or 'unprotect \"/path\";'");
+			return;
+		}
+		if (!item->u.item.patterns.n)
+			s->unprotect_all = true;
+		for (const struct ast *p = item->u.item.patterns.head; p; p = p->next)
+			lower_pattern(c, -1, p, add_unprotect, s);
+		return;
+	}
+}
+
+static void check_item(struct checker *c, struct scope *s, const struct ast *item)
+{
+	const char *name = item->u.item.name->u.tok.text;
+	int op = lookup(name, ir_op_names, IR_OP_COUNT);
+	int setting = lookup(name, setting_names, ARRAY_SIZE(setting_names));
+	if (op >= 0) {
+		check_rule(c, s, item, op);
+	} else if (setting >= 0) {
+		check_setting(c, s, item, setting);
+	} else {
+		static const char *const words[] = {
+			"read", "write", "exec", "net", "tool", "description", "approval",
+			"sandbox", "protect", "unprotect", "include", "let", "preset",
+			"test", "default", "env", "cordon",
+		};
+		struct diag *d = ERR(c, &item->u.item.name->loc, "unknown-operation",
+				     "unknown operation or setting '%s'", name);
+		hint_closest(d, name, words, ARRAY_SIZE(words));
+		if (d && !d->hint)
+			diag_hint(d, "operations are read, write, exec, net and tool");
+	}
+}
+
+/* ---- env ---------------------------------------------------------------- */
+
+static bool valid_env_name(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '*' || *s == '?'))
+			return false;
+	return true;
+}
+
+static char *env_name(struct checker *c, const struct ast *n)
+{
+	char *s = n->kind == AST_STRING ? decode_string(c, n, false) : xstrdup(n->u.tok.text);
+	if (s && !valid_env_name(s)) {
+		ERR(c, &n->loc, "bad-value", "'%s' is not an environment variable name or glob", s);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void check_env(struct checker *c, struct scope *s, const struct ast *env)
+{
+	struct ir_env *e = &s->env;
+	for (const struct ast *it = env->u.seq.head; it; it = it->next) {
+		for (const struct ast *n = it->u.seq.head; n; n = n->next) {
+			if (it->kind == AST_ENV_KEEP) {
+				char *name;
+				if (n->kind == AST_REGEX) {
+					ERR(c, &n->loc, "bad-value", "'keep' takes names or globs; regexes belong to 'drop'");
+					continue;
+				}
+				if ((name = env_name(c, n)))
+					VEC_PUSH(e->keep, e->nkeep, e->keep_cap, name);
+			} else if (it->kind == AST_ENV_DROP) {
+				struct ir_pattern p = { 0 };
+				if (n->kind == AST_REGEX) {
+					p.kind = IR_PAT_REGEX;
+					p.regex = decode_regex(c, n);
+				} else {
+					p.text = env_name(c, n);
+					p.kind = p.text && has_wildcard(p.text) ? IR_PAT_GLOB : IR_PAT_LITERAL;
+				}
+				if (p.text || p.regex)
+					VEC_PUSH(e->drop, e->ndrop, e->drop_cap, p);
+			} else {
+				const char *name = n->u.bind.name->u.tok.text;
+				const struct ast *v = n->u.bind.value;
+				char *value;
+				bool dup = false;
+				for (size_t i = 0; i < e->nset; i++) {
+					if (strcmp(e->set[i].name, name) == 0) {
+						struct diag *d = ERR(c, &n->loc, "duplicate-setting",
+								     "'%s' is set twice", name);
+						diag_note(d, e->set[i].origin, "first set here");
+						dup = true;
+					}
+				}
+				if (dup)
+					continue;
+				if (v->kind == AST_VAR) {
+					int ctx = ir_ctx_var_lookup(v->u.tok.text, v->u.tok.len);
+					struct let_var *lv = let_find(c, v->u.tok.text, v->u.tok.len);
+					if (lv && !lv->is_list) {
+						value = xstrdup(lv->values[0]);
+					} else if (ctx >= 0) {
+						value = xasprintf("%c%s%c", IR_VAR_OPEN, v->u.tok.text, IR_VAR_CLOSE);
+					} else {
+						struct diag *d = ERR(c, &v->loc, lv ? "bad-value" : "undefined-variable",
+								     lv ? "list variable '%s' cannot be an environment value" : "undefined variable '%s'",
+								     v->u.tok.text);
+						if (!lv)
+							hint_variable(c, d, v->u.tok.text);
+						continue;
+					}
+				} else if (!(value = decode_string(c, v, true))) {
+					continue;
+				}
+				struct ir_env_set set = { xstrdup(name), value, n->loc };
+				VEC_PUSH(e->set, e->nset, e->set_cap, set);
+			}
+		}
+	}
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+static void check_let(struct checker *c, const struct ast *let)
+{
+	const struct ast *name = let->u.bind.name, *value = let->u.bind.value;
+	struct let_var *prev = let_find(c, name->u.tok.text, name->u.tok.len);
+	struct let_var lv = { .name = name->u.tok.text, .loc = name->loc };
+
+	if (ir_ctx_var_lookup(name->u.tok.text, name->u.tok.len) >= 0) {
+		ERR(c, &name->loc, "redefined-variable",
+		    "'%s' is a context variable; a let cannot redefine it", name->u.tok.text);
+		return;
+	}
+	if (prev) {
+		struct diag *d = ERR(c, &name->loc, "redefined-variable",
+				     "variable '%s' is already defined", name->u.tok.text);
+		diag_note(d, prev->loc, "first defined here");
+		return;
+	}
+	lv.is_list = value->kind == AST_LIST;
+	const struct ast *first = lv.is_list ? value->u.seq.head : value;
+	for (const struct ast *s = first; s; s = lv.is_list ? s->next : NULL) {
+		char *text = decode_string(c, s, true);
+		if (!text)
+			continue;
+		VEC_PUSH(lv.values, lv.n, lv.cap, text);
+	}
+	VEC_PUSH(c->lets, c->nlets, c->lets_cap, lv);
+}
+
+static struct scope *find_scope(struct checker *c, const char *name)
+{
+	for (size_t i = 0; i < c->npresets; i++)
+		if (strcmp(c->presets[i]->name, name) == 0)
+			return c->presets[i];
+	return NULL;
+}
+
+static void check_preset(struct checker *c, struct ast *node)
+{
+	char *name = decode_string(c, node->u.block.name, false);
+	struct scope *prev;
+	if (!name)
+		return;
+	if (!*name) {
+		ERR(c, &node->u.block.name->loc, "bad-value", "a preset needs a name");
+		free(name);
+		return;
+	}
+	if ((prev = find_scope(c, name))) {
+		struct diag *d = ERR(c, &node->u.block.name->loc, "duplicate-preset",
+				     "preset '%s' is defined twice", name);
+		diag_note(d, prev->node->u.block.name->loc, "first defined here");
+		free(name);
+		return;
+	}
+	struct scope *s = xcalloc(1, sizeof(*s));
+	s->name = name;
+	s->node = node;
+	if (node->u.block.parent) {
+		s->parent = decode_string(c, node->u.block.parent, false);
+		s->parent_loc = node->u.block.parent->loc;
+	}
+	VEC_PUSH(c->presets, c->npresets, c->presets_cap, s);
+	for (const struct ast *it = node->u.block.body.head; it; it = it->next) {
+		if (it->kind == AST_ENV)
+			check_env(c, s, it);
+		else
+			check_item(c, s, it);
+	}
+}
+
+/* Walk the statements of one file and of what it includes. */
+static void walk_lets(struct checker *c, const struct ast *file)
+{
+	for (const struct ast *s = file->u.seq.head; s; s = s->next) {
+		if (s->kind == AST_LET)
+			check_let(c, s);
+		else if (s->kind == AST_INCLUDE && s->u.one.included)
+			walk_lets(c, s->u.one.included);
+	}
+}
+
+static void check_version(struct checker *c, const struct ast *file)
+{
+	const struct ast *first = file->u.seq.head;
+	bool seen = false;
+	for (const struct ast *s = first; s; s = s->next) {
+		if (s->kind != AST_VERSION)
+			continue;
+		const char *num = s->u.one.value->u.tok.text;
+		if (s != first) {
+			ERR(c, &s->loc, "version", "'cordon %s;' must be the first statement of the file", num);
+		} else if (strcmp(num, "1") != 0) {
+			struct diag *d = ERR(c, &s->u.one.value->loc, "version",
+					     "unsupported language version %s", num);
+			diag_hint(d, "this cordon reads version %d", CORDON_LANGUAGE_VERSION);
+		}
+		seen = true;
+	}
+	if (!seen) {
+		struct loc at = { file->loc.file, 0, 0 };
+		const struct src_file *f = srcmgr_file(c->sm, file->loc.file);
+		if (first)
+			at = first->loc;
+		else if (f && f->len)
+			at.end = 1;
+		struct diag *d = ERR(c, &at, "version", "missing language version");
+		diag_hint(d, "a policy file starts with 'cordon %d;'", CORDON_LANGUAGE_VERSION);
+	}
+}
+
+static void walk_statements(struct checker *c, const struct ast *file)
+{
+	check_version(c, file);
+	for (struct ast *s = file->u.seq.head; s; s = s->next) {
+		switch (s->kind) {
+		case AST_INCLUDE:
+			if (s->u.one.included)
+				walk_statements(c, s->u.one.included);
+			break;
+		case AST_ITEM:
+			check_item(c, &c->global, s);
+			break;
+		case AST_ENV:
+			check_env(c, &c->global, s);
+			break;
+		case AST_PRESET:
+			check_preset(c, s);
+			break;
+		case AST_TEST:
+			VEC_PUSH(c->tests, c->ntests, c->tests_cap, s);
+			break;
+		case AST_DEFAULT:
+			if (c->default_node) {
+				struct diag *d = ERR(c, &s->loc, "duplicate-setting",
+						     "the default preset is set twice");
+				diag_note(d, c->default_node->loc, "first set here");
+			} else {
+				c->default_node = s;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* ---- flattening --------------------------------------------------------- */
+
+static void copy_pattern(struct ir_pattern *dst, const struct ir_pattern *src)
+{
+	dst->kind = src->kind;
+	dst->text = src->text ? xstrdup(src->text) : NULL;
+	dst->regex = src->regex ? xstrdup(src->regex) : NULL;
+}
+
+static void append_rules(struct ir_preset *out, const struct ir_rule *rules, size_t n,
+			 unsigned tier_shift)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ir_rule r = rules[i];
+		copy_pattern(&r.pat, &rules[i].pat);
+		r.reason = rules[i].reason ? xstrdup(rules[i].reason) : NULL;
+		r.from = rules[i].from ? xstrdup(rules[i].from) : NULL;
+		if (r.tier != GLOBAL_TIER)
+			r.tier += tier_shift;
+		VEC_PUSH(out->rules, out->nrules, out->rules_cap, r);
+	}
+}
+
+static bool same_pattern(const struct ir_pattern *a, const struct ir_pattern *b)
+{
+	return a->kind == b->kind && strcmp(a->text ? a->text : "", b->text ? b->text : "") == 0 &&
+	       strcmp(a->regex ? a->regex : "", b->regex ? b->regex : "") == 0;
+}
+
+static void apply_protection(struct checker *c, struct ir_preset *out, const struct scope *s)
+{
+	if (s->unprotect_all) {
+		for (size_t i = 0; i < out->nprotect; i++) {
+			free(out->protect[i].pat.text);
+			free(out->protect[i].pat.regex);
+			free(out->protect[i].from);
+		}
+		out->nprotect = 0;
+	}
+	for (size_t u = 0; u < s->nunprotect; u++) {
+		bool found = false;
+		for (size_t i = 0; i < out->nprotect; i++) {
+			if (!same_pattern(&out->protect[i].pat, &s->unprotect[u].pat))
+				continue;
+			free(out->protect[i].pat.text);
+			free(out->protect[i].pat.regex);
+			free(out->protect[i].from);
+			memmove(&out->protect[i], &out->protect[i + 1],
+				(out->nprotect - i - 1) * sizeof(out->protect[0]));
+			out->nprotect--;
+			found = true;
+			break;
+		}
+		if (!found && s->state != 2) {
+			struct strbuf shown;
+			sb_init(&shown);
+			ir_text_print(&shown, s->unprotect[u].pat.text ? s->unprotect[u].pat.text : "");
+			ERR(c, &s->unprotect[u].origin, "bad-value",
+			    "nothing protected matches '%s'", shown.buf);
+			sb_free(&shown);
+		}
+	}
+	for (size_t i = 0; i < s->nprotect; i++) {
+		struct ir_protect p = s->protect[i];
+		copy_pattern(&p.pat, &s->protect[i].pat);
+		p.from = s->protect[i].from ? xstrdup(s->protect[i].from) : NULL;
+		VEC_PUSH(out->protect, out->nprotect, out->protect_cap, p);
+	}
+}
+
+static void merge_env(struct ir_env *dst, const struct ir_env *src)
+{
+	for (size_t i = 0; i < src->nkeep; i++) {
+		bool have = false;
+		for (size_t j = 0; j < dst->nkeep && !have; j++)
+			have = strcmp(dst->keep[j], src->keep[i]) == 0;
+		if (!have)
+			VEC_PUSH(dst->keep, dst->nkeep, dst->keep_cap, xstrdup(src->keep[i]));
+	}
+	for (size_t i = 0; i < src->nset; i++) {
+		struct ir_env_set set = { xstrdup(src->set[i].name), xstrdup(src->set[i].value),
+					  src->set[i].origin };
+		size_t j;
+		for (j = 0; j < dst->nset; j++)
+			if (strcmp(dst->set[j].name, set.name) == 0)
+				break;
+		if (j < dst->nset) {
+			free(dst->set[j].name);
+			free(dst->set[j].value);
+			dst->set[j] = set;
+		} else {
+			VEC_PUSH(dst->set, dst->nset, dst->set_cap, set);
+		}
+	}
+	for (size_t i = 0; i < src->ndrop; i++) {
+		bool have = false;
+		for (size_t j = 0; j < dst->ndrop && !have; j++)
+			have = same_pattern(&dst->drop[j], &src->drop[i]);
+		if (!have) {
+			struct ir_pattern p;
+			copy_pattern(&p, &src->drop[i]);
+			VEC_PUSH(dst->drop, dst->ndrop, dst->drop_cap, p);
+		}
+	}
+}
+
+/* Resolve s and its ancestors into s->out (without top-level rules). */
+static bool flatten(struct checker *c, struct scope *s, struct scope **chain, size_t depth)
+{
+	struct scope *parent = NULL;
+	struct ir_preset *out = s->out;
+
+	if (s->state == 2)
+		return true;
+	if (s->state == 1) {
+		struct strbuf sb;
+		sb_init(&sb);
+		for (size_t i = 0; i < depth; i++)
+			sb_addf(&sb, "'%s' -> ", chain[i]->name);
+		sb_addf(&sb, "'%s'", s->name);
+		ERR(c, &chain[depth - 1]->parent_loc, "extends-cycle",
+		    "preset inheritance forms a cycle: %s", sb.buf);
+		sb_free(&sb);
+		return false;
+	}
+	s->state = 1;
+	chain[depth] = s;
+	if (s->parent) {
+		parent = find_scope(c, s->parent);
+		if (!parent) {
+			const char **names = xcalloc(c->npresets, sizeof(*names));
+			for (size_t i = 0; i < c->npresets; i++)
+				names[i] = c->presets[i]->name;
+			struct diag *d = ERR(c, &s->parent_loc, "unknown-preset",
+					     "preset '%s' extends unknown preset '%s'", s->name, s->parent);
+			hint_closest(d, s->parent, names, c->npresets);
+			free(names);
+		} else if (!flatten(c, parent, chain, depth + 1)) {
+			parent = NULL;
+		}
+	}
+	out->name = xstrdup(s->name);
+	out->parent = s->parent ? xstrdup(s->parent) : NULL;
+	out->description = s->description ? xstrdup(s->description) : NULL;
+	out->loc = s->node->loc;
+	out->approval = s->has_approval ? s->approval : parent ? parent->out->approval : IR_APPROVAL_ASK;
+	out->sandbox = s->has_sandbox ? s->sandbox : parent ? parent->out->sandbox : IR_SANDBOX_REQUIRED;
+	append_rules(out, s->rules, s->nrules, 0);
+	if (parent) {
+		append_rules(out, parent->out->rules, parent->out->nrules, 1);
+		for (size_t i = 0; i < parent->out->nprotect; i++) {
+			struct ir_protect p = parent->out->protect[i];
+			copy_pattern(&p.pat, &parent->out->protect[i].pat);
+			p.from = p.from ? xstrdup(p.from) : NULL;
+			VEC_PUSH(out->protect, out->nprotect, out->protect_cap, p);
+		}
+		merge_env(&out->env, &parent->out->env);
+	} else {
+		apply_protection(c, out, &c->global);
+		merge_env(&out->env, &c->global.env);
+	}
+	apply_protection(c, out, s);
+	merge_env(&out->env, &s->env);
+	s->state = 2;
+	return true;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int protect_cmp(const void *pa, const void *pb)
+{
+	const struct ir_protect *a = pa, *b = pb;
+	int r = cmp_str(a->pat.text, b->pat.text);
+	return r ? r : cmp_str(a->pat.regex, b->pat.regex);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int set_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ir_env_set *)a)->name, ((const struct ir_env_set *)b)->name);
+}
+
+static int drop_cmp(const void *pa, const void *pb)
+{
+	const struct ir_pattern *a = pa, *b = pb;
+	int r = cmp_str(a->text, b->text);
+	return r ? r : cmp_str(a->regex, b->regex);
+}
+
+static int preset_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ir_preset *)a)->name, ((const struct ir_preset *)b)->name);
+}
+
+static void canonicalize(struct ir_preset *p)
+{
+	qsort(p->rules, p->nrules, sizeof(*p->rules), ir_rule_cmp);
+	qsort(p->protect, p->nprotect, sizeof(*p->protect), protect_cmp);
+	/* One protection per pattern: keep the first spelling. */
+	size_t w = 0;
+	for (size_t i = 0; i < p->nprotect; i++) {
+		if (w && same_pattern(&p->protect[w - 1].pat, &p->protect[i].pat)) {
+			free(p->protect[i].pat.text);
+			free(p->protect[i].pat.regex);
+			free(p->protect[i].from);
+			continue;
+		}
+		p->protect[w++] = p->protect[i];
+	}
+	p->nprotect = w;
+	qsort(p->env.keep, p->env.nkeep, sizeof(*p->env.keep), str_cmp);
+	qsort(p->env.set, p->env.nset, sizeof(*p->env.set), set_cmp);
+	qsort(p->env.drop, p->env.ndrop, sizeof(*p->env.drop), drop_cmp);
+}
+
+/* ---- tests and default -------------------------------------------------- */
+
+static void check_preset_ref(struct checker *c, const struct ast *str, const char *what,
+			     char **out)
+{
+	char *name = decode_string(c, str, false);
+	if (!name)
+		return;
+	if (!find_scope(c, name)) {
+		const char **names = xcalloc(c->npresets, sizeof(*names));
+		for (size_t i = 0; i < c->npresets; i++)
+			names[i] = c->presets[i]->name;
+		struct diag *d = ERR(c, &str->loc, "unknown-preset", "%s names unknown preset '%s'",
+				     what, name);
+		hint_closest(d, name, names, c->npresets);
+		free(names);
+		free(name);
+		return;
+	}
+	*out = name;
+}
+
+static void check_test(struct checker *c, const struct ast *node)
+{
+	struct ir_test t = { .loc = node->loc };
+	bool have_preset = false;
+	t.name = decode_string(c, node->u.block.name, false);
+	if (!t.name)
+		t.name = xstrdup("");
+	for (const struct ast *it = node->u.block.body.head; it; it = it->next) {
+		if (it->kind == AST_TEST_PRESET) {
+			if (have_preset) {
+				ERR(c, &it->loc, "duplicate-setting", "a test names one preset");
+				continue;
+			}
+			have_preset = true;
+			check_preset_ref(c, it->u.one.value, "test", &t.preset);
+		} else if (it->kind == AST_TEST_CONTEXT) {
+			for (const struct ast *a = it->u.seq.head; a; a = a->next) {
+				const struct ast *key = a->u.bind.name;
+				int var = ir_ctx_var_lookup(key->u.tok.text, key->u.tok.len);
+				char *value;
+				if (var < 0) {
+					struct diag *d = ERR(c, &key->loc, "undefined-variable",
+							     "unknown context variable '%s'", key->u.tok.text);
+					hint_closest(d, key->u.tok.text, ir_ctx_var_names, CTX_COUNT);
+					continue;
+				}
+				if (a->u.bind.value->kind != AST_STRING) {
+					ERR(c, &a->u.bind.value->loc, "bad-value", "a context value is a string");
+					continue;
+				}
+				if (!(value = decode_string(c, a->u.bind.value, false)))
+					continue;
+				if (ir_ctx_var_is_path(var) && value[0] != '/') {
+					ERR(c, &a->u.bind.value->loc, "relative-path",
+					    "context value for '%s' must be an absolute path", key->u.tok.text);
+					free(value);
+					continue;
+				}
+				struct ir_binding b = { var, value, a->loc };
+				VEC_PUSH(t.context, t.ncontext, t.context_cap, b);
+			}
+		} else if (it->kind == AST_TEST_EXPECT) {
+			const struct ast *eff = it->u.expect.effect, *op = it->u.expect.op;
+			const struct ast *target = it->u.expect.target;
+			int e = lookup(eff->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
+			int o = lookup(op->u.tok.text, ir_op_names, IR_OP_COUNT);
+			char *text = NULL;
+			if (e < 0) {
+				struct diag *d = ERR(c, &eff->loc, "unknown-effect", "unknown effect '%s'",
+						     eff->u.tok.text);
+				hint_closest(d, eff->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
+			}
+			if (o < 0) {
+				struct diag *d = ERR(c, &op->loc, "unknown-operation",
+						     "unknown operation '%s'", op->u.tok.text);
+				hint_closest(d, op->u.tok.text, ir_op_names, IR_OP_COUNT);
+			}
+			if (target->u.seq.n != 1 || target->u.seq.head->kind != AST_STRING) {
+				ERR(c, &target->loc, "syntax", "an expectation's target is one string");
+				continue;
+			}
+			text = decode_string(c, target->u.seq.head, true);
+			if (e < 0 || o < 0 || !text) {
+				free(text);
+				continue;
+			}
+			struct ir_expect x = { e, o, text, it->loc };
+			VEC_PUSH(t.expects, t.nexpects, t.expects_cap, x);
+		}
+	}
+	if (!have_preset) {
+		struct diag *d = ERR(c, &node->u.block.name->loc, "unknown-preset",
+				     "test '%s' names no preset", t.name);
+		diag_hint(d, "add 'preset \"NAME\";' to the test");
+	}
+	VEC_PUSH(c->ir->tests, c->ir->ntests, c->ir->tests_cap, t);
+}
+
+static void scope_free(struct scope *s)
+{
+	for (size_t i = 0; i < s->nrules; i++) {
+		free(s->rules[i].pat.text);
+		free(s->rules[i].pat.regex);
+		free(s->rules[i].reason);
+		free(s->rules[i].from);
+	}
+	free(s->rules);
+	for (size_t i = 0; i < s->nprotect; i++) {
+		free(s->protect[i].pat.text);
+		free(s->protect[i].pat.regex);
+		free(s->protect[i].from);
+	}
+	free(s->protect);
+	for (size_t i = 0; i < s->nunprotect; i++) {
+		free(s->unprotect[i].pat.text);
+		free(s->unprotect[i].pat.regex);
+	}
+	free(s->unprotect);
+	ir_env_free(&s->env);
+	free(s->description);
+	free((char *)s->parent);
+}
+
+size_t check_policy(struct srcmgr *sm, struct diag_list *diags, struct ast *root,
+		    struct ir_policy *ir)
+{
+	struct checker c = { .sm = sm, .d = diags, .ir = ir };
+	size_t before = diags->nerrors;
+
+	memset(ir, 0, sizeof(*ir));
+	walk_lets(&c, root);
+	walk_statements(&c, root);
+
+	/* Presets: flatten each, then add the top-level rules. */
+	ir->presets = xcalloc(c.npresets ? c.npresets : 1, sizeof(*ir->presets));
+	ir->npresets = ir->presets_cap = c.npresets;
+	for (size_t i = 0; i < c.npresets; i++)
+		c.presets[i]->out = &ir->presets[i];
+	struct scope **chain = xcalloc(c.npresets + 1, sizeof(*chain));
+	for (size_t i = 0; i < c.npresets; i++)
+		flatten(&c, c.presets[i], chain, 0);
+	free(chain);
+	for (size_t i = 0; i < c.npresets; i++) {
+		struct ir_preset *p = &ir->presets[i];
+		if (!p->name) /* part of a cycle */
+			p->name = xstrdup(c.presets[i]->name);
+		append_rules(p, c.global.rules, c.global.nrules, 0);
+		canonicalize(p);
+	}
+	for (size_t i = 0; i < c.ntests; i++)
+		check_test(&c, c.tests[i]);
+	if (c.default_node)
+		check_preset_ref(&c, c.default_node->u.one.value, "default", &ir->default_preset);
+	qsort(ir->presets, ir->npresets, sizeof(*ir->presets), preset_cmp);
+
+	for (size_t i = 0; i < c.npresets; i++) {
+		scope_free(c.presets[i]);
+		free((char *)c.presets[i]->name);
+		free(c.presets[i]);
+	}
+	free(c.presets);
+	c.global.name = NULL;
+	scope_free(&c.global);
+	for (size_t i = 0; i < c.nlets; i++) {
+		for (size_t j = 0; j < c.lets[i].n; j++)
+			free(c.lets[i].values[j]);
+		free(c.lets[i].values);
+	}
+	free(c.lets);
+	free(c.tests);
+	return diags->nerrors - before;
+}

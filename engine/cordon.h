@@ -1,0 +1,73 @@
+/* libcordon: compile cordon policies and inspect what they grant.
+ *
+ * Ownership rule: every object you obtain from a cordon_*_new or
+ * cordon_policy_load_* call is yours and is released with the matching
+ * *_free function (which accepts NULL).  Every pointer a getter returns
+ * (names, messages) is owned by the object it came from and stays valid
+ * until that object is freed.  Functions that return `char *` hand you a
+ * malloc'd string: free() it.  A loaded policy is immutable; it holds no
+ * global state and may be read from several threads at once. */
+#ifndef CORDON_H
+#define CORDON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cordon_policy cordon_policy;
+typedef struct cordon_context cordon_context;
+
+/* Load and check a policy.  These never return NULL: inspect the result
+ * with cordon_policy_error_count() and cordon_policy_print_diagnostics(). */
+cordon_policy *cordon_policy_load_file(const char *path);
+/* `name` is shown in diagnostics; includes resolve against base_dir, or
+ * against the embedded files when base_dir is NULL. */
+cordon_policy *cordon_policy_load_string(const char *name, const char *base_dir,
+					 const char *text, size_t len);
+/* The policy compiled into the binary (rules/default.cordon). */
+cordon_policy *cordon_policy_load_embedded(void);
+void cordon_policy_free(cordon_policy *policy);
+
+size_t cordon_policy_error_count(const cordon_policy *policy);
+size_t cordon_policy_warning_count(const cordon_policy *policy);
+/* True when the policy's file could not be read at all (an I/O error,
+ * exit status 2 in the command line tool) rather than being invalid. */
+bool cordon_policy_io_failed(const cordon_policy *policy);
+void cordon_policy_print_diagnostics(const cordon_policy *policy, FILE *out);
+
+size_t cordon_policy_preset_count(const cordon_policy *policy);
+const char *cordon_policy_preset_name(const cordon_policy *policy, size_t index);
+bool cordon_policy_has_preset(const cordon_policy *policy, const char *name);
+/* The preset named by `default "...";`, or NULL. */
+const char *cordon_policy_default_preset(const cordon_policy *policy);
+const char *cordon_policy_name(const cordon_policy *policy);
+
+/* Context variables: workspace, cwd, home, tmp, agent_dir, session_dir, user. */
+cordon_context *cordon_context_new(void);
+void cordon_context_free(cordon_context *ctx);
+/* Returns 0, or -1 with a message in *err (malloc'd) for an unknown name or
+ * a directory variable whose value is not an absolute path. */
+int cordon_context_set(cordon_context *ctx, const char *name, const char *value, char **err);
+const char *cordon_context_get(const cordon_context *ctx, const char *name);
+
+enum cordon_dump_format { CORDON_DUMP_IR, CORDON_DUMP_JSON };
+enum { CORDON_DUMP_NO_ORIGINS = 1 };
+
+/* The checked IR of one preset, flattened; context values substituted
+ * where given (ctx may be NULL).  NULL with *err set when the preset is
+ * unknown or the policy has errors. */
+char *cordon_policy_dump(const cordon_policy *policy, const char *preset,
+			 const cordon_context *ctx, enum cordon_dump_format format, int flags,
+			 char **err);
+
+const char *cordon_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,47 @@
+/* Diagnostics: queued records printed once, GCC style, with the source line,
+ * a caret under the primary span and '~' under the rest of it. */
+#ifndef CORDON_DIAG_H
+#define CORDON_DIAG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "source.h"
+#include "util.h"
+
+enum diag_severity { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
+
+struct diag {
+	enum diag_severity severity;
+	bool has_loc;
+	struct loc loc;
+	const char *id;  /* stable identifier, e.g. "undefined-variable" */
+	char *message;
+	char *hint;      /* optional, e.g. "did you mean 'workspace'?" */
+	bool has_note;
+	struct loc note_loc; /* optional secondary location ("first defined here") */
+	char *note;
+};
+
+struct diag_list {
+	struct diag *items;
+	size_t n, cap;
+	size_t nerrors, nwarnings;
+	size_t limit;        /* stop recording errors after this many */
+	bool truncated;
+};
+
+void diag_init(struct diag_list *dl);
+void diag_free(struct diag_list *dl);
+/* Queue a diagnostic; returns it so a hint or note can be attached, or NULL
+ * when the error limit was reached. loc may be NULL. */
+struct diag *diag_add(struct diag_list *dl, enum diag_severity sev, const struct loc *loc,
+		      const char *id, const char *fmt, ...) PRINTF_LIKE(5, 6);
+void diag_hint(struct diag *d, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void diag_note(struct diag *d, struct loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Print every queued record and, when there were errors, the "N errors" line. */
+void diag_print(FILE *out, const struct srcmgr *sm, const struct diag_list *dl);
+/* Order records by file and offset, keeping insertion order for ties. */
+void diag_sort(struct diag_list *dl);
+
+#endif

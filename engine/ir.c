@@ -1,0 +1,213 @@
+#include "config.h"
+
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ir_op_names[IR_OP_COUNT] = { "read", "write", "exec", "net", "tool" };
+const char *const ir_effect_names[IR_EFFECT_COUNT] = { "allow", "ask", "deny" };
+const char *const ir_ctx_var_names[CTX_COUNT] = {
+	"workspace", "cwd", "home", "tmp", "agent_dir", "session_dir", "user",
+};
+
+int ir_ctx_var_lookup(const char *name, size_t len)
+{
+	for (int i = 0; i < CTX_COUNT; i++)
+		if (strlen(ir_ctx_var_names[i]) == len && memcmp(ir_ctx_var_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
+bool ir_ctx_var_is_path(enum ir_ctx_var var)
+{
+	return var != CTX_USER;
+}
+
+const struct ir_preset *ir_preset_find(const struct ir_policy *ir, const char *name)
+{
+	for (size_t i = 0; i < ir->npresets; i++)
+		if (strcmp(ir->presets[i].name, name) == 0)
+			return &ir->presets[i];
+	return NULL;
+}
+
+static void pattern_free(struct ir_pattern *p)
+{
+	free(p->text);
+	free(p->regex);
+}
+
+void ir_env_free(struct ir_env *env)
+{
+	for (size_t i = 0; i < env->nkeep; i++)
+		free(env->keep[i]);
+	free(env->keep);
+	for (size_t i = 0; i < env->nset; i++) {
+		free(env->set[i].name);
+		free(env->set[i].value);
+	}
+	free(env->set);
+	for (size_t i = 0; i < env->ndrop; i++)
+		pattern_free(&env->drop[i]);
+	free(env->drop);
+}
+
+void ir_policy_free(struct ir_policy *ir)
+{
+	for (size_t i = 0; i < ir->npresets; i++) {
+		struct ir_preset *p = &ir->presets[i];
+		free(p->name);
+		free(p->parent);
+		free(p->description);
+		for (size_t j = 0; j < p->nrules; j++) {
+			pattern_free(&p->rules[j].pat);
+			free(p->rules[j].reason);
+			free(p->rules[j].from);
+		}
+		free(p->rules);
+		for (size_t j = 0; j < p->nprotect; j++) {
+			pattern_free(&p->protect[j].pat);
+			free(p->protect[j].from);
+		}
+		free(p->protect);
+		ir_env_free(&p->env);
+	}
+	free(ir->presets);
+	for (size_t i = 0; i < ir->ntests; i++) {
+		struct ir_test *t = &ir->tests[i];
+		free(t->name);
+		free(t->preset);
+		for (size_t j = 0; j < t->ncontext; j++)
+			free(t->context[j].value);
+		free(t->context);
+		for (size_t j = 0; j < t->nexpects; j++)
+			free(t->expects[j].target);
+		free(t->expects);
+	}
+	free(ir->tests);
+	free(ir->default_preset);
+	memset(ir, 0, sizeof(*ir));
+}
+
+char *ir_text_subst(const char *text, const struct ir_context *ctx, bool require_all,
+		    int *missing)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	for (const char *p = text; *p; p++) {
+		if (*p != IR_VAR_OPEN) {
+			sb_addc(&sb, *p);
+			continue;
+		}
+		const char *end = strchr(p, IR_VAR_CLOSE);
+		int var = ir_ctx_var_lookup(p + 1, (size_t)(end - p - 1));
+		const char *value = ctx && var >= 0 ? ctx->value[var] : NULL;
+		if (value) {
+			sb_adds(&sb, value);
+		} else if (require_all) {
+			if (missing)
+				*missing = var;
+			sb_free(&sb);
+			return NULL;
+		} else {
+			sb_add(&sb, p, (size_t)(end - p + 1));
+		}
+		p = end;
+	}
+	return sb_steal(&sb);
+}
+
+void ir_text_print(struct strbuf *sb, const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		if (*p == IR_VAR_OPEN) {
+			sb_adds(sb, "${");
+		} else if (*p == IR_VAR_CLOSE) {
+			sb_addc(sb, '}');
+		} else if (*p == '$') {
+			sb_adds(sb, "\\$");
+		} else {
+			sb_addc(sb, *p);
+		}
+	}
+}
+
+struct ir_specificity ir_pattern_specificity(const struct ir_pattern *p)
+{
+	struct ir_specificity s = { 0, 0 };
+	bool in_literal = true;
+	if (p->kind == IR_PAT_REGEX && !p->text)
+		return s;
+	for (const char *c = p->text; c && *c; c++) {
+		if (*c == '*' || *c == '?' || *c == '[') {
+			in_literal = false;
+			s.wildcards++;
+			if (*c == '[') {
+				const char *close = strchr(c + 1, ']');
+				if (close)
+					c = close;
+			}
+		} else if (in_literal) {
+			s.literal++;
+		}
+	}
+	/* A regex condition narrows an exec prefix: count it as more specific
+	 * than the bare prefix. */
+	if (p->text && p->regex)
+		s.literal++;
+	return s;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+int ir_rule_cmp(const void *pa, const void *pb)
+{
+	const struct ir_rule *a = pa, *b = pb;
+	struct ir_specificity sa = ir_pattern_specificity(&a->pat);
+	struct ir_specificity sb = ir_pattern_specificity(&b->pat);
+	int r;
+	if (a->op != b->op)
+		return a->op < b->op ? -1 : 1;
+	if (sa.literal != sb.literal)
+		return sa.literal > sb.literal ? -1 : 1;
+	if (sa.wildcards != sb.wildcards)
+		return sa.wildcards < sb.wildcards ? -1 : 1;
+	if ((r = cmp_str(a->pat.text, b->pat.text)) != 0)
+		return r;
+	if ((r = cmp_str(a->pat.regex, b->pat.regex)) != 0)
+		return r;
+	if (a->pat.kind != b->pat.kind)
+		return a->pat.kind < b->pat.kind ? -1 : 1;
+	if (a->effect != b->effect)
+		return a->effect > b->effect ? -1 : 1;
+	if (a->tier != b->tier)
+		return a->tier < b->tier ? -1 : 1;
+	if ((r = cmp_str(a->reason, b->reason)) != 0)
+		return r;
+	if (a->origin.file != b->origin.file)
+		return a->origin.file < b->origin.file ? -1 : 1;
+	return a->origin.start < b->origin.start ? -1 : a->origin.start > b->origin.start;
+}
+
+
+char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_path)
+{
+	char *s = ir_text_subst(text, ctx, false, NULL);
+	size_t w = 0;
+	if (!is_path)
+		return s;
+	/* A substituted directory may end in '/' or repeat one. */
+	for (size_t r = 0; s[r]; r++) {
+		if (s[r] == '/' && w > 0 && s[w - 1] == '/')
+			continue;
+		s[w++] = s[r];
+	}
+	if (w > 1 && s[w - 1] == '/')
+		w--;
+	s[w] = '\0';
+	return s;
+}

@@ -1,0 +1,156 @@
+/* The checked intermediate representation: one flattened record per preset
+ * (inheritance resolved, top-level rules merged), each rule keeping where it
+ * was written and which preset it came from.  Context variables stay
+ * symbolic (see IR_VAR_OPEN) until a context substitutes them. */
+#ifndef CORDON_IR_H
+#define CORDON_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "source.h"
+#include "util.h"
+
+/* A context variable inside IR text is written VAR_OPEN name VAR_CLOSE;
+ * source strings cannot contain these bytes, so literal text never
+ * collides with a reference. */
+#define IR_VAR_OPEN '\x01'
+#define IR_VAR_CLOSE '\x02'
+
+enum ir_op { IR_READ, IR_WRITE, IR_EXEC, IR_NET, IR_TOOL, IR_OP_COUNT };
+/* Ordered by severity: a larger value is more severe. */
+enum ir_effect { IR_ALLOW, IR_ASK, IR_DENY, IR_EFFECT_COUNT };
+enum ir_approval { IR_APPROVAL_ASK, IR_APPROVAL_NEVER };
+enum ir_sandbox { IR_SANDBOX_REQUIRED, IR_SANDBOX_NONE };
+enum ir_pat_kind { IR_PAT_LITERAL, IR_PAT_GLOB, IR_PAT_REGEX, IR_PAT_ANY };
+
+enum ir_ctx_var {
+	CTX_WORKSPACE,
+	CTX_CWD,
+	CTX_HOME,
+	CTX_TMP,
+	CTX_AGENT_DIR,
+	CTX_SESSION_DIR,
+	CTX_USER,
+	CTX_COUNT
+};
+
+struct ir_pattern {
+	enum ir_pat_kind kind;
+	char *text;  /* path, host, tool or command prefix; NULL for a bare regex */
+	char *regex; /* pcre2 source, or NULL */
+};
+
+struct ir_rule {
+	enum ir_op op;
+	struct ir_pattern pat;
+	enum ir_effect effect;
+	char *reason;        /* or NULL */
+	struct loc origin;
+	char *from;          /* declaring preset, or NULL for a top-level rule */
+	unsigned tier;       /* 0 own, 1 parent, ...; top-level rules last */
+};
+
+struct ir_protect {
+	struct ir_pattern pat;
+	struct loc origin;
+	char *from;          /* declaring preset, or NULL at top level */
+};
+
+struct ir_env_set {
+	char *name, *value;
+	struct loc origin;
+};
+
+struct ir_env {
+	char **keep;         /* names or globs */
+	size_t nkeep, keep_cap;
+	struct ir_env_set *set;
+	size_t nset, set_cap;
+	struct ir_pattern *drop; /* globs or regexes on names */
+	size_t ndrop, drop_cap;
+};
+
+struct ir_preset {
+	char *name;
+	char *parent;        /* or NULL */
+	char *description;   /* or NULL */
+	enum ir_approval approval;
+	enum ir_sandbox sandbox;
+	struct loc loc;
+	struct ir_rule *rules;
+	size_t nrules, rules_cap;
+	struct ir_protect *protect;
+	size_t nprotect, protect_cap;
+	struct ir_env env;
+};
+
+struct ir_binding {
+	enum ir_ctx_var var;
+	char *value;
+	struct loc origin;
+};
+
+struct ir_expect {
+	enum ir_effect effect;
+	enum ir_op op;
+	char *target;
+	struct loc origin;
+};
+
+struct ir_test {
+	char *name;
+	char *preset;
+	struct loc loc;
+	struct ir_binding *context;
+	size_t ncontext, context_cap;
+	struct ir_expect *expects;
+	size_t nexpects, expects_cap;
+};
+
+struct ir_policy {
+	struct ir_preset *presets;  /* sorted by name */
+	size_t npresets, presets_cap;
+	struct ir_test *tests;      /* in source order */
+	size_t ntests, tests_cap;
+	char *default_preset;       /* or NULL */
+};
+
+extern const char *const ir_op_names[IR_OP_COUNT];
+extern const char *const ir_effect_names[IR_EFFECT_COUNT];
+extern const char *const ir_ctx_var_names[CTX_COUNT];
+
+int ir_ctx_var_lookup(const char *name, size_t len);
+bool ir_ctx_var_is_path(enum ir_ctx_var var);
+const struct ir_preset *ir_preset_find(const struct ir_policy *ir, const char *name);
+void ir_policy_free(struct ir_policy *ir);
+void ir_env_free(struct ir_env *env);
+
+/* Values for context variables; NULL entries stay symbolic. */
+struct ir_context {
+	const char *value[CTX_COUNT];
+};
+
+/* Substitute context values into IR text.  Returns a new string, or NULL
+ * with *missing set to the first variable that has no value when
+ * require_all is set. */
+char *ir_text_subst(const char *text, const struct ir_context *ctx, bool require_all,
+		    int *missing);
+/* IR text in source spelling: ${var} for references, \$ for a literal $. */
+void ir_text_print(struct strbuf *sb, const char *text);
+
+/* Specificity of a pattern's text: the literal prefix before any wildcard
+ * and the number of wildcards (a "**" counts twice). */
+struct ir_specificity {
+	unsigned literal;
+	unsigned wildcards;
+};
+struct ir_specificity ir_pattern_specificity(const struct ir_pattern *p);
+
+/* The canonical rule order: by operation, most specific first, then by
+ * text, severity and tier; a qsort comparator over struct ir_rule. */
+int ir_rule_cmp(const void *a, const void *b);
+/* Substitute the context values that are set; paths are re-normalised. */
+char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_path);
+
+#endif

@@ -1,0 +1,114 @@
+#include "config.h"
+
+#include "source.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void srcmgr_init(struct srcmgr *sm)
+{
+	sm->files = NULL;
+	sm->n = sm->cap = 0;
+}
+
+void srcmgr_free(struct srcmgr *sm)
+{
+	for (size_t i = 0; i < sm->n; i++) {
+		struct src_file *f = sm->files[i];
+		free(f->name);
+		free(f->path);
+		free(f->text);
+		free(f->line_starts);
+		free(f);
+	}
+	free(sm->files);
+	srcmgr_init(sm);
+}
+
+static void build_line_map(struct src_file *f)
+{
+	size_t cap = 0;
+	f->line_starts = NULL;
+	f->nlines = 0;
+	VEC_PUSH(f->line_starts, f->nlines, cap, 0);
+	for (size_t i = 0; i < f->len; i++)
+		if (f->text[i] == '\n' && i + 1 < f->len)
+			VEC_PUSH(f->line_starts, f->nlines, cap, (uint32_t)(i + 1));
+}
+
+uint32_t srcmgr_add(struct srcmgr *sm, const char *name, const char *path, char *text,
+		    size_t len, const struct loc *included_from)
+{
+	struct src_file *f = xcalloc(1, sizeof(*f));
+	f->name = xstrdup(name);
+	f->path = path ? xstrdup(path) : NULL;
+	f->text = text;
+	f->len = len;
+	if (included_from) {
+		f->has_include = true;
+		f->include_loc = *included_from;
+	}
+	build_line_map(f);
+	VEC_PUSH(sm->files, sm->n, sm->cap, f);
+	return (uint32_t)(sm->n - 1);
+}
+
+const struct src_file *srcmgr_file(const struct srcmgr *sm, uint32_t file)
+{
+	return file < sm->n ? sm->files[file] : NULL;
+}
+
+void srcmgr_linecol(const struct srcmgr *sm, uint32_t file, uint32_t off, unsigned *line,
+		    unsigned *col)
+{
+	const struct src_file *f = srcmgr_file(sm, file);
+	size_t lo = 0, hi;
+	if (!f) {
+		*line = *col = 0;
+		return;
+	}
+	hi = f->nlines;
+	/* The last line start <= off. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->line_starts[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*line = (unsigned)lo + 1;
+	*col = (unsigned)(off - f->line_starts[lo]) + 1;
+}
+
+void srcmgr_line(const struct srcmgr *sm, uint32_t file, unsigned line, size_t *start,
+		 size_t *len)
+{
+	const struct src_file *f = srcmgr_file(sm, file);
+	size_t s, e;
+	if (!f || line == 0 || line > f->nlines) {
+		*start = *len = 0;
+		return;
+	}
+	s = f->line_starts[line - 1];
+	e = s;
+	while (e < f->len && f->text[e] != '\n')
+		e++;
+	if (e > s && f->text[e - 1] == '\r')
+		e--;
+	*start = s;
+	*len = e - s;
+}
+
+void srcmgr_format_loc(const struct srcmgr *sm, struct loc loc, char *buf, size_t size)
+{
+	const struct src_file *f = srcmgr_file(sm, loc.file);
+	unsigned line, col;
+	if (!f) {
+		snprintf(buf, size, "<builtin>");
+		return;
+	}
+	srcmgr_linecol(sm, loc.file, loc.start, &line, &col);
+	snprintf(buf, size, "%s:%u:%u", f->name, line, col);
+}

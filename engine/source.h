@@ -1,0 +1,50 @@
+/* The source manager: every file a compile reads, with its text, its line
+ * map and the include that brought it in.  Locations elsewhere are byte
+ * offsets into these texts; line and column are computed only for printing. */
+#ifndef CORDON_SOURCE_H
+#define CORDON_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A half-open byte range [start, end) in one file. */
+struct loc {
+	uint32_t file;
+	uint32_t start, end;
+};
+
+#define NO_FILE UINT32_MAX
+
+struct src_file {
+	char *name;      /* as shown in diagnostics */
+	char *path;      /* for resolving includes; NULL for embedded text */
+	char *text;      /* owned; NUL-terminated after len bytes */
+	size_t len;
+	uint32_t *line_starts;
+	size_t nlines;
+	bool has_include; /* brought in by an include statement */
+	struct loc include_loc;
+};
+
+struct srcmgr {
+	struct src_file **files;
+	size_t n, cap;
+};
+
+void srcmgr_init(struct srcmgr *sm);
+void srcmgr_free(struct srcmgr *sm);
+/* Takes ownership of text (len bytes plus a terminating NUL). */
+uint32_t srcmgr_add(struct srcmgr *sm, const char *name, const char *path, char *text,
+		    size_t len, const struct loc *included_from);
+const struct src_file *srcmgr_file(const struct srcmgr *sm, uint32_t file);
+/* 1-based line and column (in bytes) of an offset. */
+void srcmgr_linecol(const struct srcmgr *sm, uint32_t file, uint32_t off, unsigned *line,
+		    unsigned *col);
+/* Start offset and length (without the newline) of a 1-based line. */
+void srcmgr_line(const struct srcmgr *sm, uint32_t file, unsigned line, size_t *start,
+		 size_t *len);
+/* "file:line:col" of a location, in a static-free caller buffer. */
+void srcmgr_format_loc(const struct srcmgr *sm, struct loc loc, char *buf, size_t size);
+
+#endif

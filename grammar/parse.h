@@ -1,0 +1,32 @@
+/* What the scanner and the parser share: the per-parse state passed through
+ * %parse-param and yyextra (there is no global state), and the entry point. */
+#ifndef CORDON_PARSE_H
+#define CORDON_PARSE_H
+
+#include "ast.h"
+#include "diag.h"
+#include "source.h"
+
+struct parse_state {
+	struct srcmgr *sm;
+	struct diag_list *diags;
+	struct arena *arena;
+	uint32_t file;
+	const char *text;     /* the file's bytes */
+	size_t len;
+	uint32_t offset;      /* scanner position */
+	uint32_t prev_end;    /* end of the token before the current one */
+	uint32_t cur_end;
+	struct ast *root;
+	unsigned lex_errors;
+};
+
+#define CORDON_YYLTYPE struct loc
+#define CORDON_YYLTYPE_IS_DECLARED 1
+
+/* Parse file `file` of sm; always returns an AST_FILE (possibly partial).
+ * Errors go to diags. */
+struct ast *parse_file(struct srcmgr *sm, uint32_t file, struct arena *arena,
+		       struct diag_list *diags);
+
+#endif

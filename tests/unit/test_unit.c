@@ -1,0 +1,111 @@
+/* Unit tests of the library's building blocks. */
+#include "config.h"
+
+#include "diag.h"
+#include "ir.h"
+#include "source.h"
+#include "util.h"
+#include "cordon.h"
+
+#include <stdlib.h>
+
+#include "tap.h"
+
+static void test_edit_distance(void)
+{
+	ok(edit_distance("workspace", "workspce") == 1, "one deletion");
+	ok(edit_distance("", "abc") == 3, "from empty");
+	ok(edit_distance("allow", "allow") == 0, "identical");
+	static const char *const effects[] = { "allow", "ask", "deny" };
+	is_str(closest_word("alow", effects, 3), "allow", "closest to alow");
+	is_str(closest_word("frobnicate", effects, 3), NULL, "nothing close");
+}
+
+static void test_line_map(void)
+{
+	struct srcmgr sm;
+	unsigned line, col;
+	size_t start, len;
+	srcmgr_init(&sm);
+	uint32_t f = srcmgr_add(&sm, "t", NULL, xstrdup("ab\ncd\r\n\nxyz"), 11, NULL);
+	srcmgr_linecol(&sm, f, 0, &line, &col);
+	ok(line == 1 && col == 1, "offset 0 is 1:1");
+	srcmgr_linecol(&sm, f, 4, &line, &col);
+	ok(line == 2 && col == 2, "offset 4 is 2:2 (got %u:%u)", line, col);
+	srcmgr_linecol(&sm, f, 9, &line, &col);
+	ok(line == 4 && col == 2, "offset 9 is 4:2 (got %u:%u)", line, col);
+	srcmgr_line(&sm, f, 2, &start, &len);
+	ok(start == 3 && len == 2, "line 2 without its CR");
+	srcmgr_free(&sm);
+}
+
+static void test_subst(void)
+{
+	struct ir_context ctx = { { 0 } };
+	char text[] = "\x01workspace\x02/src";
+	ctx.value[CTX_WORKSPACE] = "/ws/";
+	char *s = ir_text_resolve(text, &ctx, true);
+	is_str(s, "/ws/src", "substituted and normalised");
+	free(s);
+	s = ir_text_resolve(text, NULL, true);
+	struct strbuf sb;
+	sb_init(&sb);
+	ir_text_print(&sb, s);
+	is_str(sb.buf, "${workspace}/src", "unset stays symbolic");
+	sb_free(&sb);
+	free(s);
+	int missing = -1;
+	ok(ir_text_subst(text, NULL, true, &missing) == NULL && missing == CTX_WORKSPACE,
+	   "require_all names the missing variable");
+}
+
+static void test_specificity(void)
+{
+	struct ir_pattern a = { IR_PAT_LITERAL, (char *)"/home/u/.ssh", NULL };
+	struct ir_pattern b = { IR_PAT_GLOB, (char *)"/**", NULL };
+	struct ir_pattern c = { IR_PAT_GLOB, (char *)"/home/*/x", NULL };
+	struct ir_specificity sa = ir_pattern_specificity(&a), sb = ir_pattern_specificity(&b),
+			      sc = ir_pattern_specificity(&c);
+	ok(sa.literal == 12 && sa.wildcards == 0, "literal path");
+	ok(sb.literal == 1 && sb.wildcards == 2, "/** has two wildcards");
+	ok(sc.literal == 6 && sc.wildcards == 1, "prefix stops at the first wildcard");
+}
+
+static void test_api(void)
+{
+	static const char text[] = "cordon 1;\npreset \"p\" { read \"/\" allow; }\ndefault \"p\";\n";
+	cordon_policy *p = cordon_policy_load_string("mem.cordon", NULL, text, sizeof(text) - 1);
+	char *err = NULL;
+	ok(cordon_policy_error_count(p) == 0, "string policy loads");
+	is_str(cordon_policy_default_preset(p), "p", "default preset");
+	ok(cordon_policy_preset_count(p) == 1, "one preset");
+	char *dump = cordon_policy_dump(p, "nope", NULL, CORDON_DUMP_IR, 0, &err);
+	ok(dump == NULL && err != NULL, "unknown preset refused: %s", err ? err : "");
+	free(err);
+	cordon_policy_free(p);
+
+	p = cordon_policy_load_embedded();
+	ok(cordon_policy_error_count(p) == 0, "embedded default policy is valid");
+	ok(cordon_policy_has_preset(p, "workspace-write"), "embedded policy has workspace-write");
+	cordon_policy_free(p);
+
+	cordon_context *ctx = cordon_context_new();
+	ok(cordon_context_set(ctx, "workspace", "relative", &err) == -1, "relative workspace refused");
+	free(err);
+	ok(cordon_context_set(ctx, "wrkspace", "/x", &err) == -1 && strstr(err, "workspace"),
+	   "unknown name gets a hint");
+	free(err);
+	ok(cordon_context_set(ctx, "user", "alice", &err) == 0, "user is not a path");
+	is_str(cordon_context_get(ctx, "user"), "alice", "value kept");
+	cordon_context_free(ctx);
+}
+
+int main(void)
+{
+	test_edit_distance();
+	test_line_map();
+	test_subst();
+	test_specificity();
+	test_api();
+	return tap_done();
+}
