@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@ static const struct {
 
 int cmd_compile(int argc, char **argv)
 {
-	enum { OPT_PRESET = 256, OPT_EMIT, OPT_CONTEXT, OPT_NO_ORIGINS };
+	enum { OPT_PRESET = 256, OPT_EMIT, OPT_CONTEXT, OPT_NO_ORIGINS, OPT_ALL };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -26,12 +27,14 @@ int cmd_compile(int argc, char **argv)
 		{ "emit", required_argument, NULL, OPT_EMIT },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
 		{ "no-origins", no_argument, NULL, OPT_NO_ORIGINS },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policy_path = NULL, *preset = NULL, *emit = NULL;
 	cordon_context *ctx = cordon_context_new();
 	cordon_policy *policy = NULL;
 	int c, status = EXIT_OK, flags = 0;
+	bool all = false;
 	enum cordon_dump_format format = CORDON_DUMP_IR;
 	char *out, *err = NULL;
 
@@ -56,6 +59,9 @@ int cmd_compile(int argc, char **argv)
 			break;
 		case OPT_NO_ORIGINS:
 			flags |= CORDON_DUMP_NO_ORIGINS;
+			break;
+		case OPT_ALL:
+			all = true;
 			break;
 		default:
 			status = cli_usage_error("compile", "unknown option");
@@ -82,18 +88,26 @@ int cmd_compile(int argc, char **argv)
 	format = emit_kinds[k].format;
 	if (!(policy = cli_load_policy(policy_path, &status)))
 		goto out;
-	if (!preset && !(preset = cordon_policy_default_preset(policy))) {
+	if (all && preset) {
+		status = cli_usage_error("compile", "--all and --preset exclude each other");
+		goto out;
+	}
+	if (!all && !preset && !(preset = cordon_policy_default_preset(policy))) {
 		status = cli_usage_error("compile", "the policy names no default preset; give --preset");
 		goto out;
 	}
-	out = cordon_policy_dump(policy, preset, ctx, format, flags, &err);
-	if (!out) {
-		status = cli_usage_error(NULL, "%s", err);
-		free(err);
-		goto out;
+	size_t n = all ? cordon_policy_preset_count(policy) : 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = all ? cordon_policy_preset_name(policy, i) : preset;
+		out = cordon_policy_dump(policy, name, ctx, format, flags, &err);
+		if (!out) {
+			status = cli_usage_error(NULL, "%s", err);
+			free(err);
+			goto out;
+		}
+		fputs(out, stdout);
+		free(out);
 	}
-	fputs(out, stdout);
-	free(out);
 out:
 	cordon_policy_free(policy);
 	cordon_context_free(ctx);

@@ -19,8 +19,8 @@ static const struct verb verbs[] = {
 	  "2 on a usage or I/O error (a file that cannot be read).\n",
 	  cmd_check },
 	{ "compile", "show what a preset compiles to",
-	  "usage: cordon compile [-p FILE] [--preset P] --emit ir|json [--context k=v]...\n"
-	  "                      [--no-origins]\n"
+	  "usage: cordon compile [-p FILE] [--preset P | --all] --emit ir|json\n"
+	  "                      [--context k=v]... [--no-origins]\n"
 	  "\n"
 	  "Print the checked intermediate representation of one preset: inheritance\n"
 	  "resolved, top-level rules merged, rules in canonical order (most specific\n"
@@ -28,6 +28,7 @@ static const struct verb verbs[] = {
 	  "\n"
 	  "  -p, --policy FILE    the policy (default: the installed or embedded one)\n"
 	  "  --preset P           the preset (default: the policy's default preset)\n"
+	  "  --all                every preset, in name order\n"
 	  "  --emit ir|json       the human-readable dump, or the same as JSON\n"
 	  "  --context k=v        substitute a context variable (workspace, cwd, home,\n"
 	  "                       tmp, agent_dir, session_dir, user); repeatable\n"

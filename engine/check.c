@@ -104,6 +104,8 @@ static void hint_variable(struct checker *c, struct diag *d, const char *name)
 	free(names);
 }
 
+static void scope_free(struct scope *s);
+
 /* ---- strings ------------------------------------------------------------ */
 
 /* Decode a string token into IR text.  With vars, ${name} refers to a let
@@ -527,7 +529,7 @@ static void check_rule(struct checker *c, struct scope *s, const struct ast *ite
 	}
 	if (!word) {
 		struct loc at = { item->loc.file, item->loc.end - 1, item->loc.end };
-		struct diag *d = ERR(c, &at, "unknown-effect", "%s rule has no effect", ir_op_names[op]);
+		struct diag *d = ERR(c, &at, "unknown-effect", "a %s rule needs an effect", ir_op_names[op]);
 		diag_hint(d, "end the rule with allow, ask or deny");
 		return;
 	}
@@ -538,12 +540,19 @@ static void check_rule(struct checker *c, struct scope *s, const struct ast *ite
 		hint_closest(d, word->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
 		if (d && !d->hint)
 			diag_hint(d, "an effect is allow, ask or deny");
-		return;
 	}
-	if (item->u.item.reason) {
+	if (item->u.item.reason)
 		reason = decode_string(c, item->u.item.reason, false);
-		if (!reason)
-			return;
+	if (effect < 0) {
+		/* Still check the patterns, into a scope that is thrown away. */
+		struct scope discard = { .name = s->name };
+		arg.scope = &discard;
+		for (const struct ast *p = item->u.item.patterns.head; p; p = p->next)
+			lower_pattern(c, op, p, add_rule, &arg);
+		discard.name = NULL;
+		scope_free(&discard);
+		free(reason);
+		return;
 	}
 	arg.effect = effect;
 	arg.reason = reason;
@@ -590,7 +599,7 @@ static void check_setting(struct checker *c, struct scope *s, const struct ast *
 			return;
 		int v = lookup(word->u.tok.text, values, 2);
 		if (v < 0) {
-			struct diag *d = ERR(c, &word->loc, "bad-value", "'%s' is not a %s value",
+			struct diag *d = ERR(c, &word->loc, "bad-value", "'%s' is not a valid %s value",
 					     word->u.tok.text, name);
 			hint_closest(d, word->u.tok.text, values, 2);
 			if (d && !d->hint)
@@ -822,6 +831,9 @@ static void check_version(struct checker *c, const struct ast *file)
 {
 	const struct ast *first = file->u.seq.head;
 	bool seen = false;
+	const struct src_file *src = srcmgr_file(c->sm, file->loc.file);
+	if (src && src->rejected)
+		return;
 	for (const struct ast *s = first; s; s = s->next) {
 		if (s->kind != AST_VERSION)
 			continue;
@@ -839,7 +851,7 @@ static void check_version(struct checker *c, const struct ast *file)
 		struct loc at = { file->loc.file, 0, 0 };
 		const struct src_file *f = srcmgr_file(c->sm, file->loc.file);
 		if (first)
-			at = first->loc;
+			at.start = at.end = first->loc.start;
 		else if (f && f->len)
 			at.end = 1;
 		struct diag *d = ERR(c, &at, "version", "missing language version");

@@ -143,11 +143,13 @@ static void print_excerpt(FILE *out, const struct srcmgr *sm, struct loc loc)
 		return;
 	srcmgr_linecol(sm, loc.file, loc.start, &line, &col);
 	srcmgr_line(sm, loc.file, line, &start, &len);
+	/* Keep the excerpt printable: binary input shows as '?'. */
+	bool utf8 = utf8_invalid_at((const unsigned char *)f->text + start, len) == len;
 	fprintf(out, "%5u | ", line);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)f->text[start + i];
-		/* Keep the excerpt printable: binary input shows as '?'. */
-		fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : '?', out);
+		bool shown = c == '\t' || (c >= 0x20 && c != 0x7f && (c < 0x80 || utf8));
+		fputc(shown ? c : '?', out);
 	}
 	fputs("\n      | ", out);
 	for (size_t i = 0; i + 1 < col && i < len; i++)

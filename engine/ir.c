@@ -133,7 +133,7 @@ void ir_text_print(struct strbuf *sb, const char *text)
 	}
 }
 
-struct ir_specificity ir_pattern_specificity(const struct ir_pattern *p)
+struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_pattern *p)
 {
 	struct ir_specificity s = { 0, 0 };
 	bool in_literal = true;
@@ -148,7 +148,9 @@ struct ir_specificity ir_pattern_specificity(const struct ir_pattern *p)
 				if (close)
 					c = close;
 			}
-		} else if (in_literal) {
+		} else if (in_literal || op == IR_NET) {
+			/* Host names narrow from the right: "*.example.com" counts
+			 * every literal character, not only a prefix. */
 			s.literal++;
 		}
 	}
@@ -167,8 +169,8 @@ static int cmp_str(const char *a, const char *b)
 int ir_rule_cmp(const void *pa, const void *pb)
 {
 	const struct ir_rule *a = pa, *b = pb;
-	struct ir_specificity sa = ir_pattern_specificity(&a->pat);
-	struct ir_specificity sb = ir_pattern_specificity(&b->pat);
+	struct ir_specificity sa = ir_pattern_specificity(a->op, &a->pat);
+	struct ir_specificity sb = ir_pattern_specificity(b->op, &b->pat);
 	int r;
 	if (a->op != b->op)
 		return a->op < b->op ? -1 : 1;

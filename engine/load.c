@@ -84,6 +84,7 @@ static int read_bounded(const char *path, char **text, size_t *len, struct file_
 
 static struct ast *empty_file(struct load_ctx *lc, uint32_t file)
 {
+	lc->sm->files[file]->rejected = true;
 	struct loc all = { file, 0, 0 };
 	struct ast *root = ast_new(lc->arena, AST_FILE, all);
 	ast_seq_init(&root->u.seq);
@@ -109,6 +110,14 @@ static struct ast *parse_text(struct loader *ld, uint32_t file)
 		struct loc at = { file, (uint32_t)(nul - f->text), (uint32_t)(nul - f->text + 1) };
 		diag_add(lc->diags, DIAG_ERROR, &at, "syntax",
 			 "file contains a NUL byte; a policy is text, not binary data");
+		return empty_file(lc, file);
+	}
+	size_t bad = utf8_invalid_at((const unsigned char *)f->text, f->len);
+	if (bad < f->len) {
+		struct loc at = { file, (uint32_t)bad, (uint32_t)bad + 1 };
+		diag_add(lc->diags, DIAG_ERROR, &at, "syntax",
+			 "byte 0x%02x at offset %zu is not UTF-8 text; a policy is text, not binary data",
+			 (unsigned char)f->text[bad], bad);
 		return empty_file(lc, file);
 	}
 	return parse_file(lc->sm, file, lc->arena, lc->diags);
@@ -167,7 +176,10 @@ static void load_include(struct loader *ld, struct ast *inc, const struct frame 
 	}
 	if (parent->path) {
 		char *dir = dir_of(parent->path);
-		path = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s/%s", dir, rel);
+		if (rel[0] == '/' || strcmp(dir, ".") == 0)
+			path = xstrdup(rel);
+		else
+			path = xasprintf("%s/%s", dir, rel);
 		name = xstrdup(path);
 		free(dir);
 		err = read_bounded(path, &text, &len, &id);

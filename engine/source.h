@@ -24,6 +24,7 @@ struct src_file {
 	uint32_t *line_starts;
 	size_t nlines;
 	bool has_include; /* brought in by an include statement */
+	bool rejected;    /* not parsed: binary, too large */
 	struct loc include_loc;
 };
 

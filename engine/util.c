@@ -216,35 +216,38 @@ void arena_free(struct arena *a)
 
 size_t edit_distance(const char *a, const char *b)
 {
+	/* Optimal string alignment: a swap of neighbours ("wirte") counts once. */
 	size_t la = strlen(a), lb = strlen(b);
+	size_t d[65][65];
 	if (la > 64 || lb > 64)
 		return SIZE_MAX;
-	size_t row[65];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
+		d[0][j] = j;
 	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
 			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-			size_t best = diag + cost;
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
+			size_t best = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
 		}
 	}
-	return row[lb];
+	return d[la][lb];
 }
 
 const char *closest_word(const char *word, const char *const *candidates, size_t n)
 {
 	const char *best = NULL;
 	size_t best_d = SIZE_MAX;
-	size_t limit = strlen(word) / 3 + 1;
+	size_t len = strlen(word);
+	size_t limit = len / 3 > 1 ? len / 3 : 1;
 	for (size_t i = 0; i < n; i++) {
 		size_t d = edit_distance(word, candidates[i]);
 		if (d < best_d) {
@@ -252,5 +255,41 @@ const char *closest_word(const char *word, const char *const *candidates, size_t
 			best = candidates[i];
 		}
 	}
-	return best_d <= limit && best_d > 0 ? best : NULL;
+	return best_d <= limit && best_d > 0 && best_d < len ? best : NULL;
 }
+
+/* Offset of the first byte that breaks UTF-8, or len when the text is valid. */
+size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t n;
+		uint32_t cp;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			n = 1, cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2, cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3, cp = c & 0x07;
+		} else {
+			return i;
+		}
+		if (len - i <= n)
+			return i;
+		for (size_t k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return i;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += n + 1;
+	}
+	return len;
+}
+

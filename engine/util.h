@@ -55,9 +55,13 @@ char *arena_strdup(struct arena *a, const char *s);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 void arena_free(struct arena *a);
 
-/* Damerau-free Levenshtein distance, capped: used for "did you mean". */
+/* Edit distance (optimal string alignment), for "did you mean"; SIZE_MAX
+ * for words over 64 bytes. */
 size_t edit_distance(const char *a, const char *b);
 /* The candidate closest to word, or NULL when none is close enough. */
 const char *closest_word(const char *word, const char *const *candidates, size_t n);
+
+/* Offset of the first byte that breaks UTF-8, or len when s is valid. */
+size_t utf8_invalid_at(const unsigned char *s, size_t len);
 
 #endif

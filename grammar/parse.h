@@ -18,7 +18,10 @@ struct parse_state {
 	uint32_t prev_end;    /* end of the token before the current one */
 	uint32_t cur_end;
 	struct ast *root;
+	struct ast_seq partial; /* statements so far, kept if the parse aborts */
 	unsigned lex_errors;
+	bool lex_error_pending; /* a lexical error since the last token */
+	uint32_t lex_error_at;
 };
 
 #define CORDON_YYLTYPE struct loc

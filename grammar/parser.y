@@ -137,7 +137,7 @@ file
 
 statements
 	: %empty { ast_seq_init(&$$); }
-	| statements statement { $$ = $1; ast_seq_push(&$$, $2); }
+	| statements statement { $$ = $1; ast_seq_push(&$$, $2); ps->partial = $$; }
 	;
 
 statement
@@ -303,6 +303,10 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
 	bool want_semicolon = false;
 
 	(void)scanner;
+	/* Text the scanner rejected just before this token explains the
+	 * error already; do not pile a second one on it. */
+	if (ps->lex_error_pending && ps->lex_error_at >= ps->prev_end)
+		return 0;
 	describe_token(ps, loc, tok, what, sizeof(what));
 	sb_init(&sb);
 	for (int i = 0; i < n; i++)

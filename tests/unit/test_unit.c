@@ -64,11 +64,16 @@ static void test_specificity(void)
 	struct ir_pattern a = { IR_PAT_LITERAL, (char *)"/home/u/.ssh", NULL };
 	struct ir_pattern b = { IR_PAT_GLOB, (char *)"/**", NULL };
 	struct ir_pattern c = { IR_PAT_GLOB, (char *)"/home/*/x", NULL };
-	struct ir_specificity sa = ir_pattern_specificity(&a), sb = ir_pattern_specificity(&b),
-			      sc = ir_pattern_specificity(&c);
+	struct ir_specificity sa = ir_pattern_specificity(IR_READ, &a), sb = ir_pattern_specificity(IR_READ, &b),
+			      sc = ir_pattern_specificity(IR_READ, &c);
 	ok(sa.literal == 12 && sa.wildcards == 0, "literal path");
 	ok(sb.literal == 1 && sb.wildcards == 2, "/** has two wildcards");
 	ok(sc.literal == 6 && sc.wildcards == 1, "prefix stops at the first wildcard");
+	struct ir_pattern h = { IR_PAT_GLOB, (char *)"*.example.com", NULL };
+	struct ir_pattern any = { IR_PAT_GLOB, (char *)"*", NULL };
+	ok(ir_pattern_specificity(IR_NET, &h).literal > ir_pattern_specificity(IR_NET, &any).literal,
+	   "a host suffix is more specific than *");
+	ok(edit_distance("wirte", "write") == 1, "a swap counts once");
 }
 
 static void test_api(void)
