@@ -270,6 +270,9 @@ static char *normalize_path(struct checker *c, char *text, struct loc at)
 		}
 		sb_add(&sb, p, (size_t)(close - p + 1));
 		p = close + 1;
+		/* "${home}.bak": the text continues the variable's last component. */
+		while (*p && *p != '/')
+			sb_addc(&sb, *p++);
 	} else if (p[0] != '/') {
 		struct strbuf shown;
 		sb_init(&shown);
@@ -331,7 +334,7 @@ static char *normalize_command(char *text)
 
 static bool check_host(struct checker *c, char *text, struct loc at)
 {
-	char *colon = strrchr(text, ':');
+	char *port = NULL;
 	if (!*text || strpbrk(text, " \t/@")) {
 		ERR(c, &at, "bad-value", "'%s' is not a host pattern (host, *.domain or host:port)",
 		    text);
@@ -340,13 +343,23 @@ static bool check_host(struct checker *c, char *text, struct loc at)
 	for (char *p = text; *p; p++)
 		if (*p >= 'A' && *p <= 'Z')
 			*p = (char)(*p - 'A' + 'a');
-	if (colon && strchr(text, ']') == NULL && colon != strchr(text, ':'))
-		return true; /* an IPv6 literal without a port */
-	if (colon && strcmp(colon + 1, "*") != 0) {
+	if (text[0] == '[') {
+		char *close = strchr(text, ']');
+		if (!close || (close[1] && close[1] != ':')) {
+			ERR(c, &at, "bad-value", "'%s' is not a host pattern: write an IPv6 address as [addr] or [addr]:port", text);
+			return false;
+		}
+		port = close[1] ? close + 2 : NULL;
+	} else {
+		char *colon = strchr(text, ':');
+		if (colon && !strchr(colon + 1, ':'))
+			port = colon + 1; /* one colon: host:port; more: a bare IPv6 address */
+	}
+	if (port && strcmp(port, "*") != 0) {
 		char *end;
-		long port = strtol(colon + 1, &end, 10);
-		if (*end || end == colon + 1 || port < 1 || port > 65535) {
-			ERR(c, &at, "bad-value", "'%s' is not a port (1-65535 or *)", colon + 1);
+		long n = strtol(port, &end, 10);
+		if (*end || end == port || n < 1 || n > 65535) {
+			ERR(c, &at, "bad-value", "'%s' is not a port (1-65535 or *)", port);
 			return false;
 		}
 	}
@@ -378,7 +391,8 @@ static bool finish_text(struct checker *c, int op, char *text, struct loc at,
 		free(text);
 		return false;
 	}
-	out->kind = has_wildcard(text) ? IR_PAT_GLOB : IR_PAT_LITERAL;
+	out->kind = (op == IR_NET ? strpbrk(text, "*?") != NULL : has_wildcard(text)) ? IR_PAT_GLOB
+										     : IR_PAT_LITERAL;
 	out->text = text;
 	out->regex = NULL;
 	return true;
@@ -542,7 +556,7 @@ static void check_rule(struct checker *c, struct scope *s, const struct ast *ite
 			diag_hint(d, "an effect is allow, ask or deny");
 	}
 	if (item->u.item.reason)
-		reason = decode_string(c, item->u.item.reason, false);
+		reason = decode_string(c, item->u.item.reason, true);
 	if (effect < 0) {
 		/* Still check the patterns, into a scope that is thrown away. */
 		struct scope discard = { .name = s->name };
@@ -590,7 +604,7 @@ static void check_setting(struct checker *c, struct scope *s, const struct ast *
 		}
 		if (!setting_once(c, item, &s->has_description, &s->description_loc))
 			return;
-		s->description = decode_string(c, item->u.item.patterns.head->u.seq.head, false);
+		s->description = decode_string(c, item->u.item.patterns.head->u.seq.head, true);
 		return;
 	case 1: /* approval */
 	case 2: { /* sandbox */
@@ -936,9 +950,11 @@ static void apply_protection(struct checker *c, struct ir_preset *out, const str
 	}
 	for (size_t u = 0; u < s->nunprotect; u++) {
 		bool found = false;
-		for (size_t i = 0; i < out->nprotect; i++) {
-			if (!same_pattern(&out->protect[i].pat, &s->unprotect[u].pat))
+		for (size_t i = 0; i < out->nprotect;) {
+			if (!same_pattern(&out->protect[i].pat, &s->unprotect[u].pat)) {
+				i++;
 				continue;
+			}
 			free(out->protect[i].pat.text);
 			free(out->protect[i].pat.regex);
 			free(out->protect[i].from);
@@ -946,9 +962,8 @@ static void apply_protection(struct checker *c, struct ir_preset *out, const str
 				(out->nprotect - i - 1) * sizeof(out->protect[0]));
 			out->nprotect--;
 			found = true;
-			break;
 		}
-		if (!found && s->state != 2) {
+		if (!found) {
 			struct strbuf shown;
 			sb_init(&shown);
 			ir_text_print(&shown, s->unprotect[u].pat.text ? s->unprotect[u].pat.text : "");

@@ -127,6 +127,8 @@ void ir_text_print(struct strbuf *sb, const char *text)
 			sb_addc(sb, '}');
 		} else if (*p == '$') {
 			sb_adds(sb, "\\$");
+		} else if (*p == '\\') {
+			sb_adds(sb, "\\\\");
 		} else {
 			sb_addc(sb, *p);
 		}
@@ -139,6 +141,8 @@ struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_patt
 	bool in_literal = true;
 	if (p->kind == IR_PAT_REGEX && !p->text)
 		return s;
+	if (op == IR_NET)
+		return ir_host_specificity(p->text);
 	for (const char *c = p->text; c && *c; c++) {
 		if (*c == '*' || *c == '?' || *c == '[') {
 			in_literal = false;
@@ -148,9 +152,7 @@ struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_patt
 				if (close)
 					c = close;
 			}
-		} else if (in_literal || op == IR_NET) {
-			/* Host names narrow from the right: "*.example.com" counts
-			 * every literal character, not only a prefix. */
+		} else if (in_literal) {
 			s.literal++;
 		}
 	}
@@ -158,6 +160,33 @@ struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_patt
 	 * than the bare prefix. */
 	if (p->text && p->regex)
 		s.literal++;
+	return s;
+}
+
+struct ir_specificity ir_host_specificity(const char *text)
+{
+	/* Hosts narrow from the right: every literal character of the host
+	 * counts ("*.example.com" beats "*"), and naming a port adds one. */
+	struct ir_specificity s = { 0, 0 };
+	const char *end = text + strlen(text);
+	if (text[0] == '[') {
+		const char *close = strchr(text, ']');
+		end = close ? close + 1 : end;
+	} else {
+		const char *colon = strchr(text, ':');
+		if (colon && !strchr(colon + 1, ':'))
+			end = colon;
+	}
+	for (const char *c = text; c < end; c++) {
+		if (*c == '*' || *c == '?')
+			s.wildcards++;
+		else
+			s.literal++;
+	}
+	if (*end == ':' || (end[0] == ']' && end[1] == ':'))
+		s.literal++;
+	if (end > text && *end == ':' && strcmp(end, ":*") == 0)
+		s.literal--;
 	return s;
 }
 
@@ -184,10 +213,10 @@ int ir_rule_cmp(const void *pa, const void *pb)
 		return r;
 	if (a->pat.kind != b->pat.kind)
 		return a->pat.kind < b->pat.kind ? -1 : 1;
-	if (a->effect != b->effect)
-		return a->effect > b->effect ? -1 : 1;
 	if (a->tier != b->tier)
 		return a->tier < b->tier ? -1 : 1;
+	if (a->effect != b->effect)
+		return a->effect > b->effect ? -1 : 1;
 	if ((r = cmp_str(a->reason, b->reason)) != 0)
 		return r;
 	if (a->origin.file != b->origin.file)

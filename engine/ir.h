@@ -140,13 +140,14 @@ char *ir_text_subst(const char *text, const struct ir_context *ctx, bool require
 void ir_text_print(struct strbuf *sb, const char *text);
 
 /* Specificity of a pattern's text: the literal prefix before any wildcard
- * (for hosts, every literal character) and the number of wildcards (a "**"
+ * (for hosts, every literal character of the host, plus one for a port) and the number of wildcards (a "**"
  * counts twice). */
 struct ir_specificity {
 	unsigned literal;
 	unsigned wildcards;
 };
 struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_pattern *p);
+struct ir_specificity ir_host_specificity(const char *host_port);
 
 /* The canonical rule order: by operation, most specific first, then by
  * text, severity and tier; a qsort comparator over struct ir_rule. */

@@ -30,6 +30,13 @@ static char *resolve(const char *text, const struct ir_context *ctx, bool is_pat
 	return text ? ir_text_resolve(text, ctx, is_path) : NULL;
 }
 
+static int protect_text_cmp(const void *pa, const void *pb)
+{
+	const struct ir_protect *a = pa, *b = pb;
+	int r = strcmp(a->pat.text ? a->pat.text : "", b->pat.text ? b->pat.text : "");
+	return r ? r : strcmp(a->pat.regex ? a->pat.regex : "", b->pat.regex ? b->pat.regex : "");
+}
+
 static void view_build(struct view *v, const struct ir_preset *p, const struct ir_context *ctx)
 {
 	v->nrules = p->nrules;
@@ -45,6 +52,7 @@ static void view_build(struct view *v, const struct ir_preset *p, const struct i
 		v->protect[i] = p->protect[i];
 		v->protect[i].pat.text = resolve(p->protect[i].pat.text, ctx, true);
 	}
+	qsort(v->protect, v->nprotect, sizeof(*v->protect), protect_text_cmp);
 	v->nset = p->env.nset;
 	v->set = xcalloc(p->env.nset + 1, sizeof(*v->set));
 	for (size_t i = 0; i < p->env.nset; i++) {

@@ -31,7 +31,7 @@ check_golden() { # check_golden GOT WANT DESCRIPTION
 	if cmp -s "$1" "$2"; then
 		ok 0 "$3"
 	else
-		got="$builddir/tests/$(basename "$(dirname "$2")")/$(basename "$2").got"
+		got="$builddir/tests/$(basename "$PWD")/$(basename "$2").got"
 		mkdir -p "$(dirname "$got")"
 		cp "$1" "$got"
 		ok 1 "$3"
