@@ -20,6 +20,9 @@ struct verb {
 
 int cmd_check(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_test(int argc, char **argv);
 
 /* Print "cordon: message" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -31,5 +34,10 @@ int cli_help(const char *verb);
 cordon_policy *cli_load_policy(const char *path, int *status);
 /* Apply one "--context k=v" argument. */
 int cli_context_arg(cordon_context *ctx, const char *verb, const char *arg);
+/* Fill what the command line left unset, so a person at a shell needs no
+ * flags: cwd and workspace = the current directory, home = $HOME, user,
+ * agent_dir = ~/.cordon, session_dir = ~/.cordon/sessions/default.  tmp has
+ * no default: only the runner makes one. */
+void cli_context_defaults(cordon_context *ctx);
 
 #endif

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const struct verb verbs[] = {
 	{ "check", "parse and check policy files",
@@ -34,6 +37,36 @@ static const struct verb verbs[] = {
 	  "                       tmp, agent_dir, session_dir, user); repeatable\n"
 	  "  --no-origins         leave out origins, to compare two spellings\n",
 	  cmd_compile },
+	{ "eval", "decide requests: allow, ask or deny",
+	  "usage: cordon eval [-p FILE] [--preset P] [--context k=v]... [--json]\n"
+	  "                   [--escalate JUSTIFICATION] OP TARGET\n"
+	  "       cordon eval [-p FILE] [--preset P] [--context k=v]... --stdin\n"
+	  "\n"
+	  "Decide one request (OP is read, write, exec, net or tool) and print the\n"
+	  "decision, its reason and the deciding rule; --json prints it as one JSON\n"
+	  "object.  With --stdin, read JSON requests one a line, e.g.\n"
+	  "  {\"op\":\"write\",\"target\":\"/ws/a\",\"preset\":\"...\",\"context\":{...}}\n"
+	  "and write one JSON decision a line, in order; a malformed line gets an\n"
+	  "{\"error\":...} object and the stream goes on.\n"
+	  "\n"
+	  "  --escalate WHY       an exec that asks to run outside the sandbox\n"
+	  "Context defaults: cwd and workspace = the current directory, home = $HOME,\n"
+	  "user, agent_dir = ~/.cordon, session_dir = ~/.cordon/sessions/default.\n",
+	  cmd_eval },
+	{ "explain", "show how a request is decided",
+	  "usage: cordon explain [-p FILE] [--preset P] [--context k=v]...\n"
+	  "                      [--escalate JUSTIFICATION] OP TARGET\n"
+	  "\n"
+	  "Print the trace of one decision: the canonical target, every candidate\n"
+	  "rule with its specificity and whether it matched, and the winner.\n",
+	  cmd_explain },
+	{ "test", "run a policy's test blocks (TAP)",
+	  "usage: cordon test FILE...\n"
+	  "\n"
+	  "Run the test blocks of each policy and print TAP: one line for each\n"
+	  "expectation, with its location and the actual decision on failure.\n"
+	  "Exit status: 0 when every expectation holds, 1 otherwise.\n",
+	  cmd_test },
 };
 
 static void usage(FILE *out)
@@ -121,6 +154,42 @@ int cli_context_arg(cordon_context *ctx, const char *verb, const char *arg)
 		return rc;
 	}
 	return EXIT_OK;
+}
+
+static void set_default(cordon_context *ctx, const char *name, const char *value)
+{
+	char *err = NULL;
+	if (!value || cordon_context_get(ctx, name))
+		return;
+	/* An unusable environment value (a relative $HOME) is left unset. */
+	if (cordon_context_set(ctx, name, value, &err) != 0)
+		free(err);
+}
+
+void cli_context_defaults(cordon_context *ctx)
+{
+	char cwd[PATH_MAX];
+	const char *home = getenv("HOME");
+	struct passwd *pw = getpwuid(getuid());
+	if (getcwd(cwd, sizeof(cwd))) {
+		set_default(ctx, "cwd", cwd);
+		set_default(ctx, "workspace", cwd);
+	}
+	if ((!home || home[0] != '/') && pw)
+		home = pw->pw_dir;
+	set_default(ctx, "home", home);
+	set_default(ctx, "user", pw ? pw->pw_name : getenv("USER"));
+	home = cordon_context_get(ctx, "home");
+	if (home) {
+		char *agent = malloc(strlen(home) + 64);
+		if (!agent)
+			abort();
+		sprintf(agent, "%s/.cordon", home);
+		set_default(ctx, "agent_dir", agent);
+		sprintf(agent, "%s/.cordon/sessions/default", home);
+		set_default(ctx, "session_dir", agent);
+		free(agent);
+	}
 }
 
 int main(int argc, char **argv)

@@ -64,6 +64,72 @@ char *cordon_policy_dump(const cordon_policy *policy, const char *preset,
 			 const cordon_context *ctx, enum cordon_dump_format format, int flags,
 			 char **err);
 
+/* ---- decisions --------------------------------------------------------- */
+
+typedef struct cordon_evaluator cordon_evaluator;
+typedef struct cordon_decision cordon_decision;
+
+enum cordon_op { CORDON_READ, CORDON_WRITE, CORDON_EXEC, CORDON_NET, CORDON_TOOL };
+/* Ordered by severity. */
+enum cordon_effect { CORDON_ALLOW, CORDON_ASK, CORDON_DENY };
+
+struct cordon_request {
+	enum cordon_op op;
+	const char *target;   /* path, shell command, host[:port] or tool name */
+	size_t target_len;    /* 0: strlen(target); a NUL inside target is refused */
+	bool escalate;        /* exec only: run outside the sandbox */
+	const char *justification; /* required, nonempty, with escalate */
+};
+
+/* One preset of a policy with a context applied: the rules compiled and
+ * indexed.  `policy` must outlive the evaluator.  Context variables that a
+ * deny rule or a protection needs but that have no value are an error;
+ * allow and ask rules that need them stay inactive (they can only widen).
+ * The workspace, when given, must be canonical (not reached through a
+ * symlink).  An evaluator is immutable: threads may share one. */
+cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *preset,
+				       const cordon_context *ctx, char **err);
+void cordon_evaluator_free(cordon_evaluator *ev);
+
+/* Decide a request.  A request that cannot be decided safely (a path that
+ * does not resolve) decides deny with the reason.  NULL with *err only for
+ * a malformed request (escalation without justification, or on a request
+ * other than exec). */
+cordon_decision *cordon_evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
+				 char **err);
+/* The same decision with its trace: the canonical target, every candidate
+ * rule with its specificity and whether it matched, and why the winner won. */
+char *cordon_explain(const cordon_evaluator *ev, const struct cordon_request *req, char **err);
+void cordon_decision_free(cordon_decision *d);
+
+enum cordon_effect cordon_decision_effect(const cordon_decision *d);
+const char *cordon_decision_reason(const cordon_decision *d);
+/* "file:line:col" of the deciding rule, or NULL when no rule matched. */
+const char *cordon_decision_rule(const cordon_decision *d);
+const char *cordon_decision_preset(const cordon_decision *d);
+/* "bwrap", "seatbelt" or "none": what the call would run under. */
+const char *cordon_decision_sandbox(const cordon_decision *d);
+size_t cordon_decision_operation_count(const cordon_decision *d);
+/* The i-th operation the request performs; any out-parameter may be NULL. */
+void cordon_decision_operation(const cordon_decision *d, size_t i, enum cordon_op *op,
+			       const char **target, enum cordon_effect *effect,
+			       const char **reason, const char **rule);
+/* The decision as one line of JSON (no newline). */
+char *cordon_decision_json(const cordon_decision *d);
+
+const char *cordon_op_name(enum cordon_op op);
+const char *cordon_effect_name(enum cordon_effect effect);
+/* -1 for an unknown name. */
+int cordon_op_from_name(const char *name);
+int cordon_effect_from_name(const char *name);
+
+/* ---- policy tests -------------------------------------------------------- */
+
+/* Run the policy's test blocks, writing TAP lines to out (numbered from
+ * *count + 1; *count is advanced past them); returns the number of failed
+ * expectations.  The plan line is the caller's. */
+size_t cordon_policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count);
+
 const char *cordon_version(void);
 
 #ifdef __cplusplus

@@ -1,0 +1,177 @@
+#include "config.h"
+
+#include "canon.h"
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SYMLINKS 40 /* the kernel's own bound */
+
+/* Drop the last component of an absolute path held in sb. */
+static void pop_component(struct strbuf *sb)
+{
+	while (sb->len > 1 && sb->buf[sb->len - 1] != '/')
+		sb->len--;
+	if (sb->len > 1)
+		sb->len--;
+	sb->buf[sb->len] = '\0';
+}
+
+char *canon_lexical(const char *path)
+{
+	struct strbuf out;
+	const char *p = path;
+	sb_init(&out);
+	sb_addc(&out, '/');
+	while (*p) {
+		const char *seg;
+		size_t n;
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		seg = p;
+		while (*p && *p != '/')
+			p++;
+		n = (size_t)(p - seg);
+		if (n == 1 && seg[0] == '.')
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			pop_component(&out);
+			continue;
+		}
+		if (out.len > 1)
+			sb_addc(&out, '/');
+		sb_add(&out, seg, n);
+	}
+	return sb_steal(&out);
+}
+
+char *canon_path(const char *path, size_t len, const char *cwd, char **err)
+{
+	struct strbuf out, todo;
+	size_t pos = 0;
+	int links = 0;
+	bool exists = true; /* the prefix resolved so far exists */
+
+	if (len == 0 || path[0] == '\0') {
+		*err = xstrdup("empty path");
+		return NULL;
+	}
+	if (strlen(path) != len) {
+		*err = xstrdup("path contains a NUL byte");
+		return NULL;
+	}
+	if (len >= PATH_MAX) {
+		*err = xasprintf("path is longer than %d bytes", PATH_MAX - 1);
+		return NULL;
+	}
+	sb_init(&todo);
+	if (path[0] != '/') {
+		if (!cwd || cwd[0] != '/') {
+			sb_free(&todo);
+			*err = xasprintf("relative path '%s' needs an absolute cwd", path);
+			return NULL;
+		}
+		sb_adds(&todo, cwd);
+		sb_addc(&todo, '/');
+	}
+	sb_adds(&todo, path);
+	sb_init(&out);
+	sb_addc(&out, '/');
+
+	/* todo holds the path still to walk from pos; out the resolved prefix. */
+	while (pos < todo.len) {
+		const char *seg;
+		size_t n, mark;
+		struct stat st;
+		while (pos < todo.len && todo.buf[pos] == '/')
+			pos++;
+		if (pos >= todo.len)
+			break;
+		seg = todo.buf + pos;
+		n = 0;
+		while (pos + n < todo.len && seg[n] != '/')
+			n++;
+		pos += n;
+		if (n == 1 && seg[0] == '.')
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			/* The prefix is free of symlinks, so its parent is its
+			 * lexical parent. */
+			pop_component(&out);
+			/* Back out of a part that does not exist yet into one that
+			 * does: resolve links again from there, as a write that
+			 * first creates the missing directories would. */
+			if (!exists)
+				exists = lstat(out.buf, &st) == 0;
+			continue;
+		}
+		mark = out.len;
+		if (out.len > 1)
+			sb_addc(&out, '/');
+		sb_add(&out, seg, n);
+		if (out.len >= PATH_MAX) {
+			*err = xasprintf("path is longer than %d bytes once resolved", PATH_MAX - 1);
+			goto fail;
+		}
+		if (!exists)
+			continue;
+		if (lstat(out.buf, &st) != 0) {
+			if (errno == ENOENT || errno == ENOTDIR) {
+				exists = false; /* the rest is what a write would create */
+				continue;
+			}
+			*err = xasprintf("cannot inspect '%s': %s", out.buf, strerror(errno));
+			goto fail;
+		}
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if (++links > MAX_SYMLINKS) {
+			*err = xasprintf("too many levels of symbolic links at '%s'", out.buf);
+			goto fail;
+		}
+		char target[PATH_MAX];
+		ssize_t tl = readlink(out.buf, target, sizeof(target) - 1);
+		if (tl < 0) {
+			*err = xasprintf("cannot read symlink '%s': %s", out.buf, strerror(errno));
+			goto fail;
+		}
+		target[tl] = '\0';
+		/* Replace the link by its target and walk that first. */
+		struct strbuf next;
+		sb_init(&next);
+		sb_add(&next, target, (size_t)tl);
+		sb_addc(&next, '/');
+		sb_add(&next, todo.buf + pos, todo.len - pos);
+		if (next.len >= 4 * PATH_MAX) {
+			sb_free(&next);
+			*err = xasprintf("path is longer than %d bytes once resolved", PATH_MAX - 1);
+			goto fail;
+		}
+		sb_free(&todo);
+		todo = next;
+		pos = 0;
+		if (target[0] == '/') {
+			out.len = 1;
+			out.buf[1] = '\0';
+		} else {
+			out.len = mark;
+			out.buf[mark] = '\0';
+			if (out.len == 0)
+				sb_addc(&out, '/');
+		}
+	}
+	sb_free(&todo);
+	return sb_steal(&out);
+fail:
+	sb_free(&todo);
+	sb_free(&out);
+	return NULL;
+}

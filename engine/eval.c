@@ -1,0 +1,650 @@
+/* The evaluator: a preset with its context applied, rules compiled and
+ * indexed by literal anchor, and the decision for one request.
+ *
+ * Which rule wins: the most specific match (longest literal prefix, then
+ * fewer wildcards); at equal specificity the preset's own rule, then the
+ * nearer ancestor's, then top-level rules; then the more severe effect.
+ * No match denies.  A protected path denies every write in it, whatever
+ * the rules say.  `approval never` turns ask into deny. */
+#include "config.h"
+
+#include "canon.h"
+#include "match.h"
+#include "policy.h"
+#include "strmap.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ev_rule {
+	enum ir_op op;
+	struct matcher m;
+	enum ir_effect effect;
+	char *reason;   /* context applied, or NULL */
+	char *origin;   /* "file:line:col" */
+	const char *from;
+	unsigned tier;
+};
+
+struct ev_index {
+	struct strmap anchors;
+	uint32_t *floating;
+	size_t nfloating, cap;
+};
+
+struct cordon_evaluator {
+	const cordon_policy *policy;
+	const struct ir_preset *preset;
+	char *values[CTX_COUNT];
+	struct ir_context ctx;
+	struct ev_rule *rules;
+	size_t nrules, rules_cap;
+	struct ev_index index[IR_OP_COUNT];
+	struct ev_rule *protect;
+	size_t nprotect, protect_cap;
+	struct ev_index protect_index;
+};
+
+struct dec_op {
+	enum ir_op op;
+	char *target;
+	enum ir_effect effect;
+	char *reason;
+	char *rule;
+};
+
+struct cordon_decision {
+	enum ir_effect effect;
+	char *reason;
+	char *rule;
+	const char *preset;
+	const char *sandbox;
+	bool unsandboxed;
+	struct dec_op *ops;
+	size_t nops, ops_cap;
+};
+
+static const char *const sandbox_kind =
+#ifdef __APPLE__
+	"seatbelt";
+#else
+	"bwrap";
+#endif
+
+/* ---- building ------------------------------------------------------------ */
+
+static void index_add(struct ev_index *ix, const struct matcher *m, uint32_t i)
+{
+	if (m->floating)
+		VEC_PUSH(ix->floating, ix->nfloating, ix->cap, i);
+	else
+		strmap_add(&ix->anchors, m->anchor, strlen(m->anchor), i);
+}
+
+static char *origin_text(const cordon_policy *p, struct loc loc)
+{
+	char buf[512];
+	srcmgr_format_loc(&p->sm, loc, buf, sizeof(buf));
+	return xstrdup(buf);
+}
+
+static int prepare_context(cordon_evaluator *ev, const cordon_context *ctx, char **err)
+{
+	for (int v = 0; v < CTX_COUNT; v++) {
+		const char *value = ctx ? ctx->vars.value[v] : NULL;
+		if (!value)
+			continue;
+		if (!ir_ctx_var_is_path(v)) {
+			ev->values[v] = xstrdup(value);
+			continue;
+		}
+		char *why = NULL, *lexical = canon_lexical(value);
+		char *real = canon_path(value, strlen(value), NULL, &why);
+		if (!real) {
+			*err = xasprintf("context variable '%s' ('%s') cannot be resolved: %s",
+					 ir_ctx_var_names[v], value, why);
+			free(why);
+			free(lexical);
+			return -1;
+		}
+		if (v == CTX_WORKSPACE && strcmp(real, lexical) != 0) {
+			*err = xasprintf("workspace '%s' is reached through a symlink (it resolves to "
+					 "'%s'); give the canonical path",
+					 value, real);
+			free(real);
+			free(lexical);
+			return -1;
+		}
+		free(lexical);
+		ev->values[v] = real;
+	}
+	for (int v = 0; v < CTX_COUNT; v++)
+		ev->ctx.value[v] = ev->values[v];
+	return 0;
+}
+
+static int add_rule(cordon_evaluator *ev, enum ir_op op, const struct ir_pattern *pat,
+		    enum ir_effect effect, const char *reason, struct loc origin, const char *from,
+		    unsigned tier, bool protect, char **err)
+{
+	struct ev_rule r = { .op = op, .effect = effect, .from = from, .tier = tier };
+	int missing = -1;
+	char *why = NULL;
+	enum match_status st = matcher_build(&r.m, protect ? (enum ir_op) - 1 : op, pat, &ev->ctx,
+					     &missing, &why);
+	if (st == MATCH_ERROR) {
+		char *where = origin_text(ev->policy, origin);
+		*err = xasprintf("%s: %s", where, why);
+		free(where);
+		free(why);
+		matcher_free(&r.m);
+		return -1;
+	}
+	if (st == MATCH_INACTIVE) {
+		matcher_free(&r.m);
+		if (effect == IR_DENY || protect) {
+			/* Dropping a deny would widen what the preset grants. */
+			char *where = origin_text(ev->policy, origin);
+			*err = xasprintf("%s: %s needs context variable '%s', which has no value "
+					 "(give it with --context %s=VALUE)",
+					 where, protect ? "a protection" : "a deny rule",
+					 ir_ctx_var_names[missing], ir_ctx_var_names[missing]);
+			free(where);
+			return -1;
+		}
+		return 0; /* an allow or ask that cannot apply */
+	}
+	r.reason = reason ? ir_text_resolve(reason, &ev->ctx, false) : NULL;
+	r.origin = origin_text(ev->policy, origin);
+	if (protect) {
+		VEC_PUSH(ev->protect, ev->nprotect, ev->protect_cap, r);
+		index_add(&ev->protect_index, &ev->protect[ev->nprotect - 1].m,
+			  (uint32_t)(ev->nprotect - 1));
+	} else {
+		VEC_PUSH(ev->rules, ev->nrules, ev->rules_cap, r);
+		index_add(&ev->index[op], &ev->rules[ev->nrules - 1].m, (uint32_t)(ev->nrules - 1));
+	}
+	return 0;
+}
+
+cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *preset,
+				       const cordon_context *ctx, char **err)
+{
+	const struct ir_preset *p;
+	cordon_evaluator *ev;
+	char *dump_err = NULL;
+
+	if (cordon_policy_error_count(policy)) {
+		*err = xasprintf("%s has errors", cordon_policy_name(policy));
+		return NULL;
+	}
+	p = ir_preset_find(&policy->ir, preset);
+	if (!p) {
+		/* cordon_policy_dump words the "did you mean" for us. */
+		free(cordon_policy_dump(policy, preset, NULL, CORDON_DUMP_IR, 0, &dump_err));
+		*err = dump_err;
+		return NULL;
+	}
+	ev = xcalloc(1, sizeof(*ev));
+	ev->policy = policy;
+	ev->preset = p;
+	for (int i = 0; i < IR_OP_COUNT; i++)
+		strmap_init(&ev->index[i].anchors);
+	strmap_init(&ev->protect_index.anchors);
+	if (prepare_context(ev, ctx, err) != 0)
+		goto fail;
+	/* Two passes: the vectors must not move while the index is built. */
+	ev->rules = xcalloc(p->nrules + 1, sizeof(*ev->rules));
+	ev->rules_cap = p->nrules + 1;
+	ev->protect = xcalloc(p->nprotect + 1, sizeof(*ev->protect));
+	ev->protect_cap = p->nprotect + 1;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (add_rule(ev, r->op, &r->pat, r->effect, r->reason, r->origin, r->from, r->tier,
+			     false, err) != 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < p->nprotect; i++) {
+		const struct ir_protect *r = &p->protect[i];
+		if (add_rule(ev, IR_WRITE, &r->pat, IR_DENY, NULL, r->origin, r->from, 0, true,
+			     err) != 0)
+			goto fail;
+	}
+	return ev;
+fail:
+	cordon_evaluator_free(ev);
+	return NULL;
+}
+
+static void rules_free(struct ev_rule *rules, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		matcher_free(&rules[i].m);
+		free(rules[i].reason);
+		free(rules[i].origin);
+	}
+	free(rules);
+}
+
+static void index_free(struct ev_index *ix)
+{
+	strmap_free(&ix->anchors);
+	free(ix->floating);
+}
+
+void cordon_evaluator_free(cordon_evaluator *ev)
+{
+	if (!ev)
+		return;
+	rules_free(ev->rules, ev->nrules);
+	rules_free(ev->protect, ev->nprotect);
+	for (int i = 0; i < IR_OP_COUNT; i++)
+		index_free(&ev->index[i]);
+	index_free(&ev->protect_index);
+	for (int v = 0; v < CTX_COUNT; v++)
+		free(ev->values[v]);
+	free(ev);
+}
+
+/* ---- matching ------------------------------------------------------------ */
+
+/* > 0 when rule a beats rule b. */
+static int rule_beats(const struct ev_rule *a, const struct ev_rule *b)
+{
+	int c = spec_cmp(a->m.spec, b->m.spec);
+	if (c)
+		return c;
+	if (a->tier != b->tier)
+		return a->tier < b->tier ? 1 : -1;
+	if (a->effect != b->effect)
+		return a->effect > b->effect ? 1 : -1;
+	return 0;
+}
+
+static void trace_rule(struct strbuf *trace, const struct ev_rule *r, bool matched)
+{
+	struct strbuf pat;
+	if (!trace)
+		return;
+	sb_init(&pat);
+	if (r->m.text)
+		sb_add_quoted(&pat, r->m.text);
+	if (r->m.text && r->m.regex)
+		sb_addc(&pat, ' ');
+	if (r->m.regex)
+		sb_addf(&pat, "/%s/", r->m.regex);
+	sb_addf(trace, "    %-8s %s %s %s  [literal %u, wildcards %u, %s]  %s\n",
+		matched ? "match" : "no match", ir_op_names[r->op], pat.buf,
+		ir_effect_names[r->effect], r->m.spec.literal, r->m.spec.wildcards,
+		r->from ? (r->tier == 0 ? "own" : "inherited") : "top level", r->origin);
+	sb_free(&pat);
+}
+
+static void consider(const struct ev_rule *rules, const uint32_t *items, size_t n,
+		     const struct target *t, pcre2_match_data *md, const struct ev_rule **best,
+		     struct strbuf *trace)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ev_rule *r = &rules[items[i]];
+		bool m = matcher_match(&r->m, t, md);
+		trace_rule(trace, r, m);
+		if (m && (!*best || rule_beats(r, *best) > 0 ||
+			  (rule_beats(r, *best) == 0 && r < *best)))
+			*best = r;
+	}
+}
+
+/* The winning rule of an index for a target, or NULL. */
+static const struct ev_rule *best_rule(const struct ev_rule *rules, const struct ev_index *ix,
+				       const struct target *t, pcre2_match_data *md,
+				       struct strbuf *trace)
+{
+	const struct ev_rule *best = NULL;
+	const struct strmap_entry *e;
+	if (t->op == IR_READ || t->op == IR_WRITE) {
+		/* Every ancestor of the path, and the path itself. */
+		for (size_t i = 1; i <= t->len; i++) {
+			if (i < t->len && t->text[i] != '/')
+				continue;
+			e = strmap_get(&ix->anchors, t->text, i);
+			if (e)
+				consider(rules, e->items, e->nitems, t, md, &best, trace);
+		}
+		if (t->len > 1 && (e = strmap_get(&ix->anchors, "/", 1)))
+			consider(rules, e->items, e->nitems, t, md, &best, trace);
+	} else if (t->op == IR_EXEC) {
+		if (t->nwords && (e = strmap_get(&ix->anchors, t->words[0], t->word_len[0])))
+			consider(rules, e->items, e->nitems, t, md, &best, trace);
+	} else if (t->op == IR_NET) {
+		if ((e = strmap_get(&ix->anchors, t->host, strlen(t->host))))
+			consider(rules, e->items, e->nitems, t, md, &best, trace);
+	} else if ((e = strmap_get(&ix->anchors, t->text, t->len))) {
+		consider(rules, e->items, e->nitems, t, md, &best, trace);
+	}
+	consider(rules, ix->floating, ix->nfloating, t, md, &best, trace);
+	return best;
+}
+
+/* ---- deciding ------------------------------------------------------------ */
+
+static void add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
+		   char *reason, const char *rule)
+{
+	struct dec_op o = { op, xstrdup(target), effect, reason, rule ? xstrdup(rule) : NULL };
+	VEC_PUSH(d->ops, d->nops, d->ops_cap, o);
+}
+
+/* Decide one operation on a prepared target. */
+static void decide_op(const cordon_evaluator *ev, cordon_decision *d, const struct target *t,
+		      pcre2_match_data *md, struct strbuf *trace)
+{
+	const struct ev_rule *r;
+	enum ir_effect effect;
+	char *reason;
+
+	if (trace)
+		sb_addf(trace, "  %s %.*s\n", ir_op_names[t->op], (int)t->len, t->text);
+	if (t->op == IR_WRITE) {
+		if (trace && ev->nprotect)
+			sb_adds(trace, "  protections:\n");
+		r = best_rule(ev->protect, &ev->protect_index, t, md, trace);
+		if (r) {
+			if (trace)
+				sb_addf(trace, "  -> deny: protected by %s\n", r->origin);
+			add_op(d, t->op, t->text, IR_DENY,
+			       xasprintf("'%s' is protected: no write reaches it, not even an approved one",
+					 t->text),
+			       r->origin);
+			return;
+		}
+	}
+	if (trace)
+		sb_adds(trace, "  candidates:\n");
+	r = best_rule(ev->rules, &ev->index[t->op], t, md, trace);
+	if (!r) {
+		if (trace)
+			sb_adds(trace, "  -> deny: no rule matches\n");
+		add_op(d, t->op, t->text, IR_DENY,
+		       xasprintf("no rule of preset '%s' matches", ev->preset->name), NULL);
+		return;
+	}
+	effect = r->effect;
+	reason = r->reason ? xstrdup(r->reason)
+			   : xasprintf("%s by %s", effect == IR_ALLOW ? "allowed"
+					   : effect == IR_ASK     ? "needs approval"
+								  : "denied",
+				       r->origin);
+	if (effect == IR_ASK && ev->preset->approval == IR_APPROVAL_NEVER) {
+		char *r2 = xasprintf("%s; approval is 'never' in preset '%s', so it is denied", reason,
+				     ev->preset->name);
+		free(reason);
+		reason = r2;
+		effect = IR_DENY;
+	}
+	if (trace)
+		sb_addf(trace, "  -> %s: %s wins (the most specific match%s)\n",
+			ir_effect_names[effect], r->origin,
+			!r->from ? ", a top-level rule" : r->tier ? ", inherited" : ", the preset's own");
+	add_op(d, t->op, t->text, effect, reason, r->origin);
+}
+
+static void summarize(cordon_decision *d)
+{
+	size_t worst = 0;
+	for (size_t i = 1; i < d->nops; i++)
+		if (d->ops[i].effect > d->ops[worst].effect)
+			worst = i;
+	d->effect = d->ops[worst].effect;
+	free(d->reason);
+	free(d->rule);
+	d->reason = d->ops[worst].reason ? xstrdup(d->ops[worst].reason) : NULL;
+	d->rule = d->ops[worst].rule ? xstrdup(d->ops[worst].rule) : NULL;
+}
+
+static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
+				 struct strbuf *trace, char **err)
+{
+	cordon_decision *d;
+	struct target t;
+	pcre2_match_data *md;
+	size_t len;
+	enum ir_op op = (enum ir_op)req->op;
+	char *canonical = NULL, *why = NULL;
+
+	if ((unsigned)req->op >= IR_OP_COUNT || !req->target) {
+		*err = xstrdup("malformed request: unknown operation or no target");
+		return NULL;
+	}
+	if (req->escalate && op != IR_EXEC) {
+		*err = xasprintf("only an exec request can ask to run outside the sandbox, not %s",
+				 ir_op_names[op]);
+		return NULL;
+	}
+	if (req->escalate && (!req->justification || !*req->justification)) {
+		*err = xstrdup("an escalation to run outside the sandbox needs a nonempty justification");
+		return NULL;
+	}
+	len = req->target_len ? req->target_len : strlen(req->target);
+	d = xcalloc(1, sizeof(*d));
+	d->preset = ev->preset->name;
+	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : sandbox_kind;
+	if (trace)
+		sb_addf(trace, "preset \"%s\" (approval %s, sandbox %s)\n", ev->preset->name,
+			ev->preset->approval == IR_APPROVAL_NEVER ? "never" : "ask", d->sandbox);
+
+	if (op == IR_READ || op == IR_WRITE) {
+		canonical = canon_path(req->target, len, ev->ctx.value[CTX_CWD], &why);
+		if (!canonical) {
+			char *shown = xstrndup(req->target, len);
+			if (trace)
+				sb_addf(trace, "  %s %s: cannot resolve: %s\n  -> deny\n", ir_op_names[op],
+					shown, why);
+			add_op(d, op, shown, IR_DENY, xasprintf("cannot resolve the path: %s", why), NULL);
+			free(shown);
+			free(why);
+			summarize(d);
+			return d;
+		}
+		len = strlen(canonical);
+	} else if (len == 0 || memchr(req->target, '\0', len)) {
+		add_op(d, op, "", IR_DENY,
+		       xstrdup(len ? "the target contains a NUL byte" : "the target is empty"), NULL);
+		summarize(d);
+		return d;
+	}
+	if (target_prepare(&t, op, canonical ? canonical : req->target, len, &why) != 0) {
+		char *shown = xstrndup(req->target, len);
+		add_op(d, op, shown, IR_DENY, why, NULL);
+		free(shown);
+		free(canonical);
+		summarize(d);
+		return d;
+	}
+	md = pcre2_match_data_create(1, NULL);
+	decide_op(ev, d, &t, md, trace);
+	/* The seam for command analysis: the operations a shell command will
+	 * perform are decided here too, each in its own record. */
+	pcre2_match_data_free(md);
+	target_free(&t);
+	free(canonical);
+	summarize(d);
+
+	if (req->escalate && ev->preset->sandbox != IR_SANDBOX_NONE && d->effect != IR_DENY) {
+		char *reason;
+		if (ev->preset->approval == IR_APPROVAL_NEVER) {
+			d->effect = IR_DENY;
+			reason = xasprintf("running outside the sandbox needs approval, and approval is "
+					   "'never' in preset '%s' (justification: %s)",
+					   ev->preset->name, req->justification);
+		} else {
+			d->effect = IR_ASK;
+			d->unsandboxed = true;
+			d->sandbox = "none";
+			reason = xasprintf("would run outside the sandbox, with the host's filesystem, "
+					   "network and environment (justification: %s)",
+					   req->justification);
+		}
+		free(d->reason);
+		d->reason = reason;
+		if (trace)
+			sb_addf(trace, "  escalation -> %s\n", ir_effect_names[d->effect]);
+	}
+	if (trace)
+		sb_addf(trace, "decision: %s\n", ir_effect_names[d->effect]);
+	return d;
+}
+
+cordon_decision *cordon_evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
+				 char **err)
+{
+	return evaluate(ev, req, NULL, err);
+}
+
+char *cordon_explain(const cordon_evaluator *ev, const struct cordon_request *req, char **err)
+{
+	struct strbuf trace;
+	cordon_decision *d;
+	sb_init(&trace);
+	d = evaluate(ev, req, &trace, err);
+	if (!d) {
+		sb_free(&trace);
+		return NULL;
+	}
+	sb_addf(&trace, "reason: %s\n", d->reason ? d->reason : "");
+	if (d->rule)
+		sb_addf(&trace, "rule: %s\n", d->rule);
+	cordon_decision_free(d);
+	return sb_steal(&trace);
+}
+
+void cordon_decision_free(cordon_decision *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nops; i++) {
+		free(d->ops[i].target);
+		free(d->ops[i].reason);
+		free(d->ops[i].rule);
+	}
+	free(d->ops);
+	free(d->reason);
+	free(d->rule);
+	free(d);
+}
+
+enum cordon_effect cordon_decision_effect(const cordon_decision *d)
+{
+	return (enum cordon_effect)d->effect;
+}
+
+const char *cordon_decision_reason(const cordon_decision *d)
+{
+	return d->reason;
+}
+
+const char *cordon_decision_rule(const cordon_decision *d)
+{
+	return d->rule;
+}
+
+const char *cordon_decision_preset(const cordon_decision *d)
+{
+	return d->preset;
+}
+
+const char *cordon_decision_sandbox(const cordon_decision *d)
+{
+	return d->sandbox;
+}
+
+size_t cordon_decision_operation_count(const cordon_decision *d)
+{
+	return d->nops;
+}
+
+void cordon_decision_operation(const cordon_decision *d, size_t i, enum cordon_op *op,
+			       const char **target, enum cordon_effect *effect,
+			       const char **reason, const char **rule)
+{
+	const struct dec_op *o = &d->ops[i];
+	if (op)
+		*op = (enum cordon_op)o->op;
+	if (target)
+		*target = o->target;
+	if (effect)
+		*effect = (enum cordon_effect)o->effect;
+	if (reason)
+		*reason = o->reason;
+	if (rule)
+		*rule = o->rule;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	json_t *j = s ? json_string(s) : NULL;
+	/* A target that is not UTF-8 is shown lossily rather than dropped. */
+	if (s && !j) {
+		char *copy = xstrdup(s);
+		for (char *p = copy; *p; p++)
+			if ((unsigned char)*p >= 0x80)
+				*p = '?';
+		j = json_string(copy);
+		free(copy);
+	}
+	return j ? j : json_null();
+}
+
+char *cordon_decision_json(const cordon_decision *d)
+{
+	json_t *o = json_object(), *ops = json_array();
+	char *s, *out;
+	json_object_set_new(o, "decision", json_string(ir_effect_names[d->effect]));
+	json_object_set_new(o, "reason", str_or_null(d->reason));
+	json_object_set_new(o, "rule", str_or_null(d->rule));
+	json_object_set_new(o, "preset", json_string(d->preset));
+	for (size_t i = 0; i < d->nops; i++) {
+		json_t *op = json_object();
+		json_object_set_new(op, "op", json_string(ir_op_names[d->ops[i].op]));
+		json_object_set_new(op, "target", str_or_null(d->ops[i].target));
+		json_object_set_new(op, "decision", json_string(ir_effect_names[d->ops[i].effect]));
+		json_object_set_new(op, "reason", str_or_null(d->ops[i].reason));
+		json_object_set_new(op, "rule", str_or_null(d->ops[i].rule));
+		json_array_append_new(ops, op);
+	}
+	json_object_set_new(o, "operations", ops);
+	json_object_set_new(o, "sandbox", json_string(d->sandbox));
+	if (d->unsandboxed)
+		json_object_set_new(o, "unsandboxed", json_true());
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	out = xstrdup(s ? s : "{}");
+	free(s);
+	return out;
+}
+
+const char *cordon_op_name(enum cordon_op op)
+{
+	return (unsigned)op < IR_OP_COUNT ? ir_op_names[op] : "?";
+}
+
+const char *cordon_effect_name(enum cordon_effect effect)
+{
+	return (unsigned)effect < IR_EFFECT_COUNT ? ir_effect_names[effect] : "?";
+}
+
+int cordon_op_from_name(const char *name)
+{
+	for (int i = 0; i < IR_OP_COUNT; i++)
+		if (strcmp(ir_op_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+int cordon_effect_from_name(const char *name)
+{
+	for (int i = 0; i < IR_EFFECT_COUNT; i++)
+		if (strcmp(ir_effect_names[i], name) == 0)
+			return i;
+	return -1;
+}

@@ -1,0 +1,62 @@
+/* Compiled patterns: one IR pattern with the context applied, ready to
+ * match a request target.  Globs become anchored pcre2 programs (JIT
+ * compiled); regexes are compiled as written; literals compare as strings.
+ * A compiled matcher is immutable: matching needs only caller-owned
+ * pcre2 match data, so threads can share one. */
+#ifndef CORDON_MATCH_H
+#define CORDON_MATCH_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdbool.h>
+
+#include "ir.h"
+
+struct matcher {
+	enum ir_pat_kind kind;
+	char *text;           /* the resolved pattern as shown; NULL for a bare regex */
+	char *regex;          /* the regex as written, or NULL */
+	char *anchor;         /* literal index key (directory, first word, host, name) */
+	bool floating;        /* no anchor: tried for every request of its kind */
+	pcre2_code *re;       /* glob program, path/host/tool regex, or exec regex */
+	/* exec: the command prefix, one entry per word; word_re[i] is NULL
+	 * for a literal word */
+	char **words;
+	pcre2_code **word_re;
+	size_t nwords;
+	int port;             /* net: -1 for any port */
+	struct ir_specificity spec;
+};
+
+enum match_status { MATCH_OK, MATCH_INACTIVE, MATCH_ERROR };
+
+/* Build a matcher.  MATCH_INACTIVE (with the variable in *missing) when the
+ * pattern uses a context variable that has no value. */
+enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct ir_pattern *pat,
+				const struct ir_context *ctx, int *missing, char **err);
+void matcher_free(struct matcher *m);
+
+/* A request target, prepared once for all the rules it is matched against. */
+struct target {
+	enum ir_op op;
+	const char *text;     /* canonical path, command, host[:port] or tool name */
+	size_t len;
+	/* exec: the command's words */
+	char **words;
+	size_t *word_len;
+	size_t nwords;
+	/* net */
+	char *host;
+	int port;             /* -1 when the request names none */
+};
+
+/* Returns 0, or -1 with *err for a malformed target (net host:port). */
+int target_prepare(struct target *t, enum ir_op op, const char *text, size_t len, char **err);
+void target_free(struct target *t);
+
+bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_data *md);
+
+/* Compare specificity: > 0 when a is more specific than b. */
+int spec_cmp(struct ir_specificity a, struct ir_specificity b);
+
+#endif

@@ -1,0 +1,82 @@
+/* Running a policy's own test blocks: each expectation becomes one TAP
+ * line, evaluated against the test's preset and context. */
+#include "config.h"
+
+#include "policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void tap_line(FILE *out, size_t n, bool pass, const struct ir_test *t,
+		     const struct ir_expect *x, const char *target)
+{
+	fprintf(out, "%s %zu - %s: expect %s %s %s\n", pass ? "ok" : "not ok", n, t->name,
+		ir_effect_names[x->effect], ir_op_names[x->op], target);
+}
+
+size_t cordon_policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count)
+{
+	size_t n = count ? *count : 0, failed = 0;
+	char where[512];
+	for (size_t i = 0; i < policy->ir.ntests; i++) {
+		const struct ir_test *t = &policy->ir.tests[i];
+		cordon_context *ctx = cordon_context_new();
+		cordon_evaluator *ev = NULL;
+		char *err = NULL;
+		bool ctx_ok = true;
+
+		for (size_t j = 0; j < t->ncontext && ctx_ok; j++) {
+			const struct ir_binding *b = &t->context[j];
+			if (cordon_context_set(ctx, ir_ctx_var_names[b->var], b->value, &err) != 0)
+				ctx_ok = false;
+		}
+		if (ctx_ok && t->preset)
+			ev = cordon_evaluator_new(policy, t->preset, ctx, &err);
+		for (size_t j = 0; j < t->nexpects; j++) {
+			const struct ir_expect *x = &t->expects[j];
+			int missing = -1;
+			char *target = ir_text_subst(x->target, &ctx->vars, true, &missing);
+			struct strbuf shown;
+			sb_init(&shown);
+			ir_text_print(&shown, x->target);
+			srcmgr_format_loc(&policy->sm, x->origin, where, sizeof(where));
+			n++;
+			if (!ev || !target) {
+				tap_line(out, n, false, t, x, shown.buf);
+				if (!ev)
+					fprintf(out, "# %s: %s\n", where, err ? err : "the test names no preset");
+				else
+					fprintf(out, "# %s: context variable '%s' has no value in this test\n",
+						where, ir_ctx_var_names[missing]);
+				failed++;
+			} else {
+				struct cordon_request req = { .op = (enum cordon_op)x->op, .target = target };
+				char *rerr = NULL;
+				cordon_decision *d = cordon_evaluate(ev, &req, &rerr);
+				bool pass = d && cordon_decision_effect(d) == (enum cordon_effect)x->effect;
+				tap_line(out, n, pass, t, x, shown.buf);
+				if (!pass) {
+					failed++;
+					if (d)
+						fprintf(out, "# %s: expected %s, got %s (rule %s: %s)\n", where,
+							ir_effect_names[x->effect],
+							cordon_effect_name(cordon_decision_effect(d)),
+							cordon_decision_rule(d) ? cordon_decision_rule(d) : "none",
+							cordon_decision_reason(d) ? cordon_decision_reason(d) : "");
+					else
+						fprintf(out, "# %s: %s\n", where, rerr);
+				}
+				cordon_decision_free(d);
+				free(rerr);
+			}
+			sb_free(&shown);
+			free(target);
+		}
+		free(err);
+		cordon_evaluator_free(ev);
+		cordon_context_free(ctx);
+	}
+	if (count)
+		*count = n;
+	return failed;
+}
