@@ -3,6 +3,7 @@
 
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,6 +17,40 @@ static const struct {
 	{ "ir", CORDON_DUMP_IR },
 	{ "json", CORDON_DUMP_JSON },
 };
+
+/* A lowering needs concrete paths: the context defaults apply. */
+static int emit_lowered(const char *policy_path, const char *preset, cordon_context *ctx,
+			const char *kind)
+{
+	int status = EXIT_OK;
+	cordon_policy *policy = cli_load_policy(policy_path, &status);
+	cordon_evaluator *ev = NULL;
+	char *err = NULL, *out;
+	size_t len;
+	if (!policy)
+		return status;
+	if (!preset && !(preset = cordon_policy_default_preset(policy))) {
+		status = cli_usage_error("compile", "the policy names no default preset; give --preset");
+		goto out;
+	}
+	cli_context_defaults(ctx);
+	if (!(ev = cordon_evaluator_new(policy, preset, ctx, &err))) {
+		status = cli_usage_error(NULL, "%s", err);
+		goto out;
+	}
+	if (!(out = cordon_lower(ev, kind, &len, &err))) {
+		status = cli_usage_error(NULL, "%s", err);
+		goto out;
+	}
+	if (fwrite(out, 1, len, stdout) != len || fflush(stdout) != 0)
+		status = cli_usage_error(NULL, "cannot write the output: %s", strerror(errno));
+	free(out);
+out:
+	free(err);
+	cordon_evaluator_free(ev);
+	cordon_policy_free(policy);
+	return status;
+}
 
 int cmd_compile(int argc, char **argv)
 {
@@ -81,8 +116,19 @@ int cmd_compile(int argc, char **argv)
 		if (strcmp(emit_kinds[k].name, emit) == 0)
 			break;
 	if (k == sizeof(emit_kinds) / sizeof(emit_kinds[0])) {
-		status = cli_usage_error("compile", "unknown --emit kind '%s' (expected ir or json)",
-					 emit);
+		if (!cordon_lower_known(emit)) {
+			status = cli_usage_error("compile",
+						 "unknown --emit kind '%s' (expected ir, json, bwrap, "
+						 "bwrap-args, landlock, seccomp, sbpl or sbpl-argv)",
+						 emit);
+			goto out;
+		}
+		if (all) {
+			status = cli_usage_error("compile", "--emit %s lowers one preset; give --preset",
+						 emit);
+			goto out;
+		}
+		status = emit_lowered(policy_path, preset, ctx, emit);
 		goto out;
 	}
 	format = emit_kinds[k].format;

@@ -22,7 +22,7 @@ static const struct verb verbs[] = {
 	  "2 on a usage or I/O error (a file that cannot be read).\n",
 	  cmd_check },
 	{ "compile", "show what a preset compiles to",
-	  "usage: cordon compile [-p FILE] [--preset P | --all] --emit ir|json\n"
+	  "usage: cordon compile [-p FILE] [--preset P | --all] --emit KIND\n"
 	  "                      [--context k=v]... [--no-origins]\n"
 	  "\n"
 	  "Print the checked intermediate representation of one preset: inheritance\n"
@@ -32,7 +32,11 @@ static const struct verb verbs[] = {
 	  "  -p, --policy FILE    the policy (default: the installed or embedded one)\n"
 	  "  --preset P           the preset (default: the policy's default preset)\n"
 	  "  --all                every preset, in name order\n"
-	  "  --emit ir|json       the human-readable dump, or the same as JSON\n"
+	  "  --emit KIND          ir: the human-readable dump; json: the same as JSON;\n"
+	  "                       bwrap: the bubblewrap mount plan (JSON, with origins);\n"
+	  "                       bwrap-args: its options, NUL-separated, for bwrap --args;\n"
+	  "                       landlock, seccomp: the in-sandbox layers, for auditors;\n"
+	  "                       sbpl: the macOS Seatbelt profile; sbpl-argv: its command\n"
 	  "  --context k=v        substitute a context variable (workspace, cwd, home,\n"
 	  "                       tmp, agent_dir, session_dir, user); repeatable\n"
 	  "  --no-origins         leave out origins, to compare two spellings\n",

@@ -123,6 +123,17 @@ const char *cordon_effect_name(enum cordon_effect effect);
 int cordon_op_from_name(const char *name);
 int cordon_effect_from_name(const char *name);
 
+/* ---- lowering to the OS sandbox ------------------------------------------ */
+
+/* What an evaluator's preset compiles to for a sandbox: "bwrap" (the mount
+ * plan as JSON, with origins), "bwrap-args" (the NUL-separated options that
+ * `bwrap --args FD` reads), and the other kinds cordon_lower_known()
+ * accepts.  Returns malloc'd bytes with their length in *len, or NULL with
+ * *err (a preset without a sandbox, a context value the profile cannot
+ * carry). */
+char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, char **err);
+bool cordon_lower_known(const char *kind);
+
 /* ---- policy tests -------------------------------------------------------- */
 
 /* Run the policy's test blocks, writing TAP lines to out (numbered from

@@ -1,0 +1,227 @@
+#include "config.h"
+
+#include "lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const char *path)
+{
+	struct cordon_request req = { .op = (enum cordon_op)op, .target = path };
+	char *err = NULL;
+	cordon_decision *d = cordon_evaluate(ev, &req, &err);
+	enum ir_effect e = d ? (enum ir_effect)cordon_decision_effect(d) : IR_DENY;
+	free(err);
+	cordon_decision_free(d);
+	return e;
+}
+
+static bool path_under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return true;
+	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+static void add_path(struct lower_input *in, const char *path, enum lower_why why,
+		     const char *origin, bool protect)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		if (in->paths[i].why == why && strcmp(in->paths[i].path, path) == 0)
+			return;
+	struct lower_path p = { xstrdup(path), why, origin, protect };
+	VEC_PUSH(in->paths, in->npaths, in->paths_cap, p);
+}
+
+static bool under_any(const struct lower_input *in, const char *path, enum lower_why why)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		if (in->paths[i].why == why && path_under(path, in->paths[i].path))
+			return true;
+	return false;
+}
+
+static void add_advisory(struct lower_input *in, const struct ev_rule *r)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	if (r->m.text)
+		sb_add_quoted(&sb, r->m.text);
+	if (r->m.regex)
+		sb_addf(&sb, "%s/%s/", r->m.text ? " " : "", r->m.regex);
+	struct lower_advisory a = { r->op, sb_steal(&sb), r->effect, r->origin };
+	VEC_PUSH(in->advisories, in->nadvisories, in->adv_cap, a);
+}
+
+static int path_cmp(const void *pa, const void *pb)
+{
+	const struct lower_path *a = pa, *b = pb;
+	int r = strcmp(a->path, b->path);
+	return r ? r : (int)a->why - (int)b->why;
+}
+
+static bool bad_path(const char *s)
+{
+	return strpbrk(s, "\n\r") != NULL;
+}
+
+int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char **err)
+{
+	const struct ir_preset *p = ev->preset;
+	memset(in, 0, sizeof(*in));
+	in->ev = ev;
+	in->preset = p->name;
+	in->restricted = p->sandbox == IR_SANDBOX_REQUIRED;
+	in->workspace = ev->ctx.value[CTX_WORKSPACE];
+	in->cwd = ev->ctx.value[CTX_CWD];
+	in->tmp = ev->ctx.value[CTX_TMP];
+	for (int v = 0; v < CTX_COUNT; v++) {
+		if (ev->ctx.value[v] && bad_path(ev->ctx.value[v])) {
+			*err = xasprintf("context variable '%s' contains a line break, which no "
+					 "sandbox profile or argument vector can carry",
+					 ir_ctx_var_names[v]);
+			return -1;
+		}
+	}
+
+	/* Roots first: literal allows that the evaluator confirms. */
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if ((r->op != IR_READ && r->op != IR_WRITE) || r->effect != IR_ALLOW)
+			continue;
+		if (r->m.kind != IR_PAT_LITERAL) {
+			/* The everything-glob is the root itself; other globs grant nothing here. */
+			if (r->m.text && strcmp(r->m.text, "/**") == 0 &&
+			    lower_decide(ev, r->op, "/") == IR_ALLOW)
+				add_path(in, "/", r->op == IR_READ ? LOWER_READ_ROOT : LOWER_WRITE_ROOT,
+					 r->origin, false);
+			continue;
+		}
+		if (lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
+			add_path(in, r->m.text, r->op == IR_READ ? LOWER_READ_ROOT : LOWER_WRITE_ROOT,
+				 r->origin, false);
+	}
+	/* Then what must be taken back inside them. */
+	for (size_t i = 0; i < ev->nprotect; i++) {
+		const struct ev_rule *r = &ev->protect[i];
+		if (r->m.kind != IR_PAT_LITERAL) {
+			add_advisory(in, r);
+			continue;
+		}
+		if (under_any(in, r->m.text, LOWER_WRITE_ROOT))
+			add_path(in, r->m.text, LOWER_READ_ONLY, r->origin, true);
+	}
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if ((r->op != IR_READ && r->op != IR_WRITE) || r->effect == IR_ALLOW)
+			continue;
+		enum lower_why root = r->op == IR_READ ? LOWER_READ_ROOT : LOWER_WRITE_ROOT;
+		if (r->m.kind != IR_PAT_LITERAL) {
+			if (r->m.text && strcmp(r->m.text, "/**") == 0)
+				continue; /* the fallback: it is what lies outside every root */
+			add_advisory(in, r);
+			continue;
+		}
+		if (!under_any(in, r->m.text, root) || lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
+			continue;
+		add_path(in, r->m.text, r->op == IR_READ ? LOWER_MASK : LOWER_READ_ONLY, r->origin,
+			 false);
+	}
+	for (size_t i = 0; i < in->npaths; i++) {
+		if (bad_path(in->paths[i].path)) {
+			*err = xasprintf("%s: path '%s' contains a line break, which no sandbox profile "
+					 "or argument vector can carry",
+					 in->paths[i].origin, in->paths[i].path);
+			lower_input_free(in);
+			return -1;
+		}
+	}
+	qsort(in->paths, in->npaths, sizeof(*in->paths), path_cmp);
+
+	/* The network: shared when any host may be contacted. */
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if (r->op == IR_NET && r->effect == IR_ALLOW && !in->net_allowed) {
+			in->net_allowed = true;
+			in->net_origin = r->origin;
+		}
+	}
+	struct cordon_request unix_req = { .op = CORDON_NET, .target = "unix" };
+	cordon_decision *d = cordon_evaluate(ev, &unix_req, err);
+	in->unix_allowed = d && cordon_decision_effect(d) == CORDON_ALLOW;
+	cordon_decision_free(d);
+
+	in->keep = p->env.keep;
+	in->nkeep = p->env.nkeep;
+	in->drop = p->env.drop;
+	in->ndrop = p->env.ndrop;
+	for (size_t i = 0; i < p->env.nset; i++) {
+		int missing = -1;
+		char *value = ir_text_subst(p->env.set[i].value, &ev->ctx, true, &missing);
+		if (!value) {
+			*err = xasprintf("environment variable %s needs context variable '%s', which has "
+					 "no value (give it with --context %s=VALUE)",
+					 p->env.set[i].name, ir_ctx_var_names[missing],
+					 ir_ctx_var_names[missing]);
+			lower_input_free(in);
+			return -1;
+		}
+		char where[512];
+		srcmgr_format_loc(&ev->policy->sm, p->env.set[i].origin, where, sizeof(where));
+		struct lower_env_var v = { p->env.set[i].name, value, xstrdup(where) };
+		VEC_PUSH(in->set, in->nset, in->set_cap, v);
+	}
+	return 0;
+}
+
+void lower_input_free(struct lower_input *in)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		free(in->paths[i].path);
+	free(in->paths);
+	for (size_t i = 0; i < in->nadvisories; i++)
+		free(in->advisories[i].pattern);
+	free(in->advisories);
+	for (size_t i = 0; i < in->nset; i++) {
+		free(in->set[i].value);
+		free(in->set[i].origin);
+	}
+	free(in->set);
+	memset(in, 0, sizeof(*in));
+}
+
+static const struct {
+	const char *name;
+	lower_fn fn;
+} lowerings[] = {
+	{ "bwrap", lower_bwrap_json },
+	{ "bwrap-args", lower_bwrap_args },
+};
+
+char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, char **err)
+{
+	struct lower_input in;
+	char *out;
+	size_t i;
+	for (i = 0; i < ARRAY_SIZE(lowerings); i++)
+		if (strcmp(lowerings[i].name, kind) == 0)
+			break;
+	if (i == ARRAY_SIZE(lowerings)) {
+		*err = xasprintf("unknown lowering '%s'", kind);
+		return NULL;
+	}
+	if (lower_input_build(ev, &in, err) != 0)
+		return NULL;
+	out = lowerings[i].fn(&in, len, err);
+	lower_input_free(&in);
+	return out;
+}
+
+bool cordon_lower_known(const char *kind)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(lowerings); i++)
+		if (strcmp(lowerings[i].name, kind) == 0)
+			return true;
+	return false;
+}

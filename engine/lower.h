@@ -1,0 +1,78 @@
+/* What every lowering shares: a preset with its context applied, reduced to
+ * the paths a sandbox can express, each decided by the evaluator itself so
+ * that a mount plan or a profile grants exactly what a decision would.
+ *
+ * Only literal path rules can become mounts or path-beneath rules.  A glob
+ * or regex rule that would deny or ask is kept as an advisory: the file
+ * tools enforce it through decisions, the sandbox cannot (lower_*.c list
+ * them in their output; nothing is dropped silently). */
+#ifndef CORDON_LOWER_H
+#define CORDON_LOWER_H
+
+#include <stdbool.h>
+
+#include "eval.h"
+
+enum lower_why {
+	LOWER_READ_ROOT,     /* a literal read allow */
+	LOWER_WRITE_ROOT,    /* a literal write allow */
+	LOWER_READ_ONLY,     /* a protection, or a write deny/ask, under a write root */
+	LOWER_MASK,          /* a read deny/ask under a read root */
+};
+
+struct lower_path {
+	char *path;          /* canonical */
+	enum lower_why why;
+	const char *origin;  /* "file:line:col" of the rule, borrowed from the evaluator */
+	bool protect;        /* READ_ONLY because of a protection */
+};
+
+struct lower_advisory {
+	enum ir_op op;       /* read or write */
+	char *pattern;       /* as shown: "glob" or /regex/ */
+	enum ir_effect effect;
+	const char *origin;
+};
+
+struct lower_env_var {
+	const char *name;    /* borrowed from the IR */
+	char *value;         /* context applied */
+	char *origin;        /* "file:line:col" of the set */
+};
+
+struct lower_input {
+	const cordon_evaluator *ev;
+	const char *preset;
+	bool restricted;     /* sandbox required */
+	bool net_allowed;    /* some host may be contacted: the network is shared */
+	const char *net_origin;
+	bool unix_allowed;   /* `net "unix" allow`: AF_UNIX sockets in the sandbox */
+	struct lower_path *paths;   /* sorted by path, then by `why` */
+	size_t npaths, paths_cap;
+	struct lower_advisory *advisories;
+	size_t nadvisories, adv_cap;
+	char **keep;         /* kept variable names and globs (borrowed) */
+	size_t nkeep;
+	struct ir_pattern *drop; /* borrowed */
+	size_t ndrop;
+	struct lower_env_var *set;
+	size_t nset, set_cap;
+	const char *workspace, *cwd, *tmp;
+};
+
+/* Build the input of the lowerings.  Every directory context variable the
+ * plan needs must have a value, and paths that would break a profile or an
+ * argument vector (a newline, a NUL) are refused: -1 with *err. */
+int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char **err);
+void lower_input_free(struct lower_input *in);
+
+/* The evaluator's effect for one path operation. */
+enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const char *path);
+
+/* One lowering: the bytes it emits (malloc'd, *len set), or NULL with *err.
+ * Each lives in its own file, lower_KIND.c, and is listed in lower.c. */
+typedef char *(*lower_fn)(const struct lower_input *in, size_t *len, char **err);
+char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err);
+char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
+
+#endif

@@ -1,0 +1,323 @@
+/* The bubblewrap mount plan: an ordered list of bwrap options, each with
+ * the rule it came from.  Mounts are applied in order and a deeper mount
+ * covers an outer one, so the plan lists, per path in sorted order, the
+ * read root, the writable bind, then what is taken back (read-only binds,
+ * masks): the same precedence the evaluator applies. */
+#include "config.h"
+
+#include "lower.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+extern char **environ;
+
+struct bw_op {
+	const char *opt;
+	char *arg[2];
+	int nargs;
+	const char *origin; /* borrowed, or NULL */
+	char *note;
+};
+
+struct bw_plan {
+	struct bw_op *ops;
+	size_t n, cap;
+};
+
+static void emit(struct bw_plan *pl, const char *opt, const char *a, const char *b,
+		 const char *origin, char *note)
+{
+	struct bw_op op = { opt, { a ? xstrdup(a) : NULL, b ? xstrdup(b) : NULL },
+			    b ? 2 : a ? 1 : 0, origin, note };
+	VEC_PUSH(pl->ops, pl->n, pl->cap, op);
+}
+
+static void plan_free(struct bw_plan *pl)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		free(pl->ops[i].arg[0]);
+		free(pl->ops[i].arg[1]);
+		free(pl->ops[i].note);
+	}
+	free(pl->ops);
+}
+
+static bool under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* /dev and /proc are fresh inside the sandbox: nothing is bound there. */
+static bool kernel_fs(const char *path)
+{
+	return under(path, "/dev") || under(path, "/proc");
+}
+
+static char *nearest_existing(const char *path)
+{
+	char *p = xstrdup(path);
+	struct stat st;
+	while (strcmp(p, "/") != 0 && lstat(p, &st) != 0) {
+		char *slash = strrchr(p, '/');
+		if (slash == p)
+			p[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	return p;
+}
+
+static bool env_dropped(const struct lower_input *in, const char *name)
+{
+	for (size_t i = 0; i < in->ndrop; i++) {
+		const struct ir_pattern *d = &in->drop[i];
+		if (d->regex) {
+			pcre2_code *re;
+			int code;
+			PCRE2_SIZE off;
+			re = pcre2_compile((PCRE2_SPTR)d->regex, PCRE2_ZERO_TERMINATED, 0, &code, &off,
+					   NULL);
+			if (!re)
+				return true; /* cannot tell: keep it out */
+			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+			int rc = pcre2_match(re, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL);
+			pcre2_match_data_free(md);
+			pcre2_code_free(re);
+			if (rc >= 0)
+				return true;
+		} else if (fnmatch(d->text, name, 0) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool env_kept(const struct lower_input *in, const char *name)
+{
+	for (size_t i = 0; i < in->nkeep; i++)
+		if (fnmatch(in->keep[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The environment: cleared, then the kept variables the current process
+ * has, then the ones the policy sets (a set wins over a kept value). */
+static void plan_env(struct bw_plan *pl, const struct lower_input *in)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	emit(pl, "--clearenv", NULL, NULL, NULL, NULL);
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		char *name = xstrndup(*e, (size_t)(eq - *e));
+		bool set_by_policy = false;
+		for (size_t i = 0; i < in->nset; i++)
+			set_by_policy = set_by_policy || strcmp(in->set[i].name, name) == 0;
+		if (!set_by_policy && env_kept(in, name) && !env_dropped(in, name))
+			VEC_PUSH(names, n, cap, name);
+		else
+			free(name);
+	}
+	qsort(names, n, sizeof(*names), str_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const char *value = getenv(names[i]);
+		if (value && !strpbrk(value, "\n"))
+			emit(pl, "--setenv", names[i], value, NULL, xstrdup("kept from the environment"));
+		free(names[i]);
+	}
+	free(names);
+	for (size_t i = 0; i < in->nset; i++)
+		emit(pl, "--setenv", in->set[i].name, in->set[i].value, in->set[i].origin, NULL);
+}
+
+static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **err)
+{
+	struct stat st;
+	memset(pl, 0, sizeof(*pl));
+	if (!in->restricted) {
+		*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no "
+				 "bwrap plan",
+				 in->preset);
+		return -1;
+	}
+	emit(pl, "--unshare-user", NULL, NULL, NULL, NULL);
+	emit(pl, "--unshare-pid", NULL, NULL, NULL, NULL);
+	emit(pl, "--unshare-ipc", NULL, NULL, NULL, NULL);
+	emit(pl, "--unshare-uts", NULL, NULL, NULL, NULL);
+	emit(pl, "--unshare-cgroup-try", NULL, NULL, NULL, NULL);
+	if (!in->net_allowed)
+		emit(pl, "--unshare-net", NULL, NULL, NULL,
+		     xstrdup("no net rule allows a host: a network namespace with loopback only, "
+			     "and the seccomp filter refuses new sockets"));
+	else
+		emit(pl, "--share-net", NULL, NULL, in->net_origin,
+		     xstrdup("a net rule allows some host: the host network is shared; which hosts "
+			     "is decided per request, not by the sandbox"));
+	emit(pl, "--die-with-parent", NULL, NULL, NULL, NULL);
+	emit(pl, "--new-session", NULL, NULL, NULL, NULL);
+	emit(pl, "--cap-drop", "ALL", NULL, NULL, NULL);
+
+	bool root_done = false;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		if (!root_done && strcmp(p->path, "/") != 0) {
+			emit(pl, "--dev", "/dev", NULL, NULL, NULL);
+			emit(pl, "--proc", "/proc", NULL, NULL, NULL);
+			root_done = true;
+		}
+		if (kernel_fs(p->path) && strcmp(p->path, "/") != 0) {
+			emit(pl, NULL, p->path, NULL, p->origin,
+			     xasprintf("%s is a fresh kernel filesystem inside the sandbox; nothing is "
+				       "bound there",
+				       under(p->path, "/dev") ? "/dev" : "/proc"));
+			continue;
+		}
+		bool exists = lstat(p->path, &st) == 0;
+		switch (p->why) {
+		case LOWER_READ_ROOT:
+		case LOWER_WRITE_ROOT: {
+			const char *opt = p->why == LOWER_READ_ROOT ? "--ro-bind" : "--bind";
+			if (exists)
+				emit(pl, opt, p->path, p->path, p->origin, NULL);
+			else
+				emit(pl, NULL, p->path, NULL, p->origin,
+				     xstrdup("does not exist: nothing to bind, and nothing can be "
+					     "created there inside the sandbox"));
+			break;
+		}
+		case LOWER_READ_ONLY:
+			if (exists) {
+				emit(pl, "--ro-bind", p->path, p->path, p->origin, NULL);
+			} else {
+				char *anc = nearest_existing(p->path);
+				emit(pl, "--ro-bind", anc, anc, p->origin,
+				     xasprintf("%s %s does not exist: its nearest existing ancestor is "
+					       "bound read-only in its place",
+					       p->protect ? "protected path" : "read-only path", p->path));
+				free(anc);
+			}
+			break;
+		case LOWER_MASK:
+			if (!exists) {
+				emit(pl, NULL, p->path, NULL, p->origin,
+				     xstrdup("does not exist: nothing to hide"));
+			} else if (S_ISDIR(st.st_mode)) {
+				emit(pl, "--tmpfs", p->path, NULL, p->origin,
+				     xstrdup("unreadable: an empty directory in its place"));
+				emit(pl, "--remount-ro", p->path, NULL, p->origin, NULL);
+			} else {
+				emit(pl, "--ro-bind", "/dev/null", p->path, p->origin,
+				     xstrdup("unreadable: an empty file in its place"));
+			}
+			break;
+		}
+	}
+	if (!root_done) {
+		emit(pl, "--dev", "/dev", NULL, NULL, NULL);
+		emit(pl, "--proc", "/proc", NULL, NULL, NULL);
+	}
+	plan_env(pl, in);
+	if (in->cwd && stat(in->cwd, &st) == 0 && S_ISDIR(st.st_mode))
+		emit(pl, "--chdir", in->cwd, NULL, NULL, NULL);
+	return 0;
+}
+
+static json_t *jstr(const char *s)
+{
+	json_t *j = s ? json_string(s) : json_null();
+	return j ? j : json_string("(not UTF-8)");
+}
+
+/* One operation a line: a plan reads like the bwrap command it is. */
+static void add_line(struct strbuf *sb, json_t *o, bool last)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	sb_addf(sb, "    %s%s\n", s ? s : "{}", last ? "" : ",");
+	free(s);
+	json_decref(o);
+}
+
+char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
+{
+	struct bw_plan pl;
+	struct strbuf sb;
+	json_t *name = json_string(in->preset);
+	char *s;
+	if (plan_build(in, &pl, err) != 0) {
+		json_decref(name);
+		return NULL;
+	}
+	sb_init(&sb);
+	s = json_dumps(name, JSON_ENCODE_ANY);
+	sb_addf(&sb, "{\n  \"preset\": %s,\n  \"sandbox\": \"bwrap\",\n  \"operations\": [\n", s);
+	free(s);
+	json_decref(name);
+	for (size_t i = 0; i < pl.n; i++) {
+		const struct bw_op *op = &pl.ops[i];
+		json_t *o = json_object(), *args = json_array();
+		if (op->opt) {
+			json_array_append_new(args, json_string(op->opt));
+			for (int a = 0; a < op->nargs; a++)
+				json_array_append_new(args, jstr(op->arg[a]));
+			json_object_set_new(o, "args", args);
+		} else {
+			json_decref(args);
+			json_object_set_new(o, "skipped", jstr(op->arg[0]));
+		}
+		if (op->origin)
+			json_object_set_new(o, "origin", json_string(op->origin));
+		if (op->note)
+			json_object_set_new(o, "note", jstr(op->note));
+		add_line(&sb, o, i + 1 == pl.n);
+	}
+	sb_adds(&sb, "  ],\n  \"advisories\": [\n");
+	for (size_t i = 0; i < in->nadvisories; i++) {
+		const struct lower_advisory *a = &in->advisories[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "op", json_string(ir_op_names[a->op]));
+		json_object_set_new(o, "pattern", jstr(a->pattern));
+		json_object_set_new(o, "effect", json_string(ir_effect_names[a->effect]));
+		json_object_set_new(o, "origin", json_string(a->origin));
+		json_object_set_new(o, "note",
+				    json_string("a glob or regex is no mount: enforced when file tools "
+						"ask, not inside the sandbox"));
+		add_line(&sb, o, i + 1 == in->nadvisories);
+	}
+	sb_adds(&sb, "  ]\n}\n");
+	plan_free(&pl);
+	*len = sb.len;
+	return sb_steal(&sb);
+}
+
+char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err)
+{
+	struct bw_plan pl;
+	struct strbuf sb;
+	if (plan_build(in, &pl, err) != 0)
+		return NULL;
+	sb_init(&sb);
+	for (size_t i = 0; i < pl.n; i++) {
+		const struct bw_op *op = &pl.ops[i];
+		if (!op->opt)
+			continue;
+		sb_add(&sb, op->opt, strlen(op->opt) + 1);
+		for (int a = 0; a < op->nargs; a++)
+			sb_add(&sb, op->arg[a], strlen(op->arg[a]) + 1);
+	}
+	plan_free(&pl);
+	*len = sb.len;
+	return sb_steal(&sb);
+}
