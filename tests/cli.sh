@@ -20,7 +20,7 @@ run 0 "check --help" check --help
 grep -q '^usage: cordon check FILE' "$tmpdir/out"
 ok $? "check --help shows its usage"
 run 0 "compile --help" compile --help
-grep -q -- '--emit ir|json' "$tmpdir/out"
+grep -q -- '--emit KIND' "$tmpdir/out"
 ok $? "compile --help shows --emit"
 run 0 "help compile" help compile
 run 2 "no verb" 
