@@ -143,6 +143,28 @@ static void plan_env(struct bw_plan *pl, const struct lower_input *in)
 		emit(pl, "--setenv", in->set[i].name, in->set[i].value, in->set[i].origin, NULL);
 }
 
+/* A filesystem operation before ordering: mounted at `at`. */
+struct fs_op {
+	char *at;
+	int rank; /* read root, writable bind, read-only bind, mask; 9: only a note */
+	size_t seq;
+	const struct lower_path *p;
+	const char *opt;
+	char *src;
+	char *note;
+};
+
+static int fs_op_cmp(const void *pa, const void *pb)
+{
+	const struct fs_op *a = pa, *b = pb;
+	int r = strcmp(a->at, b->at);
+	if (r)
+		return r;
+	if (a->rank != b->rank)
+		return a->rank - b->rank;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **err)
 {
 	struct stat st;
@@ -170,61 +192,91 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 	emit(pl, "--new-session", NULL, NULL, NULL, NULL);
 	emit(pl, "--cap-drop", "ALL", NULL, NULL, NULL);
 
-	bool root_done = false;
+	/* Filesystem operations, ordered by the path they mount on (a parent
+	 * before its children), then read root, writable bind, read-only bind,
+	 * mask: so each deeper or later mount overrides what it covers. */
+	struct fs_op *fs = NULL;
+	size_t nfs = 0, fs_cap = 0;
+#define FS(at_, rank_, p_, opt_, src_, note_)                                                     \
+	do {                                                                                       \
+		struct fs_op f_ = { xstrdup(at_), rank_, nfs, p_, opt_, src_ ? xstrdup(src_) : NULL, \
+				    note_ };                                                       \
+		VEC_PUSH(fs, nfs, fs_cap, f_);                                                     \
+	} while (0)
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *p = &in->paths[i];
-		if (!root_done && strcmp(p->path, "/") != 0) {
-			emit(pl, "--dev", "/dev", NULL, NULL, NULL);
-			emit(pl, "--proc", "/proc", NULL, NULL, NULL);
-			root_done = true;
-		}
-		if (kernel_fs(p->path) && strcmp(p->path, "/") != 0) {
-			emit(pl, NULL, p->path, NULL, p->origin,
-			     xasprintf("%s is a fresh kernel filesystem inside the sandbox; nothing is "
-				       "bound there",
-				       under(p->path, "/dev") ? "/dev" : "/proc"));
+		if (kernel_fs(p->path)) {
+			FS(p->path, 9, p, NULL, NULL,
+			   xasprintf("%s is a fresh kernel filesystem inside the sandbox; nothing is "
+				     "bound there",
+				     under(p->path, "/dev") ? "/dev" : "/proc"));
 			continue;
 		}
 		bool exists = lstat(p->path, &st) == 0;
 		switch (p->why) {
 		case LOWER_READ_ROOT:
-		case LOWER_WRITE_ROOT: {
-			const char *opt = p->why == LOWER_READ_ROOT ? "--ro-bind" : "--bind";
+		case LOWER_WRITE_ROOT:
 			if (exists)
-				emit(pl, opt, p->path, p->path, p->origin, NULL);
+				FS(p->path, p->why == LOWER_READ_ROOT ? 0 : 1, p,
+				   p->why == LOWER_READ_ROOT ? "--ro-bind" : "--bind", p->path, NULL);
 			else
-				emit(pl, NULL, p->path, NULL, p->origin,
-				     xstrdup("does not exist: nothing to bind, and nothing can be "
-					     "created there inside the sandbox"));
+				FS(p->path, 9, p, NULL, NULL,
+				   xstrdup("does not exist: nothing to bind, and nothing can be created "
+					   "there inside the sandbox"));
 			break;
-		}
 		case LOWER_READ_ONLY:
 			if (exists) {
-				emit(pl, "--ro-bind", p->path, p->path, p->origin, NULL);
-			} else {
+				FS(p->path, 2, p, "--ro-bind", p->path, NULL);
+			} else if (p->protect || lower_decide(in->ev, IR_WRITE, p->path) == IR_DENY) {
+				/* A command could create the path and write below it: keep
+				 * it out of reach by its nearest existing ancestor. */
 				char *anc = nearest_existing(p->path);
-				emit(pl, "--ro-bind", anc, anc, p->origin,
-				     xasprintf("%s %s does not exist: its nearest existing ancestor is "
-					       "bound read-only in its place",
-					       p->protect ? "protected path" : "read-only path", p->path));
+				FS(anc, 2, p, "--ro-bind", anc,
+				   xasprintf("%s %s does not exist: its nearest existing ancestor is bound "
+					     "read-only in its place",
+					     p->protect ? "protected path" : "write-denied path", p->path));
 				free(anc);
+			} else {
+				FS(p->path, 9, p, NULL, NULL,
+				   xstrdup("asks before writes but does not exist: inside the sandbox it "
+					   "is part of the writable root around it"));
 			}
 			break;
 		case LOWER_MASK:
 			if (!exists) {
-				emit(pl, NULL, p->path, NULL, p->origin,
-				     xstrdup("does not exist: nothing to hide"));
+				FS(p->path, 9, p, NULL, NULL, xstrdup("does not exist: nothing to hide"));
 			} else if (S_ISDIR(st.st_mode)) {
-				emit(pl, "--tmpfs", p->path, NULL, p->origin,
-				     xstrdup("unreadable: an empty directory in its place"));
-				emit(pl, "--remount-ro", p->path, NULL, p->origin, NULL);
+				FS(p->path, 3, p, "--tmpfs", NULL,
+				   xstrdup("unreadable: an empty directory in its place"));
 			} else {
-				emit(pl, "--ro-bind", "/dev/null", p->path, p->origin,
-				     xstrdup("unreadable: an empty file in its place"));
+				FS(p->path, 3, p, "--ro-bind", "/dev/null",
+				   xstrdup("unreadable: an empty file in its place"));
 			}
 			break;
 		}
 	}
+#undef FS
+	qsort(fs, nfs, sizeof(*fs), fs_op_cmp);
+	bool root_done = false;
+	for (size_t i = 0; i < nfs; i++) {
+		struct fs_op *f = &fs[i];
+		if (!root_done && strcmp(f->at, "/") != 0) {
+			emit(pl, "--dev", "/dev", NULL, NULL, NULL);
+			emit(pl, "--proc", "/proc", NULL, NULL, NULL);
+			root_done = true;
+		}
+		if (!f->opt)
+			emit(pl, NULL, f->p->path, NULL, f->p->origin, f->note);
+		else if (strcmp(f->opt, "--tmpfs") == 0) {
+			emit(pl, "--tmpfs", f->at, NULL, f->p->origin, f->note);
+			emit(pl, "--remount-ro", f->at, NULL, f->p->origin, NULL);
+		} else {
+			emit(pl, f->opt, f->src, f->at, f->p->origin, f->note);
+		}
+		free(f->at);
+		free(f->src);
+	}
+	free(fs);
 	if (!root_done) {
 		emit(pl, "--dev", "/dev", NULL, NULL, NULL);
 		emit(pl, "--proc", "/proc", NULL, NULL, NULL);

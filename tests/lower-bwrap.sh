@@ -1,0 +1,109 @@
+#!/bin/sh
+# The bwrap lowering: golden plans for a fixed tree, and the plan run under
+# the real bwrap, checking what a command inside can and cannot do.
+. "$srcdir/tests/lib.sh"
+
+T=$tmpdir/t
+mkdir -p "$T/ws/.git/hooks" "$T/ws/src" "$T/ws/secrets" "$T/ws/config" "$T/ws/.agent" \
+	"$T/home/.ssh" "$T/call" "$T/outside"
+echo key > "$T/home/.ssh/id"
+echo prod > "$T/ws/config/prod.env"
+echo s > "$T/ws/secrets/token"
+echo o > "$T/outside/file"
+
+# Deterministic environment: the plan keeps variables from it.
+plan() { # plan POLICY PRESET KIND [extra context...]
+	policy=$1 preset=$2 kind=$3
+	shift 3
+	(cd "$T/ws" && env -i PATH=/usr/bin:/bin HOME="$T/home" LANG=C.UTF-8 SECRET_TOKEN=x \
+		"$CORDON" compile ${policy:+-p "$policy"} --preset "$preset" --emit "$kind" \
+		--context workspace="$T/ws" --context cwd="$T/ws" --context home="$T/home" \
+		--context tmp="$T/call" --context agent_dir="$T/ws/.agent" \
+		--context session_dir="$T/ws/.agent/s" "$@")
+}
+
+cd "$srcdir/tests/golden-bwrap" || exit 1
+for case in "default read-only" "default workspace-write" "deny-read.cordon team" \
+	"deny-read.cordon online"; do
+	set -- $case
+	policy=$1 preset=$2
+	[ "$policy" = default ] && policy=
+	name=${1%.cordon}-$preset
+	plan "${policy:+$PWD/$policy}" "$preset" bwrap > "$tmpdir/got" 2> "$tmpdir/err"
+	ok $? "$name: plan"
+	diag < "$tmpdir/err"
+	sed -e "s|$T|@T|g" -e "s|$srcdir/tests/golden-bwrap/||g" "$tmpdir/got" > "$tmpdir/got.norm"
+	check_golden "$tmpdir/got.norm" "$name.bwrap" "$name: golden plan"
+	if command -v python3 > /dev/null; then
+		python3 -m json.tool "$tmpdir/got" > /dev/null
+		ok $? "$name: plan is valid JSON"
+	fi
+done
+
+plan "" danger-full-access bwrap > /dev/null 2> "$tmpdir/err"
+ok $(($? != 2)) "danger-full-access has no bwrap plan (exit 2)"
+grep -q "runs without a sandbox" "$tmpdir/err"
+ok $? "and says why"
+plan "" workspace-write bwrap --context 'tmp=/tmp/a
+b' > /dev/null 2> "$tmpdir/err"
+ok $(($? != 2)) "a line break in a context value is refused"
+
+# bwrap-args are options only: no "--" and no command.
+plan "" workspace-write bwrap-args > "$tmpdir/args"
+tr '\0' '\n' < "$tmpdir/args" > "$tmpdir/args.txt"
+! grep -qx -- '--' "$tmpdir/args.txt"
+ok $? "bwrap-args has no '--'"
+grep -qx -- '--clearenv' "$tmpdir/args.txt" && grep -qx -- '--unshare-net' "$tmpdir/args.txt"
+ok $? "bwrap-args clears the environment and unshares the network"
+
+bwrap=
+for b in /usr/bin/bwrap /bin/bwrap; do [ -x "$b" ] && bwrap=$b && break; done
+if [ -z "$bwrap" ] || ! "$bwrap" --ro-bind / / --unshare-user true 2> /dev/null; then
+	skip "running under bwrap" "bwrap or user namespaces unavailable"
+	done_testing
+	exit
+fi
+
+inside() { # inside ARGS-FILE SHELL-COMMAND: run it in the sandbox
+	"$bwrap" --args 3 3< "$1" -- /bin/sh -c "$2" > "$tmpdir/out" 2>&1
+}
+
+plan "" workspace-write bwrap-args > "$tmpdir/ww"
+inside "$tmpdir/ww" "echo x > $T/ws/src/new.c"
+ok $? "workspace-write: a write inside the workspace works"
+test -f "$T/ws/src/new.c"
+ok $? "and lands on the host"
+inside "$tmpdir/ww" "echo x > $T/outside/new"
+ok $((! $?)) "workspace-write: a write outside the workspace fails"
+inside "$tmpdir/ww" "echo x > $T/ws/.agent/state"
+ok $((! $?)) "workspace-write: the protected agent dir inside the workspace is read-only"
+inside "$tmpdir/ww" "echo x > $T/call/t && test \"\$TMPDIR\" = $T/call"
+ok $? "workspace-write: the private temp dir is writable and TMPDIR points at it"
+inside "$tmpdir/ww" 'test -z "$SECRET_TOKEN" && test -n "$PATH"'
+ok $? "workspace-write: the environment is the allowlist"
+inside "$tmpdir/ww" "cat $T/home/.ssh/id"
+ok $((! $?)) "workspace-write: ~/.ssh is unreadable"
+inside "$tmpdir/ww" "cat $T/outside/file"
+ok $? "workspace-write: other files are readable"
+inside "$tmpdir/ww" "tail -n +3 /proc/net/dev | grep -v '^ *lo:' | grep -q ."
+ok $((! $?)) "workspace-write: no network interface but loopback"
+inside "$tmpdir/ww" "test \"\$(pwd)\" = $T/ws"
+ok $? "workspace-write: runs in the cwd"
+
+plan "" read-only bwrap-args > "$tmpdir/ro"
+inside "$tmpdir/ro" "echo x > $T/ws/src/other.c"
+ok $((! $?)) "read-only: the workspace is not writable"
+inside "$tmpdir/ro" "echo x > /dev/null"
+ok $? "read-only: /dev/null is writable"
+
+plan "$srcdir/tests/golden-bwrap/deny-read.cordon" team bwrap-args > "$tmpdir/team"
+inside "$tmpdir/team" "echo x > $T/ws/.git/hooks/pre-commit"
+ok $((! $?)) "team: a write-denied dir inside the workspace is read-only"
+inside "$tmpdir/team" "cat $T/ws/config/prod.env"
+ok $((! $?)) "team: a read-denied file is masked"
+inside "$tmpdir/team" "ls $T/ws/secrets | grep -q token"
+ok $((! $?)) "team: a read-denied dir is empty"
+inside "$tmpdir/team" "echo x > $T/ws/src/ok.c"
+ok $? "team: the rest of the workspace is writable"
+
+done_testing
