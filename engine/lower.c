@@ -197,6 +197,8 @@ static const struct {
 } lowerings[] = {
 	{ "bwrap", lower_bwrap_json },
 	{ "bwrap-args", lower_bwrap_args },
+	{ "sbpl", lower_sbpl },
+	{ "sbpl-argv", lower_sbpl_argv },
 };
 
 char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, char **err)

@@ -74,5 +74,7 @@ enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const cha
 typedef char *(*lower_fn)(const struct lower_input *in, size_t *len, char **err);
 char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err);
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
+char *lower_sbpl(const struct lower_input *in, size_t *len, char **err);
+char *lower_sbpl_argv(const struct lower_input *in, size_t *len, char **err);
 
 #endif
