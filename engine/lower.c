@@ -197,6 +197,9 @@ static const struct {
 } lowerings[] = {
 	{ "bwrap", lower_bwrap_json },
 	{ "bwrap-args", lower_bwrap_args },
+	{ "seccomp", lower_seccomp_text },
+	{ "seccomp-bpf", lower_seccomp_bpf },
+	{ "landlock", lower_landlock_text },
 	{ "sbpl", lower_sbpl },
 	{ "sbpl-argv", lower_sbpl_argv },
 };

@@ -74,6 +74,14 @@ enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const cha
 typedef char *(*lower_fn)(const struct lower_input *in, size_t *len, char **err);
 char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err);
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
+char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err);
+char *lower_seccomp_bpf(const struct lower_input *in, size_t *len, char **err);
+char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err);
+/* What the runner gives cordon_landlock_apply() (landlock.h) inside the
+ * sandbox: the write roots and /dev (a malloc'd array of borrowed strings),
+ * and its flags. */
+const char **lower_landlock_roots(const struct lower_input *in, size_t *n);
+unsigned lower_landlock_flags(const struct lower_input *in);
 char *lower_sbpl(const struct lower_input *in, size_t *len, char **err);
 char *lower_sbpl_argv(const struct lower_input *in, size_t *len, char **err);
 

@@ -1,0 +1,365 @@
+/* The seccomp filter bwrap loads for the sandboxed command (bwrap --seccomp
+ * FD): everything is allowed but what would take the sandbox apart from
+ * inside (user namespaces, mounts, io_uring, tracing another process) and
+ * the sockets the policy does not allow.  Two forms from one rule table:
+ * "seccomp", a line per rule for a reader, and "seccomp-bpf", the program
+ * itself as libseccomp exports it.
+ *
+ * Argument checks compare the low 32 bits where the kernel reads an int, so
+ * a value with high bits set does not slip past a rule, and a "not AF_UNIX"
+ * check is an unsigned greater-than on all 64 bits, so it fails closed. */
+#include "config.h"
+
+#include "lower.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+
+/* clone's flags come second on s390; first everywhere else. */
+#if defined(__s390__) || defined(__s390x__)
+#define CLONE_FLAGS_ARG 1
+#else
+#define CLONE_FLAGS_ARG 0
+#endif
+
+enum sc_when { SC_ALWAYS, SC_NO_NET, SC_NO_UNIX, SC_NO_NET_OR_UNIX };
+
+struct sc_rule {
+	const char *syscall;
+	enum sc_when when;
+	unsigned ncmp;
+	struct scmp_arg_cmp cmp[2];
+	int err;
+	const char *cond;
+	const char *why;
+};
+
+#define LOW32 0xffffffffULL
+#define WHY_USERNS "a new user namespace regains every capability inside it (mounts, more namespaces)"
+#define WHY_MOUNT "changing mounts could undo the sandbox's read-only binds and masks"
+#define WHY_URING "io_uring opens files and sockets itself, where this filter never looks"
+#define WHY_VM "reading or writing another process's memory"
+
+/* In order: on x86-32 libseccomp also turns a socket rule into one on
+ * socketcall(SYS_SOCKET), which must find socketcall refused already; and
+ * the socket rule on AF_UNIX comes before the one on the other families
+ * (libseccomp resolves their overlap by order). */
+static const struct sc_rule rules[] = {
+	{ "unshare", SC_ALWAYS, 1, { { 0, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER } },
+	  EPERM, "flags & CLONE_NEWUSER", WHY_USERNS },
+	{ "clone", SC_ALWAYS, 1,
+	  { { CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER } }, EPERM,
+	  "flags & CLONE_NEWUSER", WHY_USERNS },
+	{ "clone3", SC_ALWAYS, 0, { { 0 } }, ENOSYS, "any",
+	  "its flags are in memory the filter cannot read; ENOSYS makes libc fall back to clone, "
+	  "which is checked" },
+	{ "setns", SC_ALWAYS, 0, { { 0 } }, EPERM, "any",
+	  "joining another namespace, such as one open on an inherited descriptor" },
+	{ "mount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "umount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "umount2", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "pivot_root", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "open_tree", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "move_mount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "fsopen", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "fsconfig", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "fsmount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "fspick", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "mount_setattr", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
+	{ "io_uring_setup", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING },
+	{ "io_uring_enter", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING },
+	{ "io_uring_register", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING },
+	{ "ptrace", SC_ALWAYS, 0, { { 0 } }, EPERM, "any",
+	  "tracing another process: its memory, registers and syscalls" },
+	{ "process_vm_readv", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_VM },
+	{ "process_vm_writev", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_VM },
+	{ "socketcall", SC_NO_NET_OR_UNIX, 0, { { 0 } }, EPERM, "any",
+	  "the 32-bit socket multiplexer keeps its arguments in memory the filter cannot read, so "
+	  "it is refused whole; the direct socket syscalls (Linux 4.3+) are checked below" },
+	{ "socket", SC_NO_UNIX, 1, { { 0, SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX } }, EPERM,
+	  "domain AF_UNIX",
+	  "net \"unix\" is not allowed: local sockets reach daemons outside the sandbox; "
+	  "connect() cannot see a family, so refusing the socket suffices" },
+	{ "socketpair", SC_NO_UNIX, 2,
+	  { { 0, SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX }, { 1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM } },
+	  EPERM, "domain AF_UNIX, type SOCK_DGRAM",
+	  "an unnamed datagram socket can still send to any named one (sendto, connect); "
+	  "stream and seqpacket pairs stay allowed" },
+	{ "socket", SC_NO_NET, 1, { { 0, SCMP_CMP_GT, AF_UNIX, 0 } }, EAFNOSUPPORT,
+	  "domain not AF_UNIX",
+	  "no net rule allows a host: AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_VSOCK and "
+	  "every other family" },
+};
+
+struct sc_arch {
+	uint32_t token;
+	const char *name;
+};
+
+/* The native ABI and the others its kernel can run. */
+static size_t sc_arches(struct sc_arch *out)
+{
+	uint32_t native = seccomp_arch_native();
+	size_t n = 0;
+	switch (native) {
+	case SCMP_ARCH_X86_64:
+		out[n++] = (struct sc_arch){ SCMP_ARCH_X86_64, "x86_64 (native)" };
+		out[n++] = (struct sc_arch){ SCMP_ARCH_X86, "x86 (32-bit)" };
+		out[n++] = (struct sc_arch){ SCMP_ARCH_X32, "x32" };
+		break;
+	case SCMP_ARCH_AARCH64:
+		out[n++] = (struct sc_arch){ SCMP_ARCH_AARCH64, "aarch64 (native)" };
+		out[n++] = (struct sc_arch){ SCMP_ARCH_ARM, "arm (32-bit)" };
+		break;
+	default:
+		out[n++] = (struct sc_arch){ native, "native" };
+		break;
+	}
+	return n;
+}
+
+static const char *arch_short(uint32_t token)
+{
+	switch (token) {
+	case SCMP_ARCH_X86_64: return "x86_64";
+	case SCMP_ARCH_X86: return "x86";
+	case SCMP_ARCH_X32: return "x32";
+	case SCMP_ARCH_AARCH64: return "aarch64";
+	case SCMP_ARCH_ARM: return "arm";
+	default: return "native";
+	}
+}
+
+static bool rule_active(const struct lower_input *in, const struct sc_rule *r)
+{
+	switch (r->when) {
+	case SC_ALWAYS: return true;
+	case SC_NO_NET: return !in->net_allowed;
+	case SC_NO_UNIX: return !in->unix_allowed;
+	case SC_NO_NET_OR_UNIX: return !in->net_allowed || !in->unix_allowed;
+	}
+	return false;
+}
+
+/* Whether the syscall exists on arch.  libseccomp names the ones an ABI
+ * lacks with pseudo numbers from -10000 down, and the socket calls that
+ * x86-32 also has behind socketcall with small negative numbers it maps to
+ * the direct syscalls. */
+static bool on_arch(const struct sc_rule *r, uint32_t arch)
+{
+	int nr = seccomp_syscall_resolve_name_arch(arch, r->syscall);
+	return nr >= 0 || (nr != __NR_SCMP_ERROR && nr > -10000);
+}
+
+static int restricted(const struct lower_input *in, char **err)
+{
+	if (in->restricted)
+		return 0;
+	*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no seccomp "
+			 "filter",
+			 in->preset);
+	return -1;
+}
+
+static scmp_filter_ctx sc_arch_filter(const struct lower_input *in, uint32_t arch, char **err)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	const char *what = NULL;
+	int rc = 0;
+	if (!ctx) {
+		*err = xstrdup("seccomp_init failed");
+		return NULL;
+	}
+	if (arch != seccomp_arch_native()) {
+		rc = seccomp_arch_add(ctx, arch);
+		if (rc == 0)
+			rc = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE);
+	}
+	if (rc == 0)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(rules); i++) {
+		const struct sc_rule *r = &rules[i];
+		if (!rule_active(in, r) || !on_arch(r, arch))
+			continue;
+		rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->err),
+					    seccomp_syscall_resolve_name(r->syscall), r->ncmp,
+					    r->ncmp ? r->cmp : NULL);
+		if (rc != 0)
+			what = r->syscall;
+	}
+	if (rc != 0) {
+		*err = xasprintf("seccomp: %s%s on %s: %s", what ? "the rule for " : "setting up",
+				 what ? what : "", arch_short(arch), strerror(-rc));
+		seccomp_release(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+static scmp_filter_ctx sc_filter(const struct lower_input *in, char **err)
+{
+	struct sc_arch arches[4];
+	size_t n = sc_arches(arches);
+	scmp_filter_ctx all = NULL;
+	/* The program is exported, not loaded (bwrap loads it): assume the
+	 * kernel API of Linux 4.14 (SCMP_ACT_KILL_PROCESS) rather than probe the
+	 * running kernel, so the program is the same wherever it is built.  An
+	 * older kernel reads KILL_PROCESS as killing the thread.  The level is
+	 * libseccomp's global state; cordon loads no filter itself. */
+	if (seccomp_api_set(3) != 0) {
+		*err = xstrdup("seccomp: libseccomp refuses API level 3");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		scmp_filter_ctx one = sc_arch_filter(in, arches[i].token, err);
+		if (!one) {
+			seccomp_release(all);
+			return NULL;
+		}
+		if (!all) {
+			all = one;
+			continue;
+		}
+		int rc = seccomp_merge(all, one);
+		if (rc != 0) {
+			*err = xasprintf("seccomp: adding %s: %s", arch_short(arches[i].token),
+					 strerror(-rc));
+			seccomp_release(one);
+			seccomp_release(all);
+			return NULL;
+		}
+	}
+	return all;
+}
+
+char *lower_seccomp_bpf(const struct lower_input *in, size_t *len, char **err)
+{
+	if (restricted(in, err) != 0)
+		return NULL;
+	scmp_filter_ctx ctx = sc_filter(in, err);
+	if (!ctx)
+		return NULL;
+	int fd = memfd_create("cordon-seccomp", MFD_CLOEXEC);
+	if (fd < 0) {
+		*err = xasprintf("memfd_create: %s", strerror(errno));
+		seccomp_release(ctx);
+		return NULL;
+	}
+	int rc = seccomp_export_bpf(ctx, fd);
+	seccomp_release(ctx);
+	if (rc != 0) {
+		*err = xasprintf("seccomp_export_bpf: %s", strerror(-rc));
+		close(fd);
+		return NULL;
+	}
+	struct strbuf sb;
+	char buf[4096];
+	ssize_t got;
+	sb_init(&sb);
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		*err = xasprintf("memfd: %s", strerror(errno));
+		close(fd);
+		sb_free(&sb);
+		return NULL;
+	}
+	while ((got = read(fd, buf, sizeof(buf))) > 0)
+		sb_add(&sb, buf, (size_t)got);
+	int e = errno;
+	close(fd);
+	if (got < 0 || sb.len == 0 || sb.len % 8 != 0) {
+		*err = xasprintf("reading the exported filter: %s",
+				 got < 0 ? strerror(e) : "not a whole number of BPF instructions");
+		sb_free(&sb);
+		return NULL;
+	}
+	*len = sb.len;
+	return sb_steal(&sb);
+}
+
+static const char *errno_name(int e)
+{
+	switch (e) {
+	case EPERM: return "EPERM";
+	case ENOSYS: return "ENOSYS";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	default: return "?";
+	}
+}
+
+char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err)
+{
+	struct sc_arch arches[4];
+	size_t narch;
+	struct strbuf sb;
+	if (restricted(in, err) != 0)
+		return NULL;
+	/* The program must build: the text describes nothing libseccomp refuses. */
+	scmp_filter_ctx ctx = sc_filter(in, err);
+	if (!ctx)
+		return NULL;
+	seccomp_release(ctx);
+
+	narch = sc_arches(arches);
+	sb_init(&sb);
+	sb_adds(&sb, "# seccomp filter for preset ");
+	sb_add_quoted(&sb, in->preset);
+	sb_adds(&sb, "\n# the program itself: cordon compile --emit seccomp-bpf; bwrap --seccomp FD "
+		     "applies it to the command\n");
+	sb_adds(&sb, "default action: allow\narchitectures: ");
+	for (size_t a = 0; a < narch; a++)
+		sb_addf(&sb, "%s%s", a ? ", " : "", arches[a].name);
+	sb_adds(&sb, "; a syscall of any other ABI kills the process\n");
+	if (in->net_allowed)
+		sb_addf(&sb, "network: allowed (%s): network sockets are not filtered\n",
+			in->net_origin ? in->net_origin : "?");
+	else
+		sb_adds(&sb, "network: denied (no net rule allows a host)\n");
+	sb_addf(&sb, "unix sockets: %s\n",
+		in->unix_allowed ? "allowed (a net rule allows \"unix\")"
+				  : "denied (net \"unix\" is not allowed)");
+
+	sb_addf(&sb, "\n%-18s %-10s %-33s %-19s %s\n", "syscall", "abis", "condition", "action",
+		"why");
+	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
+		const struct sc_rule *r = &rules[i];
+		char abis[64] = "";
+		size_t on = 0;
+		if (!rule_active(in, r))
+			continue;
+		for (size_t a = 0; a < narch; a++) {
+			if (!on_arch(r, arches[a].token))
+				continue;
+			size_t used = strlen(abis);
+			snprintf(abis + used, sizeof(abis) - used, "%s%s", used ? "," : "",
+				 arch_short(arches[a].token));
+			on++;
+		}
+		if (on == 0)
+			continue;
+		char action[32];
+		snprintf(action, sizeof(action), "errno %s", errno_name(r->err));
+		sb_addf(&sb, "%-18s %-10s %-33s %-19s %s\n", r->syscall, on == narch ? "all" : abis,
+			r->cond, action, r->why);
+	}
+
+	sb_adds(&sb, "\nnot filtered:\n");
+	if (!in->unix_allowed)
+		sb_adds(&sb, "  connect, sendto, sendmsg: a unix socket the command could use comes "
+			     "from socket() or socketpair(), refused above, or was inherited open\n"
+			     "  socketpair stream and seqpacket: a connected pair reaches nothing "
+			     "outside it\n");
+	sb_adds(&sb, "  every other syscall: the mounts and namespaces of bwrap and the Landlock "
+		     "ruleset bound what it can reach\n");
+	*len = sb.len;
+	return sb_steal(&sb);
+}

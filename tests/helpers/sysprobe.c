@@ -1,0 +1,282 @@
+/* sysprobe OP...: try each operation and print one line per operation,
+ * "OP ok" or "OP ERRNO-NAME", for the seccomp tests to compare.  Every
+ * operation is harmless when it succeeds (a child that exits at once, a
+ * socket that is closed again). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+
+static const char *errno_name(int e)
+{
+	switch (e) {
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ENOSYS: return "ENOSYS";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case EINVAL: return "EINVAL";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
+	case ENOSPC: return "ENOSPC";
+	case ENOMEM: return "ENOMEM";
+	default: return "E?";
+	}
+}
+
+static int result(const char *op, long r)
+{
+	if (r < 0)
+		printf("%s %s\n", op, errno_name(errno));
+	else
+		printf("%s ok\n", op);
+	return 0;
+}
+
+static long try_socket(long domain, int type)
+{
+	long fd = syscall(SYS_socket, domain, (long)type, 0L);
+	if (fd >= 0)
+		close((int)fd);
+	return fd;
+}
+
+static long try_socketpair(int type)
+{
+	int sv[2];
+	long r = socketpair(AF_UNIX, type, 0, sv);
+	if (r == 0) {
+		close(sv[0]);
+		close(sv[1]);
+	}
+	return r;
+}
+
+/* A child in a new user namespace that exits at once. */
+static long try_clone_user(void)
+{
+	long pid = syscall(SYS_clone, (long)(CLONE_NEWUSER | SIGCHLD), 0L, 0L, 0L, 0L);
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid((pid_t)pid, NULL, 0);
+	return pid;
+}
+
+#ifdef SYS_clone3
+struct probe_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+#endif
+
+static long try_clone3(void)
+{
+#ifdef SYS_clone3
+	struct probe_clone_args args = { .exit_signal = SIGCHLD };
+	long pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid((pid_t)pid, NULL, 0);
+	return pid;
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static long try_io_uring(void)
+{
+#ifdef SYS_io_uring_setup
+	char params[120] = { 0 }; /* struct io_uring_params */
+	long fd = syscall(SYS_io_uring_setup, 1L, params);
+	if (fd >= 0)
+		close((int)fd);
+	return fd;
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Read a word of our own memory the way a debugger would read another's. */
+static long try_process_vm_readv(void)
+{
+	long word = 42, copy = 0;
+	struct iovec local = { &copy, sizeof(copy) }, remote = { &word, sizeof(word) };
+	return (long)process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+}
+
+/* A child that asks to be traced, then exits. */
+static long try_ptrace(void)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		long r = ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		int e = r < 0 ? errno : 0;
+		if (write(fds[1], &e, sizeof(e)) != (ssize_t)sizeof(e))
+			_exit(1);
+		_exit(0);
+	}
+	int e = EINVAL;
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], &e, sizeof(e)) != (ssize_t)sizeof(e))
+		e = EINVAL;
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	errno = e;
+	return e ? -1 : 0;
+}
+
+/* Join the user namespace we are in: EINVAL when allowed, EPERM when filtered. */
+static long try_setns(void)
+{
+	int fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	long r = setns(fd, 0);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+#if defined(__x86_64__)
+/* The 32-bit x86 ABI from this 64-bit process: int $0x80 takes i386 syscall
+ * numbers and the filter sees AUDIT_ARCH_I386, as for a 32-bit program. */
+static long int80(long n, long a, long b, long c)
+{
+	long r;
+	__asm__ volatile("int $0x80" : "=a"(r) : "a"(n), "b"(a), "c"(b), "d"(c) : "memory");
+	return r;
+}
+
+static void x86_report(const char *op, long r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		result(op, -1);
+	} else {
+		result(op, 0);
+	}
+	fflush(stdout);
+}
+
+/* In a child, since a kernel without the 32-bit ABI answers int $0x80 with
+ * SIGSEGV: then one line, "x86 unavailable". */
+static void try_x86(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL); /* no sanitizer report for the expected fault */
+		/* Pointers must lie below 4 GiB; i386 longs are 32 bits. */
+		int *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+		if (args == MAP_FAILED)
+			_exit(3);
+		if (int80(20 /* getpid */, 0, 0, 0) != getpid())
+			_exit(3);
+		args[0] = AF_INET; /* socketcall's argument block */
+		args[1] = SOCK_STREAM;
+		args[2] = 0;
+		long r = int80(102 /* socketcall */, 1 /* SYS_SOCKET */, (long)args, 0);
+		x86_report("x86-socketcall", r);
+		x86_report("x86-socket-inet", int80(359 /* socket */, AF_INET, SOCK_STREAM, 0));
+		x86_report("x86-socket-unix", int80(359, AF_UNIX, SOCK_STREAM, 0));
+		x86_report("x86-socketpair-dgram",
+			   int80(360 /* socketpair */, AF_UNIX, SOCK_DGRAM, (long)(args + 4)));
+		x86_report("x86-socketpair-stream", int80(360, AF_UNIX, SOCK_STREAM, (long)(args + 4)));
+		x86_report("x86-unshare-user", int80(310 /* unshare */, CLONE_NEWUSER, 0, 0));
+		_exit(0);
+	}
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		printf("x86 unavailable\n");
+}
+#else
+static void try_x86(void)
+{
+	printf("x86 unavailable\n");
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	const long hi = (long)(1UL << 32) * (sizeof(long) > 4);
+	setvbuf(stdout, NULL, _IOLBF, 0); /* each line out before anything can kill us */
+	for (int i = 1; i < argc; i++) {
+		const char *op = argv[i];
+		long r;
+		if (strcmp(op, "inet") == 0)
+			r = try_socket(AF_INET, SOCK_STREAM);
+		else if (strcmp(op, "inet6") == 0)
+			r = try_socket(AF_INET6, SOCK_DGRAM);
+		else if (strcmp(op, "netlink") == 0)
+			r = try_socket(AF_NETLINK, SOCK_RAW);
+		else if (strcmp(op, "packet") == 0)
+			r = try_socket(AF_PACKET, SOCK_DGRAM);
+		else if (strcmp(op, "vsock") == 0)
+			r = try_socket(AF_VSOCK, SOCK_STREAM);
+		else if (strcmp(op, "unix") == 0)
+			r = try_socket(AF_UNIX, SOCK_STREAM);
+		else if (strcmp(op, "inet-high-bits") == 0) /* the kernel reads an int */
+			r = try_socket(hi | AF_INET, SOCK_STREAM);
+		else if (strcmp(op, "unix-high-bits") == 0)
+			r = try_socket(hi | AF_UNIX, SOCK_STREAM);
+		else if (strcmp(op, "pair-stream") == 0)
+			r = try_socketpair(SOCK_STREAM);
+		else if (strcmp(op, "pair-dgram") == 0)
+			r = try_socketpair(SOCK_DGRAM | SOCK_CLOEXEC);
+		else if (strcmp(op, "unshare-user") == 0)
+			r = unshare(CLONE_NEWUSER);
+		else if (strcmp(op, "clone-user") == 0)
+			r = try_clone_user();
+		else if (strcmp(op, "clone3") == 0)
+			r = try_clone3();
+		else if (strcmp(op, "setns") == 0)
+			r = try_setns();
+		else if (strcmp(op, "io_uring") == 0)
+			r = try_io_uring();
+		else if (strcmp(op, "ptrace") == 0)
+			r = try_ptrace();
+		else if (strcmp(op, "process_vm_readv") == 0)
+			r = try_process_vm_readv();
+		else if (strcmp(op, "x86") == 0) {
+			try_x86();
+			continue;
+		} else if (strcmp(op, "fork") == 0) {
+			pid_t pid = fork();
+			if (pid == 0)
+				_exit(0);
+			if (pid > 0)
+				waitpid(pid, NULL, 0);
+			r = pid;
+		} else {
+			fprintf(stderr, "sysprobe: unknown operation '%s'\n", op);
+			return 2;
+		}
+		result(op, r);
+	}
+	return 0;
+}
