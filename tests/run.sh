@@ -1,0 +1,616 @@
+#!/bin/sh
+# cordon run under the real bwrap, Landlock and seccomp: real processes and
+# real files.  Every check runs as root and again as an unprivileged user
+# (nobody) with a workspace of its own; run by an ordinary user, the suite
+# makes one pass as that user.  A layer this machine lacks makes the checks
+# that need it SKIP with the reason.
+#
+# A check marked TODO states what the design requires and cordon does not do
+# yet: XFAIL under make check, and XPASS (a failure) once it does, so that
+# the mark comes off.
+. "$srcdir/tests/lib.sh"
+
+probe=$builddir/tests/helpers/runprobe
+helper=$builddir/cordon-exec
+cordon_bin=${CORDON_REAL:-$CORDON}
+errf=$tmpdir/stderr
+chmod 755 "$tmpdir"
+
+is() { # is GOT WANT DESCRIPTION
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		printf 'got:  %s\nwant: %s\n' "$1" "$2" | diag
+	fi
+}
+
+todo() { # todo STATUS DESCRIPTION WHY: the design's behaviour, not there yet
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2 # TODO $3"
+	else
+		echo "not ok $tap_n - $2 # TODO $3"
+	fi
+}
+
+wait_for() { # wait_for FILE: until it exists and is not empty, at most 5 s
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ -s "$1" ]
+}
+
+lines() { # lines FILE: how many lines, 0 when missing
+	if [ -f "$1" ]; then wc -l < "$1" | tr -d ' '; else echo 0; fi
+}
+
+gone() { # gone PATTERN: no process matches, within 2 s
+	i=0
+	while pgrep -f "$1" > /dev/null && [ $i -lt 40 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	! pgrep -f "$1" > /dev/null
+}
+
+# ---- the pass's user -----------------------------------------------------------------
+# U CMD...: CMD as the pass's user, with a fixed environment that holds a
+# secret variable the sandbox must drop, bounded in time.  WRAP, when set,
+# goes first (it runs as root: a mount namespace that hides bwrap).
+U() {
+	$WRAP $AS timeout -s KILL 60 env -i PATH="$B:/usr/bin:/bin" HOME="$H" LANG=C.UTF-8 \
+		LC_ALL=C.UTF-8 TERM=dumb TZ=UTC SECRET_TOKEN=cordon-test-secret-token "$@"
+}
+
+# run ARGS...: cordon run ARGS as the pass's user; $rc, $out, stderr in $errf.
+run() {
+	out=$(U "$C" run "$@" 2> "$errf")
+	rc=$?
+}
+
+# ww ARGS...: the workspace-write preset of the default policy on $WS, with
+# the agent's storage inside the workspace: .agent exists, its session dir
+# does not.
+ww() {
+	run --preset workspace-write --workspace "$WS" --context home="$H" \
+		--context agent_dir="$WS/.agent" --context session_dir="$WS/.agent/sessions/s1" "$@"
+}
+
+# tp ARGS...: a preset of the test policy on $WS.
+tp() {
+	preset=$1
+	shift
+	run -p "$POL" --preset "$preset" --workspace "$WS" --context home="$H" \
+		--context agent_dir="$WS/.agent" --context session_dir="$WS/.agent/sessions/s1" "$@"
+}
+
+# mine PATH...: hand files made by root to the pass's user.
+mine() {
+	[ -n "$AS" ] && chown -R "$uid:$gid" "$@"
+	:
+}
+
+# ---- the policy for what the default one has no rule for -----------------------------
+# A write-denied path that does not exist fences its nearest existing
+# ancestor, so a workspace used with it has .git/hooks and .agent.
+cat > "$tmpdir/test.cordon" << 'EOF'
+cordon 1;
+
+let secrets = ["~/.ssh", "~/.netrc"];
+protect "${agent_dir}", "${session_dir}";
+env {
+  keep PATH, HOME, LANG, LC_ALL, TERM, TZ;
+  set TMPDIR = "${tmp}", TMP = "${tmp}", TEMP = "${tmp}";
+}
+
+preset "ws" {
+  approval ask;
+  sandbox required;
+  read  "/**" allow;
+  read  $secrets deny "credentials";
+  write "/dev/null" allow;
+  write "/**" ask;
+  write "${workspace}" allow;
+  write "${tmp}" allow;
+  write "${workspace}/.git/hooks" deny "hooks run on the host";
+  net   "*" deny;
+  exec  "*" allow;
+  exec  "make" ask "builds need a look first";
+}
+
+preset "ws-unix" extends "ws" {
+  net "unix" allow;
+}
+
+default "ws";
+EOF
+chmod 644 "$tmpdir/test.cordon"
+POL=$tmpdir/test.cordon
+
+# A file the sandbox's bwrap can be replaced with: `hide REPLACEMENT CMD...`
+# runs CMD in a mount namespace where /usr/bin/bwrap and /bin/bwrap are it.
+cat > "$tmpdir/hide.sh" << 'EOF'
+r=$1
+shift
+for b in /usr/bin/bwrap /bin/bwrap; do
+	if [ -e "$b" ]; then mount --bind "$r" "$b" || exit 99; fi
+done
+exec "$@"
+EOF
+
+# ---- what this machine has ------------------------------------------------------------
+"$cordon_bin" probe > "$tmpdir/probe" 2>&1
+ready=$?
+diag < "$tmpdir/probe"
+why_unready=$(grep -E 'missing|refused|unavailable|UNAVAILABLE' "$tmpdir/probe" | head -1)
+
+if [ "$(id -u)" -eq 0 ]; then
+	passes="root nobody"
+	command -v setpriv > /dev/null || passes=root
+	hider="unshare -m"
+else
+	passes=self
+	hider=
+	if unshare -rm true 2> /dev/null; then hider="unshare -rm"; fi
+fi
+
+# ---- one pass of every check -------------------------------------------------------------
+pass() { # pass NAME
+	name=$1
+	P=$tmpdir/$name
+	AS= WRAP=
+	uid=$(id -u) gid=$(id -g)
+	if [ "$name" = nobody ]; then
+		uid=65534 gid=65534
+		AS="setpriv --reuid=$uid --regid=$gid --clear-groups --"
+	fi
+	WS=$P/ws H=$P/home O=$P/out B=$P/bin S=$P/suid
+	mkdir -p "$WS/.agent" "$WS/sess" "$WS/sub" "$H/.ssh" "$O" "$B" "$S" "$P/la" "$P/lb" \
+		"$P/c1" "$P/c2" "$P/g/.git/hooks" "$P/g/.agent" "$P/m/meta/.agent" "$WS/.git/hooks"
+	echo state > "$WS/.agent/state.json"
+	echo "PRIVATE-KEY-$name" > "$H/.ssh/id_ed25519"
+	echo "machine example.com password NETRC-$name" > "$H/.netrc"
+	echo outside > "$O/target"
+	# A git that leaves a mark: a denied command must never get this far.
+	printf '#!/bin/sh\n: > "%s/git-ran"\n' "$WS" > "$B/git"
+	printf '#!/bin/sh\n: > "%s/make-ran"\n' "$WS" > "$B/make"
+	chmod 755 "$B/git" "$B/make"
+	C=$cordon_bin
+	if [ -n "$AS" ] && ! $AS test -x "$C" -a -x "$probe" -a -x "$helper"; then
+		# The build tree is closed to this user: run copies.
+		mkdir -p "$P/build"
+		cp "$cordon_bin" "$helper" "$probe" "$P/build/"
+		C=$P/build/cordon probe=$P/build/runprobe helper=$P/build/cordon-exec
+	fi
+	mine "$P"
+	t="[$name]"
+
+	if [ -n "$AS" ] && ! $AS test -w "$WS" -a -x "$P"; then
+		skip "$t every check" "uid $uid cannot reach $P (is ${TMPDIR:-/tmp} open to it?)"
+		return
+	fi
+	if [ -n "$AS" ] && ! $AS env HOME="$H" "$C" probe > "$tmpdir/probe-$name" 2>&1; then
+		diag < "$tmpdir/probe-$name"
+		skip "$t every check" "the sandbox cannot start for uid $uid: $(grep -E 'refused|missing|unavailable' "$tmpdir/probe-$name" | head -1)"
+		return
+	fi
+
+	# ---- writes ----------------------------------------------------------------------
+	ww -- sh -c "echo hi > '$WS/new.txt'"
+	is "$rc:$(cat "$WS/new.txt" 2> /dev/null)" "0:hi" "$t a write inside the workspace succeeds"
+	ww -- "$probe" write "$O/new.txt"
+	[ $rc -eq 1 ] && [ ! -e "$O/new.txt" ]
+	ok $? "$t a write outside the workspace fails ($out) and creates nothing"
+	ww -- "$probe" write "$H/new.txt"
+	[ $rc -eq 1 ] && [ ! -e "$H/new.txt" ]
+	ok $? "$t a write to the home directory fails ($out)"
+	ww -- "$probe" write "$O/target"
+	is "$rc:$(cat "$O/target")" "1:outside" "$t an existing file outside keeps its content"
+	run --preset read-only --workspace "$WS" --context home="$H" -- "$probe" write "$WS/ro.txt"
+	[ $rc -eq 1 ] && [ ! -e "$WS/ro.txt" ]
+	ok $? "$t read-only: a write to the workspace fails ($out)"
+	run --preset read-only --workspace "$WS" --context home="$H" -- \
+		"$probe" write "/tmp/cordon-run-test-$name.$$"
+	[ $rc -eq 1 ] && [ ! -e "/tmp/cordon-run-test-$name.$$" ]
+	ok $? "$t read-only: a write to /tmp fails ($out)"
+	rm -f "/tmp/cordon-run-test-$name.$$"
+
+	# ---- protected paths inside the workspace --------------------------------------------
+	ww -- "$probe" write "$WS/.agent/state.json"
+	is "$rc:$(cat "$WS/.agent/state.json")" "1:state" "$t protected agent_dir: an existing file cannot be written ($out)"
+	ww -- "$probe" write "$WS/.agent/new.json"
+	[ $rc -eq 1 ] && [ ! -e "$WS/.agent/new.json" ]
+	ok $? "$t protected agent_dir: a file cannot be created ($out)"
+	ww -- mkdir -p "$WS/.agent/sessions/s1"
+	[ $rc -ne 0 ] && [ ! -e "$WS/.agent/sessions" ]
+	ok $? "$t protected session_dir that does not exist cannot be created (exit $rc)"
+	ww -- sh -c "echo evil > '$WS/evil.json' && '$probe' rename '$WS/evil.json' '$WS/.agent/state.json'"
+	is "$rc:$(cat "$WS/.agent/state.json")" "1:state" "$t protected agent_dir: a file cannot be renamed over ($out)"
+	ww -- "$probe" rename "$WS/.agent" "$WS/agent2"
+	[ $rc -eq 1 ] && [ -f "$WS/.agent/state.json" ] && [ ! -e "$WS/agent2" ]
+	ok $? "$t protected agent_dir cannot be renamed away ($out)"
+	ww -- rm -f "$WS/.agent/state.json"
+	[ $rc -ne 0 ] && [ -f "$WS/.agent/state.json" ]
+	ok $? "$t protected agent_dir: a file cannot be deleted (exit $rc)"
+	ww -- rm -rf "$WS/.agent"
+	[ $rc -ne 0 ] && [ -f "$WS/.agent/state.json" ]
+	ok $? "$t protected agent_dir cannot be deleted (exit $rc)"
+	# The ancestor rule on its own: session_dir below an existing, unprotected
+	# directory of the workspace; the rest of the workspace stays writable.
+	run --preset workspace-write --workspace "$WS" --context home="$H" \
+		--context agent_dir="$H/.cordon" --context session_dir="$WS/sess/s1" -- \
+		sh -c "mkdir '$WS/sess/s1'; '$probe' write '$WS/sess/x'; '$probe' write '$WS/other'"
+	is "$(echo $out):$(ls -A "$WS/sess" | tr '\n' ' '):$([ -f "$WS/other" ] && echo y)" \
+		"EROFS ok::y" "$t a missing session_dir is covered by its nearest existing ancestor"
+
+	# ---- secrets -------------------------------------------------------------------------
+	ww -- sh -c 'cat ~/.ssh/id_ed25519; ls -A ~/.ssh | wc -l'
+	[ $rc -eq 0 ] || [ $rc -eq 1 ]
+	case $out in *PRIVATE-KEY*) false ;; *) [ "$(echo "$out" | tail -1)" = 0 ] ;; esac
+	ok $? "$t ~/.ssh is an empty directory inside ($(echo $out))"
+	ww -- cat "$H/.netrc"
+	case $rc:$out in 0: | 1:) true ;; *) false ;; esac
+	ok $? "$t ~/.netrc cannot be read: exit $rc, nothing read ($(head -1 "$errf"))"
+	ln -s "$H/.ssh/id_ed25519" "$WS/key"
+	ww -- cat "$WS/key"
+	case $out in *PRIVATE-KEY*) false ;; *) [ $rc -ne 0 ] ;; esac
+	ok $? "$t a symlink in the workspace does not reach the key (exit $rc)"
+	rm -f "$WS/key"
+
+	# ---- network -------------------------------------------------------------------------
+	U "$probe" tcp-listen "$O/tcp.port" "$O/tcp.log" 30 > /dev/null 2>&1 &
+	tcp_pid=$!
+	U "$probe" udp-listen "$O/udp.port" "$O/udp.log" 30 > /dev/null 2>&1 &
+	udp_pid=$!
+	U "$probe" unix-listen "$O/sock" "$O/unix.log" 30 > /dev/null 2>&1 &
+	unix_pid=$!
+	if wait_for "$O/tcp.port" && wait_for "$O/udp.port" && wait_for "$O/sock.ready"; then
+		port=$(cat "$O/tcp.port") uport=$(cat "$O/udp.port")
+		control=$(U "$probe" tcp-connect 127.0.0.1 "$port")
+		is "$control:$(lines "$O/tcp.log")" "ok hello:1" "$t control: the TCP listener on 127.0.0.1 answers from outside"
+		ww -- "$probe" tcp-connect 127.0.0.1 "$port"
+		is "$rc:$(lines "$O/tcp.log")" "1:1" "$t the TCP listener outside cannot be reached from inside ($out)"
+		U "$probe" udp-send 127.0.0.1 "$uport" > /dev/null
+		wait_for "$O/udp.log"
+		is "$(lines "$O/udp.log")" 1 "$t control: a UDP datagram from outside arrives"
+		ww -- "$probe" udp-send 127.0.0.1 "$uport"
+		sleep 0.2
+		is "$rc:$(lines "$O/udp.log")" "1:1" "$t UDP from inside fails ($out)"
+		ww -- "$probe" socket-inet
+		is "$rc" 1 "$t socket(AF_INET) fails ($out)"
+		ww -- "$probe" socket-inet6
+		is "$rc" 1 "$t socket(AF_INET6) fails ($out)"
+		control=$(U "$probe" unix-connect "$O/sock")
+		is "$control:$(lines "$O/unix.log")" "ok hello:1" "$t control: the unix socket outside answers from outside"
+		ww -- "$probe" unix-connect "$O/sock"
+		is "$rc:$(lines "$O/unix.log")" "1:1" "$t the unix socket outside cannot be connected to by default ($out)"
+		tp ws -- "$probe" unix-connect "$O/sock"
+		is "$rc:$(lines "$O/unix.log")" "1:1" "$t the test policy without net \"unix\" refuses it too ($out)"
+		tp ws-unix -- "$probe" unix-connect "$O/sock"
+		is "$rc:$out:$(lines "$O/unix.log")" "0:ok hello:2" "$t with net \"unix\" allow it can be connected to"
+		tp ws-unix -- "$probe" tcp-connect 127.0.0.1 "$port"
+		n=$(lines "$O/tcp.log")
+		[ $rc -eq 1 ] && [ "$n" -eq 1 ]
+		ok $? "$t net \"unix\" allow does not open TCP: the listener outside stays unreachable ($out)"
+		tp ws-unix -- "$probe" socket-inet
+		is "$rc" 1 "$t nor socket(AF_INET) ($out)"
+	else
+		skip "$t network checks" "the listeners outside did not start"
+	fi
+	pkill -f -- "-listen $O/"
+	wait $tcp_pid $udp_pid $unix_pid 2> /dev/null
+
+	# ---- the process's standing ----------------------------------------------------------
+	ww -- sh -c 'grep -E "^(CapEff|CapPrm|NoNewPrivs|Seccomp):" /proc/self/status | tr -s "\t " " "; cat /proc/self/uid_map | tr -s " " " "; id -u'
+	st=$(echo "$out" | tr '\n' '|')
+	is "$(echo "$out" | grep -c -x -e 'CapEff: 0000000000000000' -e 'CapPrm: 0000000000000000')" 2 \
+		"$t no capabilities ($st)"
+	is "$(echo "$out" | grep -x -e 'NoNewPrivs: [0-9]*' -e 'Seccomp: [0-9]*' | tr '\n' ' ')" \
+		"NoNewPrivs: 1 Seccomp: 2 " "$t no_new_privs and a seccomp filter"
+	map=$(echo "$out" | grep -E '^ ?[0-9]+ [0-9]+ [0-9]+$' | head -1)
+	is "$(echo $map | cut -d' ' -f1,3):$(echo "$out" | tail -1)" "$uid 1:$uid" \
+		"$t a user namespace mapping only uid $uid ($map), not the host's users"
+	U bwrap --unshare-user --unshare-pid --ro-bind / / --dev /dev --proc /proc -- \
+		"$probe" write /proc/self/comm > "$tmpdir/out" 2>&1
+	is "$(cat "$tmpdir/out")" ok "$t control: bwrap alone lets a process write /proc/self/comm"
+	ww -- "$probe" write /proc/self/comm
+	is "$rc:$out" "1:EACCES" "$t Landlock is enforced: /proc/self/comm is outside its write roots"
+	out=$(U "$helper" --status-fd 9 --root "$P/la" -- "$probe" write "$P/lb/x" 9> "$tmpdir/status")
+	rc=$?
+	[ $rc -eq 1 ] && [ "$out" = EACCES ] && [ ! -e "$P/lb/x" ] && [ "$(cat "$tmpdir/status")" = L ]
+	ok $? "$t cordon-exec: a write outside its --root fails (EACCES) after the status byte"
+	out=$(U "$helper" --status-fd 9 --root "$P/la" -- "$probe" write "$P/la/x" 9> /dev/null)
+	is "$?:$out:$([ -f "$P/la/x" ] && echo y)" "0:ok:y" "$t cordon-exec: a write inside its --root works"
+
+	# ---- the PID namespace -----------------------------------------------------------------
+	U sleep 1234.6 > /dev/null 2>&1 &
+	sleeper=$!
+	sleep 0.1
+	spid=$(pgrep -f 'sleep 1234\.6' | head -1)
+	control=$(U "$probe" kill "$spid")
+	ww -- sh -c "'$probe' kill '$spid'; pgrep -f 'sleep 1234[.]6' || echo none; ls /proc | grep -c '^[0-9]'"
+	set -- $out
+	[ "$control" = ok ] && [ "$1" = ESRCH ] && [ "$2" = none ] && [ "$3" -lt 8 ]
+	ok $? "$t host PIDs are invisible: kill -0 $spid fails, pgrep finds nothing, $3 pids in /proc"
+	pkill -f 'sleep 1234\.6'
+	wait $sleeper 2> /dev/null
+
+	# ---- what a process inside cannot do ---------------------------------------------------
+	ww -- "$probe" unshare-user
+	is "$rc:$out" "1:EPERM" "$t unshare(CLONE_NEWUSER) fails"
+	ww -- unshare -U true
+	is "$rc" 1 "$t unshare -U true fails"
+	mkdir -p "$WS/mnt"
+	mine "$WS/mnt"
+	ww -- "$probe" mount-tmpfs "$WS/mnt"
+	is "$rc:$out" "1:EPERM" "$t mount(2) fails"
+	ww -- mount -t tmpfs none "$WS/mnt"
+	[ $rc -ne 0 ]
+	ok $? "$t mount -t tmpfs fails (exit $rc)"
+	ww -- "$probe" mknod-char "$WS/null"
+	[ $rc -eq 1 ] && [ ! -e "$WS/null" ]
+	ok $? "$t mknod of a character device fails ($out)"
+	ww -- "$probe" link "$O/target" "$WS/hard"
+	[ $rc -eq 1 ] && [ ! -e "$WS/hard" ] && [ "$(stat -c %h "$O/target")" = 1 ]
+	ok $? "$t a hard link from the workspace to a file outside fails ($out)"
+	# A setuid copy of the probe, owned by another user than the pass's.
+	cp "$probe" "$S/euid"
+	if [ "$(id -u)" -eq 0 ]; then
+		if [ "$uid" -eq 0 ]; then chown 1:1 "$S/euid"; else chown 0:0 "$S/euid"; fi
+		chmod 4755 "$S/euid"
+		owner=$(stat -c %u "$S/euid")
+		control=$(U "$S/euid" euid)
+		if [ "$control" = "$owner" ]; then
+			ww -- "$S/euid" euid
+			is "$rc:$out" "0:$uid" "$t a setuid binary does not change the effective uid (outside: $control)"
+		else
+			skip "$t a setuid binary does not elevate" "setuid does not work outside either here"
+		fi
+	else
+		skip "$t a setuid binary does not elevate" "making one needs root"
+	fi
+
+	# ---- mount points a command could rename away ------------------------------------------
+	WS0=$WS
+	WS=$P/g
+	tp ws -- "$probe" write "$WS/.git/hooks/pre-commit"
+	[ $rc -eq 1 ] && [ ! -e "$WS/.git/hooks/pre-commit" ]
+	ok $? "$t .git/hooks denied by the policy cannot be written ($out)"
+	tp ws -- sh -c 'mv .git .git2; mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit'
+	[ ! -e "$WS/.git/hooks/pre-commit" ] && [ ! -e "$WS/.git2/hooks/pre-commit" ]
+	todo $? "$t mv .git .git2 does not defeat the .git/hooks protection (exit $rc)" \
+		"the plan binds .git/hooks but leaves .git renamable"
+	WS=$P/m
+	echo state > "$WS/meta/.agent/state.json"
+	mine "$WS/meta"
+	run --preset workspace-write --workspace "$WS" --context home="$H" \
+		--context agent_dir="$WS/meta/.agent" --context session_dir="$WS/meta/.agent/s" -- \
+		sh -c 'mv meta meta2; mkdir -p meta/.agent && echo evil > meta/.agent/state.json'
+	[ "$(cat "$WS/meta/.agent/state.json" 2> /dev/null)" = state ]
+	todo $? "$t renaming the parent of a protected agent_dir does not defeat it (exit $rc)" \
+		"the plan binds the protected path but leaves its parent renamable"
+	WS=$WS0
+
+	# ---- the environment -------------------------------------------------------------------
+	ww -- env
+	names=$(echo "$out" | sed 's/=.*//' | grep -v -x PWD | sort | tr '\n' ' ')
+	is "$names" "HOME LANG LC_ALL PATH TEMP TERM TMP TMPDIR TZ " \
+		"$t only the allowlist and TMPDIR/TMP/TEMP are set"
+	pwd_in=$(echo "$out" | sed -n 's/^PWD=//p')
+	[ -z "$pwd_in" ] || [ "$pwd_in" = "$WS" ]
+	ok $? "$t PWD, which bwrap sets, is the working directory"
+	case $out in *cordon-test-secret-token*) false ;; esac
+	ok $? "$t SECRET_TOKEN is absent inside"
+	tmps=$(echo "$out" | sed -n 's/^\(TMPDIR\|TMP\|TEMP\)=//p' | sort -u)
+	[ "$(echo "$tmps" | wc -l)" = 1 ] && [ -n "$tmps" ]
+	ok $? "$t TMPDIR, TMP and TEMP are one directory ($tmps)"
+
+	# ---- the private temp dir --------------------------------------------------------------
+	ww -- sh -c 'echo "$TMPDIR"; stat -c "%a %u" "$TMPDIR"; echo x > "$TMPDIR/f" && echo made'
+	set -- $out
+	is "$rc:$2 $3:$4" "0:700 $uid:made" "$t the private temp dir exists, is 0700 and writable"
+	[ -n "$1" ] && [ ! -e "$1" ]
+	ok $? "$t and is gone afterwards ($1)"
+	rm -f "$WS/tn"
+	ww --timeout 1 -- sh -c 'echo "$TMPDIR" > tn; echo x > "$TMPDIR/f"; exec sleep 1234.1'
+	d=$(cat "$WS/tn" 2> /dev/null)
+	[ $rc -eq 124 ] && [ -n "$d" ] && [ ! -e "$d" ]
+	ok $? "$t after --timeout (exit $rc) the temp dir is gone ($d)"
+	rm -f "$WS/tn"
+	(exec $AS env -i PATH=/usr/bin:/bin HOME="$H" "$C" run --preset workspace-write \
+		--workspace "$WS" --context home="$H" -- \
+		sh -c 'echo "$TMPDIR" > tn; echo x > "$TMPDIR/f"; exec sleep 1234.2' 2> /dev/null) &
+	cpid=$!
+	if wait_for "$WS/tn"; then
+		kill -TERM $cpid
+		wait $cpid
+		rc=$?
+		d=$(cat "$WS/tn")
+		[ $rc -eq 143 ] && [ ! -e "$d" ] && gone 'sleep 1234\.2'
+		ok $? "$t after SIGTERM to cordon (exit $rc) the temp dir and the command are gone"
+	else
+		ok 1 "$t after SIGTERM to cordon: the command never started"
+		kill -KILL $cpid 2> /dev/null
+	fi
+
+	# ---- timeouts --------------------------------------------------------------------------
+	start=$(date +%s)
+	ww --timeout 1 --shell 'sh -c "trap \"\" TERM HUP; exec sleep 1234.5" & setsid sleep 1234.7 & setsid sh -c "sleep 1234.8 &" ; wait'
+	took=$(($(date +%s) - start))
+	[ $rc -eq 124 ] && [ $took -le 5 ]
+	ok $? "$t --timeout 1 stops a command whose children ignore SIGTERM: exit $rc after ${took}s"
+	gone 'sleep 1234\.[578]'
+	ok $? "$t no grandchild, setsid job or daemon is left"
+	pkill -KILL -f 'sleep 1234\.[578]'
+
+	# ---- fail closed -----------------------------------------------------------------------
+	if [ -n "$hider" ]; then
+		: > "$P/empty"
+		cp /bin/false "$P/false"
+		for r in "$P/empty:an empty file" "/dev/null:/dev/null" "$P/false:a bwrap that fails"; do
+			WRAP="$hider sh $tmpdir/hide.sh ${r%%:*}"
+			ww -- sh -c ": > '$WS/marker-nobwrap'"
+			WRAP=
+			grep -q 'SANDBOX_UNAVAILABLE' "$errf"
+			g=$?
+			[ $rc -eq 125 ] && [ $g -eq 0 ] && [ ! -e "$WS/marker-nobwrap" ]
+			ok $? "$t bwrap replaced by ${r#*:}: exit $rc, SANDBOX_UNAVAILABLE, the command never ran"
+			rm -f "$WS/marker-nobwrap"
+		done
+	else
+		skip "$t bwrap hidden" "no mount namespace to hide it in (unshare -rm fails)"
+	fi
+	if [ -x "${cordon_bin%/*}/../libexec/cordon/cordon-exec" ] ||
+		[ -x /usr/local/libexec/cordon/cordon-exec ] || [ -x /usr/libexec/cordon/cordon-exec ]; then
+		skip "$t cordon-exec missing" "an installed cordon-exec would be found"
+	else
+		mkdir -p "$P/lone" "$P/fake"
+		cp "$cordon_bin" "$P/lone/cordon"
+		cp "$cordon_bin" "$P/fake/cordon"
+		cp /bin/true "$P/fake/cordon-exec"
+		mine "$P/lone" "$P/fake"
+		C0=$C
+		for c in "lone:no cordon-exec next to cordon" "fake:a cordon-exec that applies nothing"; do
+			C=$P/${c%%:*}/cordon
+			ww -- sh -c ": > '$WS/marker-nohelper'"
+			grep -q 'SANDBOX_UNAVAILABLE' "$errf"
+			g=$?
+			[ $rc -eq 125 ] && [ $g -eq 0 ] && [ ! -e "$WS/marker-nohelper" ]
+			ok $? "$t ${c#*:}: exit $rc, SANDBOX_UNAVAILABLE, the command never ran"
+			rm -f "$WS/marker-nohelper"
+		done
+		C=$C0
+	fi
+
+	# ---- symlinks and cd -------------------------------------------------------------------
+	ln -s "$WS" "$P/wslink"
+	run --preset workspace-write --workspace "$P/wslink" --context home="$H" -- \
+		sh -c ": > '$P/wslink/marker-link'"
+	grep -q symlink "$errf"
+	g=$?
+	[ $rc -eq 2 ] && [ $g -eq 0 ] && [ ! -e "$WS/marker-link" ]
+	ok $? "$t a workspace given as a symlink is refused (exit $rc, $(head -1 "$errf"))"
+	out=$(cd "$P" && U "$C" run --preset workspace-write --workspace wslink \
+		--context home="$H" -- sh -c ": > '$WS/marker-rel'" 2> "$errf")
+	rc=$?
+	[ $rc -eq 2 ] && [ ! -e "$WS/marker-rel" ]
+	todo $? "$t a workspace given as a relative symlink is refused too (exit $rc)" \
+		"cli/cmd_run.c makes a relative --workspace absolute with realpath, which follows the link"
+	rm -f "$WS/marker-rel" "$WS/marker-link"
+	ww -- sh -c 'cd .. && echo x > escaped'
+	[ $rc -ne 0 ] && [ ! -e "$P/escaped" ]
+	ok $? "$t cd .. inside the command does not widen write authority (exit $rc)"
+	run --preset workspace-write --workspace "$WS" --cwd "$WS/sub" --context home="$H" -- \
+		sh -c 'cd ../.. && echo x > escaped2; cd / && echo x > "$OLDPWD/escaped3"'
+	[ $rc -ne 0 ] && [ ! -e "$P/escaped2" ] && [ ! -e "$P/escaped3" ]
+	ok $? "$t nor does cd from a --cwd below the workspace (exit $rc)"
+	ln -s "$O/target" "$WS/lnk"
+	ln -s "$O" "$WS/dlnk"
+	ww -- "$probe" write "$WS/lnk"
+	is "$rc:$(cat "$O/target")" "1:outside" "$t a symlink in the workspace to a file outside cannot be written through ($out)"
+	ww -- "$probe" write "$WS/dlnk/new"
+	[ $rc -eq 1 ] && [ ! -e "$O/new" ]
+	ok $? "$t nor a symlink to a directory outside ($out)"
+
+	# ---- output ----------------------------------------------------------------------------
+	seq 1 20000 > "$tmpdir/seq"
+	ww --max-output 100 --output-file "$P/whole.log" -- seq 1 20000
+	[ $rc -eq 0 ] && [ "$out" = "$(head -c 100 "$tmpdir/seq")" ]
+	ok $? "$t --max-output 100 passes the first 100 bytes"
+	grep -q "output truncated after 100 bytes.*$P/whole.log" "$errf"
+	ok $? "$t and says where the rest is"
+	cmp -s "$P/whole.log" "$tmpdir/seq" &&
+		[ "$(stat -c '%a %u' "$P/whole.log")" = "600 $uid" ]
+	ok $? "$t the output file holds it all, mode 0600, owned by the caller"
+
+	# ---- two calls at once -----------------------------------------------------------------
+	cat > "$P/both.sh" << 'EOF'
+# both.sh SELF OTHER: runs inside one call, meets the other, tries to
+# reach into it.  Results go to SELF/result.
+self=$1 other=$2 probe=$3
+echo "$TMPDIR" > "$self/tn"
+echo "secret of $self" > "$TMPDIR/secret"
+i=0
+while [ ! -s "$other/tn" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+t=$(cat "$other/tn")
+{
+	echo "write $("$probe" write "$other/intruder")"
+	if ls "$t" > /dev/null 2>&1; then echo "list ok"; else echo "list denied"; fi
+	if cat "$t/secret" > /dev/null 2>&1; then echo "read ok"; else echo "read denied"; fi
+	echo "tmpwrite $("$probe" write "$t/intruder")"
+} > "$self/result"
+sleep 0.3
+EOF
+	chmod 644 "$P/both.sh"
+	for w in c1 c2; do
+		o=c2
+		[ $w = c2 ] && o=c1
+		(U "$C" run --preset workspace-write --workspace "$P/$w" --context home="$H" -- \
+			sh "$P/both.sh" "$P/$w" "$P/$o" "$probe" > /dev/null 2>&1) &
+		eval "both_$w=\$!"
+	done
+	wait $both_c1 $both_c2
+	r1=$(cat "$P/c1/result" 2> /dev/null | tr '\n' ' ')
+	r2=$(cat "$P/c2/result" 2> /dev/null | tr '\n' ' ')
+	case "$r1$r2" in
+	"write EROFS"*"write EROFS"*) [ ! -e "$P/c1/intruder" ] && [ ! -e "$P/c2/intruder" ] ;;
+	*) false ;;
+	esac
+	ok $? "$t two calls at once cannot write each other's workspace"
+	case "$r1$r2" in
+	*"list ok"* | *"read ok"* | *"tmpwrite ok"*) false ;;
+	*"list denied"*"list denied"*) true ;;
+	*) false ;;
+	esac
+	todo $? "$t nor see each other's TMPDIR ($r1/ $r2)" \
+		"the runner's other call dirs are readable through the read-only root"
+
+	# ---- decisions before the run ----------------------------------------------------------
+	ww -- git push origin main
+	[ $rc -eq 0 ] && [ -e "$WS/git-ran" ]
+	ok $? "$t control: an allowed git push runs (and leaves its mark)"
+	rm -f "$WS/git-ran"
+	ww -- git push --force origin main
+	grep -q 'DENIED' "$errf"
+	g=$?
+	[ $rc -eq 126 ] && [ $g -eq 0 ] && [ ! -e "$WS/git-ran" ]
+	ok $? "$t git push --force is denied: exit $rc and it never runs"
+	ww --shell 'git push -f'
+	[ $rc -eq 126 ] && [ ! -e "$WS/git-ran" ]
+	ok $? "$t --shell 'git push -f' is denied: exit $rc"
+	ww --shell ": > '$WS/marker-shell' && git push --force origin main"
+	[ $rc -eq 126 ] && [ ! -e "$WS/marker-shell" ]
+	todo $? "$t a force push later in a shell command is denied before anything runs (exit $rc)" \
+		"the evaluator does not split shell commands yet"
+	rm -f "$WS/git-ran" "$WS/marker-shell"
+	tp ws -- make
+	grep -q 'NEEDS APPROVAL' "$errf"
+	g=$?
+	[ $rc -eq 126 ] && [ $g -eq 0 ] && [ ! -e "$WS/make-ran" ]
+	ok $? "$t a command that asks exits $rc without running"
+	tp ws --approved -- make
+	[ $rc -eq 0 ] && [ -e "$WS/make-ran" ]
+	ok $? "$t and runs with --approved (exit $rc)"
+}
+
+if [ $ready -ne 0 ]; then
+	# Every restricted preset must refuse to run here.
+	mkdir -p "$tmpdir/ws"
+	(cd "$tmpdir/ws" && "$CORDON" run --preset workspace-write -- sh -c ': > marker') 2> "$errf"
+	rc=$?
+	[ $rc -eq 125 ] && grep -q SANDBOX_UNAVAILABLE "$errf" && [ ! -e "$tmpdir/ws/marker" ]
+	ok $? "no sandbox here: cordon run exits 125 and the command never runs"
+	skip "cordon run under bwrap" "${why_unready:-cordon probe says the sandbox is not ready}"
+	done_testing
+	exit
+fi
+for p in $passes; do
+	pass "$p"
+done
+case $passes in
+root) skip "[nobody] every check" "no setpriv to become an unprivileged user" ;;
+esac
+done_testing
