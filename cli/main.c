@@ -36,6 +36,7 @@ static const struct verb verbs[] = {
 	  "                       bwrap: the bubblewrap mount plan (JSON, with origins);\n"
 	  "                       bwrap-args: its options, NUL-separated, for bwrap --args;\n"
 	  "                       landlock, seccomp: the in-sandbox layers, for auditors;\n"
+	  "                       seccomp-bpf: the filter program bwrap --seccomp loads;\n"
 	  "                       sbpl: the macOS Seatbelt profile; sbpl-argv: its command\n"
 	  "  --context k=v        substitute a context variable (workspace, cwd, home,\n"
 	  "                       tmp, agent_dir, session_dir, user); repeatable\n"
@@ -71,6 +72,34 @@ static const struct verb verbs[] = {
 	  "expectation, with its location and the actual decision on failure.\n"
 	  "Exit status: 0 when every expectation holds, 1 otherwise.\n",
 	  cmd_test },
+	{ "run", "run a command under a preset's sandbox",
+	  "usage: cordon run [-p FILE] [--preset P] [--workspace DIR] [--cwd DIR]\n"
+	  "                  [--context k=v]... [--timeout SECONDS] [--max-output BYTES]\n"
+	  "                  [--output-file PATH] [--approved] -- CMD [ARG...]\n"
+	  "       cordon run [OPTIONS] --shell 'COMMAND'\n"
+	  "\n"
+	  "Decide the command, then run it inside the preset's sandbox: bwrap with\n"
+	  "the lowered mount plan, the seccomp filter, and Landlock applied inside;\n"
+	  "a private temp dir (TMPDIR) made for the call and removed after it; the\n"
+	  "environment cleared to the preset's allowlist.  Nothing falls back to an\n"
+	  "unsandboxed run.\n"
+	  "\n"
+	  "  --timeout S          kill the command's whole process tree after S seconds\n"
+	  "  --max-output BYTES   pass at most BYTES of output through; keep all of it\n"
+	  "                       in --output-file (0600), or in a file named on stderr\n"
+	  "  --approved           the host obtained approval for a command that asks\n"
+	  "\n"
+	  "Exit status: the command's; 124 on timeout; 125 when the sandbox is\n"
+	  "unavailable or the runner failed (SANDBOX_UNAVAILABLE); 126 when the\n"
+	  "policy denies the command or it needs approval; 2 on a usage error.\n",
+	  cmd_run },
+	{ "probe", "report which sandbox layers work here",
+	  "usage: cordon probe [--json]\n"
+	  "\n"
+	  "Check each layer a restricted preset needs: bwrap (path and version),\n"
+	  "user namespaces, the Landlock ABI, seccomp, and the cordon-exec helper.\n"
+	  "Exit status 0 when all work, 125 otherwise.\n",
+	  cmd_probe },
 };
 
 static void usage(FILE *out)

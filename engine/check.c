@@ -1113,8 +1113,8 @@ static int preset_cmp(const void *a, const void *b)
 
 static void canonicalize(struct ir_preset *p)
 {
-	qsort(p->rules, p->nrules, sizeof(*p->rules), ir_rule_cmp);
-	qsort(p->protect, p->nprotect, sizeof(*p->protect), protect_cmp);
+	sort_items(p->rules, p->nrules, sizeof(*p->rules), ir_rule_cmp);
+	sort_items(p->protect, p->nprotect, sizeof(*p->protect), protect_cmp);
 	/* One protection per pattern: keep the first spelling. */
 	size_t w = 0;
 	for (size_t i = 0; i < p->nprotect; i++) {
@@ -1127,9 +1127,9 @@ static void canonicalize(struct ir_preset *p)
 		p->protect[w++] = p->protect[i];
 	}
 	p->nprotect = w;
-	qsort(p->env.keep, p->env.nkeep, sizeof(*p->env.keep), str_cmp);
-	qsort(p->env.set, p->env.nset, sizeof(*p->env.set), set_cmp);
-	qsort(p->env.drop, p->env.ndrop, sizeof(*p->env.drop), drop_cmp);
+	sort_items(p->env.keep, p->env.nkeep, sizeof(*p->env.keep), str_cmp);
+	sort_items(p->env.set, p->env.nset, sizeof(*p->env.set), set_cmp);
+	sort_items(p->env.drop, p->env.ndrop, sizeof(*p->env.drop), drop_cmp);
 }
 
 /* ---- tests and default -------------------------------------------------- */
@@ -1287,7 +1287,7 @@ size_t check_policy(struct srcmgr *sm, struct diag_list *diags, struct ast *root
 		check_test(&c, c.tests[i]);
 	if (c.default_node)
 		check_preset_ref(&c, c.default_node->u.one.value, "default", &ir->default_preset);
-	qsort(ir->presets, ir->npresets, sizeof(*ir->presets), preset_cmp);
+	sort_items(ir->presets, ir->npresets, sizeof(*ir->presets), preset_cmp);
 
 	for (size_t i = 0; i < c.npresets; i++) {
 		scope_free(c.presets[i]);

@@ -244,8 +244,15 @@ static void trace_rule(struct strbuf *trace, const struct ev_rule *r, bool match
 		sb_add_quoted(&pat, r->m.text);
 	if (r->m.text && r->m.regex)
 		sb_addc(&pat, ' ');
-	if (r->m.regex)
-		sb_addf(&pat, "/%s/", r->m.regex);
+	if (r->m.regex) {
+		sb_addc(&pat, '/');
+		for (const char *c = r->m.regex; *c; c++) {
+			if (*c == '/')
+				sb_addc(&pat, '\\');
+			sb_addc(&pat, *c);
+		}
+		sb_addc(&pat, '/');
+	}
 	sb_addf(trace, "    %-8s %s %s %s  [literal %u, wildcards %u, %s]  %s\n",
 		matched ? "match" : "no match", ir_op_names[r->op], pat.buf,
 		ir_effect_names[r->effect], r->m.spec.literal, r->m.spec.wildcards,

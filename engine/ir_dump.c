@@ -45,14 +45,14 @@ static void view_build(struct view *v, const struct ir_preset *p, const struct i
 		v->rules[i] = p->rules[i];
 		v->rules[i].pat.text = resolve(p->rules[i].pat.text, ctx, op_is_path(p->rules[i].op));
 	}
-	qsort(v->rules, v->nrules, sizeof(*v->rules), ir_rule_cmp);
+	sort_items(v->rules, v->nrules, sizeof(*v->rules), ir_rule_cmp);
 	v->nprotect = p->nprotect;
 	v->protect = xcalloc(p->nprotect + 1, sizeof(*v->protect));
 	for (size_t i = 0; i < p->nprotect; i++) {
 		v->protect[i] = p->protect[i];
 		v->protect[i].pat.text = resolve(p->protect[i].pat.text, ctx, true);
 	}
-	qsort(v->protect, v->nprotect, sizeof(*v->protect), protect_text_cmp);
+	sort_items(v->protect, v->nprotect, sizeof(*v->protect), protect_text_cmp);
 	v->nset = p->env.nset;
 	v->set = xcalloc(p->env.nset + 1, sizeof(*v->set));
 	for (size_t i = 0; i < p->env.nset; i++) {

@@ -2,6 +2,7 @@
 
 #include "lower.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,39 @@ enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const cha
 	free(err);
 	cordon_decision_free(d);
 	return e;
+}
+
+bool lower_env_dropped(const struct lower_input *in, const char *name)
+{
+	for (size_t i = 0; i < in->ndrop; i++) {
+		const struct ir_pattern *d = &in->drop[i];
+		if (d->regex) {
+			pcre2_code *re;
+			int code;
+			PCRE2_SIZE off;
+			re = pcre2_compile((PCRE2_SPTR)d->regex, PCRE2_ZERO_TERMINATED, 0, &code, &off,
+					   NULL);
+			if (!re)
+				return true; /* cannot tell: keep it out */
+			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+			int rc = pcre2_match(re, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL);
+			pcre2_match_data_free(md);
+			pcre2_code_free(re);
+			if (rc >= 0)
+				return true;
+		} else if (fnmatch(d->text, name, 0) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+bool lower_env_kept(const struct lower_input *in, const char *name)
+{
+	for (size_t i = 0; i < in->nkeep; i++)
+		if (fnmatch(in->keep[i], name, 0) == 0)
+			return true;
+	return false;
 }
 
 static bool path_under(const char *path, const char *root)
@@ -98,7 +132,10 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 					 r->origin, false);
 			continue;
 		}
-		if (lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
+		/* /dev and /proc are the sandbox's own: their links (/dev/stdout)
+		 * resolve per process, so no decision about them is stable. */
+		bool kernel = strncmp(r->m.text, "/dev/", 5) == 0 || strncmp(r->m.text, "/proc/", 6) == 0;
+		if (kernel || lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
 			add_path(in, r->m.text, r->op == IR_READ ? LOWER_READ_ROOT : LOWER_WRITE_ROOT,
 				 r->origin, false);
 	}
@@ -137,12 +174,14 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 			return -1;
 		}
 	}
-	qsort(in->paths, in->npaths, sizeof(*in->paths), path_cmp);
+	sort_items(in->paths, in->npaths, sizeof(*in->paths), path_cmp);
 
 	/* The network: shared when any host may be contacted. */
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
-		if (r->op == IR_NET && r->effect == IR_ALLOW && !in->net_allowed) {
+		/* "unix" names local sockets, not a host: it opens no network. */
+		bool unix_only = r->m.anchor && strcmp(r->m.anchor, "unix") == 0;
+		if (r->op == IR_NET && r->effect == IR_ALLOW && !unix_only && !in->net_allowed) {
 			in->net_allowed = true;
 			in->net_origin = r->origin;
 		}
@@ -215,6 +254,14 @@ char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, ch
 	if (i == ARRAY_SIZE(lowerings)) {
 		*err = xasprintf("unknown lowering '%s'", kind);
 		return NULL;
+	}
+	if (ev->preset->sandbox == IR_SANDBOX_NONE) {
+		/* Each lowering says, in its own words, that there is nothing to
+		 * lower; the context need not be complete for that. */
+		memset(&in, 0, sizeof(in));
+		in.ev = ev;
+		in.preset = ev->preset->name;
+		return lowerings[i].fn(&in, len, err);
 	}
 	if (lower_input_build(ev, &in, err) != 0)
 		return NULL;

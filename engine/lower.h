@@ -66,6 +66,12 @@ struct lower_input {
 int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char **err);
 void lower_input_free(struct lower_input *in);
 
+/* The environment policy: is a variable of the host kept (a keep name or
+ * glob matches it), and is it dropped (a drop pattern matches it; drop
+ * beats keep)? */
+bool lower_env_kept(const struct lower_input *in, const char *name);
+bool lower_env_dropped(const struct lower_input *in, const char *name);
+
 /* The evaluator's effect for one path operation. */
 enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const char *path);
 

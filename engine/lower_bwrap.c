@@ -8,7 +8,6 @@
 #include "lower.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,39 +72,6 @@ static char *nearest_existing(const char *path)
 	return p;
 }
 
-static bool env_dropped(const struct lower_input *in, const char *name)
-{
-	for (size_t i = 0; i < in->ndrop; i++) {
-		const struct ir_pattern *d = &in->drop[i];
-		if (d->regex) {
-			pcre2_code *re;
-			int code;
-			PCRE2_SIZE off;
-			re = pcre2_compile((PCRE2_SPTR)d->regex, PCRE2_ZERO_TERMINATED, 0, &code, &off,
-					   NULL);
-			if (!re)
-				return true; /* cannot tell: keep it out */
-			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-			int rc = pcre2_match(re, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL);
-			pcre2_match_data_free(md);
-			pcre2_code_free(re);
-			if (rc >= 0)
-				return true;
-		} else if (fnmatch(d->text, name, 0) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool env_kept(const struct lower_input *in, const char *name)
-{
-	for (size_t i = 0; i < in->nkeep; i++)
-		if (fnmatch(in->keep[i], name, 0) == 0)
-			return true;
-	return false;
-}
-
 static int str_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -126,12 +92,12 @@ static void plan_env(struct bw_plan *pl, const struct lower_input *in)
 		bool set_by_policy = false;
 		for (size_t i = 0; i < in->nset; i++)
 			set_by_policy = set_by_policy || strcmp(in->set[i].name, name) == 0;
-		if (!set_by_policy && env_kept(in, name) && !env_dropped(in, name))
+		if (!set_by_policy && lower_env_kept(in, name) && !lower_env_dropped(in, name))
 			VEC_PUSH(names, n, cap, name);
 		else
 			free(name);
 	}
-	qsort(names, n, sizeof(*names), str_cmp);
+	sort_items(names, n, sizeof(*names), str_cmp);
 	for (size_t i = 0; i < n; i++) {
 		const char *value = getenv(names[i]);
 		if (value && !strpbrk(value, "\n"))
@@ -225,6 +191,30 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 					   "there inside the sandbox"));
 			break;
 		case LOWER_READ_ONLY:
+			/* Each directory between the write root and what is made
+			 * read-only becomes a mount point too: a mount point cannot be
+			 * renamed, so `mv .git .git2; mkdir -p .git/hooks` cannot move
+			 * the protection out of the way. */
+			{
+				char *at = exists ? xstrdup(p->path) : nearest_existing(p->path);
+				const char *root = NULL;
+				for (size_t k = 0; k < in->npaths; k++) {
+					const struct lower_path *w = &in->paths[k];
+					if (w->why == LOWER_WRITE_ROOT && under(at, w->path) &&
+					    strcmp(at, w->path) != 0 && (!root || strlen(w->path) > strlen(root)))
+						root = w->path;
+				}
+				for (size_t n = root ? strlen(root) + 1 : 0; root && at[n]; n++) {
+					if (at[n] != '/')
+						continue;
+					char *dir = xstrndup(at, n);
+					FS(dir, 1, p, "--bind", dir,
+					   xstrdup("pinned as a mount point: it cannot be renamed away from "
+						   "the read-only path below it"));
+					free(dir);
+				}
+				free(at);
+			}
 			if (exists) {
 				FS(p->path, 2, p, "--ro-bind", p->path, NULL);
 			} else if (p->protect || lower_decide(in->ev, IR_WRITE, p->path) == IR_DENY) {
@@ -256,10 +246,23 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		}
 	}
 #undef FS
-	qsort(fs, nfs, sizeof(*fs), fs_op_cmp);
+	sort_items(fs, nfs, sizeof(*fs), fs_op_cmp);
 	bool root_done = false;
 	for (size_t i = 0; i < nfs; i++) {
 		struct fs_op *f = &fs[i];
+		bool same = false;
+		/* One mount per place: a directory pinned for two protections, or
+		 * two protections with one missing ancestor, are bound once. */
+		for (size_t j = 0; j < i && !same; j++)
+			same = fs[j].opt && f->opt && strcmp(fs[j].opt, f->opt) == 0 &&
+			       strcmp(fs[j].at, f->at) == 0 && fs[j].rank == f->rank;
+		if (same) {
+			free(f->note);
+			f->note = NULL;
+			f->opt = NULL;
+			f->rank = -1;
+			continue;
+		}
 		if (!root_done && strcmp(f->at, "/") != 0) {
 			emit(pl, "--dev", "/dev", NULL, NULL, NULL);
 			emit(pl, "--proc", "/proc", NULL, NULL, NULL);
@@ -273,8 +276,10 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		} else {
 			emit(pl, f->opt, f->src, f->at, f->p->origin, f->note);
 		}
-		free(f->at);
-		free(f->src);
+	}
+	for (size_t i = 0; i < nfs; i++) {
+		free(fs[i].at);
+		free(fs[i].src);
 	}
 	free(fs);
 	if (!root_done) {

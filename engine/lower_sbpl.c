@@ -631,7 +631,7 @@ static void emit_chain(struct strbuf *sb, struct chain *c, const char *op,
 		       const struct lower_input *in, bool sort)
 {
 	if (sort)
-		qsort(c->e, c->n, sizeof(*c->e), entry_cmp);
+		sort_items(c->e, c->n, sizeof(*c->e), entry_cmp);
 	for (size_t i = 0; i < c->n; i++)
 		emit_entry(sb, &c->e[i], op, in);
 }

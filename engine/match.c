@@ -175,8 +175,12 @@ static pcre2_code *compile_re(const char *src, uint32_t options, char **err)
 		*err = xasprintf("cannot compile /%s/: %s", src, (const char *)msg);
 		return NULL;
 	}
-	/* JIT is an optimisation: where it is unavailable the interpreter runs. */
-	(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+	/* JIT is an optimisation: where it is unavailable the interpreter runs.
+	 * CORDON_NO_JIT=1 asks for the interpreter (valgrind cannot follow
+	 * JIT-generated code and reports it). */
+	const char *no_jit = getenv("CORDON_NO_JIT");
+	if (!no_jit || strcmp(no_jit, "1") != 0)
+		(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
 
@@ -185,8 +189,29 @@ static pcre2_code *compile_re(const char *src, uint32_t options, char **err)
 static char *regex_prefix(const char *re)
 {
 	struct strbuf sb;
-	if (re[0] != '^' || strchr(re, '|'))
+	int depth = 0;
+	bool in_class = false;
+	if (re[0] != '^')
 		return NULL;
+	/* An alternation at the top level ("^/a|/b") leaves no common prefix;
+	 * one inside a group after the prefix does not matter. */
+	for (const char *p = re; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (in_class) {
+			in_class = *p != ']';
+		} else if (*p == '[') {
+			in_class = true;
+			if (p[1] == ']' || (p[1] == '^' && p[2] == ']'))
+				p += p[1] == ']' ? 1 : 2;
+		} else if (*p == '(') {
+			depth++;
+		} else if (*p == ')') {
+			depth--;
+		} else if (*p == '|' && depth == 0) {
+			return NULL;
+		}
+	}
 	sb_init(&sb);
 	for (const char *p = re + 1; *p; p++) {
 		if (*p == '\\' && p[1] && !isalnum((unsigned char)p[1])) {
@@ -359,13 +384,27 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 			return MATCH_ERROR;
 		}
 		m->port = port;
-		/* Rebuild the flags for the host part alone. */
+		/* Rebuild the flags for the host part alone; brackets of an IPv6
+		 * literal are plain characters, not a glob set. */
 		struct resolved h = { 0 };
 		res_add(&h, '\0', false);
 		h.n = 0;
 		for (size_t i = 0; host[i]; i++)
-			res_add(&h, host[i], i < r.n && r.lit[i]);
-		if (strchr(host, '*') || strchr(host, '?') || strchr(host, '[')) {
+			res_add(&h, host[i],
+				(i < r.n && r.lit[i]) || host[i] == '[' || host[i] == ']');
+		/* Hosts narrow from the right: every literal character counts, and
+		 * naming a port adds one. */
+		m->spec.literal = 0;
+		m->spec.wildcards = 0;
+		for (size_t i = 0; i < h.n; i++) {
+			if (!h.lit[i] && (h.s[i] == '*' || h.s[i] == '?'))
+				m->spec.wildcards++;
+			else
+				m->spec.literal++;
+		}
+		if (port >= 0)
+			m->spec.literal++;
+		if (m->spec.wildcards) {
 			char *src = glob_to_regex(&h, false);
 			m->re = compile_re(src, PCRE2_DOTALL | PCRE2_CASELESS, err);
 			free(src);

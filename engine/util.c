@@ -60,6 +60,12 @@ char *xasprintf(const char *fmt, ...)
 	return sb_steal(&sb);
 }
 
+void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 void grow_array(void **items, size_t *cap, size_t need, size_t size)
 {
 	size_t n;

@@ -20,6 +20,9 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
+/* qsort that accepts an empty (NULL) array. */
+void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* Grow *items so that it holds at least need elements of size each. */
 void grow_array(void **items, size_t *cap, size_t need, size_t size);
 #define VEC_PUSH(arr, len, cap, val)                                          \
@@ -38,7 +41,7 @@ void sb_add(struct strbuf *sb, const char *s, size_t n);
 void sb_adds(struct strbuf *sb, const char *s);
 void sb_addc(struct strbuf *sb, char c);
 void sb_addf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
-void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap) PRINTF_LIKE(2, 0);
 /* Append s as a double-quoted cordon string literal. */
 void sb_add_quoted(struct strbuf *sb, const char *s);
 char *sb_steal(struct strbuf *sb);

@@ -16,6 +16,7 @@ plan() { # plan POLICY PRESET KIND [extra context...]
 	policy=$1 preset=$2 kind=$3
 	shift 3
 	(cd "$T/ws" && env -i PATH=/usr/bin:/bin HOME="$T/home" LANG=C.UTF-8 SECRET_TOKEN=x \
+		${CORDON_REAL:+CORDON_REAL="$CORDON_REAL"} ${CORDON_NO_JIT:+CORDON_NO_JIT=1} \
 		"$CORDON" compile ${policy:+-p "$policy"} --preset "$preset" --emit "$kind" \
 		--context workspace="$T/ws" --context cwd="$T/ws" --context home="$T/home" \
 		--context tmp="$T/call" --context agent_dir="$T/ws/.agent" \

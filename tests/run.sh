@@ -381,8 +381,7 @@ pass() { # pass NAME
 	ok $? "$t .git/hooks denied by the policy cannot be written ($out)"
 	tp ws -- sh -c 'mv .git .git2; mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit'
 	[ ! -e "$WS/.git/hooks/pre-commit" ] && [ ! -e "$WS/.git2/hooks/pre-commit" ]
-	todo $? "$t mv .git .git2 does not defeat the .git/hooks protection (exit $rc)" \
-		"the plan binds .git/hooks but leaves .git renamable"
+	ok $? "$t mv .git .git2 does not defeat the .git/hooks protection (exit $rc)"
 	WS=$P/m
 	echo state > "$WS/meta/.agent/state.json"
 	mine "$WS/meta"
@@ -390,8 +389,7 @@ pass() { # pass NAME
 		--context agent_dir="$WS/meta/.agent" --context session_dir="$WS/meta/.agent/s" -- \
 		sh -c 'mv meta meta2; mkdir -p meta/.agent && echo evil > meta/.agent/state.json'
 	[ "$(cat "$WS/meta/.agent/state.json" 2> /dev/null)" = state ]
-	todo $? "$t renaming the parent of a protected agent_dir does not defeat it (exit $rc)" \
-		"the plan binds the protected path but leaves its parent renamable"
+	ok $? "$t renaming the parent of a protected agent_dir does not defeat it (exit $rc)"
 	WS=$WS0
 
 	# ---- the environment -------------------------------------------------------------------
@@ -497,8 +495,7 @@ pass() { # pass NAME
 		--context home="$H" -- sh -c ": > '$WS/marker-rel'" 2> "$errf")
 	rc=$?
 	[ $rc -eq 2 ] && [ ! -e "$WS/marker-rel" ]
-	todo $? "$t a workspace given as a relative symlink is refused too (exit $rc)" \
-		"cli/cmd_run.c makes a relative --workspace absolute with realpath, which follows the link"
+	ok $? "$t a workspace given as a relative symlink is refused too (exit $rc)"
 	rm -f "$WS/marker-rel" "$WS/marker-link"
 	ww -- sh -c 'cd .. && echo x > escaped'
 	[ $rc -ne 0 ] && [ ! -e "$P/escaped" ]
@@ -565,8 +562,7 @@ EOF
 	*"list denied"*"list denied"*) true ;;
 	*) false ;;
 	esac
-	todo $? "$t nor see each other's TMPDIR ($r1/ $r2)" \
-		"the runner's other call dirs are readable through the read-only root"
+	ok $? "$t nor see each other's TMPDIR ($r1/ $r2)"
 
 	# ---- decisions before the run ----------------------------------------------------------
 	ww -- git push origin main

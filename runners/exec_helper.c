@@ -1,0 +1,63 @@
+/* cordon-exec: runs inside the sandbox, between bwrap and the command.
+ * It applies the Landlock ruleset and no_new_privs, tells the runner that
+ * it did (a byte on --status-fd), and execs the command.  Any failure stops
+ * here with status 125: a layer that cannot be applied never degrades into
+ * running without it.
+ *
+ *   cordon-exec --status-fd N [--deny-tcp] [--scope-unix] [--root DIR]... -- CMD [ARG...] */
+#include "config.h"
+
+#include "landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fail(const char *what, const char *why)
+{
+	fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s: %s\n", what, why);
+	return 125;
+}
+
+int main(int argc, char **argv)
+{
+	const char **roots = calloc((size_t)argc, sizeof(*roots));
+	size_t nroots = 0;
+	unsigned flags = 0;
+	int status_fd = -1, i;
+	char *err = NULL;
+
+	if (!roots)
+		return fail("cordon-exec", "out of memory");
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		} else if (strcmp(argv[i], "--status-fd") == 0 && i + 1 < argc) {
+			status_fd = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--deny-tcp") == 0) {
+			flags |= CORDON_LANDLOCK_DENY_TCP;
+		} else if (strcmp(argv[i], "--scope-unix") == 0) {
+			flags |= CORDON_LANDLOCK_SCOPE_UNIX;
+		} else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
+			roots[nroots++] = argv[++i];
+		} else {
+			return fail("cordon-exec", "usage: cordon-exec --status-fd N [--root DIR]... -- CMD");
+		}
+	}
+	if (i >= argc || status_fd < 0)
+		return fail("cordon-exec", "no command or no --status-fd");
+	int rc = cordon_landlock_apply(roots, nroots, flags, &err);
+	if (rc != 0)
+		return fail("landlock", err ? err : "cannot apply the ruleset");
+	/* The status byte says every layer is in place; then the fd goes. */
+	if (write(status_fd, "L", 1) != 1)
+		return fail("cordon-exec", strerror(errno));
+	close(status_fd);
+	execvp(argv[i], argv + i);
+	fprintf(stderr, "cordon: cannot run '%s': %s\n", argv[i], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}

@@ -1,0 +1,98 @@
+/* cordon probe: which sandbox layers work on this machine. */
+#ifndef __APPLE__
+#include "config.h"
+
+#include "run.h"
+#include "util.h"
+
+#include "landlock.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Run argv, return its exit status and first line of output (stdout and
+ * stderr together). */
+static int capture(char *const argv[], char **line)
+{
+	int p[2];
+	pid_t pid;
+	int status = -1;
+	char buf[512];
+	ssize_t n;
+	*line = NULL;
+	if (pipe(p) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	while (read(p[0], (char[256]){ 0 }, 256) > 0)
+		;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	if (n > 0) {
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		*line = xstrdup(buf);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void run_probe(struct probe_result *r, bool launch)
+{
+	static const char *const paths[] = { "/usr/bin/bwrap", "/bin/bwrap" };
+	struct stat st;
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode) && access(paths[i], X_OK) == 0) {
+			r->bwrap_path = xstrdup(paths[i]);
+			break;
+		}
+	}
+	if (r->bwrap_path && launch) {
+		char *v = NULL;
+		char *ver[] = { r->bwrap_path, (char *)"--version", NULL };
+		if (capture(ver, &v) == 0)
+			r->bwrap_version = v;
+		else
+			free(v);
+		char *try[] = { r->bwrap_path, (char *)"--ro-bind", (char *)"/", (char *)"/",
+				(char *)"--dev", (char *)"/dev", (char *)"--proc", (char *)"/proc",
+				(char *)"--unshare-user", (char *)"--unshare-pid", (char *)"--unshare-net",
+				(char *)"--", (char *)"/bin/true", NULL };
+		char *why = NULL;
+		r->userns = capture(try, &why) == 0;
+		if (!r->userns)
+			r->userns_error = why ? why : xstrdup("bwrap failed");
+		else
+			free(why);
+	}
+	r->landlock_abi = cordon_landlock_abi();
+	r->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+	r->helper_path = run_find_helper();
+}
+
+void run_probe_free(struct probe_result *r)
+{
+	free(r->bwrap_path);
+	free(r->bwrap_version);
+	free(r->userns_error);
+	free(r->helper_path);
+	memset(r, 0, sizeof(*r));
+}
+#endif

@@ -1,0 +1,50 @@
+/* cordon run: one command under a preset's sandbox, failing closed. */
+#ifndef CORDON_RUN_H
+#define CORDON_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cordon.h"
+
+/* Exit statuses of `cordon run` besides the command's own (like timeout(1)
+ * and env(1)). */
+enum {
+	RUN_TIMEOUT = 124,
+	RUN_UNAVAILABLE = 125, /* the sandbox cannot start, or the runner failed */
+	RUN_DENIED = 126,      /* the policy does not allow the command */
+};
+
+struct run_opts {
+	const cordon_policy *policy;
+	const char *preset;
+	cordon_context *ctx;     /* workspace, cwd, ... (tmp is made per call) */
+	char **argv;             /* the command */
+	bool shell;              /* argv[0] is a string for sh -c */
+	bool approved;           /* the host obtained approval for an `ask` */
+	double timeout;          /* seconds; 0 for none */
+	size_t max_output;       /* bytes of stdout+stderr passed through; 0: all */
+	const char *output_file; /* where the whole output is kept */
+	const char *exec_helper; /* the in-sandbox helper (cordon-exec) */
+};
+
+int run_command(const struct run_opts *o);
+
+/* The helper that applies Landlock and no_new_privs inside the sandbox:
+ * next to the running cordon binary, else in libexecdir. */
+char *run_find_helper(void);
+
+/* What a sandbox needs on this machine, layer by layer. */
+struct probe_result {
+	char *bwrap_path;     /* NULL when none is usable */
+	char *bwrap_version;
+	bool userns;          /* bwrap could create a user namespace */
+	char *userns_error;
+	int landlock_abi;     /* 0: none */
+	bool seccomp;
+	char *helper_path;
+};
+void run_probe(struct probe_result *r, bool launch);
+void run_probe_free(struct probe_result *r);
+
+#endif

@@ -1,0 +1,641 @@
+/* The Linux runner: bwrap with the lowered mount plan (--args), the seccomp
+ * filter (--seccomp), and cordon-exec applying Landlock inside; setup
+ * failure told from command failure by bwrap's --json-status-fd and the
+ * helper's status byte, in the one launch. */
+#ifndef __APPLE__
+#include "config.h"
+
+#include "lower.h"
+#include "run.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "landlock.h"
+
+#ifndef LIBEXECDIR
+#define LIBEXECDIR "/usr/local/libexec"
+#endif
+
+static const char *const bwrap_paths[] = { "/usr/bin/bwrap", "/bin/bwrap" };
+
+static int unavailable(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static int unavailable(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("cordon: SANDBOX_UNAVAILABLE: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return RUN_UNAVAILABLE;
+}
+
+static const char *find_bwrap(void)
+{
+	struct stat st;
+	for (size_t i = 0; i < ARRAY_SIZE(bwrap_paths); i++)
+		if (stat(bwrap_paths[i], &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(bwrap_paths[i], X_OK) == 0)
+			return bwrap_paths[i];
+	return NULL;
+}
+
+char *run_find_helper(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			char *p = xasprintf("%s/cordon-exec", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	char *p = xasprintf("%s/cordon/cordon-exec", LIBEXECDIR);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* ---- the private temp dir ---------------------------------------------- */
+
+static bool inside(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+	return n && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* A 0700 directory of ours, outside the workspace, that holds the per-call
+ * temp dirs. */
+static char *runner_dir(const char *workspace, char **err)
+{
+	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), "/tmp", "/var/tmp" };
+	for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
+		struct stat st;
+		if (!bases[i] || bases[i][0] != '/')
+			continue;
+		char *dir = xasprintf("%s/cordon-%u", bases[i], (unsigned)getuid());
+		if (inside(dir, workspace) || inside(workspace, dir)) {
+			free(dir);
+			continue;
+		}
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+			free(dir);
+			continue;
+		}
+		if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+		    (st.st_mode & 077)) {
+			*err = xasprintf("%s is not a private directory of this user (a symlink, "
+					 "another owner, or open permissions)",
+					 dir);
+			free(dir);
+			return NULL;
+		}
+		return dir;
+	}
+	*err = xstrdup("no place for a private temp dir outside the workspace");
+	return NULL;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) == 0 || errno == ENOENT ? 0 : 0;
+	return unlink(path) == 0 || errno == ENOENT ? 0 : 0;
+}
+
+static void remove_tree(const char *dir)
+{
+	if (dir)
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- launching ----------------------------------------------------------- */
+
+static int memfd_with(const char *name, const char *data, size_t len)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	size_t off = 0;
+	if (fd < 0)
+		return -1;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0) {
+			close(fd);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+static volatile sig_atomic_t got_signal;
+static int signal_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	got_signal = sig;
+	if (signal_pipe[1] >= 0)
+		(void)!write(signal_pipe[1], "", 1);
+	errno = saved;
+}
+
+static char *command_text(const struct run_opts *o)
+{
+	struct strbuf sb;
+	if (o->shell)
+		return xstrdup(o->argv[0]);
+	sb_init(&sb);
+	for (char **a = o->argv; *a; a++) {
+		if (a != o->argv)
+			sb_addc(&sb, ' ');
+		sb_adds(&sb, *a);
+	}
+	return sb_steal(&sb);
+}
+
+struct output {
+	size_t limit, passed;
+	bool truncated;
+	int file;
+	const char *file_path;
+};
+
+static void pass_output(struct output *out, int to, const char *buf, size_t n)
+{
+	if (out->file >= 0)
+		(void)!write(out->file, buf, n);
+	if (!out->limit) {
+		(void)!write(to, buf, n);
+		return;
+	}
+	if (out->passed < out->limit) {
+		size_t take = n < out->limit - out->passed ? n : out->limit - out->passed;
+		(void)!write(to, buf, take);
+		out->passed += take;
+		n -= take;
+	}
+	if (n && !out->truncated) {
+		out->truncated = true;
+		dprintf(2, "\n[cordon: output truncated after %zu bytes; the whole output is in %s]\n",
+			out->limit, out->file_path ? out->file_path : "(nowhere)");
+	}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Build argv for the launch. */
+static char **launch_argv(const char *bwrap, const char *helper, const char *runner,
+			  const struct lower_input *in, const struct run_opts *o, bool sandboxed)
+{
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+#define ARG(s) VEC_PUSH(v, n, cap, xstrdup(s))
+	if (sandboxed) {
+		ARG(bwrap);
+		ARG("--args");
+		ARG("3");
+		ARG("--seccomp");
+		ARG("4");
+		ARG("--json-status-fd");
+		ARG("5");
+		/* Other calls' temp dirs stay out of sight: an empty runner dir,
+		 * then this call's own temp dir bound back into it. */
+		ARG("--tmpfs");
+		ARG(runner);
+		ARG("--bind");
+		ARG(in->tmp);
+		ARG(in->tmp);
+		/* The helper must be visible whatever the plan reads. */
+		ARG("--ro-bind");
+		ARG(helper);
+		ARG(helper);
+		ARG("--");
+		ARG(helper);
+		ARG("--status-fd");
+		ARG("6");
+		/* The same ruleset `cordon compile --emit landlock` shows. */
+		unsigned flags = lower_landlock_flags(in);
+		if (flags & CORDON_LANDLOCK_DENY_TCP)
+			ARG("--deny-tcp");
+		if (flags & CORDON_LANDLOCK_SCOPE_UNIX)
+			ARG("--scope-unix");
+		size_t nroots = 0;
+		const char **roots = lower_landlock_roots(in, &nroots);
+		for (size_t i = 0; i < nroots; i++) {
+			ARG("--root");
+			ARG(roots[i]);
+		}
+		free(roots);
+		ARG("--");
+	}
+	if (o->shell) {
+		ARG("/bin/sh");
+		ARG("-c");
+		ARG(o->argv[0]);
+	} else {
+		for (char **a = o->argv; *a; a++)
+			ARG(*a);
+	}
+	VEC_PUSH(v, n, cap, NULL);
+#undef ARG
+	return v;
+}
+
+static void free_argv(char **v)
+{
+	for (char **a = v; a && *a; a++)
+		free(*a);
+	free(v);
+}
+
+/* The environment of an unsandboxed run: the preset's policy still holds. */
+static char **policy_environ(const struct lower_input *in)
+{
+	extern char **environ;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		char *name = xstrndup(*e, (size_t)(eq - *e));
+		bool keep = false, set = false;
+		keep = lower_env_kept(in, name);
+		for (size_t i = 0; i < in->nset; i++)
+			set = set || strcmp(in->set[i].name, name) == 0;
+		if (keep && !set && !lower_env_dropped(in, name))
+			VEC_PUSH(v, n, cap, xstrdup(*e));
+		free(name);
+	}
+	for (size_t i = 0; i < in->nset; i++)
+		VEC_PUSH(v, n, cap, xasprintf("%s=%s", in->set[i].name, in->set[i].value));
+	VEC_PUSH(v, n, cap, NULL);
+	return v;
+}
+
+struct launch {
+	pid_t pid;
+	int status_json; /* bwrap --json-status-fd, read end */
+	int helper;      /* the helper's status byte, read end */
+	int out[2];      /* captured stdout/stderr, read ends, or -1 */
+};
+
+static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], bool capture,
+		     const char *cwd)
+{
+	int js[2] = { -1, -1 }, hs[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	if ((fds && (pipe2(js, O_CLOEXEC) != 0 || pipe2(hs, O_CLOEXEC) != 0)) ||
+	    (capture && (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)))
+		return -1;
+	l->pid = fork();
+	if (l->pid < 0)
+		return -1;
+	if (l->pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		setpgid(0, 0);
+		if (capture) {
+			dup2(po[1], 1);
+			dup2(pe[1], 2);
+		}
+		if (fds) {
+			/* 3: the plan, 4: seccomp, 5: json status, 6: helper status. */
+			int want[4] = { fds[0], fds[1], js[1], hs[1] };
+			int moved[4];
+			for (int i = 0; i < 4; i++)
+				moved[i] = fcntl(want[i], F_DUPFD_CLOEXEC, 10);
+			for (int i = 0; i < 4; i++)
+				if (moved[i] < 0 || dup2(moved[i], 3 + i) < 0)
+					_exit(RUN_UNAVAILABLE);
+		}
+		if (cwd && chdir(cwd) != 0) {
+			dprintf(2, "cordon: cannot enter %s: %s\n", cwd, strerror(errno));
+			_exit(RUN_UNAVAILABLE);
+		}
+		if (envp) {
+			/* Unsandboxed (sandbox none): the command itself, found on PATH. */
+			execvpe(argv[0], argv, envp);
+			dprintf(2, "cordon: cannot run '%s': %s\n", argv[0], strerror(errno));
+			_exit(errno == ENOENT ? 127 : 126);
+		}
+		execv(argv[0], argv);
+		dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(RUN_UNAVAILABLE);
+	}
+	setpgid(l->pid, l->pid);
+	l->status_json = js[0];
+	l->helper = hs[0];
+	l->out[0] = po[0];
+	l->out[1] = pe[0];
+	if (js[1] >= 0)
+		close(js[1]);
+	if (hs[1] >= 0)
+		close(hs[1]);
+	if (po[1] >= 0)
+		close(po[1]);
+	if (pe[1] >= 0)
+		close(pe[1]);
+	return 0;
+}
+
+static void kill_group(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+}
+
+int run_command(const struct run_opts *o)
+{
+	cordon_evaluator *ev = NULL;
+	struct lower_input in;
+	bool have_in = false;
+	char *err = NULL, *dir = NULL, *tmp = NULL, *cmd = NULL, *helper = NULL;
+	char *plan = NULL, *bpf = NULL, **argv = NULL, **envp = NULL;
+	size_t plan_len = 0, bpf_len = 0;
+	int fds[2] = { -1, -1 }, status = RUN_UNAVAILABLE, out_file = -1;
+	struct launch l = { -1, -1, -1, { -1, -1 } };
+	struct output out = { o->max_output, 0, false, -1, o->output_file };
+	const char *bwrap = NULL, *workspace = cordon_context_get(o->ctx, "workspace");
+	bool sandboxed, started = false, layers = false;
+	struct sigaction sa, old_int, old_term;
+
+	/* The command must be allowed before anything else happens. */
+	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
+		fprintf(stderr, "cordon: %s\n", err);
+		status = 2;
+		goto out;
+	}
+	cmd = command_text(o);
+	{
+		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd };
+		cordon_decision *d = cordon_evaluate(ev, &req, &err);
+		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
+		if (e == CORDON_DENY || (e == CORDON_ASK && !o->approved)) {
+			fprintf(stderr, "cordon: %s by preset '%s': %s%s%s\n",
+				e == CORDON_DENY ? "DENIED" : "NEEDS APPROVAL", o->preset,
+				d && cordon_decision_reason(d) ? cordon_decision_reason(d) : err,
+				d && cordon_decision_rule(d) ? " at " : "",
+				d && cordon_decision_rule(d) ? cordon_decision_rule(d) : "");
+			cordon_decision_free(d);
+			status = RUN_DENIED;
+			goto out;
+		}
+		cordon_decision_free(d);
+	}
+	sandboxed = ev->preset->sandbox == IR_SANDBOX_REQUIRED;
+	cordon_evaluator_free(ev);
+	ev = NULL;
+
+	if (sandboxed) {
+		if (!(bwrap = find_bwrap())) {
+			status = unavailable("no usable bwrap in /usr/bin or /bin (install the Debian "
+					     "package 'bubblewrap')");
+			goto out;
+		}
+		if (!(helper = o->exec_helper ? xstrdup(o->exec_helper) : run_find_helper())) {
+			status = unavailable("cordon-exec, the in-sandbox helper, is not installed "
+					     "next to cordon or in " LIBEXECDIR "/cordon");
+			goto out;
+		}
+		if (cordon_landlock_abi() < 1) {
+			status = unavailable("the kernel has no Landlock (boot with lsm=...,landlock)");
+			goto out;
+		}
+	}
+	if (!(dir = runner_dir(workspace, &err))) {
+		status = unavailable("%s", err);
+		goto out;
+	}
+	tmp = xasprintf("%s/call-XXXXXX", dir);
+	if (!mkdtemp(tmp)) {
+		status = unavailable("cannot make a private temp dir in %s: %s", dir, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	if (cordon_context_set(o->ctx, "tmp", tmp, &err) != 0 ||
+	    !(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
+		status = unavailable("%s", err);
+		goto out;
+	}
+	if (lower_input_build(ev, &in, &err) != 0) {
+		status = unavailable("%s", err);
+		goto out;
+	}
+	have_in = true;
+	if (sandboxed) {
+		if (!(plan = cordon_lower(ev, "bwrap-args", &plan_len, &err)) ||
+		    !(bpf = cordon_lower(ev, "seccomp-bpf", &bpf_len, &err))) {
+			status = unavailable("%s", err);
+			goto out;
+		}
+		if ((fds[0] = memfd_with("cordon-plan", plan, plan_len)) < 0 ||
+		    (fds[1] = memfd_with("cordon-seccomp", bpf, bpf_len)) < 0) {
+			status = unavailable("memfd: %s", strerror(errno));
+			goto out;
+		}
+	} else {
+		envp = policy_environ(&in);
+	}
+	if (o->output_file || o->max_output) {
+		const char *path = o->output_file;
+		char *made = NULL;
+		if (!path)
+			path = made = xasprintf("%s/output-%ld", dir, (long)getpid());
+		out_file = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (out_file < 0) {
+			status = unavailable("cannot create the output file %s: %s", path,
+					     strerror(errno));
+			free(made);
+			goto out;
+		}
+		out.file = out_file;
+		out.file_path = made ? made : o->output_file;
+	}
+	argv = launch_argv(bwrap, helper, dir, &in, o, sandboxed);
+
+	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+		status = unavailable("pipe: %s", strerror(errno));
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (do_launch(&l, argv, envp, sandboxed ? fds : NULL, o->max_output || o->output_file,
+		      sandboxed ? NULL : in.cwd) != 0) {
+		status = unavailable("cannot launch: %s", strerror(errno));
+		goto restore;
+	}
+	double deadline = o->timeout > 0 ? now() + o->timeout : 0;
+	bool timed_out = false;
+	int wstatus = 0;
+	char json[4096];
+	size_t json_len = 0;
+	/* A pidfd wakes the loop the moment the launched process exits. */
+	int pidfd = (int)syscall(SYS_pidfd_open, l.pid, 0);
+	for (;;) {
+		struct pollfd p[6] = {
+			{ signal_pipe[0], POLLIN, 0 }, { l.status_json, POLLIN, 0 },
+			{ l.helper, POLLIN, 0 },       { l.out[0], POLLIN, 0 },
+			{ l.out[1], POLLIN, 0 },       { pidfd, POLLIN, 0 },
+		};
+		int wait_ms = -1;
+		if (deadline) {
+			double left = deadline - now();
+			if (left <= 0) {
+				timed_out = true;
+				kill_group(l.pid);
+				break;
+			}
+			wait_ms = (int)(left * 1000) + 1;
+		}
+		bool open_fds = l.status_json >= 0 || l.helper >= 0 || l.out[0] >= 0 || l.out[1] >= 0;
+		if (!open_fds || pidfd >= 0) {
+			/* Exited with its pipes drained (or being drained): done. */
+			if (!open_fds && waitpid(l.pid, &wstatus, WNOHANG) == l.pid)
+				goto reaped;
+			if (pidfd < 0 && (wait_ms < 0 || wait_ms > 50))
+				wait_ms = 50;
+		}
+		int r = poll(p, 6, wait_ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (got_signal) {
+			kill_group(l.pid);
+			break;
+		}
+		char buf[65536];
+		if (p[5].revents) {
+			/* The process is gone; read what its pipes still hold. */
+			close(pidfd);
+			pidfd = -1;
+		}
+		if (p[1].revents) {
+			ssize_t n = read(l.status_json, json + json_len, sizeof(json) - 1 - json_len);
+			if (n > 0) {
+				json_len += (size_t)n;
+				json[json_len] = '\0';
+				if (strstr(json, "\"child-pid\""))
+					started = true;
+			} else {
+				close(l.status_json);
+				l.status_json = -1;
+			}
+		}
+		if (p[2].revents) {
+			char c;
+			if (read(l.helper, &c, 1) == 1 && c == 'L')
+				layers = true;
+			close(l.helper);
+			l.helper = -1;
+		}
+		for (int k = 0; k < 2; k++) {
+			if (!p[3 + k].revents)
+				continue;
+			ssize_t n = read(l.out[k], buf, sizeof(buf));
+			if (n > 0) {
+				pass_output(&out, k + 1, buf, (size_t)n);
+			} else {
+				close(l.out[k]);
+				l.out[k] = -1;
+			}
+		}
+	}
+	waitpid(l.pid, &wstatus, 0);
+reaped:
+	if (pidfd >= 0)
+		close(pidfd);
+	if (timed_out) {
+		fprintf(stderr, "cordon: the command timed out after %g s (preset '%s'); its "
+				"processes were killed\n",
+			o->timeout, o->preset);
+		status = RUN_TIMEOUT;
+	} else if (got_signal) {
+		status = 128 + got_signal;
+	} else if (sandboxed && (!started || !layers)) {
+		status = unavailable("bwrap could not set up the sandbox for preset '%s'%s", o->preset,
+				     started ? " (the in-sandbox layers did not apply)" : "");
+	} else if (WIFEXITED(wstatus)) {
+		status = WEXITSTATUS(wstatus);
+	} else if (WIFSIGNALED(wstatus)) {
+		status = 128 + WTERMSIG(wstatus);
+	}
+	if (!timed_out && !got_signal && status != 0 && status != RUN_UNAVAILABLE)
+		fprintf(stderr, "cordon: the command exited with status %d (preset '%s')\n", status,
+			o->preset);
+restore:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	close(signal_pipe[0]);
+	close(signal_pipe[1]);
+	signal_pipe[0] = signal_pipe[1] = -1;
+out:
+	for (int k = 0; k < 2; k++)
+		if (l.out[k] >= 0)
+			close(l.out[k]);
+	if (l.status_json >= 0)
+		close(l.status_json);
+	if (l.helper >= 0)
+		close(l.helper);
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	if (out_file >= 0) {
+		close(out_file);
+		if (!o->output_file)
+			free((char *)out.file_path);
+	}
+	remove_tree(tmp);
+	if (have_in)
+		lower_input_free(&in);
+	free_argv(argv);
+	free_argv(envp);
+	free(plan);
+	free(bpf);
+	free(tmp);
+	free(dir);
+	free(cmd);
+	free(helper);
+	free(err);
+	cordon_evaluator_free(ev);
+	return status;
+}
+#endif

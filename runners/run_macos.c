@@ -1,0 +1,136 @@
+/* The macOS runner: sandbox-exec with the lowered Seatbelt profile.  Built
+ * only on macOS; restricted presets fail closed when /usr/bin/sandbox-exec
+ * is missing or refuses the profile. */
+#ifdef __APPLE__
+#include "config.h"
+
+#include "lower.h"
+#include "run.h"
+#include "util.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char sandbox_exec[] = "/usr/bin/sandbox-exec";
+
+char *run_find_helper(void)
+{
+	return NULL; /* Seatbelt needs no in-sandbox helper */
+}
+
+void run_probe(struct probe_result *r, bool launch)
+{
+	memset(r, 0, sizeof(*r));
+	if (access(sandbox_exec, X_OK) == 0)
+		r->bwrap_path = xstrdup(sandbox_exec);
+	if (r->bwrap_path && launch) {
+		pid_t pid = fork();
+		int st = -1;
+		if (pid == 0) {
+			execl(sandbox_exec, sandbox_exec, "-p", "(version 1)(allow default)", "/usr/bin/true",
+			      (char *)NULL);
+			_exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, &st, 0);
+		r->userns = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	r->seccomp = false;
+	r->landlock_abi = 0;
+}
+
+void run_probe_free(struct probe_result *r)
+{
+	free(r->bwrap_path);
+	free(r->bwrap_version);
+	free(r->userns_error);
+	free(r->helper_path);
+}
+
+int run_command(const struct run_opts *o)
+{
+	cordon_evaluator *ev = NULL;
+	char *err = NULL, *profile = NULL, *tmp = NULL;
+	size_t len;
+	int status = RUN_UNAVAILABLE, wst = 0;
+	pid_t pid;
+	char tmpl[] = "/tmp/cordon-call-XXXXXX";
+
+	if (!(tmp = mkdtemp(tmpl)) || cordon_context_set(o->ctx, "tmp", tmp, &err) != 0) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: cannot make a private temp dir\n");
+		goto out;
+	}
+	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
+		fprintf(stderr, "cordon: %s\n", err);
+		status = 2;
+		goto out;
+	}
+	bool sandboxed = ev->preset->sandbox == IR_SANDBOX_REQUIRED;
+	if (sandboxed) {
+		if (access(sandbox_exec, X_OK) != 0) {
+			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s is missing\n", sandbox_exec);
+			goto out;
+		}
+		if (!(profile = cordon_lower(ev, "sbpl", &len, &err))) {
+			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
+			goto out;
+		}
+	}
+	pid = fork();
+	if (pid < 0)
+		goto out;
+	if (pid == 0) {
+		setpgid(0, 0);
+		if (sandboxed) {
+			size_t n = 0;
+			while (o->argv[n])
+				n++;
+			char **v = xcalloc(n + 8, sizeof(*v));
+			size_t k = 0;
+			v[k++] = (char *)sandbox_exec;
+			v[k++] = (char *)"-p";
+			v[k++] = profile;
+			if (o->shell) {
+				v[k++] = (char *)"/bin/sh";
+				v[k++] = (char *)"-c";
+			}
+			for (size_t i = 0; i < n; i++)
+				v[k++] = o->argv[i];
+			execv(sandbox_exec, v);
+		} else if (o->shell) {
+			execl("/bin/sh", "sh", "-c", o->argv[0], (char *)NULL);
+		} else {
+			execvp(o->argv[0], o->argv);
+		}
+		_exit(RUN_UNAVAILABLE);
+	}
+	time_t deadline = o->timeout > 0 ? time(NULL) + (time_t)o->timeout + 1 : 0;
+	for (;;) {
+		pid_t r = waitpid(pid, &wst, WNOHANG);
+		if (r == pid)
+			break;
+		if (deadline && time(NULL) >= deadline) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &wst, 0);
+			status = RUN_TIMEOUT;
+			goto out;
+		}
+		usleep(10000);
+	}
+	status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+out:
+	if (tmp)
+		rmdir(tmp);
+	free(profile);
+	free(err);
+	cordon_evaluator_free(ev);
+	return status;
+}
+#endif
