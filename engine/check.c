@@ -445,6 +445,16 @@ static void lower_pattern(struct checker *c, int op, const struct ast *pat, patt
 		}
 		break;
 	}
+	case AST_IDENT:
+		if (op == IR_EXEC && strcmp(a->u.tok.text, "opaque") == 0) {
+			out.kind = IR_PAT_OPAQUE;
+			sink(c, arg, out, a->loc);
+		} else {
+			struct diag *d = ERR(c, &a->loc, "syntax", "'%s' is not a pattern", a->u.tok.text);
+			diag_hint(d, op == IR_EXEC ? "write a string, a regex, or the word opaque"
+						   : "write a string or a regex");
+		}
+		break;
 	case AST_VAR: {
 		const char *name = a->u.tok.text;
 		struct let_var *lv = let_find(c, name, a->u.tok.len);

@@ -141,6 +141,11 @@ struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_patt
 	bool in_literal = true;
 	if (p->kind == IR_PAT_REGEX && !p->text)
 		return s;
+	if (p->kind == IR_PAT_OPAQUE) {
+		/* More specific than "*", which also covers opaque parts. */
+		s.literal = 1;
+		return s;
+	}
 	if (op == IR_NET)
 		return ir_host_specificity(p->text);
 	for (const char *c = p->text; c && *c; c++) {

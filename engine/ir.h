@@ -22,7 +22,9 @@ enum ir_op { IR_READ, IR_WRITE, IR_EXEC, IR_NET, IR_TOOL, IR_OP_COUNT };
 enum ir_effect { IR_ALLOW, IR_ASK, IR_DENY, IR_EFFECT_COUNT };
 enum ir_approval { IR_APPROVAL_ASK, IR_APPROVAL_NEVER };
 enum ir_sandbox { IR_SANDBOX_REQUIRED, IR_SANDBOX_NONE };
-enum ir_pat_kind { IR_PAT_LITERAL, IR_PAT_GLOB, IR_PAT_REGEX, IR_PAT_ANY };
+/* IR_PAT_OPAQUE: `exec opaque`, the parts of a command that cannot be
+ * analysed statically ($CMD, eval, a substitution as the program). */
+enum ir_pat_kind { IR_PAT_LITERAL, IR_PAT_GLOB, IR_PAT_REGEX, IR_PAT_OPAQUE };
 
 enum ir_ctx_var {
 	CTX_WORKSPACE,

@@ -112,6 +112,10 @@ static void regex_text(struct strbuf *sb, const char *re)
 
 static void pattern_text(struct strbuf *sb, const struct ir_pattern *p)
 {
+	if (p->kind == IR_PAT_OPAQUE) {
+		sb_adds(sb, "opaque");
+		return;
+	}
 	if (p->text)
 		quote_text(sb, p->text);
 	if (p->text && p->regex)
@@ -215,7 +219,7 @@ static json_t *text_json(const char *text)
 	return j ? j : json_null();
 }
 
-static const char *const kind_text[] = { "literal", "glob", "regex", "any" };
+static const char *const kind_text[] = { "literal", "glob", "regex", "opaque" };
 
 static json_t *pattern_json(const struct ir_pattern *p)
 {

@@ -301,6 +301,11 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 	m->port = -1;
 	m->regex = pat->regex ? xstrdup(pat->regex) : NULL;
 
+	if (pat->kind == IR_PAT_OPAQUE) {
+		m->floating = true;
+		m->spec.literal = 1;
+		return MATCH_OK;
+	}
 	if (!pat->text) {
 		/* A bare regex: on the canonical path, host, tool name or command. */
 		m->re = compile_re(pat->regex, PCRE2_DOTALL, err);
@@ -498,6 +503,15 @@ bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_
 {
 	switch (t->op) {
 	case IR_EXEC:
+		if (m->kind == IR_PAT_OPAQUE)
+			return t->opaque;
+		if (t->opaque) {
+			/* Nothing is known of an opaque part's words: only "*" and a
+			 * regex on its text can speak for it. */
+			if (m->nwords == 1 && m->word_re[0] && strcmp(m->words[0], "*") == 0)
+				return !m->re || re_match(m->re, t->text, t->len, md);
+			return m->nwords == 0 && m->re && re_match(m->re, t->text, t->len, md);
+		}
 		if (m->nwords > t->nwords)
 			return false;
 		for (size_t i = 0; i < m->nwords; i++) {

@@ -48,6 +48,7 @@ struct target {
 	/* net */
 	char *host;
 	int port;             /* -1 when the request names none */
+	bool opaque;          /* exec: a part that cannot be analysed statically */
 };
 
 /* Returns 0, or -1 with *err for a malformed target (net host:port). */

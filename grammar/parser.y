@@ -126,7 +126,7 @@ static struct ast_seq seq_of(struct ast *first)
 
 %type <node> statement item pattern atom let_value env_block env_item preset test
 %type <node> test_item env_name assign assign_value
-%type <seq> statements patterns atoms items strings env_items env_names assigns
+%type <seq> statements patterns atoms items strings env_items env_names assigns keyword
 %type <seq> test_items
 
 %%
@@ -172,6 +172,13 @@ item
 	| IDENT patterns ';' { $$ = item_node(ps, @$, $1, &$2, NULL, NULL); }
 	| IDENT patterns IDENT ';' { $$ = item_node(ps, @$, $1, &$2, $3, NULL); }
 	| IDENT patterns IDENT STRING ';' { $$ = item_node(ps, @$, $1, &$2, $3, $4); }
+	| IDENT keyword IDENT ';' { $$ = item_node(ps, @$, $1, &$2, $3, NULL); }
+	| IDENT keyword IDENT STRING ';' { $$ = item_node(ps, @$, $1, &$2, $3, $4); }
+	;
+
+/* A pattern named by a word: exec opaque ask; */
+keyword
+	: IDENT { $$ = seq_of(seq_node(ps, AST_PATTERN, @1, seq_of($1))); }
 	;
 
 patterns
