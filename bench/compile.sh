@@ -72,11 +72,13 @@ if [ -z "$gnu_time" ] || ! "$gnu_time" -f '%M' -o /dev/null true 2>/dev/null; th
 	gnu_time=
 fi
 
-# run_wall CMD... -> prints the wall time of one run in seconds (ms resolution).
-run_wall() {
-	local TIMEFORMAT=%3R t
+# run_time CMD... -> prints "WALL CPU" for one run, in seconds (ms
+# resolution); CPU is user + system time, which a busy machine disturbs far
+# less than wall time.
+run_time() {
+	local TIMEFORMAT='%3R %3U %3S' t
 	t=$( { time "$@" >/dev/null 2>&1; } 2>&1 ) || true
-	echo "$t"
+	echo "$t" | awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }'
 }
 
 # run_rss CMD... -> prints the peak RSS of one run in KiB, or n/a.
@@ -90,15 +92,21 @@ run_rss() {
 	tail -n 1 "$f"
 }
 
-# measure CMD... -> sets wall (median seconds) and rss (max KiB or n/a).
+# median FIELD < "WALL CPU" lines -> the median of that column.
+median() {
+	sort -n -k "$1" | awk -v f="$1" '{ v[NR] = $f }
+		END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# measure CMD... -> sets wall and cpu (medians, seconds) and rss (max KiB or n/a).
 measure() {
 	local i times=
 	"$@" >/dev/null 2>&1 || true           # warm-up: page cache, dynamic loader
 	for ((i = 0; i < runs; i++)); do
-		times+="$(run_wall "$@")"$'\n'
+		times+="$(run_time "$@")"$'\n'
 	done
-	wall=$(printf '%s' "$times" | sort -n | awk '{ v[NR] = $1 }
-		END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	wall=$(printf '%s' "$times" | median 1)
+	cpu=$(printf '%s' "$times" | median 2)
 	rss=n/a
 	if [ -n "$gnu_time" ]; then
 		rss=0
@@ -117,8 +125,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 
 echo "cordon front-end benchmark"
 echo "  binary:   $cordon ($("$cordon" --version 2>/dev/null | head -n 1))"
-echo "  machine:  $(uname -srm), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cpus"
-echo "  runs:     $runs per measurement (median wall time; max peak RSS)"
+echo "  machine:  $(uname -srm), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cpus," \
+	"load $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo '?')"
+echo "  runs:     $runs per measurement (median wall and cpu time; max peak RSS)"
 if [ -n "$gnu_time" ]; then
 	echo "  RSS:      GNU time %M"
 else
@@ -131,15 +140,17 @@ echo
 # Baseline: the standard presets, a policy of a few dozen lines.
 measure "$cordon" check "$top/rules/default.cordon"
 base_wall=$wall
+base_cpu=$cpu
 base_rss=$rss
-echo "baseline: cordon check rules/default.cordon  $(ms "$base_wall") ms, peak RSS $(mbu "$base_rss")"
+echo "baseline: cordon check rules/default.cordon  wall $(ms "$base_wall") ms," \
+	"cpu $(ms "$base_cpu") ms, peak RSS $(mbu "$base_rss")"
 if [ -x /bin/true ]; then
 	measure /bin/true
-	echo "process start (/bin/true, for reference): $(ms "$wall") ms"
+	echo "process start (/bin/true, for reference): wall $(ms "$wall") ms"
 fi
 echo
 
-declare -A cw cr pw pr bytes
+declare -A cw cc cr pw pc pr bytes
 for n in $sizes; do
 	d=$outdir/n$n
 	policy=$(sh "$here/gen-policy.sh" -n "$n" -o "$d")
@@ -150,45 +161,53 @@ for n in $sizes; do
 	fi
 	bytes[$n]=$(cat "$d"/*.cordon | wc -c | tr -d ' ')
 	measure "$cordon" check "$policy"
-	cw[$n]=$wall; cr[$n]=$rss
+	cw[$n]=$wall; cc[$n]=$cpu; cr[$n]=$rss
 	measure "$cordon" compile -p "$policy" --preset "$preset" --emit ir
-	pw[$n]=$wall; pr[$n]=$rss
+	pw[$n]=$wall; pc[$n]=$cpu; pr[$n]=$rss
 done
 
-printf '%-19s| %-29s | %s\n' "" "cordon check" "cordon compile --emit ir"
-printf '%-8s %-9s | %10s %9s %8s | %10s %9s %8s\n' \
-	rules "input KB" "wall ms" "x base" "RSS MB" "wall ms" "x base" "RSS MB"
-printf '%s\n' "-------------------+-------------------------------+-------------------------------"
+row='%-7s %6s | %8s %8s %7s %7s | %8s %8s %7s %7s\n'
+printf '%-14s | %-33s | %s\n' "" "cordon check" "cordon compile --emit ir ($preset)"
+# shellcheck disable=SC2059
+printf "$row" rules "KB" "wall ms" "cpu ms" "x base" "RSS MB" "wall ms" "cpu ms" "x base" "RSS MB"
+printf '%s\n' "---------------+-----------------------------------+-----------------------------------"
 for n in $sizes; do
-	printf '%-8s %-9s | %10s %9s %8s | %10s %9s %8s\n' \
+	# shellcheck disable=SC2059
+	printf "$row" \
 		"$n" "$(awk -v b="${bytes[$n]}" 'BEGIN { printf "%.0f", b / 1024 }')" \
-		"$(ms "${cw[$n]}")" "$(ratio "${cw[$n]}" "$base_wall")" "$(mb "${cr[$n]}")" \
-		"$(ms "${pw[$n]}")" "$(ratio "${pw[$n]}" "$base_wall")" "$(mb "${pr[$n]}")"
+		"$(ms "${cw[$n]}")" "$(ms "${cc[$n]}")" "$(ratio "${cw[$n]}" "$base_wall")" "$(mb "${cr[$n]}")" \
+		"$(ms "${pw[$n]}")" "$(ms "${pc[$n]}")" "$(ratio "${pw[$n]}" "$base_wall")" "$(mb "${pr[$n]}")"
 done
+echo "(KB: size of the five input files; x base: wall time / baseline wall time)"
 echo
 
 # Growth between consecutive sizes.  With a linear cost, time grows by the
 # size ratio and the per-rule cost ratio, time(n)/time(prev)/(n/prev), stays
-# near 1.00.  The fixed cost of starting a process pulls the raw ratio below 1.00 at small sizes, so the ratio
-# is also given with the baseline subtracted from both times ("net").
+# near 1.00.  The fixed cost of starting a process pulls the raw ratio below
+# 1.00 when the smaller size is dominated by it, so the ratio is also given
+# with the baseline subtracted from both times ("net"), for wall and cpu time.
 per_rule() {	# per_rule T_N T_PREV K [BASE]
 	awk -v a="$1" -v b="$2" -v k="$3" -v z="${4:-0}" \
 		'BEGIN { if (b - z > 0) printf "%.2f", (a - z) / (b - z) / k; else print "n/a" }'
 }
-echo "growth between sizes (per-rule cost ratio: 1.00 = linear; net = baseline subtracted):"
+echo "growth between sizes (per-rule cost ratio, 1.00 = linear; net = baseline subtracted):"
 prev=
 for n in $sizes; do
 	if [ -n "$prev" ]; then
 		k=$(ratio "$n" "$prev")
 		printf '  time(%s)/time(%s), x%s rules:\n' "$n" "$prev" "$k"
-		printf '    check    x%-6s  per rule %s  net %s\n' \
+		printf '    check    wall x%-6s per rule %s, net %s;  cpu x%-6s net per rule %s\n' \
 			"$(ratio "${cw[$n]}" "${cw[$prev]}")" \
 			"$(per_rule "${cw[$n]}" "${cw[$prev]}" "$k")" \
-			"$(per_rule "${cw[$n]}" "${cw[$prev]}" "$k" "$base_wall")"
-		printf '    compile  x%-6s  per rule %s  net %s\n' \
+			"$(per_rule "${cw[$n]}" "${cw[$prev]}" "$k" "$base_wall")" \
+			"$(ratio "${cc[$n]}" "${cc[$prev]}")" \
+			"$(per_rule "${cc[$n]}" "${cc[$prev]}" "$k" "$base_cpu")"
+		printf '    compile  wall x%-6s per rule %s, net %s;  cpu x%-6s net per rule %s\n' \
 			"$(ratio "${pw[$n]}" "${pw[$prev]}")" \
 			"$(per_rule "${pw[$n]}" "${pw[$prev]}" "$k")" \
-			"$(per_rule "${pw[$n]}" "${pw[$prev]}" "$k" "$base_wall")"
+			"$(per_rule "${pw[$n]}" "${pw[$prev]}" "$k" "$base_wall")" \
+			"$(ratio "${pc[$n]}" "${pc[$prev]}")" \
+			"$(per_rule "${pc[$n]}" "${pc[$prev]}" "$k" "$base_cpu")"
 	fi
 	prev=$n
 done
@@ -199,7 +218,7 @@ if [ -n "${cw[$target_n]:-}" ]; then
 	echo "targets at $target_n rules:"
 	t=$(ms "${cw[$target_n]}")
 	if awk -v t="$t" -v m="$target_check_ms" 'BEGIN { exit !(t < m) }'; then v=met; else v=MISSED; fi
-	echo "  check wall time  $t ms  (target < $target_check_ms ms): $v"
+	echo "  check    wall time $t ms, cpu $(ms "${cc[$target_n]}") ms  (target < $target_check_ms ms): $v"
 	for what in check compile; do
 		if [ $what = check ]; then r=${cr[$target_n]}; else r=${pr[$target_n]}; fi
 		if [ "$r" = n/a ]; then
@@ -212,6 +231,11 @@ if [ -n "${cw[$target_n]:-}" ]; then
 		printf '  %-8s peak RSS %s  (target < %s MB): %s\n' \
 			"$what" "$(mbu "$r")" "$((target_rss_kb / 1024))" "$v"
 	done
+	# A wall time well above the cpu time means the process waited for a cpu.
+	if awk -v w="${cw[$target_n]}" -v c="${cc[$target_n]}" 'BEGIN { exit !(w > 1.3 * c + 0.005) }'; then
+		echo "  note: wall time exceeds cpu time by more than 30%: the machine is busy," \
+			"judge by the cpu time or rerun on an idle machine"
+	fi
 else
 	echo "targets: $target_n rules not among the sizes measured"
 fi
