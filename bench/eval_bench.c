@@ -8,7 +8,8 @@
  * "OP<TAB>TARGET", as bench/gen-eval.sh writes them), once to warm up and
  * then RUNS times, and reports the median time of a pass divided by the
  * number of requests: nanoseconds per decision, cordon_evaluate() and
- * cordon_decision_free() together.  The passes are interleaved (run 1 of
+ * cordon_decision_free() together, and the user and system CPU time of a
+ * pass (getrusage) per decision.  The passes are interleaved (run 1 of
  * every policy, then run 2, ...) so that a busy machine slows all of them
  * alike and the ratios stay meaningful.
  *
@@ -36,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,6 +70,7 @@ struct cell {                /* one policy in one column */
 	cordon_context *ctx;
 	double build_ms;     /* cordon_evaluator_new */
 	double times[MAX_RUNS];
+	double user[MAX_RUNS], sys[MAX_RUNS]; /* CPU time of the pass, per decision */
 	double op_times[NOPS][MAX_RUNS];
 	size_t effects[3], refused;
 };
@@ -233,10 +236,18 @@ static cordon_context *make_context(const char *root)
 	return ctx;
 }
 
-/* One pass over the requests; its time in ns per decision. */
-static double pass(const cordon_evaluator *ev, const struct cordon_request *reqs, size_t n,
-		   struct cell *count)
+static double cpu_ns(const struct timeval *tv)
 {
+	return (double)tv->tv_sec * 1e9 + (double)tv->tv_usec * 1e3;
+}
+
+/* One pass over the requests; its time in ns per decision.  With cpu, the
+ * user and system CPU time of the pass per decision too. */
+static double pass(const cordon_evaluator *ev, const struct cordon_request *reqs, size_t n,
+		   struct cell *count, double *user, double *sys)
+{
+	struct rusage r0, r1;
+	getrusage(RUSAGE_SELF, &r0);
 	double t0 = now_ns();
 	for (size_t i = 0; i < n; i++) {
 		char *err = NULL;
@@ -251,7 +262,13 @@ static double pass(const cordon_evaluator *ev, const struct cordon_request *reqs
 			count->effects[cordon_decision_effect(d)]++;
 		cordon_decision_free(d);
 	}
-	return n ? (now_ns() - t0) / (double)n : 0;
+	double t = now_ns() - t0;
+	getrusage(RUSAGE_SELF, &r1);
+	if (user && n) {
+		*user = (cpu_ns(&r1.ru_utime) - cpu_ns(&r0.ru_utime)) / (double)n;
+		*sys = (cpu_ns(&r1.ru_stime) - cpu_ns(&r0.ru_stime)) / (double)n;
+	}
+	return n ? t / (double)n : 0;
 }
 
 /* Path rules of a preset: the read and write lines of its IR dump. */
@@ -360,17 +377,19 @@ int main(int argc, char **argv)
 	for (int p = 0; p < npol; p++)
 		for (int c = 0; c < ncols; c++)
 			pass(runs_of[p].cell[c].ev, runs_of[p].raw->reqs[c], runs_of[p].raw->n,
-			     &runs_of[p].cell[c]);
+			     &runs_of[p].cell[c], NULL, NULL);
 	for (int i = 0; i < runs; i++) {
 		for (int p = 0; p < npol; p++) {
 			for (int c = 0; c < ncols; c++) {
 				struct policy_run *r = &runs_of[p];
-				r->cell[c].times[i] = pass(r->cell[c].ev, r->raw->reqs[c], r->raw->n, NULL);
+				struct cell *cell = &r->cell[c];
+				cell->times[i] = pass(cell->ev, r->raw->reqs[c], r->raw->n, NULL,
+						      &cell->user[i], &cell->sys[i]);
 				if (!by_op)
 					continue;
 				for (int o = 0; o < NOPS; o++)
-					r->cell[c].op_times[o][i] = pass(r->cell[c].ev, r->raw->by_op[c][o],
-									 r->raw->nby_op[o], NULL);
+					cell->op_times[o][i] = pass(cell->ev, r->raw->by_op[c][o],
+								    r->raw->nby_op[o], NULL, NULL, NULL);
 			}
 		}
 	}
@@ -396,6 +415,20 @@ int main(int argc, char **argv)
 		}
 		printf("\n");
 	}
+
+	printf("\nof which CPU time in the process (getrusage), median ns per decision:\n");
+	printf("%-10s", "policy");
+	for (int c = 0; c < ncols; c++)
+		printf(" | %-3c %8s %8s", cols[c].flag, "user", "system");
+	printf("\n");
+	for (int p = 0; p < npol; p++) {
+		printf("%-10s", runs_of[p].name);
+		for (int c = 0; c < ncols; c++)
+			printf(" | %-3s %8.0f %8.0f", "", median(runs_of[p].cell[c].user, runs),
+			       median(runs_of[p].cell[c].sys, runs));
+		printf("\n");
+	}
+	printf("(the rest of the wall time is time the process waited for a CPU)\n");
 
 	if (by_op) {
 		printf("\nmedian ns per decision by operation:\n");
