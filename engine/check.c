@@ -162,7 +162,12 @@ static char *decode_string(struct checker *c, const struct ast *s, bool vars)
 		struct let_var *lv = let_find(c, name, nlen);
 		int ctx = ir_ctx_var_lookup(name, nlen);
 		if (lv && !lv->is_list) {
-			sb_adds(&sb, lv->values[0]);
+			/* A let whose own value was in error has none: that error
+			 * was reported where the let is. */
+			if (lv->n)
+				sb_adds(&sb, lv->values[0]);
+			else
+				ok = false;
 		} else if (lv) {
 			struct diag *d = ERR(c, &at, "bad-value",
 					     "list variable '%.*s' cannot be used inside a string",
@@ -414,12 +419,17 @@ static void lower_pattern(struct checker *c, int op, const struct ast *pat, patt
 		char *re = decode_regex(c, a->next);
 		if (a->kind != AST_STRING)
 			ERR(c, &a->loc, "bad-value", "an exec prefix must be a string");
-		if (text && re && finish_text(c, op, text, a->loc, &out)) {
-			out.regex = re;
-			sink(c, arg, out, pat->loc);
+		if (text && re) {
+			/* finish_text takes the text, whatever it decides. */
+			if (finish_text(c, op, text, a->loc, &out)) {
+				out.regex = re;
+				sink(c, arg, out, pat->loc);
+				return;
+			}
 		} else {
-			free(re);
+			free(text);
 		}
+		free(re);
 		return;
 	}
 	if (pat->u.seq.n != 1) {
@@ -747,6 +757,8 @@ static void check_env(struct checker *c, struct scope *s, const struct ast *env)
 					int ctx = ir_ctx_var_lookup(v->u.tok.text, v->u.tok.len);
 					struct let_var *lv = let_find(c, v->u.tok.text, v->u.tok.len);
 					if (lv && !lv->is_list) {
+						if (!lv->n)
+							continue; /* its own error was reported */
 						value = xstrdup(lv->values[0]);
 					} else if (ctx >= 0) {
 						value = xasprintf("%c%s%c", IR_VAR_OPEN, v->u.tok.text, IR_VAR_CLOSE);
@@ -1123,6 +1135,8 @@ static int preset_cmp(const void *a, const void *b)
 
 static void canonicalize(struct ir_preset *p)
 {
+	for (size_t i = 0; i < p->nrules; i++)
+		p->rules[i].spec = ir_pattern_specificity(p->rules[i].op, &p->rules[i].pat);
 	sort_items(p->rules, p->nrules, sizeof(*p->rules), ir_rule_cmp);
 	sort_items(p->protect, p->nprotect, sizeof(*p->protect), protect_cmp);
 	/* One protection per pattern: keep the first spelling. */

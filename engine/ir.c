@@ -203,8 +203,7 @@ static int cmp_str(const char *a, const char *b)
 int ir_rule_cmp(const void *pa, const void *pb)
 {
 	const struct ir_rule *a = pa, *b = pb;
-	struct ir_specificity sa = ir_pattern_specificity(a->op, &a->pat);
-	struct ir_specificity sb = ir_pattern_specificity(b->op, &b->pat);
+	struct ir_specificity sa = a->spec, sb = b->spec;
 	int r;
 	if (a->op != b->op)
 		return a->op < b->op ? -1 : 1;

@@ -37,6 +37,14 @@ enum ir_ctx_var {
 	CTX_COUNT
 };
 
+/* Specificity of a pattern's text: the literal prefix before any wildcard
+ * (for hosts, every literal character of the host, plus one for a port)
+ * and the number of wildcards (a "**" counts twice). */
+struct ir_specificity {
+	unsigned literal;
+	unsigned wildcards;
+};
+
 struct ir_pattern {
 	enum ir_pat_kind kind;
 	char *text;  /* path, host, tool or command prefix; NULL for a bare regex */
@@ -51,6 +59,7 @@ struct ir_rule {
 	struct loc origin;
 	char *from;          /* declaring preset, or NULL for a top-level rule */
 	unsigned tier;       /* 0 own, 1 parent, ...; top-level rules last */
+	struct ir_specificity spec; /* of pat, kept for sorting (ir_rule_cmp) */
 };
 
 struct ir_protect {
@@ -141,18 +150,12 @@ char *ir_text_subst(const char *text, const struct ir_context *ctx, bool require
 /* IR text in source spelling: ${var} for references, \$ for a literal $. */
 void ir_text_print(struct strbuf *sb, const char *text);
 
-/* Specificity of a pattern's text: the literal prefix before any wildcard
- * (for hosts, every literal character of the host, plus one for a port) and the number of wildcards (a "**"
- * counts twice). */
-struct ir_specificity {
-	unsigned literal;
-	unsigned wildcards;
-};
 struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_pattern *p);
 struct ir_specificity ir_host_specificity(const char *host_port);
 
 /* The canonical rule order: by operation, most specific first, then by
- * text, severity and tier; a qsort comparator over struct ir_rule. */
+ * text, tier and severity; a qsort comparator over struct ir_rule, which
+ * reads each rule's cached `spec` (set it with ir_pattern_specificity). */
 int ir_rule_cmp(const void *a, const void *b);
 /* Substitute the context values that are set; paths are re-normalised. */
 char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_path);

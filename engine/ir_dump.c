@@ -44,6 +44,7 @@ static void view_build(struct view *v, const struct ir_preset *p, const struct i
 	for (size_t i = 0; i < p->nrules; i++) {
 		v->rules[i] = p->rules[i];
 		v->rules[i].pat.text = resolve(p->rules[i].pat.text, ctx, op_is_path(p->rules[i].op));
+		v->rules[i].spec = ir_pattern_specificity(v->rules[i].op, &v->rules[i].pat);
 	}
 	sort_items(v->rules, v->nrules, sizeof(*v->rules), ir_rule_cmp);
 	v->nprotect = p->nprotect;

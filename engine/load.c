@@ -186,7 +186,10 @@ static void load_include(struct loader *ld, struct ast *inc, const struct frame 
 	} else {
 		/* Embedded text includes embedded siblings by name. */
 		char *dir = dir_of(parent->name);
-		name = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s/%s", dir, rel);
+		if (rel[0] == '/' || strcmp(dir, ".") == 0)
+			name = xstrdup(rel);
+		else
+			name = xasprintf("%s/%s", dir, rel);
 		free(dir);
 		const struct embedded_file *ef = embedded_find(name);
 		if (!ef) {
