@@ -16,6 +16,7 @@ struct let_var {
 	char **values;  /* IR text */
 	struct loc *locs;
 	size_t n, cap, locs_cap;
+	bool used;
 };
 
 /* A rule, protection or environment piece before flattening. */
@@ -160,6 +161,8 @@ static char *decode_string(struct checker *c, const struct ast *s, bool vars)
 		size_t nlen = (size_t)(close - name), end = (size_t)(close - raw) + 1;
 		struct loc at = sub_loc(base, i, end);
 		struct let_var *lv = let_find(c, name, nlen);
+		if (lv)
+			lv->used = true;
 		int ctx = ir_ctx_var_lookup(name, nlen);
 		if (lv && !lv->is_list) {
 			/* A let whose own value was in error has none: that error
@@ -468,6 +471,8 @@ static void lower_pattern(struct checker *c, int op, const struct ast *pat, patt
 	case AST_VAR: {
 		const char *name = a->u.tok.text;
 		struct let_var *lv = let_find(c, name, a->u.tok.len);
+		if (lv)
+			lv->used = true;
 		int ctx = ir_ctx_var_lookup(name, a->u.tok.len);
 		if (lv) {
 			for (size_t i = 0; i < lv->n; i++) {
@@ -756,6 +761,8 @@ static void check_env(struct checker *c, struct scope *s, const struct ast *env)
 				if (v->kind == AST_VAR) {
 					int ctx = ir_ctx_var_lookup(v->u.tok.text, v->u.tok.len);
 					struct let_var *lv = let_find(c, v->u.tok.text, v->u.tok.len);
+					if (lv)
+						lv->used = true;
 					if (lv && !lv->is_list) {
 						if (!lv->n)
 							continue; /* its own error was reported */
@@ -1322,6 +1329,8 @@ size_t check_policy(struct srcmgr *sm, struct diag_list *diags, struct ast *root
 	c.global.name = NULL;
 	scope_free(&c.global);
 	for (size_t i = 0; i < c.nlets; i++) {
+		struct ir_let l = { xstrdup(c.lets[i].name), c.lets[i].loc, c.lets[i].used };
+		VEC_PUSH(ir->lets, ir->nlets, ir->lets_cap, l);
 		for (size_t j = 0; j < c.lets[i].n; j++)
 			free(c.lets[i].values[j]);
 		free(c.lets[i].values);

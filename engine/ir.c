@@ -87,6 +87,9 @@ void ir_policy_free(struct ir_policy *ir)
 	}
 	free(ir->tests);
 	free(ir->default_preset);
+	for (size_t i = 0; i < ir->nlets; i++)
+		free(ir->lets[i].name);
+	free(ir->lets);
 	memset(ir, 0, sizeof(*ir));
 }
 

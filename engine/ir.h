@@ -119,12 +119,21 @@ struct ir_test {
 	size_t nexpects, expects_cap;
 };
 
+/* A `let`, kept for analyses of the policy as written (unused variables). */
+struct ir_let {
+	char *name;
+	struct loc loc;
+	bool used;
+};
+
 struct ir_policy {
 	struct ir_preset *presets;  /* sorted by name */
 	size_t npresets, presets_cap;
 	struct ir_test *tests;      /* in source order */
 	size_t ntests, tests_cap;
 	char *default_preset;       /* or NULL */
+	struct ir_let *lets;        /* in definition order */
+	size_t nlets, lets_cap;
 };
 
 extern const char *const ir_op_names[IR_OP_COUNT];
