@@ -54,6 +54,8 @@ static const char *const kind_names[] = {
 	[AST_TEST_CONTEXT] = "context",
 	[AST_TEST_EXPECT] = "expect",
 	[AST_DEFAULT] = "default",
+	[AST_PROGRAM] = "program",
+	[AST_SUBCOMMAND] = "subcommand",
 	[AST_PATTERN] = "pattern",
 	[AST_LIST] = "list",
 	[AST_ASSIGN] = "assign",
@@ -126,6 +128,11 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 		ast_dump(out, n->u.block.name, depth + 1);
 		ast_dump(out, n->u.block.parent, depth + 1);
 		dump_seq(out, &n->u.block.body, depth + 1);
+		break;
+	case AST_PROGRAM:
+	case AST_SUBCOMMAND:
+		dump_seq(out, &n->u.prog.names, depth + 1);
+		dump_seq(out, &n->u.prog.body, depth + 1);
 		break;
 	case AST_TEST_EXPECT:
 		ast_dump(out, n->u.expect.effect, depth + 1);

@@ -26,6 +26,8 @@ enum ast_kind {
 	AST_TEST_CONTEXT, /* context k = "v", ...; */
 	AST_TEST_EXPECT,  /* expect EFFECT OP "target"; */
 	AST_DEFAULT,   /* default "name"; */
+	AST_PROGRAM,   /* program "name", ... { items, subcommands } */
+	AST_SUBCOMMAND, /* subcommand "name", ... { items } */
 	AST_PATTERN,   /* juxtaposed atoms: "git push" /--force/ */
 	AST_LIST,      /* [ "a", "b" ] */
 	AST_ASSIGN,    /* name = value */
@@ -70,6 +72,10 @@ struct ast {
 		struct {
 			struct ast *effect, *op, *target; /* IDENT, IDENT, PATTERN */
 		} expect;
+		struct {
+			struct ast_seq names; /* STRING */
+			struct ast_seq body;  /* ITEM, SUBCOMMAND */
+		} prog;                       /* PROGRAM, SUBCOMMAND */
 		struct {
 			const char *text; /* arena copy, NUL-terminated */
 			size_t len;

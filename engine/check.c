@@ -923,6 +923,9 @@ static void walk_statements(struct checker *c, const struct ast *file)
 		case AST_TEST:
 			VEC_PUSH(c->tests, c->ntests, c->tests_cap, s);
 			break;
+		case AST_PROGRAM:
+			check_program(c->d, c->ir, s);
+			break;
 		case AST_DEFAULT:
 			if (c->default_node) {
 				struct diag *d = ERR(c, &s->loc, "duplicate-setting",
@@ -1297,6 +1300,7 @@ size_t check_policy(struct srcmgr *sm, struct diag_list *diags, struct ast *root
 	memset(ir, 0, sizeof(*ir));
 	walk_lets(&c, root);
 	walk_statements(&c, root);
+	check_programs_done(ir);
 
 	/* Presets: flatten each, then add the top-level rules. */
 	ir->presets = xcalloc(c.npresets ? c.npresets : 1, sizeof(*ir->presets));

@@ -90,6 +90,9 @@ void ir_policy_free(struct ir_policy *ir)
 	for (size_t i = 0; i < ir->nlets; i++)
 		free(ir->lets[i].name);
 	free(ir->lets);
+	for (size_t i = 0; i < ir->nprograms; i++)
+		ir_spec_free(&ir->programs[i]);
+	free(ir->programs);
 	memset(ir, 0, sizeof(*ir));
 }
 
@@ -248,4 +251,35 @@ char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_pa
 		w--;
 	s[w] = '\0';
 	return s;
+}
+
+const char *const ir_role_names[ROLE_COUNT] = {
+	"none", "read", "write", "delete", "net", "opaque",
+	"arg", "cwd", "modifies", "recursive", "flag",
+};
+
+void ir_spec_free(struct ir_spec *s)
+{
+	for (size_t i = 0; i < s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	for (size_t i = 0; i < s->noptions; i++) {
+		for (size_t j = 0; j < s->options[i].nnames; j++)
+			free(s->options[i].names[j]);
+		free(s->options[i].names);
+	}
+	free(s->options);
+	for (size_t i = 0; i < s->nsubs; i++)
+		ir_spec_free(&s->subs[i]);
+	free(s->subs);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct ir_spec *ir_program_find(const struct ir_policy *ir, const char *name)
+{
+	for (size_t i = 0; i < ir->nprograms; i++)
+		for (size_t j = 0; j < ir->programs[i].nnames; j++)
+			if (strcmp(ir->programs[i].names[j], name) == 0)
+				return &ir->programs[i];
+	return NULL;
 }

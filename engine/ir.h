@@ -119,6 +119,47 @@ struct ir_test {
 	size_t nexpects, expects_cap;
 };
 
+/* Program specs: what a program does with its operands and options, so a
+ * shell command can be turned into the reads, writes and contacts it makes.
+ * They are policy data (rules/commands.cordon); a later spec for a name
+ * replaces an earlier one, so an administrator can override the shipped
+ * ones. */
+enum ir_role {
+	ROLE_NONE,      /* operands: ignored */
+	ROLE_READ,
+	ROLE_WRITE,
+	ROLE_DELETE,    /* a write that removes */
+	ROLE_NET,       /* a host or URL */
+	ROLE_OPAQUE,    /* code: the part cannot be analysed (python -c) */
+	ROLE_ARG,       /* option: takes an argument that means nothing here */
+	ROLE_CWD,       /* option: takes the directory the program works in (git -C) */
+	ROLE_MODIFIES,  /* option flag: the operands are written (sed -i) */
+	ROLE_RECURSIVE, /* option flag: operands are whole trees (rm -r) */
+	ROLE_FLAG,      /* option flag without meaning here */
+	ROLE_COUNT
+};
+
+extern const char *const ir_role_names[ROLE_COUNT];
+
+struct ir_option {
+	char **names;   /* "-i", "--in-place" */
+	size_t nnames;
+	enum ir_role role;
+	struct loc origin;
+};
+
+struct ir_spec {
+	char **names;   /* program basenames, or subcommand words */
+	size_t nnames;
+	enum ir_role operands, first, last;
+	bool has_first, has_last;
+	struct ir_option *options;
+	size_t noptions, options_cap;
+	struct ir_spec *subs;
+	size_t nsubs, subs_cap;
+	struct loc origin;
+};
+
 /* A `let`, kept for analyses of the policy as written (unused variables). */
 struct ir_let {
 	char *name;
@@ -134,7 +175,13 @@ struct ir_policy {
 	char *default_preset;       /* or NULL */
 	struct ir_let *lets;        /* in definition order */
 	size_t nlets, lets_cap;
+	struct ir_spec *programs;   /* sorted by first name */
+	size_t nprograms, programs_cap;
 };
+
+/* The spec for a program name (basename), or NULL. */
+const struct ir_spec *ir_program_find(const struct ir_policy *ir, const char *name);
+void ir_spec_free(struct ir_spec *s);
 
 extern const char *const ir_op_names[IR_OP_COUNT];
 extern const char *const ir_effect_names[IR_EFFECT_COUNT];

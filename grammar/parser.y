@@ -120,12 +120,14 @@ static struct ast_seq seq_of(struct ast *first)
 %token KW_CORDON "'cordon'" KW_INCLUDE "'include'" KW_LET "'let'" KW_ENV "'env'"
 %token KW_KEEP "'keep'" KW_SET "'set'" KW_DROP "'drop'" KW_PRESET "'preset'"
 %token KW_EXTENDS "'extends'" KW_TEST "'test'" KW_CONTEXT "'context'"
-%token KW_EXPECT "'expect'" KW_DEFAULT "'default'"
+%token KW_EXPECT "'expect'" KW_DEFAULT "'default'" KW_PROGRAM "'program'"
+%token KW_SUBCOMMAND "'subcommand'"
 %token <node> IDENT "word" STRING "string" REGEX "regex" VAR "variable" NUMBER "number"
 %token ';' "';'" ',' "','" '{' "'{'" '}' "'}'" '[' "'['" ']' "']'" '=' "'='"
 
 %type <node> statement item pattern atom let_value env_block env_item preset test
-%type <node> test_item env_name assign assign_value
+%type <node> test_item env_name assign assign_value program program_item
+%type <seq> program_items
 %type <seq> statements patterns atoms items strings env_items env_names assigns keyword
 %type <seq> test_items
 
@@ -146,6 +148,7 @@ statement
 	| KW_LET IDENT '=' let_value ';' { $$ = bind_node(ps, AST_LET, @$, $2, $4); }
 	| KW_DEFAULT STRING ';' { $$ = one_node(ps, AST_DEFAULT, @$, $2); }
 	| env_block
+	| program
 	| preset
 	| test
 	| item
@@ -255,6 +258,24 @@ items
 	| items item { $$ = $1; ast_seq_push(&$$, $2); }
 	| items env_block { $$ = $1; ast_seq_push(&$$, $2); }
 	| items error ';' { $$ = $1; }
+	;
+
+/* What a program does with its operands and options (rules/commands.cordon). */
+program
+	: KW_PROGRAM strings '{' program_items '}'
+		{ $$ = NODE(AST_PROGRAM, @$); $$->u.prog.names = $2; $$->u.prog.body = $4; }
+	;
+
+program_items
+	: %empty { ast_seq_init(&$$); }
+	| program_items program_item { $$ = $1; ast_seq_push(&$$, $2); }
+	| program_items error ';' { $$ = $1; }
+	;
+
+program_item
+	: item
+	| KW_SUBCOMMAND strings '{' program_items '}'
+		{ $$ = NODE(AST_SUBCOMMAND, @$); $$->u.prog.names = $2; $$->u.prog.body = $4; }
 	;
 
 test
