@@ -160,7 +160,11 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 			add_advisory(in, r);
 			continue;
 		}
-		if (!under_any(in, r->m.text, root) || lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
+		/* A write root is readable too (a mount cannot be write-only):
+		 * what may not be read below it is masked like under a read root. */
+		bool covered = under_any(in, r->m.text, root) ||
+			       (r->op == IR_READ && under_any(in, r->m.text, LOWER_WRITE_ROOT));
+		if (!covered || lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
 			continue;
 		add_path(in, r->m.text, r->op == IR_READ ? LOWER_MASK : LOWER_READ_ONLY, r->origin,
 			 false);

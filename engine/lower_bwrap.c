@@ -109,6 +109,45 @@ static void plan_env(struct bw_plan *pl, const struct lower_input *in)
 		emit(pl, "--setenv", in->set[i].name, in->set[i].value, in->set[i].origin, NULL);
 }
 
+/* The read mask strictly above path, or NULL. */
+static const char *under_mask(const struct lower_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		if (in->paths[i].why == LOWER_MASK && strcmp(path, in->paths[i].path) != 0 &&
+		    under(path, in->paths[i].path))
+			return in->paths[i].path;
+	return NULL;
+}
+
+static bool under_write_root(const struct lower_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		if (in->paths[i].why == LOWER_WRITE_ROOT && under(path, in->paths[i].path))
+			return true;
+	return false;
+}
+
+/* Whether the mounts planned at or above dir leave it writable: the
+ * deepest of them decides, as in the mount stack. */
+static bool writable_in_plan(const struct lower_input *in, const char *dir)
+{
+	const struct lower_path *best = NULL;
+	struct stat st;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		if (!under(dir, p->path) || (best && strlen(p->path) < strlen(best->path)))
+			continue;
+		if (p->why == LOWER_READ_ROOT && under_write_root(in, p->path))
+			continue; /* not mounted: readable through the write root */
+		if (p->why == LOWER_READ_ONLY && lstat(p->path, &st) != 0)
+			continue;
+		if (best && strlen(p->path) == strlen(best->path) && p->why < best->why)
+			continue; /* at one path the later kind is mounted last */
+		best = p;
+	}
+	return best && best->why == LOWER_WRITE_ROOT;
+}
+
 /* A filesystem operation before ordering: mounted at `at`. */
 struct fs_op {
 	char *at;
@@ -179,12 +218,30 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			continue;
 		}
 		bool exists = lstat(p->path, &st) == 0;
+		const char *mask = under_mask(in, p->path);
+		if (mask && (p->why == LOWER_WRITE_ROOT || p->why == LOWER_READ_ONLY)) {
+			/* Below a hidden directory only what may be read comes back:
+			 * a bind would show the host's content again. */
+			FS(p->path, 9, p, NULL, NULL,
+			   xasprintf("inside %s, which is hidden: not writable in the sandbox", mask));
+			continue;
+		}
 		switch (p->why) {
 		case LOWER_READ_ROOT:
 		case LOWER_WRITE_ROOT:
+			if (p->why == LOWER_READ_ROOT && !mask && under_write_root(in, p->path)) {
+				FS(p->path, 9, p, NULL, NULL,
+				   xstrdup("readable through the writable root around it"));
+				break;
+			}
 			if (exists)
 				FS(p->path, p->why == LOWER_READ_ROOT ? 0 : 1, p,
-				   p->why == LOWER_READ_ROOT ? "--ro-bind" : "--bind", p->path, NULL);
+				   p->why == LOWER_READ_ROOT ? "--ro-bind" : "--bind", p->path,
+				   p->why == LOWER_WRITE_ROOT &&
+						   lower_decide(in->ev, IR_READ, p->path) != IR_ALLOW
+					   ? xstrdup("writable, and so readable: a mount cannot be "
+						     "write-only, though no read rule allows reading it")
+					   : NULL);
 			else
 				FS(p->path, 9, p, NULL, NULL,
 				   xstrdup("does not exist: nothing to bind, and nothing can be created "
@@ -208,7 +265,10 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 					if (at[n] != '/')
 						continue;
 					char *dir = xstrndup(at, n);
-					FS(dir, 1, p, "--bind", dir,
+					/* The pin keeps the mode the mount stack gives the
+					 * directory, so nothing below it changes. */
+					bool rw = writable_in_plan(in, dir);
+					FS(dir, rw ? 1 : 2, p, rw ? "--bind" : "--ro-bind", dir,
 					   xstrdup("pinned as a mount point: it cannot be renamed away from "
 						   "the read-only path below it"));
 					free(dir);
@@ -248,6 +308,8 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 #undef FS
 	sort_items(fs, nfs, sizeof(*fs), fs_op_cmp);
 	bool root_done = false;
+	struct fs_op **remount = NULL;
+	size_t nremount = 0, remount_cap = 0;
 	for (size_t i = 0; i < nfs; i++) {
 		struct fs_op *f = &fs[i];
 		bool same = false;
@@ -271,12 +333,17 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		if (!f->opt)
 			emit(pl, NULL, f->p->path, NULL, f->p->origin, f->note);
 		else if (strcmp(f->opt, "--tmpfs") == 0) {
+			/* Read-only only once what is mounted below it is in place:
+			 * bwrap makes those mount points inside the empty tmpfs. */
 			emit(pl, "--tmpfs", f->at, NULL, f->p->origin, f->note);
-			emit(pl, "--remount-ro", f->at, NULL, f->p->origin, NULL);
+			VEC_PUSH(remount, nremount, remount_cap, f);
 		} else {
 			emit(pl, f->opt, f->src, f->at, f->p->origin, f->note);
 		}
 	}
+	for (size_t i = 0; i < nremount; i++)
+		emit(pl, "--remount-ro", remount[i]->at, NULL, remount[i]->p->origin, NULL);
+	free(remount);
 	for (size_t i = 0; i < nfs; i++) {
 		free(fs[i].at);
 		free(fs[i].src);

@@ -882,6 +882,15 @@ struct state {
 	const struct mount *by;
 };
 
+/* Whether path lies inside a directory the plan hides (an empty tmpfs). */
+static bool sim_masked(const struct sim *s, const char *path)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->m[i].kind == M_TMPFS && under(path, s->m[i].dest))
+			return true;
+	return false;
+}
+
 static struct state sim_state(const struct sim *s, const char *path)
 {
 	struct state st = { false, false, sim_cover(s, path) };
@@ -1041,15 +1050,17 @@ static const struct {
 				"allow the write",
 				true },
 	[C_WIDER_READ] = { "BUG plan readable, eval does not allow the read", true },
-	[C_WIDER_READ_WRITE_ROOT] = { "BUG plan readable through a write root or a read-only "
-				      "path in it, where no read rule allows",
-				      true },
+	[C_WIDER_READ_WRITE_ROOT] = { "(f) wider: readable through a write root or a read-only "
+				      "path in it, where no read rule allows (a mount cannot be "
+				      "write-only; the plan notes it)",
+				      false },
 	[C_WIDER_READ_UNMASKED] = { "BUG plan readable: a literal read deny or ask in a write root "
 				    "is not masked",
 				    true },
 	[C_STRICTER_WRITE] = { "BUG plan not writable, eval allows the write", true },
-	[C_STRICTER_WRITE_MASK] = { "BUG plan not writable under a read mask, eval allows the write",
-				    true },
+	[C_STRICTER_WRITE_MASK] = { "(g) stricter: not writable under a read mask (what may not be "
+				    "read is hidden, and so cannot be written)",
+				    false },
 	[C_STRICTER_WRITE_READ_ROOT] = { "BUG plan not writable: a read allow in a write root binds "
 					 "it read-only, eval allows the write",
 					 true },
@@ -1382,10 +1393,11 @@ static void compare_path(struct ctx_case *c, const cordon_evaluator *ev,
 				count(c, C_MISSING_DENY_ANCESTOR);
 			else if (r && r->path && !exists(r->path))
 				count(c, C_MISSING_WRITE_ROOT);
+			else if (st.by && (st.by->kind == M_TMPFS || st.by->kind == M_NULL ||
+					   sim_masked(sim, path)))
+				count(c, C_STRICTER_WRITE_MASK);
 			else if (st.by && st.by->kind == M_RO && root_at(c, R_READ, st.by->dest))
 				k = C_STRICTER_WRITE_READ_ROOT;
-			else if (st.by && (st.by->kind == M_TMPFS || st.by->kind == M_NULL))
-				k = C_STRICTER_WRITE_MASK;
 			else
 				k = C_STRICTER_WRITE;
 		} else if (granted) {
@@ -1393,7 +1405,10 @@ static void compare_path(struct ctx_case *c, const cordon_evaluator *ev,
 			if (st.by->kind == M_RO && root_at(c, R_READ, st.by->dest) &&
 			    decide_effect(ev, CORDON_READ, st.by->dest) == CORDON_ALLOW)
 				k = C_WIDER_READ;
-			else if (r && r->path && r->op == R_READ && strcmp(r->path, "/") != 0)
+			else if (r && r->path && r->op == R_READ && strcmp(r->path, "/") != 0 &&
+				 under(r->path, st.by->dest))
+				/* The denied path lies inside the mount that shows it:
+				 * it should have been masked there. */
 				k = C_WIDER_READ_UNMASKED;
 			else
 				k = C_WIDER_READ_WRITE_ROOT;
