@@ -3,7 +3,10 @@
 
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <unistd.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -207,12 +210,14 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 	context = json_object_get(req, "context");
 	escalate = json_object_get(req, "escalate");
 	just = json_object_get(req, "justification");
+	json_t *canonical = json_object_get(req, "canonical");
 	if (!json_is_string(op) || (opn = cordon_op_from_name(json_string_value(op))) < 0) {
 		print_error(lineno, "\"op\" must be one of read, write, exec, net, tool");
 	} else if (!json_is_string(target)) {
 		print_error(lineno, "\"target\" must be a string");
 	} else if ((preset && !json_is_string(preset)) || (context && !json_is_object(context)) ||
-		   (escalate && !json_is_boolean(escalate)) || (just && !json_is_string(just))) {
+		   (escalate && !json_is_boolean(escalate)) || (just && !json_is_string(just)) ||
+		   (canonical && !json_is_boolean(canonical))) {
 		print_error(lineno, "\"preset\" is a string, \"context\" an object, \"escalate\" a "
 				    "boolean, \"justification\" a string");
 	} else if (!preset && !st->o->preset) {
@@ -228,6 +233,7 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 			r.target = "";
 		r.escalate = escalate && json_is_true(escalate);
 		r.justification = just ? json_string_value(just) : NULL;
+		r.canonical = canonical && json_is_true(canonical);
 		if (!(d = cordon_evaluate(ev, &r, &err))) {
 			print_error(lineno, err);
 		} else {
@@ -238,25 +244,55 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 		}
 	}
 	free(err);
-	fflush(stdout);
 	json_decref(req);
+}
+
+/* Decisions go out as soon as no further request is waiting: a host that
+ * sends one request and waits gets its answer at once, and a batch is
+ * written in blocks. */
+static void flush_if_idle(void)
+{
+	struct pollfd p = { 0, POLLIN, 0 };
+	if (poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN))
+		fflush(stdout);
 }
 
 static int run_stream(const cordon_policy *policy, const struct eval_opts *o)
 {
 	struct stream st = { .policy = policy, .o = o };
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t n;
-	while ((n = getline(&line, &cap, stdin)) >= 0) {
-		lineno++;
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			n--;
-		if (n == 0)
+	char *buf = NULL;
+	size_t cap = 0, len = 0, lineno = 0;
+	bool eof = false;
+	while (!eof || len) {
+		char *nl = memchr(buf ? buf : "", '\n', len);
+		if (!nl && !eof) {
+			flush_if_idle();
+			if (len + 65536 > cap) {
+				cap = (len + 65536) * 2;
+				buf = realloc(buf, cap);
+				if (!buf)
+					abort();
+			}
+			ssize_t r = read(0, buf + len, cap - len);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				eof = true;
+			else
+				len += (size_t)r;
 			continue;
-		stream_line(&st, line, (size_t)n, lineno);
+		}
+		size_t n = nl ? (size_t)(nl - buf) : len, used = nl ? n + 1 : len;
+		lineno++;
+		while (n > 0 && buf[n - 1] == '\r')
+			n--;
+		if (n > 0)
+			stream_line(&st, buf, n, lineno);
+		memmove(buf, buf + used, len - used);
+		len -= used;
 	}
-	free(line);
+	fflush(stdout);
+	free(buf);
 	for (unsigned i = 0; i < CACHE_SIZE; i++) {
 		free(st.cache[i].key);
 		cordon_evaluator_free(st.cache[i].ev);

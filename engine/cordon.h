@@ -79,6 +79,9 @@ struct cordon_request {
 	size_t target_len;    /* 0: strlen(target); a NUL inside target is refused */
 	bool escalate;        /* exec only: run outside the sandbox */
 	const char *justification; /* required, nonempty, with escalate */
+	bool canonical;       /* read/write: the host vouches that target is already
+			       * canonical (absolute, no symlinks): it is only checked
+			       * for its spelling, not resolved on the filesystem */
 };
 
 /* One preset of a policy with a context applied: the rules compiled and

@@ -15,6 +15,7 @@
 #include "strmap.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -412,7 +413,20 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		sb_addf(trace, "preset \"%s\" (approval %s, sandbox %s)\n", ev->preset->name,
 			ev->preset->approval == IR_APPROVAL_NEVER ? "never" : "ask", d->sandbox);
 
-	if (op == IR_READ || op == IR_WRITE) {
+	if ((op == IR_READ || op == IR_WRITE) && req->canonical) {
+		/* The host resolved the path: take it as it is, if it is spelled
+		 * as a canonical path is. */
+		canonical = xstrndup(req->target, len);
+		if (strlen(canonical) != len || canonical[0] != '/' || len >= PATH_MAX ||
+		    strstr(canonical, "//") || strstr(canonical, "/./") || strstr(canonical, "/../") ||
+		    (len > 1 && canonical[len - 1] == '/') ||
+		    (len >= 2 && strcmp(canonical + len - 2, "/.") == 0) ||
+		    (len >= 3 && strcmp(canonical + len - 3, "/..") == 0)) {
+			free(canonical);
+			canonical = NULL;
+			why = xstrdup("the path is marked canonical but is not spelled as one");
+		}
+	} else if (op == IR_READ || op == IR_WRITE) {
 		canonical = canon_path(req->target, len, ev->ctx.value[CTX_CWD], &why);
 		if (!canonical) {
 			char *shown = xstrndup(req->target, len);

@@ -2,6 +2,7 @@
 
 #include "ir.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,12 +142,64 @@ void ir_text_print(struct strbuf *sb, const char *text)
 	}
 }
 
+/* The literal start of an anchored regex ("^/home/[^/]+" -> "/home/"), or
+ * NULL when the regex may match anywhere or alternates at the top. */
+char *ir_regex_prefix(const char *re)
+{
+	struct strbuf sb;
+	int depth = 0;
+	bool in_class = false;
+	if (re[0] != '^')
+		return NULL;
+	/* An alternation at the top level ("^/a|/b") leaves no common prefix;
+	 * one inside a group after the prefix does not matter. */
+	for (const char *p = re; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (in_class) {
+			in_class = *p != ']';
+		} else if (*p == '[') {
+			in_class = true;
+			if (p[1] == ']' || (p[1] == '^' && p[2] == ']'))
+				p += p[1] == ']' ? 1 : 2;
+		} else if (*p == '(') {
+			depth++;
+		} else if (*p == ')') {
+			depth--;
+		} else if (*p == '|' && depth == 0) {
+			return NULL;
+		}
+	}
+	sb_init(&sb);
+	for (const char *p = re + 1; *p; p++) {
+		if (*p == '\\' && p[1] && !isalnum((unsigned char)p[1])) {
+			sb_addc(&sb, p[1]);
+			p++;
+		} else if (strchr("?*+{", *p)) {
+			if (sb.len)
+				sb.buf[--sb.len] = '\0'; /* the last character is optional */
+			break;
+		} else if (strchr("\\^$.|()[]", *p)) {
+			break;
+		} else {
+			sb_addc(&sb, *p);
+		}
+	}
+	return sb_steal(&sb);
+}
+
 struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_pattern *p)
 {
 	struct ir_specificity s = { 0, 0 };
 	bool in_literal = true;
-	if (p->kind == IR_PAT_REGEX && !p->text)
+	if (p->kind == IR_PAT_REGEX && !p->text) {
+		/* A regex counts one wildcard and its anchored literal prefix. */
+		char *prefix = ir_regex_prefix(p->regex);
+		s.literal = prefix ? (unsigned)strlen(prefix) : 0;
+		s.wildcards = 1;
+		free(prefix);
 		return s;
+	}
 	if (p->kind == IR_PAT_OPAQUE) {
 		/* More specific than "*", which also covers opaque parts. */
 		s.literal = 1;

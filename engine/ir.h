@@ -208,6 +208,9 @@ void ir_text_print(struct strbuf *sb, const char *text);
 
 struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_pattern *p);
 struct ir_specificity ir_host_specificity(const char *host_port);
+/* The literal start of an anchored regex ("^/home/[^/]+" -> "/home/"),
+ * malloc'd, or NULL when it may match anywhere or alternates at the top. */
+char *ir_regex_prefix(const char *re);
 
 /* The canonical rule order: by operation, most specific first, then by
  * text, tier and severity; a qsort comparator over struct ir_rule, which

@@ -184,52 +184,6 @@ static pcre2_code *compile_re(const char *src, uint32_t options, char **err)
 	return re;
 }
 
-/* The literal start of an anchored regex ("^/home/[^/]+" -> "/home/"), or
- * NULL when the regex may match anywhere or alternates at the top. */
-static char *regex_prefix(const char *re)
-{
-	struct strbuf sb;
-	int depth = 0;
-	bool in_class = false;
-	if (re[0] != '^')
-		return NULL;
-	/* An alternation at the top level ("^/a|/b") leaves no common prefix;
-	 * one inside a group after the prefix does not matter. */
-	for (const char *p = re; *p; p++) {
-		if (*p == '\\' && p[1]) {
-			p++;
-		} else if (in_class) {
-			in_class = *p != ']';
-		} else if (*p == '[') {
-			in_class = true;
-			if (p[1] == ']' || (p[1] == '^' && p[2] == ']'))
-				p += p[1] == ']' ? 1 : 2;
-		} else if (*p == '(') {
-			depth++;
-		} else if (*p == ')') {
-			depth--;
-		} else if (*p == '|' && depth == 0) {
-			return NULL;
-		}
-	}
-	sb_init(&sb);
-	for (const char *p = re + 1; *p; p++) {
-		if (*p == '\\' && p[1] && !isalnum((unsigned char)p[1])) {
-			sb_addc(&sb, p[1]);
-			p++;
-		} else if (strchr("?*+{", *p)) {
-			if (sb.len)
-				sb.buf[--sb.len] = '\0'; /* the last character is optional */
-			break;
-		} else if (strchr("\\^$.|()[]", *p)) {
-			break;
-		} else {
-			sb_addc(&sb, *p);
-		}
-	}
-	return sb_steal(&sb);
-}
-
 static char *dir_anchor(const char *prefix, size_t n)
 {
 	while (n > 0 && prefix[n - 1] != '/')
@@ -311,10 +265,11 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 		m->re = compile_re(pat->regex, PCRE2_DOTALL, err);
 		if (!m->re)
 			return MATCH_ERROR;
-		char *prefix = op == IR_READ || op == IR_WRITE || (int)op < 0 ? regex_prefix(pat->regex) : NULL;
+		char *prefix = ir_regex_prefix(pat->regex);
+		bool path = op == IR_READ || op == IR_WRITE || (int)op < 0;
 		m->spec.literal = prefix ? (unsigned)strlen(prefix) : 0;
 		m->spec.wildcards = 1;
-		m->anchor = prefix ? dir_anchor(prefix, strlen(prefix)) : NULL;
+		m->anchor = prefix && path ? dir_anchor(prefix, strlen(prefix)) : NULL;
 		m->floating = !m->anchor;
 		free(prefix);
 		return MATCH_OK;
