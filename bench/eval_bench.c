@@ -15,8 +15,8 @@
  *
  * A target starting with "@/" is put under ROOT/ws (the workspace) and one
  * starting with "~/" under ROOT/home/u.  Each ROOT is one column:
- *   -a ROOT  canonical paths: ROOT does not exist, so canonicalizing a path
- *            under it stops at the first lstat(2)
+ *   -a ROOT  canonical paths, marked so (cordon_request.canonical): the
+ *            evaluator checks their spelling and touches no filesystem
  *   -b ROOT  a real tree (bench/gen-eval.sh -t ROOT): every existing
  *            component is inspected and symlinks are followed
  * The context: workspace and cwd ROOT/ws, home ROOT/home/u, tmp ROOT/tmp,
@@ -182,7 +182,7 @@ static struct raw *load_requests(const char *path, size_t max)
 }
 
 /* Put a column's roots into the requests, in one block. */
-static void materialize(struct raw *r, int c, const char *root, bool by_op)
+static void materialize(struct raw *r, int c, const char *root, bool canonical, bool by_op)
 {
 	size_t rootlen = strlen(root), size = 0, k[NOPS] = { 0 };
 	if (r->reqs[c])
@@ -200,9 +200,11 @@ static void materialize(struct raw *r, int c, const char *root, bool by_op)
 			n = sprintf(p, "%s/home/u%s", root, t + 1);
 		else
 			n = sprintf(p, "%s", t);
-		reqs[i].op = r->op[i];
-		reqs[i].target = p;
-		reqs[i].target_len = (size_t)n;
+		/* Column a: the host vouches for canonical paths, as a host that
+		 * resolved them itself would (cordon_request.canonical). */
+		reqs[i] = (struct cordon_request){
+			.op = r->op[i], .target = p, .target_len = (size_t)n, .canonical = canonical,
+		};
 		p += n + 1;
 	}
 	if (!by_op)
@@ -363,7 +365,7 @@ int main(int argc, char **argv)
 		for (int c = 0; c < ncols; c++) {
 			struct cell *cell = &p->cell[c];
 			char *err = NULL;
-			materialize(p->raw, c, cols[c].root, by_op);
+			materialize(p->raw, c, cols[c].root, cols[c].flag == 'a', by_op);
 			cell->ctx = make_context(cols[c].root);
 			double t0 = now_ns();
 			cell->ev = cordon_evaluator_new(p->policy, p->preset, cell->ctx, &err);
