@@ -21,6 +21,26 @@ static const struct verb verbs[] = {
 	  "Exit status: 0 when every file is valid, 1 when a policy has errors,\n"
 	  "2 on a usage or I/O error (a file that cannot be read).\n",
 	  cmd_check },
+	{ "lint", "find mistakes and risks in policy files",
+	  "usage: cordon lint [--format text|json|sarif] [--werror] [--disable ID,...]\n"
+	  "                   [--enable ID,...] [--list-checks] FILE...\n"
+	  "\n"
+	  "Report every error `cordon check` finds, and the warnings and notes of the\n"
+	  "lint checks: rules that never decide, broad grants, credentials within\n"
+	  "reach, start-up hooks in the environment, denies the sandbox cannot\n"
+	  "enforce, regexes that backtrack, definitions nothing uses.  Each finding\n"
+	  "has a stable id; '# cordon: ignore[ID] reason' on the line above silences it.\n"
+	  "\n"
+	  "  --format F           text (GCC style, the default), json (an array of\n"
+	  "                       findings) or sarif (SARIF 2.1.0)\n"
+	  "  --werror             exit 1 on any finding, not only on errors\n"
+	  "  --disable ID,...     skip these checks ('all' for every one)\n"
+	  "  --enable ID,...      run these checks again after --disable\n"
+	  "  --list-checks        print the checks: id, level, summary\n"
+	  "\n"
+	  "Exit status: 0 when no finding is an error (with --werror: no finding),\n"
+	  "1 otherwise, 2 on a usage or I/O error.\n",
+	  cmd_lint },
 	{ "compile", "show what a preset compiles to",
 	  "usage: cordon compile [-p FILE] [--preset P | --all] --emit KIND\n"
 	  "                      [--context k=v]... [--no-origins]\n"

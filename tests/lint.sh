@@ -1,0 +1,143 @@
+#!/bin/sh
+# cordon lint.  Every check has a case that must find something
+# (tests/lint/ID-yes.cordon) and one that must not (ID-no.cordon), each run
+# with that check alone and pinned in NAME.out; whole policies run with every
+# check and are pinned as text, JSON and SARIF.  Every SARIF log is checked
+# for the properties cordon writes and, where the official SARIF 2.1.0
+# schema is installed (CORDON_SARIF_MODULES, see docs/lint.md), validated
+# against it.
+. "$srcdir/tests/lib.sh"
+
+cd "$srcdir/tests/lint" || exit 1
+version=$("$CORDON" --version | sed -n 's/^cordon \([^ ]*\) .*/\1/p')
+
+have_python=false
+command -v python3 > /dev/null && have_python=true
+schema_ok=false
+if [ -n "${CORDON_SARIF_MODULES:-}" ] && command -v node > /dev/null &&
+	[ -f "$CORDON_SARIF_MODULES/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json" ]; then
+	schema_ok=true
+fi
+
+check_sarif() { # check_sarif FILE DESCRIPTION
+	if $have_python; then
+		python3 sarif-check.py "$1" > "$tmpdir/sarif-err" 2>&1
+		ok $? "$2: SARIF properties"
+		diag < "$tmpdir/sarif-err"
+	else
+		skip "$2: SARIF properties" "python3 is missing"
+	fi
+	if $schema_ok; then
+		node sarif-validate.js "$CORDON_SARIF_MODULES" "$1" > "$tmpdir/sarif-err" 2>&1
+		ok $? "$2: valid against the SARIF 2.1.0 schema"
+		diag < "$tmpdir/sarif-err"
+	else
+		skip "$2: valid against the SARIF 2.1.0 schema" "schema not installed (CORDON_SARIF_MODULES)"
+	fi
+}
+
+# The driver's version changes with every release; the goldens say VERSION.
+sarif_golden() { # sarif_golden FILE WANT DESCRIPTION
+	sed "s/\"version\": \"$version\"/\"version\": \"VERSION\"/" "$1" > "$1.norm"
+	check_golden "$1.norm" "$2" "$3"
+}
+
+# ---- each check, one case that finds and one that must not ------------------
+for id in $("$CORDON" lint --list-checks | cut -d' ' -f1); do
+	for kind in yes no; do
+		name=$id-$kind
+		if [ ! -f "$name.cordon" ]; then
+			ok 1 "$name: a test case exists"
+			continue
+		fi
+		"$CORDON" lint --disable all --enable "$id" "$name.cordon" > "$tmpdir/out" 2> "$tmpdir/err"
+		rc=$?
+		ok $((rc != 0)) "$name: exit status 0 (got $rc)"
+		check_golden "$tmpdir/out" "$name.out" "$name: findings"
+		ok $(test -s "$tmpdir/err"; echo $((! $?))) "$name: nothing on stderr"
+		if [ $kind = yes ]; then
+			grep -q "\[$id\]\$" "$tmpdir/out"
+			ok $? "$name: reports $id"
+			"$CORDON" lint --werror --disable all --enable "$id" "$name.cordon" > /dev/null 2>&1
+			ok $(($? != 1)) "$name: --werror exits 1"
+			"$CORDON" lint --format sarif --disable all --enable "$id" "$name.cordon" > "$tmpdir/sarif"
+			check_sarif "$tmpdir/sarif" "$name"
+		else
+			ok $(test -s "$tmpdir/out"; echo $((! $?))) "$name: finds nothing"
+		fi
+	done
+done
+
+# ---- whole policies: text, JSON and SARIF -------------------------------------
+for name in policy suppress errors; do
+	want=0
+	[ $name = errors ] && want=1
+	"$CORDON" lint "$name.cordon" > "$tmpdir/out" 2> "$tmpdir/err"
+	rc=$?
+	ok $((rc != want)) "$name: exit status $want (got $rc)"
+	check_golden "$tmpdir/out" "$name.out" "$name: text"
+	"$CORDON" lint --format json "$name.cordon" > "$tmpdir/json"
+	check_golden "$tmpdir/json" "$name.json" "$name: JSON"
+	"$CORDON" lint --format sarif "$name.cordon" > "$tmpdir/sarif"
+	sarif_golden "$tmpdir/sarif" "$name.sarif" "$name: SARIF"
+	check_sarif "$tmpdir/sarif" "$name"
+done
+
+# An error of `cordon check` is the same text in both.
+"$CORDON" check errors.cordon 2> "$tmpdir/check" > /dev/null
+"$CORDON" lint errors.cordon > "$tmpdir/lint"
+cmp -s "$tmpdir/check" "$tmpdir/lint"
+ok $? "errors: lint prints check's diagnostics as check does"
+
+# ---- options and exit statuses -------------------------------------------------
+run() { # run WANT_STATUS DESCRIPTION ARGS...
+	want=$1 desc=$2
+	shift 2
+	"$CORDON" "$@" > "$tmpdir/out" 2> "$tmpdir/err"
+	rc=$?
+	ok $((rc != want)) "$desc (exit $want, got $rc)"
+}
+
+run 0 "lint --help" lint --help
+grep -q '^usage: cordon lint ' "$tmpdir/out"
+ok $? "lint --help shows its usage"
+run 0 "lint --list-checks" lint --list-checks
+ok $(($(wc -l < "$tmpdir/out") != 17)) "--list-checks lists 17 checks"
+run 2 "lint without files" lint
+run 2 "lint with an unknown option" lint --bogus policy.cordon
+run 2 "lint --format xml" lint --format xml policy.cordon
+grep -q "unknown format 'xml'" "$tmpdir/err"
+ok $? "an unknown format is named"
+run 2 "lint --disable of an unknown check" lint --disable shadowed-rules policy.cordon
+grep -q "unknown check 'shadowed-rules'; did you mean 'shadowed-rule'?" "$tmpdir/err"
+ok $? "an unknown check gets a suggestion"
+run 2 "lint of a missing file" lint missing.cordon
+grep -q "^cordon: error: cannot read 'missing.cordon': No such file or directory \[io\]\$" "$tmpdir/out"
+ok $? "a missing file is an io finding"
+run 0 "warnings alone exit 0" lint policy.cordon
+run 1 "--werror makes warnings fail" lint --werror policy.cordon
+run 0 "--werror with every check disabled" lint --werror --disable all policy.cordon
+test ! -s "$tmpdir/out"
+ok $? "--disable all prints nothing for a valid policy"
+run 1 "errors fail even with every check disabled" lint --disable all errors.cordon
+run 1 "several files: the worst status" lint policy.cordon errors.cordon
+grep -q '^2 errors, 7 warnings, 4 info$' "$tmpdir/out"
+ok $? "several files: one summary line"
+"$CORDON" lint --format json policy.cordon errors.cordon > "$tmpdir/json"
+if $have_python; then
+	python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); sys.exit(len(a) != 13)' "$tmpdir/json"
+	ok $? "several files: one JSON array of every finding"
+else
+	skip "several files: one JSON array" "python3 is missing"
+fi
+run 2 "a missing file among others exits 2" lint policy.cordon missing.cordon
+run 0 "--disable then --enable" lint --disable all --enable no-description,unused-let policy.cordon
+ok $(($(grep -c '^policy.cordon:' "$tmpdir/out") != 2)) "--enable runs exactly the checks named"
+
+# The shipped policies compile: their findings are warnings and notes.
+for policy in "$srcdir"/rules/default.cordon "$srcdir"/rules/examples/*.cordon; do
+	"$CORDON" lint "$policy" > "$tmpdir/out" 2>&1
+	ok $? "lint $(basename "$policy"): no errors"
+done
+
+done_testing
