@@ -1,0 +1,94 @@
+/* libFuzzer target for the shell analyser: parse, split and dump any input,
+ * and check what comes out.
+ *
+ *   make fuzz-shell
+ *   FUZZ_BIN=tests/fuzz/fuzz_shell FUZZ_CORPUS=tests/shell/corpus \
+ *       sh tests/fuzz/run.sh 120
+ *
+ * The input is handed over as is, not NUL-terminated, so a read past its end
+ * is caught by AddressSanitizer.  Every input must either parse or give an
+ * error inside the input; every offset reported must lie inside the input;
+ * two parses of one input must dump the same. */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_word(const struct shell_word *w, size_t size)
+{
+	struct strbuf sb;
+	if (!w || !w->nparts || w->start > w->end || w->end > size)
+		abort();
+	for (size_t i = 0; i < w->nparts; i++) {
+		const struct shell_part *p = &w->parts[i];
+		if (!p->text || p->start > p->end || p->end > size)
+			abort();
+	}
+	sb_init(&sb);
+	unsigned m = shell_word_pattern(w, &sb);
+	/* A static word is its own pattern. */
+	if (w->lit && (m != 0 || strcmp(sb.buf, w->lit) != 0))
+		abort();
+	sb_free(&sb);
+}
+
+static void check(const struct shell_script *sc, size_t size)
+{
+	for (size_t i = 0; i < shell_cmd_count(sc); i++) {
+		const struct shell_cmd *c = shell_cmd_get(sc, i);
+		if (c->start > c->end || c->end > size || c->argi > c->nwords)
+			abort();
+		if (!(c->flags & SHELL_CMD_OPAQUE) != !c->reason)
+			abort();
+		if (c->argi < c->nwords ? c->prog != c->words[c->argi]->lit : c->prog != NULL)
+			abort();
+		for (size_t k = 0; k < c->nwords; k++)
+			check_word(c->words[k], size);
+		for (size_t k = 0; k < c->nassigns; k++)
+			check_word(c->assigns[k]->value, size);
+		for (size_t k = 0; k < c->nredirs; k++) {
+			check_word(c->redirs[k]->target, size);
+			if (c->redirs[k]->body)
+				check_word(c->redirs[k]->body, size);
+		}
+		for (size_t k = 0; k < c->nwrappers; k++)
+			if (!c->wrappers[k].name || !c->wrappers[k].nwords)
+				abort();
+		if (c->cwd && !c->cwd[0])
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct shell_error err;
+	struct shell_script *sc = shell_parse((const char *)data, size, &err);
+	if (!sc) {
+		if (err.offset > size || !err.message[0])
+			abort();
+		return 0;
+	}
+	check(sc, size);
+	struct strbuf a, b;
+	sb_init(&a);
+	sb_init(&b);
+	shell_dump(sc, &a);
+	shell_free(sc);
+	sc = shell_parse((const char *)data, size, &err);
+	if (!sc)
+		abort();
+	shell_dump(sc, &b);
+	if (strcmp(a.buf, b.buf) != 0)
+		abort();
+	shell_free(sc);
+	sb_free(&a);
+	sb_free(&b);
+	return 0;
+}
