@@ -118,7 +118,7 @@ static const char *const severity_name[] = {
 	[DIAG_NOTE] = "note",
 };
 
-static void print_include_chain(FILE *out, const struct srcmgr *sm, uint32_t file)
+void diag_print_include_chain(FILE *out, const struct srcmgr *sm, uint32_t file)
 {
 	const struct src_file *f = srcmgr_file(sm, file);
 	bool first = true;
@@ -134,7 +134,7 @@ static void print_include_chain(FILE *out, const struct srcmgr *sm, uint32_t fil
 		fputs(":\n", out);
 }
 
-static void print_excerpt(FILE *out, const struct srcmgr *sm, struct loc loc)
+void diag_print_excerpt(FILE *out, const struct srcmgr *sm, struct loc loc)
 {
 	const struct src_file *f = srcmgr_file(sm, loc.file);
 	unsigned line, col;
@@ -168,7 +168,7 @@ void diag_print(FILE *out, const struct srcmgr *sm, const struct diag_list *dl)
 	for (size_t i = 0; i < dl->n; i++) {
 		const struct diag *d = &dl->items[i];
 		if (d->has_loc && srcmgr_file(sm, d->loc.file)) {
-			print_include_chain(out, sm, d->loc.file);
+			diag_print_include_chain(out, sm, d->loc.file);
 			srcmgr_format_loc(sm, d->loc, where, sizeof(where));
 			fprintf(out, "%s: ", where);
 		} else {
@@ -179,13 +179,13 @@ void diag_print(FILE *out, const struct srcmgr *sm, const struct diag_list *dl)
 			fprintf(out, " [%s]", d->id);
 		fputc('\n', out);
 		if (d->has_loc)
-			print_excerpt(out, sm, d->loc);
+			diag_print_excerpt(out, sm, d->loc);
 		if (d->hint)
 			fprintf(out, "      = hint: %s\n", d->hint);
 		if (d->has_note && srcmgr_file(sm, d->note_loc.file)) {
 			srcmgr_format_loc(sm, d->note_loc, where, sizeof(where));
 			fprintf(out, "%s: note: %s\n", where, d->note);
-			print_excerpt(out, sm, d->note_loc);
+			diag_print_excerpt(out, sm, d->note_loc);
 		} else if (d->note) {
 			fprintf(out, "cordon: note: %s\n", d->note);
 		}

@@ -41,6 +41,10 @@ void diag_hint(struct diag *d, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void diag_note(struct diag *d, struct loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Print every queued record and, when there were errors, the "N errors" line. */
 void diag_print(FILE *out, const struct srcmgr *sm, const struct diag_list *dl);
+/* The pieces of a printed record, for other reports in the same style:
+ * "In file included from ..." lines, and the source line with its caret. */
+void diag_print_include_chain(FILE *out, const struct srcmgr *sm, uint32_t file);
+void diag_print_excerpt(FILE *out, const struct srcmgr *sm, struct loc loc);
 /* Order records by file and offset, keeping insertion order for ties. */
 void diag_sort(struct diag_list *dl);
 

@@ -11,48 +11,6 @@
 
 /* ---- text ------------------------------------------------------------------------------ */
 
-static void print_include_chain(FILE *out, const struct srcmgr *sm, uint32_t file)
-{
-	const struct src_file *f = srcmgr_file(sm, file);
-	bool first = true;
-	char where[512];
-	while (f && f->has_include) {
-		srcmgr_format_loc(sm, f->include_loc, where, sizeof(where));
-		fprintf(out, "%s %s", first ? "In file included from" : ",\n                 from",
-			where);
-		first = false;
-		f = srcmgr_file(sm, f->include_loc.file);
-	}
-	if (!first)
-		fputs(":\n", out);
-}
-
-static void print_excerpt(FILE *out, const struct srcmgr *sm, struct loc loc)
-{
-	const struct src_file *f = srcmgr_file(sm, loc.file);
-	unsigned line, col;
-	size_t start, len;
-	if (!f)
-		return;
-	srcmgr_linecol(sm, loc.file, loc.start, &line, &col);
-	srcmgr_line(sm, loc.file, line, &start, &len);
-	bool utf8 = utf8_invalid_at((const unsigned char *)f->text + start, len) == len;
-	fprintf(out, "%5u | ", line);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)f->text[start + i];
-		bool shown = c == '\t' || (c >= 0x20 && c != 0x7f && (c < 0x80 || utf8));
-		fputc(shown ? c : '?', out);
-	}
-	fputs("\n      | ", out);
-	for (size_t i = 0; i + 1 < col && i < len; i++)
-		fputc(f->text[start + i] == '\t' ? '\t' : ' ', out);
-	fputc('^', out);
-	size_t span_end = loc.end > loc.start ? loc.end : loc.start + 1;
-	for (size_t off = (size_t)loc.start + 1; off < span_end && off < start + len; off++)
-		fputc('~', out);
-	fputc('\n', out);
-}
-
 void lint_print_text(FILE *out, const struct lint_result *r)
 {
 	const struct srcmgr *sm = &r->policy->sm;
@@ -60,7 +18,7 @@ void lint_print_text(FILE *out, const struct lint_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct lint_finding *f = &r->items[i];
 		if (f->has_loc && srcmgr_file(sm, f->loc.file)) {
-			print_include_chain(out, sm, f->loc.file);
+			diag_print_include_chain(out, sm, f->loc.file);
 			srcmgr_format_loc(sm, f->loc, where, sizeof(where));
 			fprintf(out, "%s: ", where);
 		} else {
@@ -68,13 +26,13 @@ void lint_print_text(FILE *out, const struct lint_result *r)
 		}
 		fprintf(out, "%s: %s [%s]\n", lint_level_names[f->level], f->message, f->id);
 		if (f->has_loc)
-			print_excerpt(out, sm, f->loc);
+			diag_print_excerpt(out, sm, f->loc);
 		if (f->hint)
 			fprintf(out, "      = hint: %s\n", f->hint);
 		if (f->has_note && srcmgr_file(sm, f->note_loc.file)) {
 			srcmgr_format_loc(sm, f->note_loc, where, sizeof(where));
 			fprintf(out, "%s: note: %s\n", where, f->note);
-			print_excerpt(out, sm, f->note_loc);
+			diag_print_excerpt(out, sm, f->note_loc);
 		} else if (f->note) {
 			fprintf(out, "cordon: note: %s\n", f->note);
 		}
