@@ -241,7 +241,7 @@ function emit_requests(    n, k, op, t, p, i) {
 	      outside, " ")
 	noutside = 12
 	split("~/.ssh/id_ed25519 ~/.aws/credentials ~/.bashrc ~/.config/git/config " \
-	      "~/.cache/pip/x.whl ~/work/projects/p0001/src/main.c ~/.cordon/sessions/s1/log.jsonl " \
+	      "~/.cache/pip/x.whl ~/src/projects/p0001/src/main.c ~/.cordon/sessions/s1/log.jsonl " \
 	      "~/notes.txt", homes, " ")
 	nhome = 8
 	split("make -j8|git status|git diff --stat|git push origin main|git push --force origin main|" \

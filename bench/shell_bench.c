@@ -19,7 +19,7 @@
 #include <time.h>
 
 static const char command[] =
-	"cd /work/repo && git status --short | head -n 20 && "
+	"cd /srv/repo && git status --short | head -n 20 && "
 	"rg -n \"TODO\" src/ --glob '*.c' > /tmp/todo.txt";
 
 /* One block of the generated script: the constructs agents write. */
