@@ -92,6 +92,29 @@ static const struct verb verbs[] = {
 	  "expectation, with its location and the actual decision on failure.\n"
 	  "Exit status: 0 when every expectation holds, 1 otherwise.\n",
 	  cmd_test },
+	{ "diff", "show what a policy change widens or narrows",
+	  "usage: cordon diff [--preset P | --all] [--format text|json] [--fail-on-widen]\n"
+	  "                   [--context k=v]... OLD NEW\n"
+	  "\n"
+	  "Compare what two versions of a policy grant.  Both are asked the same\n"
+	  "requests (every path, host, command and tool their rules name, children\n"
+	  "of each, and well-known places such as credentials and /etc); a request\n"
+	  "whose decision changed is shown with both deciding rules.  Settings,\n"
+	  "protections, the environment and the bubblewrap plan are compared too.\n"
+	  "Each change is widened, narrowed or changed.\n"
+	  "\n"
+	  "  --preset P           one preset (default: every preset of either file)\n"
+	  "  --all                every preset (the default)\n"
+	  "  --format F           text (the default) or json\n"
+	  "  --fail-on-widen      exit 1 when anything widened\n"
+	  "  --context k=v        override the fixed context: workspace=/ws, cwd=/ws,\n"
+	  "                       home=/home/u, tmp=/tmp/t, agent_dir=/home/u/.cordon,\n"
+	  "                       session_dir=/home/u/.cordon/s, user=u\n"
+	  "\n"
+	  "Exit status: 0 when the diff was made (with --fail-on-widen: and nothing\n"
+	  "widened), 1 when a policy has errors or, with --fail-on-widen, something\n"
+	  "widened, 2 on a usage or I/O error.\n",
+	  cmd_diff },
 	{ "run", "run a command under a preset's sandbox",
 	  "usage: cordon run [-p FILE] [--preset P] [--workspace DIR] [--cwd DIR]\n"
 	  "                  [--context k=v]... [--timeout SECONDS] [--max-output BYTES]\n"
