@@ -158,7 +158,7 @@ int cmd_diff(int argc, char **argv)
 	char *err = NULL;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			cordon_context_free(ctx);
