@@ -86,11 +86,18 @@ static const struct verb verbs[] = {
 	  "rule with its specificity and whether it matched, and the winner.\n",
 	  cmd_explain },
 	{ "test", "run a policy's test blocks (TAP)",
-	  "usage: cordon test FILE...\n"
+	  "usage: cordon test [--coverage [--threshold N]] FILE...\n"
 	  "\n"
 	  "Run the test blocks of each policy and print TAP: one line for each\n"
 	  "expectation, with its location and the actual decision on failure.\n"
-	  "Exit status: 0 when every expectation holds, 1 otherwise.\n",
+	  "\n"
+	  "  --coverage           after the plan, report (as TAP comments) how many\n"
+	  "                       rules decided at least one expectation, per file and\n"
+	  "                       in total, and list the rules none did\n"
+	  "  --threshold N        exit 1 when total coverage is below N percent\n"
+	  "\n"
+	  "Exit status: 0 when every expectation holds (and coverage reaches the\n"
+	  "threshold), 1 otherwise, 2 on a usage or I/O error.\n",
 	  cmd_test },
 	{ "diff", "show what a policy change widens or narrows",
 	  "usage: cordon diff [--preset P | --all] [--format text|json] [--fail-on-widen]\n"
