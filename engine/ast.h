@@ -28,6 +28,8 @@ enum ast_kind {
 	AST_DEFAULT,   /* default "name"; */
 	AST_PROGRAM,   /* program "name", ... { items, subcommands } */
 	AST_SUBCOMMAND, /* subcommand "name", ... { items } */
+	AST_ASSERT,    /* assert never OP patterns [in "p", ...] [because "why"]; */
+	AST_ASSERT_CLAUSE, /* in "p", ...  |  because "why" */
 	AST_PATTERN,   /* juxtaposed atoms: "git push" /--force/ */
 	AST_LIST,      /* [ "a", "b" ] */
 	AST_ASSIGN,    /* name = value */
@@ -72,6 +74,15 @@ struct ast {
 		struct {
 			struct ast *effect, *op, *target; /* IDENT, IDENT, PATTERN */
 		} expect;
+		struct {
+			struct ast *mode, *op;   /* IDENT, IDENT */
+			struct ast_seq patterns; /* PATTERN */
+			struct ast_seq clauses;  /* ASSERT_CLAUSE */
+		} assertion;
+		struct {
+			struct ast *word;        /* IDENT */
+			struct ast_seq values;   /* STRING */
+		} clause;                        /* ASSERT_CLAUSE */
 		struct {
 			struct ast_seq names; /* STRING */
 			struct ast_seq body;  /* ITEM, SUBCOMMAND */

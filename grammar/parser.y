@@ -121,7 +121,7 @@ static struct ast_seq seq_of(struct ast *first)
 %token KW_KEEP "'keep'" KW_SET "'set'" KW_DROP "'drop'" KW_PRESET "'preset'"
 %token KW_EXTENDS "'extends'" KW_TEST "'test'" KW_CONTEXT "'context'"
 %token KW_EXPECT "'expect'" KW_DEFAULT "'default'" KW_PROGRAM "'program'"
-%token KW_SUBCOMMAND "'subcommand'"
+%token KW_SUBCOMMAND "'subcommand'" KW_ASSERT "'assert'"
 %token <node> IDENT "word" STRING "string" REGEX "regex" VAR "variable" NUMBER "number"
 %token ';' "';'" ',' "','" '{' "'{'" '}' "'}'" '[' "'['" ']' "']'" '=' "'='"
 
@@ -129,7 +129,8 @@ static struct ast_seq seq_of(struct ast *first)
 %type <node> test_item env_name assign assign_value program program_item
 %type <seq> program_items
 %type <seq> statements patterns atoms items strings env_items env_names assigns keyword
-%type <seq> test_items
+%type <seq> test_items assert_clauses
+%type <node> assertion
 
 %%
 
@@ -152,6 +153,7 @@ statement
 	| preset
 	| test
 	| item
+	| assertion
 	| error ';' { $$ = NULL; }
 	| error '}' { $$ = NULL; }
 	;
@@ -276,6 +278,33 @@ program_item
 	: item
 	| KW_SUBCOMMAND strings '{' program_items '}'
 		{ $$ = NODE(AST_SUBCOMMAND, @$); $$->u.prog.names = $2; $$->u.prog.body = $4; }
+	;
+
+/* An invariant over every preset it names: assert never write "/etc/**"
+ * in "dev" because "...";  'never', 'in' and 'because' are words that the
+ * checker resolves. */
+assertion
+	: KW_ASSERT IDENT IDENT patterns assert_clauses ';'
+		{
+			$$ = NODE(AST_ASSERT, @$);
+			$$->u.assertion.mode = $2;
+			$$->u.assertion.op = $3;
+			$$->u.assertion.patterns = $4;
+			$$->u.assertion.clauses = $5;
+		}
+	;
+
+assert_clauses
+	: %empty { ast_seq_init(&$$); }
+	| assert_clauses IDENT strings
+		{
+			struct ast *c = NODE(AST_ASSERT_CLAUSE, @2);
+			c->loc.end = @3.end;
+			c->u.clause.word = $2;
+			c->u.clause.values = $3;
+			$$ = $1;
+			ast_seq_push(&$$, c);
+		}
 	;
 
 test
