@@ -140,11 +140,12 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 		ast_dump(out, n->u.assertion.mode, depth + 1);
 		ast_dump(out, n->u.assertion.op, depth + 1);
 		dump_seq(out, &n->u.assertion.patterns, depth + 1);
-		dump_seq(out, &n->u.assertion.clauses, depth + 1);
+		ast_dump(out, n->u.assertion.clause, depth + 1);
 		break;
 	case AST_ASSERT_CLAUSE:
 		ast_dump(out, n->u.clause.word, depth + 1);
 		dump_seq(out, &n->u.clause.values, depth + 1);
+		ast_dump(out, n->u.clause.reason, depth + 1);
 		break;
 	case AST_TEST_EXPECT:
 		ast_dump(out, n->u.expect.effect, depth + 1);

@@ -1202,14 +1202,16 @@ static void add_assert_pattern(struct checker *c, void *varg, struct ir_pattern 
 	a->pat_locs[a->npats - 1] = at;
 }
 
-/* assert never OP patterns [in "p", ...] [because "why"]; into *out.
- * False when the statement has errors (they are reported). */
+/* assert never OP patterns [in "p", ...] ["why"]; into *out.  False when
+ * the statement has errors (they are reported). */
 static bool check_assert_node(struct checker *c, const struct ast *node, struct check_assert *out)
 {
 	static const char *const modes[] = { "never" };
-	static const char *const clauses[] = { "in", "because" };
+	static const char *const clauses[] = { "in" };
 	const struct ast *mode = node->u.assertion.mode, *op = node->u.assertion.op;
-	const struct ast *seen[ARRAY_SIZE(clauses)] = { NULL };
+	const struct ast *clause = node->u.assertion.clause, *reason = NULL;
+	const struct ast *last = node->u.assertion.patterns.tail;
+	struct ast trimmed;
 	size_t errors = c->d->nerrors;
 	int o;
 
@@ -1219,6 +1221,19 @@ static bool check_assert_node(struct checker *c, const struct ast *node, struct 
 		struct diag *d = ERR(c, &mode->loc, "syntax", "unknown assertion '%s'", mode->u.tok.text);
 		diag_hint(d, "write 'assert never OP PATTERN;'");
 	}
+	/* No pattern ends in a second string: that string is the reason. */
+	if (last->u.seq.n == 2 && last->u.seq.tail->kind == AST_STRING) {
+		reason = last->u.seq.tail;
+		trimmed = *last;
+		trimmed.u.seq.n = 1;
+		trimmed.u.seq.tail = trimmed.u.seq.head;
+		trimmed.loc.end = trimmed.u.seq.head->loc.end;
+		if (clause) {
+			struct diag *d = ERR(c, &reason->loc, "syntax",
+					     "an assertion's reason comes last, after the presets");
+			diag_hint(d, "write 'assert never OP PATTERN in \"PRESET\" \"REASON\";'");
+		}
+	}
 	o = lookup(op->u.tok.text, ir_op_names, IR_OP_COUNT);
 	if (o < 0) {
 		struct diag *d = ERR(c, &op->loc, "unknown-operation", "unknown operation '%s'",
@@ -1227,42 +1242,26 @@ static bool check_assert_node(struct checker *c, const struct ast *node, struct 
 	} else {
 		out->op = (enum ir_op)o;
 		for (const struct ast *p = node->u.assertion.patterns.head; p; p = p->next)
-			lower_pattern(c, o, p, add_assert_pattern, out);
+			lower_pattern(c, o, p == last && reason ? &trimmed : p, add_assert_pattern, out);
 	}
-	for (const struct ast *cl = node->u.assertion.clauses.head; cl; cl = cl->next) {
-		const struct ast *word = cl->u.clause.word;
-		int k = lookup(word->u.tok.text, clauses, ARRAY_SIZE(clauses));
-		if (k < 0) {
+	if (clause) {
+		const struct ast *word = clause->u.clause.word;
+		if (lookup(word->u.tok.text, clauses, ARRAY_SIZE(clauses)) < 0) {
 			struct diag *d = ERR(c, &word->loc, "syntax", "unknown assertion clause '%s'",
 					     word->u.tok.text);
-			hint_closest(d, word->u.tok.text, clauses, ARRAY_SIZE(clauses));
-			if (d && !d->hint)
-				diag_hint(d, "an assertion may end with 'in \"PRESET\", ...' and "
-					     "'because \"REASON\"'");
-			continue;
+			diag_hint(d, "name the presets with 'in \"PRESET\", ...'");
 		}
-		if (seen[k]) {
-			struct diag *d = ERR(c, &word->loc, "duplicate-setting",
-					     "'%s' is given twice in this assertion", clauses[k]);
-			diag_note(d, seen[k]->loc, "first given here");
-			continue;
-		}
-		seen[k] = word;
-		if (k == 1) {
-			if (cl->u.clause.values.n != 1) {
-				ERR(c, &cl->loc, "syntax", "'because' takes one string");
-				continue;
-			}
-			out->reason = decode_string(c, cl->u.clause.values.head, true);
-			continue;
-		}
-		for (const struct ast *v = cl->u.clause.values.head; v; v = v->next) {
+		for (const struct ast *v = clause->u.clause.values.head; v; v = v->next) {
 			char *name = NULL;
 			check_preset_ref(c, v, "assert", &name);
 			if (name)
 				VEC_PUSH(out->presets, out->npresets, out->presets_cap, name);
 		}
+		if (clause->u.clause.reason)
+			reason = clause->u.clause.reason;
 	}
+	if (reason)
+		out->reason = decode_string(c, reason, true);
 	return c->d->nerrors == errors;
 }
 

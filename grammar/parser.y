@@ -129,8 +129,8 @@ static struct ast_seq seq_of(struct ast *first)
 %type <node> test_item env_name assign assign_value program program_item
 %type <seq> program_items
 %type <seq> statements patterns atoms items strings env_items env_names assigns keyword
-%type <seq> test_items assert_clauses
-%type <node> assertion
+%type <seq> test_items
+%type <node> assertion assert_clause
 
 %%
 
@@ -280,30 +280,37 @@ program_item
 		{ $$ = NODE(AST_SUBCOMMAND, @$); $$->u.prog.names = $2; $$->u.prog.body = $4; }
 	;
 
-/* An invariant over every preset it names: assert never write "/etc/**"
- * in "dev" because "...";  'never', 'in' and 'because' are words that the
- * checker resolves. */
+/* An invariant over the presets it names:
+ *   assert never write "/etc/**" in "dev" "system files stay the system's";
+ * 'never' and 'in' are words the checker resolves; the reason is the last
+ * string (without 'in' it joins the last pattern's atoms, and the checker
+ * takes it back, since no pattern ends in a second string). */
 assertion
-	: KW_ASSERT IDENT IDENT patterns assert_clauses ';'
+	: KW_ASSERT IDENT IDENT patterns assert_clause ';'
 		{
 			$$ = NODE(AST_ASSERT, @$);
 			$$->u.assertion.mode = $2;
 			$$->u.assertion.op = $3;
 			$$->u.assertion.patterns = $4;
-			$$->u.assertion.clauses = $5;
+			$$->u.assertion.clause = $5;
 		}
 	;
 
-assert_clauses
-	: %empty { ast_seq_init(&$$); }
-	| assert_clauses IDENT strings
+assert_clause
+	: %empty { $$ = NULL; }
+	| IDENT strings
 		{
-			struct ast *c = NODE(AST_ASSERT_CLAUSE, @2);
-			c->loc.end = @3.end;
-			c->u.clause.word = $2;
-			c->u.clause.values = $3;
-			$$ = $1;
-			ast_seq_push(&$$, c);
+			$$ = NODE(AST_ASSERT_CLAUSE, @$);
+			$$->u.clause.word = $1;
+			$$->u.clause.values = $2;
+			$$->u.clause.reason = NULL;
+		}
+	| IDENT strings STRING
+		{
+			$$ = NODE(AST_ASSERT_CLAUSE, @$);
+			$$->u.clause.word = $1;
+			$$->u.clause.values = $2;
+			$$->u.clause.reason = $3;
 		}
 	;
 

@@ -13,9 +13,9 @@ for policy in *.cordon; do
 	ok $? "$policy: the assertions hold"
 	diag < "$tmpdir/err"
 	presets=$(sed -n 's/^preset "\([^"]*\)".*/\1/p' "$policy")
-	# assert never OP "T", ... [in "P", ...] [because "R"];
+	# assert never OP "T", ... [in "P", ...] ["REASON"];
 	sed -n 's/^assert never \([a-z]*\) \(.*\);$/\1 \2/p' "$policy" |
-		sed 's/ because ".*"$//' > "$tmpdir/asserts"
+		sed 's/\(.*"\) "[^"]*"$/\1/' > "$tmpdir/asserts"
 	while read -r op rest; do
 		case $rest in
 		*' in "'*)
