@@ -35,11 +35,7 @@ static void print_change_text(const struct diff_change *c)
 	case DIFF_PRESET:
 		break;
 	case DIFF_DECISION:
-		printf("  %s %s: %s -> %s  (%s", ir_op_names[c->op], c->subject, c->old_value,
-		       c->new_value, cls);
-		printf("; was %s, now %s)\n", c->old_rule ? c->old_rule : "no rule",
-		       c->new_rule ? c->new_rule : "no rule");
-		break;
+		break; /* print_decisions groups them */
 	case DIFF_SETTING:
 		printf("  %s: %s -> %s  (%s)\n", c->subject, c->old_value ? c->old_value : "(none)",
 		       c->new_value ? c->new_value : "(none)", cls);
@@ -67,6 +63,93 @@ static void print_change_text(const struct diff_change *c)
 	}
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Two decision changes belong to one region when they changed the same
+ * way between the same rules. */
+static bool same_region(const struct diff_change *a, const struct diff_change *b)
+{
+	return a->kind == DIFF_DECISION && b->kind == DIFF_DECISION && a->op == b->op &&
+	       same_str(a->old_value, b->old_value) && same_str(a->new_value, b->new_value) &&
+	       same_str(a->old_rule, b->old_rule) && same_str(a->new_rule, b->new_rule);
+}
+
+/* The name of a region of paths: the one path, or the deepest directory
+ * holding them all, as DIR/... */
+static char *region_name(const struct diff_preset *p, size_t first, const bool *in_group)
+{
+	const char *base = p->changes[first].subject;
+	size_t n = strlen(base), count = 0;
+	enum ir_op op = p->changes[first].op;
+	for (size_t j = first; j < p->n; j++) {
+		const char *t = p->changes[j].subject;
+		size_t k = 0;
+		if (!in_group[j])
+			continue;
+		count++;
+		while (k < n && t[k] == base[k])
+			k++;
+		n = k;
+	}
+	if (count == 1)
+		return xstrdup(base);
+	if (op != IR_READ && op != IR_WRITE) {
+		/* Commands share whole words. */
+		if (op == IR_EXEC)
+			for (size_t j = first; j < p->n && n > 0; j++)
+				if (in_group[j] && p->changes[j].subject[n] != '\0' &&
+				    p->changes[j].subject[n] != ' ')
+					while (n > 0 && base[n - 1] != ' ')
+						n--;
+		while (n > 0 && base[n - 1] == ' ')
+			n--;
+		return n ? xasprintf("%.*s%s...", (int)n, base, op == IR_EXEC ? " " : "")
+			 : xasprintf("%zu requests", count);
+	}
+	/* Back to a whole component: "/ws/.git" and "/ws/.gitignore" share "/ws". */
+	bool whole = true;
+	for (size_t j = first; j < p->n && whole; j++)
+		if (in_group[j])
+			whole = p->changes[j].subject[n] == '\0' || p->changes[j].subject[n] == '/';
+	if (!whole)
+		while (n > 0 && base[n - 1] != '/')
+			n--;
+	while (n > 1 && base[n - 1] == '/')
+		n--;
+	return n <= 1 ? xstrdup("/...") : xasprintf("%.*s/...", (int)n, base);
+}
+
+static void print_decisions(const struct diff_preset *p)
+{
+	bool *done = xcalloc(p->n + 1, sizeof(*done));
+	bool *in_group = xcalloc(p->n + 1, sizeof(*in_group));
+	for (size_t i = 0; i < p->n; i++) {
+		const struct diff_change *c = &p->changes[i];
+		size_t count = 0;
+		if (c->kind != DIFF_DECISION || done[i])
+			continue;
+		for (size_t j = i; j < p->n; j++) {
+			in_group[j] = !done[j] && same_region(c, &p->changes[j]);
+			done[j] = done[j] || in_group[j];
+			count += in_group[j];
+		}
+		char *region = region_name(p, i, in_group);
+		printf("  %s %s: %s -> %s  (%s; was %s, now %s)\n", ir_op_names[c->op], region,
+		       c->old_value, c->new_value, diff_class_names[c->cls],
+		       c->old_rule ? c->old_rule : "no rule", c->new_rule ? c->new_rule : "no rule");
+		if (count > 1)
+			for (size_t j = i; j < p->n; j++)
+				if (in_group[j])
+					printf("      %s\n", p->changes[j].subject);
+		free(region);
+	}
+	free(done);
+	free(in_group);
+}
+
 static void print_text(const struct diff_result *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
@@ -81,6 +164,7 @@ static void print_text(const struct diff_result *r)
 			continue;
 		}
 		printf("preset \"%s\":\n", p->name);
+		print_decisions(p);
 		for (size_t j = 0; j < p->n; j++)
 			print_change_text(&p->changes[j]);
 	}

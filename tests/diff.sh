@@ -42,8 +42,10 @@ check_golden "$tmpdir/out" presets.json "json: presets added and removed"
 
 # The context moves the fixed probes and the substituted patterns.
 "$CORDON" diff --preset dev --context workspace=/srv/app base.cordon write.cordon > "$tmpdir/out"
-grep -q '^  write /srv/app/.git/config: ask -> allow  (widened' "$tmpdir/out"
-ok $? "--context workspace=/srv/app: the probes follow the workspace"
+grep -q '^  write /srv/app/.git/\.\.\.: ask -> allow  (widened' "$tmpdir/out"
+ok $? "--context workspace=/srv/app: the region follows the workspace"
+grep -q '^      /srv/app/.git/config$' "$tmpdir/out"
+ok $? "--context workspace=/srv/app: so do the fixed probes"
 
 # Options after the files, as GNU tools take them.
 "$CORDON" diff base.cordon net.cordon --preset dev --fail-on-widen > /dev/null
