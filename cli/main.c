@@ -15,8 +15,9 @@ static const struct verb verbs[] = {
 	{ "check", "parse and check policy files",
 	  "usage: cordon check FILE...\n"
 	  "\n"
-	  "Parse and check each policy file and the files it includes. Every error is\n"
-	  "reported, GCC style, with the source line and a caret.\n"
+	  "Parse and check each policy file and the files it includes, and prove its\n"
+	  "'assert never' statements over its presets. Every error is reported, GCC\n"
+	  "style, with the source line and a caret.\n"
 	  "\n"
 	  "Exit status: 0 when every file is valid, 1 when a policy has errors,\n"
 	  "2 on a usage or I/O error (a file that cannot be read).\n",
