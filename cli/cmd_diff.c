@@ -152,6 +152,11 @@ static void print_decisions(const struct diff_preset *p)
 
 static void print_text(const struct diff_result *r)
 {
+	for (size_t j = 0; j < r->policy.n; j++) {
+		const struct diff_change *c = &r->policy.changes[j];
+		printf("%s: %s -> %s  (%s)\n", c->subject, c->old_value ? c->old_value : "(none)",
+		       c->new_value ? c->new_value : "(none)", diff_class_names[c->cls]);
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct diff_preset *p = &r->presets[i];
 		if (p->status == DIFF_ADDED || p->status == DIFF_REMOVED) {
@@ -211,6 +216,14 @@ static void print_json(const struct diff_result *r, const char *old_path, const 
 	json_object_set_new(root, "old", json_string(old_path));
 	json_object_set_new(root, "new", json_string(new_path));
 	json_object_set_new(root, "context", jctx);
+	for (size_t j = 0; j < r->policy.n; j++) {
+		const struct diff_change *c = &r->policy.changes[j];
+		json_t *jc = json_object();
+		json_object_set_new(jc, "old", str_or_null(c->old_value));
+		json_object_set_new(jc, "new", str_or_null(c->new_value));
+		json_object_set_new(jc, "class", json_string(diff_class_names[c->cls]));
+		json_object_set_new(root, c->subject, jc);
+	}
 	json_object_set_new(root, "presets", presets);
 	json_object_set_new(root, "widened", json_integer((json_int_t)r->count[DIFF_WIDENED]));
 	json_object_set_new(root, "narrowed", json_integer((json_int_t)r->count[DIFF_NARROWED]));

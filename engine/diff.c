@@ -596,6 +596,10 @@ int diff_policies(const cordon_policy *old_p, const cordon_policy *new_p, const 
 		}
 		return diff_preset(out, old_p, new_p, preset, ctx, err);
 	}
+	/* The preset a host gets when it names none. */
+	out->policy.status = DIFF_SAME;
+	diff_text_setting(out, &out->policy, "default", old_p->ir.default_preset,
+			  new_p->ir.default_preset);
 	for (size_t i = 0; i < old_p->ir.npresets; i++)
 		set_add(&names, xstrdup(old_p->ir.presets[i].name));
 	for (size_t i = 0; i < new_p->ir.npresets; i++)
@@ -607,21 +611,25 @@ int diff_policies(const cordon_policy *old_p, const cordon_policy *new_p, const 
 	return rc;
 }
 
+static void diff_preset_free(struct diff_preset *p)
+{
+	for (size_t j = 0; j < p->n; j++) {
+		struct diff_change *c = &p->changes[j];
+		free(c->subject);
+		free(c->old_value);
+		free(c->new_value);
+		free(c->old_rule);
+		free(c->new_rule);
+	}
+	free(p->changes);
+	free(p->name);
+}
+
 void diff_result_free(struct diff_result *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		struct diff_preset *p = &r->presets[i];
-		for (size_t j = 0; j < p->n; j++) {
-			struct diff_change *c = &p->changes[j];
-			free(c->subject);
-			free(c->old_value);
-			free(c->new_value);
-			free(c->old_rule);
-			free(c->new_rule);
-		}
-		free(p->changes);
-		free(p->name);
-	}
+	diff_preset_free(&r->policy);
+	for (size_t i = 0; i < r->n; i++)
+		diff_preset_free(&r->presets[i]);
 	free(r->presets);
 	memset(r, 0, sizeof(*r));
 }

@@ -49,6 +49,7 @@ struct diff_preset {
 };
 
 struct diff_result {
+	struct diff_preset policy;   /* the policy's own settings (default) */
 	struct diff_preset *presets; /* by name */
 	size_t n, cap;
 	size_t count[DIFF_CLASS_COUNT];
