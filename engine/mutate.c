@@ -45,6 +45,8 @@
 #endif
 
 bool mutate_force_walk;
+void (*mutate_before_recheck)(void *arg);
+void *mutate_before_recheck_arg;
 
 #define DEFAULT_TTL 600
 
@@ -137,6 +139,7 @@ struct mut {
 	size_t content_len;
 	char tmp[sizeof(TEMP_PREFIX) + 16];
 	int tfd;           /* the temp file, while it exists */
+	int ofd;           /* the target as checked (O_PATH), when present */
 	struct approval now;  /* what an approval is checked against */
 };
 
@@ -262,7 +265,10 @@ static enum cordon_mutation_outcome open_target(struct mut *mu)
 			return setf(mu, CORDON_MUTATION_FAILED, errno, "cannot lock '%s'", mu->dir);
 	if (fstat(mu->dfd, &mu->dst) != 0)
 		return setf(mu, CORDON_MUTATION_FAILED, errno, "cannot inspect '%s'", mu->dir);
-	if (fstatat(mu->dfd, mu->name, &mu->tst, AT_SYMLINK_NOFOLLOW) == 0) {
+	/* Holding the target open keeps its inode number from being reused by
+	 * a file created in its place, so the recheck's dev+ino means it. */
+	mu->ofd = openat(mu->dfd, mu->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (mu->ofd >= 0 && fstat(mu->ofd, &mu->tst) == 0) {
 		if (!S_ISREG(mu->tst.st_mode))
 			return setf(mu, CORDON_MUTATION_REFUSED, 0,
 				    "'%s' is not a regular file (a symlink, directory or device is "
@@ -524,7 +530,7 @@ static void mut_init(struct mut *mu, const cordon_evaluator *ev, const struct co
 	mu->ev = ev;
 	mu->m = m;
 	mu->res = res;
-	mu->dfd = mu->tfd = -1;
+	mu->dfd = mu->tfd = mu->ofd = -1;
 	res->outcome = CORDON_MUTATION_FAILED;
 }
 
@@ -532,6 +538,8 @@ static void mut_finish(struct mut *mu)
 {
 	if (mu->tfd >= 0)
 		close(mu->tfd);
+	if (mu->ofd >= 0)
+		close(mu->ofd);
 	if (mu->tmp[0] && mu->dfd >= 0)
 		unlinkat(mu->dfd, mu->tmp, 0);
 	if (mu->dfd >= 0)
@@ -622,6 +630,8 @@ enum cordon_mutation_outcome cordon_mutate(const cordon_evaluator *ev,
 					ap.id));
 		goto out;
 	}
+	if (mutate_before_recheck)
+		mutate_before_recheck(mutate_before_recheck_arg);
 	if (recheck(&mu) != CORDON_MUTATION_DONE || commit(&mu) != CORDON_MUTATION_DONE)
 		goto out;
 	free(res->message);

@@ -14,6 +14,11 @@
  * replaces openat2 on kernels without it. */
 extern bool mutate_force_walk;
 
+/* Called, when set, after the temp file is written and before the recheck:
+ * tests change the tree there to prove that the recheck catches it. */
+extern void (*mutate_before_recheck)(void *arg);
+extern void *mutate_before_recheck_arg;
+
 /* Open the directory at the canonical path dir (absolute, no symlinks)
  * for reading, beneath root (a canonical ancestor of dir, or "/"), without
  * following any symlink on the way.  An fd, or -1 with errno. */
