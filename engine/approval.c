@@ -339,10 +339,6 @@ char *approval_mismatch(const struct approval *ap, const struct approval *now, i
 		return xasprintf("approval %s is void: the edit's arguments (--old, --new, --all) "
 				 "differ from the approved ones",
 				 ap->id);
-	if (now->op && !same_id(&ap->parent_id, &now->parent_id))
-		return xasprintf("approval %s is void: the parent directory of '%s' changed since "
-				 "it was given (parent identity)",
-				 ap->id, ap->target);
 	if (now->op && !same_id(&ap->target_id, &now->target_id))
 		return xasprintf("approval %s is void: '%s' changed since it was given (target "
 				 "identity: %s)",
@@ -350,6 +346,10 @@ char *approval_mismatch(const struct approval *ap, const struct approval *now, i
 				 ap->target_id.present != now->target_id.present
 					 ? (ap->target_id.present ? "it was removed" : "it was created")
 					 : "device, inode, size or mtime differ");
+	if (now->op && !same_id(&ap->parent_id, &now->parent_id))
+		return xasprintf("approval %s is void: the parent directory of '%s' changed since "
+				 "it was given (parent identity)",
+				 ap->id, ap->target);
 	if (now->content_digest[0] && strcmp(ap->content_digest, now->content_digest) != 0)
 		return xasprintf("approval %s is void: the content differs from the approved "
 				 "content (content SHA-256)",
