@@ -186,6 +186,13 @@ int approval_store(const char *session_dir, struct approval *a, char **err)
 		      a->preset_digest, "content_sha256", a->content_digest, "target_identity",
 		      file_id_json(&a->target_id), "parent_identity", file_id_json(&a->parent_id),
 		      "expires", (json_int_t)a->expires);
+	if (!j) {
+		/* jansson refuses strings that are not UTF-8. */
+		*err = xasprintf("cannot record an approval for '%s': the path is not valid UTF-8",
+				 a->target);
+		close(dfd);
+		return -1;
+	}
 	if (strcmp(a->op, "edit") == 0) {
 		json_object_set_new(j, "old_sha256", json_string(a->old_digest));
 		json_object_set_new(j, "new_sha256", json_string(a->new_digest));
