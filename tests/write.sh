@@ -95,6 +95,36 @@ cw edit "$ws/e.txt" --old '' --new b 2> /dev/null
 [ $? -eq 2 ]
 ok $? "edit: an empty --old is a usage error"
 
+# ---- concurrent writers of one path ------------------------------------------
+# Four writers replace one file 25 times each with their own 64 KiB: the file
+# always holds one writer's content whole.
+for w in 1 2 3 4; do
+	head -c 65536 /dev/zero | tr '\0' "$w" > "$root/content$w"
+done
+pids=
+for w in 1 2 3 4; do
+	(
+		i=0
+		while [ $i -lt 25 ]; do
+			cw write "$ws/shared" < "$root/content$w" || exit 1
+			i=$((i + 1))
+		done
+	) &
+	pids="$pids $!"
+done
+fails=0
+for job in $pids; do
+	wait "$job" || fails=$((fails + 1))
+done
+[ $fails -eq 0 ]
+ok $? "four concurrent writers of one path all succeed"
+whole=1
+for w in 1 2 3 4; do
+	cmp -s "$ws/shared" "$root/content$w" && whole=0
+done
+[ $whole -eq 0 ] && [ "$(find "$ws" -maxdepth 1 -name '.cordon-tmp-*' | wc -l)" -eq 0 ]
+ok $? "the file holds one writer's content whole, and no temp file is left"
+
 # ---- a killed large write ------------------------------------------------------
 printf 'original\n' > "$ws/big"
 mkfifo "$root/fifo"
