@@ -648,7 +648,7 @@ char *cordon_approve(const cordon_evaluator *ev, const struct cordon_mutation *m
 {
 	struct approval ap = { 0 };
 	struct mut mu;
-	char *err = NULL, *id = NULL;
+	char *err = NULL, *id = NULL, digest[DIGEST_HEX_LEN + 1];
 
 	mut_init(&mu, ev, m, res);
 	if (!args_valid(&mu) || decide(&mu) != CORDON_MUTATION_DONE)
@@ -658,6 +658,16 @@ char *cordon_approve(const cordon_evaluator *ev, const struct cordon_mutation *m
 		res->message = xasprintf("writing '%s' is allowed: no approval is needed", res->target);
 		goto out;
 	}
+	/* A write's content is read before the directory is locked: a slow
+	 * producer must not hold up other writers there. */
+	if (m->kind == CORDON_MUTATE_WRITE && m->fd >= 0) {
+		if (stream_content(m->fd, -1, digest) != 0) {
+			setf(&mu, CORDON_MUTATION_FAILED, errno, "cannot read the content");
+			goto out;
+		}
+	} else if (m->kind == CORDON_MUTATE_WRITE) {
+		digest_hex(m->data ? m->data : "", m->len, digest);
+	}
 	if (open_target(&mu) != CORDON_MUTATION_DONE)
 		goto out;
 	describe_now(&mu);
@@ -665,13 +675,8 @@ char *cordon_approve(const cordon_evaluator *ev, const struct cordon_mutation *m
 		if (edit_build(&mu) != CORDON_MUTATION_DONE)
 			goto out;
 		digest_hex(mu.content, mu.content_len, mu.now.content_digest);
-	} else if (m->fd >= 0) {
-		if (stream_content(m->fd, -1, mu.now.content_digest) != 0) {
-			setf(&mu, CORDON_MUTATION_FAILED, errno, "cannot read the content");
-			goto out;
-		}
 	} else {
-		digest_hex(m->data ? m->data : "", m->len, mu.now.content_digest);
+		memcpy(mu.now.content_digest, digest, sizeof(digest));
 	}
 	ap = mu.now;
 	ap.target = xstrdup(res->target);
