@@ -130,6 +130,15 @@ static int open_store(const char *session_dir, bool create, char **err)
 	return fd;
 }
 
+char *approval_store_ready(const char *session_dir, char **err)
+{
+	int fd = open_store(session_dir, true, err);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	return xasprintf("%s/approvals", session_dir);
+}
+
 static json_t *file_id_json(const struct file_id *id)
 {
 	if (!id->present)

@@ -37,6 +37,10 @@ struct approval {
 };
 void approval_clear(struct approval *a);
 
+/* Create (0700) and check session_dir/approvals; its path (malloc'd), or
+ * NULL with *err. */
+char *approval_store_ready(const char *session_dir, char **err);
+
 /* Store a new approval under session_dir/approvals, giving it a fresh
  * random id (a->id).  0, or -1 with *err. */
 int approval_store(const char *session_dir, struct approval *a, char **err);

@@ -658,6 +658,23 @@ char *cordon_approve(const cordon_evaluator *ev, const struct cordon_mutation *m
 		res->message = xasprintf("writing '%s' is allowed: no approval is needed", res->target);
 		goto out;
 	}
+	/* The store exists before the identities are taken: creating it must
+	 * not change a directory the approval binds. */
+	char *store = approval_store_ready(ev->values[CTX_SESSION_DIR], &err);
+	if (!store) {
+		setf(&mu, CORDON_MUTATION_FAILED, 0, "%s", err);
+		free(err);
+		goto out;
+	}
+	size_t slen = strlen(store);
+	bool in_store = strncmp(mu.dir, store, slen) == 0 &&
+			(mu.dir[slen] == '/' || mu.dir[slen] == '\0');
+	free(store);
+	if (in_store) {
+		setf(&mu, CORDON_MUTATION_DENIED, 0,
+		     "'%s' is in the approvals directory, which approvals never cover", res->target);
+		goto out;
+	}
 	/* A write's content is read before the directory is locked: a slow
 	 * producer must not hold up other writers there. */
 	if (m->kind == CORDON_MUTATE_WRITE && m->fd >= 0) {

@@ -230,6 +230,15 @@ printf 'one\n' | cw write --approval "$id" "$ws/ask/f" 2> "$root/err"
 [ $? -eq 1 ] && grep -q "expired" "$root/err"
 ok $? "an expired approval is void"
 
+# A session dir that approve creates beside the target does not void the
+# approval (the store is made before the identities are taken).
+id=$(printf 'one\n' | "$CORDON" approve -p "$policy" --context workspace="$ws" \
+	--context session_dir="$ws/ask/new-session" write "$ws/ask/h" | tail -n 1)
+printf 'one\n' | "$CORDON" write -p "$policy" --context workspace="$ws" \
+	--context session_dir="$ws/ask/new-session" --approval "$id" "$ws/ask/h" &&
+	[ "$(cat "$ws/ask/h")" = one ]
+ok $? "a session dir created by approve beside the target does not void the approval"
+
 printf 'x' | cw write --approval "../../etc/passwd" "$ws/ask/f" 2> "$root/err"
 [ $? -eq 1 ] && grep -q "is not an approval id" "$root/err"
 ok $? "a malformed approval id is refused"
