@@ -4,12 +4,14 @@
  * directory owned by the user).  Taking one renames it to a name no other
  * taker can guess, so of two racing takers exactly one wins the rename;
  * the winner reads the record and removes it.  Whatever the verification
- * then finds, the approval is gone: a void approval is never retried. */
+ * then finds, the approval is gone: a void approval is never retried.
+ * Issuing an approval removes the expired ones. */
 #include "config.h"
 
 #include "approval.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 void file_id_from_stat(struct file_id *id, const struct stat *st)
@@ -179,6 +182,42 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
+/* Remove expired approvals, and the half-made or half-taken records of
+ * killed processes (their ctime, which a rename updates, is a minute old). */
+static void sweep_store(int dfd, time_t now)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	struct stat st;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (e->d_name[0] == '.') {
+			if (st.st_ctim.tv_sec < now - 60)
+				unlinkat(dfd, e->d_name, 0);
+			continue;
+		}
+		if (n != APPROVAL_ID_LEN + 5 || strcmp(e->d_name + APPROVAL_ID_LEN, ".json") != 0)
+			continue;
+		int rfd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		json_t *j = rfd >= 0 ? json_loadfd(rfd, 0, NULL) : NULL;
+		json_t *exp = json_object_get(j, "expires");
+		if (rfd >= 0)
+			close(rfd);
+		if (json_is_integer(exp) && json_integer_value(exp) <= (json_int_t)now)
+			unlinkat(dfd, e->d_name, 0);
+		json_decref(j);
+	}
+	closedir(d);
+}
+
 int approval_store(const char *session_dir, struct approval *a, char **err)
 {
 	char tmp[APPROVAL_ID_LEN + 16], name[APPROVAL_ID_LEN + 8];
@@ -190,6 +229,7 @@ int approval_store(const char *session_dir, struct approval *a, char **err)
 		return -1;
 	if ((dfd = open_store(session_dir, true, err)) < 0)
 		return -1;
+	sweep_store(dfd, time(NULL));
 	j = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I}", "version", 1, "id",
 		      a->id, "op", a->op, "target", a->target, "preset", a->preset, "preset_digest",
 		      a->preset_digest, "content_sha256", a->content_digest, "target_identity",

@@ -225,10 +225,15 @@ ok $? "a changed preset voids the approval"
 write_policy ""
 
 id=$(printf 'one\n' | approve --ttl 1 write "$ws/ask/f")
+unused=$(printf 'two\n' | approve --ttl 1 write "$ws/ask/f")
 sleep 2
 printf 'one\n' | cw write --approval "$id" "$ws/ask/f" 2> "$root/err"
 [ $? -eq 1 ] && grep -q "expired" "$root/err"
 ok $? "an expired approval is void"
+[ -e "$sess/approvals/$unused.json" ] && id=$(printf 'x' | approve write "$ws/ask/f") &&
+	[ ! -e "$sess/approvals/$unused.json" ]
+ok $? "issuing an approval removes the expired ones"
+rm -f "$sess/approvals/$id.json"
 
 # A session dir that approve creates beside the target does not void the
 # approval (the store is made before the identities are taken).
