@@ -352,6 +352,50 @@ static int remove_entry(const char *p, const struct stat *st, int flag, struct F
 	return remove(p) == 0 ? 0 : 0;
 }
 
+/* ---- two threads consume one approval -------------------------------------- */
+
+struct consumer {
+	const char *id;
+	enum cordon_mutation_outcome got;
+};
+
+static void *consume(void *arg)
+{
+	struct consumer *c = arg;
+	struct cordon_mutation_result res;
+	c->got = write_text(path(ws, "ask/race"), "race\n", c->id, &res);
+	cordon_mutation_result_clear(&res);
+	return NULL;
+}
+
+static void test_racing_consumers(void)
+{
+	struct cordon_mutation m = { .kind = CORDON_MUTATE_WRITE, .fd = -1, .data = "race\n",
+				     .len = 5 };
+	int exactly_one = 0, rounds = 50;
+	m.path = path(ws, "ask/race");
+	for (int i = 0; i < rounds; i++) {
+		struct cordon_mutation_result res;
+		char *id = cordon_approve(ev, &m, 0, &res);
+		cordon_mutation_result_clear(&res);
+		struct consumer c[2] = { { id, CORDON_MUTATION_FAILED }, { id, CORDON_MUTATION_FAILED } };
+		pthread_t t[2];
+		for (int k = 0; k < 2; k++)
+			pthread_create(&t[k], NULL, consume, &c[k]);
+		for (int k = 0; k < 2; k++)
+			pthread_join(t[k], NULL);
+		if ((c[0].got == CORDON_MUTATION_DONE) + (c[1].got == CORDON_MUTATION_DONE) == 1 &&
+		    (c[0].got == CORDON_MUTATION_APPROVAL_VOID ||
+		     c[1].got == CORDON_MUTATION_APPROVAL_VOID))
+			exactly_one++;
+		unlink(path(ws, "ask/race"));
+		free(id);
+	}
+	ok(exactly_one == rounds,
+	   "two threads consume one approval: exactly one writes, the other is refused (%d of %d)",
+	   exactly_one, rounds);
+}
+
 int main(void)
 {
 	cordon_context *ctx = cordon_context_new();
@@ -386,6 +430,7 @@ int main(void)
 	test_race(false);
 	test_race(true);
 	test_approvals();
+	test_racing_consumers();
 
 	cordon_evaluator_free(ev);
 	cordon_policy_free(policy);
