@@ -190,7 +190,8 @@ static int run(const char *verb, int argc, char **argv)
 	}
 	id = cordon_approve(ev, &m, (unsigned)o.ttl, &res);
 	if (id) {
-		printf("approved: %s %s, once, for %lu s\n%s\n", argv[-1], res.target,
+		printf("approved: %s %s, once, for %lu s\n%s\n",
+		       m.kind == CORDON_MUTATE_EDIT ? "edit" : "write", res.target,
 		       o.ttl ? o.ttl : 600, id);
 		free(id);
 		status = EXIT_OK;
