@@ -75,6 +75,9 @@ static const struct verb verbs[] = {
 	  "{\"error\":...} object and the stream goes on.\n"
 	  "\n"
 	  "  --escalate WHY       an exec that asks to run outside the sandbox\n"
+	  "  --audit LOG          append one JSON record a decision to LOG (default:\n"
+	  "                       $CORDON_AUDIT_LOG); secrets in it are redacted\n"
+	  "  --actor NAME         who asks, for the audit record (default: $USER)\n"
 	  "Context defaults: cwd and workspace = the current directory, home = $HOME,\n"
 	  "user, agent_dir = ~/.cordon, session_dir = ~/.cordon/sessions/default.\n",
 	  cmd_eval },
@@ -120,6 +123,34 @@ static const struct verb verbs[] = {
 	  "user namespaces, the Landlock ABI, seccomp, and the cordon-exec helper.\n"
 	  "Exit status 0 when all work, 125 otherwise.\n",
 	  cmd_probe },
+	{ "audit", "summarise an audit log",
+	  "usage: cordon audit LOG [--since T] [--decision allow|ask|deny] [--format text|json]\n"
+	  "\n"
+	  "Count the records of an audit log (written by --audit or $CORDON_AUDIT_LOG)\n"
+	  "by decision, preset and operation, name the most denied targets, and list\n"
+	  "the matching records.  A line that is not a whole record (a partial last\n"
+	  "line after a crash) is skipped with a warning naming the file and line.\n"
+	  "\n"
+	  "  --since T            records at or after T: RFC 3339 (2026-01-02T03:04:05Z)\n"
+	  "                       or a duration back from now (30s, 10m, 2h, 1d)\n"
+	  "  --decision D         only records that decided D\n"
+	  "  --format F           text (the default) or json (one object)\n",
+	  cmd_audit },
+	{ "approve", "grant a named tool for this session",
+	  "usage: cordon approve --session [-p FILE] [--preset P] [--context k=v]...\n"
+	  "                      [--actor NAME] [--audit LOG] tool NAME\n"
+	  "\n"
+	  "Record a grant for exactly the tool NAME in the session dir\n"
+	  "(--context session_dir=DIR), so that `tool NAME` requests of that session\n"
+	  "decide allow where the preset asks.  Grants never cover read, write, exec\n"
+	  "or net, never turn a deny into allow, and do nothing in presets with\n"
+	  "`approval never`.  A tool the preset denies is refused (exit 1).\n",
+	  cmd_approve },
+	{ "revoke", "remove session grants",
+	  "usage: cordon revoke --session [--context k=v]... [--audit LOG] (tool NAME | --all)\n"
+	  "\n"
+	  "Remove the session's grant for the tool NAME, or every grant with --all.\n",
+	  cmd_revoke },
 };
 
 static void usage(FILE *out)

@@ -12,6 +12,7 @@
 #include "match.h"
 #include "policy.h"
 #include "eval.h"
+#include "grant.h"
 #include "strmap.h"
 
 #include <jansson.h>
@@ -355,6 +356,23 @@ static void decide_op(const cordon_evaluator *ev, cordon_decision *d, const stru
 					   : effect == IR_ASK     ? "needs approval"
 								  : "denied",
 				       r->origin);
+	if (effect == IR_ASK && t->op == IR_TOOL && ev->preset->approval == IR_APPROVAL_ASK &&
+	    ev->ctx.value[CTX_SESSION_DIR]) {
+		/* A session grant answers this tool's ask; it never reaches
+		 * another operation, a deny, or a preset that never asks. */
+		struct grant_info g;
+		if (grant_lookup(ev->ctx.value[CTX_SESSION_DIR], t->text, t->len, &g)) {
+			char *r2 = xasprintf("granted for this session by %s at %s (%s)", g.actor,
+					     g.time, reason);
+			free(reason);
+			reason = r2;
+			effect = IR_ALLOW;
+			if (trace)
+				sb_addf(trace, "  session grant: by %s at %s turns ask into allow\n",
+					g.actor, g.time);
+			grant_info_free(&g);
+		}
+	}
 	if (effect == IR_ASK && ev->preset->approval == IR_APPROVAL_NEVER) {
 		char *r2 = xasprintf("%s; approval is 'never' in preset '%s', so it is denied", reason,
 				     ev->preset->name);
