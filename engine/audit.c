@@ -40,7 +40,9 @@ cordon_audit *cordon_audit_open(const char *path, const cordon_policy *policy, c
 		*err = xstrdup("the audit log path is empty");
 		return NULL;
 	}
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	/* O_NONBLOCK: a FIFO without a reader fails here instead of hanging;
+	 * it is refused below anyway, and means nothing for a regular file. */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
 	if (fd < 0) {
 		*err = xasprintf("cannot open the audit log %s: %s", path, strerror(errno));
 		return NULL;
