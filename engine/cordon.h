@@ -203,7 +203,8 @@ char *cordon_audit_format(cordon_audit *log, const struct cordon_audit_record *r
  * as the session dir keeps it: one 0600 file under SESSION_DIR/grants
  * (0700), named by the hex spelling of the exact tool name.  Grants never
  * cover read, write, exec or net, never turn deny into allow, and do not
- * apply in `approval never` presets.  0, or -1 with *err. */
+ * apply in `approval never` presets.  actor NULL: $USER, else the current
+ * user's name.  0, or -1 with *err. */
 int cordon_grant_tool(const char *session_dir, const char *tool, const char *actor, char **err);
 /* *removed (may be NULL) counts the grants removed; 0 or -1 with *err. */
 int cordon_revoke_tool(const char *session_dir, const char *tool, size_t *removed, char **err);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,12 @@ int cordon_grant_tool(const char *session_dir, const char *tool, const char *act
 
 	if (grant_file_name(tool, strlen(tool), name, err) != 0)
 		return -1;
+	if (!actor || !*actor) {
+		struct passwd *pw = getpwuid(geteuid());
+		actor = getenv("USER");
+		if ((!actor || !*actor) && pw)
+			actor = pw->pw_name;
+	}
 	if ((dfd = open_grants(session_dir, true, err)) < 0)
 		return -1;
 	now_rfc3339(when, sizeof(when));
