@@ -23,9 +23,9 @@ struct eval_opts {
 /* One audit record a decision; a record that cannot be written is said on
  * stderr and does not change the decision. */
 static void audit_decision(const struct eval_opts *o, const cordon_decision *d,
-			   const struct cordon_request *req)
+			   const struct cordon_request *req, const char *actor)
 {
-	struct cordon_audit_record rec = { .actor = o->actor, .outcome = "decided" };
+	struct cordon_audit_record rec = { .actor = actor ? actor : o->actor, .outcome = "decided" };
 	const char *args[1] = { req->justification };
 	char *err = NULL;
 	if (!o->audit)
@@ -245,15 +245,16 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 	escalate = json_object_get(req, "escalate");
 	just = json_object_get(req, "justification");
 	json_t *canonical = json_object_get(req, "canonical");
+	json_t *actor = json_object_get(req, "actor");
 	if (!json_is_string(op) || (opn = cordon_op_from_name(json_string_value(op))) < 0) {
 		print_error(lineno, "\"op\" must be one of read, write, exec, net, tool");
 	} else if (!json_is_string(target)) {
 		print_error(lineno, "\"target\" must be a string");
 	} else if ((preset && !json_is_string(preset)) || (context && !json_is_object(context)) ||
 		   (escalate && !json_is_boolean(escalate)) || (just && !json_is_string(just)) ||
-		   (canonical && !json_is_boolean(canonical))) {
+		   (canonical && !json_is_boolean(canonical)) || (actor && !json_is_string(actor))) {
 		print_error(lineno, "\"preset\" is a string, \"context\" an object, \"escalate\" a "
-				    "boolean, \"justification\" a string");
+				    "boolean, \"justification\" and \"actor\" strings");
 	} else if (!preset && !st->o->preset) {
 		print_error(lineno, "no preset: give \"preset\" or --preset");
 	} else if (!(ev = stream_evaluator(st, preset ? json_string_value(preset) : st->o->preset,
@@ -274,7 +275,7 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 			char *s = cordon_decision_json(d);
 			puts(s);
 			free(s);
-			audit_decision(st->o, d, &r);
+			audit_decision(st->o, d, &r, actor ? json_string_value(actor) : NULL);
 			cordon_decision_free(d);
 		}
 	}
@@ -389,7 +390,7 @@ static int run(const char *verb, int argc, char **argv)
 		} else {
 			print_text(d);
 		}
-		audit_decision(&o, d, &req);
+		audit_decision(&o, d, &req, NULL);
 		cordon_decision_free(d);
 	}
 out:

@@ -57,8 +57,11 @@ esac
 
 # A stream records every decision it makes.
 printf '%s\n' '{"op":"net","target":"example.com:443"}' 'not json' \
-	'{"op":"tool","target":"mcp:x/y"}' | "$CORDON" eval --preset read-only --stdin --audit "$log" > /dev/null
+	'{"op":"tool","target":"mcp:x/y","actor":"bot-7"}' |
+	"$CORDON" eval --preset read-only --stdin --audit "$log" > /dev/null
 is "$(wc -l < "$log" | tr -d ' ')" 5 "eval --stdin appends a record for each decision, none for a bad line"
+tail -n 1 "$log" | grep -q '"actor":"bot-7","preset":"read-only","op":"tool","target":"mcp:x/y"'
+ok $? "  ... a request's \"actor\" names who asked"
 
 # The log must be a regular file the user can open.
 "$CORDON" eval --preset read-only --audit "$tmpdir" read /etc/hosts > /dev/null 2> err
