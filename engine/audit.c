@@ -27,6 +27,7 @@ struct cordon_audit {
 	int fd;
 	char *path;
 	cordon_redactor *redactor;
+	char *default_actor; /* $USER, else the user's name; looked up once */
 };
 
 cordon_audit *cordon_audit_open(const char *path, const cordon_policy *policy, char **err)
@@ -57,6 +58,12 @@ cordon_audit *cordon_audit_open(const char *path, const cordon_policy *policy, c
 	log = xcalloc(1, sizeof(*log));
 	log->fd = fd;
 	log->path = xstrdup(path);
+	const char *user = getenv("USER");
+	if (!user || !*user) {
+		struct passwd *pw = getpwuid(geteuid());
+		user = pw ? pw->pw_name : NULL;
+	}
+	log->default_actor = user ? xstrdup(user) : NULL;
 	log->redactor = cordon_redactor_new(policy, err);
 	cordon_policy_free(own);
 	if (!log->redactor) {
@@ -73,6 +80,7 @@ void cordon_audit_close(cordon_audit *log)
 	if (log->fd >= 0)
 		close(log->fd);
 	free(log->path);
+	free(log->default_actor);
 	cordon_redactor_free(log->redactor);
 	free(log);
 }
@@ -121,11 +129,7 @@ static void format_time(long long ms, char *buf, size_t size)
 char *cordon_audit_format(cordon_audit *log, const struct cordon_audit_record *rec)
 {
 	json_t *o = json_object(), *args = json_array();
-	const char *actor = rec->actor ? rec->actor : getenv("USER");
-	if (!actor || !*actor) {
-		struct passwd *pw = getpwuid(geteuid());
-		actor = pw ? pw->pw_name : NULL;
-	}
+	const char *actor = rec->actor && *rec->actor ? rec->actor : log->default_actor;
 	char when[96], *s, *out;
 
 	format_time(rec->time_ms, when, sizeof(when));
