@@ -153,9 +153,9 @@ int cmd_approve(int argc, char **argv)
 	audit_grant(log, o.preset, tool, cordon_effect_name(cordon_decision_effect(d)),
 		    cordon_decision_rule(d), cordon_decision_reason(d), o.actor, "granted", 0);
 	if (cordon_decision_effect(d) == CORDON_ALLOW)
-		printf("tool '%s' is already allowed by preset '%s'; granted for session %s as "
-		       "well\n",
-		       tool, o.preset, session_dir);
+		printf("tool '%s' is allowed in preset '%s' already (%s); granted for session %s "
+		       "as well\n",
+		       tool, o.preset, cordon_decision_reason(d), session_dir);
 	else
 		printf("granted tool '%s' for session %s\n", tool, session_dir);
 out:
