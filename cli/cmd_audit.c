@@ -205,6 +205,9 @@ static void print_summary(const struct summary *s, const char *path, bool json)
 		for (int i = 0; i < 3; i++)
 			json_object_set_new(dec, decisions[i],
 					    json_integer((json_int_t)s->by_decision[i]));
+		if (s->other_decision)
+			json_object_set_new(dec, "none",
+					    json_integer((json_int_t)s->other_decision));
 		for (size_t i = 0; i < s->denied.len && i < TOP_DENIED; i++)
 			json_array_append_new(top, json_pack("{s:s, s:I}", "target",
 							     s->denied.items[i].key, "count",
@@ -225,8 +228,12 @@ static void print_summary(const struct summary *s, const char *path, bool json)
 	}
 	printf("%zu record%s match in %s (%zu line%s read, %zu skipped)\n", s->matched,
 	       s->matched == 1 ? "" : "s", path, s->lines, s->lines == 1 ? "" : "s", s->skipped);
-	printf("by decision: allow %zu, ask %zu, deny %zu\n", s->by_decision[0], s->by_decision[1],
+	printf("by decision: allow %zu, ask %zu, deny %zu", s->by_decision[0], s->by_decision[1],
 	       s->by_decision[2]);
+	/* Grant revocations decide nothing. */
+	if (s->other_decision)
+		printf(", none %zu", s->other_decision);
+	printf("\n");
 	print_tally_text("by preset:", &s->presets, SIZE_MAX);
 	print_tally_text("by op:", &s->ops, SIZE_MAX);
 	printf("top denied targets:%s\n", s->denied.len ? "" : " none");

@@ -130,6 +130,8 @@ ok $? "  ... says so"
 is "$(decide tool "$T")" ask "after revoke the tool asks again"
 tail -n 1 "$tmpdir/audit.log" | grep -q '"outcome":"revoked"'
 ok $? "  ... and the revoke is audited"
+"$CORDON" audit "$tmpdir/audit.log" | grep -q '^by decision: allow 0, ask 1, deny 0, none 1$'
+ok $? "  ... which cordon audit counts as deciding nothing"
 "$CORDON" revoke --session $ctx tool "$T" > out
 ok $? "revoking again: exit 0"
 grep -q "had no grant" out
