@@ -146,9 +146,10 @@ size_t cordon_policy_run_tests(const cordon_policy *policy, FILE *out, size_t *c
 
 /* ---- redaction ------------------------------------------------------------ */
 
-/* The policy's `redact` patterns (rules/redact.cordon ships the defaults),
- * compiled once.  NULL with *err when the policy has errors.  Immutable:
- * threads may share one. */
+/* The redaction patterns of a policy, compiled once: those shipped in
+ * rules/redact.cordon, with the policy's own `redact` statements added or
+ * replacing them by name.  NULL with *err when the policy has errors.
+ * Immutable: threads may share one. */
 typedef struct cordon_redactor cordon_redactor;
 cordon_redactor *cordon_redactor_new(const cordon_policy *policy, char **err);
 void cordon_redactor_free(cordon_redactor *r);

@@ -7,11 +7,16 @@
  * replacement.  A pattern with a group named `secret` replaces only what
  * that group matched (`password=[REDACTED:password]` keeps the key); any
  * other pattern replaces its whole match.  A match that fails (a pcre2
- * resource limit) hides the whole text: redaction fails closed. */
+ * resource limit) hides the whole text: redaction fails closed.
+ *
+ * The patterns of rules/redact.cordon always apply; a policy's own `redact`
+ * statements add to them or replace one by name (a pattern that never
+ * matches, /(?!)/, switches one off). */
 #include "config.h"
 
-#include "redact.h"
+#include "embedded.h"
 #include "policy.h"
+#include "redact.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -34,10 +39,56 @@ struct range {
 	size_t pat;
 };
 
+/* Compile one pattern into r, replacing a pattern of the same name. */
+static int add_pattern(cordon_redactor *r, const char *name, const char *regex, bool jit,
+		       char **err)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+	pcre2_code *code = pcre2_compile((PCRE2_SPTR)regex, PCRE2_ZERO_TERMINATED, 0, &errcode,
+					 &erroff, NULL);
+	struct redact_pattern *p = NULL;
+	if (!code) {
+		/* The checker compiled it already; this is memory. */
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(errcode, msg, sizeof(msg));
+		*err = xasprintf("redaction '%s': %s", name, (char *)msg);
+		return -1;
+	}
+	if (jit)
+		(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+	for (size_t i = 0; i < r->npats && !p; i++)
+		if (strcmp(r->pats[i].name, name) == 0) {
+			p = &r->pats[i];
+			pcre2_code_free(p->code);
+		}
+	if (!p) {
+		size_t cap = r->npats;
+		grow_array((void **)&r->pats, &cap, r->npats + 1, sizeof(*r->pats));
+		p = &r->pats[r->npats++];
+		p->name = xstrdup(name);
+	}
+	int g = pcre2_substring_number_from_name(code, (PCRE2_SPTR) "secret");
+	p->code = code;
+	p->secret = g > 0 ? g : 0;
+	return 0;
+}
+
+static int add_policy(cordon_redactor *r, const struct ir_policy *ir, bool jit, char **err)
+{
+	for (size_t i = 0; i < ir->nredacts; i++)
+		if (add_pattern(r, ir->redacts[i].name, ir->redacts[i].regex, jit, err) != 0)
+			return -1;
+	return 0;
+}
+
 cordon_redactor *cordon_redactor_new(const cordon_policy *policy, char **err)
 {
-	const struct ir_policy *ir = &policy->ir;
+	const struct embedded_file *shipped = embedded_find("rules/redact.cordon");
+	/* JIT is an optimisation; CORDON_NO_JIT=1 keeps valgrind quiet. */
 	const char *no_jit = getenv("CORDON_NO_JIT");
+	bool jit = !no_jit || strcmp(no_jit, "1") != 0;
+	cordon_policy *base;
 	cordon_redactor *r;
 
 	if (cordon_policy_error_count(policy)) {
@@ -45,30 +96,23 @@ cordon_redactor *cordon_redactor_new(const cordon_policy *policy, char **err)
 		return NULL;
 	}
 	r = xcalloc(1, sizeof(*r));
-	r->pats = xcalloc(ir->nredacts + 1, sizeof(*r->pats));
-	for (size_t i = 0; i < ir->nredacts; i++) {
-		int errcode;
-		PCRE2_SIZE erroff;
-		pcre2_code *code = pcre2_compile((PCRE2_SPTR)ir->redacts[i].regex,
-						 PCRE2_ZERO_TERMINATED, 0, &errcode, &erroff, NULL);
-		if (!code) {
-			/* The checker compiled it already; this is memory. */
-			PCRE2_UCHAR msg[256];
-			pcre2_get_error_message(errcode, msg, sizeof(msg));
-			*err = xasprintf("redaction '%s': %s", ir->redacts[i].name, (char *)msg);
-			cordon_redactor_free(r);
-			return NULL;
-		}
-		/* JIT is an optimisation; CORDON_NO_JIT=1 keeps valgrind quiet. */
-		if (!no_jit || strcmp(no_jit, "1") != 0)
-			(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
-		int g = pcre2_substring_number_from_name(code, (PCRE2_SPTR) "secret");
-		struct redact_pattern *p = &r->pats[r->npats++];
-		p->name = xstrdup(ir->redacts[i].name);
-		p->code = code;
-		p->secret = g > 0 ? g : 0;
+	/* The shipped patterns are the floor: a policy adds to them and
+	 * replaces them by name, and one without a `redact` of its own (a
+	 * file that cannot include the embedded rules/redact.cordon) still
+	 * redacts what they know. */
+	base = cordon_policy_load_string(shipped->name, NULL, shipped->text, shipped->len);
+	if (cordon_policy_error_count(base)) {
+		*err = xstrdup("the shipped rules/redact.cordon has errors");
+		goto fail;
 	}
+	if (add_policy(r, &base->ir, jit, err) != 0 || add_policy(r, &policy->ir, jit, err) != 0)
+		goto fail;
+	cordon_policy_free(base);
 	return r;
+fail:
+	cordon_policy_free(base);
+	cordon_redactor_free(r);
+	return NULL;
 }
 
 void cordon_redactor_free(cordon_redactor *r)

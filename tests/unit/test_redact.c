@@ -129,7 +129,17 @@ static void test_language(void)
 		    "redact \"word\" /secret/;\n"
 		    "redact \"num\" /[0-9]{6}/;\n",
 		    &p);
-	ok(r && cordon_redactor_count(r) == 2, "a later redact of the same name replaces the earlier");
+	size_t shipped = 0;
+	{
+		cordon_policy *e = cordon_policy_load_embedded();
+		char *err = NULL;
+		cordon_redactor *er = cordon_redactor_new(e, &err);
+		shipped = cordon_redactor_count(er);
+		cordon_redactor_free(er);
+		cordon_policy_free(e);
+	}
+	ok(r && cordon_redactor_count(r) == shipped + 2,
+	   "a later redact of the same name replaces the earlier; the shipped ones stay");
 	got = redact(r, "1234 and 123456 and secret", &n);
 	is_str(got, "1234 and [REDACTED:num] and [REDACTED:word]", "the replacing pattern applies");
 	ok(n == 2, "two secrets counted");
@@ -168,10 +178,23 @@ static void test_language(void)
 	cordon_redactor_free(r);
 	cordon_policy_free(p);
 
+	/* The shipped patterns are the floor of every policy. */
 	r = compile("cordon 1;\n", &p);
+	ok(cordon_redactor_count(r) == shipped, "a policy without redact gets the shipped patterns");
 	got = redact(r, "ghp_1234567890abcdefghijABCDEFGHIJ123456", &n);
-	is_str(got, "ghp_1234567890abcdefghijABCDEFGHIJ123456",
-	       "a policy without redact patterns redacts nothing");
+	is_str(got, "[REDACTED:github-token]", "  ... and redacts with them");
+	free(got);
+	cordon_redactor_free(r);
+	cordon_policy_free(p);
+
+	r = compile("cordon 1;\n"
+		    "redact \"github-token\" /ghp_[A-Za-z0-9]{36}|mytok_[0-9]+/;\n"
+		    "redact \"password\" /(?!)/;\n",
+		    &p);
+	ok(cordon_redactor_count(r) == shipped, "a policy's redact replaces a shipped one by name");
+	got = redact(r, "mytok_123 password=hunter22 AKIAIOSFODNN7EXAMPLE", &n);
+	is_str(got, "[REDACTED:github-token] password=hunter22 [REDACTED:aws-access-key]",
+	       "  ... a replaced pattern applies, /(?!)/ switches one off, the rest stay");
 	free(got);
 	cordon_redactor_free(r);
 	cordon_policy_free(p);
