@@ -95,7 +95,9 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 void cordon_evaluator_free(cordon_evaluator *ev);
 
 /* Decide a request.  A request that cannot be decided safely (a path that
- * does not resolve) decides deny with the reason.  NULL with *err only for
+ * does not resolve) decides deny with the reason.  A `tool` request that
+ * asks decides allow when the context's session_dir holds a grant for
+ * exactly that name (cordon_grant_tool).  NULL with *err only for
  * a malformed request (escalation without justification, or on a request
  * other than exec). */
 cordon_decision *cordon_evaluate(const cordon_evaluator *ev, const struct cordon_request *req,

@@ -5,7 +5,8 @@
  * fewer wildcards); at equal specificity the preset's own rule, then the
  * nearer ancestor's, then top-level rules; then the more severe effect.
  * No match denies.  A protected path denies every write in it, whatever
- * the rules say.  `approval never` turns ask into deny. */
+ * the rules say.  A session grant (grant.c) turns the ask of exactly the
+ * granted tool name into allow; `approval never` turns ask into deny. */
 #include "config.h"
 
 #include "canon.h"
