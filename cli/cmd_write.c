@@ -16,13 +16,23 @@
 enum { EXIT_REFUSED = 1, EXIT_NEEDS_APPROVAL = 3 };
 
 struct write_opts {
-	const char *policy_path, *preset, *approval, *old_text, *new_text;
+	const char *policy_path, *preset, *approval, *old_text, *new_text, *audit, *actor;
 	bool all;
 	unsigned long ttl;
 	cordon_context *ctx;
 };
 
-enum { OPT_PRESET = 256, OPT_CONTEXT, OPT_APPROVAL, OPT_OLD, OPT_NEW, OPT_ALL, OPT_TTL };
+enum {
+	OPT_PRESET = 256,
+	OPT_CONTEXT,
+	OPT_APPROVAL,
+	OPT_OLD,
+	OPT_NEW,
+	OPT_ALL,
+	OPT_TTL,
+	OPT_AUDIT,
+	OPT_ACTOR
+};
 
 static int parse_opts(const char *verb, int argc, char **argv, struct write_opts *o, int *first)
 {
@@ -36,6 +46,8 @@ static int parse_opts(const char *verb, int argc, char **argv, struct write_opts
 		{ "new", required_argument, NULL, OPT_NEW },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "ttl", required_argument, NULL, OPT_TTL },
+		{ "audit", required_argument, NULL, OPT_AUDIT },
+		{ "actor", required_argument, NULL, OPT_ACTOR },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool approve = strcmp(verb, "approve") == 0;
@@ -71,6 +83,12 @@ static int parse_opts(const char *verb, int argc, char **argv, struct write_opts
 			break;
 		case OPT_ALL:
 			o->all = true;
+			break;
+		case OPT_AUDIT:
+			o->audit = optarg;
+			break;
+		case OPT_ACTOR:
+			o->actor = optarg;
 			break;
 		case OPT_TTL:
 			if (!approve)
@@ -129,8 +147,54 @@ static int outcome_status(const char *verb, const struct cordon_mutation_result 
 	return EXIT_USAGE;
 }
 
+static const char *const outcome_names[] = {
+	[CORDON_MUTATION_DONE] = "done",
+	[CORDON_MUTATION_DENIED] = "denied",
+	[CORDON_MUTATION_NEEDS_APPROVAL] = "needs-approval",
+	[CORDON_MUTATION_APPROVAL_VOID] = "approval-void",
+	[CORDON_MUTATION_REFUSED] = "refused",
+	[CORDON_MUTATION_FAILED] = "failed",
+};
+
+/* One audit record of what the mutation did (written, approval issued,
+ * refused ...), with the decision it rests on. */
+static void audit_mutation(cordon_audit *log, const struct write_opts *o, const char *verb,
+			   const struct cordon_mutation *m, const struct cordon_mutation_result *res)
+{
+	char outcome[64];
+	const char *args[] = { m->path, m->old_text, m->new_text };
+	if (!log)
+		return;
+	snprintf(outcome, sizeof(outcome), "%s%s",
+		 strcmp(verb, "approve") == 0 && res->outcome == CORDON_MUTATION_DONE ? "approval-"
+										 : "",
+		 res->outcome == CORDON_MUTATION_DONE && strcmp(verb, "approve") == 0
+			 ? (res->approval_id ? "issued" : "not-needed")
+			 : outcome_names[res->outcome]);
+	struct cordon_audit_record rec = {
+		.preset = o->preset,
+		.op = m->kind == CORDON_MUTATE_EDIT ? "edit" : "write",
+		.target = res->target ? res->target : m->path,
+		.decision = cordon_effect_name(res->effect),
+		.rule = res->rule,
+		.reason = res->outcome == CORDON_MUTATION_DONE ? NULL : res->message,
+		.approval = res->approval_id,
+		.actor = o->actor,
+		.outcome = outcome,
+		.err = res->error,
+		.args = args,
+		.nargs = m->kind == CORDON_MUTATE_EDIT ? 3 : 1,
+	};
+	char *err = NULL;
+	if (cordon_audit_append(log, &rec, &err) != 0) {
+		fprintf(stderr, "cordon: %s\n", err);
+		free(err);
+	}
+}
+
 static int run(const char *verb, int argc, char **argv)
 {
+	cordon_audit *log = NULL;
 	struct write_opts o = { .ctx = cordon_context_new() };
 	struct cordon_mutation m = { .fd = -1 };
 	struct cordon_mutation_result res = { 0 };
@@ -168,6 +232,8 @@ static int run(const char *verb, int argc, char **argv)
 		status = cli_usage_error(verb, "the policy names no default preset; give --preset");
 		goto out;
 	}
+	if ((status = cli_audit_open(verb, o.audit, policy, &log)) != EXIT_OK)
+		goto out;
 	if (!(ev = cordon_evaluator_new(policy, o.preset, o.ctx, &err))) {
 		status = cli_usage_error(NULL, "%s", err);
 		goto out;
@@ -185,10 +251,12 @@ static int run(const char *verb, int argc, char **argv)
 	}
 	if (!approve) {
 		cordon_mutate(ev, &m, &res);
+		audit_mutation(log, &o, verb, &m, &res);
 		status = outcome_status(verb, &res);
 		goto out;
 	}
 	id = cordon_approve(ev, &m, (unsigned)o.ttl, &res);
+	audit_mutation(log, &o, verb, &m, &res);
 	if (id) {
 		printf("approved: %s %s, once, for %lu s\n%s\n",
 		       m.kind == CORDON_MUTATE_EDIT ? "edit" : "write", res.target,
@@ -203,6 +271,7 @@ static int run(const char *verb, int argc, char **argv)
 	}
 out:
 	free(err);
+	cordon_audit_close(log);
 	cordon_mutation_result_clear(&res);
 	cordon_evaluator_free(ev);
 	cordon_policy_free(policy);

@@ -224,9 +224,10 @@ printf 'one\n' | cw write --approval "$id" "$ws/ask/f" 2> "$root/err"
 ok $? "a changed preset voids the approval"
 write_policy ""
 
-id=$(printf 'one\n' | approve --ttl 1 write "$ws/ask/f")
-unused=$(printf 'two\n' | approve --ttl 1 write "$ws/ask/f")
-sleep 2
+# (A generous ttl: issuing the second must not find the first expired.)
+id=$(printf 'one\n' | approve --ttl 3 write "$ws/ask/f")
+unused=$(printf 'two\n' | approve --ttl 3 write "$ws/ask/f")
+sleep 4
 printf 'one\n' | cw write --approval "$id" "$ws/ask/f" 2> "$root/err"
 [ $? -eq 1 ] && grep -q "expired" "$root/err"
 ok $? "an expired approval is void"
@@ -301,5 +302,28 @@ ok $? "two racing consumers of one approval: exactly one wins ($wins_ok of 50 ro
 # Left: only the approval the protection refused before it was taken.
 [ "$(ls -A "$sess/approvals")" = "$protected_id.json" ]
 ok $? "no other approval and no consumed record is left behind"
+
+# ---- the audit log ----------------------------------------------------------------
+log=$root/audit.jsonl
+printf 'a\n' | cw write --audit "$log" --actor ana "$ws/audited.txt"
+printf 'b\n' | cw write --audit "$log" "$out/denied.txt" 2> /dev/null
+aid=$(printf 'c\n' | cw approve --audit "$log" write "$ws/ask/audited" | tail -n 1)
+printf 'c\n' | cw write --audit "$log" --approval "$aid" "$ws/ask/audited"
+cw edit --audit "$log" "$ws/audited.txt" --old a --new 'password=hunter2'
+field() { # field N NAME: a field of line N of the log
+	sed -n "${1}p" "$log" | sed -n "s/.*\"$2\":\(\"[^\"]*\"\|null\|[0-9]*\).*/\1/p"
+}
+[ "$(wc -l < "$log")" -eq 5 ]
+ok $? "audit: one line for each write, refusal, approval and edit"
+[ "$(field 1 outcome)" = '"done"' ] && [ "$(field 1 actor)" = '"ana"' ] &&
+	[ "$(field 1 target)" = "\"$ws/audited.txt\"" ] && [ "$(field 1 decision)" = '"allow"' ]
+ok $? "audit: the write, its canonical target, decision and actor"
+[ "$(field 2 outcome)" = '"denied"' ] && [ "$(field 2 decision)" = '"deny"' ]
+ok $? "audit: the refused write"
+[ "$(field 3 outcome)" = '"approval-issued"' ] && [ "$(field 3 approval)" = "\"$aid\"" ] &&
+	[ "$(field 4 outcome)" = '"done"' ] && [ "$(field 4 approval)" = "\"$aid\"" ]
+ok $? "audit: the approval issued, then consumed by the write it names"
+[ "$(field 5 op)" = '"edit"' ] && ! grep -q hunter2 "$log"
+ok $? "audit: the edit, its arguments redacted"
 
 done_testing
