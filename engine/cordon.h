@@ -117,6 +117,9 @@ size_t cordon_decision_operation_count(const cordon_decision *d);
 void cordon_decision_operation(const cordon_decision *d, size_t i, enum cordon_op *op,
 			       const char **target, enum cordon_effect *effect,
 			       const char **reason, const char **rule);
+/* What the i-th operation is, for a shell command's parts ("delete,
+ * recursive (rm)", "write (redirection >)", "runs (spec \"git\")"), or NULL. */
+const char *cordon_decision_operation_detail(const cordon_decision *d, size_t i);
 /* The decision as one line of JSON (no newline). */
 char *cordon_decision_json(const cordon_decision *d);
 
