@@ -3,10 +3,13 @@
 # exec request judged under the presets read-only and workspace-write of
 # rules/default.cordon, with the program specs of rules/commands.cordon.
 #
-# A case is one line, `RO WW COMMAND`: the expected effects (allow, ask or
-# deny) under read-only and workspace-write, then the command line, verbatim,
-# to the end of the line.  Blank lines and lines starting with `#` are
-# comments.  Every case runs in one fixed context (below).
+# A case is one line, `[todo "WHY"] RO WW COMMAND`: the expected effects
+# (allow, ask or deny) under read-only and workspace-write, then the command
+# line, verbatim, to the end of the line.  `todo` marks a known gap: a
+# mismatch is reported as TAP `# TODO` and does not fail the run, and a
+# todo case that matches under both presets says so, to drop the marker.
+# Blank lines and lines starting with `#` are comments.  Every case runs in
+# one fixed context (below).
 #
 # Each preset is one `cordon eval --stdin` process for all the cases.  Each
 # case and preset is one TAP line; a mismatch shows the decision's JSON.
@@ -44,7 +47,7 @@ if ! printf '%s\n' "$probe" | decide read-only 2>&1 | grep -q '"decision":"deny"
 	exit
 fi
 
-# The requests, one a line, and an index: FILE<TAB>RO<TAB>WW<TAB>COMMAND.
+# The requests, one a line, and an index: FILE<TAB>TODO<TAB>RO<TAB>WW<TAB>COMMAND.
 # A line that is neither a comment nor a case is an error in the corpus.
 if ! perl -MJSON::PP -e '
 	my ($req, $index) = @ARGV[0, 1];
@@ -59,13 +62,13 @@ if ! perl -MJSON::PP -e '
 		while (my $line = <$in>) {
 			chomp $line;
 			next if $line =~ /^\s*(#|$)/;
-			if ($line !~ /^(allow|ask|deny)\s+(allow|ask|deny)\s+(\S.*)$/) {
+			if ($line !~ /^(?:todo\s+"([^"\t]+)"\s+)?(allow|ask|deny)\s+(allow|ask|deny)\s+(\S.*)$/) {
 				print STDERR "$file:$.: not a case: $line\n";
 				$bad = 1;
 				next;
 			}
-			print $r $json->encode({ op => "exec", target => $3 }), "\n";
-			print $x "$name\t$1\t$2\t$3\n";
+			print $r $json->encode({ op => "exec", target => $4 }), "\n";
+			print $x "$name\t", $1 // "", "\t$2\t$3\t$4\n";
 		}
 	}
 	exit $bad;
@@ -86,7 +89,7 @@ if [ "$status" -ne 0 ]; then
 	exit
 fi
 
-# Compare: one result line a case and preset, `STATUS<TAB>DESCRIPTION`,
+# Compare: one result line a case and preset, `STATUS<TAB>TODO<TAB>DESCRIPTION`,
 # diagnostics as `# ...` lines; the operations go to $tmpdir/NAME.golden.
 perl -MJSON::PP -e '
 	my ($index, $ro, $ww, $dir) = @ARGV;
@@ -102,7 +105,7 @@ perl -MJSON::PP -e '
 	}
 	while (my $case = <$x>) {
 		chomp $case;
-		my ($name, $want_ro, $want_ww, $cmd) = split /\t/, $case, 4;
+		my ($name, $todo, $want_ro, $want_ww, $cmd) = split /\t/, $case, 5;
 		my @got;
 		for my $fh ($a, $b) {
 			my $line = <$fh>;
@@ -114,13 +117,16 @@ perl -MJSON::PP -e '
 		(my $desc = $cmd) =~ s/#/\\#/g;
 		my @want = ($want_ro, $want_ww);
 		my @label = ("RO", "WW");
+		my $fails = 0;
 		for my $i (0, 1) {
 			my ($d, $line) = @{ $got[$i] };
 			my $effect = $d->{decision} // "error";
 			my $okay = $effect eq $want[$i] ? 0 : 1;
-			print "$okay\t$label[$i] $want[$i]: $desc\n";
+			$fails += $okay;
+			print "$okay\t", ($okay ? $todo : ""), "\t$label[$i] $want[$i]: $desc\n";
 			print "# got $effect: $line\n" if $okay;
 		}
+		print "# todo case passes now, drop its marker: $cmd\n" if $todo ne "" && !$fails;
 		my @o = map { [ ops($_->[0]) ] } @got;
 		my $text = "\$ $cmd\n  => " . ($got[0][0]{decision} // "error") . " / "
 			 . ($got[1][0]{decision} // "error") . "\n";
@@ -144,10 +150,12 @@ perl -MJSON::PP -e '
 }
 
 # Like ok (tests/lib.sh), but with printf: commands hold backslashes,
-# which some shells' echo would interpret.
-result() { # result STATUS DESCRIPTION
+# which some shells' echo would interpret.  A TODO line does not fail the run.
+result() { # result STATUS DESCRIPTION TODO-REASON
 	tap_n=$((tap_n + 1))
-	if [ "$1" -eq 0 ]; then
+	if [ -n "$3" ]; then
+		printf 'not ok %d - %s # TODO %s\n' "$tap_n" "$2" "$3"
+	elif [ "$1" -eq 0 ]; then
 		printf 'ok %d - %s\n' "$tap_n" "$2"
 	else
 		printf 'not ok %d - %s\n' "$tap_n" "$2"
@@ -159,7 +167,11 @@ tab=$(printf '\t')
 while IFS= read -r line; do
 	case $line in
 	"#"*) printf '%s\n' "$line" ;;
-	*) result "${line%%"$tab"*}" "${line#*"$tab"}" ;;
+	*)
+		status=${line%%"$tab"*}
+		rest=${line#*"$tab"}
+		result "$status" "${rest#*"$tab"}" "${rest%%"$tab"*}"
+		;;
 	esac
 done < "$tmpdir/results"
 
