@@ -15,8 +15,9 @@ static const struct verb verbs[] = {
 	{ "check", "parse and check policy files",
 	  "usage: cordon check FILE...\n"
 	  "\n"
-	  "Parse and check each policy file and the files it includes. Every error is\n"
-	  "reported, GCC style, with the source line and a caret.\n"
+	  "Parse and check each policy file and the files it includes, and prove its\n"
+	  "'assert never' statements over its presets. Every error is reported, GCC\n"
+	  "style, with the source line and a caret.\n"
 	  "\n"
 	  "Exit status: 0 when every file is valid, 1 when a policy has errors,\n"
 	  "2 on a usage or I/O error (a file that cannot be read).\n",
@@ -86,12 +87,42 @@ static const struct verb verbs[] = {
 	  "rule with its specificity and whether it matched, and the winner.\n",
 	  cmd_explain },
 	{ "test", "run a policy's test blocks (TAP)",
-	  "usage: cordon test FILE...\n"
+	  "usage: cordon test [--coverage [--threshold N]] FILE...\n"
 	  "\n"
 	  "Run the test blocks of each policy and print TAP: one line for each\n"
 	  "expectation, with its location and the actual decision on failure.\n"
-	  "Exit status: 0 when every expectation holds, 1 otherwise.\n",
+	  "\n"
+	  "  --coverage           after the plan, report (as TAP comments) how many\n"
+	  "                       rules decided at least one expectation, per file and\n"
+	  "                       in total, and list the rules none did\n"
+	  "  --threshold N        exit 1 when total coverage is below N percent\n"
+	  "\n"
+	  "Exit status: 0 when every expectation holds (and coverage reaches the\n"
+	  "threshold), 1 otherwise, 2 on a usage or I/O error.\n",
 	  cmd_test },
+	{ "diff", "show what a policy change widens or narrows",
+	  "usage: cordon diff [--preset P | --all] [--format text|json] [--fail-on-widen]\n"
+	  "                   [--context k=v]... OLD NEW\n"
+	  "\n"
+	  "Compare what two versions of a policy grant.  Both are asked the same\n"
+	  "requests (every path, host, command and tool their rules name, children\n"
+	  "of each, and well-known places such as credentials and /etc); a request\n"
+	  "whose decision changed is shown with both deciding rules.  Settings,\n"
+	  "protections, the environment and the bubblewrap plan are compared too.\n"
+	  "Each change is widened, narrowed or changed.\n"
+	  "\n"
+	  "  --preset P           one preset (default: every preset of either file)\n"
+	  "  --all                every preset (the default)\n"
+	  "  --format F           text (the default) or json\n"
+	  "  --fail-on-widen      exit 1 when anything widened\n"
+	  "  --context k=v        override the fixed context: workspace=/ws, cwd=/ws,\n"
+	  "                       home=/home/u, tmp=/tmp/t, agent_dir=/home/u/.cordon,\n"
+	  "                       session_dir=/home/u/.cordon/s, user=u\n"
+	  "\n"
+	  "Exit status: 0 when the diff was made (with --fail-on-widen: and nothing\n"
+	  "widened), 1 when a policy has errors or, with --fail-on-widen, something\n"
+	  "widened, 2 on a usage or I/O error.\n",
+	  cmd_diff },
 	{ "run", "run a command under a preset's sandbox",
 	  "usage: cordon run [-p FILE] [--preset P] [--workspace DIR] [--cwd DIR]\n"
 	  "                  [--context k=v]... [--timeout SECONDS] [--max-output BYTES]\n"

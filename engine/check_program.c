@@ -22,7 +22,7 @@ static const bool option_role[ROLE_COUNT] = {
 };
 
 /* A name in a spec: a plain string, escapes \" and \\ only. */
-static char *plain(struct diag_list *d, const struct ast *s)
+static char *plain(struct diag_list *d, const struct ast *s, const char *what)
 {
 	struct strbuf sb;
 	sb_init(&sb);
@@ -33,7 +33,7 @@ static char *plain(struct diag_list *d, const struct ast *s)
 		sb_addc(&sb, c);
 	}
 	if (!sb.len || strpbrk(sb.buf, " \t")) {
-		ERR(d, &s->loc, "bad-value", "'%s' is not a program, subcommand or option name", sb.buf);
+		ERR(d, &s->loc, "bad-value", "'%s' is not %s", sb.buf, what);
 		sb_free(&sb);
 		return NULL;
 	}
@@ -67,7 +67,7 @@ static void names_of(struct diag_list *d, const struct ast_seq *seq, char ***out
 {
 	size_t cap = 0;
 	for (const struct ast *s = seq->head; s; s = s->next) {
-		char *name = plain(d, s);
+		char *name = plain(d, s, "a program or subcommand name");
 		if (name)
 			VEC_PUSH(*out, *n, cap, name);
 	}
@@ -86,7 +86,7 @@ static void check_hosts(struct diag_list *d, struct ir_spec *spec, const struct 
 			ERR(d, &p->loc, "syntax", "a host is named by a string, as in \"registry.npmjs.org\"");
 			continue;
 		}
-		char *host = plain(d, p->u.seq.head);
+		char *host = plain(d, p->u.seq.head, "a host name");
 		if (host)
 			VEC_PUSH(spec->hosts, spec->nhosts, spec->hosts_cap, host);
 	}
@@ -153,7 +153,7 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				ERR(d, &p->loc, "syntax", "an option is named by a string, as in \"-i\"");
 				continue;
 			}
-			char *name = plain(d, p->u.seq.head);
+			char *name = plain(d, p->u.seq.head, "an option name");
 			if (name && name[0] != '-') {
 				ERR(d, &p->loc, "bad-value", "option '%s' does not start with '-'", name);
 				free(name);

@@ -462,8 +462,11 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		       xstrdup(len ? "the target contains a NUL byte" : "the target is empty"), NULL);
 		summarize(d);
 		return d;
+	} else {
+		/* A copy that ends in NUL: the request's text need not. */
+		canonical = xstrndup(req->target, len);
 	}
-	if (target_prepare(&t, op, canonical ? canonical : req->target, len, &why) != 0) {
+	if (target_prepare(&t, op, canonical, len, &why) != 0) {
 		char *shown = xstrndup(req->target, len);
 		ev_add_op(d, op, shown, IR_DENY, why, NULL);
 		free(shown);
@@ -476,7 +479,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	/* A shell command: the operations it will perform are decided too,
 	 * each in its own record; the worst of all is the decision. */
 	if (op == IR_EXEC)
-		ev_decide_command(ev, d, req->target, len, md, trace);
+		ev_decide_command(ev, d, canonical, len, md, trace);
 	pcre2_match_data_free(md);
 	target_free(&t);
 	free(canonical);

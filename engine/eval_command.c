@@ -89,10 +89,14 @@ struct reached {
 	bool protect, sure;
 };
 
+/* The most severe first; between equals, the stricter rule (a deny that
+ * may be reached before an ask that is). */
 static int reached_cmp(const void *a, const void *b)
 {
 	const struct reached *x = a, *y = b;
-	return (int)y->effect - (int)x->effect;
+	if (x->effect != y->effect)
+		return (int)y->effect - (int)x->effect;
+	return (int)y->r->effect - (int)x->r->effect;
 }
 
 static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
@@ -372,8 +376,11 @@ void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const cha
 		const struct cmd_op *o = &ops.v[i];
 		if (o->op == IR_EXEC) {
 			/* One command spelled as the request: decided already. */
+			bool dyn = false;
+			for (size_t k = 0; k < o->nwords; k++)
+				dyn = dyn || o->dyn[k];
 			if (strlen(o->target) == len && memcmp(o->target, text, len) == 0 &&
-			    !o->opaque) {
+			    !o->opaque && !dyn) {
 				if (!d->ops[0].detail)
 					d->ops[0].detail = xstrdup(o->detail);
 				continue;

@@ -209,6 +209,8 @@ char *ir_text_subst(const char *text, const struct ir_context *ctx, bool require
 		    int *missing);
 /* IR text in source spelling: ${var} for references, \$ for a literal $. */
 void ir_text_print(struct strbuf *sb, const char *text);
+/* A pattern as the IR dump shows it: quoted text, /regex/, or opaque. */
+void ir_pattern_print(struct strbuf *sb, const struct ir_pattern *p);
 
 struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_pattern *p);
 struct ir_specificity ir_host_specificity(const char *host_port);
