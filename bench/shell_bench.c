@@ -8,7 +8,10 @@
  *    evaluator, so that the decide figures can be read as a ratio on any
  *    machine;
  * on a typical agent command of about 100 bytes, and on generated scripts
- * of 100 KB to 1 MB (linear scaling: time per byte should stay flat).
+ * of 100 KB to 1 MB (linear scaling: time per byte should stay flat); and
+ * the parse of inputs a careless parser takes quadratic time over
+ * (tests/unit/shell_slow_inputs.h), at 32 KiB and 256 KiB: eight times the
+ * input should take about eight times as long.
  *
  *   make bench/shell_bench
  *   bench/shell_bench [-r RUNS]
@@ -21,6 +24,7 @@
 #include "cordon.h"
 #include "shell.h"
 #include "util.h"
+#include "../tests/unit/shell_slow_inputs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +175,27 @@ int main(int argc, char **argv)
 			       "per byte %.2f x the 100 KB one)\n",
 			       what, len, n2, t2 * 1e3, (double)len / t2 / 1e6, per_byte / per_byte0);
 		}
+	}
+	op = -1;
+	for (size_t i = 0; i < sizeof(shell_slow_inputs) / sizeof(*shell_slow_inputs); i++) {
+		const struct shell_slow_input *t = &shell_slow_inputs[i];
+		double secs[2];
+		for (int k = 0; k < 2; k++) {
+			size_t size = k ? 256 << 10 : 32 << 10;
+			struct strbuf in;
+			sb_init(&in);
+			sb_adds(&in, t->head);
+			while (in.len + strlen(t->unit) + strlen(t->tail) <= size)
+				sb_adds(&in, t->unit);
+			sb_adds(&in, t->tail);
+			double t0 = now();
+			for (int r = 0; r < 5; r++)
+				one(in.buf, in.len);
+			secs[k] = (now() - t0) / 5;
+			sb_free(&in);
+		}
+		printf("slow input %-16s 32 KiB %8.2f ms  256 KiB %8.2f ms  ratio %5.1f (linear: 8)\n",
+		       t->name, secs[0] * 1e3, secs[1] * 1e3, secs[1] / secs[0]);
 	}
 	sb_free(&script);
 	cordon_evaluator_free(e);

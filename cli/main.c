@@ -151,6 +151,47 @@ static const struct verb verbs[] = {
 	  "user namespaces, the Landlock ABI, seccomp, and the cordon-exec helper.\n"
 	  "Exit status 0 when all work, 125 otherwise.\n",
 	  cmd_probe },
+	{ "write", "write a file through the policy",
+	  "usage: cordon write [-p FILE] [--preset P] [--context k=v]... [--approval ID] PATH < CONTENT\n"
+	  "\n"
+	  "Decide a write of PATH (its canonical form: symlinks resolved), then replace\n"
+	  "it with standard input safely: the directory is opened without following\n"
+	  "symlinks, the content goes to a temp file beside the target and is renamed\n"
+	  "over it after a recheck.  New files are 0600; a replaced file keeps its\n"
+	  "permission bits.  See docs/mutation.md.\n"
+	  "\n"
+	  "  --approval ID        an approval from 'cordon approve write', used once\n"
+	  "\n"
+	  "Exit status: 0 written; 1 denied, the approval void, or the target changed\n"
+	  "during the write; 3 the write needs approval; 2 on a usage or I/O error.\n",
+	  cmd_write },
+	{ "edit", "replace exact text in a file through the policy",
+	  "usage: cordon edit [-p FILE] [--preset P] [--context k=v]... [--approval ID]\n"
+	  "                   PATH --old STRING --new STRING [--all]\n"
+	  "\n"
+	  "Replace the bytes of --old with --new in PATH, decided and written as\n"
+	  "'cordon write' does.  --old must occur exactly once, or at least once with\n"
+	  "--all (every occurrence is replaced); otherwise nothing changes.\n"
+	  "\n"
+	  "Exit status: 0 edited; 1 denied, no or an ambiguous match, the approval void,\n"
+	  "or the file changed meanwhile; 3 the edit needs approval; 2 on a usage or\n"
+	  "I/O error.\n",
+	  cmd_edit },
+	{ "approve", "issue a one-call approval for a write or an edit",
+	  "usage: cordon approve [-p FILE] [--preset P] [--context k=v]... [--ttl SECONDS]\n"
+	  "                      write PATH < CONTENT\n"
+	  "       cordon approve [OPTIONS] edit PATH --old STRING --new STRING [--all]\n"
+	  "\n"
+	  "When the policy asks about this write, issue an approval for exactly it: the\n"
+	  "canonical target, the arguments, the SHA-256 of the content, the preset and\n"
+	  "the identities of the target and its directory.  The approval id is printed\n"
+	  "on the last line; 'cordon write --approval ID' uses it once.  It is kept in\n"
+	  "SESSION_DIR/approvals and expires after --ttl seconds (default 600).\n"
+	  "\n"
+	  "Exit status: 0 issued, or no approval needed (the write is allowed; nothing\n"
+	  "on standard output); 1 denied (a deny or a protected path is never\n"
+	  "approvable); 2 on a usage or I/O error.\n",
+	  cmd_approve },
 };
 
 static void usage(FILE *out)
