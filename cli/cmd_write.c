@@ -224,8 +224,11 @@ int cmd_edit(int argc, char **argv)
  * other approve is a one-call approval of a write or an edit. */
 int cmd_approve(int argc, char **argv)
 {
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--session") == 0)
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "write") == 0 || strcmp(argv[i], "edit") == 0)
+			break;
+		if (strcmp(argv[i], "--session") == 0 || strcmp(argv[i], "tool") == 0)
 			return cmd_approve_session(argc, argv);
+	}
 	return run("approve", argc, argv);
 }

@@ -183,6 +183,25 @@ static void load_include(struct loader *ld, struct ast *inc, const struct frame 
 		name = xstrdup(path);
 		free(dir);
 		err = read_bounded(path, &text, &len, &id);
+		/* A bare name not found beside the includer: a file shipped in
+		 * the binary (commands.cordon, redact.cordon, ...). */
+		const struct embedded_file *ef = NULL;
+		if (err == ENOENT && !strchr(rel, '/')) {
+			char *shipped = xasprintf("rules/%s", rel);
+			ef = embedded_find(shipped);
+			free(shipped);
+		}
+		if (ef) {
+			err = 0;
+			free(name);
+			name = xstrdup(ef->name);
+			free(path);
+			path = NULL;
+			text = xstrndup(ef->text, ef->len);
+			len = ef->len;
+			memset(&id, 0, sizeof(id));
+			id.embedded = ef->name;
+		}
 	} else {
 		/* Embedded text includes embedded siblings by name. */
 		char *dir = dir_of(parent->name);

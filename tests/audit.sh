@@ -128,20 +128,20 @@ else
 fi
 
 # ---- cordon audit: summaries, filters, bad lines -------------------------------------
-cp "$golden/sample.log" sample.log
-"$CORDON" audit sample.log > out 2> err
+cp "$golden/sample.jsonl" sample.jsonl
+"$CORDON" audit sample.jsonl > out 2> err
 ok $? "audit: exit 0 over a log with a bad line and a partial last line"
 check_golden out "$golden/summary.txt" "audit: text summary"
 check_golden err "$golden/summary.err" "audit: a warning for each skipped line, naming file and line"
-"$CORDON" audit sample.log --decision deny > out 2> /dev/null
+"$CORDON" audit sample.jsonl --decision deny > out 2> /dev/null
 check_golden out "$golden/deny.txt" "audit --decision deny"
-"$CORDON" audit sample.log --since 2026-03-01T10:30:00Z --format json > out 2> /dev/null
+"$CORDON" audit sample.jsonl --since 2026-03-01T10:30:00Z --format json > out 2> /dev/null
 check_golden out "$golden/since.json" "audit --since RFC 3339 (offsets honoured) --format json"
-"$CORDON" audit sample.log --since 2026-03-02T09:50:00+01:00 --decision allow > out 2> /dev/null
+"$CORDON" audit sample.jsonl --since 2026-03-02T09:50:00+01:00 --decision allow > out 2> /dev/null
 check_golden out "$golden/since-allow.txt" "audit --since with an offset and --decision allow"
 
 # A relative --since: an old record and a new one.
-head -n 1 sample.log > mixed.log
+head -n 1 sample.jsonl > mixed.log
 "$CORDON" eval --preset read-only --audit mixed.log net example.org > /dev/null
 "$CORDON" audit mixed.log --since 10m --format json > out
 grep -q '"records":1,' out && grep -q '"target":"example.org"' out
@@ -161,7 +161,7 @@ grep -q '^0 records match in crash.log (1 line read, 1 skipped)$' out
 ok $? "  ... and nothing counted"
 
 for bad in "--since yesterday" "--since 10y" "--decision maybe" "--format xml"; do
-	"$CORDON" audit sample.log $bad > /dev/null 2> err
+	"$CORDON" audit sample.jsonl $bad > /dev/null 2> err
 	is "$?" 2 "audit $bad: usage error"
 done
 "$CORDON" audit "$tmpdir/none.log" > /dev/null 2> err

@@ -147,7 +147,7 @@ ok $? "revoke --all without a grants dir: exit 0"
 # Usage errors.
 "$CORDON" approve -p "$policy" $ctx tool "$T" > /dev/null 2> err
 is "$?" 2 "approve without --session: exit 2"
-grep -q "approve without --session is not available in this build" err
+grep -q "approve of a tool needs --session" err
 ok $? "  ... with the message"
 "$CORDON" revoke $ctx tool "$T" > /dev/null 2> err
 is "$?" 2 "revoke without --session: exit 2"
