@@ -533,12 +533,13 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 			}
 			continue;
 		}
-		if (sub == prog && r->nops == 0 && v) {
+		/* Subcommands nest: `git stash list`, `uv pip install`. */
+		if (r->nops == 0 && v) {
 			const struct ir_spec *s = NULL;
-			for (size_t k = 0; k < prog->nsubs && !s; k++)
-				for (size_t j = 0; j < prog->subs[k].nnames; j++)
-					if (strcmp(prog->subs[k].names[j], v) == 0)
-						s = &prog->subs[k];
+			for (size_t k = 0; k < sub->nsubs && !s; k++)
+				for (size_t j = 0; j < sub->subs[k].nnames; j++)
+					if (strcmp(sub->subs[k].names[j], v) == 0)
+						s = &sub->subs[k];
 			if (s) {
 				sub = s;
 				continue;

@@ -146,7 +146,9 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 	sb_init(&rx);
 	sb_addc(&rx, '^');
 	if (o->kind == CMD_PATH_EXACT) {
-		quote_re(&rx, root);
+		/* The tree of / is every path: "/" then "(?:/.*)?" would miss them. */
+		if (strcmp(root, "/") != 0 || !o->tree)
+			quote_re(&rx, root);
 	} else {
 		if (strcmp(root, "/") != 0)
 			quote_re(&rx, root);
