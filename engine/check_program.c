@@ -74,21 +74,25 @@ static void names_of(struct diag_list *d, const struct ast_seq *seq, char ***out
 }
 
 /* `net "host", "host:port";` -- contacts the program makes whatever its
- * words say; "*" is a host not known before it runs. */
-static void check_hosts(struct diag_list *d, struct ir_spec *spec, const struct ast *it)
+ * words say; "*" is a host not known before it runs.  `read "path";` and
+ * `write "path";` -- likewise for files, relative to its working
+ * directory. */
+static void check_fixed(struct diag_list *d, const struct ast *it, const char *what,
+			const char *example, char ***out, size_t *n, size_t *cap)
 {
+	const char *item = it->u.item.name->u.tok.text;
 	if (it->u.item.word || it->u.item.reason || !it->u.item.patterns.n) {
-		ERR(d, &it->loc, "syntax", "write 'net \"host\";' or 'net \"*\";'");
+		ERR(d, &it->loc, "syntax", "write '%s \"%s\";'", item, example);
 		return;
 	}
 	for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
 		if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
-			ERR(d, &p->loc, "syntax", "a host is named by a string, as in \"registry.npmjs.org\"");
+			ERR(d, &p->loc, "syntax", "%s is named by a string, as in \"%s\"", what, example);
 			continue;
 		}
-		char *host = plain(d, p->u.seq.head, "a host name");
-		if (host)
-			VEC_PUSH(spec->hosts, spec->nhosts, spec->hosts_cap, host);
+		char *v = plain(d, p->u.seq.head, what);
+		if (v)
+			VEC_PUSH(*out, *n, *cap, v);
 	}
 }
 
@@ -106,20 +110,38 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			continue;
 		}
 		const char *what = it->u.item.name->u.tok.text;
-		static const char *const items[] = { "operands", "first", "last", "option", "net" };
+		static const char *const items[] = { "operands", "first", "last",     "option",
+						      "net",      "read",  "write",    "recursive" };
 		int k;
-		for (k = 0; k < 5 && strcmp(what, items[k]) != 0; k++)
+		for (k = 0; k < 8 && strcmp(what, items[k]) != 0; k++)
 			;
-		if (k == 4) {
-			check_hosts(d, spec, it);
+		if (k == 7) {
+			/* `recursive;`: operands are whole trees, no option needed (rg) */
+			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
+				ERR(d, &it->loc, "syntax", "write 'recursive;'");
+			spec->recursive = true;
 			continue;
 		}
-		if (k == 5) {
+		if (k == 4) {
+			check_fixed(d, it, "a host name", "registry.npmjs.org", &spec->hosts, &spec->nhosts,
+				    &spec->hosts_cap);
+			continue;
+		}
+		if (k == 5 || k == 6) {
+			bool w = k == 6;
+			check_fixed(d, it, "a path", w ? ".git" : "~/.npmrc", w ? &spec->writes : &spec->reads,
+				    w ? &spec->nwrites : &spec->nreads,
+				    w ? &spec->writes_cap : &spec->reads_cap);
+			continue;
+		}
+		if (k == 8) {
 			struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
 					      "unknown item '%s' in a program spec", what);
-			const char *best = closest_word(what, items, 5);
+			const char *best = closest_word(what, items, 8);
 			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
-				  best ? best : "operands, first, last, option, net, subcommand");
+				  best ? best
+				       : "operands, first, last, option, net, read, write, recursive, "
+					 "subcommand");
 			continue;
 		}
 		if (!it->u.item.word || it->u.item.reason || (k < 3) != !it->u.item.patterns.n) {
@@ -154,8 +176,9 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				continue;
 			}
 			char *name = plain(d, p->u.seq.head, "an option name");
-			if (name && name[0] != '-') {
-				ERR(d, &p->loc, "bad-value", "option '%s' does not start with '-'", name);
+			if (name && name[0] != '-' && name[strlen(name) - 1] != '=') {
+				ERR(d, &p->loc, "bad-value",
+				    "option '%s' neither starts with '-' nor ends with '=' (key=value)", name);
 				free(name);
 				continue;
 			}

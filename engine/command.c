@@ -404,8 +404,10 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 	switch (role) {
 	case ROLE_READ:
 	case ROLE_SCRIPTFILE:
-		snprintf(detail, sizeof(detail), "read (%s%s)", r->prog, what);
-		add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
+		snprintf(detail, sizeof(detail), "read%s (%s%s)",
+			 r->recursive && role == ROLE_READ ? ", recursive" : "", r->prog, what);
+		add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ,
+			 r->recursive && role == ROLE_READ, detail);
 		break;
 	case ROLE_WRITE:
 		snprintf(detail, sizeof(detail), "write%s (%s%s)", r->recursive ? ", recursive" : "",
@@ -450,12 +452,36 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 	}
 }
 
+/* A path a spec says the program uses whatever its words: `write ".git";`,
+ * relative to the directory it works in, or under ~. */
+static void fixed_path(struct reading *r, const char *path, bool write)
+{
+	struct shell_part parts[2] = { { .kind = SHELL_PART_LIT, .text = path } };
+	struct shell_word sw = { .parts = parts, .nparts = 1, .start = r->c->start,
+				 .end = r->c->start };
+	if (path[0] == '~' && (path[1] == '/' || !path[1])) {
+		parts[0].kind = SHELL_PART_TILDE;
+		parts[0].text = "~";
+		parts[1].kind = SHELL_PART_LIT;
+		parts[1].text = path + 1;
+		sw.nparts = path[1] ? 2 : 1;
+	}
+	char detail[160];
+	snprintf(detail, sizeof(detail), "%s (%s uses %s)", write ? "write" : "read", r->prog, path);
+	add_path(r->out, r->env, r->dir, r->text, r->c, &sw, write ? IR_WRITE : IR_READ, false,
+		 detail);
+	/* The preview shows the path, not the command it came from. */
+	free(r->out->v[r->out->n - 1].shown);
+	r->out->v[r->out->n - 1].shown = xstrdup(path);
+}
+
 /* Read words[from..] against a spec. */
 static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 {
 	const struct shell_cmd *c = r->c;
 	const struct ir_spec *sub = prog;
 	bool ddash = false;
+	r->recursive = prog->recursive;
 	for (size_t i = from; i < c->nwords; i++) {
 		const struct shell_word *w = c->words[i];
 		const char *v = shell_word_static(w);
@@ -533,6 +559,21 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 			}
 			continue;
 		}
+		/* key=value operands a spec names as options: dd of=FILE. */
+		const char *eq = v && !ddash ? strchr(v, '=') : NULL;
+		const struct ir_option *kv = eq ? lookup(sub, prog, v, (size_t)(eq - v) + 1) : NULL;
+		if (kv) {
+			if (kv->role == ROLE_OPAQUE)
+				r->opaque = true;
+			else if (takes_arg(kv->role) && kv->role != ROLE_ARG && kv->role != ROLE_SCRIPT) {
+				struct shell_part part = { .kind = SHELL_PART_LIT, .text = eq + 1,
+							   .start = w->start, .end = w->end };
+				struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start,
+							 .end = w->end };
+				role_word(r, &sw, kv->role, "");
+			}
+			continue;
+		}
 		/* Subcommands nest: `git stash list`, `uv pip install`. */
 		if (r->nops == 0 && v) {
 			const struct ir_spec *s = NULL;
@@ -542,6 +583,7 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 						s = &sub->subs[k];
 			if (s) {
 				sub = s;
+				r->recursive = r->recursive || s->recursive;
 				continue;
 			}
 		}
@@ -575,6 +617,10 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 		role_word(r, &sw, role, ", arguments added at run time");
 	}
 	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
+		for (size_t k = 0; k < s->nreads + s->nwrites; k++) {
+			bool wr = k >= s->nreads;
+			fixed_path(r, wr ? s->writes[k - s->nreads] : s->reads[k], wr);
+		}
 		for (size_t k = 0; k < s->nhosts; k++) {
 			char detail[160];
 			snprintf(detail, sizeof(detail), "network (%s contacts it)", r->prog);

@@ -333,6 +333,12 @@ void ir_spec_free(struct ir_spec *s)
 	for (size_t i = 0; i < s->nhosts; i++)
 		free(s->hosts[i]);
 	free(s->hosts);
+	for (size_t i = 0; i < s->nreads; i++)
+		free(s->reads[i]);
+	free(s->reads);
+	for (size_t i = 0; i < s->nwrites; i++)
+		free(s->writes[i]);
+	free(s->writes);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -155,12 +155,17 @@ struct ir_spec {
 	size_t nnames;
 	enum ir_role operands, first, last;
 	bool has_first, has_last;
+	bool recursive; /* `recursive;`: operands are whole trees */
 	struct ir_option *options;
 	size_t noptions, options_cap;
 	struct ir_spec *subs;
 	size_t nsubs, subs_cap;
 	char **hosts;   /* `net "host";`: contacts made whatever the words; "*" unknown */
 	size_t nhosts, hosts_cap;
+	/* `read "path";`, `write ".git";`: paths used whatever the words,
+	 * relative to the program's working directory */
+	char **reads, **writes;
+	size_t nreads, reads_cap, nwrites, writes_cap;
 	struct loc origin;
 };
 
