@@ -286,14 +286,18 @@ static void stmt_begin(struct fmt *f, const struct ast *s)
 	new_line(f, f->indent);
 	f->cont = f->indent + 2 * INDENT;
 	f->fresh = false;
+	f->last = s->loc.start; /* a keyword comes first, and is not a token */
 }
 
-/* The ';' that ends s; a comment before it follows it. */
+/* The ';' that ends s; comments before it follow it, with no blank line
+ * (that would split a paragraph the source did not split). */
 static void stmt_end(struct fmt *f, const struct ast *s)
 {
 	uint32_t semi = s->loc.end - 1;
 	put_text(f, ";", 0);
+	f->fresh = true;
 	comments_between(f, semi);
+	f->fresh = false;
 	if (f->last < semi + 1)
 		f->last = semi + 1;
 	f->open = false;
