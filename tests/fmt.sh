@@ -30,7 +30,10 @@ ok $? "tab indentation becomes two spaces a level"
 # ---- every policy in the tree ----------------------------------------------------
 # A copy of the tree's policies is formatted in place, so that includes
 # resolve among formatted files too; then each original and its formatted
-# copy must compile to byte-identical IR.
+# copy must compile to byte-identical IR.  These hundreds of runs use the
+# binary itself even under `make check-valgrind`, which checks the golden
+# cases and the modes above and below.
+sweep=${CORDON_REAL:-$CORDON}
 tree="$tmpdir/tree"
 (cd "$srcdir" && find . -name '*.cordon' -type f | LC_ALL=C sort) > "$tmpdir/policies"
 while IFS= read -r p; do
@@ -41,14 +44,14 @@ done < "$tmpdir/policies"
 have_patch=$(command -v patch > /dev/null 2>&1 && echo yes)
 while IFS= read -r p; do
 	cd "$srcdir" || exit 1
-	if "$CORDON" fmt "$p" > "$tmpdir/f1" 2> "$tmpdir/e1"; then
-		"$CORDON" fmt - < "$tmpdir/f1" > "$tmpdir/f2" 2> "$tmpdir/e2"
+	if "$sweep" fmt "$p" > "$tmpdir/f1" 2> "$tmpdir/e1"; then
+		"$sweep" fmt - < "$tmpdir/f1" > "$tmpdir/f2" 2> "$tmpdir/e2"
 		cmp -s "$tmpdir/f1" "$tmpdir/f2"
 		ok $? "fixed point after one run: $p"
 		cp "$tmpdir/f1" "$tree/$p"
 		if [ -n "$have_patch" ]; then
 			cp "$p" "$tmpdir/patched"
-			"$CORDON" fmt --diff "$p" > "$tmpdir/d"
+			"$sweep" fmt --diff "$p" > "$tmpdir/d"
 			rc=$?
 			if cmp -s "$p" "$tmpdir/f1"; then
 				test $rc -eq 0 && test ! -s "$tmpdir/d"
@@ -60,7 +63,7 @@ while IFS= read -r p; do
 		fi
 	else
 		rc=$?
-		"$CORDON" check "$p" > /dev/null 2> "$tmpdir/e2"
+		"$sweep" check "$p" > /dev/null 2> "$tmpdir/e2"
 		test $rc -eq 1 && test ! -s "$tmpdir/f1" &&
 			test "$(head -n 1 "$tmpdir/e1")" = "$(head -n 1 "$tmpdir/e2")"
 		ok $? "a file that does not parse is refused with check's errors: $p"
@@ -70,9 +73,9 @@ done < "$tmpdir/policies"
 
 while IFS= read -r p; do
 	cd "$srcdir" || exit 1
-	"$CORDON" compile -p "$p" --emit ir --all --no-origins > "$tmpdir/ir1" 2> /dev/null || continue
+	"$sweep" compile -p "$p" --emit ir --all --no-origins > "$tmpdir/ir1" 2> /dev/null || continue
 	cd "$tree" || exit 1
-	"$CORDON" compile -p "$p" --emit ir --all --no-origins > "$tmpdir/ir2" 2> "$tmpdir/err"
+	"$sweep" compile -p "$p" --emit ir --all --no-origins > "$tmpdir/ir2" 2> "$tmpdir/err"
 	cmp -s "$tmpdir/ir1" "$tmpdir/ir2"
 	ok $? "formatted, the same IR: $p"
 done < "$tmpdir/policies"
@@ -108,6 +111,14 @@ run 1 "--diff of an unformatted file" fmt --diff messy.cordon
 check_golden out "$fmt_dir/messy.diff" "--diff prints a unified diff"
 cmp -s messy.cordon "$fmt_dir/messy.cordon"
 ok $? "--diff leaves the file alone"
+if [ -n "$have_patch" ]; then
+	mkdir p1 && cp messy.cordon p1/ && (cd p1 && "$CORDON" fmt --diff messy.cordon > ../d;
+		patch -s -p1 < ../d) && cmp -s p1/messy.cordon tidy.cordon
+	ok $? "patch -p1 applies the diff in the file's directory"
+	rm -r p1 d
+else
+	skip "patch -p1 applies the diff in the file's directory" "no patch program"
+fi
 
 printf 'cordon 1;\npreset "p" { read "/**" allow; }\ndefault "p";' > nonl.cordon
 run 1 "--diff of a file without a final newline" fmt --diff nonl.cordon
