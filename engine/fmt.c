@@ -14,6 +14,7 @@
 /* A single pattern wider than this stands outside the effect column of its
  * block, so one long path does not push every other effect to the right. */
 #define ALIGN_MAX 24
+#define COMMENT_ALIGN_MAX 60
 
 struct line {
 	unsigned indent;
@@ -560,20 +561,27 @@ static void emit_stmt(struct fmt *f, const struct ast *s, const struct align *al
 
 /* ---- output ---------------------------------------------------------------------- */
 
+static bool has_trailing_comment(const struct line *l)
+{
+	return l->code.len && line_has_comment(l);
+}
+
 /* Trailing comments on consecutive lines share a column, two spaces past
- * the longest code among them. */
+ * the longest code among them; a line with more than COMMENT_ALIGN_MAX
+ * columns of code stands apart, so that it does not push the comments of
+ * the others far to the right. */
 static void render(const struct fmt *f, struct strbuf *out)
 {
 	size_t run_end = 0;
 	unsigned column = 0;
 	for (size_t i = 0; i < f->nlines; i++) {
 		const struct line *l = &f->lines[i];
-		bool trailing = l->code.len && line_has_comment(l);
-		if (trailing && i >= run_end) {
-			column = 0;
-			for (run_end = i; run_end < f->nlines; run_end++) {
+		if (has_trailing_comment(l) && i >= run_end) {
+			column = line_width(l) + 2;
+			for (run_end = i + 1; run_end < f->nlines; run_end++) {
 				const struct line *r = &f->lines[run_end];
-				if (!r->code.len || !line_has_comment(r))
+				if (!has_trailing_comment(r) || line_width(r) > COMMENT_ALIGN_MAX ||
+				    line_width(l) > COMMENT_ALIGN_MAX)
 					break;
 				column = max_u(column, line_width(r) + 2);
 			}
