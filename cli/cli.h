@@ -20,6 +20,7 @@ struct verb {
 
 int cmd_check(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_fmt(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_explain(int argc, char **argv);

@@ -42,6 +42,23 @@ static const struct verb verbs[] = {
 	  "Exit status: 0 when no finding is an error (with --werror: no finding),\n"
 	  "1 otherwise, 2 on a usage or I/O error.\n",
 	  cmd_lint },
+	{ "fmt", "format policy files in the canonical layout",
+	  "usage: cordon fmt [--check | --diff | -w] [FILE...]\n"
+	  "\n"
+	  "Print each policy file in the one canonical layout: two spaces a block,\n"
+	  "one statement a line, rules in columns, lists longer than 80 columns one\n"
+	  "element a line; comments and the blank lines between statements kept.\n"
+	  "Without FILE, or with '-', read standard input.  A file that does not\n"
+	  "parse is never formatted: its errors are printed as `cordon check` does.\n"
+	  "\n"
+	  "  --check              print nothing; name each file that is not formatted\n"
+	  "  --diff               print a unified diff of what formatting would change\n"
+	  "  -w, --write          rewrite files in place (atomically, mode kept); a\n"
+	  "                       formatted file is left untouched\n"
+	  "\n"
+	  "Exit status: 0 when every file parsed (and, with --check or --diff, was\n"
+	  "formatted already), 1 otherwise, 2 on a usage or I/O error.\n",
+	  cmd_fmt },
 	{ "compile", "show what a preset compiles to",
 	  "usage: cordon compile [-p FILE] [--preset P | --all] --emit KIND\n"
 	  "                      [--context k=v]... [--no-origins]\n"

@@ -96,7 +96,11 @@ static void resolve_includes(struct loader *ld, struct ast *root, const struct f
 /* Register text as a file, refuse what is not a policy, parse it. */
 static struct ast *parse_text(struct loader *ld, uint32_t file)
 {
-	struct load_ctx *lc = ld->lc;
+	return load_parse(ld->lc, file, NULL);
+}
+
+struct ast *load_parse(struct load_ctx *lc, uint32_t file, struct comment_list *comments)
+{
 	const struct src_file *f = srcmgr_file(lc->sm, file);
 	if (f->len > LOAD_MAX_FILE_BYTES) {
 		const struct loc *at = f->has_include ? &f->include_loc : NULL;
@@ -120,7 +124,7 @@ static struct ast *parse_text(struct loader *ld, uint32_t file)
 			 (unsigned char)f->text[bad], bad);
 		return empty_file(lc, file);
 	}
-	return parse_file(lc->sm, file, lc->arena, lc->diags);
+	return parse_file_comments(lc->sm, file, lc->arena, lc->diags, comments);
 }
 
 static char *dir_of(const char *path)

@@ -9,6 +9,8 @@
 #include "diag.h"
 #include "source.h"
 
+struct comment_list; /* parse.h */
+
 #define LOAD_MAX_FILE_BYTES (8u << 20)
 #define LOAD_MAX_INCLUDE_DEPTH 32
 
@@ -26,5 +28,9 @@ struct ast *load_file(struct load_ctx *lc, const char *path);
  * resolve against the embedded files (see embedded.h) when base_dir is NULL. */
 struct ast *load_text(struct load_ctx *lc, const char *name, const char *base_dir,
 		      const char *text, size_t len);
+/* Parse file `file` of lc->sm on its own, its includes unread, refusing
+ * binary or oversized text as load_file does; record its comments in
+ * *comments when that is not NULL. */
+struct ast *load_parse(struct load_ctx *lc, uint32_t file, struct comment_list *comments);
 
 #endif

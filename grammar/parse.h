@@ -7,6 +7,13 @@
 #include "diag.h"
 #include "source.h"
 
+/* Where a file's comments are, in order: the parser drops them, the
+ * formatter needs them back. */
+struct comment_list {
+	struct loc *items;
+	size_t n, cap;
+};
+
 struct parse_state {
 	struct srcmgr *sm;
 	struct diag_list *diags;
@@ -22,6 +29,7 @@ struct parse_state {
 	unsigned lex_errors;
 	bool lex_error_pending; /* a lexical error since the last token */
 	uint32_t lex_error_at;
+	struct comment_list *comments; /* NULL unless the caller keeps comments */
 };
 
 #define CORDON_YYLTYPE struct loc
@@ -31,5 +39,9 @@ struct parse_state {
  * Errors go to diags. */
 struct ast *parse_file(struct srcmgr *sm, uint32_t file, struct arena *arena,
 		       struct diag_list *diags);
+/* The same, also recording every comment in *comments when it is not NULL
+ * (the caller frees comments->items). */
+struct ast *parse_file_comments(struct srcmgr *sm, uint32_t file, struct arena *arena,
+				struct diag_list *diags, struct comment_list *comments);
 
 #endif

@@ -28,7 +28,7 @@ done
 	> default.workspace-write.ctx.ir
 # Scripts that pin output made from a temporary tree accept it themselves.
 cd "$top"
-for script in tests/lower-*.sh tests/shell-decide.sh; do
+for script in tests/lower-*.sh tests/shell-decide.sh tests/fmt.sh; do
 	[ -f "$script" ] || continue
 	CORDON_ACCEPT=1 CORDON="$CORDON" srcdir="$top" builddir="$build" sh "$script" > /dev/null || true
 done

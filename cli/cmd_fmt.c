@@ -1,0 +1,271 @@
+/* cordon fmt [--check|-w|--diff] FILE...: the canonical layout of policy
+ * files, printed, checked, shown as a diff or written in place. */
+#include "config.h"
+
+#include "cli.h"
+#include "diag.h"
+#include "fmt.h"
+#include "linediff.h"
+#include "load.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum fmt_mode { MODE_PRINT, MODE_CHECK, MODE_DIFF, MODE_WRITE };
+
+static int worse(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* All of fd, up to one byte past the loader's bound so that an oversized
+ * file is refused as `cordon check` refuses it.  Returns 0 or an errno. */
+static int read_all(int fd, char **text, size_t *len)
+{
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+	for (;;) {
+		grow_array((void **)&buf, &cap, n + 65536 + 1, 1);
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			return e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > LOAD_MAX_FILE_BYTES)
+			break;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+static int read_policy(const char *path, char **text, size_t *len)
+{
+	struct stat st;
+	int err, fd;
+	if (strcmp(path, "-") == 0)
+		return read_all(STDIN_FILENO, text, len);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return errno;
+	if (fstat(fd, &st) != 0) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return EISDIR;
+	}
+	err = read_all(fd, text, len);
+	close(fd);
+	return err;
+}
+
+static int sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+/* Replace the file atomically: a temp file beside it with the same mode
+ * (and owner, where permitted), synced, renamed over it.  A symlink is
+ * followed, so the link stays and its target changes.  Returns 0, or -1
+ * after a message naming the file. */
+static int write_in_place(const char *path, const char *text, size_t len)
+{
+	char *real = realpath(path, NULL), *dir_copy = NULL, *tmp = NULL;
+	struct stat st;
+	int fd = -1, rc = -1;
+	const char *step = "cannot resolve";
+
+	if (!real || stat(real, &st) != 0)
+		goto out;
+	dir_copy = xstrdup(real);
+	const char *dir = dirname(dir_copy);
+	tmp = xasprintf("%s/.%s.fmt-XXXXXX", dir, real + strlen(dir) + (strcmp(dir, "/") != 0));
+	step = "cannot create a temporary file for";
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	step = "cannot write";
+	for (size_t done = 0; done < len;) {
+		ssize_t w = write(fd, text + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			goto out;
+		done += (size_t)w;
+	}
+	/* Only root may give the file back to another owner; others keep
+	 * their own files, so an EPERM here changes nothing. */
+	if (fchown(fd, st.st_uid, st.st_gid) != 0 && errno != EPERM)
+		goto out;
+	if (fchmod(fd, st.st_mode & 07777) != 0 || fsync(fd) != 0)
+		goto out;
+	step = "cannot close";
+	rc = close(fd);
+	fd = -1;
+	if (rc != 0)
+		goto out;
+	step = "cannot replace";
+	rc = rename(tmp, real);
+	if (rc != 0)
+		goto out;
+	free(tmp);
+	tmp = NULL;
+	/* The rename is durable once the directory is. */
+	step = "cannot sync the directory of";
+	rc = sync_dir(dir);
+out:
+	if (rc != 0)
+		fprintf(stderr, "cordon: %s '%s': %s\n", step, path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
+	free(dir_copy);
+	free(real);
+	return rc;
+}
+
+/* Format one file in the given mode; returns its exit status. */
+static int fmt_one(const char *path, enum fmt_mode mode)
+{
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	struct srcmgr sm;
+	struct diag_list diags;
+	struct arena arena;
+	char *text, *out;
+	size_t len, out_len;
+	int err = read_policy(path, &text, &len), status = EXIT_OK;
+
+	if (err) {
+		fprintf(stderr, "cordon: cannot read '%s': %s\n", name, strerror(err));
+		return EXIT_USAGE;
+	}
+	srcmgr_init(&sm);
+	diag_init(&diags);
+	arena_init(&arena);
+	struct load_ctx lc = { &sm, &diags, &arena, false };
+	uint32_t file = srcmgr_add(&sm, name, strcmp(path, "-") ? path : NULL, text, len, NULL);
+	out = fmt_file(&lc, file, &out_len);
+	if (!out) {
+		/* Never formatted, never written: the errors, as `cordon check`. */
+		diag_sort(&diags);
+		diag_print(stderr, &sm, &diags);
+		status = EXIT_POLICY;
+		goto done;
+	}
+	const struct src_file *sf = srcmgr_file(&sm, file);
+	bool formatted = out_len == sf->len && memcmp(out, sf->text, out_len) == 0;
+	switch (mode) {
+	case MODE_PRINT:
+		fwrite(out, 1, out_len, stdout);
+		break;
+	case MODE_CHECK:
+		if (!formatted) {
+			fprintf(stderr, "%s: not formatted\n", name);
+			status = EXIT_POLICY;
+		}
+		break;
+	case MODE_DIFF:
+		if (!formatted) {
+			struct strbuf d;
+			char *a = xasprintf("a/%s", name), *b = xasprintf("b/%s", name);
+			sb_init(&d);
+			linediff_unified(&d, a, sf->text, sf->len, b, out, out_len);
+			fwrite(d.buf, 1, d.len, stdout);
+			sb_free(&d);
+			free(a);
+			free(b);
+			status = EXIT_POLICY;
+		}
+		break;
+	case MODE_WRITE:
+		if (!formatted && write_in_place(path, out, out_len) != 0)
+			status = EXIT_USAGE;
+		break;
+	}
+	free(out);
+done:
+	arena_free(&arena);
+	diag_free(&diags);
+	srcmgr_free(&sm);
+	return status;
+}
+
+int cmd_fmt(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "check", no_argument, NULL, 'c' },
+		{ "diff", no_argument, NULL, 'd' },
+		{ "write", no_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const flags[] = {
+		[MODE_CHECK] = "--check", [MODE_DIFF] = "--diff", [MODE_WRITE] = "-w",
+	};
+	enum fmt_mode mode = MODE_PRINT;
+	int c, status = EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+hw", opts, NULL)) != -1) {
+		enum fmt_mode m;
+		switch (c) {
+		case 'h':
+			return cli_help("fmt");
+		case 'c':
+			m = MODE_CHECK;
+			break;
+		case 'd':
+			m = MODE_DIFF;
+			break;
+		case 'w':
+			m = MODE_WRITE;
+			break;
+		default:
+			return cli_usage_error("fmt", "unknown option");
+		}
+		if (mode != MODE_PRINT && mode != m)
+			return cli_usage_error("fmt", "%s and %s cannot be used together", flags[mode],
+					       flags[m]);
+		mode = m;
+	}
+	if (mode == MODE_WRITE) {
+		if (optind >= argc)
+			return cli_usage_error("fmt", "-w needs the files to rewrite");
+		for (int i = optind; i < argc; i++)
+			if (strcmp(argv[i], "-") == 0)
+				return cli_usage_error("fmt", "-w cannot rewrite standard input");
+	}
+	if (optind >= argc)
+		status = fmt_one("-", mode);
+	for (int i = optind; i < argc; i++)
+		status = worse(status, fmt_one(argv[i], mode));
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "cordon: cannot write the output: %s\n", strerror(errno));
+		status = EXIT_USAGE;
+	}
+	return status;
+}
