@@ -69,12 +69,12 @@ else
 	ok $? "cordon.pc carries the version of the binary"
 	# shellcheck disable=SC2086
 	${CC:-cc} -std=c11 -Wall -Wextra -Werror $cflags -o "$tmpdir/use-libcordon" \
-		"$srcdir/tests/install/use-libcordon.c" $libs > "$tmpdir/cc.log" 2>&1
+		"$srcdir/tests/host/use-libcordon.c" $libs > "$tmpdir/cc.log" 2>&1
 	ok $? "a program compiles and links with \$(pkg-config --cflags --libs cordon)"
 	diag < "$tmpdir/cc.log"
 	# shellcheck disable=SC2086
 	${CC:-cc} -std=c11 $cflags -o "$tmpdir/use-libcordon-static" \
-		"$srcdir/tests/install/use-libcordon.c" $static_libs > "$tmpdir/cc.log" 2>&1
+		"$srcdir/tests/host/use-libcordon.c" $static_libs > "$tmpdir/cc.log" 2>&1
 	ok $? "and with \$(pkg-config --static --libs cordon)"
 	diag < "$tmpdir/cc.log"
 	unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
