@@ -53,10 +53,11 @@ diag < "$tmpdir/includes"
 
 # A program of an agent host, linked through pkg-config.
 share=$(dirname "$(find_one '*/share/cordon/default.cordon')")
+: "${CORDON_TEST_CC:=cc}"
 if ! command -v "${PKG_CONFIG:-pkg-config}" > /dev/null; then
 	skip "a program builds against the installed library" "pkg-config is missing"
-elif ! command -v "${CC:-cc}" > /dev/null; then
-	skip "a program builds against the installed library" "no C compiler (${CC:-cc})"
+elif ! command -v "${CORDON_TEST_CC%% *}" > /dev/null; then
+	skip "a program builds against the installed library" "no C compiler ($CORDON_TEST_CC)"
 else
 	PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$dest
 	export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
@@ -68,12 +69,12 @@ else
 	[ "$(${PKG_CONFIG:-pkg-config} --modversion cordon)" = "$("$bin" --version | sed -n 's/^cordon \([^ ]*\).*/\1/p')" ]
 	ok $? "cordon.pc carries the version of the binary"
 	# shellcheck disable=SC2086
-	${CC:-cc} -std=c11 -Wall -Wextra -Werror $cflags -o "$tmpdir/use-libcordon" \
+	$CORDON_TEST_CC $CORDON_TEST_CFLAGS -std=c11 -Wall -Wextra -Werror $cflags -o "$tmpdir/use-libcordon" \
 		"$srcdir/tests/host/use-libcordon.c" $libs > "$tmpdir/cc.log" 2>&1
 	ok $? "a program compiles and links with \$(pkg-config --cflags --libs cordon)"
 	diag < "$tmpdir/cc.log"
 	# shellcheck disable=SC2086
-	${CC:-cc} -std=c11 $cflags -o "$tmpdir/use-libcordon-static" \
+	$CORDON_TEST_CC $CORDON_TEST_CFLAGS -std=c11 $cflags -o "$tmpdir/use-libcordon-static" \
 		"$srcdir/tests/host/use-libcordon.c" $static_libs > "$tmpdir/cc.log" 2>&1
 	ok $? "and with \$(pkg-config --static --libs cordon)"
 	diag < "$tmpdir/cc.log"
