@@ -1,12 +1,30 @@
 # bash completion for cordon                                  -*- shell-script -*-
 #
-# Verbs, each verb's options, and their values: preset names come from the
-# policy given with -p/--policy (or the installed or embedded one), lint
-# check ids from `cordon lint --list-checks`.  Needs nothing from the
-# bash-completion package.
+# Verbs and each verb's options come from the help of the cordon being
+# completed, so a new verb or option completes without an edit here; the
+# values of options are known here: preset names from the policy given with
+# -p/--policy (or the installed or embedded one), lint check ids from
+# `cordon lint --list-checks`, emit kinds, context names.  Needs nothing from
+# the bash-completion package.
 #
 # compgen prints one word a line; file names are split at newlines only.
 # shellcheck disable=SC2207
+
+# The verbs of `cordon --help`, one a line.
+_cordon_verbs()
+{
+	"$1" --help 2> /dev/null | sed -n '/^Verbs:$/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'
+}
+
+# The options of `cordon VERB --help`: those in its usage lines and those
+# that start an option line ("  -p, --policy FILE   ...").
+_cordon_options()
+{
+	"$1" "$2" --help 2> /dev/null |
+		sed -n -e '/^ *\(usage:\|cordon \|\[\)/p' \
+			-e 's/^ *\(-[-a-z]*\(, --[a-z][-a-z]*\)\{0,1\}\).*/\1/p' |
+		grep -oE -- '(^|[[ ])--?[a-z][a-z-]*' | sed 's/^[[ ]//' | sort -u
+}
 
 # The preset names of the policy on the command line, one a line.
 _cordon_presets()
@@ -41,7 +59,6 @@ _cordon()
 	# A cordon that is not on $PATH as typed (~/bin/cordon): use the one that is.
 	[[ $cordon == */* && -x $cordon ]] || cordon=cordon
 
-	local verbs="check lint compile eval explain test run probe help"
 	local contexts="workspace= cwd= home= tmp= agent_dir= session_dir= user="
 	local emits="ir json bwrap bwrap-args landlock seccomp seccomp-bpf sbpl sbpl-argv"
 	local ops="read write exec net tool"
@@ -74,7 +91,7 @@ _cordon()
 	policy=${policy/#\~/$HOME}
 
 	if [[ -z $verb ]]; then
-		COMPREPLY=($(compgen -W "$verbs --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_cordon_verbs "$cordon") help --help --version" -- "$cur"))
 		return 0
 	fi
 
@@ -116,29 +133,16 @@ _cordon()
 		;;
 	esac
 
-	local opts
-	case $verb in
-	check | test) opts="--help" ;;
-	lint) opts="--format --werror --disable --enable --list-checks --help" ;;
-	compile) opts="-p --policy --preset --all --emit --context --no-origins --help" ;;
-	eval) opts="-p --policy --preset --context --json --stdin --escalate --help" ;;
-	explain) opts="-p --policy --preset --context --escalate --help" ;;
-	run) opts="-p --policy --preset --workspace --cwd --context --timeout --max-output
-		--output-file --shell --approved --help --" ;;
-	probe) opts="--json --help" ;;
-	help)
-		((operands == 0)) && COMPREPLY=($(compgen -W "$verbs" -- "$cur"))
+	if [[ $verb == help ]]; then
+		((operands == 0)) && COMPREPLY=($(compgen -W "$(_cordon_verbs "$cordon")" -- "$cur"))
 		return 0
-		;;
-	*) return 0 ;;
-	esac
-
+	fi
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_cordon_options "$cordon" "$verb") --help" -- "$cur"))
+		[[ $verb == run ]] && COMPREPLY+=($(compgen -W "--" -- "$cur"))
 		return 0
 	fi
 	case $verb in
-	check | lint | test) _cordon_files "$cur" policy ;;
 	eval | explain)
 		if ((operands == 0)); then
 			COMPREPLY=($(compgen -W "$ops" -- "$cur"))
@@ -146,6 +150,8 @@ _cordon()
 			_cordon_files "$cur" any
 		fi
 		;;
+	run | probe) ;;
+	*) _cordon_files "$cur" policy ;; # check, lint, test: policy files
 	esac
 	return 0
 }

@@ -24,7 +24,7 @@ complete_line() {
 		COMP_LINE="$*"
 		COMP_POINT=${#COMP_LINE}
 		_cordon cordon "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
-		printf "%s\n" "${COMPREPLY[@]}" | sort' bash "$srcdir" "$CORDON_REAL" "$@"
+		printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort' bash "$srcdir" "${COMPLETE_AS:-$CORDON_REAL}" "$@"
 }
 
 expect() { # expect DESCRIPTION WANTED WORDS...: WANTED is the completions, space-separated
@@ -64,8 +64,25 @@ got=$(complete_line run --preset read-only -- ech)
 echo "$got" | grep -qx echo
 ok $? "after run --, commands"
 
+# Verbs and options come from the help of the cordon being completed: a verb
+# this file has never heard of completes, with its options.
+mkdir "$tmpdir/other"
+cat > "$tmpdir/other/cordon" <<'SH'
+#!/bin/sh
+case "$1 $2" in
+"--help ") printf 'usage: cordon VERB\n\nVerbs:\n  check      parse\n  frobnicate turn knobs\n' ;;
+"frobnicate --help") printf 'usage: cordon frobnicate [--knob N] [-q] FILE...\n\n  --dry-run    change nothing\n  -v, --verbose  say more\n' ;;
+esac
+SH
+chmod +x "$tmpdir/other/cordon"
+COMPLETE_AS=$tmpdir/other/cordon
+expect "a verb from the help of the cordon completed" "frobnicate" fr
+expect "its options, from its usage and option lines" "--dry-run --help --knob --verbose -q -v" frobnicate -
+expect "its operands are policy files" "$tmpdir/files/a.cordon" frobnicate "$tmpdir/files/a"
+COMPLETE_AS=
+
 # The completion knows every verb and every option the binary documents.
-"$CORDON" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' | sort > "$tmpdir/verbs"
+"$CORDON" --help | sed -n '/^Verbs:$/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' | LC_ALL=C sort > "$tmpdir/verbs"
 complete_line "" | grep -v '^-' | grep -vx help > "$tmpdir/completed"
 cmp -s "$tmpdir/verbs" "$tmpdir/completed"
 ok $? "the verbs of cordon --help are the verbs completed"

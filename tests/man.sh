@@ -28,7 +28,7 @@ fi
 
 # The verbs and options, as the roff source spells them (\- for -).
 sed 's/\\-/-/g' "$man1" > "$tmpdir/cordon.1"
-"$CORDON" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' > "$tmpdir/verbs"
+"$CORDON" --help | sed -n '/^Verbs:$/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' > "$tmpdir/verbs"
 while read -r verb; do
 	grep -q "^\.SS cordon $verb\( \|$\)" "$tmpdir/cordon.1"
 	ok $? "cordon.1 has a section for cordon $verb"
