@@ -31,13 +31,14 @@ helper=$(find_one '*/libexec/cordon/cordon-exec')
 [ -n "$helper" ] && [ -x "$helper" ]
 ok $? "the cordon-exec helper is installed under libexec/cordon"
 for f in '*/lib/libcordon.a' '*/include/cordon.h' '*/man1/cordon.1' '*/man5/cordon.policy.5' \
-	'*/bash-completion/completions/cordon' '*/share/cordon/default.cordon'; do
+	'*/bash-completion/completions/cordon'; do
 	[ -n "$(find_one "$f")" ]
 	ok $? "installed: $f"
 done
-for f in "$srcdir"/rules/examples/*.cordon; do
-	[ -n "$(find_one "*/share/cordon/examples/$(basename "$f")")" ]
-	ok $? "installed: example $(basename "$f")"
+for f in "$srcdir"/rules/*.cordon "$srcdir"/rules/examples/*.cordon; do
+	rel=${f#"$srcdir"/rules/}
+	[ -n "$(find_one "*/share/cordon/$rel")" ]
+	ok $? "installed: policy $rel"
 done
 
 lib=$(find_one '*/lib/libcordon.a')
@@ -108,10 +109,10 @@ else
 fi
 
 # The installed binary on the installed policies.
-"$bin" check "$share/default.cordon" "$share"/examples/*.cordon > "$tmpdir/out" 2>&1
+"$bin" check "$share"/*.cordon "$share"/examples/*.cordon > "$tmpdir/out" 2>&1
 ok $? "the installed cordon checks the installed policies"
 diag < "$tmpdir/out"
-"$bin" test "$share/default.cordon" "$share"/examples/*.cordon > "$tmpdir/out" 2>&1
+"$bin" test "$share"/*.cordon "$share"/examples/*.cordon > "$tmpdir/out" 2>&1
 status=$?
 ok $status "their test blocks pass under the installed cordon ($(grep -c '^ok' "$tmpdir/out") expectations)"
 [ $status -eq 0 ] || grep -v '^ok' "$tmpdir/out" | diag
