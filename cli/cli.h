@@ -26,6 +26,10 @@ int cmd_explain(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_write(int argc, char **argv);
+int cmd_edit(int argc, char **argv);
+int cmd_approve(int argc, char **argv);
 
 /* Print "cordon: message" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -105,7 +105,9 @@ static void print_text(const cordon_decision *d)
 		enum cordon_effect e;
 		const char *target, *rule;
 		cordon_decision_operation(d, i, &op, &target, &e, NULL, &rule);
-		printf("  %s %s: %s%s%s\n", cordon_op_name(op), target, cordon_effect_name(e),
+		const char *detail = cordon_decision_operation_detail(d, i);
+		printf("  %s %s%s%s%s: %s%s%s\n", cordon_op_name(op), target, detail ? " [" : "",
+		       detail ? detail : "", detail ? "]" : "", cordon_effect_name(e),
 		       rule ? " by " : "", rule ? rule : "");
 	}
 }

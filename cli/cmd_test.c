@@ -1,28 +1,58 @@
-/* cordon test FILE...: run the policies' test blocks, print TAP. */
+/* cordon test [--coverage [--threshold N]] FILE...: run the policies' test
+ * blocks, print TAP, and optionally which rules the expectations exercised. */
 #include "config.h"
 
 #include "cli.h"
+#include "policy_test.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int cmd_test(int argc, char **argv)
 {
+	enum { OPT_COVERAGE = 256, OPT_THRESHOLD };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "coverage", no_argument, NULL, OPT_COVERAGE },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t n = 0, failed = 0;
 	int c, status = EXIT_OK;
+	bool coverage = false, has_threshold = false;
+	double threshold = 0, total;
+	char *end;
+	struct coverage cov;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (c == 'h')
+		switch (c) {
+		case 'h':
 			return cli_help("test");
-		return cli_usage_error("test", "unknown option");
+		case OPT_COVERAGE:
+			coverage = true;
+			break;
+		case OPT_THRESHOLD:
+			threshold = strtod(optarg, &end);
+			if (end == optarg || *end || !isfinite(threshold) || threshold < 0 ||
+			    threshold > 100)
+				return cli_usage_error("test",
+						       "--threshold expects a percentage from 0 to 100, "
+						       "not '%s'",
+						       optarg);
+			has_threshold = true;
+			break;
+		default:
+			return cli_usage_error("test", "unknown option");
+		}
 	}
+	if (has_threshold && !coverage)
+		return cli_usage_error("test", "--threshold needs --coverage");
 	if (optind >= argc)
 		return cli_usage_error("test", "no policy file given");
+	coverage_init(&cov);
 	for (int i = optind; i < argc; i++) {
 		cordon_policy *p = cordon_policy_load_file(argv[i]);
 		if (cordon_policy_error_count(p)) {
@@ -33,13 +63,25 @@ int cmd_test(int argc, char **argv)
 				status = EXIT_USAGE;
 		} else {
 			size_t before = n;
-			failed += cordon_policy_run_tests(p, stdout, &n);
+			if (coverage)
+				coverage_add_policy(&cov, p);
+			failed += policy_run_tests(p, stdout, &n, coverage ? &cov : NULL);
 			if (n == before)
 				printf("# %s has no test blocks\n", argv[i]);
 		}
 		cordon_policy_free(p);
 	}
 	printf("1..%zu\n", n);
+	if (coverage) {
+		total = coverage_finish(&cov);
+		coverage_print(stdout, &cov);
+		if (has_threshold && total < threshold) {
+			printf("# coverage %.1f%% is below the threshold of %g%%\n", total, threshold);
+			if (status == EXIT_OK)
+				status = EXIT_POLICY;
+		}
+	}
+	coverage_free(&cov);
 	if (status == EXIT_OK && failed)
 		status = EXIT_POLICY;
 	return status;

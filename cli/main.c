@@ -15,8 +15,9 @@ static const struct verb verbs[] = {
 	{ "check", "parse and check policy files",
 	  "usage: cordon check FILE...\n"
 	  "\n"
-	  "Parse and check each policy file and the files it includes. Every error is\n"
-	  "reported, GCC style, with the source line and a caret.\n"
+	  "Parse and check each policy file and the files it includes, and prove its\n"
+	  "'assert never' statements over its presets. Every error is reported, GCC\n"
+	  "style, with the source line and a caret.\n"
 	  "\n"
 	  "Exit status: 0 when every file is valid, 1 when a policy has errors,\n"
 	  "2 on a usage or I/O error (a file that cannot be read).\n",
@@ -86,12 +87,42 @@ static const struct verb verbs[] = {
 	  "rule with its specificity and whether it matched, and the winner.\n",
 	  cmd_explain },
 	{ "test", "run a policy's test blocks (TAP)",
-	  "usage: cordon test FILE...\n"
+	  "usage: cordon test [--coverage [--threshold N]] FILE...\n"
 	  "\n"
 	  "Run the test blocks of each policy and print TAP: one line for each\n"
 	  "expectation, with its location and the actual decision on failure.\n"
-	  "Exit status: 0 when every expectation holds, 1 otherwise.\n",
+	  "\n"
+	  "  --coverage           after the plan, report (as TAP comments) how many\n"
+	  "                       rules decided at least one expectation, per file and\n"
+	  "                       in total, and list the rules none did\n"
+	  "  --threshold N        exit 1 when total coverage is below N percent\n"
+	  "\n"
+	  "Exit status: 0 when every expectation holds (and coverage reaches the\n"
+	  "threshold), 1 otherwise, 2 on a usage or I/O error.\n",
 	  cmd_test },
+	{ "diff", "show what a policy change widens or narrows",
+	  "usage: cordon diff [--preset P | --all] [--format text|json] [--fail-on-widen]\n"
+	  "                   [--context k=v]... OLD NEW\n"
+	  "\n"
+	  "Compare what two versions of a policy grant.  Both are asked the same\n"
+	  "requests (every path, host, command and tool their rules name, children\n"
+	  "of each, and well-known places such as credentials and /etc); a request\n"
+	  "whose decision changed is shown with both deciding rules.  Settings,\n"
+	  "protections, the environment and the bubblewrap plan are compared too.\n"
+	  "Each change is widened, narrowed or changed.\n"
+	  "\n"
+	  "  --preset P           one preset (default: every preset of either file)\n"
+	  "  --all                every preset (the default)\n"
+	  "  --format F           text (the default) or json\n"
+	  "  --fail-on-widen      exit 1 when anything widened\n"
+	  "  --context k=v        override the fixed context: workspace=/ws, cwd=/ws,\n"
+	  "                       home=/home/u, tmp=/tmp/t, agent_dir=/home/u/.cordon,\n"
+	  "                       session_dir=/home/u/.cordon/s, user=u\n"
+	  "\n"
+	  "Exit status: 0 when the diff was made (with --fail-on-widen: and nothing\n"
+	  "widened), 1 when a policy has errors or, with --fail-on-widen, something\n"
+	  "widened, 2 on a usage or I/O error.\n",
+	  cmd_diff },
 	{ "run", "run a command under a preset's sandbox",
 	  "usage: cordon run [-p FILE] [--preset P] [--workspace DIR] [--cwd DIR]\n"
 	  "                  [--context k=v]... [--timeout SECONDS] [--max-output BYTES]\n"
@@ -120,6 +151,47 @@ static const struct verb verbs[] = {
 	  "user namespaces, the Landlock ABI, seccomp, and the cordon-exec helper.\n"
 	  "Exit status 0 when all work, 125 otherwise.\n",
 	  cmd_probe },
+	{ "write", "write a file through the policy",
+	  "usage: cordon write [-p FILE] [--preset P] [--context k=v]... [--approval ID] PATH < CONTENT\n"
+	  "\n"
+	  "Decide a write of PATH (its canonical form: symlinks resolved), then replace\n"
+	  "it with standard input safely: the directory is opened without following\n"
+	  "symlinks, the content goes to a temp file beside the target and is renamed\n"
+	  "over it after a recheck.  New files are 0600; a replaced file keeps its\n"
+	  "permission bits.  See docs/mutation.md.\n"
+	  "\n"
+	  "  --approval ID        an approval from 'cordon approve write', used once\n"
+	  "\n"
+	  "Exit status: 0 written; 1 denied, the approval void, or the target changed\n"
+	  "during the write; 3 the write needs approval; 2 on a usage or I/O error.\n",
+	  cmd_write },
+	{ "edit", "replace exact text in a file through the policy",
+	  "usage: cordon edit [-p FILE] [--preset P] [--context k=v]... [--approval ID]\n"
+	  "                   PATH --old STRING --new STRING [--all]\n"
+	  "\n"
+	  "Replace the bytes of --old with --new in PATH, decided and written as\n"
+	  "'cordon write' does.  --old must occur exactly once, or at least once with\n"
+	  "--all (every occurrence is replaced); otherwise nothing changes.\n"
+	  "\n"
+	  "Exit status: 0 edited; 1 denied, no or an ambiguous match, the approval void,\n"
+	  "or the file changed meanwhile; 3 the edit needs approval; 2 on a usage or\n"
+	  "I/O error.\n",
+	  cmd_edit },
+	{ "approve", "issue a one-call approval for a write or an edit",
+	  "usage: cordon approve [-p FILE] [--preset P] [--context k=v]... [--ttl SECONDS]\n"
+	  "                      write PATH < CONTENT\n"
+	  "       cordon approve [OPTIONS] edit PATH --old STRING --new STRING [--all]\n"
+	  "\n"
+	  "When the policy asks about this write, issue an approval for exactly it: the\n"
+	  "canonical target, the arguments, the SHA-256 of the content, the preset and\n"
+	  "the identities of the target and its directory.  The approval id is printed\n"
+	  "on the last line; 'cordon write --approval ID' uses it once.  It is kept in\n"
+	  "SESSION_DIR/approvals and expires after --ttl seconds (default 600).\n"
+	  "\n"
+	  "Exit status: 0 issued, or no approval needed (the write is allowed; nothing\n"
+	  "on standard output); 1 denied (a deny or a protected path is never\n"
+	  "approvable); 2 on a usage or I/O error.\n",
+	  cmd_approve },
 };
 
 static void usage(FILE *out)

@@ -56,6 +56,8 @@ static const char *const kind_names[] = {
 	[AST_DEFAULT] = "default",
 	[AST_PROGRAM] = "program",
 	[AST_SUBCOMMAND] = "subcommand",
+	[AST_ASSERT] = "assert",
+	[AST_ASSERT_CLAUSE] = "assert-clause",
 	[AST_PATTERN] = "pattern",
 	[AST_LIST] = "list",
 	[AST_ASSIGN] = "assign",
@@ -133,6 +135,17 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 	case AST_SUBCOMMAND:
 		dump_seq(out, &n->u.prog.names, depth + 1);
 		dump_seq(out, &n->u.prog.body, depth + 1);
+		break;
+	case AST_ASSERT:
+		ast_dump(out, n->u.assertion.mode, depth + 1);
+		ast_dump(out, n->u.assertion.op, depth + 1);
+		dump_seq(out, &n->u.assertion.patterns, depth + 1);
+		ast_dump(out, n->u.assertion.clause, depth + 1);
+		break;
+	case AST_ASSERT_CLAUSE:
+		ast_dump(out, n->u.clause.word, depth + 1);
+		dump_seq(out, &n->u.clause.values, depth + 1);
+		ast_dump(out, n->u.clause.reason, depth + 1);
 		break;
 	case AST_TEST_EXPECT:
 		ast_dump(out, n->u.expect.effect, depth + 1);

@@ -28,6 +28,8 @@ enum ast_kind {
 	AST_DEFAULT,   /* default "name"; */
 	AST_PROGRAM,   /* program "name", ... { items, subcommands } */
 	AST_SUBCOMMAND, /* subcommand "name", ... { items } */
+	AST_ASSERT,    /* assert never OP patterns [in "p", ...] ["why"]; */
+	AST_ASSERT_CLAUSE, /* in "p", ... ["why"] */
 	AST_PATTERN,   /* juxtaposed atoms: "git push" /--force/ */
 	AST_LIST,      /* [ "a", "b" ] */
 	AST_ASSIGN,    /* name = value */
@@ -72,6 +74,16 @@ struct ast {
 		struct {
 			struct ast *effect, *op, *target; /* IDENT, IDENT, PATTERN */
 		} expect;
+		struct {
+			struct ast *mode, *op;   /* IDENT, IDENT */
+			struct ast_seq patterns; /* PATTERN; the last may end in the reason */
+			struct ast *clause;      /* ASSERT_CLAUSE or NULL */
+		} assertion;
+		struct {
+			struct ast *word;        /* IDENT */
+			struct ast_seq values;   /* STRING */
+			struct ast *reason;      /* STRING or NULL */
+		} clause;                        /* ASSERT_CLAUSE */
 		struct {
 			struct ast_seq names; /* STRING */
 			struct ast_seq body;  /* ITEM, SUBCOMMAND */

@@ -53,6 +53,8 @@ struct checker {
 	size_t npresets, presets_cap;
 	struct ast **tests;
 	size_t ntests, tests_cap;
+	struct ast **asserts;
+	size_t nasserts, asserts_cap;
 	struct ast *default_node;
 };
 
@@ -923,6 +925,9 @@ static void walk_statements(struct checker *c, const struct ast *file)
 		case AST_TEST:
 			VEC_PUSH(c->tests, c->ntests, c->tests_cap, s);
 			break;
+		case AST_ASSERT:
+			VEC_PUSH(c->asserts, c->nasserts, c->asserts_cap, s);
+			break;
 		case AST_PROGRAM:
 			check_program(c->d, c->ir, s);
 			break;
@@ -1188,6 +1193,78 @@ static void check_preset_ref(struct checker *c, const struct ast *str, const cha
 	*out = name;
 }
 
+static void add_assert_pattern(struct checker *c, void *varg, struct ir_pattern pat, struct loc at)
+{
+	struct check_assert *a = varg;
+	(void)c;
+	VEC_PUSH(a->pats, a->npats, a->pats_cap, pat);
+	grow_array((void **)&a->pat_locs, &a->locs_cap, a->npats, sizeof(*a->pat_locs));
+	a->pat_locs[a->npats - 1] = at;
+}
+
+/* assert never OP patterns [in "p", ...] ["why"]; into *out.  False when
+ * the statement has errors (they are reported). */
+static bool check_assert_node(struct checker *c, const struct ast *node, struct check_assert *out)
+{
+	static const char *const modes[] = { "never" };
+	static const char *const clauses[] = { "in" };
+	const struct ast *mode = node->u.assertion.mode, *op = node->u.assertion.op;
+	const struct ast *clause = node->u.assertion.clause, *reason = NULL;
+	const struct ast *last = node->u.assertion.patterns.tail;
+	struct ast trimmed;
+	size_t errors = c->d->nerrors;
+	int o;
+
+	memset(out, 0, sizeof(*out));
+	out->loc = node->loc;
+	if (lookup(mode->u.tok.text, modes, ARRAY_SIZE(modes)) < 0) {
+		struct diag *d = ERR(c, &mode->loc, "syntax", "unknown assertion '%s'", mode->u.tok.text);
+		diag_hint(d, "write 'assert never OP PATTERN;'");
+	}
+	/* No pattern ends in a second string: that string is the reason. */
+	if (last->u.seq.n == 2 && last->u.seq.tail->kind == AST_STRING) {
+		reason = last->u.seq.tail;
+		trimmed = *last;
+		trimmed.u.seq.n = 1;
+		trimmed.u.seq.tail = trimmed.u.seq.head;
+		trimmed.loc.end = trimmed.u.seq.head->loc.end;
+		if (clause) {
+			struct diag *d = ERR(c, &reason->loc, "syntax",
+					     "an assertion's reason comes last, after the presets");
+			diag_hint(d, "write 'assert never OP PATTERN in \"PRESET\" \"REASON\";'");
+		}
+	}
+	o = lookup(op->u.tok.text, ir_op_names, IR_OP_COUNT);
+	if (o < 0) {
+		struct diag *d = ERR(c, &op->loc, "unknown-operation", "unknown operation '%s'",
+				     op->u.tok.text);
+		hint_closest(d, op->u.tok.text, ir_op_names, IR_OP_COUNT);
+	} else {
+		out->op = (enum ir_op)o;
+		for (const struct ast *p = node->u.assertion.patterns.head; p; p = p->next)
+			lower_pattern(c, o, p == last && reason ? &trimmed : p, add_assert_pattern, out);
+	}
+	if (clause) {
+		const struct ast *word = clause->u.clause.word;
+		if (lookup(word->u.tok.text, clauses, ARRAY_SIZE(clauses)) < 0) {
+			struct diag *d = ERR(c, &word->loc, "syntax", "unknown assertion clause '%s'",
+					     word->u.tok.text);
+			diag_hint(d, "name the presets with 'in \"PRESET\", ...'");
+		}
+		for (const struct ast *v = clause->u.clause.values.head; v; v = v->next) {
+			char *name = NULL;
+			check_preset_ref(c, v, "assert", &name);
+			if (name)
+				VEC_PUSH(out->presets, out->npresets, out->presets_cap, name);
+		}
+		if (clause->u.clause.reason)
+			reason = clause->u.clause.reason;
+	}
+	if (reason)
+		out->reason = decode_string(c, reason, true);
+	return c->d->nerrors == errors;
+}
+
 static void check_test(struct checker *c, const struct ast *node)
 {
 	struct ir_test t = { .loc = node->loc };
@@ -1323,6 +1400,23 @@ size_t check_policy(struct srcmgr *sm, struct diag_list *diags, struct ast *root
 	if (c.default_node)
 		check_preset_ref(&c, c.default_node->u.one.value, "default", &ir->default_preset);
 	sort_items(ir->presets, ir->npresets, sizeof(*ir->presets), preset_cmp);
+
+	/* Assertions hold over the finished presets; a policy with errors has
+	 * no finished presets to hold them over. */
+	struct check_assert *asserts = xcalloc(c.nasserts + 1, sizeof(*asserts));
+	size_t nasserts = 0;
+	bool sound = diags->nerrors == before;
+	for (size_t i = 0; i < c.nasserts; i++)
+		if (check_assert_node(&c, c.asserts[i], &asserts[nasserts]))
+			nasserts++;
+		else
+			check_assert_free(&asserts[nasserts]);
+	if (sound && diags->nerrors == before)
+		check_asserts(diags, ir, asserts, nasserts);
+	for (size_t i = 0; i < nasserts; i++)
+		check_assert_free(&asserts[i]);
+	free(asserts);
+	free(c.asserts);
 
 	for (size_t i = 0; i < c.npresets; i++) {
 		scope_free(c.presets[i]);

@@ -14,6 +14,25 @@
 void check_program(struct diag_list *d, struct ir_policy *ir, const struct ast *node);
 void check_programs_done(struct ir_policy *ir);
 
+/* An `assert never` statement, checked and lowered (check.c), to be
+ * analysed against the flattened presets (check_assert.c). */
+struct check_assert {
+	enum ir_op op;
+	struct ir_pattern *pats;
+	struct loc *pat_locs;
+	size_t npats, pats_cap, locs_cap;
+	char **presets;       /* the presets it names; none: every preset */
+	size_t npresets, presets_cap;
+	char *reason;         /* or NULL */
+	struct loc loc;
+};
+
+/* Report every rule of a named preset that lets the assertion's operation
+ * through on something its patterns match. */
+void check_asserts(struct diag_list *d, const struct ir_policy *ir, const struct check_assert *a,
+		   size_t n);
+void check_assert_free(struct check_assert *a);
+
 /* Fills ir; returns the number of errors found. */
 size_t check_policy(struct srcmgr *sm, struct diag_list *diags, struct ast *root,
 		    struct ir_policy *ir);

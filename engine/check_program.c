@@ -18,11 +18,11 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
 	[ROLE_NET] = true,	[ROLE_OPAQUE] = true,    [ROLE_ARG] = true,
 	[ROLE_CWD] = true,	[ROLE_MODIFIES] = true,  [ROLE_RECURSIVE] = true,
-	[ROLE_FLAG] = true,
+	[ROLE_FLAG] = true,	[ROLE_SCRIPT] = true,    [ROLE_SCRIPTFILE] = true,
 };
 
 /* A name in a spec: a plain string, escapes \" and \\ only. */
-static char *plain(struct diag_list *d, const struct ast *s)
+static char *plain(struct diag_list *d, const struct ast *s, const char *what)
 {
 	struct strbuf sb;
 	sb_init(&sb);
@@ -33,7 +33,7 @@ static char *plain(struct diag_list *d, const struct ast *s)
 		sb_addc(&sb, c);
 	}
 	if (!sb.len || strpbrk(sb.buf, " \t")) {
-		ERR(d, &s->loc, "bad-value", "'%s' is not a program, subcommand or option name", sb.buf);
+		ERR(d, &s->loc, "bad-value", "'%s' is not %s", sb.buf, what);
 		sb_free(&sb);
 		return NULL;
 	}
@@ -58,7 +58,8 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 		diag_hint(dg, "did you mean '%s'?", best);
 	else
 		diag_hint(dg, "roles: read, write, delete, net, opaque, arg%s",
-			  allowed == option_role ? ", cwd, modifies, recursive, flag" : ", none");
+			  allowed == option_role ? ", cwd, modifies, recursive, flag, script, scriptfile"
+						 : ", none");
 	return -1;
 }
 
@@ -66,9 +67,28 @@ static void names_of(struct diag_list *d, const struct ast_seq *seq, char ***out
 {
 	size_t cap = 0;
 	for (const struct ast *s = seq->head; s; s = s->next) {
-		char *name = plain(d, s);
+		char *name = plain(d, s, "a program or subcommand name");
 		if (name)
 			VEC_PUSH(*out, *n, cap, name);
+	}
+}
+
+/* `net "host", "host:port";` -- contacts the program makes whatever its
+ * words say; "*" is a host not known before it runs. */
+static void check_hosts(struct diag_list *d, struct ir_spec *spec, const struct ast *it)
+{
+	if (it->u.item.word || it->u.item.reason || !it->u.item.patterns.n) {
+		ERR(d, &it->loc, "syntax", "write 'net \"host\";' or 'net \"*\";'");
+		return;
+	}
+	for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
+		if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
+			ERR(d, &p->loc, "syntax", "a host is named by a string, as in \"registry.npmjs.org\"");
+			continue;
+		}
+		char *host = plain(d, p->u.seq.head, "a host name");
+		if (host)
+			VEC_PUSH(spec->hosts, spec->nhosts, spec->hosts_cap, host);
 	}
 }
 
@@ -86,15 +106,20 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			continue;
 		}
 		const char *what = it->u.item.name->u.tok.text;
-		static const char *const items[] = { "operands", "first", "last", "option" };
+		static const char *const items[] = { "operands", "first", "last", "option", "net" };
 		int k;
-		for (k = 0; k < 4 && strcmp(what, items[k]) != 0; k++)
+		for (k = 0; k < 5 && strcmp(what, items[k]) != 0; k++)
 			;
 		if (k == 4) {
+			check_hosts(d, spec, it);
+			continue;
+		}
+		if (k == 5) {
 			struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
 					      "unknown item '%s' in a program spec", what);
-			const char *best = closest_word(what, items, 4);
-			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s", best ? best : "operands, first, last, option, subcommand");
+			const char *best = closest_word(what, items, 5);
+			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
+				  best ? best : "operands, first, last, option, net, subcommand");
 			continue;
 		}
 		if (!it->u.item.word || it->u.item.reason || (k < 3) != !it->u.item.patterns.n) {
@@ -128,7 +153,7 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				ERR(d, &p->loc, "syntax", "an option is named by a string, as in \"-i\"");
 				continue;
 			}
-			char *name = plain(d, p->u.seq.head);
+			char *name = plain(d, p->u.seq.head, "an option name");
 			if (name && name[0] != '-') {
 				ERR(d, &p->loc, "bad-value", "option '%s' does not start with '-'", name);
 				free(name);

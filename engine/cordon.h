@@ -117,6 +117,9 @@ size_t cordon_decision_operation_count(const cordon_decision *d);
 void cordon_decision_operation(const cordon_decision *d, size_t i, enum cordon_op *op,
 			       const char **target, enum cordon_effect *effect,
 			       const char **reason, const char **rule);
+/* What the i-th operation is, for a shell command's parts ("delete,
+ * recursive (rm)", "write (redirection >)", "runs (spec \"git\")"), or NULL. */
+const char *cordon_decision_operation_detail(const cordon_decision *d, size_t i);
 /* The decision as one line of JSON (no newline). */
 char *cordon_decision_json(const cordon_decision *d);
 
@@ -143,6 +146,78 @@ bool cordon_lower_known(const char *kind);
  * *count + 1; *count is advanced past them); returns the number of failed
  * expectations.  The plan line is the caller's. */
 size_t cordon_policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count);
+
+/* ---- safe file mutation and one-call approvals ------------------------------
+ *
+ * A write or an edit decided by the evaluator's preset on the canonical
+ * target, then performed so that it lands exactly there: the parent is
+ * opened without following any symlink, the content goes to a temp file in
+ * that directory and is renamed over the target after a recheck.  See
+ * docs/mutation.md for the guarantees and the limits. */
+
+enum cordon_mutation_kind { CORDON_MUTATE_WRITE, CORDON_MUTATE_EDIT };
+
+struct cordon_mutation {
+	enum cordon_mutation_kind kind;
+	const char *path;      /* as given; relative to the context's cwd */
+	/* write: the new content, read from fd until end of file when fd >= 0,
+	 * otherwise data[0..len) */
+	int fd;
+	const void *data;
+	size_t len;
+	/* edit: replace the exact bytes old with new; exactly one occurrence,
+	 * or every occurrence (at least one) with all */
+	const char *old_text;
+	size_t old_len;
+	const char *new_text;
+	size_t new_len;
+	bool all;
+	/* an approval id from cordon_approve, consumed when the decision is ask */
+	const char *approval;
+};
+
+enum cordon_mutation_outcome {
+	CORDON_MUTATION_DONE,           /* written (cordon_approve: approval issued) */
+	CORDON_MUTATION_DENIED,         /* the policy denies it */
+	CORDON_MUTATION_NEEDS_APPROVAL, /* the decision is ask and no approval was given */
+	CORDON_MUTATION_APPROVAL_VOID,  /* the approval is unknown, used, expired or bound
+					 * to something else; it is consumed */
+	CORDON_MUTATION_REFUSED,        /* the edit does not match, or the target or its
+					 * parent changed while the mutation ran */
+	CORDON_MUTATION_FAILED,         /* an I/O error (error holds errno) or bad arguments */
+};
+
+/* What happened, for the caller and for an audit record.  The strings are
+ * malloc'd; release them with cordon_mutation_result_clear. */
+struct cordon_mutation_result {
+	enum cordon_mutation_outcome outcome;
+	enum cordon_effect effect;  /* the policy's decision */
+	char *target;               /* the canonical target, once known */
+	char *message;              /* why, for every outcome but DONE */
+	char *rule;                 /* the deciding rule, "file:line:col", or NULL */
+	char *approval_id;          /* the approval consumed or issued, or NULL */
+	int error;                  /* errno of the failing step, or 0 */
+	bool created;               /* the target did not exist before */
+	size_t replacements;        /* edit: occurrences replaced */
+};
+void cordon_mutation_result_clear(struct cordon_mutation_result *res);
+
+/* Decide and perform one mutation; returns res->outcome.  Nothing is
+ * changed unless the outcome is DONE; a failure leaves the original
+ * intact and no temp file behind. */
+enum cordon_mutation_outcome cordon_mutate(const cordon_evaluator *ev,
+					   const struct cordon_mutation *m,
+					   struct cordon_mutation_result *res);
+
+/* When the decision on m is ask, issue a single-use approval for exactly
+ * this mutation (its canonical target, arguments, content digest, the
+ * preset and the identities of the target and its parent), valid for
+ * ttl_seconds (0: ten minutes), kept in the session_dir context variable's
+ * approvals/ directory.  Returns the approval id (malloc'd), or NULL: with
+ * outcome DONE and effect allow when none is needed, otherwise with the
+ * reason in res.  m->approval is ignored. */
+char *cordon_approve(const cordon_evaluator *ev, const struct cordon_mutation *m,
+		     unsigned ttl_seconds, struct cordon_mutation_result *res);
 
 const char *cordon_version(void);
 

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "canon.h"
+#include "command.h"
 #include "match.h"
 #include "policy.h"
 #include "eval.h"
@@ -18,25 +19,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct dec_op {
-	enum ir_op op;
-	char *target;
-	enum ir_effect effect;
-	char *reason;
-	char *rule;
-};
-
-struct cordon_decision {
-	enum ir_effect effect;
-	char *reason;
-	char *rule;
-	const char *preset;
-	const char *sandbox;
-	bool unsandboxed;
-	struct dec_op *ops;
-	size_t nops, ops_cap;
-};
 
 static const char *const sandbox_kind =
 #ifdef __APPLE__
@@ -141,6 +123,32 @@ static int add_rule(cordon_evaluator *ev, enum ir_op op, const struct ir_pattern
 	return 0;
 }
 
+/* The variables a sandboxed command will find set, for reading its paths:
+ * what the preset's env block sets to an absolute path, and HOME. */
+static void known_vars(cordon_evaluator *ev)
+{
+	const struct ir_env *env = &ev->preset->env;
+	bool home_set = false;
+	ev->vars = xcalloc(env->nset + 2, sizeof(*ev->vars));
+	for (size_t i = 0; i < env->nset; i++) {
+		int missing;
+		char *v = ir_text_subst(env->set[i].value, &ev->ctx, true, &missing);
+		if (!v)
+			continue;
+		if (v[0] == '/') {
+			ev->vars[ev->nvars].name = env->set[i].name;
+			ev->vars[ev->nvars++].value = v;
+			home_set = home_set || strcmp(env->set[i].name, "HOME") == 0;
+		} else {
+			free(v);
+		}
+	}
+	if (!home_set && ev->ctx.value[CTX_HOME] && ev->preset->sandbox != IR_SANDBOX_NONE) {
+		ev->vars[ev->nvars].name = "HOME";
+		ev->vars[ev->nvars++].value = xstrdup(ev->ctx.value[CTX_HOME]);
+	}
+}
+
 cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *preset,
 				       const cordon_context *ctx, char **err)
 {
@@ -165,6 +173,7 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 	for (int i = 0; i < IR_OP_COUNT; i++)
 		strmap_init(&ev->index[i].anchors);
 	strmap_init(&ev->protect_index.anchors);
+	cmd_programs_index(&ev->programs, &policy->ir);
 	if (prepare_context(ev, ctx, err) != 0)
 		goto fail;
 	/* Two passes: the vectors must not move while the index is built. */
@@ -178,6 +187,7 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 			     false, err) != 0)
 			goto fail;
 	}
+	known_vars(ev);
 	for (size_t i = 0; i < p->nprotect; i++) {
 		const struct ir_protect *r = &p->protect[i];
 		if (add_rule(ev, IR_WRITE, &r->pat, IR_DENY, NULL, r->origin, r->from, 0, true,
@@ -215,6 +225,10 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 	for (int i = 0; i < IR_OP_COUNT; i++)
 		index_free(&ev->index[i]);
 	index_free(&ev->protect_index);
+	strmap_free(&ev->programs);
+	for (size_t i = 0; i < ev->nvars; i++)
+		free((char *)ev->vars[i].value);
+	free(ev->vars);
 	for (int v = 0; v < CTX_COUNT; v++)
 		free(ev->values[v]);
 	free(ev);
@@ -223,7 +237,7 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 /* ---- matching ------------------------------------------------------------ */
 
 /* > 0 when rule a beats rule b. */
-static int rule_beats(const struct ev_rule *a, const struct ev_rule *b)
+int ev_rule_beats(const struct ev_rule *a, const struct ev_rule *b)
 {
 	int c = spec_cmp(a->m.spec, b->m.spec);
 	if (c)
@@ -269,8 +283,8 @@ static void consider(const struct ev_rule *rules, const uint32_t *items, size_t 
 		const struct ev_rule *r = &rules[items[i]];
 		bool m = matcher_match(&r->m, t, md);
 		trace_rule(trace, r, m);
-		if (m && (!*best || rule_beats(r, *best) > 0 ||
-			  (rule_beats(r, *best) == 0 && r < *best)))
+		if (m && (!*best || ev_rule_beats(r, *best) > 0 ||
+			  (ev_rule_beats(r, *best) == 0 && r < *best)))
 			*best = r;
 	}
 }
@@ -308,16 +322,18 @@ static const struct ev_rule *best_rule(const struct ev_rule *rules, const struct
 
 /* ---- deciding ------------------------------------------------------------ */
 
-static void add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
-		   char *reason, const char *rule)
+void ev_add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
+	       char *reason, const char *rule)
 {
-	struct dec_op o = { op, xstrdup(target), effect, reason, rule ? xstrdup(rule) : NULL };
+	struct dec_op o = { op, xstrdup(target), effect, reason, rule ? xstrdup(rule) : NULL, NULL };
 	VEC_PUSH(d->ops, d->nops, d->ops_cap, o);
 }
 
-/* Decide one operation on a prepared target. */
-static void decide_op(const cordon_evaluator *ev, cordon_decision *d, const struct target *t,
-		      pcre2_match_data *md, struct strbuf *trace)
+/* Decide one operation on a prepared target; returns the deciding rule
+ * (NULL for a protection or no match). */
+const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *d,
+				   const struct target *t, pcre2_match_data *md,
+				   struct strbuf *trace)
 {
 	const struct ev_rule *r;
 	enum ir_effect effect;
@@ -332,11 +348,11 @@ static void decide_op(const cordon_evaluator *ev, cordon_decision *d, const stru
 		if (r) {
 			if (trace)
 				sb_addf(trace, "  -> deny: protected by %s\n", r->origin);
-			add_op(d, t->op, t->text, IR_DENY,
+			ev_add_op(d, t->op, t->text, IR_DENY,
 			       xasprintf("'%s' is protected: no write reaches it, not even an approved one",
 					 t->text),
 			       r->origin);
-			return;
+			return NULL;
 		}
 	}
 	if (trace)
@@ -345,9 +361,9 @@ static void decide_op(const cordon_evaluator *ev, cordon_decision *d, const stru
 	if (!r) {
 		if (trace)
 			sb_adds(trace, "  -> deny: no rule matches\n");
-		add_op(d, t->op, t->text, IR_DENY,
+		ev_add_op(d, t->op, t->text, IR_DENY,
 		       xasprintf("no rule of preset '%s' matches", ev->preset->name), NULL);
-		return;
+		return NULL;
 	}
 	effect = r->effect;
 	reason = r->reason ? xstrdup(r->reason)
@@ -366,7 +382,8 @@ static void decide_op(const cordon_evaluator *ev, cordon_decision *d, const stru
 		sb_addf(trace, "  -> %s: %s wins (the most specific match%s)\n",
 			ir_effect_names[effect], r->origin,
 			!r->from ? ", a top-level rule" : r->tier ? ", inherited" : ", the preset's own");
-	add_op(d, t->op, t->text, effect, reason, r->origin);
+	ev_add_op(d, t->op, t->text, effect, reason, r->origin);
+	return r;
 }
 
 static void summarize(cordon_decision *d)
@@ -433,7 +450,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 			if (trace)
 				sb_addf(trace, "  %s %s: cannot resolve: %s\n  -> deny\n", ir_op_names[op],
 					shown, why);
-			add_op(d, op, shown, IR_DENY, xasprintf("cannot resolve the path: %s", why), NULL);
+			ev_add_op(d, op, shown, IR_DENY, xasprintf("cannot resolve the path: %s", why), NULL);
 			free(shown);
 			free(why);
 			summarize(d);
@@ -441,23 +458,28 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		}
 		len = strlen(canonical);
 	} else if (len == 0 || memchr(req->target, '\0', len)) {
-		add_op(d, op, "", IR_DENY,
+		ev_add_op(d, op, "", IR_DENY,
 		       xstrdup(len ? "the target contains a NUL byte" : "the target is empty"), NULL);
 		summarize(d);
 		return d;
+	} else {
+		/* A copy that ends in NUL: the request's text need not. */
+		canonical = xstrndup(req->target, len);
 	}
-	if (target_prepare(&t, op, canonical ? canonical : req->target, len, &why) != 0) {
+	if (target_prepare(&t, op, canonical, len, &why) != 0) {
 		char *shown = xstrndup(req->target, len);
-		add_op(d, op, shown, IR_DENY, why, NULL);
+		ev_add_op(d, op, shown, IR_DENY, why, NULL);
 		free(shown);
 		free(canonical);
 		summarize(d);
 		return d;
 	}
 	md = pcre2_match_data_create(1, NULL);
-	decide_op(ev, d, &t, md, trace);
-	/* The seam for command analysis: the operations a shell command will
-	 * perform are decided here too, each in its own record. */
+	ev_decide_op(ev, d, &t, md, trace);
+	/* A shell command: the operations it will perform are decided too,
+	 * each in its own record; the worst of all is the decision. */
+	if (op == IR_EXEC)
+		ev_decide_command(ev, d, canonical, len, md, trace);
 	pcre2_match_data_free(md);
 	target_free(&t);
 	free(canonical);
@@ -519,6 +541,7 @@ void cordon_decision_free(cordon_decision *d)
 		free(d->ops[i].target);
 		free(d->ops[i].reason);
 		free(d->ops[i].rule);
+		free(d->ops[i].detail);
 	}
 	free(d->ops);
 	free(d->reason);
@@ -573,6 +596,11 @@ void cordon_decision_operation(const cordon_decision *d, size_t i, enum cordon_o
 		*rule = o->rule;
 }
 
+const char *cordon_decision_operation_detail(const cordon_decision *d, size_t i)
+{
+	return d->ops[i].detail;
+}
+
 static json_t *str_or_null(const char *s)
 {
 	json_t *j = s ? json_string(s) : NULL;
@@ -600,6 +628,8 @@ char *cordon_decision_json(const cordon_decision *d)
 		json_t *op = json_object();
 		json_object_set_new(op, "op", json_string(ir_op_names[d->ops[i].op]));
 		json_object_set_new(op, "target", str_or_null(d->ops[i].target));
+		if (d->ops[i].detail)
+			json_object_set_new(op, "detail", str_or_null(d->ops[i].detail));
 		json_object_set_new(op, "decision", json_string(ir_effect_names[d->ops[i].effect]));
 		json_object_set_new(op, "reason", str_or_null(d->ops[i].reason));
 		json_object_set_new(op, "rule", str_or_null(d->ops[i].rule));

@@ -4,6 +4,7 @@
 #ifndef CORDON_EVAL_H
 #define CORDON_EVAL_H
 
+#include "command.h"
 #include "match.h"
 #include "policy.h"
 #include "strmap.h"
@@ -24,6 +25,26 @@ struct ev_index {
 	size_t nfloating, cap;
 };
 
+struct dec_op {
+	enum ir_op op;
+	char *target;
+	enum ir_effect effect;
+	char *reason;
+	char *rule;
+	char *detail; /* what the operation is: "delete, recursive (rm)" */
+};
+
+struct cordon_decision {
+	enum ir_effect effect;
+	char *reason;
+	char *rule;
+	const char *preset;
+	const char *sandbox;
+	bool unsandboxed;
+	struct dec_op *ops;
+	size_t nops, ops_cap;
+};
+
 struct cordon_evaluator {
 	const cordon_policy *policy;
 	const struct ir_preset *preset;
@@ -35,6 +56,20 @@ struct cordon_evaluator {
 	struct ev_rule *protect;
 	size_t nprotect, protect_cap;
 	struct ev_index protect_index;
+	struct strmap programs; /* program spec names -> index in the IR */
+	struct cmd_var *vars;   /* environment values known before a command runs */
+	size_t nvars;
 };
+
+/* Shared by the evaluator and the command analysis (eval_command.c). */
+const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *d,
+				   const struct target *t, pcre2_match_data *md,
+				   struct strbuf *trace);
+void ev_add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
+	       char *reason, const char *rule);
+int ev_rule_beats(const struct ev_rule *a, const struct ev_rule *b);
+/* Decide the operations of a shell command (exec requests). */
+void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const char *text,
+		       size_t len, pcre2_match_data *md, struct strbuf *trace);
 
 #endif

@@ -308,7 +308,7 @@ char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_pa
 
 const char *const ir_role_names[ROLE_COUNT] = {
 	"none", "read", "write", "delete", "net", "opaque",
-	"arg", "cwd", "modifies", "recursive", "flag",
+	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
 };
 
 void ir_spec_free(struct ir_spec *s)
@@ -325,6 +325,9 @@ void ir_spec_free(struct ir_spec *s)
 	for (size_t i = 0; i < s->nsubs; i++)
 		ir_spec_free(&s->subs[i]);
 	free(s->subs);
+	for (size_t i = 0; i < s->nhosts; i++)
+		free(s->hosts[i]);
+	free(s->hosts);
 	memset(s, 0, sizeof(*s));
 }
 

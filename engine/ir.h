@@ -136,6 +136,8 @@ enum ir_role {
 	ROLE_MODIFIES,  /* option flag: the operands are written (sed -i) */
 	ROLE_RECURSIVE, /* option flag: operands are whole trees (rm -r) */
 	ROLE_FLAG,      /* option flag without meaning here */
+	ROLE_SCRIPT,    /* option: takes the program's code or pattern; `first` no longer applies */
+	ROLE_SCRIPTFILE, /* option: takes a file of code, read; `first` no longer applies */
 	ROLE_COUNT
 };
 
@@ -157,6 +159,8 @@ struct ir_spec {
 	size_t noptions, options_cap;
 	struct ir_spec *subs;
 	size_t nsubs, subs_cap;
+	char **hosts;   /* `net "host";`: contacts made whatever the words; "*" unknown */
+	size_t nhosts, hosts_cap;
 	struct loc origin;
 };
 
@@ -205,6 +209,8 @@ char *ir_text_subst(const char *text, const struct ir_context *ctx, bool require
 		    int *missing);
 /* IR text in source spelling: ${var} for references, \$ for a literal $. */
 void ir_text_print(struct strbuf *sb, const char *text);
+/* A pattern as the IR dump shows it: quoted text, /regex/, or opaque. */
+void ir_pattern_print(struct strbuf *sb, const struct ir_pattern *p);
 
 struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_pattern *p);
 struct ir_specificity ir_host_specificity(const char *host_port);

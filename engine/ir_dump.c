@@ -125,6 +125,11 @@ static void pattern_text(struct strbuf *sb, const struct ir_pattern *p)
 		regex_text(sb, p->regex);
 }
 
+void ir_pattern_print(struct strbuf *sb, const struct ir_pattern *p)
+{
+	pattern_text(sb, p);
+}
+
 static void origin_text(struct strbuf *sb, const struct srcmgr *sm, struct loc loc, int flags)
 {
 	char where[512];

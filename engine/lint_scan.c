@@ -665,6 +665,7 @@ static bool file_used(const struct linter *l, const struct ast *file)
 		case AST_TEST:
 		case AST_DEFAULT:
 		case AST_PROGRAM:
+		case AST_ASSERT:
 			return true;
 		case AST_INCLUDE:
 			if (s->u.one.included && file_used(l, s->u.one.included))

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "policy.h"
+#include "policy_test.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,22 @@ static void tap_line(FILE *out, size_t n, bool pass, const struct ir_test *t,
 		ir_effect_names[x->effect], ir_op_names[x->op], target);
 }
 
-size_t cordon_policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count)
+/* The request's deciding rule and those of each operation it performs (a
+ * command's exec and the reads and writes it makes). */
+static void mark_rules(struct coverage *cov, const cordon_decision *d)
+{
+	const char *rule;
+	if ((rule = cordon_decision_rule(d)))
+		coverage_mark(cov, rule);
+	for (size_t i = 0; i < cordon_decision_operation_count(d); i++) {
+		cordon_decision_operation(d, i, NULL, NULL, NULL, NULL, &rule);
+		if (rule)
+			coverage_mark(cov, rule);
+	}
+}
+
+size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
+			struct coverage *cov)
 {
 	size_t n = count ? *count : 0, failed = 0;
 	char where[512];
@@ -54,6 +70,8 @@ size_t cordon_policy_run_tests(const cordon_policy *policy, FILE *out, size_t *c
 				char *rerr = NULL;
 				cordon_decision *d = cordon_evaluate(ev, &req, &rerr);
 				bool pass = d && cordon_decision_effect(d) == (enum cordon_effect)x->effect;
+				if (d && cov)
+					mark_rules(cov, d);
 				tap_line(out, n, pass, t, x, shown.buf);
 				if (!pass) {
 					failed++;
@@ -79,4 +97,9 @@ size_t cordon_policy_run_tests(const cordon_policy *policy, FILE *out, size_t *c
 	if (count)
 		*count = n;
 	return failed;
+}
+
+size_t cordon_policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count)
+{
+	return policy_run_tests(policy, out, count, NULL);
 }

@@ -170,7 +170,10 @@ struct arena_chunk {
 	max_align_t data[];
 };
 
-#define ARENA_CHUNK (64 * 1024)
+/* Chunks start small, since most arenas hold one short command line, and
+ * double up to ARENA_CHUNK. */
+#define ARENA_FIRST (2 * 1024)
+#define ARENA_CHUNK (256 * 1024)
 
 void arena_init(struct arena *a)
 {
@@ -183,7 +186,11 @@ void *arena_alloc(struct arena *a, size_t n)
 	size_t align = _Alignof(max_align_t);
 	n = (n + align - 1) & ~(align - 1);
 	if (!c || c->size - c->used < n) {
-		size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+		size_t size = c ? c->size * 2 : ARENA_FIRST;
+		if (size > ARENA_CHUNK)
+			size = ARENA_CHUNK;
+		if (size < n)
+			size = n;
 		c = xmalloc(sizeof(*c) + size);
 		c->used = 0;
 		c->size = size;

@@ -121,7 +121,7 @@ static struct ast_seq seq_of(struct ast *first)
 %token KW_KEEP "'keep'" KW_SET "'set'" KW_DROP "'drop'" KW_PRESET "'preset'"
 %token KW_EXTENDS "'extends'" KW_TEST "'test'" KW_CONTEXT "'context'"
 %token KW_EXPECT "'expect'" KW_DEFAULT "'default'" KW_PROGRAM "'program'"
-%token KW_SUBCOMMAND "'subcommand'"
+%token KW_SUBCOMMAND "'subcommand'" KW_ASSERT "'assert'"
 %token <node> IDENT "word" STRING "string" REGEX "regex" VAR "variable" NUMBER "number"
 %token ';' "';'" ',' "','" '{' "'{'" '}' "'}'" '[' "'['" ']' "']'" '=' "'='"
 
@@ -130,6 +130,7 @@ static struct ast_seq seq_of(struct ast *first)
 %type <seq> program_items
 %type <seq> statements patterns atoms items strings env_items env_names assigns keyword
 %type <seq> test_items
+%type <node> assertion assert_clause
 
 %%
 
@@ -152,6 +153,7 @@ statement
 	| preset
 	| test
 	| item
+	| assertion
 	| error ';' { $$ = NULL; }
 	| error '}' { $$ = NULL; }
 	;
@@ -276,6 +278,40 @@ program_item
 	: item
 	| KW_SUBCOMMAND strings '{' program_items '}'
 		{ $$ = NODE(AST_SUBCOMMAND, @$); $$->u.prog.names = $2; $$->u.prog.body = $4; }
+	;
+
+/* An invariant over the presets it names:
+ *   assert never write "/etc/**" in "dev" "system files stay the system's";
+ * 'never' and 'in' are words the checker resolves; the reason is the last
+ * string (without 'in' it joins the last pattern's atoms, and the checker
+ * takes it back, since no pattern ends in a second string). */
+assertion
+	: KW_ASSERT IDENT IDENT patterns assert_clause ';'
+		{
+			$$ = NODE(AST_ASSERT, @$);
+			$$->u.assertion.mode = $2;
+			$$->u.assertion.op = $3;
+			$$->u.assertion.patterns = $4;
+			$$->u.assertion.clause = $5;
+		}
+	;
+
+assert_clause
+	: %empty { $$ = NULL; }
+	| IDENT strings
+		{
+			$$ = NODE(AST_ASSERT_CLAUSE, @$);
+			$$->u.clause.word = $1;
+			$$->u.clause.values = $2;
+			$$->u.clause.reason = NULL;
+		}
+	| IDENT strings STRING
+		{
+			$$ = NODE(AST_ASSERT_CLAUSE, @$);
+			$$->u.clause.word = $1;
+			$$->u.clause.values = $2;
+			$$->u.clause.reason = $3;
+		}
 	;
 
 test

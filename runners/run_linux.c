@@ -378,6 +378,16 @@ static void kill_group(pid_t pid)
 	kill(pid, SIGKILL);
 }
 
+static void refuse(const struct run_opts *o, cordon_decision *d, enum cordon_effect e,
+		   const char *err)
+{
+	fprintf(stderr, "cordon: %s by preset '%s': %s%s%s\n",
+		e == CORDON_DENY ? "DENIED" : "NEEDS APPROVAL", o->preset,
+		d && cordon_decision_reason(d) ? cordon_decision_reason(d) : err,
+		d && cordon_decision_rule(d) ? " at " : "", d && cordon_decision_rule(d) ? cordon_decision_rule(d) : "");
+	cordon_decision_free(d);
+}
+
 int run_command(const struct run_opts *o)
 {
 	cordon_evaluator *ev = NULL;
@@ -390,7 +400,7 @@ int run_command(const struct run_opts *o)
 	struct launch l = { -1, -1, -1, { -1, -1 } };
 	struct output out = { o->max_output, 0, false, -1, o->output_file };
 	const char *bwrap = NULL, *workspace = cordon_context_get(o->ctx, "workspace");
-	bool sandboxed, started = false, layers = false;
+	bool sandboxed, started = false, layers = false, recheck = false;
 	struct sigaction sa, old_int, old_term;
 
 	/* The command must be allowed before anything else happens. */
@@ -404,13 +414,11 @@ int run_command(const struct run_opts *o)
 		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd };
 		cordon_decision *d = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
-		if (e == CORDON_DENY || (e == CORDON_ASK && !o->approved)) {
-			fprintf(stderr, "cordon: %s by preset '%s': %s%s%s\n",
-				e == CORDON_DENY ? "DENIED" : "NEEDS APPROVAL", o->preset,
-				d && cordon_decision_reason(d) ? cordon_decision_reason(d) : err,
-				d && cordon_decision_rule(d) ? " at " : "",
-				d && cordon_decision_rule(d) ? cordon_decision_rule(d) : "");
-			cordon_decision_free(d);
+		/* An ask may come from $TMPDIR, unknown until the private temp
+		 * dir exists: decided again below.  A deny never gets better. */
+		recheck = e == CORDON_ASK && !o->approved;
+		if (e == CORDON_DENY) {
+			refuse(o, d, e, err);
 			status = RUN_DENIED;
 			goto out;
 		}
@@ -451,6 +459,17 @@ int run_command(const struct run_opts *o)
 	    !(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
 		status = unavailable("%s", err);
 		goto out;
+	}
+	if (recheck) {
+		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd };
+		cordon_decision *d = cordon_evaluate(ev, &req, &err);
+		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
+		if (e != CORDON_ALLOW) {
+			refuse(o, d, e, err);
+			status = RUN_DENIED;
+			goto out;
+		}
+		cordon_decision_free(d);
 	}
 	if (lower_input_build(ev, &in, &err) != 0) {
 		status = unavailable("%s", err);

@@ -4,10 +4,6 @@
 # (nobody) with a workspace of its own; run by an ordinary user, the suite
 # makes one pass as that user.  A layer this machine lacks makes the checks
 # that need it SKIP with the reason.
-#
-# A check marked TODO states what the design requires and cordon does not do
-# yet: XFAIL under make check, and XPASS (a failure) once it does, so that
-# the mark comes off.
 . "$srcdir/tests/lib.sh"
 
 probe=$builddir/tests/helpers/runprobe
@@ -25,14 +21,6 @@ is() { # is GOT WANT DESCRIPTION
 	fi
 }
 
-todo() { # todo STATUS DESCRIPTION WHY: the design's behaviour, not there yet
-	tap_n=$((tap_n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $tap_n - $2 # TODO $3"
-	else
-		echo "not ok $tap_n - $2 # TODO $3"
-	fi
-}
 
 wait_for() { # wait_for FILE: until it exists and is not empty, at most 5 s
 	i=0
@@ -579,8 +567,7 @@ EOF
 	ok $? "$t --shell 'git push -f' is denied: exit $rc"
 	ww --shell ": > '$WS/marker-shell' && git push --force origin main"
 	[ $rc -eq 126 ] && [ ! -e "$WS/marker-shell" ]
-	todo $? "$t a force push later in a shell command is denied before anything runs (exit $rc)" \
-		"the evaluator does not split shell commands yet"
+	ok $? "$t a force push later in a shell command is denied before anything runs (exit $rc)"
 	rm -f "$WS/git-ran" "$WS/marker-shell"
 	tp ws -- make
 	grep -q 'NEEDS APPROVAL' "$errf"

@@ -1,5 +1,6 @@
 /* libFuzzer target for the shell analyser: parse, split and dump any input,
- * and check what comes out.
+ * check what comes out, and decide it as an exec request under the embedded
+ * default policy (with its program specs), preset workspace-write.
  *
  *   make fuzz-shell
  *   FUZZ_BIN=tests/fuzz/fuzz_shell FUZZ_CORPUS=tests/shell/corpus \
@@ -8,7 +9,9 @@
  * The input is handed over as is, not NUL-terminated, so a read past its end
  * is caught by AddressSanitizer.  Every input must either parse or give an
  * error inside the input; every offset reported must lie inside the input;
- * two parses of one input must dump the same. */
+ * two parses of one input must dump the same; the decision must list at
+ * least one operation, agree with its worst operation, and never allow an
+ * input that does not parse. */
 #include "config.h"
 
 #include <stddef.h>
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon.h"
 #include "shell.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -66,10 +70,67 @@ static void check(const struct shell_script *sc, size_t size)
 	}
 }
 
+static cordon_evaluator *evaluator(void)
+{
+	static cordon_evaluator *ev;
+	if (ev)
+		return ev;
+	/* Built once and kept: libFuzzer's leak check ignores what is
+	 * reachable from a static. */
+	static cordon_policy *pol;
+	static cordon_context *ctx;
+	char *err = NULL;
+	pol = cordon_policy_load_embedded();
+	ctx = cordon_context_new();
+	static const char *const vars[][2] = {
+		{ "workspace", "/srv/ws" }, { "cwd", "/srv/ws" }, { "home", "/home/u" },
+		{ "tmp", "/tmp/cordon-t" }, { "user", "u" },      { "agent_dir", "/srv/ws/.agent" },
+		{ "session_dir", "/srv/ws/.agent/s1" },
+	};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(*vars); i++)
+		if (cordon_context_set(ctx, vars[i][0], vars[i][1], &err) != 0)
+			abort();
+	ev = cordon_evaluator_new(pol, "workspace-write", ctx, &err);
+	if (!ev)
+		abort();
+	return ev;
+}
+
+static void decide(const uint8_t *data, size_t size, bool parsed)
+{
+	if (!size || memchr(data, '\0', size))
+		return;
+	struct cordon_request req = { .op = CORDON_EXEC, .target = (const char *)data,
+				      .target_len = size };
+	char *err = NULL;
+	cordon_decision *d = cordon_evaluate(evaluator(), &req, &err);
+	if (!d)
+		abort();
+	size_t n = cordon_decision_operation_count(d);
+	enum cordon_effect worst = CORDON_ALLOW, e;
+	if (!n)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		const char *target;
+		cordon_decision_operation(d, i, NULL, &target, &e, NULL, NULL);
+		if (!target)
+			abort();
+		if (e > worst)
+			worst = e;
+	}
+	if (cordon_decision_effect(d) != worst)
+		abort();
+	if (!parsed && worst == CORDON_ALLOW)
+		abort();
+	free(cordon_decision_json(d));
+	cordon_decision_free(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct shell_error err;
 	struct shell_script *sc = shell_parse((const char *)data, size, &err);
+	decide(data, size, sc != NULL);
 	if (!sc) {
 		if (err.offset > size || !err.message[0])
 			abort();

@@ -1,0 +1,397 @@
+/* Deciding a shell command: parse it (shell.h), list what it will do
+ * (command.h), and judge every operation by the preset's rules.  Each
+ * operation becomes one record of the decision -- the preview a person
+ * approves -- and the worst of them is the decision.
+ *
+ * Analysis only adds severity: the command as a whole is still decided as
+ * before, and a command that cannot be parsed is never allowed.
+ *
+ * A path known only in part is a region: a directory R and a pattern.  Its
+ * decision is the rule that wins for an ordinary child of R, made worse by
+ * every rule or protection the pattern can reach inside R that would beat
+ * it.  A literal reached by a glob is reached for sure (the shell expands
+ * globs against the file system); anything reached through a value known
+ * only at run time ($X, an unknown cwd) or through a glob or regex rule
+ * might be, and can make the decision ask but not deny. */
+#include "config.h"
+
+#include "canon.h"
+#include "command.h"
+#include "eval.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_REACHED 32 /* records per region, the most severe first */
+
+static enum ir_effect under_approval(const cordon_evaluator *ev, enum ir_effect e)
+{
+	return e == IR_ASK && ev->preset->approval == IR_APPROVAL_NEVER ? IR_DENY : e;
+}
+
+static void set_last(cordon_decision *d, const struct cmd_op *o, const char *shown_target)
+{
+	struct dec_op *last = &d->ops[d->nops - 1];
+	free(last->detail);
+	last->detail = xstrdup(o->detail);
+	if (shown_target) {
+		free(last->target);
+		last->target = xstrdup(shown_target);
+	}
+}
+
+static void quote_re(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\^$.|?*+()[]{}", *s))
+			sb_addc(sb, '\\');
+		sb_addc(sb, *s);
+	}
+}
+
+/* Can the region's pattern name `a`, or a path below it? */
+static bool reaches(const pcre2_code *re, pcre2_match_data *md, const char *a)
+{
+	size_t n = strlen(a);
+	if (pcre2_match(re, (PCRE2_SPTR)a, n, 0, 0, md, NULL) >= 0)
+		return true;
+	char *below = xasprintf("%s/", strcmp(a, "/") == 0 ? "" : a);
+	int rc = pcre2_match(re, (PCRE2_SPTR)below, strlen(below), 0, PCRE2_PARTIAL_HARD, md,
+			     NULL);
+	free(below);
+	return rc >= 0 || rc == PCRE2_ERROR_PARTIAL;
+}
+
+/* Does rule m apply somewhere in the region?  *sure: for every path the
+ * region's word expands to there. */
+static bool rule_reached(const struct matcher *m, const char *root, const pcre2_code *re,
+			 pcre2_match_data *md, bool *sure)
+{
+	*sure = false;
+	if (m->kind == IR_PAT_LITERAL) {
+		*sure = true;
+		return reaches(re, md, m->text);
+	}
+	if (m->floating || !m->anchor)
+		return true;
+	/* A glob or regex under its anchor: reached when the region and
+	 * the anchor's tree meet. */
+	size_t an = strlen(m->anchor), rn = strlen(root);
+	bool root_inside = strcmp(m->anchor, "/") == 0 ||
+			   (rn >= an && memcmp(root, m->anchor, an) == 0 &&
+			    (root[an] == '/' || root[an] == '\0'));
+	return root_inside || reaches(re, md, m->anchor);
+}
+
+struct reached {
+	const struct ev_rule *r;
+	enum ir_effect effect;
+	bool protect, sure;
+};
+
+/* The most severe first; between equals, the stricter rule (a deny that
+ * may be reached before an ask that is). */
+static int reached_cmp(const void *a, const void *b)
+{
+	const struct reached *x = a, *y = b;
+	if (x->effect != y->effect)
+		return (int)y->effect - (int)x->effect;
+	return (int)y->r->effect - (int)x->r->effect;
+}
+
+static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
+			  pcre2_match_data *md, struct strbuf *trace)
+{
+	char *why = NULL;
+	char *root = canon_path(o->target, strlen(o->target), NULL, &why);
+	if (!root) {
+		ev_add_op(d, o->op, o->shown, IR_DENY, xasprintf("cannot resolve the path: %s", why),
+			  NULL);
+		set_last(d, o, NULL);
+		free(why);
+		return;
+	}
+	struct target t;
+	const struct ev_rule *base;
+	if (o->kind == CMD_PATH_EXACT) {
+		target_prepare(&t, o->op, root, strlen(root), NULL);
+		base = ev_decide_op(ev, d, &t, md, trace);
+		target_free(&t);
+		set_last(d, o, NULL);
+		if (!o->tree) {
+			free(root);
+			return;
+		}
+	} else {
+		/* An ordinary child of the region's directory. */
+		if (trace)
+			sb_addf(trace, "  region %s: paths below %s matching /%s/; an ordinary child "
+				"first, shown as %s/\\x01\n",
+				o->shown, root, o->pattern, strcmp(root, "/") == 0 ? "" : root);
+		char *child = xasprintf("%s/\x01", strcmp(root, "/") == 0 ? "" : root);
+		target_prepare(&t, o->op, child, strlen(child), NULL);
+		base = ev_decide_op(ev, d, &t, md, trace);
+		target_free(&t);
+		free(child);
+		char *shown = xasprintf("%s (in %s)", o->shown, root);
+		set_last(d, o, shown);
+		free(shown);
+	}
+	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
+	if (base_effect == IR_DENY) {
+		free(root);
+		return;
+	}
+	struct strbuf rx;
+	sb_init(&rx);
+	sb_addc(&rx, '^');
+	if (o->kind == CMD_PATH_EXACT) {
+		quote_re(&rx, root);
+	} else {
+		if (strcmp(root, "/") != 0)
+			quote_re(&rx, root);
+		sb_addc(&rx, '/');
+		sb_adds(&rx, o->pattern);
+	}
+	if (o->tree)
+		sb_adds(&rx, "(?:/.*)?");
+	sb_addc(&rx, '$');
+	int ec;
+	PCRE2_SIZE eo;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)rx.buf, rx.len, PCRE2_DOTALL, &ec, &eo, NULL);
+	sb_free(&rx);
+	if (!re) {
+		/* Cannot happen for the patterns command.c writes; fail closed. */
+		ev_add_op(d, o->op, o->shown, IR_DENY,
+			  xstrdup("internal error: the path pattern does not compile"), NULL);
+		free(root);
+		return;
+	}
+	pcre2_match_data *md2 = pcre2_match_data_create_from_pattern(re, NULL);
+	struct reached *hits = NULL;
+	size_t nhits = 0, cap = 0;
+	if (o->op == IR_WRITE) {
+		for (size_t i = 0; i < ev->nprotect; i++) {
+			bool sure;
+			if (!rule_reached(&ev->protect[i].m, root, re, md2, &sure))
+				continue;
+			struct reached h = { &ev->protect[i], IR_DENY, true, sure && !o->maybe };
+			if (!h.sure)
+				h.effect = IR_ASK;
+			VEC_PUSH(hits, nhits, cap, h);
+		}
+	}
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		bool sure;
+		if (r->op != o->op || r == base || r->effect <= base_effect)
+			continue;
+		if (base && ev_rule_beats(r, base) <= 0)
+			continue; /* never wins against the rule that covers the region */
+		if (!rule_reached(&r->m, root, re, md2, &sure))
+			continue;
+		struct reached h = { r, r->effect, false, sure && !o->maybe };
+		if (!h.sure && h.effect == IR_DENY)
+			h.effect = IR_ASK;
+		h.effect = under_approval(ev, h.effect);
+		if (h.effect > base_effect)
+			VEC_PUSH(hits, nhits, cap, h);
+	}
+	sort_items(hits, nhits, sizeof(*hits), reached_cmp);
+	for (size_t i = 0; i < nhits && i < MAX_REACHED; i++) {
+		const struct reached *h = &hits[i];
+		const char *what = h->r->m.text ? h->r->m.text : h->r->m.regex;
+		char *reason;
+		if (h->protect)
+			reason = xasprintf("%s %s, which is protected: no write reaches it, not even an "
+					   "approved one%s",
+					   h->sure ? "reaches" : "may reach", what,
+					   h->sure ? "" : " (the path is known only at run time)");
+		else
+			reason = xasprintf("%s %s, where %s%s%s",
+					   h->sure ? "reaches" : "may reach", what,
+					   h->r->reason ? h->r->reason
+							: h->r->effect == IR_DENY ? "it is denied"
+										  : "it needs approval",
+					   h->sure ? "" : " (known only at run time, so it needs approval)",
+					   h->effect == IR_DENY && h->r->effect == IR_ASK
+						   ? "; approval is 'never', so it is denied"
+						   : "");
+		if (trace)
+			sb_addf(trace, "    %s %s -> %s (%s)\n", h->sure ? "reaches" : "may reach", what,
+				ir_effect_names[h->effect], h->r->origin);
+		ev_add_op(d, o->op, what, h->effect, reason, h->r->origin);
+		char *detail = xasprintf("%s, via %s", o->detail, o->shown);
+		free(d->ops[d->nops - 1].detail);
+		d->ops[d->nops - 1].detail = detail;
+	}
+	free(hits);
+	pcre2_match_data_free(md2);
+	pcre2_code_free(re);
+	free(root);
+}
+
+static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
+		       pcre2_match_data *md, struct strbuf *trace)
+{
+	struct target t;
+	char *why = NULL;
+	const char *host = o->maybe ? "unknown.invalid" : o->target;
+	if (target_prepare(&t, IR_NET, host, strlen(host), &why) != 0) {
+		ev_add_op(d, IR_NET, o->target, IR_DENY, why, NULL);
+		set_last(d, o, NULL);
+		return;
+	}
+	const struct ev_rule *base = ev_decide_op(ev, d, &t, md, trace);
+	target_free(&t);
+	set_last(d, o, o->maybe ? "(a host known only at run time)" : NULL);
+	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
+	if (!o->maybe || base_effect == IR_DENY)
+		return;
+	/* Any host: a rule that might win for it can make this ask. */
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if (r->op != IR_NET || r == base || r->effect <= base_effect ||
+		    (base && ev_rule_beats(r, base) <= 0))
+			continue;
+		ev_add_op(d, IR_NET, r->m.text ? r->m.text : "*", under_approval(ev, IR_ASK),
+			  xasprintf("the host is known only at run time and may be %s, where %s",
+				    r->m.text ? r->m.text : r->m.regex,
+				    r->reason ? r->reason : "the policy is stricter"),
+			  r->origin);
+		set_last(d, o, NULL);
+		return;
+	}
+}
+
+/* Could an exec rule match, given that some words are known only at run
+ * time? */
+static bool exec_may_match(const struct matcher *m, const struct cmd_op *o,
+			   pcre2_match_data *md)
+{
+	if (m->kind == IR_PAT_OPAQUE || m->nwords > o->nwords)
+		return false;
+	for (size_t i = 0; i < m->nwords; i++) {
+		if (o->dyn[i])
+			continue;
+		if (m->word_re[i]) {
+			if (pcre2_match(m->word_re[i], (PCRE2_SPTR)o->words[i], strlen(o->words[i]), 0,
+					0, md, NULL) < 0)
+				return false;
+		} else if (strcmp(m->words[i], o->words[i]) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
+			pcre2_match_data *md, struct strbuf *trace)
+{
+	struct target t = { .op = IR_EXEC, .text = o->target, .len = strlen(o->target), .port = -1,
+			    .opaque = o->opaque };
+	bool dyn = false;
+	t.words = o->words;
+	t.nwords = o->nwords;
+	t.word_len = xcalloc(o->nwords + 1, sizeof(*t.word_len));
+	for (size_t i = 0; i < o->nwords; i++) {
+		t.word_len[i] = strlen(o->words[i]);
+		dyn = dyn || o->dyn[i];
+	}
+	const struct ev_rule *base = ev_decide_op(ev, d, &t, md, trace);
+	free(t.word_len);
+	set_last(d, o, NULL);
+	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
+	if (!dyn || o->opaque || base_effect == IR_DENY)
+		return;
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if (r->op != IR_EXEC || r == base || r->effect <= base_effect ||
+		    (base && ev_rule_beats(r, base) <= 0) || !exec_may_match(&r->m, o, md))
+			continue;
+		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
+			  xasprintf("words known only at run time may make it match %s%s%s",
+				    r->origin, r->reason ? ": " : "", r->reason ? r->reason : ""),
+			  r->origin);
+		set_last(d, o, NULL);
+		return;
+	}
+}
+
+static void trace_parse(struct strbuf *trace, const struct shell_script *sc, const char *text,
+			const struct cmd_ops *ops)
+{
+	size_t n = shell_cmd_count(sc);
+	sb_addf(trace, "parse: %zu command%s\n", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		const struct shell_cmd *c = shell_cmd_get(sc, i);
+		sb_addf(trace, "  [%zu] %.*s\n", i + 1, (int)(c->end - c->start), text + c->start);
+		if (c->nwrappers) {
+			sb_adds(trace, "      behind:");
+			for (size_t w = 0; w < c->nwrappers; w++)
+				sb_addf(trace, " %s", c->wrappers[w].name);
+			sb_addc(trace, '\n');
+		}
+		sb_addf(trace, "      cwd: %s%s%s\n", c->cwd ? c->cwd : "(unknown)",
+			c->flags & SHELL_CMD_OPAQUE ? "; opaque: " : "",
+			c->flags & SHELL_CMD_OPAQUE ? (c->reason ? c->reason : "yes") : "");
+		for (size_t k = 0; k < ops->n; k++) {
+			const struct cmd_op *o = &ops->v[k];
+			if (o->cmd != c)
+				continue;
+			sb_addf(trace, "      %s %s: %s\n", ir_op_names[o->op],
+				o->op == IR_EXEC ? o->target : o->shown ? o->shown : o->target,
+				o->detail);
+		}
+	}
+}
+
+void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const char *text,
+		       size_t len, pcre2_match_data *md, struct strbuf *trace)
+{
+	struct shell_error err;
+	struct shell_script *sc = shell_parse(text, len, &err);
+	if (!sc) {
+		char *shown = xstrndup(text, len);
+		if (trace)
+			sb_addf(trace, "parse: error at byte %zu: %s\n  -> at least ask\n", err.offset,
+				err.message);
+		ev_add_op(d, IR_EXEC, shown, under_approval(ev, IR_ASK),
+			  xasprintf("the command cannot be parsed (%s, at byte %zu), so what it "
+				    "would do is unknown; it needs approval",
+				    err.message, err.offset),
+			  NULL);
+		d->ops[d->nops - 1].detail = xstrdup("unparsed");
+		free(shown);
+		return;
+	}
+	struct cmd_env env = { .cwd = ev->ctx.value[CTX_CWD], .home = ev->ctx.value[CTX_HOME],
+			       .ir = &ev->policy->ir, .programs = &ev->programs,
+			       .vars = ev->vars, .nvars = ev->nvars };
+	struct cmd_ops ops = { 0 };
+	cmd_analyse(&env, sc, text, len, &ops);
+	if (trace)
+		trace_parse(trace, sc, text, &ops);
+	for (size_t i = 0; i < ops.n; i++) {
+		const struct cmd_op *o = &ops.v[i];
+		if (o->op == IR_EXEC) {
+			/* One command spelled as the request: decided already. */
+			bool dyn = false;
+			for (size_t k = 0; k < o->nwords; k++)
+				dyn = dyn || o->dyn[k];
+			if (strlen(o->target) == len && memcmp(o->target, text, len) == 0 &&
+			    !o->opaque && !dyn) {
+				if (!d->ops[0].detail)
+					d->ops[0].detail = xstrdup(o->detail);
+				continue;
+			}
+			decide_exec(ev, d, o, md, trace);
+		} else if (o->op == IR_NET) {
+			decide_net(ev, d, o, md, trace);
+		} else {
+			decide_region(ev, d, o, md, trace);
+		}
+	}
+	cmd_ops_free(&ops);
+	shell_free(sc);
+}
