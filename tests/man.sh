@@ -44,7 +44,7 @@ done < "$tmpdir/verbs"
 
 # The example policy of cordon.policy.5, unescaped, then the CI preset after it.
 sed -n '/^The standard presets, in brief:/,/^\.SH/p' "$man5" |
-	sed -n '/^\.nf/,/^\.fi/p' | sed -e '/^\.[a-z]*$/d' -e 's/\\-/-/g' -e 's/\\e/\\/g' \
+	sed -n '/^\.nf/,/^\.fi/p' | sed -e '/^\.[a-z]*$/d' -e 's/\\-/-/g' -e "s/\\\\(aq/'/g" -e 's/\\e/\\/g' \
 	> "$tmpdir/example.cordon"
 grep -q '^preset "ci"' "$tmpdir/example.cordon" && grep -q '^default "read-only";' "$tmpdir/example.cordon"
 ok $? "the examples of cordon.policy.5 are extracted"
