@@ -83,7 +83,8 @@ _cordon()
 		-p | --policy) policy=${COMP_WORDS[i + 1]}; ((i++)) ;;
 		--policy=*) policy=${w#--policy=} ;;
 		--preset | --emit | --context | --format | --disable | --enable | --workspace | --cwd | \
-			--timeout | --max-output | --output-file | --shell | --escalate) ((i++)) ;;
+			--timeout | --max-output | --output-file | --shell | --escalate | --approval | \
+			--ttl | --old | --new | --threshold) ((i++)) ;;
 		-*) ;;
 		*) ((operands++)) ;;
 		esac
@@ -116,7 +117,11 @@ _cordon()
 		return 0
 		;;
 	--format)
-		COMPREPLY=($(compgen -W "text json sarif" -- "$cur"))
+		if [[ $verb == lint ]]; then
+			COMPREPLY=($(compgen -W "text json sarif" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "text json" -- "$cur"))
+		fi
 		return 0
 		;;
 	--disable | --enable)
@@ -128,7 +133,8 @@ _cordon()
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return 0
 		;;
-	--timeout | --max-output | --shell | --escalate)
+	--timeout | --max-output | --shell | --escalate | --approval | --ttl | --old | --new | \
+		--threshold)
 		return 0
 		;;
 	esac
@@ -150,8 +156,16 @@ _cordon()
 			_cordon_files "$cur" any
 		fi
 		;;
+	write | edit) ((operands == 0)) && _cordon_files "$cur" any ;;
+	approve)
+		if ((operands == 0)); then
+			COMPREPLY=($(compgen -W "write edit" -- "$cur"))
+		elif ((operands == 1)); then
+			_cordon_files "$cur" any
+		fi
+		;;
 	run | probe) ;;
-	*) _cordon_files "$cur" policy ;; # check, lint, test: policy files
+	*) _cordon_files "$cur" policy ;; # check, lint, test, diff: policy files
 	esac
 	return 0
 }

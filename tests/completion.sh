@@ -36,9 +36,9 @@ expect() { # expect DESCRIPTION WANTED WORDS...: WANTED is the completions, spac
 	[ "$got" = "$want" ] || printf 'want: %s\ngot:  %s\n' "$want" "$got" | diag
 }
 
-expect "verbs" "--help --version check compile eval explain help lint probe run test" ""
+expect "verbs" "--help --version approve check compile diff edit eval explain help lint probe run test write" ""
 expect "a verb by its prefix" "compile" co
-expect "verbs that start alike" "eval explain" e
+expect "verbs that start alike" "edit eval explain" e
 expect "an option of compile" "--emit" compile --e
 expect "the values of --emit" "sbpl sbpl-argv seccomp seccomp-bpf" compile --emit s
 expect "the presets of the embedded policy" "workspace-write" eval --preset w
@@ -50,7 +50,13 @@ expect "a policy without presets completes nothing" "" \
 	eval -p "$tmpdir/files/notes.txt" --preset ""
 expect "the operations of eval" "read" eval --preset read-only r
 expect "the operations of explain after -p FILE" "net" explain -p "$srcdir/rules/default.cordon" n
-expect "the values of lint --format" "json" lint --format j
+expect "the values of lint --format" "json sarif text" lint --format ""
+expect "the values of diff --format" "json text" diff --format ""
+expect "what approve approves" "edit write" approve --preset read-only ""
+expect "the file approve approves" "$tmpdir/files/notes.txt" approve write "$tmpdir/files/n"
+expect "the file write writes, any file" "$tmpdir/files/notes.txt" write --approval 1234 "$tmpdir/files/n"
+expect "write takes one file" "" write "$tmpdir/files/notes.txt" "$tmpdir/files/n"
+expect "diff compares policy files" "$tmpdir/files/a.cordon" diff "$tmpdir/files/b.cordon" "$tmpdir/files/a"
 expect "the check ids of lint --disable" "shadowed-rule" lint --disable sh
 expect "context names" "home=" compile --context ho
 expect "policy files and directories" "$tmpdir/files/a.cordon $tmpdir/files/b.cordon $tmpdir/files/sub" \
