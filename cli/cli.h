@@ -30,6 +30,9 @@ int cmd_diff(int argc, char **argv);
 int cmd_write(int argc, char **argv);
 int cmd_edit(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+int cmd_approve_session(int argc, char **argv);
+int cmd_revoke(int argc, char **argv);
 
 /* Print "cordon: message" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -46,5 +49,9 @@ int cli_context_arg(cordon_context *ctx, const char *verb, const char *arg);
  * agent_dir = ~/.cordon, session_dir = ~/.cordon/sessions/default.  tmp has
  * no default: only the runner makes one. */
 void cli_context_defaults(cordon_context *ctx);
+/* The audit log of --audit PATH, else of $CORDON_AUDIT_LOG; *log stays NULL
+ * when neither is given.  EXIT_OK, or EXIT_USAGE after a message. */
+int cli_audit_open(const char *verb, const char *path, const cordon_policy *policy,
+		   cordon_audit **log);
 
 #endif

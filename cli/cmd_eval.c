@@ -14,16 +14,39 @@
 #include <string.h>
 
 struct eval_opts {
-	const char *policy_path, *preset, *escalate;
+	const char *policy_path, *preset, *escalate, *audit_path, *actor;
 	bool json, stdin_mode;
 	cordon_context *ctx;
+	cordon_audit *audit;
 };
+
+/* One audit record a decision; a record that cannot be written is said on
+ * stderr and does not change the decision. */
+static void audit_decision(const struct eval_opts *o, const cordon_decision *d,
+			   const struct cordon_request *req, const char *actor)
+{
+	struct cordon_audit_record rec = { .actor = actor ? actor : o->actor, .outcome = "decided" };
+	const char *args[1] = { req->justification };
+	char *err = NULL;
+	if (!o->audit)
+		return;
+	cordon_audit_record_decision(&rec, d);
+	if (req->escalate) {
+		rec.args = args;
+		rec.nargs = 1;
+	}
+	if (cordon_audit_append(o->audit, &rec, &err) != 0) {
+		fprintf(stderr, "cordon: %s\n", err);
+		free(err);
+	}
+}
 
 /* Options shared by eval and explain; returns EXIT_OK or a status, and
  * the index of the first operand in *first. */
 static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts *o, int *first)
 {
-	enum { OPT_PRESET = 256, OPT_CONTEXT, OPT_JSON, OPT_STDIN, OPT_ESCALATE };
+	enum { OPT_PRESET = 256, OPT_CONTEXT, OPT_JSON, OPT_STDIN, OPT_ESCALATE, OPT_AUDIT,
+	       OPT_ACTOR };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -32,6 +55,8 @@ static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts 
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "stdin", no_argument, NULL, OPT_STDIN },
 		{ "escalate", required_argument, NULL, OPT_ESCALATE },
+		{ "audit", required_argument, NULL, OPT_AUDIT },
+		{ "actor", required_argument, NULL, OPT_ACTOR },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool is_eval = strcmp(verb, "eval") == 0;
@@ -65,6 +90,13 @@ static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts 
 		case OPT_ESCALATE:
 			o->escalate = optarg;
 			break;
+		case OPT_AUDIT:
+		case OPT_ACTOR:
+			if (!is_eval)
+				return cli_usage_error(verb, "--%s belongs to 'cordon eval'",
+						       c == OPT_AUDIT ? "audit" : "actor");
+			*(c == OPT_AUDIT ? &o->audit_path : &o->actor) = optarg;
+			break;
 		default:
 			return cli_usage_error(verb, "unknown option");
 		}
@@ -75,6 +107,8 @@ static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts 
 	if (!o->stdin_mode && argc - optind != 2)
 		return cli_usage_error(verb, "expected OP TARGET (e.g. 'write ./out.txt')");
 	cli_context_defaults(o->ctx);
+	if (!o->actor)
+		o->actor = getenv("USER");
 	return EXIT_OK;
 }
 
@@ -213,15 +247,16 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 	escalate = json_object_get(req, "escalate");
 	just = json_object_get(req, "justification");
 	json_t *canonical = json_object_get(req, "canonical");
+	json_t *actor = json_object_get(req, "actor");
 	if (!json_is_string(op) || (opn = cordon_op_from_name(json_string_value(op))) < 0) {
 		print_error(lineno, "\"op\" must be one of read, write, exec, net, tool");
 	} else if (!json_is_string(target)) {
 		print_error(lineno, "\"target\" must be a string");
 	} else if ((preset && !json_is_string(preset)) || (context && !json_is_object(context)) ||
 		   (escalate && !json_is_boolean(escalate)) || (just && !json_is_string(just)) ||
-		   (canonical && !json_is_boolean(canonical))) {
+		   (canonical && !json_is_boolean(canonical)) || (actor && !json_is_string(actor))) {
 		print_error(lineno, "\"preset\" is a string, \"context\" an object, \"escalate\" a "
-				    "boolean, \"justification\" a string");
+				    "boolean, \"justification\" and \"actor\" strings");
 	} else if (!preset && !st->o->preset) {
 		print_error(lineno, "no preset: give \"preset\" or --preset");
 	} else if (!(ev = stream_evaluator(st, preset ? json_string_value(preset) : st->o->preset,
@@ -242,6 +277,7 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 			char *s = cordon_decision_json(d);
 			puts(s);
 			free(s);
+			audit_decision(st->o, d, &r, actor ? json_string_value(actor) : NULL);
 			cordon_decision_free(d);
 		}
 	}
@@ -318,6 +354,9 @@ static int run(const char *verb, int argc, char **argv)
 		goto out;
 	if (!o.preset)
 		o.preset = cordon_policy_default_preset(policy);
+	if (strcmp(verb, "eval") == 0 &&
+	    (status = cli_audit_open(verb, o.audit_path, policy, &o.audit)) != EXIT_OK)
+		goto out;
 	if (o.stdin_mode) {
 		status = run_stream(policy, &o);
 		goto out;
@@ -353,6 +392,7 @@ static int run(const char *verb, int argc, char **argv)
 		} else {
 			print_text(d);
 		}
+		audit_decision(&o, d, &req, NULL);
 		cordon_decision_free(d);
 	}
 out:
@@ -360,6 +400,7 @@ out:
 		status = EXIT_OK; /* --help */
 	free(err);
 	cordon_evaluator_free(ev);
+	cordon_audit_close(o.audit);
 	cordon_policy_free(policy);
 	cordon_context_free(o.ctx);
 	return status;

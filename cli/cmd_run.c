@@ -15,7 +15,7 @@
 int cmd_run(int argc, char **argv)
 {
 	enum { OPT_PRESET = 256, OPT_WORKSPACE, OPT_CWD, OPT_CONTEXT, OPT_TIMEOUT, OPT_MAX_OUTPUT,
-	       OPT_OUTPUT_FILE, OPT_SHELL, OPT_APPROVED };
+	       OPT_OUTPUT_FILE, OPT_SHELL, OPT_APPROVED, OPT_REDACT, OPT_AUDIT, OPT_ACTOR };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -28,10 +28,13 @@ int cmd_run(int argc, char **argv)
 		{ "output-file", required_argument, NULL, OPT_OUTPUT_FILE },
 		{ "shell", required_argument, NULL, OPT_SHELL },
 		{ "approved", no_argument, NULL, OPT_APPROVED },
+		{ "redact", no_argument, NULL, OPT_REDACT },
+		{ "audit", required_argument, NULL, OPT_AUDIT },
+		{ "actor", required_argument, NULL, OPT_ACTOR },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
-	const char *policy_path = NULL, *shell = NULL;
+	const char *policy_path = NULL, *shell = NULL, *audit_path = NULL;
 	cordon_context *ctx = cordon_context_new();
 	cordon_policy *policy = NULL;
 	char *end, *shell_argv[2] = { NULL, NULL };
@@ -105,6 +108,15 @@ int cmd_run(int argc, char **argv)
 		case OPT_APPROVED:
 			o.approved = true;
 			break;
+		case OPT_REDACT:
+			o.redact = true;
+			break;
+		case OPT_AUDIT:
+			audit_path = optarg;
+			break;
+		case OPT_ACTOR:
+			o.actor = optarg;
+			break;
 		default:
 			status = cli_usage_error("run", "unknown option");
 			goto out;
@@ -124,6 +136,8 @@ int cmd_run(int argc, char **argv)
 		status = cli_usage_error("run", "the policy names no default preset; give --preset");
 		goto out;
 	}
+	if ((status = cli_audit_open("run", audit_path, policy, &o.audit)) != EXIT_OK)
+		goto out;
 	/* The workspace defaults to the cwd, the cwd to the workspace. */
 	if (!cordon_context_get(ctx, "cwd") && cordon_context_get(ctx, "workspace")) {
 		char *err = NULL;
@@ -141,6 +155,7 @@ int cmd_run(int argc, char **argv)
 	}
 	status = run_command(&o);
 out:
+	cordon_audit_close(o.audit);
 	cordon_policy_free(policy);
 	cordon_context_free(ctx);
 	return status;

@@ -220,7 +220,12 @@ int cmd_edit(int argc, char **argv)
 	return run("edit", argc, argv);
 }
 
+/* `approve --session tool NAME` grants a named tool (cmd_grant.c); any
+ * other approve is a one-call approval of a write or an edit. */
 int cmd_approve(int argc, char **argv)
 {
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--session") == 0)
+			return cmd_approve_session(argc, argv);
 	return run("approve", argc, argv);
 }

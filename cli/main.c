@@ -76,6 +76,9 @@ static const struct verb verbs[] = {
 	  "{\"error\":...} object and the stream goes on.\n"
 	  "\n"
 	  "  --escalate WHY       an exec that asks to run outside the sandbox\n"
+	  "  --audit LOG          append one JSON record a decision to LOG (default:\n"
+	  "                       $CORDON_AUDIT_LOG); secrets in it are redacted\n"
+	  "  --actor NAME         who asks, for the audit record (default: $USER)\n"
 	  "Context defaults: cwd and workspace = the current directory, home = $HOME,\n"
 	  "user, agent_dir = ~/.cordon, session_dir = ~/.cordon/sessions/default.\n",
 	  cmd_eval },
@@ -126,7 +129,8 @@ static const struct verb verbs[] = {
 	{ "run", "run a command under a preset's sandbox",
 	  "usage: cordon run [-p FILE] [--preset P] [--workspace DIR] [--cwd DIR]\n"
 	  "                  [--context k=v]... [--timeout SECONDS] [--max-output BYTES]\n"
-	  "                  [--output-file PATH] [--approved] -- CMD [ARG...]\n"
+	  "                  [--output-file PATH] [--approved] [--redact] [--audit LOG]\n"
+	  "                  [--actor NAME] -- CMD [ARG...]\n"
 	  "       cordon run [OPTIONS] --shell 'COMMAND'\n"
 	  "\n"
 	  "Decide the command, then run it inside the preset's sandbox: bwrap with\n"
@@ -139,6 +143,13 @@ static const struct verb verbs[] = {
 	  "  --max-output BYTES   pass at most BYTES of output through; keep all of it\n"
 	  "                       in --output-file (0600), or in a file named on stderr\n"
 	  "  --approved           the host obtained approval for a command that asks\n"
+	  "  --redact             replace secrets in the output passed through with\n"
+	  "                       [REDACTED:name] (the policy's redact patterns); the\n"
+	  "                       output is passed on when the command ends, stdout\n"
+	  "                       first; --output-file keeps the original\n"
+	  "  --audit LOG          append a JSON record of the call to LOG (default:\n"
+	  "                       $CORDON_AUDIT_LOG)\n"
+	  "  --actor NAME         who asks, for the audit record (default: $USER)\n"
 	  "\n"
 	  "Exit status: the command's; 124 on timeout; 125 when the sandbox is\n"
 	  "unavailable or the runner failed (SANDBOX_UNAVAILABLE); 126 when the\n"
@@ -177,10 +188,12 @@ static const struct verb verbs[] = {
 	  "or the file changed meanwhile; 3 the edit needs approval; 2 on a usage or\n"
 	  "I/O error.\n",
 	  cmd_edit },
-	{ "approve", "issue a one-call approval for a write or an edit",
+	{ "approve", "approve one write or edit, or grant a tool for the session",
 	  "usage: cordon approve [-p FILE] [--preset P] [--context k=v]... [--ttl SECONDS]\n"
 	  "                      write PATH < CONTENT\n"
 	  "       cordon approve [OPTIONS] edit PATH --old STRING --new STRING [--all]\n"
+	  "       cordon approve --session [-p FILE] [--preset P] [--context k=v]...\n"
+	  "                      [--actor NAME] [--audit LOG] tool NAME\n"
 	  "\n"
 	  "When the policy asks about this write, issue an approval for exactly it: the\n"
 	  "canonical target, the arguments, the SHA-256 of the content, the preset and\n"
@@ -188,10 +201,35 @@ static const struct verb verbs[] = {
 	  "on the last line; 'cordon write --approval ID' uses it once.  It is kept in\n"
 	  "SESSION_DIR/approvals and expires after --ttl seconds (default 600).\n"
 	  "\n"
-	  "Exit status: 0 issued, or no approval needed (the write is allowed; nothing\n"
-	  "on standard output); 1 denied (a deny or a protected path is never\n"
-	  "approvable); 2 on a usage or I/O error.\n",
+	  "\n"
+	  "With --session, record a grant for exactly the tool NAME in the session dir,\n"
+	  "so that `tool NAME` requests of that session decide allow where the preset\n"
+	  "asks.  Grants never cover read, write, exec or net, never turn a deny into\n"
+	  "allow, and do nothing in presets with `approval never`.\n"
+	  "\n"
+	  "Exit status: 0 issued or granted, or no approval needed (the write is\n"
+	  "allowed; nothing on standard output); 1 denied (a deny or a protected path\n"
+	  "is never approvable, a denied tool is never granted); 2 on a usage or I/O\n"
+	  "error.\n",
 	  cmd_approve },
+	{ "audit", "summarise an audit log",
+	  "usage: cordon audit LOG [--since T] [--decision allow|ask|deny] [--format text|json]\n"
+	  "\n"
+	  "Count the records of an audit log (written by --audit or $CORDON_AUDIT_LOG)\n"
+	  "by decision, preset and operation, name the most denied targets, and list\n"
+	  "the matching records.  A line that is not a whole record (a partial last\n"
+	  "line after a crash) is skipped with a warning naming the file and line.\n"
+	  "\n"
+	  "  --since T            records at or after T: RFC 3339 (2026-01-02T03:04:05Z)\n"
+	  "                       or a duration back from now (30s, 10m, 2h, 1d)\n"
+	  "  --decision D         only records that decided D\n"
+	  "  --format F           text (the default) or json (one object)\n",
+	  cmd_audit },
+	{ "revoke", "remove session grants",
+	  "usage: cordon revoke --session [--context k=v]... [--audit LOG] (tool NAME | --all)\n"
+	  "\n"
+	  "Remove the session's grant for the tool NAME, or every grant with --all.\n",
+	  cmd_revoke },
 };
 
 static void usage(FILE *out)

@@ -53,7 +53,45 @@ char *canon_lexical(const char *path)
 	return sb_steal(&out);
 }
 
+void canon_memo_free(struct canon_memo *memo)
+{
+	for (size_t i = 0; i < memo->n; i++)
+		free(memo->e[i].path);
+	memo->n = memo->next = 0;
+}
+
+/* 1: exists and is not a symlink, 0: does not exist, -1: not known. */
+static int memo_get(const struct canon_memo *memo, const char *path)
+{
+	for (size_t i = 0; memo && i < memo->n; i++)
+		if (strcmp(memo->e[i].path, path) == 0)
+			return memo->e[i].exists;
+	return -1;
+}
+
+static void memo_put(struct canon_memo *memo, const char *path, bool exists)
+{
+	size_t i;
+	if (!memo)
+		return;
+	if (memo->n < CANON_MEMO_SIZE) {
+		i = memo->n++;
+	} else {
+		i = memo->next; /* the oldest */
+		memo->next = (memo->next + 1) % CANON_MEMO_SIZE;
+		free(memo->e[i].path);
+	}
+	memo->e[i].path = xstrdup(path);
+	memo->e[i].exists = exists;
+}
+
 char *canon_path(const char *path, size_t len, const char *cwd, char **err)
+{
+	return canon_path_memo(path, len, cwd, NULL, err);
+}
+
+char *canon_path_memo(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
+		      char **err)
 {
 	struct strbuf out, todo;
 	size_t pos = 0;
@@ -123,16 +161,26 @@ char *canon_path(const char *path, size_t len, const char *cwd, char **err)
 		}
 		if (!exists)
 			continue;
+		int known = memo_get(memo, out.buf);
+		if (known == 1)
+			continue;
+		if (known == 0) {
+			exists = false;
+			continue;
+		}
 		if (lstat(out.buf, &st) != 0) {
 			if (errno == ENOENT || errno == ENOTDIR) {
 				exists = false; /* the rest is what a write would create */
+				memo_put(memo, out.buf, false);
 				continue;
 			}
 			*err = xasprintf("cannot inspect '%s': %s", out.buf, strerror(errno));
 			goto fail;
 		}
-		if (!S_ISLNK(st.st_mode))
+		if (!S_ISLNK(st.st_mode)) {
+			memo_put(memo, out.buf, true);
 			continue;
+		}
 		if (++links > MAX_SYMLINKS) {
 			*err = xasprintf("too many levels of symbolic links at '%s'", out.buf);
 			goto fail;

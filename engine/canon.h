@@ -4,12 +4,30 @@
 #ifndef CORDON_CANON_H
 #define CORDON_CANON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The canonical form of path, malloc'd; NULL with a message in *err
  * (malloc'd) for an empty path, an embedded NUL (len != strlen), a symlink
  * loop, an over-long path, or an ancestor that cannot be inspected. */
 char *canon_path(const char *path, size_t len, const char *cwd, char **err);
+
+/* What lstat said of the prefixes already walked, kept while one request is
+ * decided: the paths a shell command names share most of their ancestors. */
+#define CANON_MEMO_SIZE 32
+struct canon_memo {
+	struct {
+		char *path;
+		bool exists; /* and is not a symlink; otherwise it does not exist */
+	} e[CANON_MEMO_SIZE];
+	size_t n, next;
+};
+
+/* canon_path with a memo (NULL: none).  Free the memo's paths with
+ * canon_memo_free. */
+char *canon_path_memo(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
+		      char **err);
+void canon_memo_free(struct canon_memo *memo);
 
 /* Lexical normalisation only: "//", "." and ".." (at the root, ".." stays
  * at the root).  For paths that are already absolute. */

@@ -674,6 +674,55 @@ static void check_setting(struct checker *c, struct scope *s, const struct ast *
 	}
 }
 
+/* redact "name" /regex/;  -- top level only; a later one of the same name
+ * replaces the earlier in place, so an administrator can tighten a shipped
+ * pattern without reordering. */
+static void check_redact(struct checker *c, struct scope *s, const struct ast *item)
+{
+	const struct ast *pat = item->u.item.patterns.head;
+	const struct ast *name_tok, *re_tok;
+	char *name, *re;
+
+	if (s->name) {
+		ERR(c, &item->loc, "syntax", "'redact' belongs at the top level, not inside a preset");
+		return;
+	}
+	if (item->u.item.patterns.n != 1 || item->u.item.word || pat->u.seq.n != 2 ||
+	    pat->u.seq.head->kind != AST_STRING || pat->u.seq.head->next->kind != AST_REGEX) {
+		struct diag *d = ERR(c, &item->loc, "syntax", "write 'redact \"name\" /regex/;'");
+		diag_hint(d, "a redaction is a name and one regex; its matches become [REDACTED:name]");
+		return;
+	}
+	name_tok = pat->u.seq.head;
+	re_tok = name_tok->next;
+	name = decode_string(c, name_tok, false);
+	re = decode_regex(c, re_tok);
+	if (name && (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz"
+					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != strlen(name))) {
+		ERR(c, &name_tok->loc, "bad-value",
+		    "redaction name '%s' must be letters, digits, '-', '_' or '.'", name);
+		free(name);
+		name = NULL;
+	}
+	if (!name || !re) {
+		free(name);
+		free(re);
+		return;
+	}
+	for (size_t i = 0; i < c->ir->nredacts; i++) {
+		struct ir_redact *r = &c->ir->redacts[i];
+		if (strcmp(r->name, name) == 0) {
+			free(r->regex);
+			r->regex = re;
+			r->origin = item->loc;
+			free(name);
+			return;
+		}
+	}
+	struct ir_redact r = { name, re, item->loc };
+	VEC_PUSH(c->ir->redacts, c->ir->nredacts, c->ir->redacts_cap, r);
+}
+
 static void check_item(struct checker *c, struct scope *s, const struct ast *item)
 {
 	const char *name = item->u.item.name->u.tok.text;
@@ -683,11 +732,13 @@ static void check_item(struct checker *c, struct scope *s, const struct ast *ite
 		check_rule(c, s, item, op);
 	} else if (setting >= 0) {
 		check_setting(c, s, item, setting);
+	} else if (strcmp(name, "redact") == 0) {
+		check_redact(c, s, item);
 	} else {
 		static const char *const words[] = {
 			"read", "write", "exec", "net", "tool", "description", "approval",
 			"sandbox", "protect", "unprotect", "include", "let", "preset",
-			"test", "default", "env", "cordon",
+			"test", "default", "env", "cordon", "redact",
 		};
 		struct diag *d = ERR(c, &item->u.item.name->loc, "unknown-operation",
 				     "unknown operation or setting '%s'", name);

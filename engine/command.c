@@ -713,6 +713,8 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 	if (c->argi < c->nwords) {
 		bool opaque = (c->flags & SHELL_CMD_OPAQUE) != 0;
 		add_exec(out, text, c, opaque, opaque ? c->reason ? c->reason : "opaque" : "runs");
+		if (c->flags & SHELL_CMD_DOWNLOADS)
+			add_net(out, c, NULL, c->reason ? c->reason : "", "network (fetches the program it runs)");
 		if (!opaque && c->prog) {
 			struct reading r = { .env = env, .text = text, .c = c, .out = out };
 			const char *base = strrchr(c->prog, '/');
@@ -724,7 +726,13 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			if (c->flags & SHELL_CMD_FIND_DELETE)
 				find_deletes(&r);
 			free(out->v[first].detail);
-			if (r.opaque) {
+			if (c->flags & SHELL_CMD_GIT_EXEC) {
+				/* git -c core.hooksPath=..., an alias with "!": git runs
+				 * a program its configuration names. */
+				out->v[first].opaque = true;
+				out->v[first].detail =
+					xstrdup("opaque: git runs a program named on its command line");
+			} else if (r.opaque) {
 				out->v[first].opaque = true;
 				out->v[first].detail = xasprintf(
 					"opaque: %s runs code given on its command line", r.prog);

@@ -95,7 +95,9 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 void cordon_evaluator_free(cordon_evaluator *ev);
 
 /* Decide a request.  A request that cannot be decided safely (a path that
- * does not resolve) decides deny with the reason.  NULL with *err only for
+ * does not resolve) decides deny with the reason.  A `tool` request that
+ * asks decides allow when the context's session_dir holds a grant for
+ * exactly that name (cordon_grant_tool).  NULL with *err only for
  * a malformed request (escalation without justification, or on a request
  * other than exec). */
 cordon_decision *cordon_evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
@@ -218,6 +220,72 @@ enum cordon_mutation_outcome cordon_mutate(const cordon_evaluator *ev,
  * reason in res.  m->approval is ignored. */
 char *cordon_approve(const cordon_evaluator *ev, const struct cordon_mutation *m,
 		     unsigned ttl_seconds, struct cordon_mutation_result *res);
+/* ---- redaction ------------------------------------------------------------ */
+
+/* The redaction patterns of a policy, compiled once: those shipped in
+ * rules/redact.cordon, with the policy's own `redact` statements added or
+ * replacing them by name.  NULL with *err when the policy has errors.
+ * Immutable: threads may share one. */
+typedef struct cordon_redactor cordon_redactor;
+cordon_redactor *cordon_redactor_new(const cordon_policy *policy, char **err);
+void cordon_redactor_free(cordon_redactor *r);
+size_t cordon_redactor_count(const cordon_redactor *r);
+/* A malloc'd, NUL-terminated copy of buf[0..len) with every secret replaced
+ * by [REDACTED:name]; its length in *out_len and the number of secrets in
+ * *count (either may be NULL).  Never NULL: when matching fails the whole
+ * text is withheld as [REDACTED:redaction-failed]. */
+char *cordon_redact(const cordon_redactor *r, const char *buf, size_t len, size_t *out_len,
+		    size_t *count);
+
+/* ---- the audit log ----------------------------------------------------------- */
+
+/* One JSON line a record, appended with a single write(2) to a regular file
+ * opened O_APPEND (see docs/audit.md for why lines of concurrent writers do
+ * not interleave).  The target, reason and arguments are redacted with the
+ * policy's patterns before they reach the file. */
+typedef struct cordon_audit cordon_audit;
+
+struct cordon_audit_record {
+	long long time_ms;     /* milliseconds since the epoch; 0: now */
+	const char *preset;
+	const char *op;        /* read, write, exec, net, tool, or a mutation (edit) */
+	const char *target;    /* canonical */
+	const char *decision;  /* allow, ask or deny */
+	const char *rule;      /* "file:line:col" or NULL */
+	const char *reason;    /* or NULL */
+	const char *approval;  /* the approval id used, or NULL */
+	const char *actor;     /* NULL: $USER */
+	const char *outcome;   /* what happened: decided, ran, exited, written, refused ... */
+	int err;               /* errno of the step that failed; 0: none */
+	const char *const *args; /* arguments of the call, or NULL */
+	size_t nargs;
+};
+
+/* Open (creating it 0600) the log at path.  Patterns come from policy (may
+ * be NULL: the embedded default's).  NULL with *err naming the path. */
+cordon_audit *cordon_audit_open(const char *path, const cordon_policy *policy, char **err);
+/* Append one record; 0, or -1 with *err (a short write leaves a partial
+ * line, which readers skip with a warning). */
+int cordon_audit_append(cordon_audit *log, const struct cordon_audit_record *rec, char **err);
+/* Fill preset, op, target (canonical), decision, rule and reason of rec
+ * from a decision; the pointers stay owned by d. */
+void cordon_audit_record_decision(struct cordon_audit_record *rec, const cordon_decision *d);
+void cordon_audit_close(cordon_audit *log);
+/* The record as the line it would be written as (no newline), malloc'd. */
+char *cordon_audit_format(cordon_audit *log, const struct cordon_audit_record *rec);
+
+/* ---- session grants for named tools -------------------------------------------- */
+
+/* A grant lets `tool NAME` requests that would ask decide allow for as long
+ * as the session dir keeps it: one 0600 file under SESSION_DIR/grants
+ * (0700), named by the hex spelling of the exact tool name.  Grants never
+ * cover read, write, exec or net, never turn deny into allow, and do not
+ * apply in `approval never` presets.  actor NULL: $USER, else the current
+ * user's name.  0, or -1 with *err. */
+int cordon_grant_tool(const char *session_dir, const char *tool, const char *actor, char **err);
+/* *removed (may be NULL) counts the grants removed; 0 or -1 with *err. */
+int cordon_revoke_tool(const char *session_dir, const char *tool, size_t *removed, char **err);
+int cordon_revoke_all(const char *session_dir, size_t *removed, char **err);
 
 const char *cordon_version(void);
 

@@ -5,7 +5,8 @@
  * fewer wildcards); at equal specificity the preset's own rule, then the
  * nearer ancestor's, then top-level rules; then the more severe effect.
  * No match denies.  A protected path denies every write in it, whatever
- * the rules say.  `approval never` turns ask into deny. */
+ * the rules say.  A session grant (grant.c) turns the ask of exactly the
+ * granted tool name into allow; `approval never` turns ask into deny. */
 #include "config.h"
 
 #include "canon.h"
@@ -13,6 +14,7 @@
 #include "match.h"
 #include "policy.h"
 #include "eval.h"
+#include "grant.h"
 #include "strmap.h"
 
 #include <jansson.h>
@@ -371,6 +373,23 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 					   : effect == IR_ASK     ? "needs approval"
 								  : "denied",
 				       r->origin);
+	if (effect == IR_ASK && t->op == IR_TOOL && ev->preset->approval == IR_APPROVAL_ASK &&
+	    ev->ctx.value[CTX_SESSION_DIR]) {
+		/* A session grant answers this tool's ask; it never reaches
+		 * another operation, a deny, or a preset that never asks. */
+		struct grant_info g;
+		if (grant_lookup(ev->ctx.value[CTX_SESSION_DIR], t->text, t->len, &g)) {
+			char *r2 = xasprintf("granted for this session by %s at %s (%s)", g.actor,
+					     g.time, reason);
+			free(reason);
+			reason = r2;
+			effect = IR_ALLOW;
+			if (trace)
+				sb_addf(trace, "  session grant: by %s at %s turns ask into allow\n",
+					g.actor, g.time);
+			grant_info_free(&g);
+		}
+	}
 	if (effect == IR_ASK && ev->preset->approval == IR_APPROVAL_NEVER) {
 		char *r2 = xasprintf("%s; approval is 'never' in preset '%s', so it is denied", reason,
 				     ev->preset->name);

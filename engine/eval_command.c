@@ -100,10 +100,10 @@ static int reached_cmp(const void *a, const void *b)
 }
 
 static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
-			  pcre2_match_data *md, struct strbuf *trace)
+			  pcre2_match_data *md, struct canon_memo *memo, struct strbuf *trace)
 {
 	char *why = NULL;
-	char *root = canon_path(o->target, strlen(o->target), NULL, &why);
+	char *root = canon_path_memo(o->target, strlen(o->target), NULL, memo, &why);
 	if (!root) {
 		ev_add_op(d, o->op, o->shown, IR_DENY, xasprintf("cannot resolve the path: %s", why),
 			  NULL);
@@ -369,6 +369,7 @@ void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const cha
 			       .ir = &ev->policy->ir, .programs = &ev->programs,
 			       .vars = ev->vars, .nvars = ev->nvars };
 	struct cmd_ops ops = { 0 };
+	struct canon_memo memo = { 0 };
 	cmd_analyse(&env, sc, text, len, &ops);
 	if (trace)
 		trace_parse(trace, sc, text, &ops);
@@ -389,9 +390,10 @@ void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const cha
 		} else if (o->op == IR_NET) {
 			decide_net(ev, d, o, md, trace);
 		} else {
-			decide_region(ev, d, o, md, trace);
+			decide_region(ev, d, o, md, &memo, trace);
 		}
 	}
+	canon_memo_free(&memo);
 	cmd_ops_free(&ops);
 	shell_free(sc);
 }

@@ -75,6 +75,11 @@ void ir_policy_free(struct ir_policy *ir)
 		ir_env_free(&p->env);
 	}
 	free(ir->presets);
+	for (size_t i = 0; i < ir->nredacts; i++) {
+		free(ir->redacts[i].name);
+		free(ir->redacts[i].regex);
+	}
+	free(ir->redacts);
 	for (size_t i = 0; i < ir->ntests; i++) {
 		struct ir_test *t = &ir->tests[i];
 		free(t->name);

@@ -171,6 +171,15 @@ struct ir_let {
 	bool used;
 };
 
+/* A redaction pattern: secrets it matches in audit records and in output
+ * returned by `cordon run --redact` become [REDACTED:name].  A later
+ * pattern with the same name replaces an earlier one in place. */
+struct ir_redact {
+	char *name;
+	char *regex;    /* pcre2 source, checked */
+	struct loc origin;
+};
+
 struct ir_policy {
 	struct ir_preset *presets;  /* sorted by name */
 	size_t npresets, presets_cap;
@@ -181,6 +190,8 @@ struct ir_policy {
 	size_t nlets, lets_cap;
 	struct ir_spec *programs;   /* sorted by first name */
 	size_t nprograms, programs_cap;
+	struct ir_redact *redacts;  /* in definition order */
+	size_t nredacts, redacts_cap;
 };
 
 /* The spec for a program name (basename), or NULL. */

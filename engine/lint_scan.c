@@ -51,7 +51,8 @@ static char *decode_regex(const struct ast *r)
  * the atoms of a rule, what its patterns name. */
 struct site {
 	const char *preset;
-	const char *what;     /* "path", "command", "host", "tool name", "variable name" */
+	const char *what;     /* "path", "command", "host", "tool name", "variable name",
+			       * "redaction" */
 	bool condition;       /* a regex after an exec prefix */
 };
 
@@ -65,7 +66,7 @@ static const char *pattern_noun(const char *word)
 	} nouns[] = {
 		{ "read", "path" }, { "write", "path" }, { "protect", "path" },
 		{ "unprotect", "path" }, { "exec", "command" }, { "net", "host" },
-		{ "tool", "tool name" },
+		{ "tool", "tool name" }, { "redact", "redaction" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(nouns); i++)
 		if (strcmp(word, nouns[i].word) == 0)
@@ -551,16 +552,16 @@ static void regex_backtracking(struct linter *l, const struct ast *node, const s
 {
 	size_t s, e;
 	(void)arg;
-	(void)where;
 	if (node->kind != AST_REGEX)
 		return;
+	bool redaction = where->what && strcmp(where->what, "redaction") == 0;
 	char *re = decode_regex(node);
 	if (nested_repeat(re, &s, &e)) {
 		struct lint_finding *f = lint_report(
 			l, &node->loc, NULL,
-			"/%s/ repeats a group that repeats inside ('%.*s'): a request that almost "
+			"/%s/ repeats a group that repeats inside ('%.*s'): %s that almost "
 			"matches can take exponential time",
-			node->u.tok.text, (int)(e - s), re + s);
+			node->u.tok.text, (int)(e - s), re + s, redaction ? "output" : "a request");
 		lint_hint(f, "let the inner part match one way only ((a+)+ is a+), or use an "
 			     "atomic group (?>...) or a possessive quantifier (a++)");
 	}
@@ -596,7 +597,12 @@ static void regex_empty(struct linter *l, const struct ast *node, const struct s
 	if (!empty)
 		return;
 	struct lint_finding *f;
-	if (where->condition)
+	if (strcmp(where->what, "redaction") == 0)
+		f = lint_report(l, &node->loc, NULL,
+				"/%s/ matches the empty string: where it does, there is nothing to "
+				"redact, and a secret it means may be missed",
+				node->u.tok.text);
+	else if (where->condition)
 		f = lint_report(l, &node->loc, NULL,
 				"/%s/ matches the empty string, so this condition always holds and "
 				"the rule is its command prefix alone",

@@ -26,6 +26,9 @@ struct run_opts {
 	size_t max_output;       /* bytes of stdout+stderr passed through; 0: all */
 	const char *output_file; /* where the whole output is kept */
 	const char *exec_helper; /* the in-sandbox helper (cordon-exec) */
+	bool redact;             /* scrub secrets from the output passed through */
+	cordon_audit *audit;     /* one record for the call, or NULL */
+	const char *actor;       /* for the audit record; NULL: $USER */
 };
 
 int run_command(const struct run_opts *o);

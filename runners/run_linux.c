@@ -178,17 +178,60 @@ static char *command_text(const struct run_opts *o)
 	return sb_steal(&sb);
 }
 
+/* With --redact the reply is held back until the command ends, so a
+ * secret split across reads is redacted whole; past this much a stream's
+ * reply is cut (the output file still keeps everything). */
+#define REDACT_HOLD_MAX ((size_t)64 << 20)
+
 struct output {
 	size_t limit, passed;
 	bool truncated;
 	int file;
 	const char *file_path;
+	const cordon_redactor *redactor; /* --redact: hold the reply in held[] */
+	struct strbuf held[2];
+	bool held_cut[2];
 };
+
+static void pass_reply(struct output *out, int to, const char *buf, size_t n);
 
 static void pass_output(struct output *out, int to, const char *buf, size_t n)
 {
 	if (out->file >= 0)
 		(void)!write(out->file, buf, n);
+	if (out->redactor) {
+		struct strbuf *h = &out->held[to - 1];
+		size_t room = h->len < REDACT_HOLD_MAX ? REDACT_HOLD_MAX - h->len : 0;
+		sb_add(h, buf, n < room ? n : room);
+		if (n > room)
+			out->held_cut[to - 1] = true;
+		return;
+	}
+	pass_reply(out, to, buf, n);
+}
+
+/* The held output, redacted, then through the same limit as live output. */
+static void flush_redacted(struct output *out)
+{
+	if (!out->redactor)
+		return;
+	for (int k = 0; k < 2; k++) {
+		size_t len = 0;
+		char *clean = cordon_redact(out->redactor, out->held[k].buf ? out->held[k].buf : "",
+					    out->held[k].len, &len, NULL);
+		pass_reply(out, k + 1, clean, len);
+		free(clean);
+		if (out->held_cut[k])
+			dprintf(2, "\n[cordon: %s beyond %zu bytes is not shown; the whole output is "
+				   "in %s]\n",
+				k ? "stderr" : "stdout", REDACT_HOLD_MAX,
+				out->file_path ? out->file_path : "(nowhere)");
+		sb_free(&out->held[k]);
+	}
+}
+
+static void pass_reply(struct output *out, int to, const char *buf, size_t n)
+{
 	if (!out->limit) {
 		(void)!write(to, buf, n);
 		return;
@@ -378,14 +421,13 @@ static void kill_group(pid_t pid)
 	kill(pid, SIGKILL);
 }
 
-static void refuse(const struct run_opts *o, cordon_decision *d, enum cordon_effect e,
+static void refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_effect e,
 		   const char *err)
 {
 	fprintf(stderr, "cordon: %s by preset '%s': %s%s%s\n",
 		e == CORDON_DENY ? "DENIED" : "NEEDS APPROVAL", o->preset,
 		d && cordon_decision_reason(d) ? cordon_decision_reason(d) : err,
 		d && cordon_decision_rule(d) ? " at " : "", d && cordon_decision_rule(d) ? cordon_decision_rule(d) : "");
-	cordon_decision_free(d);
 }
 
 int run_command(const struct run_opts *o)
@@ -398,7 +440,12 @@ int run_command(const struct run_opts *o)
 	size_t plan_len = 0, bpf_len = 0;
 	int fds[2] = { -1, -1 }, status = RUN_UNAVAILABLE, out_file = -1;
 	struct launch l = { -1, -1, -1, { -1, -1 } };
-	struct output out = { o->max_output, 0, false, -1, o->output_file };
+	struct output out = { o->max_output, 0, false, -1, o->output_file, NULL, { { 0 } }, { 0 } };
+	cordon_redactor *redactor = NULL;
+	cordon_decision *dec = NULL;
+	const char *outcome = "refused";
+	char outcome_buf[32];
+	bool capture = o->max_output || o->output_file || o->redact;
 	const char *bwrap = NULL, *workspace = cordon_context_get(o->ctx, "workspace");
 	bool sandboxed, started = false, layers = false, recheck = false;
 	struct sigaction sa, old_int, old_term;
@@ -412,18 +459,24 @@ int run_command(const struct run_opts *o)
 	cmd = command_text(o);
 	{
 		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd };
-		cordon_decision *d = cordon_evaluate(ev, &req, &err);
+		cordon_decision *d = dec = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 		/* An ask may come from $TMPDIR, unknown until the private temp
 		 * dir exists: decided again below.  A deny never gets better. */
 		recheck = e == CORDON_ASK && !o->approved;
 		if (e == CORDON_DENY) {
 			refuse(o, d, e, err);
+			outcome = "denied";
 			status = RUN_DENIED;
 			goto out;
 		}
-		cordon_decision_free(d);
 	}
+	outcome = "sandbox-unavailable";
+	if (o->redact && !(redactor = cordon_redactor_new(o->policy, &err))) {
+		status = unavailable("%s", err);
+		goto out;
+	}
+	out.redactor = redactor;
 	sandboxed = ev->preset->sandbox == IR_SANDBOX_REQUIRED;
 	cordon_evaluator_free(ev);
 	ev = NULL;
@@ -464,12 +517,16 @@ int run_command(const struct run_opts *o)
 		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd };
 		cordon_decision *d = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
+		if (d) {
+			cordon_decision_free(dec); /* the audit records the final one */
+			dec = d;
+		}
 		if (e != CORDON_ALLOW) {
 			refuse(o, d, e, err);
+			outcome = e == CORDON_DENY ? "denied" : "needs-approval";
 			status = RUN_DENIED;
 			goto out;
 		}
-		cordon_decision_free(d);
 	}
 	if (lower_input_build(ev, &in, &err) != 0) {
 		status = unavailable("%s", err);
@@ -517,7 +574,7 @@ int run_command(const struct run_opts *o)
 	sigaction(SIGTERM, &sa, &old_term);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (do_launch(&l, argv, envp, sandboxed ? fds : NULL, o->max_output || o->output_file,
+	if (do_launch(&l, argv, envp, sandboxed ? fds : NULL, capture,
 		      sandboxed ? NULL : in.cwd) != 0) {
 		status = unavailable("cannot launch: %s", strerror(errno));
 		goto restore;
@@ -601,6 +658,7 @@ int run_command(const struct run_opts *o)
 reaped:
 	if (pidfd >= 0)
 		close(pidfd);
+	flush_redacted(&out);
 	if (timed_out) {
 		fprintf(stderr, "cordon: the command timed out after %g s (preset '%s'); its "
 				"processes were killed\n",
@@ -616,6 +674,14 @@ reaped:
 	} else if (WIFSIGNALED(wstatus)) {
 		status = 128 + WTERMSIG(wstatus);
 	}
+	if (timed_out) {
+		outcome = "timeout";
+	} else if (got_signal) {
+		outcome = "cancelled";
+	} else if (status != RUN_UNAVAILABLE) {
+		snprintf(outcome_buf, sizeof(outcome_buf), "exit:%d", status);
+		outcome = outcome_buf;
+	}
 	if (!timed_out && !got_signal && status != 0 && status != RUN_UNAVAILABLE)
 		fprintf(stderr, "cordon: the command exited with status %d (preset '%s')\n", status,
 			o->preset);
@@ -626,6 +692,27 @@ restore:
 	close(signal_pipe[1]);
 	signal_pipe[0] = signal_pipe[1] = -1;
 out:
+	if (o->audit && dec) {
+		struct cordon_audit_record rec = { .actor = o->actor, .outcome = outcome };
+		size_t nargs = 0;
+		char *aerr = NULL;
+		if (!o->shell)
+			while (o->argv[nargs])
+				nargs++;
+		cordon_audit_record_decision(&rec, dec);
+		rec.args = (const char *const *)o->argv;
+		rec.nargs = nargs;
+		if (o->approved && cordon_decision_effect(dec) == CORDON_ASK)
+			rec.approval = "host";
+		if (cordon_audit_append(o->audit, &rec, &aerr) != 0) {
+			fprintf(stderr, "cordon: %s\n", aerr);
+			free(aerr);
+		}
+	}
+	cordon_decision_free(dec);
+	cordon_redactor_free(redactor);
+	for (int k = 0; k < 2; k++)
+		sb_free(&out.held[k]);
 	for (int k = 0; k < 2; k++)
 		if (l.out[k] >= 0)
 			close(l.out[k]);

@@ -63,6 +63,12 @@ int run_command(const struct run_opts *o)
 	pid_t pid;
 	char tmpl[] = "/tmp/cordon-call-XXXXXX";
 
+	if (o->redact) {
+		/* Unredacted output must not pass for redacted. */
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: --redact is not supported by the macOS "
+				"runner yet\n");
+		return RUN_UNAVAILABLE;
+	}
 	if (!(tmp = mkdtemp(tmpl)) || cordon_context_set(o->ctx, "tmp", tmp, &err) != 0) {
 		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: cannot make a private temp dir\n");
 		goto out;
