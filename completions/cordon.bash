@@ -84,7 +84,7 @@ _cordon()
 		--policy=*) policy=${w#--policy=} ;;
 		--preset | --emit | --context | --format | --disable | --enable | --workspace | --cwd | \
 			--timeout | --max-output | --output-file | --shell | --escalate | --approval | \
-			--ttl | --old | --new | --threshold) ((i++)) ;;
+			--ttl | --old | --new | --threshold | --audit | --actor | --since | --decision) ((i++)) ;;
 		-*) ;;
 		*) ((operands++)) ;;
 		esac
@@ -98,8 +98,16 @@ _cordon()
 
 	# The value of an option.
 	case $prev in
-	-p | --policy | --output-file)
-		_cordon_files "$cur" "$([[ $prev == --output-file ]] || echo policy)"
+	-p | --policy)
+		_cordon_files "$cur" policy
+		return 0
+		;;
+	--output-file | --audit)
+		_cordon_files "$cur" any
+		return 0
+		;;
+	--decision)
+		COMPREPLY=($(compgen -W "allow ask deny" -- "$cur"))
 		return 0
 		;;
 	--preset)
@@ -134,7 +142,7 @@ _cordon()
 		return 0
 		;;
 	--timeout | --max-output | --shell | --escalate | --approval | --ttl | --old | --new | \
-		--threshold)
+		--threshold | --actor | --since)
 		return 0
 		;;
 	esac
@@ -159,11 +167,13 @@ _cordon()
 	write | edit) ((operands == 0)) && _cordon_files "$cur" any ;;
 	approve)
 		if ((operands == 0)); then
-			COMPREPLY=($(compgen -W "write edit" -- "$cur"))
-		elif ((operands == 1)); then
+			COMPREPLY=($(compgen -W "write edit tool" -- "$cur"))
+		elif ((operands == 1)) && [[ ${COMP_WORDS[*]} != *" tool "* ]]; then
 			_cordon_files "$cur" any
 		fi
 		;;
+	revoke) ((operands == 0)) && COMPREPLY=($(compgen -W "tool" -- "$cur")) ;;
+	audit) ((operands == 0)) && _cordon_files "$cur" any ;;
 	run | probe) ;;
 	*) _cordon_files "$cur" policy ;; # check, lint, test, diff: policy files
 	esac

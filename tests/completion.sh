@@ -36,7 +36,7 @@ expect() { # expect DESCRIPTION WANTED WORDS...: WANTED is the completions, spac
 	[ "$got" = "$want" ] || printf 'want: %s\ngot:  %s\n' "$want" "$got" | diag
 }
 
-expect "verbs" "--help --version approve check compile diff edit eval explain help lint probe run test write" ""
+expect "verbs" "--help --version approve audit check compile diff edit eval explain help lint probe revoke run test write" ""
 expect "a verb by its prefix" "compile" co
 expect "verbs that start alike" "edit eval explain" e
 expect "an option of compile" "--emit" compile --e
@@ -52,7 +52,10 @@ expect "the operations of eval" "read" eval --preset read-only r
 expect "the operations of explain after -p FILE" "net" explain -p "$srcdir/rules/default.cordon" n
 expect "the values of lint --format" "json sarif text" lint --format ""
 expect "the values of diff --format" "json text" diff --format ""
-expect "what approve approves" "edit write" approve --preset read-only ""
+expect "what approve approves" "edit tool write" approve --preset read-only ""
+expect "what revoke revokes" "tool" revoke --session ""
+expect "the log audit reads" "$tmpdir/files/notes.txt" audit "$tmpdir/files/n"
+expect "the values of audit --decision" "allow ask" audit log --decision a
 expect "the file approve approves" "$tmpdir/files/notes.txt" approve write "$tmpdir/files/n"
 expect "the file write writes, any file" "$tmpdir/files/notes.txt" write --approval 1234 "$tmpdir/files/n"
 expect "write takes one file" "" write "$tmpdir/files/notes.txt" "$tmpdir/files/n"
