@@ -33,7 +33,8 @@ for case in "default read-only" "default workspace-write" "deny-read.cordon team
 	plan "${policy:+$PWD/$policy}" "$preset" bwrap > "$tmpdir/got" 2> "$tmpdir/err"
 	ok $? "$name: plan"
 	diag < "$tmpdir/err"
-	sed -e "s|$T|@T|g" -e "s|$srcdir/tests/golden-bwrap/||g" "$tmpdir/got" > "$tmpdir/got.norm"
+	# $PWD is the canonical spelling of the directory the origins name.
+	sed -e "s|$T|@T|g" -e "s|$PWD/||g" "$tmpdir/got" > "$tmpdir/got.norm"
 	check_golden "$tmpdir/got.norm" "$name.bwrap" "$name: golden plan"
 	if command -v python3 > /dev/null; then
 		python3 -m json.tool "$tmpdir/got" > /dev/null
