@@ -547,6 +547,24 @@ static void emit_stmt(struct fmt *f, const struct ast *s, const struct align *al
 		inner = align_block(f, &s->u.block.body);
 		put_block(f, s, &s->u.block.body, &inner);
 		return;
+	case AST_ASSERT: {
+		const struct ast *cl = s->u.assertion.clause;
+		put_text(f, "assert", 0);
+		put_tok(f, s->u.assertion.mode->loc, 1);
+		put_tok(f, s->u.assertion.op->loc, 1);
+		f->cont = line_width(cur(f)) + 1;
+		put_seq(f, &s->u.assertion.patterns, 1,
+			s->u.assertion.patterns.n > 1 &&
+				(f->cont + seq_width(f, &s->u.assertion.patterns) > FMT_WIDTH ||
+				 seq_has_comment(f, &s->u.assertion.patterns)));
+		if (cl) {
+			put_tok(f, cl->u.clause.word->loc, 1);
+			put_seq(f, &cl->u.clause.values, 1, false);
+			if (cl->u.clause.reason)
+				put_tok(f, cl->u.clause.reason->loc, 1);
+		}
+		break;
+	}
 	case AST_PROGRAM:
 		put_program(f, s, "program");
 		return;
