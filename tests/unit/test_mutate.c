@@ -37,10 +37,11 @@ static const char policy_text[] =
 	"  write \"/**\" deny \"outside the workspace\";\n"
 	"}\n";
 
+/* Per thread: the racing tests call it from several threads at once. */
 static char *path(const char *dir, const char *rel)
 {
-	static char bufs[8][512];
-	static int n;
+	static _Thread_local char bufs[8][512];
+	static _Thread_local int n;
 	char *b = bufs[n++ % 8];
 	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, rel);
 	return b;
@@ -357,13 +358,16 @@ static int remove_entry(const char *p, const struct stat *st, int flag, struct F
 struct consumer {
 	const char *id;
 	enum cordon_mutation_outcome got;
+	char *msg;
+	const char *target;
 };
 
 static void *consume(void *arg)
 {
 	struct consumer *c = arg;
 	struct cordon_mutation_result res;
-	c->got = write_text(path(ws, "ask/race"), "race\n", c->id, &res);
+	c->got = write_text(c->target, "race\n", c->id, &res);
+	c->msg = res.message ? strdup(res.message) : NULL;
 	cordon_mutation_result_clear(&res);
 	return NULL;
 }
@@ -378,7 +382,10 @@ static void test_racing_consumers(void)
 		struct cordon_mutation_result res;
 		char *id = cordon_approve(ev, &m, 0, &res);
 		cordon_mutation_result_clear(&res);
-		struct consumer c[2] = { { id, CORDON_MUTATION_FAILED }, { id, CORDON_MUTATION_FAILED } };
+		char target[512];
+		snprintf(target, sizeof(target), "%s", path(ws, "ask/race"));
+		struct consumer c[2] = { { id, CORDON_MUTATION_FAILED, NULL, target },
+					 { id, CORDON_MUTATION_FAILED, NULL, target } };
 		pthread_t t[2];
 		for (int k = 0; k < 2; k++)
 			pthread_create(&t[k], NULL, consume, &c[k]);
@@ -388,6 +395,11 @@ static void test_racing_consumers(void)
 		    (c[0].got == CORDON_MUTATION_APPROVAL_VOID ||
 		     c[1].got == CORDON_MUTATION_APPROVAL_VOID))
 			exactly_one++;
+		else
+			printf("# round %d: outcomes %d and %d (%s | %s)\n", i, (int)c[0].got,
+			       (int)c[1].got, c[0].msg ? c[0].msg : "", c[1].msg ? c[1].msg : "");
+		free(c[0].msg);
+		free(c[1].msg);
 		unlink(path(ws, "ask/race"));
 		free(id);
 	}
