@@ -784,7 +784,7 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 				out->v[first].detail = xasprintf(
 					"opaque: %s runs code given on its command line", r.prog);
 			} else {
-				out->v[first].detail = spec ? xasprintf("runs (spec \"%s\")", spec->names[0])
+				out->v[first].detail = spec ? xasprintf("runs (spec \"%s\")", r.prog)
 							    : xstrdup("runs (no spec)");
 			}
 			free(r.ops);
