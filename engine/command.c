@@ -475,6 +475,39 @@ static void fixed_path(struct reading *r, const char *path, bool write)
 	r->out->v[r->out->n - 1].shown = xstrdup(path);
 }
 
+/* An option the spec names: what a flag does, or its argument -- glued to
+ * the word (--x=V, -xV, key=V) or the next word.  Returns how many words
+ * past words[i] it used. */
+static size_t apply_option(struct reading *r, const struct ir_option *o,
+			   const struct shell_word *w, const char *glued, size_t i)
+{
+	if (o->role == ROLE_MODIFIES)
+		r->modifies = true;
+	else if (o->role == ROLE_RECURSIVE)
+		r->recursive = true;
+	if (!takes_arg(o->role))
+		return 0;
+	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE)
+		r->script = true;
+	if (!glued) {
+		if (i + 1 >= r->c->nwords)
+			return 0;
+		role_word(r, r->c->words[i + 1], o->role, "");
+		return 1;
+	}
+	/* The value sits inside this word, which is static. */
+	if (o->role == ROLE_OPAQUE) {
+		r->opaque = true;
+	} else if (o->role != ROLE_ARG && o->role != ROLE_SCRIPT) {
+		struct shell_part part = { .kind = SHELL_PART_LIT, .text = glued,
+					   .start = w->start, .end = w->end };
+		struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start,
+					 .end = w->end };
+		role_word(r, &sw, o->role, "");
+	}
+	return 0;
+}
+
 /* Read words[from..] against a spec. */
 static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 {
@@ -501,30 +534,7 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 					continue;
 				if (eq)
 					arg = eq + 1;
-				if (o->role == ROLE_MODIFIES)
-					r->modifies = true;
-				else if (o->role == ROLE_RECURSIVE)
-					r->recursive = true;
-				if (!takes_arg(o->role))
-					continue;
-				if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE)
-					r->script = true;
-				if (arg) {
-					/* The value sits inside this word: judge the word
-					 * minus "--name=" only when it is static. */
-					if (o->role == ROLE_OPAQUE)
-						r->opaque = true;
-					else if (o->role != ROLE_ARG && o->role != ROLE_SCRIPT) {
-						struct shell_part part = { .kind = SHELL_PART_LIT, .text = arg,
-									   .start = w->start, .end = w->end };
-						struct shell_word sw = { .parts = &part, .nparts = 1,
-									 .start = w->start, .end = w->end };
-						role_word(r, &sw, o->role, "");
-					}
-				} else if (i + 1 < c->nwords) {
-					i++;
-					role_word(r, c->words[i], o->role, "");
-				}
+				i += apply_option(r, o, w, arg, i);
 				continue;
 			}
 			/* Short options, maybe bundled: -xzf FILE. */
@@ -533,28 +543,11 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 				o = lookup(sub, prog, name, 2);
 				if (!o)
 					continue;
-				if (o->role == ROLE_MODIFIES)
-					r->modifies = true;
-				else if (o->role == ROLE_RECURSIVE)
-					r->recursive = true;
-				if (!takes_arg(o->role))
+				if (!takes_arg(o->role)) {
+					apply_option(r, o, w, NULL, i);
 					continue;
-				if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE)
-					r->script = true;
-				if (v[k + 1]) {
-					if (o->role == ROLE_OPAQUE)
-						r->opaque = true;
-					else if (o->role != ROLE_ARG && o->role != ROLE_SCRIPT) {
-						struct shell_part part = { .kind = SHELL_PART_LIT,
-									   .text = v + k + 1 };
-						struct shell_word sw = { .parts = &part, .nparts = 1,
-									 .start = w->start, .end = w->end };
-						role_word(r, &sw, o->role, "");
-					}
-				} else if (i + 1 < c->nwords) {
-					i++;
-					role_word(r, c->words[i], o->role, "");
 				}
+				i += apply_option(r, o, w, v[k + 1] ? v + k + 1 : NULL, i);
 				break;
 			}
 			continue;
@@ -563,15 +556,7 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 		const char *eq = v && !ddash ? strchr(v, '=') : NULL;
 		const struct ir_option *kv = eq ? lookup(sub, prog, v, (size_t)(eq - v) + 1) : NULL;
 		if (kv) {
-			if (kv->role == ROLE_OPAQUE)
-				r->opaque = true;
-			else if (takes_arg(kv->role) && kv->role != ROLE_ARG && kv->role != ROLE_SCRIPT) {
-				struct shell_part part = { .kind = SHELL_PART_LIT, .text = eq + 1,
-							   .start = w->start, .end = w->end };
-				struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start,
-							 .end = w->end };
-				role_word(r, &sw, kv->role, "");
-			}
+			apply_option(r, kv, w, eq + 1, i);
 			continue;
 		}
 		/* Subcommands nest: `git stash list`, `uv pip install`. */
