@@ -10,15 +10,6 @@ cd "$tmpdir" || exit 1
 have_python=false
 command -v python3 > /dev/null && have_python=true
 
-is() { # is GOT WANT DESCRIPTION
-	if [ "$1" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		printf 'got:  %s\nwant: %s\n' "$1" "$2" | diag
-	fi
-}
-
 mode_of() {
 	stat -c %a "$1" 2> /dev/null || stat -f %Lp "$1"
 }

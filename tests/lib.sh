@@ -16,6 +16,15 @@ ok() { # ok STATUS DESCRIPTION
 	fi
 }
 
+is() { # is GOT WANT DESCRIPTION
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		printf 'got:  %s\nwant: %s\n' "$1" "$2" | diag
+	fi
+}
+
 skip() { # skip DESCRIPTION REASON
 	tap_n=$((tap_n + 1))
 	echo "ok $tap_n - $1 # SKIP $2"

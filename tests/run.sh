@@ -12,15 +12,6 @@ cordon_bin=${CORDON_REAL:-$CORDON}
 errf=$tmpdir/stderr
 chmod 755 "$tmpdir"
 
-is() { # is GOT WANT DESCRIPTION
-	if [ "$1" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		printf 'got:  %s\nwant: %s\n' "$1" "$2" | diag
-	fi
-}
-
 
 wait_for() { # wait_for FILE: until it exists and is not empty, at most 5 s
 	i=0
