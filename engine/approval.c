@@ -168,19 +168,6 @@ static int file_id_parse(json_t *j, struct file_id *id)
 	return 0;
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* Remove expired approvals, and the half-made or half-taken records of
  * killed processes (their ctime, which a rename updates, is a minute old). */

@@ -373,20 +373,6 @@ static void sweep_leftovers(struct mut *mu)
 	closedir(d);
 }
 
-static int write_all(int fd, const void *data, size_t n)
-{
-	const char *s = data;
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* Copy a write's content from m->fd (into the temp file when out >= 0),
  * hashing it; -1 with errno on a read or write error. */

@@ -2,9 +2,11 @@
 
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void oom(void)
 {
@@ -306,3 +308,17 @@ size_t utf8_invalid_at(const unsigned char *s, size_t len)
 	return len;
 }
 
+int write_all(int fd, const void *data, size_t n)
+{
+	const char *s = data;
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

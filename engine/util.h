@@ -36,6 +36,10 @@ struct strbuf {
 	char *buf;
 	size_t len, cap;
 };
+/* write(2) all of data, again after EINTR and short writes; 0, or -1 with
+ * errno set. */
+int write_all(int fd, const void *data, size_t n);
+
 void sb_init(struct strbuf *sb);
 void sb_add(struct strbuf *sb, const char *s, size_t n);
 void sb_adds(struct strbuf *sb, const char *s);
