@@ -163,10 +163,13 @@ static long try_setns(void)
 #if defined(__x86_64__)
 /* The 32-bit x86 ABI from this 64-bit process: int $0x80 takes i386 syscall
  * numbers and the filter sees AUDIT_ARCH_I386, as for a 32-bit program. */
-static long int80(long n, long a, long b, long c)
+static long int80(long n, long a, long b, long c, long d)
 {
 	long r;
-	__asm__ volatile("int $0x80" : "=a"(r) : "a"(n), "b"(a), "c"(b), "d"(c) : "memory");
+	__asm__ volatile("int $0x80"
+			 : "=a"(r)
+			 : "a"(n), "b"(a), "c"(b), "d"(c), "S"(d)
+			 : "memory");
 	return r;
 }
 
@@ -194,19 +197,20 @@ static void try_x86(void)
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 		if (args == MAP_FAILED)
 			_exit(3);
-		if (int80(20 /* getpid */, 0, 0, 0) != getpid())
+		if (int80(20 /* getpid */, 0, 0, 0, 0) != getpid())
 			_exit(3);
 		args[0] = AF_INET; /* socketcall's argument block */
 		args[1] = SOCK_STREAM;
 		args[2] = 0;
-		long r = int80(102 /* socketcall */, 1 /* SYS_SOCKET */, (long)args, 0);
+		long r = int80(102 /* socketcall */, 1 /* SYS_SOCKET */, (long)args, 0, 0);
 		x86_report("x86-socketcall", r);
-		x86_report("x86-socket-inet", int80(359 /* socket */, AF_INET, SOCK_STREAM, 0));
-		x86_report("x86-socket-unix", int80(359, AF_UNIX, SOCK_STREAM, 0));
+		x86_report("x86-socket-inet", int80(359 /* socket */, AF_INET, SOCK_STREAM, 0, 0));
+		x86_report("x86-socket-unix", int80(359, AF_UNIX, SOCK_STREAM, 0, 0));
 		x86_report("x86-socketpair-dgram",
-			   int80(360 /* socketpair */, AF_UNIX, SOCK_DGRAM, (long)(args + 4)));
-		x86_report("x86-socketpair-stream", int80(360, AF_UNIX, SOCK_STREAM, (long)(args + 4)));
-		x86_report("x86-unshare-user", int80(310 /* unshare */, CLONE_NEWUSER, 0, 0));
+			   int80(360 /* socketpair */, AF_UNIX, SOCK_DGRAM, 0,
+				 (long)(args + 4)));
+		x86_report("x86-socketpair-stream", int80(360, AF_UNIX, SOCK_STREAM, 0, (long)(args + 4)));
+		x86_report("x86-unshare-user", int80(310 /* unshare */, CLONE_NEWUSER, 0, 0, 0));
 		_exit(0);
 	}
 	int status = 0;
