@@ -24,7 +24,7 @@ static const struct verb verbs[] = {
 	  cmd_check },
 	{ "lint", "find mistakes and risks in policy files",
 	  "usage: cordon lint [--format text|json|sarif] [--werror] [--disable ID,...]\n"
-	  "                   [--enable ID,...] [--list-checks] FILE...\n"
+	  "                   [--enable ID,...] [--include-shipped] [--list-checks] FILE...\n"
 	  "\n"
 	  "Report every error `cordon check` finds, and the warnings and notes of the\n"
 	  "lint checks: rules that never decide, broad grants, credentials within\n"
@@ -37,6 +37,8 @@ static const struct verb verbs[] = {
 	  "  --werror             exit 1 on any finding, not only on errors\n"
 	  "  --disable ID,...     skip these checks ('all' for every one)\n"
 	  "  --enable ID,...      run these checks again after --disable\n"
+	  "  --include-shipped    also report findings in the policies shipped with\n"
+	  "                       cordon that a file includes (default.cordon, ...)\n"
 	  "  --list-checks        print the checks: id, level, summary\n"
 	  "\n"
 	  "Exit status: 0 when no finding is an error (with --werror: no finding),\n"
