@@ -109,7 +109,7 @@ static const struct verb verbs[] = {
 	  "rule with its specificity and whether it matched, and the winner.\n",
 	  cmd_explain },
 	{ "test", "run a policy's test blocks (TAP)",
-	  "usage: cordon test [--coverage [--threshold N]] FILE...\n"
+	  "usage: cordon test [--coverage [--threshold N]] [--include-shipped] FILE...\n"
 	  "\n"
 	  "Run the test blocks of each policy and print TAP: one line for each\n"
 	  "expectation, with its location and the actual decision on failure.\n"
@@ -118,6 +118,8 @@ static const struct verb verbs[] = {
 	  "                       rules decided at least one expectation, per file and\n"
 	  "                       in total, and list the rules none did\n"
 	  "  --threshold N        exit 1 when total coverage is below N percent\n"
+	  "  --include-shipped    also run the tests, and count the rules, of the\n"
+	  "                       shipped policies a file includes (default.cordon, ...)\n"
 	  "\n"
 	  "Exit status: 0 when every expectation holds (and coverage reaches the\n"
 	  "threshold), 1 otherwise, 2 on a usage or I/O error.\n",
