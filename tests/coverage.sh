@@ -48,6 +48,9 @@ ok $? "--include-shipped: the shipped tests pass too"
 grep -q '^# rules/default.cordon: [0-9]*/[0-9]* rules' "$tmpdir/out" &&
 	[ "$(grep -c '^ok ' "$tmpdir/out")" -gt 2 ] && ! grep -q 'not run' "$tmpdir/out"
 ok $? "--include-shipped runs the shipped tests and counts their rules"
+"$CORDON" eval -p team.cordon --context workspace=/ws read /srv/data > "$tmpdir/out"
+grep -q '^  preset: team ' "$tmpdir/out"
+ok $? "a policy's own default overrides the one of the shipped file it includes"
 
 usage_case() { # usage_case DESCRIPTION EXPECTED-MESSAGE ARGS...
 	desc=$1 want=$2
