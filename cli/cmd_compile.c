@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cli.h"
+#include "util.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct {
 	const char *name;
@@ -18,14 +20,89 @@ static const struct {
 	{ "json", CORDON_DUMP_JSON },
 };
 
-/* A lowering needs concrete paths: the context defaults apply. */
+/* How `${tmp}` is shown when no --context gives the per-call temp dir: the
+ * kinds that have comments say so in one; the others on stderr. */
+#define TMP_SHOWN "${tmp}"
+#define TMP_NOTE                                                                             \
+	"${tmp} stands for the private temp dir that cordon run makes for each call; "      \
+	"--context tmp=DIR shows a concrete path"
+
+static const struct {
+	const char *kind, *comment; /* the comment's opening, before TMP_NOTE */
+} comment_kinds[] = {
+	{ "landlock", "# " },
+	{ "seccomp", "# " },
+	{ "sbpl", ";; " },
+};
+
+/* A stand-in for the per-call temp dir, made so the lowering sees the
+ * existing directory the runner would give it; canonical, as lowered paths
+ * are.  NULL with *err when none can be made. */
+static char *make_standin_tmp(char **made, char **err)
+{
+	const char *base = getenv("TMPDIR");
+	char *tmpl = xasprintf("%s/cordon-compile-XXXXXX", base && base[0] == '/' ? base : "/tmp");
+	if (!mkdtemp(tmpl)) {
+		*err = xasprintf("cannot make a stand-in for the per-call temp dir in %s: %s; give "
+				 "--context tmp=DIR",
+				 base && base[0] == '/' ? base : "/tmp", strerror(errno));
+		free(tmpl);
+		return NULL;
+	}
+	*made = tmpl;
+	char *real = realpath(tmpl, NULL);
+	return real ? real : xstrdup(tmpl);
+}
+
+/* out with every occurrence of path replaced by TMP_SHOWN; *count says how
+ * many there were.  The stand-in's name is random, so it means nothing else. */
+static char *show_tmp(const char *out, size_t len, const char *path, size_t *newlen,
+		      size_t *count)
+{
+	struct strbuf sb;
+	size_t plen = strlen(path), i = 0;
+	sb_init(&sb);
+	*count = 0;
+	while (i < len) {
+		if (len - i >= plen && memcmp(out + i, path, plen) == 0) {
+			sb_adds(&sb, TMP_SHOWN);
+			i += plen;
+			(*count)++;
+		} else {
+			sb_addc(&sb, out[i++]);
+		}
+	}
+	*newlen = sb.len;
+	if (!sb.buf)
+		sb_add(&sb, "", 0);
+	return sb_steal(&sb);
+}
+
+/* The output with the note on its second line, after the title. */
+static char *add_tmp_comment(char *out, size_t *len, const char *opening)
+{
+	const char *nl = memchr(out, '\n', *len);
+	size_t head = nl ? (size_t)(nl - out) + 1 : 0;
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_add(&sb, out, head);
+	sb_addf(&sb, "%s%s\n", opening, TMP_NOTE);
+	sb_add(&sb, out + head, *len - head);
+	free(out);
+	*len = sb.len;
+	return sb_steal(&sb);
+}
+
+/* A lowering needs concrete paths: the context defaults apply.  The temp
+ * dir exists only at run time; without --context tmp=DIR it is shown as
+ * ${tmp}, so an auditor can lower a preset offline. */
 static int emit_lowered(const char *policy_path, const char *preset, cordon_context *ctx,
 			const char *kind)
 {
 	int status = EXIT_OK;
 	cordon_policy *policy = cli_load_policy(policy_path, &status);
 	cordon_evaluator *ev = NULL;
-	char *err = NULL, *out;
+	char *err = NULL, *out = NULL, *standin = NULL, *made = NULL;
 	size_t len;
 	if (!policy)
 		return status;
@@ -34,6 +111,13 @@ static int emit_lowered(const char *policy_path, const char *preset, cordon_cont
 		goto out;
 	}
 	cli_context_defaults(ctx);
+	if (!cordon_context_get(ctx, "tmp")) {
+		if (!(standin = make_standin_tmp(&made, &err)) ||
+		    cordon_context_set(ctx, "tmp", standin, &err) != 0) {
+			status = cli_usage_error(NULL, "%s", err);
+			goto out;
+		}
+	}
 	if (!(ev = cordon_evaluator_new(policy, preset, ctx, &err))) {
 		status = cli_usage_error(NULL, "%s", err);
 		goto out;
@@ -42,10 +126,29 @@ static int emit_lowered(const char *policy_path, const char *preset, cordon_cont
 		status = cli_usage_error(NULL, "%s", err);
 		goto out;
 	}
+	if (standin) {
+		size_t count, newlen;
+		char *shown = show_tmp(out, len, standin, &newlen, &count);
+		free(out);
+		out = shown;
+		len = newlen;
+		size_t k;
+		for (k = 0; k < ARRAY_SIZE(comment_kinds); k++)
+			if (strcmp(comment_kinds[k].kind, kind) == 0)
+				break;
+		if (count && k < ARRAY_SIZE(comment_kinds))
+			out = add_tmp_comment(out, &len, comment_kinds[k].comment);
+		else if (count)
+			fprintf(stderr, "cordon: note: %s\n", TMP_NOTE);
+	}
 	if (fwrite(out, 1, len, stdout) != len || fflush(stdout) != 0)
 		status = cli_usage_error(NULL, "cannot write the output: %s", strerror(errno));
-	free(out);
 out:
+	free(out);
+	if (made)
+		rmdir(made);
+	free(made);
+	free(standin);
 	free(err);
 	cordon_evaluator_free(ev);
 	cordon_policy_free(policy);

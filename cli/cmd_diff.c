@@ -177,6 +177,38 @@ static void print_text(const struct diff_result *r)
 	       r->count[DIFF_WIDENED], r->count[DIFF_NARROWED], r->count[DIFF_CHANGED], r->probes);
 }
 
+/* One line on stderr for --fail-on-widen, which a job whose stdout goes
+ * elsewhere still shows: how much widened, and the first change. */
+static void report_widening(const struct diff_result *r)
+{
+	const struct diff_preset *where = NULL;
+	const struct diff_change *first = NULL;
+	for (size_t i = 0; i < r->policy.n && !first; i++)
+		if (r->policy.changes[i].cls == DIFF_WIDENED)
+			where = &r->policy, first = &r->policy.changes[i];
+	for (size_t i = 0; i < r->n && !first; i++)
+		for (size_t k = 0; k < r->presets[i].n && !first; k++)
+			if (r->presets[i].changes[k].cls == DIFF_WIDENED)
+				where = &r->presets[i], first = &r->presets[i].changes[k];
+	struct strbuf sb;
+	sb_init(&sb);
+	if (where && where != &r->policy)
+		sb_addf(&sb, "preset \"%s\": ", where->name);
+	if (first && first->kind == DIFF_DECISION)
+		sb_addf(&sb, "%s %s: %s -> %s", ir_op_names[first->op], first->subject,
+			first->old_value ? first->old_value : "(none)",
+			first->new_value ? first->new_value : "(none)");
+	else if (first && first->kind == DIFF_PRESET)
+		sb_adds(&sb, "added");
+	else if (first)
+		sb_addf(&sb, "%s %s: %s -> %s", diff_kind_names[first->kind], first->subject,
+			first->old_value ? first->old_value : "(none)",
+			first->new_value ? first->new_value : "(none)");
+	fprintf(stderr, "cordon: the change widens what the policy grants (%zu widened; first, %s)\n",
+		r->count[DIFF_WIDENED], sb.buf ? sb.buf : "");
+	sb_free(&sb);
+}
+
 static json_t *str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -316,8 +348,10 @@ int cmd_diff(int argc, char **argv)
 		print_json(&res, argv[optind], argv[optind + 1], ctx);
 	else
 		print_text(&res);
-	if (fail_on_widen && res.count[DIFF_WIDENED])
+	if (fail_on_widen && res.count[DIFF_WIDENED]) {
+		report_widening(&res);
 		status = EXIT_POLICY;
+	}
 out:
 	free(err);
 	diff_result_free(&res);

@@ -67,6 +67,7 @@ int cmd_lint(int argc, char **argv)
 		{ "disable", required_argument, NULL, 'd' },
 		{ "enable", required_argument, NULL, 'e' },
 		{ "list-checks", no_argument, NULL, 'l' },
+		{ "include-shipped", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -85,6 +86,9 @@ int cmd_lint(int argc, char **argv)
 			return EXIT_OK;
 		case 'W':
 			werror = true;
+			break;
+		case 'S':
+			lo.include_shipped = true;
 			break;
 		case 'd':
 		case 'e':

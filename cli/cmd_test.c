@@ -12,16 +12,17 @@
 
 int cmd_test(int argc, char **argv)
 {
-	enum { OPT_COVERAGE = 256, OPT_THRESHOLD };
+	enum { OPT_COVERAGE = 256, OPT_THRESHOLD, OPT_INCLUDE_SHIPPED };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "coverage", no_argument, NULL, OPT_COVERAGE },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "include-shipped", no_argument, NULL, OPT_INCLUDE_SHIPPED },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t n = 0, failed = 0;
 	int c, status = EXIT_OK;
-	bool coverage = false, has_threshold = false;
+	bool coverage = false, has_threshold = false, include_shipped = false;
 	double threshold = 0, total;
 	char *end;
 	struct coverage cov;
@@ -33,6 +34,9 @@ int cmd_test(int argc, char **argv)
 			return cli_help("test");
 		case OPT_COVERAGE:
 			coverage = true;
+			break;
+		case OPT_INCLUDE_SHIPPED:
+			include_shipped = true;
 			break;
 		case OPT_THRESHOLD:
 			threshold = strtod(optarg, &end);
@@ -53,6 +57,7 @@ int cmd_test(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error("test", "no policy file given");
 	coverage_init(&cov);
+	cov.include_shipped = include_shipped;
 	for (int i = optind; i < argc; i++) {
 		cordon_policy *p = cordon_policy_load_file(argv[i]);
 		if (cordon_policy_error_count(p)) {
@@ -65,7 +70,7 @@ int cmd_test(int argc, char **argv)
 			size_t before = n;
 			if (coverage)
 				coverage_add_policy(&cov, p);
-			failed += policy_run_tests(p, stdout, &n, coverage ? &cov : NULL);
+			failed += policy_run_tests(p, stdout, &n, coverage ? &cov : NULL, include_shipped);
 			if (n == before)
 				printf("# %s has no test blocks\n", argv[i]);
 		}

@@ -24,7 +24,7 @@ static const struct verb verbs[] = {
 	  cmd_check },
 	{ "lint", "find mistakes and risks in policy files",
 	  "usage: cordon lint [--format text|json|sarif] [--werror] [--disable ID,...]\n"
-	  "                   [--enable ID,...] [--list-checks] FILE...\n"
+	  "                   [--enable ID,...] [--include-shipped] [--list-checks] FILE...\n"
 	  "\n"
 	  "Report every error `cordon check` finds, and the warnings and notes of the\n"
 	  "lint checks: rules that never decide, broad grants, credentials within\n"
@@ -37,6 +37,8 @@ static const struct verb verbs[] = {
 	  "  --werror             exit 1 on any finding, not only on errors\n"
 	  "  --disable ID,...     skip these checks ('all' for every one)\n"
 	  "  --enable ID,...      run these checks again after --disable\n"
+	  "  --include-shipped    also report findings in the policies shipped with\n"
+	  "                       cordon that a file includes (default.cordon, ...)\n"
 	  "  --list-checks        print the checks: id, level, summary\n"
 	  "\n"
 	  "Exit status: 0 when no finding is an error (with --werror: no finding),\n"
@@ -107,7 +109,7 @@ static const struct verb verbs[] = {
 	  "rule with its specificity and whether it matched, and the winner.\n",
 	  cmd_explain },
 	{ "test", "run a policy's test blocks (TAP)",
-	  "usage: cordon test [--coverage [--threshold N]] FILE...\n"
+	  "usage: cordon test [--coverage [--threshold N]] [--include-shipped] FILE...\n"
 	  "\n"
 	  "Run the test blocks of each policy and print TAP: one line for each\n"
 	  "expectation, with its location and the actual decision on failure.\n"
@@ -116,6 +118,8 @@ static const struct verb verbs[] = {
 	  "                       rules decided at least one expectation, per file and\n"
 	  "                       in total, and list the rules none did\n"
 	  "  --threshold N        exit 1 when total coverage is below N percent\n"
+	  "  --include-shipped    also run the tests, and count the rules, of the\n"
+	  "                       shipped policies a file includes (default.cordon, ...)\n"
 	  "\n"
 	  "Exit status: 0 when every expectation holds (and coverage reaches the\n"
 	  "threshold), 1 otherwise, 2 on a usage or I/O error.\n",

@@ -772,6 +772,18 @@ static char *env_name(struct checker *c, const struct ast *n)
 	return s;
 }
 
+/* Does file a include file b, directly or through other files? */
+static bool file_includes(const struct srcmgr *sm, uint32_t a, uint32_t b)
+{
+	const struct src_file *f = srcmgr_file(sm, b);
+	for (size_t depth = 0; f && f->has_include && depth <= sm->n; depth++) {
+		if (f->include_loc.file == a)
+			return true;
+		f = srcmgr_file(sm, f->include_loc.file);
+	}
+	return false;
+}
+
 static void check_env(struct checker *c, struct scope *s, const struct ast *env)
 {
 	struct ir_env *e = &s->env;
@@ -801,8 +813,16 @@ static void check_env(struct checker *c, struct scope *s, const struct ast *env)
 				const struct ast *v = n->u.bind.value;
 				char *value;
 				bool dup = false;
+				struct ir_env_set *replaced = NULL;
 				for (size_t i = 0; i < e->nset; i++) {
-					if (strcmp(e->set[i].name, name) == 0) {
+					if (strcmp(e->set[i].name, name) != 0)
+						continue;
+					/* The including file's value wins over an included one's. */
+					if (file_includes(c->sm, n->loc.file, e->set[i].origin.file)) {
+						replaced = &e->set[i];
+					} else if (file_includes(c->sm, e->set[i].origin.file, n->loc.file)) {
+						dup = true;
+					} else {
 						struct diag *d = ERR(c, &n->loc, "duplicate-setting",
 								     "'%s' is set twice", name);
 						diag_note(d, e->set[i].origin, "first set here");
@@ -831,6 +851,12 @@ static void check_env(struct checker *c, struct scope *s, const struct ast *env)
 						continue;
 					}
 				} else if (!(value = decode_string(c, v, true))) {
+					continue;
+				}
+				if (replaced) {
+					free(replaced->value);
+					replaced->value = value;
+					replaced->origin = n->loc;
 					continue;
 				}
 				struct ir_env_set set = { xstrdup(name), value, n->loc };
@@ -955,15 +981,28 @@ static void check_version(struct checker *c, const struct ast *file)
 	}
 }
 
-static void walk_statements(struct checker *c, const struct ast *file)
+/* Check a file's statements and, in place, those of the files it includes.
+ * Returns the `default` statement that holds for the file: its own, which
+ * overrides any of the files it includes, or else the one its includes
+ * agree on (two included files that each set one are an error). */
+static struct ast *walk_statements(struct checker *c, const struct ast *file)
 {
+	struct ast *own = NULL, *included = NULL;
 	check_version(c, file);
 	for (struct ast *s = file->u.seq.head; s; s = s->next) {
 		switch (s->kind) {
-		case AST_INCLUDE:
-			if (s->u.one.included)
-				walk_statements(c, s->u.one.included);
+		case AST_INCLUDE: {
+			struct ast *d = s->u.one.included ? walk_statements(c, s->u.one.included) : NULL;
+			if (d && included) {
+				struct diag *e = ERR(c, &s->loc, "duplicate-setting",
+						     "two included files set the default preset");
+				diag_note(e, included->loc, "the other is set here");
+				diag_hint(e, "set 'default' in this file: it overrides the included ones");
+			} else if (d) {
+				included = d;
+			}
 			break;
+		}
 		case AST_ITEM:
 			check_item(c, &c->global, s);
 			break;
@@ -983,18 +1022,19 @@ static void walk_statements(struct checker *c, const struct ast *file)
 			check_program(c->d, c->ir, s);
 			break;
 		case AST_DEFAULT:
-			if (c->default_node) {
+			if (own) {
 				struct diag *d = ERR(c, &s->loc, "duplicate-setting",
 						     "the default preset is set twice");
-				diag_note(d, c->default_node->loc, "first set here");
+				diag_note(d, own->loc, "first set here");
 			} else {
-				c->default_node = s;
+				own = s;
 			}
 			break;
 		default:
 			break;
 		}
 	}
+	return own ? own : included;
 }
 
 /* ---- flattening --------------------------------------------------------- */
@@ -1427,7 +1467,7 @@ size_t check_policy(struct srcmgr *sm, struct diag_list *diags, struct ast *root
 
 	memset(ir, 0, sizeof(*ir));
 	walk_lets(&c, root);
-	walk_statements(&c, root);
+	c.default_node = walk_statements(&c, root);
 	check_programs_done(ir);
 
 	/* Presets: flatten each, then add the top-level rules. */

@@ -4,6 +4,7 @@
  * that decided it, not the pattern. */
 #include "config.h"
 
+#include "embedded.h"
 #include "policy_test.h"
 
 #include <limits.h>
@@ -116,7 +117,9 @@ static void add_rule(struct coverage *cov, const cordon_policy *policy, struct l
 	const struct src_file *f = srcmgr_file(&policy->sm, at.file);
 	struct coverage_rule r = { 0 };
 	char *key;
-	if (!f) {
+	/* A shipped file the policy includes from cordon's copy is not the
+	 * user's to test: its rules count only when asked for. */
+	if (!f || (!cov->include_shipped && embedded_included(f))) {
 		free(text);
 		return;
 	}

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "embedded.h"
+#include "source.h"
 
 #include <string.h>
 
@@ -18,4 +19,9 @@ const struct embedded_file *embedded_find(const char *name)
 		if (strcmp(embedded_files[i].name, name) == 0)
 			return &embedded_files[i];
 	return NULL;
+}
+
+bool embedded_included(const struct src_file *f)
+{
+	return f && !f->path && f->has_include && embedded_find(f->name);
 }

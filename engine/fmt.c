@@ -265,14 +265,40 @@ static void put_elem(struct fmt *f, const struct ast *e, unsigned sep)
 	}
 }
 
-/* Elements ", " apart; wrapped, one a line at the continuation indent. */
-static void put_seq(struct fmt *f, const struct ast_seq *seq, unsigned sep, bool wrap)
+/* How a list is laid out: on its line; filled, each line taking as many
+ * elements as fit; or one element a line (a list holding comments). */
+enum wrap { WRAP_NONE, WRAP_FILL, WRAP_EACH };
+
+/* A list that is too long is filled; one with comments has one element a
+ * line, so each comment stays beside its element. */
+static enum wrap wrap_for(const struct fmt *f, const struct ast_seq *seq, bool too_long)
+{
+	if (seq->n < 2)
+		return WRAP_NONE;
+	if (seq_has_comment(f, seq))
+		return WRAP_EACH;
+	return too_long ? WRAP_FILL : WRAP_NONE;
+}
+
+/* Does e, after a space, still fit on the current line, with the comma
+ * after it (more = true) or the `tail` columns that follow the last one? */
+static bool fits(struct fmt *f, const struct ast *e, bool more, unsigned tail)
+{
+	return line_width(cur(f)) + 1 + elem_width(f, e) + (more ? 1 : tail) <= FMT_WIDTH;
+}
+
+/* Elements ", " apart; wrapped, at the continuation indent.  `tail` is the
+ * width of what follows the last element on its line. */
+static void put_seq(struct fmt *f, const struct ast_seq *seq, unsigned sep, enum wrap wrap,
+		    unsigned tail)
 {
 	for (const struct ast *e = seq->head; e; e = e->next) {
+		if (e != seq->head && wrap == WRAP_FILL && f->open && !fits(f, e, e->next, tail))
+			f->open = false;
 		put_elem(f, e, e == seq->head ? sep : 1);
 		if (e->next) {
 			put_text(f, ",", 0);
-			if (wrap)
+			if (wrap == WRAP_EACH)
 				f->open = false;
 		}
 	}
@@ -394,9 +420,7 @@ static void put_keyword_list(struct fmt *f, const char *keyword, const struct as
 {
 	put_text(f, keyword, 0);
 	f->cont = line_width(cur(f)) + 1;
-	bool wrap = seq->n > 1 && (f->cont + seq_width(f, seq) + 1 > FMT_WIDTH ||
-				   seq_has_comment(f, seq));
-	put_seq(f, seq, 1, wrap);
+	put_seq(f, seq, 1, wrap_for(f, seq, f->cont + seq_width(f, seq) + 1 > FMT_WIDTH), 1);
 }
 
 static void put_item(struct fmt *f, const struct ast *s, const struct align *al)
@@ -414,9 +438,11 @@ static void put_item(struct fmt *f, const struct ast *s, const struct align *al)
 		if (is_rule(s) && pats->n == 1 && pat_w <= ALIGN_MAX && al->effect > pat_w)
 			after = al->effect - pat_w + 1;
 		f->cont = line_width(cur(f)) + sep;
-		unsigned flat = f->cont + pat_w + (word ? after + span_width(f, word->loc) : 0) +
+		/* What follows the last pattern: the effect, the reason, ';'. */
+		unsigned tail = (word ? 1 + span_width(f, word->loc) : 0) +
 				(reason ? 1 + span_width(f, reason->loc) : 0) + 1;
-		put_seq(f, pats, sep, pats->n > 1 && (flat > FMT_WIDTH || seq_has_comment(f, pats)));
+		unsigned flat = f->cont + pat_w + (word ? after - 1 : 0) + tail;
+		put_seq(f, pats, sep, wrap_for(f, pats, flat > FMT_WIDTH), tail);
 		if (word)
 			put_tok(f, word->loc, pats->n > 1 ? 1 : after);
 	} else if (word) {
@@ -446,18 +472,23 @@ static void put_let(struct fmt *f, const struct ast *s)
 	put_text(f, "[", 1);
 	f->last = v->loc.start + 1;
 	if (!wrap) {
-		put_seq(f, seq, 0, false);
+		put_seq(f, seq, 0, WRAP_NONE, 0);
 		put_text(f, "]", 0);
 		f->last = v->loc.end;
 		return;
 	}
+	/* Filled at one indentation step, every element followed by a comma;
+	 * with comments inside, one element a line. */
+	bool each = has_comment(f, v->loc.start, close);
 	f->cont = f->indent + INDENT;
 	f->open = false;
 	for (const struct ast *e = seq->head; e; e = e->next) {
-		put_elem(f, e, 0);
+		if (e != seq->head && (each || (f->open && !fits(f, e, true, 0))))
+			f->open = false;
+		put_elem(f, e, f->open ? 1 : 0);
 		put_text(f, ",", 0);
-		f->open = false;
 	}
+	f->open = false;
 	comments_inside(f, close);
 	new_line(f, f->indent);
 	put_text(f, "]", 0);
@@ -481,9 +512,7 @@ static void put_program(struct fmt *f, const struct ast *s, const char *keyword)
 	const struct ast_seq *names = &s->u.prog.names;
 	put_text(f, keyword, 0);
 	f->cont = line_width(cur(f)) + 1;
-	bool wrap = names->n > 1 && (f->cont + seq_width(f, names) + 2 > FMT_WIDTH ||
-				     seq_has_comment(f, names));
-	put_seq(f, names, 1, wrap);
+	put_seq(f, names, 1, wrap_for(f, names, f->cont + seq_width(f, names) + 2 > FMT_WIDTH), 2);
 	struct align al = align_block(f, &s->u.prog.body);
 	put_block(f, s, &s->u.prog.body, &al);
 }
@@ -553,13 +582,11 @@ static void emit_stmt(struct fmt *f, const struct ast *s, const struct align *al
 		put_tok(f, s->u.assertion.mode->loc, 1);
 		put_tok(f, s->u.assertion.op->loc, 1);
 		f->cont = line_width(cur(f)) + 1;
-		put_seq(f, &s->u.assertion.patterns, 1,
-			s->u.assertion.patterns.n > 1 &&
-				(f->cont + seq_width(f, &s->u.assertion.patterns) > FMT_WIDTH ||
-				 seq_has_comment(f, &s->u.assertion.patterns)));
+		const struct ast_seq *pats = &s->u.assertion.patterns;
+		put_seq(f, pats, 1, wrap_for(f, pats, f->cont + seq_width(f, pats) > FMT_WIDTH), 0);
 		if (cl) {
 			put_tok(f, cl->u.clause.word->loc, 1);
-			put_seq(f, &cl->u.clause.values, 1, false);
+			put_seq(f, &cl->u.clause.values, 1, WRAP_NONE, 0);
 			if (cl->u.clause.reason)
 				put_tok(f, cl->u.clause.reason->loc, 1);
 		}

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "check.h"
+#include "embedded.h"
 #include "lint_int.h"
 #include "load.h"
 
@@ -259,17 +260,17 @@ char *lint_rule_text(const struct ir_rule *r)
 /* ---- suppression ------------------------------------------------------------- */
 
 /* Does the line above `at` read `# cordon: ignore[ID,...] reason` naming id? */
-static bool suppressed(const struct srcmgr *sm, const struct lint_finding *f)
+static bool ignored_above(const struct srcmgr *sm, struct loc at, const char *id)
 {
-	const struct src_file *file = srcmgr_file(sm, f->loc.file);
+	const struct src_file *file = srcmgr_file(sm, at.file);
 	unsigned line, col;
 	size_t start, len;
-	if (!f->has_loc || !file)
+	if (!file)
 		return false;
-	srcmgr_linecol(sm, f->loc.file, f->loc.start, &line, &col);
+	srcmgr_linecol(sm, at.file, at.start, &line, &col);
 	if (line < 2)
 		return false;
-	srcmgr_line(sm, f->loc.file, line - 1, &start, &len);
+	srcmgr_line(sm, at.file, line - 1, &start, &len);
 	const char *s = file->text + start, *end = s + len;
 	while (s < end && (*s == ' ' || *s == '\t'))
 		s++;
@@ -284,16 +285,31 @@ static bool suppressed(const struct srcmgr *sm, const struct lint_finding *f)
 	const char *close = memchr(s, ']', (size_t)(end - s));
 	if (!close)
 		return false;
-	size_t idlen = strlen(f->id);
+	size_t idlen = strlen(id);
 	while (s < close) {
 		while (s < close && (*s == ',' || *s == ' '))
 			s++;
 		const char *w = s;
 		while (s < close && *s != ',' && *s != ' ')
 			s++;
-		if ((size_t)(s - w) == idlen && memcmp(w, f->id, idlen) == 0)
+		if ((size_t)(s - w) == idlen && memcmp(w, id, idlen) == 0)
 			return true;
 	}
+	return false;
+}
+
+/* Silenced above its line; in a shipped file, which the user cannot edit,
+ * also above the include that brought the file in. */
+static bool suppressed(const struct srcmgr *sm, const struct lint_finding *f)
+{
+	if (!f->has_loc)
+		return false;
+	if (ignored_above(sm, f->loc, f->id))
+		return true;
+	for (const struct src_file *file = srcmgr_file(sm, f->loc.file);
+	     embedded_included(file); file = srcmgr_file(sm, file->include_loc.file))
+		if (ignored_above(sm, file->include_loc, f->id))
+			return true;
 	return false;
 }
 
@@ -316,15 +332,16 @@ static int finding_cmp(const void *pa, const void *pb)
 
 /* Load like cordon_policy_load_file, but keep the syntax tree: some checks
  * look at what was written (where an env name stands, what a file holds). */
-static cordon_policy *load_with_tree(const char *path, struct ast **root)
+static cordon_policy *load_with_tree(const char *path, const struct embedded_file *ef,
+				     struct ast **root)
 {
 	cordon_policy *p = xcalloc(1, sizeof(*p));
-	p->name = xstrdup(path);
+	p->name = xstrdup(ef ? ef->name : path);
 	srcmgr_init(&p->sm);
 	diag_init(&p->diags);
 	arena_init(&p->arena);
 	struct load_ctx lc = { &p->sm, &p->diags, &p->arena, false };
-	*root = load_file(&lc, path);
+	*root = ef ? load_text(&lc, ef->name, NULL, ef->text, ef->len) : load_file(&lc, path);
 	p->io_failed = lc.io_error;
 	if (*root) {
 		check_policy(&p->sm, &p->diags, *root, &p->ir);
@@ -434,21 +451,74 @@ static void finding_free(struct lint_finding *f)
 	free(f->key);
 }
 
-struct lint_result *lint_file(const char *path, const struct lint_options *opts)
+/* Every finding of a file on disk (path) or a shipped one (ef), none dropped. */
+static struct lint_result *lint_all(const char *path, const struct embedded_file *ef,
+				    const struct lint_options *opts)
 {
 	struct lint_result *r = xcalloc(1, sizeof(*r));
 	struct ast *root = NULL;
-	r->policy = load_with_tree(path, &root);
+	r->policy = load_with_tree(path, ef, &root);
 	r->io_failed = r->policy->io_failed;
 	add_diagnostics(r);
 	if (root && !r->policy->diags.nerrors)
 		run_checks(r, root, opts);
 	/* The tree is needed no longer. */
 	arena_free(&r->policy->arena);
+	return r;
+}
+
+/* The findings shipped files have of their own, each file linted alone. */
+struct shipped_findings {
+	struct lint_result **of; /* one for each shipped file met */
+	size_t n, cap;
+};
+
+static bool same_finding(const struct srcmgr *sa, const struct lint_finding *a,
+			 const struct srcmgr *sb, const struct lint_finding *b)
+{
+	return a->has_loc && b->has_loc && a->loc.start == b->loc.start &&
+	       a->loc.end == b->loc.end && strcmp(a->id, b->id) == 0 &&
+	       strcmp(a->message, b->message) == 0 &&
+	       strcmp(srcmgr_file(sa, a->loc.file)->name, srcmgr_file(sb, b->loc.file)->name) == 0;
+}
+
+/* Is f, in a shipped file, one that file has without the includer?  A
+ * finding the includer causes (its preset inherits a shipped rule and makes
+ * it risky) is the includer's, and stays. */
+static bool shipped_own(struct shipped_findings *sf, const struct srcmgr *sm,
+			const struct lint_finding *f, const struct lint_options *opts)
+{
+	const char *name = srcmgr_file(sm, f->loc.file)->name;
+	struct lint_result *base = NULL;
+	for (size_t i = 0; i < sf->n && !base; i++)
+		if (strcmp(cordon_policy_name(sf->of[i]->policy), name) == 0)
+			base = sf->of[i];
+	if (!base) {
+		base = lint_all(NULL, embedded_find(name), opts);
+		VEC_PUSH(sf->of, sf->n, sf->cap, base);
+	}
+	for (size_t i = 0; i < base->n; i++)
+		if (same_finding(&base->policy->sm, &base->items[i], sm, f))
+			return true;
+	return false;
+}
+
+struct lint_result *lint_file(const char *path, const struct lint_options *opts)
+{
+	struct lint_result *r = lint_all(path, NULL, opts);
+	struct shipped_findings sf = { 0 };
 
 	size_t w = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		struct lint_finding *f = &r->items[i];
+		/* A shipped file's own findings are its maintainers' business,
+		 * not the includer's: the user can neither edit nor silence them. */
+		if (f->level != LINT_ERROR && f->has_loc && !opts->include_shipped &&
+		    embedded_included(srcmgr_file(&r->policy->sm, f->loc.file)) &&
+		    shipped_own(&sf, &r->policy->sm, f, opts)) {
+			finding_free(f);
+			continue;
+		}
 		if (f->level != LINT_ERROR && suppressed(&r->policy->sm, f)) {
 			r->suppressed++;
 			finding_free(f);
@@ -458,6 +528,9 @@ struct lint_result *lint_file(const char *path, const struct lint_options *opts)
 		r->items[w++] = *f;
 	}
 	r->n = w;
+	for (size_t i = 0; i < sf.n; i++)
+		lint_result_free(sf.of[i]);
+	free(sf.of);
 	/* Stable: findings at one place keep a fixed order (level, id, text). */
 	sort_items(r->items, r->n, sizeof(*r->items), finding_cmp);
 	return r;

@@ -50,6 +50,7 @@ struct lint_finding {
 
 struct lint_options {
 	bool disabled[64];       /* indexed like lint_checks */
+	bool include_shipped;    /* report findings in included shipped files too */
 };
 
 struct lint_result {

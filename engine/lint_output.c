@@ -3,6 +3,7 @@
  * and a SARIF 2.1.0 log for code-scanning services. */
 #include "config.h"
 
+#include "embedded.h"
 #include "lint_int.h"
 
 #include <jansson.h>
@@ -186,11 +187,29 @@ static json_t *text_object(const char *text)
 	return o;
 }
 
+/* The base of the shipped policies in a SARIF log: where `make install`
+ * put them, for a file cordon read from its own copy. */
+#define SARIF_SHIPPED_BASE "CORDON_SHIPPED"
+
+static json_t *artifact_location(const struct src_file *f)
+{
+	json_t *art = json_object();
+	if (embedded_included(f)) {
+		/* Not a file of the user's tree: name it below the installed copy. */
+		const char *base = strncmp(f->name, "rules/", 6) == 0 ? f->name + 6 : f->name;
+		set_new(art, "uri", file_uri(base));
+		set_new(art, "uriBaseId", json_string(SARIF_SHIPPED_BASE));
+	} else {
+		set_new(art, "uri", file_uri(f->name));
+	}
+	return art;
+}
+
 static json_t *physical_location(const struct srcmgr *sm, struct loc at)
 {
-	json_t *phys = json_object(), *art = json_object(), *region = json_object();
+	json_t *phys = json_object(), *art = artifact_location(srcmgr_file(sm, at.file));
+	json_t *region = json_object();
 	unsigned line, col;
-	set_new(art, "uri", file_uri(srcmgr_file(sm, at.file)->name));
 	set_new(phys, "artifactLocation", art);
 	position(sm, at.file, at.start, true, &line, &col);
 	set_new(region, "startLine", json_integer(line));
@@ -269,6 +288,21 @@ static json_t *result_json(const struct lint_result *r, const struct lint_findin
 	return res;
 }
 
+/* Does a finding or its note lie in a shipped file read from cordon's copy? */
+static bool names_shipped(struct lint_result *const *rs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct srcmgr *sm = &rs[i]->policy->sm;
+		for (size_t k = 0; k < rs[i]->n; k++) {
+			const struct lint_finding *f = &rs[i]->items[k];
+			if ((f->has_loc && embedded_included(srcmgr_file(sm, f->loc.file))) ||
+			    (f->has_note && embedded_included(srcmgr_file(sm, f->note_loc.file))))
+				return true;
+		}
+	}
+	return false;
+}
+
 void lint_print_sarif(FILE *out, struct lint_result *const *rs, size_t n)
 {
 	json_t *log = json_object(), *runs = json_array(), *run = json_object();
@@ -291,6 +325,15 @@ void lint_print_sarif(FILE *out, struct lint_result *const *rs, size_t n)
 	set_new(tool, "driver", driver);
 	set_new(run, "tool", tool);
 	set_new(run, "columnKind", json_string("unicodeCodePoints"));
+	if (names_shipped(rs, n)) {
+		json_t *bases = json_object(), *shipped = json_object();
+		char *dir = xasprintf("file://%s/", PKGDATADIR);
+		set_new(shipped, "uri", json_string(dir));
+		set_new(shipped, "description", text_object("the policies shipped with cordon"));
+		set_new(bases, SARIF_SHIPPED_BASE, shipped);
+		set_new(run, "originalUriBaseIds", bases);
+		free(dir);
+	}
 	set_new(run, "results", results);
 	json_array_append_new(runs, run);
 	set_new(log, "runs", runs);

@@ -2,6 +2,7 @@
  * line, evaluated against the test's preset and context. */
 #include "config.h"
 
+#include "embedded.h"
 #include "policy.h"
 #include "policy_test.h"
 
@@ -30,12 +31,16 @@ static void mark_rules(struct coverage *cov, const cordon_decision *d)
 }
 
 size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
-			struct coverage *cov)
+			struct coverage *cov, bool include_shipped)
 {
-	size_t n = count ? *count : 0, failed = 0;
+	size_t n = count ? *count : 0, failed = 0, shipped = 0;
 	char where[512];
 	for (size_t i = 0; i < policy->ir.ntests; i++) {
 		const struct ir_test *t = &policy->ir.tests[i];
+		if (!include_shipped && embedded_included(srcmgr_file(&policy->sm, t->loc.file))) {
+			shipped++;
+			continue;
+		}
 		cordon_context *ctx = cordon_context_new();
 		cordon_evaluator *ev = NULL;
 		char *err = NULL;
@@ -94,6 +99,10 @@ size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
 		cordon_evaluator_free(ev);
 		cordon_context_free(ctx);
 	}
+	if (shipped)
+		fprintf(out, "# %s: %zu test block%s of the shipped policies it includes not run "
+			     "(--include-shipped runs them)\n",
+			cordon_policy_name(policy), shipped, shipped == 1 ? "" : "s");
 	if (count)
 		*count = n;
 	return failed;
@@ -101,5 +110,5 @@ size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
 
 size_t cordon_policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count)
 {
-	return policy_run_tests(policy, out, count, NULL);
+	return policy_run_tests(policy, out, count, NULL, true);
 }

@@ -32,6 +32,7 @@ struct coverage {
 	size_t ndecided, decided_cap;
 	struct coverage_alias *aliases;
 	size_t naliases, aliases_cap;
+	bool include_shipped;        /* count the rules of included shipped files */
 };
 
 void coverage_init(struct coverage *cov);
@@ -44,8 +45,10 @@ double coverage_finish(struct coverage *cov);
 /* Per file, the total, then the uncovered rules, as TAP comment lines. */
 void coverage_print(FILE *out, const struct coverage *cov);
 
-/* cordon_policy_run_tests, recording deciding rules in cov (may be NULL). */
+/* cordon_policy_run_tests, recording deciding rules in cov (may be NULL);
+ * the tests of included shipped files (embedded_included) run only when
+ * include_shipped is set, and a comment counts those left out. */
 size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
-			struct coverage *cov);
+			struct coverage *cov, bool include_shipped);
 
 #endif

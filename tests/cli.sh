@@ -83,4 +83,35 @@ grep -q "bad.cordon:2:19: error: path pattern 'x' is not absolute" "$tmpdir/err"
 ok $? "the bad file's error is reported"
 run 2 "an I/O error outranks a policy error" check "$tmpdir/bad.cordon" "$tmpdir/none.cordon"
 
+# ---- compile --emit offline: the per-call temp dir is shown as ${tmp} ----------
+mkdir "$tmpdir/tmpbase"
+TMPDIR="$tmpdir/tmpbase" "$CORDON" compile --preset workspace-write --emit bwrap-args \
+	> "$tmpdir/out" 2> "$tmpdir/err"
+ok $? "compile --emit bwrap-args without --context tmp=DIR"
+tr '\0' '\n' < "$tmpdir/out" > "$tmpdir/args"
+grep -q -x -- '--bind' "$tmpdir/args" && grep -A2 -x -- '--bind' "$tmpdir/args" | grep -q -x '${tmp}' &&
+	grep -A2 -x -- '--setenv' "$tmpdir/args" | grep -A1 -x TMPDIR | grep -q -x '${tmp}'
+ok $? "bwrap-args: the temp dir is bound and TMPDIR set, both shown as \${tmp}"
+[ "$(wc -l < "$tmpdir/err")" -eq 1 ] &&
+	grep -q '^cordon: note: ${tmp} stands for the private temp dir that cordon run makes for each call' "$tmpdir/err"
+ok $? "bwrap-args: one note on stderr says what \${tmp} stands for"
+ok $(ls -A "$tmpdir/tmpbase" | wc -l) "the stand-in temp dir is removed"
+for kind in landlock seccomp sbpl; do
+	"$CORDON" compile --preset workspace-write --emit "$kind" > "$tmpdir/out" 2> "$tmpdir/err"
+	ok $? "compile --emit $kind without --context tmp=DIR"
+	if grep -q 'tmp}' "$tmpdir/out"; then
+		sed -n 2p "$tmpdir/out" | grep -q '^\(# \|;; \)${tmp} stands for the private temp dir' &&
+			test ! -s "$tmpdir/err"
+		ok $? "$kind: a comment, not stderr, says what \${tmp} stands for"
+	else
+		test ! -s "$tmpdir/err" && ! grep -q 'stands for' "$tmpdir/out"
+		ok $? "$kind: no \${tmp} in the output, and no note"
+	fi
+done
+"$CORDON" compile --preset workspace-write --emit bwrap-args --context tmp=/var/tmp \
+	> "$tmpdir/out" 2> "$tmpdir/err"
+! tr '\0' '\n' < "$tmpdir/out" | grep -q 'tmp}' && test ! -s "$tmpdir/err" &&
+	tr '\0' '\n' < "$tmpdir/out" | grep -q -x /var/tmp
+ok $? "with --context tmp=DIR the plan names DIR and no note is printed"
+
 done_testing

@@ -34,6 +34,24 @@ ok $? "the same file under two names is one file"
 "$CORDON" test app.cordon > "$tmpdir/out"
 ok $(grep -c '^# ' "$tmpdir/out") "no report without --coverage"
 
+# A policy on the shipped default: its own rules and tests, unless asked.
+"$CORDON" test --coverage --threshold 80 team.cordon > "$tmpdir/out"
+rc=$?
+ok $((rc != 1)) "2 of the team's 3 rules is below 80%, whatever the default's rules (exit 1, got $rc)"
+grep -q '^# total: 2/3 rules (66.7%)$' "$tmpdir/out" && ! grep -q 'default.cordon' "$tmpdir/out"
+ok $? "coverage counts the includer's rules, not the shipped default's"
+grep -q '^1\.\.2$' "$tmpdir/out" &&
+	grep -q '^# team.cordon: [1-9][0-9]* test blocks of the shipped policies it includes not run (--include-shipped runs them)$' "$tmpdir/out"
+ok $? "the shipped default's tests do not run in the includer's TAP, and a comment says so"
+"$CORDON" test --coverage --include-shipped team.cordon > "$tmpdir/out"
+ok $? "--include-shipped: the shipped tests pass too"
+grep -q '^# rules/default.cordon: [0-9]*/[0-9]* rules' "$tmpdir/out" &&
+	[ "$(grep -c '^ok ' "$tmpdir/out")" -gt 2 ] && ! grep -q 'not run' "$tmpdir/out"
+ok $? "--include-shipped runs the shipped tests and counts their rules"
+"$CORDON" eval -p team.cordon --context workspace=/ws read /srv/data > "$tmpdir/out"
+grep -q '^  preset: team ' "$tmpdir/out"
+ok $? "a policy's own default overrides the one of the shipped file it includes"
+
 usage_case() { # usage_case DESCRIPTION EXPECTED-MESSAGE ARGS...
 	desc=$1 want=$2
 	shift 2

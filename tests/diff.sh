@@ -20,12 +20,17 @@ done
 
 # Each widening fails the gate; the reverse (only narrowing) passes it.
 for name in read write net tool sandbox; do
-	"$CORDON" diff --fail-on-widen base.cordon "$name.cordon" > /dev/null
+	"$CORDON" diff --fail-on-widen base.cordon "$name.cordon" > /dev/null 2> "$tmpdir/err"
 	rc=$?
 	ok $((rc != 1)) "$name: --fail-on-widen exits 1 on a widening (got $rc)"
-	"$CORDON" diff --fail-on-widen "$name.cordon" base.cordon > /dev/null
+	# With stdout thrown away, as a CI gate has it, stderr says why.
+	[ "$(wc -l < "$tmpdir/err")" -eq 1 ] &&
+		grep -q '^cordon: the change widens what the policy grants ([1-9][0-9]* widened; first, preset "[^"]*": .* -> .*)$' "$tmpdir/err"
+	ok $? "$name: --fail-on-widen says on one stderr line what widened" || diag < "$tmpdir/err"
+	"$CORDON" diff --fail-on-widen "$name.cordon" base.cordon > /dev/null 2> "$tmpdir/err"
 	rc=$?
 	ok $((rc != 0)) "$name: --fail-on-widen exits 0 when the change only narrows (got $rc)"
+	ok $(test -s "$tmpdir/err"; echo $((! $?))) "$name: a passing gate prints nothing on stderr"
 done
 
 "$CORDON" diff --fail-on-widen base.cordon base.cordon > "$tmpdir/out"

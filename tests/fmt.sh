@@ -211,4 +211,10 @@ run 0 "fmt --help" fmt --help
 grep -q '^usage: cordon fmt ' out
 ok $? "fmt --help shows its usage"
 
+
+# The shipped policies are in the layout they document.
+"$CORDON" fmt --check "$srcdir"/rules/*.cordon "$srcdir"/rules/examples/*.cordon 2> "$tmpdir/fmt-check"
+st=$?
+ok $st "fmt --check: the shipped policies are formatted"
+[ $st -eq 0 ] || diag < "$tmpdir/fmt-check"
 done_testing
