@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "landlock.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,7 +57,10 @@ int main(int argc, char **argv)
 	/* The status byte says every layer is in place; then the fd goes. */
 	if (write(status_fd, "L", 1) != 1)
 		return fail("cordon-exec", strerror(errno));
-	close(status_fd);
+	/* Only stdin, stdout and stderr go on: the runner's setup descriptors
+	 * (the status pipe, what bwrap kept) and anything inherited. */
+	if (close_fds_from(3) != 0)
+		return fail("cordon-exec", strerror(errno));
 	execvp(argv[i], argv + i);
 	fprintf(stderr, "cordon: cannot run '%s': %s\n", argv[i], strerror(errno));
 	return errno == ENOENT ? 127 : 126;

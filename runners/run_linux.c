@@ -384,6 +384,15 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], boo
 			for (int i = 0; i < 4; i++)
 				if (moved[i] < 0 || dup2(moved[i], 3 + i) < 0)
 					_exit(RUN_UNAVAILABLE);
+			/* Nothing the caller left open enters the sandbox: a
+			 * descriptor of a directory or file outside would
+			 * reach past every mount (cordon-exec closes 3-6). */
+			if (close_fds_from(7) != 0) {
+				dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot close inherited "
+					   "descriptors: %s\n",
+					strerror(errno));
+				_exit(RUN_UNAVAILABLE);
+			}
 		}
 		if (cwd && chdir(cwd) != 0) {
 			dprintf(2, "cordon: cannot enter %s: %s\n", cwd, strerror(errno));

@@ -244,6 +244,31 @@ pass() { # pass NAME
 	ok $? "$t a symlink in the workspace does not reach the key (exit $rc)"
 	rm -f "$WS/key"
 
+	# ---- descriptors the caller leaks ------------------------------------------------------
+	# A script the shell analysis cannot look into uses descriptors left
+	# open by whoever called cordon: 7 appends to a file outside, 8 is the
+	# home directory, opened before the masks existed.
+	mkdir -p "$H/.aws"
+	echo "AWS-SECRET-$name" > "$H/.aws/credentials"
+	: > "$O/leak.txt"
+	mine "$H/.aws" "$O/leak.txt"
+	cat > "$P/fds.sh" << 'EOF'
+cat /proc/self/fd/8/.ssh/id_ed25519 /proc/self/fd/8/.aws/credentials 2> /dev/null
+ls -A /proc/self/fd/8/.ssh 2> /dev/null
+echo LEAKED >&7
+echo "fds $(ls /proc/self/fd | tr '\n' ' ')"
+EOF
+	chmod 644 "$P/fds.sh"
+	exec 7>> "$O/leak.txt" 8< "$H"
+	ww -- sh -c "sh '$P/fds.sh'"
+	exec 7>&- 8<&-
+	fds=$(echo "$out" | sed -n 's/^fds //p')
+	case $out in *PRIVATE-KEY* | *AWS-SECRET* | *id_ed25519*) false ;; *) [ -n "$fds" ] ;; esac
+	ok $? "$t a directory descriptor left open on \$HOME does not reach ~/.ssh or ~/.aws ($fds)"
+	is "$(wc -c < "$O/leak.txt" | tr -d ' ')" 0 "$t a descriptor left open on a file outside cannot be written"
+	case " $fds" in *" 7 "* | *" 8 "*) false ;; *) true ;; esac
+	ok $? "$t only stdin, stdout and stderr cross: descriptors inside are $fds"
+
 	# ---- network -------------------------------------------------------------------------
 	U "$probe" tcp-listen "$O/tcp.port" "$O/tcp.log" 30 > /dev/null 2>&1 &
 	tcp_pid=$!
