@@ -74,7 +74,7 @@ void run_probe(struct probe_result *r, bool launch)
 		char *try[] = { r->bwrap_path, (char *)"--ro-bind", (char *)"/", (char *)"/",
 				(char *)"--dev", (char *)"/dev", (char *)"--proc", (char *)"/proc",
 				(char *)"--unshare-user", (char *)"--unshare-pid", (char *)"--unshare-net",
-				(char *)"--", (char *)"/bin/true", NULL };
+				(char *)"--disable-userns", (char *)"--", (char *)"/bin/true", NULL };
 		char *why = NULL;
 		r->userns = capture(try, &why) == 0;
 		if (!r->userns)

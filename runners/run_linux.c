@@ -27,6 +27,8 @@
 
 #include "landlock.h"
 
+#include <linux/keyctl.h>
+
 #ifndef LIBEXECDIR
 #define LIBEXECDIR "/usr/local/libexec"
 #endif
@@ -271,6 +273,9 @@ static char **launch_argv(const char *bwrap, const char *helper, const char *run
 		ARG("4");
 		ARG("--json-status-fd");
 		ARG("5");
+		/* No user namespace inside, even past the filter: bwrap uses up
+		 * the limit of the namespace around the sandbox's (0.8.0+). */
+		ARG("--disable-userns");
 		/* Other calls' temp dirs stay out of sight: an empty runner dir,
 		 * then this call's own temp dir bound back into it. */
 		ARG("--tmpfs");
@@ -346,6 +351,17 @@ static char **policy_environ(const struct lower_input *in)
 	return v;
 }
 
+/* The sandbox gets a session keyring of its own, empty, so that no key of
+ * the caller's session can be read inside and none made inside is left in
+ * it (the filter refuses the keyring calls as well).  A kernel without
+ * keys has no keyring to share. */
+static int fresh_session_keyring(void)
+{
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) >= 0 || errno == ENOSYS)
+		return 0;
+	return -1;
+}
+
 struct launch {
 	pid_t pid;
 	int status_json; /* bwrap --json-status-fd, read end */
@@ -390,6 +406,12 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], boo
 			if (close_fds_from(7) != 0) {
 				dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot close inherited "
 					   "descriptors: %s\n",
+					strerror(errno));
+				_exit(RUN_UNAVAILABLE);
+			}
+			if (fresh_session_keyring() != 0) {
+				dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot start a session "
+					   "keyring of its own: %s\n",
 					strerror(errno));
 				_exit(RUN_UNAVAILABLE);
 			}

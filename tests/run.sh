@@ -382,6 +382,54 @@ EOF
 		skip "$t a setuid binary does not elevate" "making one needs root"
 	fi
 
+	# ---- set-user-ID files planted for later ----------------------------------------------
+	# What a build script could leave in the workspace for someone to run
+	# later: as root, a set-user-ID root program.
+	cat > "$P/plant.sh" << 'EOF'
+probe=$1
+cp "$probe" planted && chmod 4755 planted
+cp "$probe" planted-g && chmod g+s planted-g
+install -m 4755 "$probe" planted-i
+mkdir -m 2755 planted-d
+ls -d planted*
+EOF
+	chmod 644 "$P/plant.sh"
+	U sh -c "cp '$probe' '$O/control' && chmod 4755 '$O/control'"
+	is "$(stat -c %a "$O/control")" 4755 "$t control: outside, chmod 4755 makes a set-user-ID file"
+	rm -f "$O/control"
+	ww -- sh -c "sh '$P/plant.sh' '$probe'"
+	setid=$(cd "$WS" && find . -perm /6000 | tr '\n' ' ')
+	[ -z "$setid" ] && [ -f "$WS/planted" ] && [ -f "$WS/planted-g" ]
+	ok $? "$t no file or directory made inside is set-user-ID or set-group-ID (${setid:-none} found; $(cd "$WS" && stat -c '%n %a' planted* | tr '\n' ' '))"
+	if [ -f "$WS/planted" ] && [ "$uid" -eq 0 ] && command -v setpriv > /dev/null; then
+		euid=$(setpriv --reuid=65534 --regid=65534 --clear-groups -- "$WS/planted" euid)
+		is "$euid" 65534 "$t the copy made inside runs with the euid of who runs it, not 0"
+	fi
+	rm -rf "$WS"/planted*
+
+	# ---- the caller's keyrings -------------------------------------------------------------
+	cat > "$P/keys.sh" << 'EOF'
+probe=$1
+echo "read $("$probe" key-read cordon-outside)"
+echo "plant $("$probe" key-add cordon-planted PLANTED)"
+EOF
+	chmod 644 "$P/keys.sh"
+	keys() { # keys: a key in the caller's session keyring, then a call that reaches for it
+		out=$(U "$probe" key-session cordon-outside "OUTSIDE-KEY-$name" cordon-planted \
+			"$C" run --preset workspace-write --workspace "$WS" --context home="$H" -- \
+			sh -c "sh '$P/keys.sh' '$probe'" 2> "$errf")
+		rc=$?
+	}
+	out=$(U "$probe" key-session cordon-outside "OUTSIDE-KEY-$name" cordon-planted \
+		sh "$P/keys.sh" "$probe")
+	is "$(echo "$out" | tr '\n' ' ')" "read OUTSIDE-KEY-$name plant ok planted visible " \
+		"$t control: outside, the session keyring is shared with what the caller runs"
+	keys
+	case $out in *OUTSIDE-KEY*) false ;; *"read E"*) true ;; *) false ;; esac
+	ok $? "$t a key in the caller's session keyring cannot be read inside ($(echo $out))"
+	echo "$out" | grep -qx 'planted absent'
+	ok $? "$t a key planted inside is not in the caller's session keyring afterwards"
+
 	# ---- mount points a command could rename away ------------------------------------------
 	WS0=$WS
 	WS=$P/g
@@ -490,6 +538,38 @@ EOF
 			rm -f "$WS/marker-nohelper"
 		done
 		C=$C0
+	fi
+
+	# ---- without the filter ----------------------------------------------------------------
+	# The other layers hold on their own: a bwrap that drops the seccomp
+	# filter cordon passes it still gives no nested user namespace and no
+	# shared session keyring.
+	if [ -n "$hider" ]; then
+		cp "$(command -v bwrap)" "$P/bwrap-real"
+		cat > "$P/bwrap-nofilter" << EOF
+#!/bin/sh
+skip=
+for a do
+	shift
+	if [ -n "\$skip" ]; then skip=; continue; fi
+	case \$a in --seccomp) skip=1; continue ;; esac
+	set -- "\$@" "\$a"
+done
+exec "$P/bwrap-real" "\$@"
+EOF
+		chmod 755 "$P/bwrap-real" "$P/bwrap-nofilter"
+		WRAP="$hider sh $tmpdir/hide.sh $P/bwrap-nofilter"
+		ww -- sh -c "grep '^Seccomp:' /proc/self/status | tr -d '\t'; '$probe' unshare-user"
+		is "$rc:$(echo $out)" "1:Seccomp:0 ENOSPC" \
+			"$t no filter: a nested user namespace is still refused (the sandbox's limit is used up)"
+		keys
+		WRAP=
+		case $out in *OUTSIDE-KEY*) false ;; *"read ENOKEY"*) true ;; *) false ;; esac
+		ok $? "$t no filter: the sandbox's session keyring is its own, empty ($(echo $out))"
+		echo "$out" | grep -qx 'planted absent'
+		ok $? "$t no filter: a key planted inside stays in the sandbox's session keyring"
+	else
+		skip "$t without the filter" "no mount namespace to replace bwrap in (unshare -rm fails)"
 	fi
 
 	# ---- symlinks and cd -------------------------------------------------------------------
