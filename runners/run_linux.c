@@ -87,36 +87,84 @@ static bool inside(const char *path, const char *dir)
 	return n && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-/* A 0700 directory of ours, outside the workspace, that holds the per-call
- * temp dirs. */
-static char *runner_dir(const char *workspace, char **err)
+/* Where this user's per-call temp dirs live.  The places are fixed for the
+ * uid, never taken from the environment (a call told another
+ * $XDG_RUNTIME_DIR would otherwise keep its dirs where this one does not
+ * look), and every one of them is hidden inside the sandbox, whichever
+ * this call uses.  /run/user/UID counts only when it is this user's own. */
+#define RUNNER_ROOTS_MAX 3
+
+static bool private_dir(const char *path)
 {
-	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), "/tmp", "/var/tmp" };
-	for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
-		struct stat st;
-		if (!bases[i] || bases[i][0] != '/')
-			continue;
-		char *dir = xasprintf("%s/cordon-%u", bases[i], (unsigned)getuid());
-		if (inside(dir, workspace) || inside(workspace, dir)) {
-			free(dir);
-			continue;
-		}
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			free(dir);
-			continue;
-		}
-		if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-		    (st.st_mode & 077)) {
-			*err = xasprintf("%s is not a private directory of this user (a symlink, "
-					 "another owner, or open permissions)",
-					 dir);
-			free(dir);
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+	       !(st.st_mode & 077);
+}
+
+static size_t runner_roots(char *roots[RUNNER_ROOTS_MAX])
+{
+	unsigned uid = (unsigned)getuid();
+	size_t n = 0;
+	char *run = xasprintf("/run/user/%u", uid);
+	if (private_dir(run))
+		roots[n++] = xasprintf("%s/cordon", run);
+	free(run);
+	roots[n++] = xasprintf("/tmp/cordon-%u", uid);
+	roots[n++] = xasprintf("/var/tmp/cordon-%u", uid);
+	return n;
+}
+
+/* The first root that neither holds the workspace nor lies in it, made
+ * 0700 if need be; it must be a directory of this user's, closed to others,
+ * not a symlink.  A workspace inside any root of ours is refused: hiding
+ * the roots would hide it. */
+static const char *runner_dir(char *const *roots, size_t n, const char *workspace, char **err)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (workspace && inside(workspace, roots[i]) && private_dir(roots[i])) {
+			*err = xasprintf("the workspace %s is inside %s, where cordon keeps its "
+					 "per-call temp dirs",
+					 workspace, roots[i]);
 			return NULL;
 		}
-		return dir;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (inside(roots[i], workspace))
+			continue;
+		if (mkdir(roots[i], 0700) != 0 && errno != EEXIST)
+			continue;
+		if (!private_dir(roots[i])) {
+			*err = xasprintf("%s is not a private directory of this user (a symlink, "
+					 "another owner, or open permissions)",
+					 roots[i]);
+			return NULL;
+		}
+		return roots[i];
 	}
 	*err = xstrdup("no place for a private temp dir outside the workspace");
 	return NULL;
+}
+
+/* Whether path is there to see inside the sandbox: the deepest literal path
+ * of the plan at or above it is not hidden. */
+static bool plan_shows(const struct lower_input *in, const char *path)
+{
+	size_t best = 0;
+	bool found = false, shown = false;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		size_t len = strcmp(p->path, "/") == 0 ? 0 : strlen(p->path);
+		if (len && !inside(path, p->path))
+			continue;
+		if (!found || len > best) {
+			found = true;
+			best = len;
+			shown = p->why != LOWER_MASK;
+		} else if (len == best && p->why == LOWER_MASK) {
+			shown = false;
+		}
+	}
+	return shown;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -259,8 +307,9 @@ static double now(void)
 }
 
 /* Build argv for the launch. */
-static char **launch_argv(const char *bwrap, const char *helper, const char *runner,
-			  const struct lower_input *in, const struct run_opts *o, bool sandboxed)
+static char **launch_argv(const char *bwrap, const char *helper, char *const *roots,
+			  size_t nroots, const struct lower_input *in, const struct run_opts *o,
+			  bool sandboxed)
 {
 	char **v = NULL;
 	size_t n = 0, cap = 0;
@@ -276,10 +325,15 @@ static char **launch_argv(const char *bwrap, const char *helper, const char *run
 		/* No user namespace inside, even past the filter: bwrap uses up
 		 * the limit of the namespace around the sandbox's (0.8.0+). */
 		ARG("--disable-userns");
-		/* Other calls' temp dirs stay out of sight: an empty runner dir,
-		 * then this call's own temp dir bound back into it. */
-		ARG("--tmpfs");
-		ARG(runner);
+		/* Other calls' temp dirs stay out of sight: each place of them an
+		 * empty tmpfs (a mount point, which cannot be renamed away), then
+		 * this call's own temp dir bound back into its place. */
+		for (size_t i = 0; i < nroots; i++) {
+			if (!private_dir(roots[i]) || !plan_shows(in, roots[i]))
+				continue;
+			ARG("--tmpfs");
+			ARG(roots[i]);
+		}
 		ARG("--bind");
 		ARG(in->tmp);
 		ARG(in->tmp);
@@ -297,13 +351,13 @@ static char **launch_argv(const char *bwrap, const char *helper, const char *run
 			ARG("--deny-tcp");
 		if (flags & CORDON_LANDLOCK_SCOPE_UNIX)
 			ARG("--scope-unix");
-		size_t nroots = 0;
-		const char **roots = lower_landlock_roots(in, &nroots);
-		for (size_t i = 0; i < nroots; i++) {
+		size_t nwroots = 0;
+		const char **wroots = lower_landlock_roots(in, &nwroots);
+		for (size_t i = 0; i < nwroots; i++) {
 			ARG("--root");
-			ARG(roots[i]);
+			ARG(wroots[i]);
 		}
-		free(roots);
+		free(wroots);
 		ARG("--");
 	}
 	if (o->shell) {
@@ -466,7 +520,9 @@ int run_command(const struct run_opts *o)
 	cordon_evaluator *ev = NULL;
 	struct lower_input in;
 	bool have_in = false;
-	char *err = NULL, *dir = NULL, *tmp = NULL, *cmd = NULL, *helper = NULL;
+	char *err = NULL, *tmp = NULL, *cmd = NULL, *helper = NULL, *roots[RUNNER_ROOTS_MAX];
+	const char *dir = NULL;
+	size_t nroots = runner_roots(roots);
 	char *plan = NULL, *bpf = NULL, **argv = NULL, **envp = NULL;
 	size_t plan_len = 0, bpf_len = 0;
 	int fds[2] = { -1, -1 }, status = RUN_UNAVAILABLE, out_file = -1;
@@ -528,7 +584,7 @@ int run_command(const struct run_opts *o)
 			goto out;
 		}
 	}
-	if (!(dir = runner_dir(workspace, &err))) {
+	if (!(dir = runner_dir(roots, nroots, workspace, &err))) {
 		status = unavailable("%s", err);
 		goto out;
 	}
@@ -593,7 +649,7 @@ int run_command(const struct run_opts *o)
 		out.file = out_file;
 		out.file_path = made ? made : o->output_file;
 	}
-	argv = launch_argv(bwrap, helper, dir, &in, o, sandboxed);
+	argv = launch_argv(bwrap, helper, roots, nroots, &in, o, sandboxed);
 
 	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
 		status = unavailable("pipe: %s", strerror(errno));
@@ -768,7 +824,8 @@ out:
 	free(plan);
 	free(bpf);
 	free(tmp);
-	free(dir);
+	for (size_t i = 0; i < nroots; i++)
+		free(roots[i]);
 	free(cmd);
 	free(helper);
 	free(err);

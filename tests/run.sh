@@ -631,27 +631,74 @@ t=$(cat "$other/tn")
 sleep 0.3
 EOF
 	chmod 644 "$P/both.sh"
-	for w in c1 c2; do
-		o=c2
-		[ $w = c2 ] && o=c1
-		(U "$C" run --preset workspace-write --workspace "$P/$w" --context home="$H" -- \
-			sh "$P/both.sh" "$P/$w" "$P/$o" "$probe" > /dev/null 2>&1) &
-		eval "both_$w=\$!"
-	done
-	wait $both_c1 $both_c2
-	r1=$(cat "$P/c1/result" 2> /dev/null | tr '\n' ' ')
-	r2=$(cat "$P/c2/result" 2> /dev/null | tr '\n' ' ')
+	# both XDG1 XDG2 [WS1]: the two calls, each with $XDG_RUNTIME_DIR set to
+	# its argument (none when empty), the first in WS1 if given; results in
+	# $r1 and $r2.
+	both() {
+		rm -f "$P/c1/result" "$P/c2/result" "$P/c1/tn" "$P/c2/tn" "$P/c1/intruder" "$P/c2/intruder"
+		ws1=${3:-$P/c1}
+		set -- "$1" "$2"
+		for w in c1 c2; do
+			o=c2 x=$1 ws=$ws1
+			[ $w = c2 ] && o=c1 x=$2 ws=$P/c2
+			(U env ${x:+XDG_RUNTIME_DIR="$x"} "$C" run --preset workspace-write \
+				--workspace "$ws" --context home="$H" -- \
+				sh -c "sh '$P/both.sh' '$P/$w' '$P/$o' '$probe'" > /dev/null 2>&1) &
+			eval "both_$w=\$!"
+		done
+		wait $both_c1 $both_c2
+		r1=$(cat "$P/c1/result" 2> /dev/null | tr '\n' ' ')
+		r2=$(cat "$P/c2/result" 2> /dev/null | tr '\n' ' ')
+	}
+	apart() { # apart: neither call saw the other's TMPDIR
+		case "$r1$r2" in
+		*"list ok"* | *"read ok"* | *"tmpwrite ok"*) false ;;
+		*"list denied"*"list denied"*) true ;;
+		*) false ;;
+		esac
+	}
+	both "" ""
 	case "$r1$r2" in
 	"write EROFS"*"write EROFS"*) [ ! -e "$P/c1/intruder" ] && [ ! -e "$P/c2/intruder" ] ;;
 	*) false ;;
 	esac
 	ok $? "$t two calls at once cannot write each other's workspace"
-	case "$r1$r2" in
-	*"list ok"* | *"read ok"* | *"tmpwrite ok"*) false ;;
-	*"list denied"*"list denied"*) true ;;
-	*) false ;;
-	esac
+	apart
 	ok $? "$t nor see each other's TMPDIR ($r1/ $r2)"
+	# $XDG_RUNTIME_DIR is the caller's to set: it must not move where the
+	# temp dirs live, or a call would not know where to hide the other's.
+	mkdir -p "$P/xdg"
+	chmod 700 "$P/xdg"
+	mine "$P/xdg"
+	both "$P/xdg" ""
+	apart
+	ok $? "$t nor when they are told different XDG_RUNTIME_DIRs ($r1/ $r2)"
+	[ -z "$(ls -A "$P/xdg")" ]
+	ok $? "$t and none keeps its temp dir in \$XDG_RUNTIME_DIR"
+	# A workspace that holds /tmp/cordon-UID keeps its temp dirs in
+	# /var/tmp/cordon-UID; each call hides both places.
+	case $P in
+	/tmp/*)
+		both "" "" /tmp
+		apart
+		ok $? "$t nor when one call's workspace is /tmp, which holds the other's temp dirs ($r1/ $r2)"
+		;;
+	*) skip "$t nor when one call's workspace is /tmp" "the test tree is not in /tmp" ;;
+	esac
+	r=/tmp/cordon-$uid
+	if [ -d "$r" ] && [ ! -L "$r" ]; then
+		mkdir "$r/ws.$$"
+		mine "$r/ws.$$"
+		run --preset workspace-write --workspace "$r/ws.$$" --context home="$H" -- \
+			sh -c ": > marker"
+		grep -q "is inside $r, where cordon keeps its per-call temp dirs" "$errf"
+		g=$?
+		[ $rc -eq 125 ] && [ $g -eq 0 ] && [ ! -e "$r/ws.$$/marker" ]
+		ok $? "$t a workspace inside $r is refused: hiding the temp dirs would hide it (exit $rc)"
+		rm -rf "$r/ws.$$"
+	else
+		skip "$t a workspace inside /tmp/cordon-$uid is refused" "no such directory here"
+	fi
 
 	# ---- decisions before the run ----------------------------------------------------------
 	ww -- git status
