@@ -85,6 +85,7 @@ void run_probe(struct probe_result *r, bool launch)
 	r->landlock_abi = cordon_landlock_abi();
 	r->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
 	r->helper_path = run_find_helper();
+	r->helper_same_build = r->helper_path && run_helper_matches(r->helper_path);
 }
 
 void run_probe_free(struct probe_result *r)

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build-id.h"
 #include "landlock.h"
 
 #include <linux/keyctl.h>
@@ -77,6 +78,26 @@ char *run_find_helper(void)
 		return p;
 	free(p);
 	return NULL;
+}
+
+bool run_helper_matches(const char *path)
+{
+	struct stat st;
+	bool found = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			/* With its NUL: this build's identity, not one it begins. */
+			found = memmem(m, (size_t)st.st_size, CORDON_BUILD_MARKER,
+				       sizeof(CORDON_BUILD_MARKER)) != NULL;
+			munmap(m, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+	return found;
 }
 
 /* ---- the private temp dir ---------------------------------------------- */
@@ -343,6 +364,8 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 		ARG(helper);
 		ARG("--");
 		ARG(helper);
+		ARG("--build-id");
+		ARG(CORDON_BUILD_ID);
 		ARG("--status-fd");
 		ARG("6");
 		/* The same ruleset `cordon compile --emit landlock` shows. */
@@ -577,6 +600,12 @@ int run_command(const struct run_opts *o)
 		if (!(helper = o->exec_helper ? xstrdup(o->exec_helper) : run_find_helper())) {
 			status = unavailable("cordon-exec, the in-sandbox helper, is not installed "
 					     "next to cordon or in " LIBEXECDIR "/cordon");
+			goto out;
+		}
+		if (!run_helper_matches(helper)) {
+			status = unavailable("%s is not from this build of cordon (%s): install "
+					     "cordon and cordon-exec together",
+					     helper, CORDON_BUILD_ID);
 			goto out;
 		}
 		if (cordon_landlock_abi() < 1) {

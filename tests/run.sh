@@ -10,6 +10,7 @@ probe=$builddir/tests/helpers/runprobe
 helper=$builddir/cordon-exec
 cordon_bin=${CORDON_REAL:-$CORDON}
 errf=$tmpdir/stderr
+build_id=$(sed -n 's/^#define CORDON_BUILD_ID "\(.*\)"$/\1/p' "$builddir/build-id.h")
 chmod 755 "$tmpdir"
 
 
@@ -327,11 +328,13 @@ EOF
 	is "$(cat "$tmpdir/out")" ok "$t control: bwrap alone lets a process write /proc/self/comm"
 	ww -- "$probe" write /proc/self/comm
 	is "$rc:$out" "1:EACCES" "$t Landlock is enforced: /proc/self/comm is outside its write roots"
-	out=$(U "$helper" --status-fd 9 --root "$P/la" -- "$probe" write "$P/lb/x" 9> "$tmpdir/status")
+	out=$(U "$helper" --build-id "$build_id" --status-fd 9 --root "$P/la" -- \
+		"$probe" write "$P/lb/x" 9> "$tmpdir/status")
 	rc=$?
 	[ $rc -eq 1 ] && [ "$out" = EACCES ] && [ ! -e "$P/lb/x" ] && [ "$(cat "$tmpdir/status")" = L ]
 	ok $? "$t cordon-exec: a write outside its --root fails (EACCES) after the status byte"
-	out=$(U "$helper" --status-fd 9 --root "$P/la" -- "$probe" write "$P/la/x" 9> /dev/null)
+	out=$(U "$helper" --build-id "$build_id" --status-fd 9 --root "$P/la" -- \
+		"$probe" write "$P/la/x" 9> /dev/null)
 	is "$?:$out:$([ -f "$P/la/x" ] && echo y)" "0:ok:y" "$t cordon-exec: a write inside its --root works"
 
 	# ---- the PID namespace -----------------------------------------------------------------
@@ -571,6 +574,38 @@ EOF
 	else
 		skip "$t without the filter" "no mount namespace to replace bwrap in (unshare -rm fails)"
 	fi
+
+	# ---- a helper of another build ---------------------------------------------------------
+	# A cordon-exec beside cordon whose build identity differs (the same
+	# program with another id in it, as an older or newer build has): cordon
+	# must refuse it before anything runs.
+	mkdir -p "$P/skew"
+	cp "$cordon_bin" "$P/skew/cordon"
+	other=${build_id%-*}-$(echo "${build_id##*-}" | tr '0-9a-f' '1-9a-f0')
+	LC_ALL=C sed "s/cordon-build-id:$build_id/cordon-build-id:$other/" "$helper" > "$P/skew/cordon-exec"
+	chmod 755 "$P/skew/cordon-exec"
+	mine "$P/skew"
+	grep -aq "cordon-build-id:$other" "$P/skew/cordon-exec"
+	ok $? "$t control: the copy of cordon-exec carries another build id ($other, not $build_id)"
+	C0=$C C=$P/skew/cordon
+	ww -- sh -c ": > '$WS/marker-skew'"
+	C=$C0
+	grep -q "SANDBOX_UNAVAILABLE: $P/skew/cordon-exec is not from this build of cordon ($build_id)" "$errf"
+	g=$?
+	[ $rc -eq 125 ] && [ $g -eq 0 ] && [ ! -e "$WS/marker-skew" ]
+	ok $? "$t a cordon-exec of another build is refused: exit $rc, $(head -1 "$errf")"
+	rm -f "$WS/marker-skew"
+	for given in "--build-id $other:of another build" ":that names no build"; do
+		what=${given#*:} given=${given%%:*}
+		# shellcheck disable=SC2086
+		out=$(U "$helper" $given --status-fd 9 --root "$P/la" -- \
+			sh -c ": > '$P/la/marker-skew'" 9> "$tmpdir/status" 2> "$errf")
+		rc=$?
+		grep -q "SANDBOX_UNAVAILABLE: cordon-exec: this helper is build $build_id.*install cordon and cordon-exec from one build" "$errf"
+		g=$?
+		[ $rc -eq 125 ] && [ $g -eq 0 ] && [ ! -e "$P/la/marker-skew" ] && [ ! -s "$tmpdir/status" ]
+		ok $? "$t cordon-exec refuses a cordon $what: exit $rc, nothing run"
+	done
 
 	# ---- symlinks and cd -------------------------------------------------------------------
 	ln -s "$WS" "$P/wslink"
