@@ -70,6 +70,7 @@ int main(int argc, char **argv)
 			"cordon: SANDBOX_UNAVAILABLE: cordon-exec: this helper is build %s, the "
 			"cordon that runs it %s%s; install cordon and cordon-exec from one build\n",
 			BUILD_ID, build_id ? "build " : "", build_id ? build_id : "gives no build");
+		free(roots);
 		return 125;
 	}
 	if (i >= argc || status_fd < 0)
