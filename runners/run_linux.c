@@ -135,12 +135,15 @@ static size_t runner_roots(char *roots[RUNNER_ROOTS_MAX])
 	return n;
 }
 
-/* The first root that neither holds the workspace nor lies in it, made
- * 0700 if need be; it must be a directory of this user's, closed to others,
- * not a symlink.  A workspace inside any root of ours is refused: hiding
+/* The first root that neither holds the workspace nor lies in it; it must
+ * be a directory of this user's, closed to others, not a symlink.  A workspace inside any root of ours is refused: hiding
  * the roots would hide it. */
 static const char *runner_dir(char *const *roots, size_t n, const char *workspace, char **err)
 {
+	/* Every root exists before any call hides them, so that none can
+	 * appear between one call's look and its launch. */
+	for (size_t i = 0; i < n; i++)
+		(void)!mkdir(roots[i], 0700);
 	for (size_t i = 0; i < n; i++) {
 		if (workspace && inside(workspace, roots[i]) && private_dir(roots[i])) {
 			*err = xasprintf("the workspace %s is inside %s, where cordon keeps its "
@@ -150,9 +153,8 @@ static const char *runner_dir(char *const *roots, size_t n, const char *workspac
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (inside(roots[i], workspace))
-			continue;
-		if (mkdir(roots[i], 0700) != 0 && errno != EEXIST)
+		struct stat st;
+		if (inside(roots[i], workspace) || lstat(roots[i], &st) != 0)
 			continue;
 		if (!private_dir(roots[i])) {
 			*err = xasprintf("%s is not a private directory of this user (a symlink, "
