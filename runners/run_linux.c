@@ -136,8 +136,9 @@ static size_t runner_roots(char *roots[RUNNER_ROOTS_MAX])
 }
 
 /* The first root that neither holds the workspace nor lies in it; it must
- * be a directory of this user's, closed to others, not a symlink.  A workspace inside any root of ours is refused: hiding
- * the roots would hide it. */
+ * be a directory of this user's, closed to others, not a symlink.  A
+ * workspace inside any root of ours is refused: hiding the roots would hide
+ * it. */
 static const char *runner_dir(char *const *roots, size_t n, const char *workspace, char **err)
 {
 	/* Every root exists before any call hides them, so that none can
