@@ -235,6 +235,25 @@ else
 	expect x86-openat2 ENOSYS "x86-32: openat2 answers ENOSYS"
 	expect x86-keyctl EPERM "x86-32: keyctl is refused"
 fi
+# The same refusals for an unprivileged user, in a directory it owns.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- test -x "$probe"; then
+	chmod 755 "$tmpdir" "$T"
+	chown 65534:65534 "$T/w"
+	# shellcheck disable=SC2086
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$bwrap" --ro-bind / / --dev /dev \
+		--proc /proc --bind "$T/w" "$T/w" --chdir "$T/w" --unshare-user --seccomp 3 -- \
+		"$probe" $setid chmod-plain openat2 $keys 3< "$tmpdir/ww.bpf" > "$tmpdir/out" 2> "$tmpdir/err"
+	for op in $setid $keys; do
+		[ "$op" = fchmodat2-suid ] && [ $knows_fchmodat2 != yes ] && continue
+		expect "$op" EPERM "as nobody: $op is refused"
+	done
+	expect chmod-plain ok "as nobody: chmod 0755 still works"
+	expect openat2 ENOSYS "as nobody: openat2 answers ENOSYS"
+	chown 0:0 "$T/w"
+else
+	skip "the filter as an unprivileged user" "needs root and setpriv"
+fi
 if [ "$(id -u)" -eq 0 ]; then
 	# Root outside a user namespace may make device nodes; the filter
 	# refuses them even then.
