@@ -587,6 +587,12 @@ EOF
 	mine "$P/skew"
 	grep -aq "cordon-build-id:$other" "$P/skew/cordon-exec"
 	ok $? "$t control: the copy of cordon-exec carries another build id ($other, not $build_id)"
+	U "$P/skew/cordon" probe > "$tmpdir/out" 2>&1
+	rc=$?
+	grep -q "^helper: .*skew/cordon-exec (of another build of cordon: refused" "$tmpdir/out"
+	g=$?
+	[ $rc -eq 125 ] && [ $g -eq 0 ]
+	ok $? "$t cordon probe says the helper is of another build, and not ready (exit $rc)"
 	C0=$C C=$P/skew/cordon
 	ww -- sh -c ": > '$WS/marker-skew'"
 	C=$C0
