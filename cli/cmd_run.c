@@ -170,13 +170,15 @@ int cmd_probe(int argc, char **argv)
 	if (argc > 2 || (argc == 2 && !json))
 		return cli_usage_error("probe", "usage: cordon probe [--json]");
 	run_probe(&r, true);
-	bool ok = r.bwrap_path && r.userns && r.landlock_abi >= 1 && r.seccomp && r.helper_path;
+	bool ok = r.bwrap_path && r.userns && r.landlock_abi >= 1 && r.seccomp && r.helper_path &&
+		  r.helper_same_build;
 	if (json) {
-		json_t *o = json_pack("{s:{s:s?,s:s?},s:{s:b,s:s?},s:{s:i},s:{s:b},s:s?,s:b}", "bwrap",
-				      "path", r.bwrap_path, "version", r.bwrap_version, "userns", "ok",
-				      r.userns, "error", r.userns_error, "landlock", "abi",
-				      r.landlock_abi, "seccomp", "ok", r.seccomp, "helper",
-				      r.helper_path, "ready", ok);
+		json_t *o = json_pack("{s:{s:s?,s:s?},s:{s:b,s:s?},s:{s:i},s:{s:b},s:s?,s:b,s:b}",
+				      "bwrap", "path", r.bwrap_path, "version", r.bwrap_version,
+				      "userns", "ok", r.userns, "error", r.userns_error, "landlock",
+				      "abi", r.landlock_abi, "seccomp", "ok", r.seccomp, "helper",
+				      r.helper_path, "helper_same_build", r.helper_same_build, "ready",
+				      ok);
 		char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 		puts(s ? s : "{}");
 		free(s);
@@ -191,7 +193,10 @@ int cmd_probe(int argc, char **argv)
 		else
 			printf("landlock:  unavailable\n");
 		printf("seccomp:   %s\n", r.seccomp ? "available" : "unavailable");
-		printf("helper:    %s\n", r.helper_path ? r.helper_path : "missing (cordon-exec)");
+		printf("helper:    %s%s\n", r.helper_path ? r.helper_path : "missing (cordon-exec)",
+		       r.helper_path && !r.helper_same_build
+			       ? " (of another build of cordon: refused; install the two together)"
+			       : "");
 		printf("sandbox:   %s\n", ok ? "ready" : "UNAVAILABLE: restricted presets will not run");
 	}
 	run_probe_free(&r);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef AF_VSOCK
@@ -42,6 +43,7 @@ struct sc_rule {
 	int err;
 	const char *cond;
 	const char *why;
+	bool each_bit; /* cmp[0]'s mask is a set of bits: a rule for each, any one matches */
 };
 
 #define LOW32 0xffffffffULL
@@ -49,6 +51,20 @@ struct sc_rule {
 #define WHY_MOUNT "changing mounts could undo the sandbox's read-only binds and masks"
 #define WHY_URING "io_uring opens files and sockets itself, where this filter never looks"
 #define WHY_VM "reading or writing another process's memory"
+#define WHY_KEYS "the kernel keyrings are shared with the caller's user and session: a key read " \
+		 "or planted there crosses the sandbox"
+#define WHY_SETID "a set-user-ID or set-group-ID file made inside runs with its owner's rights " \
+		  "outside (root's, for a call run as root)"
+#define WHY_DEV "a device node reaches disks and memory past every mount"
+
+/* mode & (S_ISUID | S_ISGID), on argument n. */
+#define SETID_MODE(name, n)                                                                   \
+	{ name, SC_ALWAYS, 1, { { n, SCMP_CMP_MASKED_EQ, S_ISUID | S_ISGID, S_ISUID | S_ISGID } }, \
+	  EPERM, "mode & (S_ISUID|S_ISGID)", WHY_SETID, true }
+/* A device node's type (S_IFCHR, S_IFBLK) in the mode, argument n. */
+#define DEVICE_MODE(name, n, type)                                                 \
+	{ name, SC_ALWAYS, 1, { { n, SCMP_CMP_MASKED_EQ, S_IFMT, type } }, EPERM, "type " #type, \
+	  WHY_DEV, false }
 
 /* In order: on x86-32 libseccomp also turns a socket rule into one on
  * socketcall(SYS_SOCKET), which must find socketcall refused already; and
@@ -56,49 +72,70 @@ struct sc_rule {
  * (libseccomp resolves their overlap by order). */
 static const struct sc_rule rules[] = {
 	{ "unshare", SC_ALWAYS, 1, { { 0, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER } },
-	  EPERM, "flags & CLONE_NEWUSER", WHY_USERNS },
+	  EPERM, "flags & CLONE_NEWUSER", WHY_USERNS, false },
 	{ "clone", SC_ALWAYS, 1,
 	  { { CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER } }, EPERM,
-	  "flags & CLONE_NEWUSER", WHY_USERNS },
+	  "flags & CLONE_NEWUSER", WHY_USERNS, false },
 	{ "clone3", SC_ALWAYS, 0, { { 0 } }, ENOSYS, "any",
 	  "its flags are in memory the filter cannot read; ENOSYS makes libc fall back to clone, "
-	  "which is checked" },
+	  "which is checked", false },
 	{ "setns", SC_ALWAYS, 0, { { 0 } }, EPERM, "any",
-	  "joining another namespace, such as one open on an inherited descriptor" },
-	{ "mount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "umount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "umount2", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "pivot_root", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "open_tree", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "move_mount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "fsopen", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "fsconfig", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "fsmount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "fspick", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "mount_setattr", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT },
-	{ "io_uring_setup", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING },
-	{ "io_uring_enter", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING },
-	{ "io_uring_register", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING },
+	  "joining another namespace, such as one open on an inherited descriptor", false },
+	{ "mount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "umount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "umount2", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "pivot_root", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "open_tree", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "move_mount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "fsopen", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "fsconfig", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "fsmount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "fspick", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "mount_setattr", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
+	{ "io_uring_setup", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING, false },
+	{ "io_uring_enter", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING, false },
+	{ "io_uring_register", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING, false },
 	{ "ptrace", SC_ALWAYS, 0, { { 0 } }, EPERM, "any",
-	  "tracing another process: its memory, registers and syscalls" },
-	{ "process_vm_readv", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_VM },
-	{ "process_vm_writev", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_VM },
+	  "tracing another process: its memory, registers and syscalls", false },
+	{ "process_vm_readv", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_VM, false },
+	{ "process_vm_writev", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_VM, false },
+	{ "keyctl", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_KEYS, false },
+	{ "add_key", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_KEYS, false },
+	{ "request_key", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_KEYS, false },
+	SETID_MODE("chmod", 1),
+	SETID_MODE("fchmod", 1),
+	SETID_MODE("fchmodat", 2),
+	SETID_MODE("fchmodat2", 2),
+	SETID_MODE("open", 2),
+	SETID_MODE("openat", 3),
+	SETID_MODE("creat", 1),
+	SETID_MODE("mkdir", 1),
+	SETID_MODE("mkdirat", 2),
+	SETID_MODE("mknod", 1),
+	SETID_MODE("mknodat", 2),
+	DEVICE_MODE("mknod", 1, S_IFCHR),
+	DEVICE_MODE("mknod", 1, S_IFBLK),
+	DEVICE_MODE("mknodat", 2, S_IFCHR),
+	DEVICE_MODE("mknodat", 2, S_IFBLK),
+	{ "openat2", SC_ALWAYS, 0, { { 0 } }, ENOSYS, "any",
+	  "its mode is in memory the filter cannot read; ENOSYS makes libc fall back to openat, "
+	  "which is checked", false },
 	{ "socketcall", SC_NO_NET_OR_UNIX, 0, { { 0 } }, EPERM, "any",
 	  "the 32-bit socket multiplexer keeps its arguments in memory the filter cannot read, so "
-	  "it is refused whole; the direct socket syscalls (Linux 4.3+) are checked below" },
+	  "it is refused whole; the direct socket syscalls (Linux 4.3+) are checked below", false },
 	{ "socket", SC_NO_UNIX, 1, { { 0, SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX } }, EPERM,
 	  "domain AF_UNIX",
 	  "net \"unix\" is not allowed: local sockets reach daemons outside the sandbox; "
-	  "connect() cannot see a family, so refusing the socket suffices" },
+	  "connect() cannot see a family, so refusing the socket suffices", false },
 	{ "socketpair", SC_NO_UNIX, 2,
 	  { { 0, SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX }, { 1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM } },
 	  EPERM, "domain AF_UNIX, type SOCK_DGRAM",
 	  "an unnamed datagram socket can still send to any named one (sendto, connect); "
-	  "stream and seqpacket pairs stay allowed" },
+	  "stream and seqpacket pairs stay allowed", false },
 	{ "socket", SC_NO_NET, 1, { { 0, SCMP_CMP_GT, AF_UNIX, 0 } }, EAFNOSUPPORT,
 	  "domain not AF_UNIX",
 	  "no net rule allows a host: AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_VSOCK and "
-	  "every other family" },
+	  "every other family", false },
 };
 
 struct sc_arch {
@@ -171,6 +208,24 @@ static int restricted(const struct lower_input *in, char **err)
 	return -1;
 }
 
+/* One rule, or with each_bit one for every bit of the mask (a seccomp rule's
+ * comparisons must all hold; a bit set among several is an OR of rules). */
+static int sc_rule_add(scmp_filter_ctx ctx, const struct sc_rule *r)
+{
+	int nr = seccomp_syscall_resolve_name(r->syscall);
+	uint32_t action = SCMP_ACT_ERRNO((uint32_t)r->err);
+	if (!r->each_bit)
+		return seccomp_rule_add_array(ctx, action, nr, r->ncmp, r->ncmp ? r->cmp : NULL);
+	for (scmp_datum_t bits = r->cmp[0].datum_a; bits; bits &= bits - 1) {
+		struct scmp_arg_cmp one = r->cmp[0];
+		one.datum_a = one.datum_b = bits & -bits;
+		int rc = seccomp_rule_add_array(ctx, action, nr, 1, &one);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 static scmp_filter_ctx sc_arch_filter(const struct lower_input *in, uint32_t arch, char **err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -191,9 +246,7 @@ static scmp_filter_ctx sc_arch_filter(const struct lower_input *in, uint32_t arc
 		const struct sc_rule *r = &rules[i];
 		if (!rule_active(in, r) || !on_arch(r, arch))
 			continue;
-		rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->err),
-					    seccomp_syscall_resolve_name(r->syscall), r->ncmp,
-					    r->ncmp ? r->cmp : NULL);
+		rc = sc_rule_add(ctx, r);
 		if (rc != 0)
 			what = r->syscall;
 	}

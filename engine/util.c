@@ -2,10 +2,13 @@
 
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static void oom(void)
@@ -320,5 +323,37 @@ int write_all(int fd, const void *data, size_t n)
 		s += w;
 		n -= (size_t)w;
 	}
+	return 0;
+}
+
+int close_fds_from(int lowfd)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0U) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EPERM)
+		return -1;
+#endif
+	/* Older kernels (and filters that refuse close_range). */
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		struct dirent *e;
+		int self = dirfd(d);
+		while ((e = readdir(d))) {
+			char *end;
+			long fd = strtol(e->d_name, &end, 10);
+			if (*end == '\0' && end != e->d_name && fd >= lowfd && fd != self)
+				close((int)fd);
+		}
+		closedir(d);
+		return 0;
+	}
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	rlim_t top = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (1U << 20) ? (1U << 20)
+									       : rl.rlim_max;
+	for (rlim_t fd = (rlim_t)lowfd; fd < top; fd++)
+		close((int)fd);
 	return 0;
 }

@@ -40,6 +40,12 @@ struct strbuf {
  * errno set. */
 int write_all(int fd, const void *data, size_t n);
 
+/* Close every descriptor from lowfd up, so that none the caller leaked
+ * crosses into what is exec'd next: close_range(2) (Linux 5.9), else each
+ * one /proc/self/fd lists, else each below the hard descriptor limit.
+ * 0, or -1 with errno when that cannot be done. */
+int close_fds_from(int lowfd);
+
 void sb_init(struct strbuf *sb);
 void sb_add(struct strbuf *sb, const char *s, size_t n);
 void sb_adds(struct strbuf *sb, const char *s);

@@ -4,10 +4,18 @@
  * here with status 125: a layer that cannot be applied never degrades into
  * running without it.
  *
- *   cordon-exec --status-fd N [--deny-tcp] [--scope-unix] [--root DIR]... -- CMD [ARG...] */
+ * It runs only for the cordon of its own build: the runner passes its build
+ * identity, and a cordon-exec of another build (one installed elsewhere,
+ * found by path) refuses it, so that no older or newer layer is taken for
+ * this one's.
+ *
+ *   cordon-exec --build-id ID --status-fd N [--deny-tcp] [--scope-unix] [--root DIR]...
+ *               -- CMD [ARG...] */
 #include "config.h"
 
+#include "build-id.h"
 #include "landlock.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Kept whole in the binary: the runner looks for it there before it runs
+ * this helper. */
+static const char build_marker[] __attribute__((used)) = CORDON_BUILD_MARKER;
+#define BUILD_ID (build_marker + sizeof("cordon-build-id:") - 1)
 
 static int fail(const char *what, const char *why)
 {
@@ -29,6 +42,7 @@ int main(int argc, char **argv)
 	unsigned flags = 0;
 	int status_fd = -1, i;
 	char *err = NULL;
+	const char *build_id = NULL;
 
 	if (!roots)
 		return fail("cordon-exec", "out of memory");
@@ -36,6 +50,8 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--") == 0) {
 			i++;
 			break;
+		} else if (strcmp(argv[i], "--build-id") == 0 && i + 1 < argc) {
+			build_id = argv[++i];
 		} else if (strcmp(argv[i], "--status-fd") == 0 && i + 1 < argc) {
 			status_fd = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--deny-tcp") == 0) {
@@ -45,8 +61,17 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
 			roots[nroots++] = argv[++i];
 		} else {
-			return fail("cordon-exec", "usage: cordon-exec --status-fd N [--root DIR]... -- CMD");
+			return fail("cordon-exec", "usage: cordon-exec --build-id ID --status-fd N "
+						   "[--root DIR]... -- CMD");
 		}
+	}
+	if (!build_id || strcmp(build_id, BUILD_ID) != 0) {
+		fprintf(stderr,
+			"cordon: SANDBOX_UNAVAILABLE: cordon-exec: this helper is build %s, the "
+			"cordon that runs it %s%s; install cordon and cordon-exec from one build\n",
+			BUILD_ID, build_id ? "build " : "", build_id ? build_id : "gives no build");
+		free(roots);
+		return 125;
 	}
 	if (i >= argc || status_fd < 0)
 		return fail("cordon-exec", "no command or no --status-fd");
@@ -56,7 +81,10 @@ int main(int argc, char **argv)
 	/* The status byte says every layer is in place; then the fd goes. */
 	if (write(status_fd, "L", 1) != 1)
 		return fail("cordon-exec", strerror(errno));
-	close(status_fd);
+	/* Only stdin, stdout and stderr go on: the runner's setup descriptors
+	 * (the status pipe, what bwrap kept) and anything inherited. */
+	if (close_fds_from(3) != 0)
+		return fail("cordon-exec", strerror(errno));
 	execvp(argv[i], argv + i);
 	fprintf(stderr, "cordon: cannot run '%s': %s\n", argv[i], strerror(errno));
 	return errno == ENOENT ? 127 : 126;

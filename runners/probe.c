@@ -74,7 +74,7 @@ void run_probe(struct probe_result *r, bool launch)
 		char *try[] = { r->bwrap_path, (char *)"--ro-bind", (char *)"/", (char *)"/",
 				(char *)"--dev", (char *)"/dev", (char *)"--proc", (char *)"/proc",
 				(char *)"--unshare-user", (char *)"--unshare-pid", (char *)"--unshare-net",
-				(char *)"--", (char *)"/bin/true", NULL };
+				(char *)"--disable-userns", (char *)"--", (char *)"/bin/true", NULL };
 		char *why = NULL;
 		r->userns = capture(try, &why) == 0;
 		if (!r->userns)
@@ -85,6 +85,7 @@ void run_probe(struct probe_result *r, bool launch)
 	r->landlock_abi = cordon_landlock_abi();
 	r->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
 	r->helper_path = run_find_helper();
+	r->helper_same_build = r->helper_path && run_helper_matches(r->helper_path);
 }
 
 void run_probe_free(struct probe_result *r)

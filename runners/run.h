@@ -37,6 +37,10 @@ int run_command(const struct run_opts *o);
  * next to the running cordon binary, else in libexecdir. */
 char *run_find_helper(void);
 
+/* Whether the helper at path is of this build of cordon (it carries the
+ * same build identity); one of another build is refused, never run. */
+bool run_helper_matches(const char *path);
+
 /* What a sandbox needs on this machine, layer by layer. */
 struct probe_result {
 	char *bwrap_path;     /* NULL when none is usable */
@@ -46,6 +50,7 @@ struct probe_result {
 	int landlock_abi;     /* 0: none */
 	bool seccomp;
 	char *helper_path;
+	bool helper_same_build; /* the helper is of this build (run_helper_matches) */
 };
 void run_probe(struct probe_result *r, bool launch);
 void run_probe_free(struct probe_result *r);

@@ -25,7 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build-id.h"
 #include "landlock.h"
+
+#include <linux/keyctl.h>
 
 #ifndef LIBEXECDIR
 #define LIBEXECDIR "/usr/local/libexec"
@@ -77,6 +80,26 @@ char *run_find_helper(void)
 	return NULL;
 }
 
+bool run_helper_matches(const char *path)
+{
+	struct stat st;
+	bool found = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			/* With its NUL: this build's identity, not one it begins. */
+			found = memmem(m, (size_t)st.st_size, CORDON_BUILD_MARKER,
+				       sizeof(CORDON_BUILD_MARKER)) != NULL;
+			munmap(m, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+	return found;
+}
+
 /* ---- the private temp dir ---------------------------------------------- */
 
 static bool inside(const char *path, const char *dir)
@@ -85,36 +108,87 @@ static bool inside(const char *path, const char *dir)
 	return n && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-/* A 0700 directory of ours, outside the workspace, that holds the per-call
- * temp dirs. */
-static char *runner_dir(const char *workspace, char **err)
+/* Where this user's per-call temp dirs live.  The places are fixed for the
+ * uid, never taken from the environment (a call told another
+ * $XDG_RUNTIME_DIR would otherwise keep its dirs where this one does not
+ * look), and every one of them is hidden inside the sandbox, whichever
+ * this call uses.  /run/user/UID counts only when it is this user's own. */
+#define RUNNER_ROOTS_MAX 3
+
+static bool private_dir(const char *path)
 {
-	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), "/tmp", "/var/tmp" };
-	for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
-		struct stat st;
-		if (!bases[i] || bases[i][0] != '/')
-			continue;
-		char *dir = xasprintf("%s/cordon-%u", bases[i], (unsigned)getuid());
-		if (inside(dir, workspace) || inside(workspace, dir)) {
-			free(dir);
-			continue;
-		}
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			free(dir);
-			continue;
-		}
-		if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-		    (st.st_mode & 077)) {
-			*err = xasprintf("%s is not a private directory of this user (a symlink, "
-					 "another owner, or open permissions)",
-					 dir);
-			free(dir);
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+	       !(st.st_mode & 077);
+}
+
+static size_t runner_roots(char *roots[RUNNER_ROOTS_MAX])
+{
+	unsigned uid = (unsigned)getuid();
+	size_t n = 0;
+	char *run = xasprintf("/run/user/%u", uid);
+	if (private_dir(run))
+		roots[n++] = xasprintf("%s/cordon", run);
+	free(run);
+	roots[n++] = xasprintf("/tmp/cordon-%u", uid);
+	roots[n++] = xasprintf("/var/tmp/cordon-%u", uid);
+	return n;
+}
+
+/* The first root that neither holds the workspace nor lies in it; it must
+ * be a directory of this user's, closed to others, not a symlink.  A
+ * workspace inside any root of ours is refused: hiding the roots would hide
+ * it. */
+static const char *runner_dir(char *const *roots, size_t n, const char *workspace, char **err)
+{
+	/* Every root exists before any call hides them, so that none can
+	 * appear between one call's look and its launch. */
+	for (size_t i = 0; i < n; i++)
+		(void)!mkdir(roots[i], 0700);
+	for (size_t i = 0; i < n; i++) {
+		if (workspace && inside(workspace, roots[i]) && private_dir(roots[i])) {
+			*err = xasprintf("the workspace %s is inside %s, where cordon keeps its "
+					 "per-call temp dirs",
+					 workspace, roots[i]);
 			return NULL;
 		}
-		return dir;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (inside(roots[i], workspace) || lstat(roots[i], &st) != 0)
+			continue;
+		if (!private_dir(roots[i])) {
+			*err = xasprintf("%s is not a private directory of this user (a symlink, "
+					 "another owner, or open permissions)",
+					 roots[i]);
+			return NULL;
+		}
+		return roots[i];
 	}
 	*err = xstrdup("no place for a private temp dir outside the workspace");
 	return NULL;
+}
+
+/* Whether path is there to see inside the sandbox: the deepest literal path
+ * of the plan at or above it is not hidden. */
+static bool plan_shows(const struct lower_input *in, const char *path)
+{
+	size_t best = 0;
+	bool found = false, shown = false;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		size_t len = strcmp(p->path, "/") == 0 ? 0 : strlen(p->path);
+		if (len && !inside(path, p->path))
+			continue;
+		if (!found || len > best) {
+			found = true;
+			best = len;
+			shown = p->why != LOWER_MASK;
+		} else if (len == best && p->why == LOWER_MASK) {
+			shown = false;
+		}
+	}
+	return shown;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -257,8 +331,9 @@ static double now(void)
 }
 
 /* Build argv for the launch. */
-static char **launch_argv(const char *bwrap, const char *helper, const char *runner,
-			  const struct lower_input *in, const struct run_opts *o, bool sandboxed)
+static char **launch_argv(const char *bwrap, const char *helper, char *const *roots,
+			  size_t nroots, const struct lower_input *in, const struct run_opts *o,
+			  bool sandboxed)
 {
 	char **v = NULL;
 	size_t n = 0, cap = 0;
@@ -271,10 +346,18 @@ static char **launch_argv(const char *bwrap, const char *helper, const char *run
 		ARG("4");
 		ARG("--json-status-fd");
 		ARG("5");
-		/* Other calls' temp dirs stay out of sight: an empty runner dir,
-		 * then this call's own temp dir bound back into it. */
-		ARG("--tmpfs");
-		ARG(runner);
+		/* No user namespace inside, even past the filter: bwrap uses up
+		 * the limit of the namespace around the sandbox's (0.8.0+). */
+		ARG("--disable-userns");
+		/* Other calls' temp dirs stay out of sight: each place of them an
+		 * empty tmpfs (a mount point, which cannot be renamed away), then
+		 * this call's own temp dir bound back into its place. */
+		for (size_t i = 0; i < nroots; i++) {
+			if (!private_dir(roots[i]) || !plan_shows(in, roots[i]))
+				continue;
+			ARG("--tmpfs");
+			ARG(roots[i]);
+		}
 		ARG("--bind");
 		ARG(in->tmp);
 		ARG(in->tmp);
@@ -284,6 +367,8 @@ static char **launch_argv(const char *bwrap, const char *helper, const char *run
 		ARG(helper);
 		ARG("--");
 		ARG(helper);
+		ARG("--build-id");
+		ARG(CORDON_BUILD_ID);
 		ARG("--status-fd");
 		ARG("6");
 		/* The same ruleset `cordon compile --emit landlock` shows. */
@@ -292,13 +377,13 @@ static char **launch_argv(const char *bwrap, const char *helper, const char *run
 			ARG("--deny-tcp");
 		if (flags & CORDON_LANDLOCK_SCOPE_UNIX)
 			ARG("--scope-unix");
-		size_t nroots = 0;
-		const char **roots = lower_landlock_roots(in, &nroots);
-		for (size_t i = 0; i < nroots; i++) {
+		size_t nwroots = 0;
+		const char **wroots = lower_landlock_roots(in, &nwroots);
+		for (size_t i = 0; i < nwroots; i++) {
 			ARG("--root");
-			ARG(roots[i]);
+			ARG(wroots[i]);
 		}
-		free(roots);
+		free(wroots);
 		ARG("--");
 	}
 	if (o->shell) {
@@ -346,6 +431,17 @@ static char **policy_environ(const struct lower_input *in)
 	return v;
 }
 
+/* The sandbox gets a session keyring of its own, empty, so that no key of
+ * the caller's session can be read inside and none made inside is left in
+ * it (the filter refuses the keyring calls as well).  A kernel without
+ * keys has no keyring to share. */
+static int fresh_session_keyring(void)
+{
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) >= 0 || errno == ENOSYS)
+		return 0;
+	return -1;
+}
+
 struct launch {
 	pid_t pid;
 	int status_json; /* bwrap --json-status-fd, read end */
@@ -384,6 +480,21 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], boo
 			for (int i = 0; i < 4; i++)
 				if (moved[i] < 0 || dup2(moved[i], 3 + i) < 0)
 					_exit(RUN_UNAVAILABLE);
+			/* Nothing the caller left open enters the sandbox: a
+			 * descriptor of a directory or file outside would
+			 * reach past every mount (cordon-exec closes 3-6). */
+			if (close_fds_from(7) != 0) {
+				dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot close inherited "
+					   "descriptors: %s\n",
+					strerror(errno));
+				_exit(RUN_UNAVAILABLE);
+			}
+			if (fresh_session_keyring() != 0) {
+				dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot start a session "
+					   "keyring of its own: %s\n",
+					strerror(errno));
+				_exit(RUN_UNAVAILABLE);
+			}
 		}
 		if (cwd && chdir(cwd) != 0) {
 			dprintf(2, "cordon: cannot enter %s: %s\n", cwd, strerror(errno));
@@ -435,7 +546,9 @@ int run_command(const struct run_opts *o)
 	cordon_evaluator *ev = NULL;
 	struct lower_input in;
 	bool have_in = false;
-	char *err = NULL, *dir = NULL, *tmp = NULL, *cmd = NULL, *helper = NULL;
+	char *err = NULL, *tmp = NULL, *cmd = NULL, *helper = NULL, *roots[RUNNER_ROOTS_MAX];
+	const char *dir = NULL;
+	size_t nroots = runner_roots(roots);
 	char *plan = NULL, *bpf = NULL, **argv = NULL, **envp = NULL;
 	size_t plan_len = 0, bpf_len = 0;
 	int fds[2] = { -1, -1 }, status = RUN_UNAVAILABLE, out_file = -1;
@@ -492,12 +605,18 @@ int run_command(const struct run_opts *o)
 					     "next to cordon or in " LIBEXECDIR "/cordon");
 			goto out;
 		}
+		if (!run_helper_matches(helper)) {
+			status = unavailable("%s is not from this build of cordon (%s): install "
+					     "cordon and cordon-exec together",
+					     helper, CORDON_BUILD_ID);
+			goto out;
+		}
 		if (cordon_landlock_abi() < 1) {
 			status = unavailable("the kernel has no Landlock (boot with lsm=...,landlock)");
 			goto out;
 		}
 	}
-	if (!(dir = runner_dir(workspace, &err))) {
+	if (!(dir = runner_dir(roots, nroots, workspace, &err))) {
 		status = unavailable("%s", err);
 		goto out;
 	}
@@ -562,7 +681,7 @@ int run_command(const struct run_opts *o)
 		out.file = out_file;
 		out.file_path = made ? made : o->output_file;
 	}
-	argv = launch_argv(bwrap, helper, dir, &in, o, sandboxed);
+	argv = launch_argv(bwrap, helper, roots, nroots, &in, o, sandboxed);
 
 	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
 		status = unavailable("pipe: %s", strerror(errno));
@@ -737,7 +856,8 @@ out:
 	free(plan);
 	free(bpf);
 	free(tmp);
-	free(dir);
+	for (size_t i = 0; i < nroots; i++)
+		free(roots[i]);
 	free(cmd);
 	free(helper);
 	free(err);

@@ -8,7 +8,7 @@
 probe=$builddir/tests/helpers/sysprobe
 golden=$srcdir/tests/golden-lower
 T=$tmpdir/t
-mkdir -p "$T/ws/sub" "$T/ws/.git/hooks" "$T/ws/.agent" "$T/home" "$T/call"
+mkdir -p "$T/ws/sub" "$T/ws/.git/hooks" "$T/ws/.agent" "$T/home" "$T/call" "$T/w"
 echo n > "$T/home/notes.txt"
 
 lower() { # lower POLICY PRESET KIND: the lowering for the fixed tree
@@ -81,6 +81,26 @@ if [ "$(uname -m)" = x86_64 ]; then
 	has "$f" '^socketcall +x86 +any +errno EPERM ' "socketcall refused whole on x86-32"
 	has "$f" '^umount +x86 +any +errno EPERM ' "the old umount on x86-32"
 fi
+for sc in keyctl add_key request_key; do
+	has "$f" "^$sc +all +any +errno EPERM +the kernel keyrings" "$sc: EPERM, with a reason"
+done
+for sc in chmod fchmod fchmodat open openat creat mkdir mkdirat mknod mknodat; do
+	has "$f" "^$sc +all +mode & \\(S_ISUID\\|S_ISGID\\) +errno EPERM +a set-user-ID" \
+		"$sc: a set-user-ID or set-group-ID mode is refused"
+done
+# fchmodat2 (Linux 6.6) is filtered where libseccomp knows its number.
+if grep -q '^fchmodat2 ' "$f"; then knows_fchmodat2=yes; else knows_fchmodat2=no; fi
+if [ $knows_fchmodat2 = yes ]; then
+	has "$f" '^fchmodat2 +all +mode & \(S_ISUID\|S_ISGID\) +errno EPERM' "fchmodat2: refused too"
+else
+	skip "fchmodat2: refused too" "this libseccomp does not know fchmodat2"
+fi
+for sc in mknod mknodat; do
+	for ty in S_IFCHR S_IFBLK; do
+		has "$f" "^$sc +all +type $ty +errno EPERM " "$sc: type $ty refused"
+	done
+done
+has "$f" '^openat2 +all +any +errno ENOSYS .*fall back to openat' "openat2: ENOSYS, and why"
 has "$f" '^network: denied' "the header says the network is denied"
 has "$f" '^unix sockets: denied' "and unix sockets too"
 
@@ -130,11 +150,12 @@ inside() { # inside BPF|- COMMAND...: run it in a sandbox with the filter loaded
 	bpf=$1
 	shift
 	if [ "$bpf" = - ]; then
-		"$bwrap" --ro-bind / / --dev /dev --proc /proc --unshare-user -- "$@" \
-			> "$tmpdir/out" 2> "$tmpdir/err"
+		"$bwrap" --ro-bind / / --dev /dev --proc /proc --bind "$T/w" "$T/w" --chdir "$T/w" \
+			${userns:---unshare-user} -- "$@" > "$tmpdir/out" 2> "$tmpdir/err"
 	else
-		"$bwrap" --ro-bind / / --dev /dev --proc /proc --unshare-user --seccomp 3 -- "$@" \
-			3< "$bpf" > "$tmpdir/out" 2> "$tmpdir/err"
+		"$bwrap" --ro-bind / / --dev /dev --proc /proc --bind "$T/w" "$T/w" --chdir "$T/w" \
+			${userns:---unshare-user} --seccomp 3 -- "$@" 3< "$bpf" > "$tmpdir/out" \
+			2> "$tmpdir/err"
 	fi
 }
 
@@ -145,15 +166,26 @@ expect() { # expect OP RESULT DESCRIPTION: a line of the last sysprobe output
 	[ $st -eq 0 ] || diag < "$tmpdir/out"
 }
 
+setid="chmod-suid chmod-sgid fchmod-suid fchmodat-suid fchmodat2-suid create-open create-openat
+	create-creat create-mkdir create-mkdirat create-mknod create-mknodat"
+keys="keyctl add_key request_key"
 ops="inet inet6 netlink packet vsock unix inet-high-bits unix-high-bits pair-stream pair-dgram
-	clone-user clone3 setns io_uring ptrace process_vm_readv fork x86 unshare-user"
+	clone-user clone3 setns io_uring ptrace process_vm_readv fork $setid chmod-plain openat2 $keys
+	x86 unshare-user"
 
 # Without the filter the probes succeed, so a refusal below is the filter's.
-inside - "$probe" inet unix pair-dgram clone-user clone3 io_uring ptrace process_vm_readv
+# shellcheck disable=SC2086
+inside - "$probe" inet unix pair-dgram clone-user clone3 io_uring ptrace process_vm_readv \
+	$setid openat2 keyctl add_key
 ok $? "the probe runs under bwrap"
-for op in inet unix pair-dgram clone-user clone3 io_uring ptrace process_vm_readv; do
+# shellcheck disable=SC2086
+for op in inet unix pair-dgram clone-user clone3 io_uring ptrace process_vm_readv $setid \
+	openat2 keyctl add_key; do
 	grep -qx "$op ok" "$tmpdir/out" || echo "without the filter: $(grep "^$op " "$tmpdir/out")"
 done | diag
+for op in chmod-suid create-openat keyctl openat2; do
+	expect $op ok "control: without the filter, $op works"
+done
 
 # shellcheck disable=SC2086
 inside "$tmpdir/ww.bpf" "$probe" $ops
@@ -175,6 +207,15 @@ expect unix EPERM "socket(AF_UNIX) is refused"
 expect unix-high-bits EPERM "socket(AF_UNIX with high bits set) is refused"
 expect pair-stream ok "socketpair(AF_UNIX, SOCK_STREAM) still works"
 expect pair-dgram EPERM "socketpair(AF_UNIX, SOCK_DGRAM) is refused"
+for op in $setid; do
+	[ "$op" = fchmodat2-suid ] && [ $knows_fchmodat2 != yes ] && continue
+	expect "$op" EPERM "$op: a set-user-ID or set-group-ID mode is refused"
+done
+expect chmod-plain ok "chmod 0755 still works"
+expect openat2 ENOSYS "openat2 answers ENOSYS (libc falls back to openat)"
+for op in $keys; do
+	expect "$op" EPERM "$op is refused: the keyrings stay outside"
+done
 if ! grep -q "^x86" "$tmpdir/out"; then
 	ok 1 "the x86-32 probe ran"
 elif grep -qx "x86 unavailable" "$tmpdir/out"; then
@@ -186,6 +227,44 @@ else
 	expect x86-socketpair-dgram EPERM "x86-32: socketpair(AF_UNIX, SOCK_DGRAM) is refused"
 	expect x86-socketpair-stream ok "x86-32: socketpair(AF_UNIX, SOCK_STREAM) works"
 	expect x86-unshare-user EPERM "x86-32: unshare(CLONE_NEWUSER) is refused"
+	for op in chmod-suid fchmod-suid fchmodat-suid open-suid openat-suid creat-suid \
+		mkdir-sgid mknod-suid; do
+		expect "x86-$op" EPERM "x86-32: $op is refused"
+	done
+	expect x86-chmod-plain ok "x86-32: chmod 0755 still works"
+	expect x86-openat2 ENOSYS "x86-32: openat2 answers ENOSYS"
+	expect x86-keyctl EPERM "x86-32: keyctl is refused"
+fi
+# The same refusals for an unprivileged user, in a directory it owns.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- test -x "$probe"; then
+	chmod 755 "$tmpdir" "$T"
+	chown 65534:65534 "$T/w"
+	# shellcheck disable=SC2086
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$bwrap" --ro-bind / / --dev /dev \
+		--proc /proc --bind "$T/w" "$T/w" --chdir "$T/w" --unshare-user --seccomp 3 -- \
+		"$probe" $setid chmod-plain openat2 $keys 3< "$tmpdir/ww.bpf" > "$tmpdir/out" 2> "$tmpdir/err"
+	for op in $setid $keys; do
+		[ "$op" = fchmodat2-suid ] && [ $knows_fchmodat2 != yes ] && continue
+		expect "$op" EPERM "as nobody: $op is refused"
+	done
+	expect chmod-plain ok "as nobody: chmod 0755 still works"
+	expect openat2 ENOSYS "as nobody: openat2 answers ENOSYS"
+	chown 0:0 "$T/w"
+else
+	skip "the filter as an unprivileged user" "needs root and setpriv"
+fi
+if [ "$(id -u)" -eq 0 ]; then
+	# Root outside a user namespace may make device nodes; the filter
+	# refuses them even then.
+	userns="--cap-add CAP_MKNOD"
+	inside - "$probe" create-mknodat-char
+	expect create-mknodat-char ok "control: root with CAP_MKNOD makes a device node"
+	inside "$tmpdir/ww.bpf" "$probe" create-mknodat-char
+	expect create-mknodat-char EPERM "with the filter, mknodat(S_IFCHR) is refused"
+	userns=
+else
+	skip "mknodat(S_IFCHR) refused by the filter" "making a device node needs root"
 fi
 
 if command -v unshare > /dev/null; then

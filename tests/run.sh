@@ -10,6 +10,7 @@ probe=$builddir/tests/helpers/runprobe
 helper=$builddir/cordon-exec
 cordon_bin=${CORDON_REAL:-$CORDON}
 errf=$tmpdir/stderr
+build_id=$(sed -n 's/^#define CORDON_BUILD_ID "\(.*\)"$/\1/p' "$builddir/build-id.h")
 chmod 755 "$tmpdir"
 
 
@@ -111,12 +112,18 @@ POL=$tmpdir/test.cordon
 
 # A file the sandbox's bwrap can be replaced with: `hide REPLACEMENT CMD...`
 # runs CMD in a mount namespace where /usr/bin/bwrap and /bin/bwrap are it.
+# With HIDE_AS=UID:GID (an ordinary user's pass, whose mount namespace
+# comes with a user namespace where it is root), CMD runs as that user
+# again, in a user namespace of its own.
 cat > "$tmpdir/hide.sh" << 'EOF'
 r=$1
 shift
 for b in /usr/bin/bwrap /bin/bwrap; do
 	if [ -e "$b" ]; then mount --bind "$r" "$b" || exit 99; fi
 done
+if [ -n "${HIDE_AS:-}" ]; then
+	exec unshare --map-user="${HIDE_AS%:*}" --map-group="${HIDE_AS#*:}" "$@"
+fi
 exec "$@"
 EOF
 
@@ -134,6 +141,11 @@ else
 	passes=self
 	hider=
 	if unshare -rm true 2> /dev/null; then hider="unshare -rm"; fi
+	me="$(id -u):$(id -g)"
+	if [ -n "$hider" ] &&
+		unshare -rm unshare --map-user="${me%:*}" --map-group="${me#*:}" true 2> /dev/null; then
+		hide_as=$me
+	fi
 fi
 
 # ---- one pass of every check -------------------------------------------------------------
@@ -244,6 +256,31 @@ pass() { # pass NAME
 	ok $? "$t a symlink in the workspace does not reach the key (exit $rc)"
 	rm -f "$WS/key"
 
+	# ---- descriptors the caller leaks ------------------------------------------------------
+	# A script the shell analysis cannot look into uses descriptors left
+	# open by whoever called cordon: 7 appends to a file outside, 8 is the
+	# home directory, opened before the masks existed.
+	mkdir -p "$H/.aws"
+	echo "AWS-SECRET-$name" > "$H/.aws/credentials"
+	: > "$O/leak.txt"
+	mine "$H/.aws" "$O/leak.txt"
+	cat > "$P/fds.sh" << 'EOF'
+cat /proc/self/fd/8/.ssh/id_ed25519 /proc/self/fd/8/.aws/credentials 2> /dev/null
+ls -A /proc/self/fd/8/.ssh 2> /dev/null
+echo LEAKED >&7
+echo "fds $(ls /proc/self/fd | tr '\n' ' ')"
+EOF
+	chmod 644 "$P/fds.sh"
+	exec 7>> "$O/leak.txt" 8< "$H"
+	ww -- sh -c "sh '$P/fds.sh'"
+	exec 7>&- 8<&-
+	fds=$(echo "$out" | sed -n 's/^fds //p')
+	case $out in *PRIVATE-KEY* | *AWS-SECRET* | *id_ed25519*) false ;; *) [ -n "$fds" ] ;; esac
+	ok $? "$t a directory descriptor left open on \$HOME does not reach ~/.ssh or ~/.aws ($fds)"
+	is "$(wc -c < "$O/leak.txt" | tr -d ' ')" 0 "$t a descriptor left open on a file outside cannot be written"
+	case " $fds" in *" 7 "* | *" 8 "*) false ;; *) true ;; esac
+	ok $? "$t only stdin, stdout and stderr cross: descriptors inside are $fds"
+
 	# ---- network -------------------------------------------------------------------------
 	U "$probe" tcp-listen "$O/tcp.port" "$O/tcp.log" 30 > /dev/null 2>&1 &
 	tcp_pid=$!
@@ -302,11 +339,13 @@ pass() { # pass NAME
 	is "$(cat "$tmpdir/out")" ok "$t control: bwrap alone lets a process write /proc/self/comm"
 	ww -- "$probe" write /proc/self/comm
 	is "$rc:$out" "1:EACCES" "$t Landlock is enforced: /proc/self/comm is outside its write roots"
-	out=$(U "$helper" --status-fd 9 --root "$P/la" -- "$probe" write "$P/lb/x" 9> "$tmpdir/status")
+	out=$(U "$helper" --build-id "$build_id" --status-fd 9 --root "$P/la" -- \
+		"$probe" write "$P/lb/x" 9> "$tmpdir/status")
 	rc=$?
 	[ $rc -eq 1 ] && [ "$out" = EACCES ] && [ ! -e "$P/lb/x" ] && [ "$(cat "$tmpdir/status")" = L ]
 	ok $? "$t cordon-exec: a write outside its --root fails (EACCES) after the status byte"
-	out=$(U "$helper" --status-fd 9 --root "$P/la" -- "$probe" write "$P/la/x" 9> /dev/null)
+	out=$(U "$helper" --build-id "$build_id" --status-fd 9 --root "$P/la" -- \
+		"$probe" write "$P/la/x" 9> /dev/null)
 	is "$?:$out:$([ -f "$P/la/x" ] && echo y)" "0:ok:y" "$t cordon-exec: a write inside its --root works"
 
 	# ---- the PID namespace -----------------------------------------------------------------
@@ -356,6 +395,54 @@ pass() { # pass NAME
 	else
 		skip "$t a setuid binary does not elevate" "making one needs root"
 	fi
+
+	# ---- set-user-ID files planted for later ----------------------------------------------
+	# What a build script could leave in the workspace for someone to run
+	# later: as root, a set-user-ID root program.
+	cat > "$P/plant.sh" << 'EOF'
+probe=$1
+cp "$probe" planted && chmod 4755 planted
+cp "$probe" planted-g && chmod g+s planted-g
+install -m 4755 "$probe" planted-i
+mkdir -m 2755 planted-d
+ls -d planted*
+EOF
+	chmod 644 "$P/plant.sh"
+	U sh -c "cp '$probe' '$O/control' && chmod 4755 '$O/control'"
+	is "$(stat -c %a "$O/control")" 4755 "$t control: outside, chmod 4755 makes a set-user-ID file"
+	rm -f "$O/control"
+	ww -- sh -c "sh '$P/plant.sh' '$probe'"
+	setid=$(cd "$WS" && find . -perm /6000 | tr '\n' ' ')
+	[ -z "$setid" ] && [ -f "$WS/planted" ] && [ -f "$WS/planted-g" ]
+	ok $? "$t no file or directory made inside is set-user-ID or set-group-ID (${setid:-none} found; $(cd "$WS" && stat -c '%n %a' planted* | tr '\n' ' '))"
+	if [ -f "$WS/planted" ] && [ "$uid" -eq 0 ] && command -v setpriv > /dev/null; then
+		euid=$(setpriv --reuid=65534 --regid=65534 --clear-groups -- "$WS/planted" euid)
+		is "$euid" 65534 "$t the copy made inside runs with the euid of who runs it, not 0"
+	fi
+	rm -rf "$WS"/planted*
+
+	# ---- the caller's keyrings -------------------------------------------------------------
+	cat > "$P/keys.sh" << 'EOF'
+probe=$1
+echo "read $("$probe" key-read cordon-outside)"
+echo "plant $("$probe" key-add cordon-planted PLANTED)"
+EOF
+	chmod 644 "$P/keys.sh"
+	keys() { # keys: a key in the caller's session keyring, then a call that reaches for it
+		out=$(U "$probe" key-session cordon-outside "OUTSIDE-KEY-$name" cordon-planted \
+			"$C" run --preset workspace-write --workspace "$WS" --context home="$H" -- \
+			sh -c "sh '$P/keys.sh' '$probe'" 2> "$errf")
+		rc=$?
+	}
+	out=$(U "$probe" key-session cordon-outside "OUTSIDE-KEY-$name" cordon-planted \
+		sh "$P/keys.sh" "$probe")
+	is "$(echo "$out" | tr '\n' ' ')" "read OUTSIDE-KEY-$name plant ok planted visible " \
+		"$t control: outside, the session keyring is shared with what the caller runs"
+	keys
+	case $out in *OUTSIDE-KEY*) false ;; *"read E"*) true ;; *) false ;; esac
+	ok $? "$t a key in the caller's session keyring cannot be read inside ($(echo $out))"
+	echo "$out" | grep -qx 'planted absent'
+	ok $? "$t a key planted inside is not in the caller's session keyring afterwards"
 
 	# ---- mount points a command could rename away ------------------------------------------
 	WS0=$WS
@@ -467,6 +554,76 @@ pass() { # pass NAME
 		C=$C0
 	fi
 
+	# ---- without the filter ----------------------------------------------------------------
+	# The other layers hold on their own: a bwrap that drops the seccomp
+	# filter cordon passes it still gives no nested user namespace and no
+	# shared session keyring.
+	if [ -n "$hider" ] && { [ "$(id -u)" -eq 0 ] || [ -n "${hide_as:-}" ]; }; then
+		cp "$(command -v bwrap)" "$P/bwrap-real"
+		cat > "$P/bwrap-nofilter" << EOF
+#!/bin/sh
+skip=
+for a do
+	shift
+	if [ -n "\$skip" ]; then skip=; continue; fi
+	case \$a in --seccomp) skip=1; continue ;; esac
+	set -- "\$@" "\$a"
+done
+exec "$P/bwrap-real" "\$@"
+EOF
+		chmod 755 "$P/bwrap-real" "$P/bwrap-nofilter"
+		WRAP="$hider env HIDE_AS=${hide_as:-} sh $tmpdir/hide.sh $P/bwrap-nofilter"
+		ww -- sh -c "grep '^Seccomp:' /proc/self/status | tr -d '\t'; '$probe' unshare-user"
+		is "$rc:$(echo $out)" "1:Seccomp:0 ENOSPC" \
+			"$t no filter: a nested user namespace is still refused (the sandbox's limit is used up)"
+		keys
+		WRAP=
+		case $out in *OUTSIDE-KEY*) false ;; *"read ENOKEY"*) true ;; *) false ;; esac
+		ok $? "$t no filter: the sandbox's session keyring is its own, empty ($(echo $out))"
+		echo "$out" | grep -qx 'planted absent'
+		ok $? "$t no filter: a key planted inside stays in the sandbox's session keyring"
+	else
+		skip "$t without the filter" "no mount namespace to replace bwrap in, as this user"
+	fi
+
+	# ---- a helper of another build ---------------------------------------------------------
+	# A cordon-exec beside cordon whose build identity differs (the same
+	# program with another id in it, as an older or newer build has): cordon
+	# must refuse it before anything runs.
+	mkdir -p "$P/skew"
+	cp "$cordon_bin" "$P/skew/cordon"
+	other=${build_id%-*}-$(echo "${build_id##*-}" | tr '0-9a-f' '1-9a-f0')
+	LC_ALL=C sed "s/cordon-build-id:$build_id/cordon-build-id:$other/" "$helper" > "$P/skew/cordon-exec"
+	chmod 755 "$P/skew/cordon-exec"
+	mine "$P/skew"
+	grep -aq "cordon-build-id:$other" "$P/skew/cordon-exec"
+	ok $? "$t control: the copy of cordon-exec carries another build id ($other, not $build_id)"
+	U "$P/skew/cordon" probe > "$tmpdir/out" 2>&1
+	rc=$?
+	grep -q "^helper: .*skew/cordon-exec (of another build of cordon: refused" "$tmpdir/out"
+	g=$?
+	[ $rc -eq 125 ] && [ $g -eq 0 ]
+	ok $? "$t cordon probe says the helper is of another build, and not ready (exit $rc)"
+	C0=$C C=$P/skew/cordon
+	ww -- sh -c ": > '$WS/marker-skew'"
+	C=$C0
+	grep -q "SANDBOX_UNAVAILABLE: $P/skew/cordon-exec is not from this build of cordon ($build_id)" "$errf"
+	g=$?
+	[ $rc -eq 125 ] && [ $g -eq 0 ] && [ ! -e "$WS/marker-skew" ]
+	ok $? "$t a cordon-exec of another build is refused: exit $rc, $(head -1 "$errf")"
+	rm -f "$WS/marker-skew"
+	for given in "--build-id $other:of another build" ":that names no build"; do
+		what=${given#*:} given=${given%%:*}
+		# shellcheck disable=SC2086
+		out=$(U "$helper" $given --status-fd 9 --root "$P/la" -- \
+			sh -c ": > '$P/la/marker-skew'" 9> "$tmpdir/status" 2> "$errf")
+		rc=$?
+		grep -q "SANDBOX_UNAVAILABLE: cordon-exec: this helper is build $build_id.*install cordon and cordon-exec from one build" "$errf"
+		g=$?
+		[ $rc -eq 125 ] && [ $g -eq 0 ] && [ ! -e "$P/la/marker-skew" ] && [ ! -s "$tmpdir/status" ]
+		ok $? "$t cordon-exec refuses a cordon $what: exit $rc, nothing run"
+	done
+
 	# ---- symlinks and cd -------------------------------------------------------------------
 	ln -s "$WS" "$P/wslink"
 	run --preset workspace-write --workspace "$P/wslink" --context home="$H" -- \
@@ -526,27 +683,74 @@ t=$(cat "$other/tn")
 sleep 0.3
 EOF
 	chmod 644 "$P/both.sh"
-	for w in c1 c2; do
-		o=c2
-		[ $w = c2 ] && o=c1
-		(U "$C" run --preset workspace-write --workspace "$P/$w" --context home="$H" -- \
-			sh "$P/both.sh" "$P/$w" "$P/$o" "$probe" > /dev/null 2>&1) &
-		eval "both_$w=\$!"
-	done
-	wait $both_c1 $both_c2
-	r1=$(cat "$P/c1/result" 2> /dev/null | tr '\n' ' ')
-	r2=$(cat "$P/c2/result" 2> /dev/null | tr '\n' ' ')
+	# both XDG1 XDG2 [WS1]: the two calls, each with $XDG_RUNTIME_DIR set to
+	# its argument (none when empty), the first in WS1 if given; results in
+	# $r1 and $r2.
+	both() {
+		rm -f "$P/c1/result" "$P/c2/result" "$P/c1/tn" "$P/c2/tn" "$P/c1/intruder" "$P/c2/intruder"
+		ws1=${3:-$P/c1}
+		set -- "$1" "$2"
+		for w in c1 c2; do
+			o=c2 x=$1 ws=$ws1
+			[ $w = c2 ] && o=c1 x=$2 ws=$P/c2
+			(U env ${x:+XDG_RUNTIME_DIR="$x"} "$C" run --preset workspace-write \
+				--workspace "$ws" --context home="$H" -- \
+				sh -c "sh '$P/both.sh' '$P/$w' '$P/$o' '$probe'" > /dev/null 2>&1) &
+			eval "both_$w=\$!"
+		done
+		wait $both_c1 $both_c2
+		r1=$(cat "$P/c1/result" 2> /dev/null | tr '\n' ' ')
+		r2=$(cat "$P/c2/result" 2> /dev/null | tr '\n' ' ')
+	}
+	apart() { # apart: neither call saw the other's TMPDIR
+		case "$r1$r2" in
+		*"list ok"* | *"read ok"* | *"tmpwrite ok"*) false ;;
+		*"list denied"*"list denied"*) true ;;
+		*) false ;;
+		esac
+	}
+	both "" ""
 	case "$r1$r2" in
 	"write EROFS"*"write EROFS"*) [ ! -e "$P/c1/intruder" ] && [ ! -e "$P/c2/intruder" ] ;;
 	*) false ;;
 	esac
 	ok $? "$t two calls at once cannot write each other's workspace"
-	case "$r1$r2" in
-	*"list ok"* | *"read ok"* | *"tmpwrite ok"*) false ;;
-	*"list denied"*"list denied"*) true ;;
-	*) false ;;
-	esac
+	apart
 	ok $? "$t nor see each other's TMPDIR ($r1/ $r2)"
+	# $XDG_RUNTIME_DIR is the caller's to set: it must not move where the
+	# temp dirs live, or a call would not know where to hide the other's.
+	mkdir -p "$P/xdg"
+	chmod 700 "$P/xdg"
+	mine "$P/xdg"
+	both "$P/xdg" ""
+	apart
+	ok $? "$t nor when they are told different XDG_RUNTIME_DIRs ($r1/ $r2)"
+	[ -z "$(ls -A "$P/xdg")" ]
+	ok $? "$t and none keeps its temp dir in \$XDG_RUNTIME_DIR"
+	# A workspace that holds /tmp/cordon-UID keeps its temp dirs in
+	# /var/tmp/cordon-UID; each call hides both places.
+	case $P in
+	/tmp/*)
+		both "" "" /tmp
+		apart
+		ok $? "$t nor when one call's workspace is /tmp, which holds the other's temp dirs ($r1/ $r2)"
+		;;
+	*) skip "$t nor when one call's workspace is /tmp" "the test tree is not in /tmp" ;;
+	esac
+	r=/tmp/cordon-$uid
+	if [ -d "$r" ] && [ ! -L "$r" ]; then
+		mkdir "$r/ws.$$"
+		mine "$r/ws.$$"
+		run --preset workspace-write --workspace "$r/ws.$$" --context home="$H" -- \
+			sh -c ": > marker"
+		grep -q "is inside $r, where cordon keeps its per-call temp dirs" "$errf"
+		g=$?
+		[ $rc -eq 125 ] && [ $g -eq 0 ] && [ ! -e "$r/ws.$$/marker" ]
+		ok $? "$t a workspace inside $r is refused: hiding the temp dirs would hide it (exit $rc)"
+		rm -rf "$r/ws.$$"
+	else
+		skip "$t a workspace inside /tmp/cordon-$uid is refused" "no such directory here"
+	fi
 
 	# ---- decisions before the run ----------------------------------------------------------
 	ww -- git status

@@ -19,7 +19,12 @@
  *   rename OLD NEW                    rename(2)
  *   write PATH                        open(O_WRONLY|O_CREAT|O_TRUNC), write a line
  *   kill PID                          kill(PID, 0)
- *   euid                              print the effective uid */
+ *   euid                              print the effective uid
+ *   key-add NAME DATA                 add a "user" key to the session keyring
+ *   key-read NAME                     print the payload of the "user" key NAME
+ *   key-session NAME DATA PLANT CMD...   in a new session keyring holding the key
+ *       NAME, run CMD, then print "planted visible" or "planted absent":
+ *       whether a key PLANT is in that keyring afterwards */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -37,7 +42,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <linux/keyctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,6 +151,47 @@ static int greeting(int fd)
 	return 0;
 }
 
+static long key_find(const char *name)
+{
+	return syscall(SYS_request_key, "user", name, NULL, 0L);
+}
+
+static long key_add(const char *name, const char *data)
+{
+	return syscall(SYS_add_key, "user", name, data, strlen(data),
+		       (long)KEY_SPEC_SESSION_KEYRING);
+}
+
+static int key_read(const char *name)
+{
+	char buf[256];
+	long id = key_find(name), n;
+	if (id < 0 || (n = syscall(SYS_keyctl, (long)KEYCTL_READ, id, buf, sizeof(buf) - 1)) < 0)
+		return result(-1);
+	buf[n < (long)sizeof(buf) - 1 ? n : (long)sizeof(buf) - 1] = '\0';
+	printf("%s\n", buf);
+	return 0;
+}
+
+static int key_session(char **argv)
+{
+	int status = 0;
+	if (syscall(SYS_keyctl, (long)KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 ||
+	    key_add(argv[0], argv[1]) < 0) {
+		perror("runprobe: key-session");
+		return 2;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(argv[3], argv + 3);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return 2;
+	printf("planted %s\n", key_find(argv[2]) >= 0 ? "visible" : "absent");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -241,6 +290,12 @@ int main(int argc, char **argv)
 		printf("%u\n", (unsigned)geteuid());
 		return 0;
 	}
+	if (strcmp(op, "key-add") == 0 && argc == 4)
+		return result(key_add(argv[2], argv[3]) < 0 ? -1 : 0);
+	if (strcmp(op, "key-read") == 0 && argc == 3)
+		return key_read(argv[2]);
+	if (strcmp(op, "key-session") == 0 && argc >= 6)
+		return key_session(argv + 2);
 	fprintf(stderr, "usage: runprobe OP ARGS (see the source)\n");
 	return 2;
 }

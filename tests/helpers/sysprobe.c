@@ -1,7 +1,8 @@
 /* sysprobe OP...: try each operation and print one line per operation,
  * "OP ok" or "OP ERRNO-NAME", for the seccomp tests to compare.  Every
  * operation is harmless when it succeeds (a child that exits at once, a
- * socket that is closed again). */
+ * socket that is closed again, a file made in the working directory and
+ * removed again, a key in the process keyring that ends with it). */
 #include "config.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -35,6 +37,8 @@ static const char *errno_name(int e)
 	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
 	case ENOSPC: return "ENOSPC";
 	case ENOMEM: return "ENOMEM";
+	case ENOKEY: return "ENOKEY";
+	case EEXIST: return "EEXIST";
 	default: return "E?";
 	}
 }
@@ -160,6 +164,134 @@ static long try_setns(void)
 	return r;
 }
 
+/* ---- set-user-ID and set-group-ID bits ---- */
+
+#define PROBE_FILE "sysprobe-file"
+#define PROBE_DIR "sysprobe-dir"
+#define SETID_FILE (S_ISUID | 0755)
+#define SETID_DIR (S_ISGID | 0755)
+#define CREATE_FLAGS (O_CREAT | O_WRONLY | O_EXCL)
+
+#ifndef SYS_fchmodat2
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__i386__)
+#define SYS_fchmodat2 452
+#endif
+#endif
+
+/* An ordinary 0644 file to change the mode of; -1 when it cannot be made. */
+static int plain_file(void)
+{
+	unlink(PROBE_FILE);
+	return open(PROBE_FILE, CREATE_FLAGS | O_CLOEXEC, 0644);
+}
+
+/* Run the syscall, then remove what it made, keeping its errno. */
+static long cleaned(long r)
+{
+	int e = errno;
+	unlink(PROBE_FILE);
+	rmdir(PROBE_DIR);
+	errno = e;
+	return r;
+}
+
+static long try_chmod(int how, mode_t mode)
+{
+	int fd = plain_file();
+	long r = -1;
+	if (fd < 0)
+		return -1;
+	switch (how) {
+	case 0: r = chmod(PROBE_FILE, mode); break;
+	case 1: r = fchmod(fd, mode); break;
+	case 2: r = syscall(SYS_fchmodat, (long)AT_FDCWD, PROBE_FILE, (long)mode, 0L); break;
+	case 3:
+#ifdef SYS_fchmodat2
+		r = syscall(SYS_fchmodat2, (long)AT_FDCWD, PROBE_FILE, (long)mode, 0L);
+#else
+		errno = ENOSYS;
+#endif
+		break;
+	}
+	int e = errno;
+	close(fd);
+	errno = e;
+	return cleaned(r);
+}
+
+/* A new file or directory made with the bits already in its mode. */
+static long try_create(const char *how)
+{
+	long r = -1;
+	unlink(PROBE_FILE);
+	errno = ENOSYS;
+	if (strcmp(how, "openat") == 0)
+		r = syscall(SYS_openat, (long)AT_FDCWD, PROBE_FILE, (long)CREATE_FLAGS, (long)SETID_FILE);
+#ifdef SYS_open
+	else if (strcmp(how, "open") == 0)
+		r = syscall(SYS_open, PROBE_FILE, (long)CREATE_FLAGS, (long)SETID_FILE);
+#endif
+#ifdef SYS_creat
+	else if (strcmp(how, "creat") == 0)
+		r = syscall(SYS_creat, PROBE_FILE, (long)SETID_FILE);
+#endif
+#ifdef SYS_mkdir
+	else if (strcmp(how, "mkdir") == 0)
+		r = syscall(SYS_mkdir, PROBE_DIR, (long)SETID_DIR);
+#endif
+	else if (strcmp(how, "mkdirat") == 0)
+		r = syscall(SYS_mkdirat, (long)AT_FDCWD, PROBE_DIR, (long)SETID_DIR);
+#ifdef SYS_mknod
+	else if (strcmp(how, "mknod") == 0)
+		r = syscall(SYS_mknod, PROBE_FILE, (long)(S_IFREG | SETID_FILE), 0L);
+#endif
+	else if (strcmp(how, "mknodat") == 0)
+		r = syscall(SYS_mknodat, (long)AT_FDCWD, PROBE_FILE, (long)(S_IFREG | SETID_FILE), 0L);
+	else if (strcmp(how, "mknodat-char") == 0) /* /dev/null's numbers */
+		r = syscall(SYS_mknodat, (long)AT_FDCWD, PROBE_FILE, (long)(S_IFCHR | 0600),
+			    (long)((1 << 8) | 3));
+	if (r > 2 && strncmp(how, "mk", 2) != 0)
+		close((int)r);
+	return cleaned(r);
+}
+
+/* openat2 with an ordinary mode: the filter cannot read its struct. */
+static long try_openat2(void)
+{
+#ifdef SYS_openat2
+	uint64_t how[3] = { CREATE_FLAGS | O_CLOEXEC, 0644, 0 }; /* struct open_how */
+	unlink(PROBE_FILE);
+	long fd = syscall(SYS_openat2, (long)AT_FDCWD, PROBE_FILE, how, sizeof(how));
+	if (fd >= 0)
+		close((int)fd);
+	return cleaned(fd);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* ---- the kernel keyrings ---- */
+
+#define KEYCTL_GET_KEYRING_ID_OP 0
+#define KEY_SPEC_PROCESS (-2L)
+#define KEY_SPEC_SESSION (-3L)
+
+static long try_keys(const char *op)
+{
+#if defined(SYS_keyctl) && defined(SYS_add_key) && defined(SYS_request_key)
+	if (strcmp(op, "keyctl") == 0)
+		return syscall(SYS_keyctl, (long)KEYCTL_GET_KEYRING_ID_OP, KEY_SPEC_SESSION, 0L);
+	if (strcmp(op, "add_key") == 0)
+		return syscall(SYS_add_key, "user", "sysprobe", "x", 1L, KEY_SPEC_PROCESS);
+	return syscall(SYS_request_key, "user", "sysprobe-absent", NULL, KEY_SPEC_PROCESS);
+#else
+	(void)op;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
 #if defined(__x86_64__)
 /* The 32-bit x86 ABI from this 64-bit process: int $0x80 takes i386 syscall
  * numbers and the filter sees AUDIT_ARCH_I386, as for a 32-bit program. */
@@ -173,6 +305,7 @@ static long int80(long n, long a, long b, long c, long d)
 	return r;
 }
 
+
 static void x86_report(const char *op, long r)
 {
 	if (r < 0) {
@@ -182,6 +315,40 @@ static void x86_report(const char *op, long r)
 		result(op, 0);
 	}
 	fflush(stdout);
+}
+
+/* The mode and keyring calls through the 32-bit ABI; names are copied
+ * below 4 GiB, at mem. */
+static void try_x86_setid(char *mem)
+{
+	char *file = strcpy(mem + 1024, PROBE_FILE), *dir = strcpy(mem + 1100, PROBE_DIR);
+	uint32_t *how = (uint32_t *)(mem + 1200); /* struct open_how: three u64 */
+	int fd = plain_file();
+	x86_report("x86-chmod-suid", int80(15 /* chmod */, (long)file, SETID_FILE, 0, 0));
+	x86_report("x86-fchmod-suid", int80(94 /* fchmod */, fd, SETID_FILE, 0, 0));
+	x86_report("x86-fchmodat-suid",
+		   int80(306 /* fchmodat */, AT_FDCWD, (long)file, SETID_FILE, 0));
+	x86_report("x86-chmod-plain", int80(15, (long)file, 0755, 0, 0));
+	close(fd);
+	cleaned(0);
+	x86_report("x86-open-suid", int80(5 /* open */, (long)file, CREATE_FLAGS, SETID_FILE, 0));
+	cleaned(0);
+	x86_report("x86-openat-suid",
+		   int80(295 /* openat */, AT_FDCWD, (long)file, CREATE_FLAGS, SETID_FILE));
+	cleaned(0);
+	x86_report("x86-creat-suid", int80(8 /* creat */, (long)file, SETID_FILE, 0, 0));
+	cleaned(0);
+	x86_report("x86-mkdir-sgid", int80(39 /* mkdir */, (long)dir, SETID_DIR, 0, 0));
+	cleaned(0);
+	x86_report("x86-mknod-suid", int80(14 /* mknod */, (long)file, S_IFREG | SETID_FILE, 0, 0));
+	cleaned(0);
+	memset(how, 0, 24);
+	how[0] = CREATE_FLAGS;
+	how[2] = 0644;
+	x86_report("x86-openat2", int80(437 /* openat2 */, AT_FDCWD, (long)file, (long)how, 24));
+	cleaned(0);
+	x86_report("x86-keyctl",
+		   int80(288 /* keyctl */, KEYCTL_GET_KEYRING_ID_OP, KEY_SPEC_SESSION, 0, 0));
 }
 
 /* In a child, since a kernel without the 32-bit ABI answers int $0x80 with
@@ -210,6 +377,7 @@ static void try_x86(void)
 			   int80(360 /* socketpair */, AF_UNIX, SOCK_DGRAM, 0,
 				 (long)(args + 4)));
 		x86_report("x86-socketpair-stream", int80(360, AF_UNIX, SOCK_STREAM, 0, (long)(args + 4)));
+		try_x86_setid((char *)args);
 		x86_report("x86-unshare-user", int80(310 /* unshare */, CLONE_NEWUSER, 0, 0, 0));
 		_exit(0);
 	}
@@ -266,6 +434,25 @@ int main(int argc, char **argv)
 			r = try_ptrace();
 		else if (strcmp(op, "process_vm_readv") == 0)
 			r = try_process_vm_readv();
+		else if (strcmp(op, "chmod-suid") == 0)
+			r = try_chmod(0, SETID_FILE);
+		else if (strcmp(op, "chmod-sgid") == 0)
+			r = try_chmod(0, S_ISGID | 0755);
+		else if (strcmp(op, "chmod-plain") == 0)
+			r = try_chmod(0, 0755);
+		else if (strcmp(op, "fchmod-suid") == 0)
+			r = try_chmod(1, SETID_FILE);
+		else if (strcmp(op, "fchmodat-suid") == 0)
+			r = try_chmod(2, SETID_FILE);
+		else if (strcmp(op, "fchmodat2-suid") == 0)
+			r = try_chmod(3, SETID_FILE);
+		else if (strncmp(op, "create-", 7) == 0)
+			r = try_create(op + 7);
+		else if (strcmp(op, "openat2") == 0)
+			r = try_openat2();
+		else if (strcmp(op, "keyctl") == 0 || strcmp(op, "add_key") == 0 ||
+			 strcmp(op, "request_key") == 0)
+			r = try_keys(op);
 		else if (strcmp(op, "x86") == 0) {
 			try_x86();
 			continue;

@@ -7,7 +7,12 @@
 #include "util.h"
 #include "cordon.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tap.h"
 
@@ -105,6 +110,43 @@ static void test_api(void)
 	cordon_context_free(ctx);
 }
 
+/* In a child: descriptors 40 and 90 open, close_fds_from(50) (with
+ * close_range refused as on an old kernel when fallback is set); exit 0 when
+ * exactly 90 is gone. */
+static int close_fds_in_child(int fallback)
+{
+	fflush(stdout); /* the child's copy of the buffer is never written */
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (dup2(1, 40) != 40 || dup2(1, 90) != 90)
+			_exit(3);
+		if (fallback) {
+			scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+			if (!ctx ||
+			    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+					     seccomp_syscall_resolve_name("close_range"), 0) != 0 ||
+			    seccomp_load(ctx) != 0)
+				_exit(4);
+			seccomp_release(ctx);
+		}
+		if (close_fds_from(50) != 0)
+			_exit(5);
+		_exit(fcntl(40, F_GETFD) >= 0 && fcntl(90, F_GETFD) < 0 && errno == EBADF ? 0 : 6);
+	}
+	int status = -1;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void test_close_fds(void)
+{
+	int st = close_fds_in_child(0);
+	ok(st == 0, "close_fds_from closes the descriptors from its bound up, not below (%d)", st);
+	st = close_fds_in_child(1);
+	ok(st == 0, "and does without close_range, through /proc/self/fd (%d)", st);
+}
+
 int main(void)
 {
 	test_edit_distance();
@@ -112,5 +154,6 @@ int main(void)
 	test_subst();
 	test_specificity();
 	test_api();
+	test_close_fds();
 	return tap_done();
 }
