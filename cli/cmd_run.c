@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "run.h"
+#include "run_limits.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -192,6 +193,9 @@ int cmd_probe(int argc, char **argv)
 			printf("landlock:  unavailable\n");
 		printf("seccomp:   %s\n", r.seccomp ? "available" : "unavailable");
 		printf("helper:    %s\n", r.helper_path ? r.helper_path : "missing (cordon-exec)");
+#ifndef __APPLE__
+		printf("limits:    %s\n", run_limits_probe());
+#endif
 		printf("sandbox:   %s\n", ok ? "ready" : "UNAVAILABLE: restricted presets will not run");
 	}
 	run_probe_free(&r);

@@ -262,6 +262,27 @@ int run_limits_prepare(const struct lower_input *in, bool sandboxed, struct run_
 	return 0;
 }
 
+const char *run_limits_probe(void)
+{
+	struct run_limits lim = { .procs = { -1, -1 } };
+	const char *what;
+	if (cgroup_v2(&lim, "max", "max")) {
+		what = "cgroup v2 (pids, memory): processes and memory limits apply";
+	} else {
+		bool pids = cgroup_v1(&lim, "pids", "pids.max", "max");
+		bool mem = cgroup_v1(&lim, "memory", "memory.limit_in_bytes", "-1");
+		what = pids && mem ? "cgroup v1 (pids, memory): processes and memory limits apply"
+		       : pids	   ? "cgroup v1 (pids): processes limits apply; memory only as best_effort"
+		       : mem	   ? "cgroup v1 (memory): memory limits apply; processes for root only as "
+				     "best_effort"
+		       : getuid() == 0 ? "none writable: memory and processes limits (as root) only as "
+					 "best_effort"
+				       : "none writable: memory limits only as best_effort";
+	}
+	run_limits_release(&lim);
+	return what;
+}
+
 void run_limits_helper_args(const struct lower_input *in, char ***v, size_t *n, size_t *cap)
 {
 	for (size_t i = 0; i < in->nlimits; i++) {
