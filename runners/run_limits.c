@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,27 +112,54 @@ static char *make_child(const char *parent)
 	return dir;
 }
 
+static bool listed(const char *procs, long pid)
+{
+	char *text = read_file(procs);
+	bool found = false;
+	for (char *p = text; p && *p && !found;) {
+		found = strtol(p, &p, 10) == pid;
+		while (*p == '\n')
+			p++;
+	}
+	free(text);
+	return found;
+}
+
+/* SIGKILL every process in the cgroup.  A pid read from cgroup.procs may
+ * be reused by the time it is signalled (pids wrap): the pidfd pins the
+ * process, which is signalled only if it is still listed. */
+static void kill_members(const char *dir)
+{
+	char *procs = xasprintf("%s/cgroup.procs", dir), *pids = read_file(procs);
+	for (char *p = pids; p && *p;) {
+		long pid = strtol(p, &p, 10);
+		while (*p == '\n')
+			p++;
+		int fd = pid > 0 ? (int)syscall(SYS_pidfd_open, (pid_t)pid, 0) : -1;
+		if (fd < 0)
+			continue;
+		if (listed(procs, pid))
+			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+		close(fd);
+	}
+	free(pids);
+	free(procs);
+}
+
 static void remove_cgroup(const char *dir)
 {
 	/* Whatever of the call is still alive goes first (cgroup.kill is v2's,
 	 * since Linux 5.14; otherwise one by one). */
 	write_file(dir, "cgroup.kill", "1");
+	int err = 0;
 	for (int tries = 0; tries < 300; tries++) {
 		if (rmdir(dir) == 0 || errno == ENOENT)
 			return;
-		char *path = xasprintf("%s/cgroup.procs", dir), *pids = read_file(path);
-		free(path);
-		for (char *p = pids; p && *p;) {
-			long pid = strtol(p, &p, 10);
-			if (pid > 0)
-				kill((pid_t)pid, SIGKILL);
-			while (*p == '\n')
-				p++;
-		}
-		free(pids);
+		err = errno;
+		kill_members(dir);
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	}
-	fprintf(stderr, "cordon: cannot remove the cgroup %s: %s\n", dir, strerror(errno));
+	fprintf(stderr, "cordon: cannot remove the cgroup %s: %s\n", dir, strerror(err));
 }
 
 /* A child of dir holding the limits; false (and nothing left) if not. */

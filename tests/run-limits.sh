@@ -114,6 +114,10 @@ preset "none" {
   exec "*" allow;
   limits { file_size 1M; }
 }
+
+preset "none-processes" extends "none" {
+  limits { processes 100 best_effort; }
+}
 EOF
 chmod 644 "$tmpdir/limits.cordon"
 POL=$tmpdir/limits.cordon
@@ -187,6 +191,17 @@ pass() { # pass NAME
 		"$t sandbox none: the limits hold without a sandbox too"
 	rm -f "$WS/n"
 
+	# Without a sandbox no pid namespace ends the call's processes; its
+	# cgroup does, when there is one.
+	if [ "$uid" -eq 0 ] && cgroup_for pids; then
+		tp none-processes -- sh -c "setsid sleep 4321.$$ > /dev/null 2>&1 < /dev/null &"
+		gone "sleep 4321.$$"
+		ok $? "$t sandbox none: a daemon the command leaves behind dies with the call's cgroup"
+	else
+		skip "$t sandbox none: the call's cgroup ends its daemons" "no writable pids cgroup for uid $uid"
+	fi
+	pkill -f "sleep 4321.$$"
+
 	# ---- memory: a cgroup, or the call does not run ----------------------------------------
 	if [ "$uid" -eq 0 ] && cgroup_for memory; then
 		tp memory -- "$probe" alloc 300000000
@@ -232,6 +247,17 @@ pass() { # pass NAME
 		wait $bg
 	fi
 }
+
+# cordon-exec on its own: it sets what it is given, and refuses what it
+# cannot read rather than running without it.
+got=$("$helper" --status-fd 3 --rlimit NOFILE=50 --rlimit CPU=7 -- sh -c 'ulimit -n; ulimit -t; ulimit -Ht' 3> /dev/null | tr '\n' ' ')
+is "$got" "50 7 8 " "cordon-exec --rlimit sets the soft limits, and CPU's hard limit a second later"
+for bad in NOFILE=abc NOFILE=0 NOFILE=-1 BOGUS=1 NOFILE; do
+	"$helper" --status-fd 3 --rlimit "$bad" -- sh -c ': > "$1"' sh "$tmpdir/ran" 3> /dev/null 2> "$errf"
+	rc=$?
+	[ $rc -eq 125 ] && [ ! -e "$tmpdir/ran" ] && grep -q SANDBOX_UNAVAILABLE "$errf"
+	ok $? "cordon-exec --rlimit $bad: exit $rc, the command does not run"
+done
 
 if [ $ready -ne 0 ]; then
 	skip "resource limits under bwrap" "cordon probe says the sandbox is not ready"
