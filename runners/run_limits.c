@@ -265,6 +265,9 @@ int run_limits_prepare(const struct lower_input *in, bool sandboxed, struct run_
 	if (cgroup_v2(lim, pids ? pids_text : NULL, mem ? mem_text : NULL)) {
 		have_pids = pids != NULL;
 		have_mem = mem != NULL;
+	} else if (pids && mem && mem->best_effort && cgroup_v2(lim, pids_text, NULL)) {
+		/* A delegation without the memory controller still counts processes. */
+		have_pids = true;
 	} else {
 		have_pids = pids && cgroup_v1(lim, "pids", "pids.max", pids_text);
 		have_mem = mem && cgroup_v1(lim, "memory", "memory.limit_in_bytes", mem_text);
