@@ -167,7 +167,7 @@ pass() { # pass NAME
 	[ $rc -eq 153 ] && [ "$sz" -le 1048576 ]
 	ok $? "$t file_size 1M: a shell redirect dies of SIGXFSZ (exit $rc) at $sz bytes"
 	rm -f "$WS/g"
-	tp small -- "$probe" spawn 200 3
+	tp small -- "$probe" spawn 200 1
 	n=$(started_of "$out")
 	[ -n "$n" ] && [ "$n" -lt 40 ] && [ "$n" -gt 0 ]
 	ok $? "$t processes 40: a loop of 200 forks is bounded ($out)"
@@ -225,7 +225,7 @@ pass() { # pass NAME
 	# Root has nothing left to count processes with; an unprivileged user
 	# still has RLIMIT_NPROC, counted in the sandbox's own user namespace.
 	if [ "$(id -u)" -eq 0 ]; then
-		tp -h small -- "$probe" spawn 200 3
+		tp -h small -- "$probe" spawn 200 1
 		if [ "$uid" -eq 0 ]; then
 			[ $rc -eq 125 ] && [ -z "$out" ] && grep -q "RLIMIT_NPROC does not bind root" "$errf"
 			ok $? "$t processes without a cgroup: root fails closed (exit $rc: $(head -1 "$errf"))"
