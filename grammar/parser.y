@@ -91,6 +91,16 @@ static struct ast *block_node(struct parse_state *ps, enum ast_kind kind, struct
 	return n;
 }
 
+static struct ast *limit_node(struct parse_state *ps, struct loc loc, struct ast *key,
+			      struct ast *value, struct ast *flag)
+{
+	struct ast *n = NODE(AST_LIMIT, loc);
+	n->u.limit.key = key;
+	n->u.limit.value = value;
+	n->u.limit.flag = flag;
+	return n;
+}
+
 /* Bison's own last resort ("memory exhausted"). */
 static void cordon_yyerror(struct loc *loc, void *scanner, struct parse_state *ps,
 			   const char *msg)
@@ -283,10 +293,8 @@ limit_items
 	;
 
 limit_item
-	: IDENT limit_value ';'
-		{ $$ = NODE(AST_LIMIT, @$); $$->u.limit.key = $1; $$->u.limit.value = $2; $$->u.limit.flag = NULL; }
-	| IDENT limit_value IDENT ';'
-		{ $$ = NODE(AST_LIMIT, @$); $$->u.limit.key = $1; $$->u.limit.value = $2; $$->u.limit.flag = $3; }
+	: IDENT limit_value ';' { $$ = limit_node(ps, @$, $1, $2, NULL); }
+	| IDENT limit_value IDENT ';' { $$ = limit_node(ps, @$, $1, $2, $3); }
 	;
 
 limit_value
