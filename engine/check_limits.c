@@ -151,6 +151,15 @@ static void check_limit(struct diag_list *d, const struct ast *it, struct ir_lim
 		diag_note(dg, out[which].origin, "first set here");
 		return;
 	}
+	for (int i = 0; flag && i < IR_LIMIT_COUNT; i++) {
+		if (strcmp(flag->u.tok.text, ir_limit_names[i]) == 0) {
+			/* Two limits run together: the ';' between them is missing. */
+			struct loc at = { it->loc.file, it->u.limit.value->loc.end,
+					  it->u.limit.value->loc.end };
+			ERR(d, &at, "syntax", "expected ';' before '%s'", flag->u.tok.text);
+			return;
+		}
+	}
 	if (flag && strcmp(flag->u.tok.text, "best_effort") != 0) {
 		struct diag *dg = ERR(d, &flag->loc, "syntax", "unknown limit flag '%s'",
 				      flag->u.tok.text);

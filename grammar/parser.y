@@ -133,7 +133,7 @@ static struct ast_seq seq_of(struct ast *first)
 %token KW_EXPECT "'expect'" KW_DEFAULT "'default'" KW_PROGRAM "'program'"
 %token KW_SUBCOMMAND "'subcommand'" KW_ASSERT "'assert'"
 %token <node> IDENT "word" STRING "string" REGEX "regex" VAR "variable" NUMBER "number"
-%token <node> QUANTITY "quantity"
+%token <node> QUANTITY "number with a unit"
 %token ';' "';'" ',' "','" '{' "'{'" '}' "'}'" '[' "'['" ']' "']'" '=' "'='"
 
 %type <node> statement item pattern atom let_value env_block env_item preset test
