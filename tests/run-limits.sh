@@ -191,6 +191,20 @@ pass() { # pass NAME
 		"$t sandbox none: the limits hold without a sandbox too"
 	rm -f "$WS/n"
 
+	# The command cannot move itself out of the call's cgroup: inside, the
+	# cgroup file systems are read-only.
+	cat > "$WS/escape.sh" << 'EOF'
+for f in /sys/fs/cgroup/cgroup.procs /sys/fs/cgroup/*/cgroup.procs; do
+	[ -e "$f" ] || continue
+	if (echo $$ > "$f") 2> /dev/null; then echo "moved to $f"; else echo refused; fi
+done
+EOF
+	[ -n "$AS" ] && chown 65534:65534 "$WS/escape.sh"
+	tp small -- sh "$WS/escape.sh"
+	case $rc:$out in 0:*refused*) ! echo "$out" | grep -q moved ;; *) false ;; esac
+	ok $? "$t the command cannot move itself out of the call's cgroup ($(echo $out))"
+	rm -f "$WS/escape.sh"
+
 	# Without a sandbox no pid namespace ends the call's processes; its
 	# cgroup does, when there is one.
 	if [ "$uid" -eq 0 ] && cgroup_for pids; then
