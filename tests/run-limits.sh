@@ -67,13 +67,10 @@ started_of() { # started_of "started=K failed=F": K
 	echo "$1" | sed -n 's/^started=\([0-9]*\) .*/\1/p'
 }
 
-# Can a root call get a cgroup with this controller here?
-cgroup_for() {
-	grep -q "[:,]$1[,:]" /proc/self/cgroup && [ -w "/sys/fs/cgroup/$1" ] && return 0
-	for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-		grep -qw "$1" "$d/cgroup.subtree_control" 2> /dev/null && [ -w "$d" ] && return 0
-	done
-	return 1
+# cgroup_has CONTROLLER: `cordon probe` (as the pass's user) found a cgroup
+# with it: "limits:    cgroup v1 (pids, memory): ..."
+cgroup_has() {
+	case $cgroups in *"($1"[,\)]* | *", $1)"*) true ;; *) false ;; esac
 }
 
 cat > "$tmpdir/limits.cordon" << 'EOF'
@@ -141,6 +138,10 @@ pass() { # pass NAME
 	C=$P/build/cordon probe=$P/build/limitprobe
 	[ -n "$AS" ] && chown -R 65534:65534 "$P"
 	t="[$name]"
+	cgroups=$(U "$C" probe 2> /dev/null | sed -n 's/^limits: *//p')
+	diag <<- DIAG
+		limits for $name: $cgroups
+	DIAG
 
 	# ---- the shipped presets: a sparse terabyte file, a fork bomb --------------------------
 	ww -- "$probe" sparse "$WS/big" 1099511627776
@@ -207,7 +208,7 @@ EOF
 
 	# Without a sandbox no pid namespace ends the call's processes; its
 	# cgroup does, when there is one.
-	if [ "$uid" -eq 0 ] && cgroup_for pids; then
+	if cgroup_has pids; then
 		tp none-processes -- sh -c "setsid sleep 4321.$$ > /dev/null 2>&1 < /dev/null &"
 		gone "sleep 4321.$$"
 		ok $? "$t sandbox none: a daemon the command leaves behind dies with the call's cgroup"
@@ -217,7 +218,7 @@ EOF
 	pkill -f "sleep 4321.$$"
 
 	# ---- memory: a cgroup, or the call does not run ----------------------------------------
-	if [ "$uid" -eq 0 ] && cgroup_for memory; then
+	if cgroup_has memory; then
 		tp memory -- "$probe" alloc 300000000
 		[ $rc -eq 137 ] && [ -z "$out" ]
 		ok $? "$t memory 64M: a 300 MB allocation is killed in the call's cgroup (exit $rc)"
@@ -225,6 +226,10 @@ EOF
 		is "$out:$rc" "ok:0" "$t memory 64M: 30 MB still works"
 	else
 		skip "$t memory 64M in a cgroup" "no writable cgroup with the memory controller for uid $uid"
+		tp memory -- sh -c ": > '$WS/ran'"
+		[ $rc -eq 125 ] && grep -q "memory limit needs a cgroup" "$errf" && [ ! -e "$WS/ran" ]
+		ok $? "$t memory 64M where no cgroup can be had: exit $rc, the command never runs"
+		rm -f "$WS/ran"
 	fi
 	if [ "$(id -u)" -eq 0 ]; then
 		tp -h memory -- sh -c ": > '$WS/ran'"
