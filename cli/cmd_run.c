@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "run.h"
+#include "run_limits.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -197,6 +198,9 @@ int cmd_probe(int argc, char **argv)
 		       r.helper_path && !r.helper_same_build
 			       ? " (of another build of cordon: refused; install the two together)"
 			       : "");
+#ifndef __APPLE__
+		printf("limits:    %s\n", run_limits_probe());
+#endif
 		printf("sandbox:   %s\n", ok ? "ready" : "UNAVAILABLE: restricted presets will not run");
 	}
 	run_probe_free(&r);

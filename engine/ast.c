@@ -66,6 +66,9 @@ static const char *const kind_names[] = {
 	[AST_IDENT] = "ident",
 	[AST_VAR] = "var",
 	[AST_NUMBER] = "number",
+	[AST_LIMITS] = "limits",
+	[AST_LIMIT] = "limit",
+	[AST_QUANTITY] = "quantity",
 };
 
 const char *ast_kind_name(enum ast_kind kind)
@@ -90,6 +93,7 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 	case AST_IDENT:
 	case AST_VAR:
 	case AST_NUMBER:
+	case AST_QUANTITY:
 		sb_addc(out, ' ');
 		sb_add_quoted(out, n->u.tok.text);
 		sb_addc(out, '\n');
@@ -127,6 +131,7 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 		break;
 	case AST_PRESET:
 	case AST_TEST:
+	case AST_LIMITS:
 		ast_dump(out, n->u.block.name, depth + 1);
 		ast_dump(out, n->u.block.parent, depth + 1);
 		dump_seq(out, &n->u.block.body, depth + 1);
@@ -146,6 +151,11 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 		ast_dump(out, n->u.clause.word, depth + 1);
 		dump_seq(out, &n->u.clause.values, depth + 1);
 		ast_dump(out, n->u.clause.reason, depth + 1);
+		break;
+	case AST_LIMIT:
+		ast_dump(out, n->u.limit.key, depth + 1);
+		ast_dump(out, n->u.limit.value, depth + 1);
+		ast_dump(out, n->u.limit.flag, depth + 1);
 		break;
 	case AST_TEST_EXPECT:
 		ast_dump(out, n->u.expect.effect, depth + 1);

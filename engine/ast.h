@@ -38,6 +38,9 @@ enum ast_kind {
 	AST_IDENT,
 	AST_VAR,       /* $name or ${name} outside a string */
 	AST_NUMBER,
+	AST_LIMITS,    /* limits { key value [flag]; ... } (u.block: name is the word) */
+	AST_LIMIT,     /* processes 512;  memory 8G best_effort; */
+	AST_QUANTITY,  /* a number with a unit, or a negative one: 8G, 10m, -1 */
 };
 
 struct ast;
@@ -89,9 +92,14 @@ struct ast {
 			struct ast_seq body;  /* ITEM, SUBCOMMAND */
 		} prog;                       /* PROGRAM, SUBCOMMAND */
 		struct {
+			struct ast *key;   /* IDENT */
+			struct ast *value; /* NUMBER, QUANTITY, STRING or IDENT */
+			struct ast *flag;  /* IDENT or NULL: best_effort */
+		} limit;                      /* LIMIT */
+		struct {
 			const char *text; /* arena copy, NUL-terminated */
 			size_t len;
-		} tok;                      /* STRING, REGEX, IDENT, VAR, NUMBER */
+		} tok;                      /* STRING, REGEX, IDENT, VAR, NUMBER, QUANTITY */
 	} u;
 };
 

@@ -38,6 +38,7 @@ struct scope {
 	struct ir_protect *unprotect; /* one pattern each */
 	size_t nunprotect, unprotect_cap;
 	struct ir_env env;
+	struct ir_limit_value limits[IR_LIMIT_COUNT];
 	int state;              /* flattening: 0 new, 1 in progress, 2 done */
 	struct ir_preset *out;
 };
@@ -933,6 +934,8 @@ static void check_preset(struct checker *c, struct ast *node)
 	for (const struct ast *it = node->u.block.body.head; it; it = it->next) {
 		if (it->kind == AST_ENV)
 			check_env(c, s, it);
+		else if (it->kind == AST_LIMITS)
+			check_limits(c->d, it, true, s->limits);
 		else
 			check_item(c, s, it);
 	}
@@ -1008,6 +1011,9 @@ static struct ast *walk_statements(struct checker *c, const struct ast *file)
 			break;
 		case AST_ENV:
 			check_env(c, &c->global, s);
+			break;
+		case AST_LIMITS:
+			check_limits(c->d, s, false, c->global.limits);
 			break;
 		case AST_PRESET:
 			check_preset(c, s);
@@ -1144,6 +1150,20 @@ static void merge_env(struct ir_env *dst, const struct ir_env *src)
 	}
 }
 
+/* Per key, the preset's own value, else its parent's. */
+static void inherit_limits(struct ir_preset *out, const struct scope *s,
+			   const struct ir_preset *parent)
+{
+	for (int k = 0; k < IR_LIMIT_COUNT; k++) {
+		const struct ir_limit_value *v = s->limits[k].set ? &s->limits[k]
+						 : parent ? &parent->limits[k] : NULL;
+		if (!v || !v->set)
+			continue;
+		out->limits[k] = *v;
+		out->limits[k].from = xstrdup(s->limits[k].set ? s->name : v->from);
+	}
+}
+
 /* Resolve s and its ancestors into s->out (without top-level rules). */
 static bool flatten(struct checker *c, struct scope *s, struct scope **chain, size_t depth)
 {
@@ -1186,6 +1206,7 @@ static bool flatten(struct checker *c, struct scope *s, struct scope **chain, si
 	out->approval = s->has_approval ? s->approval : parent ? parent->out->approval : IR_APPROVAL_ASK;
 	out->sandbox = s->has_sandbox ? s->sandbox : parent ? parent->out->sandbox : IR_SANDBOX_REQUIRED;
 	append_rules(out, s->rules, s->nrules, 0);
+	inherit_limits(out, s, parent ? parent->out : NULL);
 	if (parent) {
 		append_rules(out, parent->out->rules, parent->out->nrules, 1);
 		for (size_t i = 0; i < parent->out->nprotect; i++) {

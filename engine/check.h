@@ -14,6 +14,11 @@
 void check_program(struct diag_list *d, struct ir_policy *ir, const struct ast *node);
 void check_programs_done(struct ir_policy *ir);
 
+/* A `limits { ... }` block (check_limits.c) into the per-key values of
+ * the preset that holds it; in_preset false reports it misplaced. */
+void check_limits(struct diag_list *d, const struct ast *node, bool in_preset,
+		  struct ir_limit_value out[IR_LIMIT_COUNT]);
+
 /* An `assert never` statement, checked and lowered (check.c), to be
  * analysed against the flattened presets (check_assert.c). */
 struct check_assert {

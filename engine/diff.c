@@ -336,6 +336,42 @@ static void diff_text_setting(struct diff_result *res, struct diff_preset *dp, c
 		change_add(res, dp, DIFF_SETTING, DIFF_CHANGED, name, a, b);
 }
 
+/* A limit as the diff shows it: its value, "none" when there is none. */
+static char *limit_shown(enum ir_limit k, const struct ir_limit_value *v)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	if (!v->set)
+		sb_adds(&sb, "none");
+	else
+		ir_limit_print(&sb, k, v);
+	if (v->set && v->best_effort)
+		sb_adds(&sb, " best_effort");
+	return sb_steal(&sb);
+}
+
+/* A higher bound, no bound, or a bound that became best_effort widens. */
+static void diff_limits(struct diff_result *res, struct diff_preset *dp,
+			const struct ir_preset *a, const struct ir_preset *b)
+{
+	for (int k = 0; k < IR_LIMIT_COUNT; k++) {
+		const struct ir_limit_value *x = &a->limits[k], *y = &b->limits[k];
+		unsigned long long bx = x->set && !x->unlimited ? x->value : ~0ULL;
+		unsigned long long by = y->set && !y->unlimited ? y->value : ~0ULL;
+		bool ex = bx != ~0ULL && x->best_effort, ey = by != ~0ULL && y->best_effort;
+		if (bx == by && ex == ey)
+			continue;
+		char *old = limit_shown((enum ir_limit)k, x), *new = limit_shown((enum ir_limit)k, y);
+		char *subject = xasprintf("limit %s", ir_limit_names[k]);
+		bool wider = by > bx || (by == bx && ey);
+		change_add(res, dp, DIFF_SETTING, wider ? DIFF_WIDENED : DIFF_NARROWED, subject, old,
+			   new);
+		free(subject);
+		free(old);
+		free(new);
+	}
+}
+
 static void diff_settings(struct diff_result *res, struct diff_preset *dp,
 			  const struct ir_preset *a, const struct ir_preset *b)
 {
@@ -352,6 +388,7 @@ static void diff_settings(struct diff_result *res, struct diff_preset *dp,
 		change_add(res, dp, DIFF_SETTING,
 			   b->sandbox == IR_SANDBOX_NONE ? DIFF_WIDENED : DIFF_NARROWED, "sandbox",
 			   sandbox[a->sandbox], sandbox[b->sandbox]);
+	diff_limits(res, dp, a, b);
 }
 
 static char *pattern_shown(const struct ir_pattern *pat, const struct ir_context *ctx)

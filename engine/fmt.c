@@ -565,6 +565,17 @@ static void emit_stmt(struct fmt *f, const struct ast *s, const struct align *al
 		inner = align_block(f, &s->u.seq);
 		put_block(f, s, &s->u.seq, &inner);
 		return;
+	case AST_LIMITS:
+		put_tok(f, s->u.block.name->loc, 0);
+		inner = align_block(f, &s->u.block.body);
+		put_block(f, s, &s->u.block.body, &inner);
+		return;
+	case AST_LIMIT:
+		put_tok(f, s->u.limit.key->loc, 0);
+		put_tok(f, s->u.limit.value->loc, 1);
+		if (s->u.limit.flag)
+			put_tok(f, s->u.limit.flag->loc, 1);
+		break;
 	case AST_PRESET:
 	case AST_TEST:
 		put_text(f, s->kind == AST_PRESET ? "preset" : "test", 0);

@@ -73,6 +73,8 @@ void ir_policy_free(struct ir_policy *ir)
 		}
 		free(p->protect);
 		ir_env_free(&p->env);
+		for (int k = 0; k < IR_LIMIT_COUNT; k++)
+			free(p->limits[k].from);
 	}
 	free(ir->presets);
 	for (size_t i = 0; i < ir->nredacts; i++) {

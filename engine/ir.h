@@ -82,6 +82,37 @@ struct ir_env {
 	size_t ndrop, drop_cap;
 };
 
+/* Resource limits (`limits { ... }` in a preset).  The first five are
+ * setrlimit(2) limits set just before the command runs; memory is a
+ * cgroup limit, and processes is a cgroup limit too where a cgroup can be
+ * had.  A value is a count, bytes or seconds; unlimited lifts a parent's
+ * value.  best_effort: where the machine cannot apply it, the command
+ * runs without it; otherwise it fails closed. */
+enum ir_limit {
+	IR_LIMIT_PROCESSES,
+	IR_LIMIT_OPEN_FILES,
+	IR_LIMIT_FILE_SIZE,
+	IR_LIMIT_CPU_TIME,
+	IR_LIMIT_ADDRESS_SPACE,
+	IR_LIMIT_MEMORY,
+	IR_LIMIT_COUNT
+};
+enum ir_limit_unit { IR_UNIT_COUNT, IR_UNIT_BYTES, IR_UNIT_SECONDS };
+
+struct ir_limit_value {
+	bool set;            /* written in this preset or an ancestor */
+	bool unlimited;
+	bool best_effort;
+	unsigned long long value;
+	struct loc origin;
+	char *from;          /* declaring preset */
+};
+
+extern const char *const ir_limit_names[IR_LIMIT_COUNT];
+extern const enum ir_limit_unit ir_limit_units[IR_LIMIT_COUNT];
+/* A value as the language spells it: 512, 8G, 10m, unlimited. */
+void ir_limit_print(struct strbuf *sb, enum ir_limit which, const struct ir_limit_value *v);
+
 struct ir_preset {
 	char *name;
 	char *parent;        /* or NULL */
@@ -94,6 +125,7 @@ struct ir_preset {
 	struct ir_protect *protect;
 	size_t nprotect, protect_cap;
 	struct ir_env env;
+	struct ir_limit_value limits[IR_LIMIT_COUNT];
 };
 
 struct ir_binding {

@@ -139,6 +139,25 @@ static void origin_text(struct strbuf *sb, const struct srcmgr *sm, struct loc l
 	sb_addf(sb, "  @ %s", where);
 }
 
+/* limit KEY VALUE [best_effort]  from "preset"  @ origin, in key order. */
+static void limits_text(struct strbuf *sb, const struct srcmgr *sm, const struct ir_preset *p,
+			int flags)
+{
+	for (int k = 0; k < IR_LIMIT_COUNT; k++) {
+		const struct ir_limit_value *l = &p->limits[k];
+		if (!l->set)
+			continue;
+		sb_addf(sb, "  limit %s ", ir_limit_names[k]);
+		ir_limit_print(sb, (enum ir_limit)k, l);
+		if (l->best_effort)
+			sb_adds(sb, " best_effort");
+		sb_adds(sb, "  from ");
+		quote_text(sb, l->from);
+		origin_text(sb, sm, l->origin, flags);
+		sb_addc(sb, '\n');
+	}
+}
+
 static const char *const approval_text[] = { "ask", "never" };
 static const char *const sandbox_text[] = { "required", "none" };
 
@@ -187,6 +206,7 @@ char *ir_dump_text(const struct srcmgr *sm, const struct ir_preset *p,
 		pattern_text(&sb, &p->env.drop[i]);
 		sb_addc(&sb, '\n');
 	}
+	limits_text(&sb, sm, p, flags);
 	for (size_t i = 0; i < v.nrules; i++) {
 		const struct ir_rule *r = &v.rules[i];
 		sb_addf(&sb, "  %s ", ir_op_names[r->op]);
@@ -245,6 +265,34 @@ static void origin_json(json_t *o, const struct srcmgr *sm, struct loc loc, int 
 	json_object_set_new(o, "origin", json_string(where));
 }
 
+/* The same limits as an array: the value in its unit (count, bytes or
+ * seconds; null when unlimited) and as written. */
+static json_t *limits_json(const struct srcmgr *sm, const struct ir_preset *p, int flags)
+{
+	static const char *const unit_names[] = { "count", "bytes", "seconds" };
+	json_t *arr = json_array();
+	for (int k = 0; k < IR_LIMIT_COUNT; k++) {
+		const struct ir_limit_value *l = &p->limits[k];
+		struct strbuf text;
+		if (!l->set)
+			continue;
+		json_t *o = json_object();
+		sb_init(&text);
+		ir_limit_print(&text, (enum ir_limit)k, l);
+		json_object_set_new(o, "limit", json_string(ir_limit_names[k]));
+		json_object_set_new(o, "value", l->unlimited ? json_null()
+							     : json_integer((json_int_t)l->value));
+		json_object_set_new(o, "unit", json_string(unit_names[ir_limit_units[k]]));
+		json_object_set_new(o, "text", json_string(text.buf));
+		json_object_set_new(o, "best_effort", json_boolean(l->best_effort));
+		json_object_set_new(o, "from", json_string(l->from));
+		origin_json(o, sm, l->origin, flags);
+		json_array_append_new(arr, o);
+		sb_free(&text);
+	}
+	return arr;
+}
+
 char *ir_dump_json(const struct srcmgr *sm, const struct ir_preset *p,
 		   const struct ir_context *ctx, int flags)
 {
@@ -287,6 +335,7 @@ char *ir_dump_json(const struct srcmgr *sm, const struct ir_preset *p,
 		json_array_append_new(arr, pattern_json(&p->env.drop[i]));
 	json_object_set_new(env, "drop", arr);
 	json_object_set_new(root, "env", env);
+	json_object_set_new(root, "limits", limits_json(sm, p, flags));
 
 	arr = json_array();
 	for (size_t i = 0; i < v.nrules; i++) {

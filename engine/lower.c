@@ -215,6 +215,7 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 		struct lower_env_var v = { p->env.set[i].name, value, xstrdup(where) };
 		VEC_PUSH(in->set, in->nset, in->set_cap, v);
 	}
+	lower_limits_build(ev, in);
 	return 0;
 }
 
@@ -231,6 +232,7 @@ void lower_input_free(struct lower_input *in)
 		free(in->set[i].origin);
 	}
 	free(in->set);
+	lower_limits_free(in);
 	memset(in, 0, sizeof(*in));
 }
 

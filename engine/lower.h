@@ -40,6 +40,14 @@ struct lower_env_var {
 	char *origin;        /* "file:line:col" of the set */
 };
 
+/* A resource limit to apply (unlimited ones are not listed). */
+struct lower_limit {
+	enum ir_limit which;
+	unsigned long long value; /* count, bytes or seconds (ir_limit_units) */
+	bool best_effort;
+	char *origin;        /* "file:line:col" of the limit */
+};
+
 struct lower_input {
 	const cordon_evaluator *ev;
 	const char *preset;
@@ -58,6 +66,8 @@ struct lower_input {
 	struct lower_env_var *set;
 	size_t nset, set_cap;
 	const char *workspace, *cwd, *tmp;
+	struct lower_limit limits[IR_LIMIT_COUNT]; /* in ir_limit order */
+	size_t nlimits;
 };
 
 /* Build the input of the lowerings.  Every directory context variable the
@@ -65,6 +75,13 @@ struct lower_input {
  * argument vector (a newline, a NUL) are refused: -1 with *err. */
 int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char **err);
 void lower_input_free(struct lower_input *in);
+
+/* The resource limits (lower_limits.c): built with the input, the one
+ * for a key or NULL, and the "limits" member of the bwrap plan's JSON. */
+void lower_limits_build(const cordon_evaluator *ev, struct lower_input *in);
+void lower_limits_free(struct lower_input *in);
+const struct lower_limit *lower_limit_find(const struct lower_input *in, enum ir_limit which);
+void lower_limits_json(const struct lower_input *in, struct strbuf *sb);
 
 /* The environment policy: is a variable of the host kept (a keep name or
  * glob matches it), and is it dropped (a drop pattern matches it; drop

@@ -420,7 +420,9 @@ char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
 						"ask, not inside the sandbox"));
 		add_line(&sb, o, i + 1 == in->nadvisories);
 	}
-	sb_adds(&sb, "  ]\n}\n");
+	sb_adds(&sb, "  ],\n");
+	lower_limits_json(in, &sb);
+	sb_adds(&sb, "}\n");
 	plan_free(&pl);
 	*len = sb.len;
 	return sb_steal(&sb);

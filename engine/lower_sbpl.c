@@ -762,6 +762,26 @@ static void emit_env(struct strbuf *sb, const struct lower_input *in)
 	}
 }
 
+/* No Seatbelt operation bounds resources: the runner sets the rlimits
+ * before it starts sandbox-exec; the profile says which. */
+static void emit_limits(struct strbuf *sb, const struct lower_input *in)
+{
+	if (!in->nlimits)
+		return;
+	sb_adds(sb, "\n; ---- limits: set by the runner (setrlimit) before it starts sandbox-exec;\n"
+		    "; memory has no cgroup here: the call stops unless it is best_effort\n");
+	for (size_t i = 0; i < in->nlimits; i++) {
+		const struct lower_limit *l = &in->limits[i];
+		struct ir_limit_value v = { .set = true, .value = l->value };
+		sb_addf(sb, "; %s ", ir_limit_names[l->which]);
+		ir_limit_print(sb, l->which, &v);
+		if (l->best_effort)
+			sb_adds(sb, " best_effort");
+		add_origin(sb, NULL, l->origin);
+		sb_addc(sb, '\n');
+	}
+}
+
 char *lower_sbpl(const struct lower_input *in, size_t *len, char **err)
 {
 	struct chain reads = { 0 }, writes = { 0 }, protects = { 0 }, adv_reads = { 0 },
@@ -830,6 +850,7 @@ char *lower_sbpl(const struct lower_input *in, size_t *len, char **err)
 	}
 	emit_network(&sb, in);
 	emit_env(&sb, in);
+	emit_limits(&sb, in);
 	chain_free(&reads);
 	chain_free(&writes);
 	chain_free(&protects);

@@ -91,6 +91,16 @@ static struct ast *block_node(struct parse_state *ps, enum ast_kind kind, struct
 	return n;
 }
 
+static struct ast *limit_node(struct parse_state *ps, struct loc loc, struct ast *key,
+			      struct ast *value, struct ast *flag)
+{
+	struct ast *n = NODE(AST_LIMIT, loc);
+	n->u.limit.key = key;
+	n->u.limit.value = value;
+	n->u.limit.flag = flag;
+	return n;
+}
+
 /* Bison's own last resort ("memory exhausted"). */
 static void cordon_yyerror(struct loc *loc, void *scanner, struct parse_state *ps,
 			   const char *msg)
@@ -123,6 +133,7 @@ static struct ast_seq seq_of(struct ast *first)
 %token KW_EXPECT "'expect'" KW_DEFAULT "'default'" KW_PROGRAM "'program'"
 %token KW_SUBCOMMAND "'subcommand'" KW_ASSERT "'assert'"
 %token <node> IDENT "word" STRING "string" REGEX "regex" VAR "variable" NUMBER "number"
+%token <node> QUANTITY "number with a unit"
 %token ';' "';'" ',' "','" '{' "'{'" '}' "'}'" '[' "'['" ']' "']'" '=' "'='"
 
 %type <node> statement item pattern atom let_value env_block env_item preset test
@@ -131,6 +142,8 @@ static struct ast_seq seq_of(struct ast *first)
 %type <seq> statements patterns atoms items strings env_items env_names assigns keyword
 %type <seq> test_items
 %type <node> assertion assert_clause
+%type <node> limits limit_item limit_value
+%type <seq> limit_items
 
 %%
 
@@ -153,6 +166,7 @@ statement
 	| preset
 	| test
 	| item
+	| limits
 	| assertion
 	| error ';' { $$ = NULL; }
 	| error '}' { $$ = NULL; }
@@ -259,7 +273,35 @@ items
 	: %empty { ast_seq_init(&$$); }
 	| items item { $$ = $1; ast_seq_push(&$$, $2); }
 	| items env_block { $$ = $1; ast_seq_push(&$$, $2); }
+	| items limits { $$ = $1; ast_seq_push(&$$, $2); }
 	| items error ';' { $$ = $1; }
+	;
+
+/* Resource limits:  limits { processes 512; file_size 8G; memory 8G best_effort; }
+ * The block's word, the keys, the values and the flag are checked by
+ * check_limits.c; a value is a number, a number with a unit, a string or a
+ * word (unlimited). */
+limits
+	: IDENT '{' limit_items '}'
+		{ $$ = block_node(ps, AST_LIMITS, @$, $1, NULL, $3); }
+	;
+
+limit_items
+	: %empty { ast_seq_init(&$$); }
+	| limit_items limit_item { $$ = $1; ast_seq_push(&$$, $2); }
+	| limit_items error ';' { $$ = $1; }
+	;
+
+limit_item
+	: IDENT limit_value ';' { $$ = limit_node(ps, @$, $1, $2, NULL); }
+	| IDENT limit_value IDENT ';' { $$ = limit_node(ps, @$, $1, $2, $3); }
+	;
+
+limit_value
+	: NUMBER
+	| QUANTITY
+	| STRING
+	| IDENT
 	;
 
 /* What a program does with its operands and options (rules/commands.cordon). */

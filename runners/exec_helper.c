@@ -1,5 +1,7 @@
 /* cordon-exec: runs inside the sandbox, between bwrap and the command.
- * It applies the Landlock ruleset and no_new_privs, tells the runner that
+ * It applies the Landlock ruleset and no_new_privs, lowers the preset's
+ * rlimits (here, inside the user namespace, RLIMIT_NPROC counts the
+ * sandbox's processes, not the user's), tells the runner that
  * it did (a byte on --status-fd), and execs the command.  Any failure stops
  * here with status 125: a layer that cannot be applied never degrades into
  * running without it.
@@ -10,12 +12,13 @@
  * this one's.
  *
  *   cordon-exec --build-id ID --status-fd N [--deny-tcp] [--scope-unix] [--root DIR]...
- *               -- CMD [ARG...] */
+ *               [--rlimit NAME=VALUE]... -- CMD [ARG...] */
 #include "config.h"
 
 #include "build-id.h"
 #include "landlock.h"
 #include "util.h"
+#include "rlimit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,13 +41,14 @@ static int fail(const char *what, const char *why)
 int main(int argc, char **argv)
 {
 	const char **roots = calloc((size_t)argc, sizeof(*roots));
-	size_t nroots = 0;
+	struct run_rlimit *rlimits = calloc((size_t)argc, sizeof(*rlimits));
+	size_t nroots = 0, nrlimits = 0;
 	unsigned flags = 0;
 	int status_fd = -1, i;
 	char *err = NULL;
 	const char *build_id = NULL;
 
-	if (!roots)
+	if (!roots || !rlimits)
 		return fail("cordon-exec", "out of memory");
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
@@ -60,6 +64,10 @@ int main(int argc, char **argv)
 			flags |= CORDON_LANDLOCK_SCOPE_UNIX;
 		} else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
 			roots[nroots++] = argv[++i];
+		} else if (strcmp(argv[i], "--rlimit") == 0 && i + 1 < argc) {
+			const char *why;
+			if (!run_rlimit_parse(argv[++i], &rlimits[nrlimits++], &why))
+				return fail(argv[i], why);
 		} else {
 			return fail("cordon-exec", "usage: cordon-exec --build-id ID --status-fd N "
 						   "[--root DIR]... -- CMD");
@@ -78,6 +86,9 @@ int main(int argc, char **argv)
 	int rc = cordon_landlock_apply(roots, nroots, flags, &err);
 	if (rc != 0)
 		return fail("landlock", err ? err : "cannot apply the ruleset");
+	for (size_t k = 0; k < nrlimits; k++)
+		if (run_rlimit_apply(&rlimits[k]) != 0)
+			return fail("setrlimit", strerror(errno));
 	/* The status byte says every layer is in place; then the fd goes. */
 	if (write(status_fd, "L", 1) != 1)
 		return fail("cordon-exec", strerror(errno));

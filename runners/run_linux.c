@@ -7,6 +7,7 @@
 
 #include "lower.h"
 #include "run.h"
+#include "run_limits.h"
 #include "util.h"
 
 #include <errno.h>
@@ -384,6 +385,7 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 			ARG(wroots[i]);
 		}
 		free(wroots);
+		run_limits_helper_args(in, &v, &n, &cap);
 		ARG("--");
 	}
 	if (o->shell) {
@@ -450,7 +452,7 @@ struct launch {
 };
 
 static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], bool capture,
-		     const char *cwd)
+		     const char *cwd, const struct run_limits *lim)
 {
 	int js[2] = { -1, -1 }, hs[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	if ((fds && (pipe2(js, O_CLOEXEC) != 0 || pipe2(hs, O_CLOEXEC) != 0)) ||
@@ -467,6 +469,9 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], boo
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		setpgid(0, 0);
+		/* Before the fds move: the cgroup's may sit where they go. */
+		if (run_limits_enter(lim) != 0)
+			_exit(RUN_UNAVAILABLE);
 		if (capture) {
 			dup2(po[1], 1);
 			dup2(pe[1], 2);
@@ -562,6 +567,7 @@ int run_command(const struct run_opts *o)
 	const char *bwrap = NULL, *workspace = cordon_context_get(o->ctx, "workspace");
 	bool sandboxed, started = false, layers = false, recheck = false;
 	struct sigaction sa, old_int, old_term;
+	struct run_limits lim = { .procs = { -1, -1 } };
 
 	/* The command must be allowed before anything else happens. */
 	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
@@ -652,6 +658,10 @@ int run_command(const struct run_opts *o)
 		goto out;
 	}
 	have_in = true;
+	if (run_limits_prepare(&in, sandboxed, &lim, &err) != 0) {
+		status = unavailable("%s", err);
+		goto out;
+	}
 	if (sandboxed) {
 		if (!(plan = cordon_lower(ev, "bwrap-args", &plan_len, &err)) ||
 		    !(bpf = cordon_lower(ev, "seccomp-bpf", &bpf_len, &err))) {
@@ -694,7 +704,7 @@ int run_command(const struct run_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (do_launch(&l, argv, envp, sandboxed ? fds : NULL, capture,
-		      sandboxed ? NULL : in.cwd) != 0) {
+		      sandboxed ? NULL : in.cwd, &lim) != 0) {
 		status = unavailable("cannot launch: %s", strerror(errno));
 		goto restore;
 	}
@@ -848,6 +858,7 @@ out:
 		if (!o->output_file)
 			free((char *)out.file_path);
 	}
+	run_limits_release(&lim);
 	remove_tree(tmp);
 	if (have_in)
 		lower_input_free(&in);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "lower.h"
+#include "rlimit.h"
 #include "run.h"
 #include "util.h"
 
@@ -19,6 +20,34 @@
 #include <unistd.h>
 
 static const char sandbox_exec[] = "/usr/bin/sandbox-exec";
+
+/* A preset's limits here: the rlimits, set in the child before it execs
+ * sandbox-exec (macOS counts RLIMIT_NPROC over all of the user's
+ * processes); memory has no cgroup to go to, so a memory limit that is not
+ * best_effort stops the call.  -1 after printing why. */
+static int macos_limits_check(const struct lower_input *in)
+{
+	const struct lower_limit *mem = lower_limit_find(in, IR_LIMIT_MEMORY);
+	if (mem && !mem->best_effort) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s: the memory limit needs a cgroup, "
+				"which macOS does not have; write 'memory ... best_effort;' to run "
+				"without it\n",
+			mem->origin);
+		return -1;
+	}
+	return 0;
+}
+
+static void macos_limits_apply(const struct lower_input *in)
+{
+	for (size_t i = 0; i < in->nlimits; i++) {
+		struct run_rlimit r = { 0, in->limits[i].value };
+		if (run_rlimit_for(in->limits[i].which, &r.resource) && run_rlimit_apply(&r) != 0) {
+			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: setrlimit: %s\n", strerror(errno));
+			_exit(RUN_UNAVAILABLE);
+		}
+	}
+}
 
 char *run_find_helper(void)
 {
@@ -57,6 +86,8 @@ void run_probe_free(struct probe_result *r)
 int run_command(const struct run_opts *o)
 {
 	cordon_evaluator *ev = NULL;
+	struct lower_input in;
+	bool have_in = false;
 	char *err = NULL, *profile = NULL, *tmp = NULL;
 	size_t len;
 	int status = RUN_UNAVAILABLE, wst = 0;
@@ -89,11 +120,19 @@ int run_command(const struct run_opts *o)
 			goto out;
 		}
 	}
+	if (lower_input_build(ev, &in, &err) != 0) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
+		goto out;
+	}
+	have_in = true;
+	if (macos_limits_check(&in) != 0)
+		goto out;
 	pid = fork();
 	if (pid < 0)
 		goto out;
 	if (pid == 0) {
 		setpgid(0, 0);
+		macos_limits_apply(&in);
 		if (sandboxed) {
 			size_t n = 0;
 			while (o->argv[n])
@@ -134,6 +173,8 @@ int run_command(const struct run_opts *o)
 out:
 	if (tmp)
 		rmdir(tmp);
+	if (have_in)
+		lower_input_free(&in);
 	free(profile);
 	free(err);
 	cordon_evaluator_free(ev);

@@ -8,7 +8,7 @@ cd "$srcdir/tests/diff" || exit 1
 # A kept variable's value would appear in the sandbox plan.
 unset CORDON_DIFF_KEPT
 
-for name in read write exec net tool settings sandbox env protect presets default; do
+for name in read write exec net tool settings sandbox env protect presets default limits; do
 	"$CORDON" diff base.cordon "$name.cordon" > "$tmpdir/out" 2> "$tmpdir/err"
 	rc=$?
 	ok $((rc != 0)) "$name: exit status 0 without --fail-on-widen (got $rc)"
