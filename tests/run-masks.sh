@@ -138,6 +138,21 @@ pass() { # pass NAME
 	script 'cat main.c sub/public.pem'
 	is "$rc:$(echo $out)" "0:code PUBLIC" "$t the rest of the workspace reads as before, the glob's exception (public.pem) too"
 
+	# A directory the pass's user cannot list, but can pass through: a name
+	# known beforehand reaches what is inside, so the directory is hidden.
+	if [ "$uid" -ne 0 ] && [ "$(id -u)" -eq 0 ]; then
+		mkdir -p "$WS/vault"
+		echo "LEAK-$name-vault" > "$WS/vault/server.pem"
+		chmod 644 "$WS/vault/server.pem"
+		chmod 711 "$WS/vault"
+		script "cat '$WS/vault/server.pem' 2>&1"
+		case $out in *LEAK-*) false ;; *) [ $rc -ne 0 ] ;; esac
+		ok $? "$t a matching file in a directory the walk cannot list is not readable (exit $rc)"
+		rm -rf "$WS/vault"
+	else
+		skip "$t a directory the walk cannot list" "root lists every directory"
+	fi
+
 	# ---- git in a workspace with masks ------------------------------------------------------
 	if $have_git; then
 		G=$P/repo
