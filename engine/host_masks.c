@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 const struct lower_mask_bounds lower_mask_default_bounds = {
-	.entries = 200000,
+	.entries = 1000000,
 	.depth = 64,
 	.masks = 4096,
 	.seconds = 5.0,
