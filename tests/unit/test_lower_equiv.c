@@ -27,7 +27,8 @@
  *  (d) a write allow of a path that does not exist binds nothing: the plan
  *      is stricter below it;
  *  (e) glob and regex denies are advisories: each is listed in the plan,
- *      none is enforced by it; a path whose decision such a rule changes
+ *      none is enforced by it (cordon run masks the matches of read ones
+ *      at launch: tests/unit/test_host_masks); a path whose decision such a rule changes
  *      (the same policy without them decides otherwise) is left out.
  * Every other difference fails its case, with the policy, the context,
  * the path and both answers.
