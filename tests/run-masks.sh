@@ -162,7 +162,7 @@ pass() { # pass NAME
 		[ -n "$AS" ] && chown -R "$uid:$gid" "$G"
 		WS0=$WS
 		WS=$G
-		script 'git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm first && git stash list > /dev/null && echo committed; stat -c "%F %a %s" .env; echo x > .env || echo refused'
+		script 'git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm first && echo "print(2)" > app.py && git -c user.name=t -c user.email=t@t stash -q && git stash pop -q && echo committed; stat -c "%F %a %s" .env; echo x > .env || echo refused'
 		is "$(echo $out)" "committed regular empty file 444 0 refused" \
 			"$t git init, add -A, commit and stash work beside a masked .env, which is empty, read-only and not written"
 		is "$(cat "$G/.env")" "SECRET=$name" "$t the .env on the host keeps its content"
