@@ -82,6 +82,10 @@ struct cordon_request {
 	bool canonical;       /* read/write: the host vouches that target is already
 			       * canonical (absolute, no symlinks): it is only checked
 			       * for its spelling, not resolved on the filesystem */
+	bool sandboxed;       /* exec: `cordon run` runs it, in the preset's sandbox if it
+			       * has one, where the files a glob read deny matches are
+			       * masked when the call starts: a read that may reach one
+			       * does not escalate */
 };
 
 /* One preset of a policy with a context applied: the rules compiled and

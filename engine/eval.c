@@ -497,6 +497,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	ev_decide_op(ev, d, &t, md, trace);
 	/* A shell command: the operations it will perform are decided too,
 	 * each in its own record; the worst of all is the decision. */
+	d->sandboxed = req->sandboxed && ev->preset->sandbox == IR_SANDBOX_REQUIRED;
 	if (op == IR_EXEC)
 		ev_decide_command(ev, d, canonical, len, md, trace);
 	pcre2_match_data_free(md);

@@ -41,6 +41,7 @@ struct cordon_decision {
 	const char *preset;
 	const char *sandbox;
 	bool unsandboxed;
+	bool sandboxed; /* the request's: runs under `cordon run` */
 	struct dec_op *ops;
 	size_t nops, ops_cap;
 };

@@ -99,6 +99,19 @@ static int reached_cmp(const void *a, const void *b)
 	return (int)y->r->effect - (int)x->r->effect;
 }
 
+/* A glob read deny or ask whose matches all lie below a directory: in the
+ * sandbox, `cordon run` masks each of them when the call starts
+ * (host_masks.c). */
+static bool masked_at_launch(const cordon_decision *d, const struct ev_rule *r)
+{
+	if (!d->sandboxed || r->op != IR_READ || r->effect == IR_ALLOW ||
+	    r->m.kind != IR_PAT_GLOB || !r->m.text || r->m.regex)
+		return false;
+	size_t lit = strcspn(r->m.text, "*?[");
+	const char *slash = memrchr(r->m.text, '/', lit);
+	return slash && slash > r->m.text;
+}
+
 static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
 			  pcre2_match_data *md, struct canon_memo *memo, struct strbuf *trace)
 {
@@ -192,6 +205,8 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			continue; /* never wins against the rule that covers the region */
 		if (!rule_reached(&r->m, root, re, md2, &sure))
 			continue;
+		if (!(sure && !o->maybe) && masked_at_launch(d, r))
+			continue; /* what it may reach is an empty file in the sandbox */
 		struct reached h = { r, r->effect, false, sure && !o->maybe };
 		if (!h.sure && h.effect == IR_DENY)
 			h.effect = IR_ASK;

@@ -53,6 +53,12 @@ const struct lint_check lint_checks[] = {
 	  "A preset allows reading ~/.ssh, ~/.aws, ~/.gnupg or .env files in the workspace, "
 	  "decided by the evaluator for a representative context.",
 	  lint_readable_secret },
+	{ "credential-readable", LINT_WARNING, "credential stores readable by the agent",
+	  "A preset allows reading a common credential store: the token files of gh, git, "
+	  "npm, yarn, pip, cargo, gem, vault, docker, kubectl, gcloud, az and terraform, shell "
+	  "and REPL histories, /etc/shadow, or .env.* and .envrc files in the workspace, "
+	  "decided by the evaluator for a representative context.",
+	  lint_credential_readable },
 	{ "ask-under-never", LINT_WARNING, "an ask that can only deny",
 	  "An ask rule written in a preset whose approval is never: nobody can approve, so it "
 	  "denies; write deny to say so.",
@@ -86,7 +92,9 @@ const struct lint_check lint_checks[] = {
 	{ "advisory-deny", LINT_WARNING, "a deny the sandbox cannot enforce",
 	  "A glob or regex deny or ask (or protection) in a restricted preset that the "
 	  "bubblewrap mount plan cannot express: file tools that ask cordon are refused, but "
-	  "a command inside the sandbox can still reach the path.",
+	  "a command inside the sandbox can still reach the path.  A glob or regex read deny "
+	  "is reported only where its matches can lie outside the roots cordon run walks "
+	  "when a call starts.",
 	  lint_advisory_deny },
 };
 

@@ -56,6 +56,7 @@ void lint_unprotected_sensitive(struct linter *l);
 void lint_env_secret(struct linter *l);
 void lint_env_startup_hook(struct linter *l);
 void lint_readable_secret(struct linter *l);
+void lint_credential_readable(struct linter *l);
 void lint_ask_under_never(struct linter *l);
 void lint_regex_backtracking(struct linter *l);
 void lint_regex_empty_match(struct linter *l);

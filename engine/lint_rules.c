@@ -726,6 +726,56 @@ void lint_readable_secret(struct linter *l)
 	probe_allowed(l, IR_READ, secret_reads, ARRAY_SIZE(secret_reads), report_readable);
 }
 
+/* Where common tools keep tokens and passwords, in the representative
+ * context; rules/default.cordon denies each (its credential_stores and
+ * env_files lets). */
+static const struct probe credential_stores[] = {
+	{ "~/.config/gh/hosts.yml", "/home/u/.config/gh/hosts.yml" },
+	{ "~/.git-credentials", "/home/u/.git-credentials" },
+	{ "~/.config/git/credentials", "/home/u/.config/git/credentials" },
+	{ "~/.npmrc", "/home/u/.npmrc" },
+	{ "~/.yarnrc.yml", "/home/u/.yarnrc.yml" },
+	{ "~/.pypirc", "/home/u/.pypirc" },
+	{ "~/.cargo/credentials.toml", "/home/u/.cargo/credentials.toml" },
+	{ "~/.gem/credentials", "/home/u/.gem/credentials" },
+	{ "~/.vault-token", "/home/u/.vault-token" },
+	{ "~/.docker/config.json", "/home/u/.docker/config.json" },
+	{ "~/.kube/config", "/home/u/.kube/config" },
+	{ "~/.config/gcloud", "/home/u/.config/gcloud/credentials.db" },
+	{ "~/.azure", "/home/u/.azure/msal_token_cache.json" },
+	{ "~/.terraform.d/credentials.tfrc.json", "/home/u/.terraform.d/credentials.tfrc.json" },
+	{ "~/.bash_history", "/home/u/.bash_history" },
+	{ "~/.zsh_history", "/home/u/.zsh_history" },
+	{ "~/.python_history", "/home/u/.python_history" },
+	{ "~/.psql_history", "/home/u/.psql_history" },
+	{ "~/.mysql_history", "/home/u/.mysql_history" },
+	{ "/etc/shadow", "/etc/shadow" },
+	{ "/etc/gshadow", "/etc/gshadow" },
+	{ "${workspace}/**/.env.*", "/ws/app/.env.local" },
+	{ "${workspace}/**/.envrc", "/ws/.envrc" },
+};
+
+static void report_credential(struct linter *l, const struct ir_preset *p,
+			      const struct ir_rule *rule, const struct finding_group *g)
+{
+	char *t = lint_rule_text(rule);
+	char *key = xasprintf("%s|%s", t, g->list.buf);
+	struct lint_finding *f = lint_report(
+		l, &g->at, key, "in preset '%s', '%s' leaves credential stores readable: %s", p->name,
+		t, g->list.buf);
+	lint_hint(f, "deny them, e.g. let stores = [\"%s\"]; read $stores deny; (the default "
+		     "policy's credential_stores lists common ones)",
+		  g->first);
+	free(key);
+	free(t);
+}
+
+void lint_credential_readable(struct linter *l)
+{
+	probe_allowed(l, IR_READ, credential_stores, ARRAY_SIZE(credential_stores),
+		      report_credential);
+}
+
 /* ---- what the sandbox cannot enforce ---------------------------------------------- */
 
 void lint_advisory_deny(struct linter *l)
@@ -744,8 +794,23 @@ void lint_advisory_deny(struct linter *l)
 		}
 		for (size_t i = 0; i < in.nadvisories; i++) {
 			const struct lower_advisory *a = &in.advisories[i];
-			struct strbuf shown;
+			struct strbuf shown, walked;
 			struct loc at;
+			/* A read deny or ask is expanded when a call starts; one whose
+			 * matches all lie below the roots walked is enforced. */
+			bool complete = false;
+			size_t nroots = 0;
+			char **roots = lower_mask_roots(&in, a, &nroots, &complete);
+			sb_init(&walked);
+			for (size_t r = 0; r < nroots; r++) {
+				sb_addf(&walked, "%s%s", r ? ", " : "", roots[r]);
+				free(roots[r]);
+			}
+			free(roots);
+			if (complete) {
+				sb_free(&walked);
+				continue;
+			}
 			sb_init(&shown);
 			/* The evaluator keeps the preset's rules and protections in
 			 * order (every rule is active in the representative context),
@@ -773,7 +838,18 @@ void lint_advisory_deny(struct linter *l)
 					ir_effect_names[a->effect]);
 				found = true;
 			}
-			if (found) {
+			if (found && a->op == IR_READ && a->effect != IR_ALLOW) {
+				struct lint_finding *f = lint_report(
+					l, &at, shown.buf,
+					"in restricted preset '%s', the sandbox enforces '%s' only below "
+					"%s, where `cordon run` looks for its matches when a call "
+					"starts: elsewhere commands inside it can still read the paths "
+					"it matches",
+					p->name, shown.buf, walked.len ? walked.buf : "no root");
+				lint_hint(f, "start the pattern with the directory its matches lie in "
+					     "(\"${workspace}/**/*.pem\" rather than \"/**/*.pem\"), so "
+					     "that the whole of it is looked up");
+			} else if (found) {
 				bool prot = strncmp(shown.buf, "protect ", 8) == 0;
 				struct lint_finding *f = lint_report(
 					l, &at, shown.buf,
@@ -786,6 +862,7 @@ void lint_advisory_deny(struct linter *l)
 					     "the file tools");
 			}
 			sb_free(&shown);
+			sb_free(&walked);
 		}
 		lower_input_free(&in);
 	}

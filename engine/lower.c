@@ -64,7 +64,7 @@ static void add_path(struct lower_input *in, const char *path, enum lower_why wh
 	for (size_t i = 0; i < in->npaths; i++)
 		if (in->paths[i].why == why && strcmp(in->paths[i].path, path) == 0)
 			return;
-	struct lower_path p = { xstrdup(path), why, origin, protect };
+	struct lower_path p = { xstrdup(path), why, origin, protect, false };
 	VEC_PUSH(in->paths, in->npaths, in->paths_cap, p);
 }
 
@@ -84,7 +84,7 @@ static void add_advisory(struct lower_input *in, const struct ev_rule *r)
 		sb_add_quoted(&sb, r->m.text);
 	if (r->m.regex)
 		sb_addf(&sb, "%s/%s/", r->m.text ? " " : "", r->m.regex);
-	struct lower_advisory a = { r->op, sb_steal(&sb), r->effect, r->origin };
+	struct lower_advisory a = { r->op, sb_steal(&sb), r->effect, r->origin, r };
 	VEC_PUSH(in->advisories, in->nadvisories, in->adv_cap, a);
 }
 
@@ -179,6 +179,7 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 		}
 	}
 	sort_items(in->paths, in->npaths, sizeof(*in->paths), path_cmp);
+	in->mask_file = in->tmp ? xasprintf("%s.mask", in->tmp) : NULL;
 
 	/* The network: shared when any host may be contacted. */
 	for (size_t i = 0; i < ev->nrules; i++) {
@@ -219,8 +220,16 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 	return 0;
 }
 
+void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		VEC_PUSH(in->paths, in->npaths, in->paths_cap, masks[i]);
+	sort_items(in->paths, in->npaths, sizeof(*in->paths), path_cmp);
+}
+
 void lower_input_free(struct lower_input *in)
 {
+	free(in->mask_file);
 	for (size_t i = 0; i < in->npaths; i++)
 		free(in->paths[i].path);
 	free(in->paths);

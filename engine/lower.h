@@ -25,6 +25,7 @@ struct lower_path {
 	enum lower_why why;
 	const char *origin;  /* "file:line:col" of the rule, borrowed from the evaluator */
 	bool protect;        /* READ_ONLY because of a protection */
+	bool expanded;       /* a MASK found at launch: a path a glob or regex matched */
 };
 
 struct lower_advisory {
@@ -32,6 +33,7 @@ struct lower_advisory {
 	char *pattern;       /* as shown: "glob" or /regex/ */
 	enum ir_effect effect;
 	const char *origin;
+	const struct ev_rule *rule; /* borrowed from the evaluator */
 };
 
 struct lower_env_var {
@@ -68,6 +70,10 @@ struct lower_input {
 	const char *workspace, *cwd, *tmp;
 	struct lower_limit limits[IR_LIMIT_COUNT]; /* in ir_limit order */
 	size_t nlimits;
+	/* The empty read-only regular file a file mask is bound from:
+	 * "${tmp}.mask", beside the private temp dir and outside the
+	 * sandbox's view; the runner makes it.  NULL without a tmp. */
+	char *mask_file;
 };
 
 /* Build the input of the lowerings.  Every directory context variable the
@@ -82,6 +88,35 @@ void lower_limits_build(const cordon_evaluator *ev, struct lower_input *in);
 void lower_limits_free(struct lower_input *in);
 const struct lower_limit *lower_limit_find(const struct lower_input *in, enum ir_limit which);
 void lower_limits_json(const struct lower_input *in, struct strbuf *sb);
+/* Add masks found on the host (host_masks.c) and keep the paths sorted.
+ * The paths are taken over. */
+void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, size_t n);
+
+/* Bounds of the expansion of glob and regex read denies at launch. */
+struct lower_mask_bounds {
+	size_t entries;   /* directory entries visited, over every root */
+	size_t depth;     /* directory levels below a root */
+	size_t masks;     /* paths masked */
+	double seconds;   /* wall time */
+};
+extern const struct lower_mask_bounds lower_mask_default_bounds;
+
+/* Reads the host, so it runs at launch, never in a lowering: every path
+ * below the readable and writable roots that a glob or regex read deny or
+ * ask matches, and the evaluator does not allow reading, becomes a mask.
+ * Where the walk goes is lower_mask_roots'.  A bound that is hit is an
+ * error (-1, *err naming the rule, the root and the bound): the call must
+ * not start with a rule half enforced. */
+int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b, char **err);
+
+/* The directories the expansion of advisory read deny or ask `a` walks
+ * (malloc'd strings, *n set): the directory before its first wildcard,
+ * where a root makes it readable, and the roots inside that directory, "/"
+ * itself never.  *complete: every readable match lies in them (false for
+ * a regex, or a glob whose first wildcard follows the leading slash,
+ * under a read root of "/"). */
+char **lower_mask_roots(const struct lower_input *in, const struct lower_advisory *a, size_t *n,
+			bool *complete);
 
 /* The environment policy: is a variable of the host kept (a keep name or
  * glob matches it), and is it dropped (a drop pattern matches it; drop

@@ -170,6 +170,18 @@ static int fs_op_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* What a mask puts in place of a path, and why. */
+static char *mask_note(const struct lower_path *p, const char *kind)
+{
+	const char *what = strcmp(kind, "file") == 0 ? "an empty read-only file"
+						     : "an empty directory";
+	if (p->expanded)
+		return xasprintf("unreadable, matched by the rule when the call started: %s in its "
+				 "place",
+				 what);
+	return xasprintf("unreadable: %s in its place", what);
+}
+
 static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **err)
 {
 	struct stat st;
@@ -202,6 +214,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 	 * mask: so each deeper or later mount overrides what it covers. */
 	struct fs_op *fs = NULL;
 	size_t nfs = 0, fs_cap = 0;
+	char *fs_err = NULL;
 #define FS(at_, rank_, p_, opt_, src_, note_)                                                     \
 	do {                                                                                       \
 		struct fs_op f_ = { xstrdup(at_), rank_, nfs, p_, opt_, src_ ? xstrdup(src_) : NULL, \
@@ -296,16 +309,32 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			if (!exists) {
 				FS(p->path, 9, p, NULL, NULL, xstrdup("does not exist: nothing to hide"));
 			} else if (S_ISDIR(st.st_mode)) {
-				FS(p->path, 3, p, "--tmpfs", NULL,
-				   xstrdup("unreadable: an empty directory in its place"));
+				FS(p->path, 3, p, "--tmpfs", NULL, mask_note(p, "directory"));
+			} else if (!in->mask_file) {
+				free(fs_err);
+				fs_err = xasprintf("%s: %s is masked with an empty file beside ${tmp}, which "
+						   "has no value (give it with --context tmp=DIR)",
+						   p->origin, p->path);
 			} else {
-				FS(p->path, 3, p, "--ro-bind", "/dev/null",
-				   xstrdup("unreadable: an empty file in its place"));
+				/* An empty read-only regular file, not /dev/null: git, pytest
+				 * and the like stop at a character device in a tree. */
+				FS(p->path, 3, p, "--ro-bind", in->mask_file, mask_note(p, "file"));
 			}
 			break;
 		}
 	}
 #undef FS
+	if (fs_err) {
+		for (size_t i = 0; i < nfs; i++) {
+			free(fs[i].at);
+			free(fs[i].src);
+			free(fs[i].note);
+		}
+		free(fs);
+		plan_free(pl);
+		*err = fs_err;
+		return -1;
+	}
 	sort_items(fs, nfs, sizeof(*fs), fs_op_cmp);
 	bool root_done = false;
 	struct fs_op **remount = NULL;
@@ -374,6 +403,27 @@ static void add_line(struct strbuf *sb, json_t *o, bool last)
 	json_decref(o);
 }
 
+/* A glob or regex is no mount.  A read deny or ask is expanded when
+ * `cordon run` starts a call (host_masks.c); the rest is advice. */
+static const char *advisory_note(const struct lower_input *in, const struct lower_advisory *a)
+{
+	size_t n = 0;
+	bool complete = false;
+	char **roots = lower_mask_roots(in, a, &n, &complete);
+	for (size_t i = 0; i < n; i++)
+		free(roots[i]);
+	free(roots);
+	if (a->op != IR_READ || a->effect == IR_ALLOW)
+		return "a glob or regex is no mount: enforced when file tools ask, not inside the "
+		       "sandbox";
+	if (complete)
+		return "expanded at launch: `cordon run` masks each path it matches when the call "
+		       "starts; a path created during the call is not masked";
+	return "expanded at launch below the writable and readable roots other than \"/\": "
+	       "`cordon run` masks each path it matches there when the call starts; elsewhere, "
+	       "and for paths created during the call, enforced when file tools ask only";
+}
+
 char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
 {
 	struct bw_plan pl;
@@ -415,9 +465,7 @@ char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
 		json_object_set_new(o, "pattern", jstr(a->pattern));
 		json_object_set_new(o, "effect", json_string(ir_effect_names[a->effect]));
 		json_object_set_new(o, "origin", json_string(a->origin));
-		json_object_set_new(o, "note",
-				    json_string("a glob or regex is no mount: enforced when file tools "
-						"ask, not inside the sandbox"));
+		json_object_set_new(o, "note", json_string(advisory_note(in, a)));
 		add_line(&sb, o, i + 1 == in->nadvisories);
 	}
 	sb_adds(&sb, "  ],\n");

@@ -207,6 +207,26 @@ static void remove_tree(const char *dir)
 		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* ---- masks -------------------------------------------------------------- */
+
+/* What file masks are bound from: an empty file, read-only, beside the
+ * private temp dir (so inside the runner dir the sandbox never sees); and
+ * the matches of glob and regex read denies, looked up now. */
+static int prepare_masks(struct lower_input *in, bool *made, char **err)
+{
+	if (in->mask_file) {
+		int fd = open(in->mask_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+		if (fd < 0) {
+			*err = xasprintf("cannot make the mask file %s: %s", in->mask_file,
+					 strerror(errno));
+			return -1;
+		}
+		close(fd);
+		*made = true;
+	}
+	return lower_expand_masks(in, &lower_mask_default_bounds, err);
+}
+
 /* ---- launching ----------------------------------------------------------- */
 
 static int memfd_with(const char *name, const char *data, size_t len)
@@ -565,7 +585,7 @@ int run_command(const struct run_opts *o)
 	char outcome_buf[32];
 	bool capture = o->max_output || o->output_file || o->redact;
 	const char *bwrap = NULL, *workspace = cordon_context_get(o->ctx, "workspace");
-	bool sandboxed, started = false, layers = false, recheck = false;
+	bool sandboxed, started = false, layers = false, recheck = false, mask_made = false;
 	struct sigaction sa, old_int, old_term;
 	struct run_limits lim = { .procs = { -1, -1 } };
 
@@ -577,7 +597,7 @@ int run_command(const struct run_opts *o)
 	}
 	cmd = command_text(o);
 	{
-		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd };
+		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd, .sandboxed = true };
 		cordon_decision *d = dec = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 		/* An ask may come from $TMPDIR, unknown until the private temp
@@ -639,7 +659,7 @@ int run_command(const struct run_opts *o)
 		goto out;
 	}
 	if (recheck) {
-		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd };
+		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd, .sandboxed = true };
 		cordon_decision *d = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 		if (d) {
@@ -663,7 +683,8 @@ int run_command(const struct run_opts *o)
 		goto out;
 	}
 	if (sandboxed) {
-		if (!(plan = cordon_lower(ev, "bwrap-args", &plan_len, &err)) ||
+		if (prepare_masks(&in, &mask_made, &err) != 0 ||
+		    !(plan = lower_bwrap_args(&in, &plan_len, &err)) ||
 		    !(bpf = cordon_lower(ev, "seccomp-bpf", &bpf_len, &err))) {
 			status = unavailable("%s", err);
 			goto out;
@@ -860,6 +881,8 @@ out:
 	}
 	run_limits_release(&lim);
 	remove_tree(tmp);
+	if (mask_made)
+		unlink(in.mask_file);
 	if (have_in)
 		lower_input_free(&in);
 	free_argv(argv);

@@ -10,6 +10,10 @@ echo key > "$T/home/.ssh/id"
 echo prod > "$T/ws/config/prod.env"
 echo s > "$T/ws/secrets/token"
 echo o > "$T/outside/file"
+# What file masks are bound from: the runner makes ${tmp}.mask; by hand, so
+# does whoever runs a plan.
+: > "$T/call.mask"
+chmod 444 "$T/call.mask"
 
 # Deterministic environment: the plan keeps variables from it.
 plan() { # plan POLICY PRESET KIND [extra context...]
@@ -34,7 +38,9 @@ for case in "default read-only" "default workspace-write" "deny-read.cordon team
 	ok $? "$name: plan"
 	diag < "$tmpdir/err"
 	# $PWD is the canonical spelling of the directory the origins name.
-	sed -e "s|$T|@T|g" -e "s|$PWD/||g" "$tmpdir/got" > "$tmpdir/got.norm"
+	# Files of the host outside the tree (/etc/shadow, /etc/gshadow-) exist
+	# on some machines only: their lines are left out.
+	sed -e "s|$T|@T|g" -e "s|$PWD/||g" -e '\|"/etc/|d' "$tmpdir/got" > "$tmpdir/got.norm"
 	check_golden "$tmpdir/got.norm" "$name.bwrap" "$name: golden plan"
 	if command -v python3 > /dev/null; then
 		python3 -m json.tool "$tmpdir/got" > /dev/null
@@ -102,7 +108,10 @@ plan "$srcdir/tests/golden-bwrap/deny-read.cordon" team bwrap-args > "$tmpdir/te
 inside "$tmpdir/team" "echo x > $T/ws/.git/hooks/pre-commit"
 ok $((! $?)) "team: a write-denied dir inside the workspace is read-only"
 inside "$tmpdir/team" "cat $T/ws/config/prod.env"
-ok $((! $?)) "team: a read-denied file is masked"
+is "$?:$(cat "$tmpdir/out")" "0:" "team: a read-denied file is masked: it reads empty"
+inside "$tmpdir/team" "stat -c '%F %s %a' $T/ws/config/prod.env; echo x > $T/ws/config/prod.env"
+is "$(($? != 0)):$(head -1 "$tmpdir/out")" "1:regular empty file 0 444" \
+	"team: the mask is an empty read-only regular file, not a device, and cannot be written"
 inside "$tmpdir/team" "ls $T/ws/secrets | grep -q token"
 ok $((! $?)) "team: a read-denied dir is empty"
 inside "$tmpdir/team" "echo x > $T/ws/src/ok.c"

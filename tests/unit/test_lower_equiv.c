@@ -11,7 +11,8 @@
  *  - the bubblewrap mount plan (`bwrap-args`), run through a model of the
  *    mount stack: a path gets the state of the last mount on it or on an
  *    ancestor (ro-bind: readable; bind: readable and writable; tmpfs and
- *    /dev/null: hidden; --remount-ro takes writes back), where no mount
+ *    the empty mask file ${tmp}.mask: hidden; --remount-ro takes writes
+ *    back), where no mount
  *    means nothing of the host is reachable;
  *  - the Seatbelt profile (`sbpl`), answered by tests/sbpl-check's
  *    interpreter, which must agree exactly, missing paths included.
@@ -26,7 +27,8 @@
  *  (d) a write allow of a path that does not exist binds nothing: the plan
  *      is stricter below it;
  *  (e) glob and regex denies are advisories: each is listed in the plan,
- *      none is enforced by it; a path whose decision such a rule changes
+ *      none is enforced by it (cordon run masks the matches of read ones
+ *      at launch: tests/unit/test_host_masks); a path whose decision such a rule changes
  *      (the same policy without them decides otherwise) is left out.
  * Every other difference fails its case, with the policy, the context,
  * the path and both answers.
@@ -746,7 +748,7 @@ static enum cordon_effect decide_effect(const cordon_evaluator *ev, enum cordon_
 
 enum mkind { M_RO, M_RW, M_TMPFS, M_NULL, M_DEV, M_PROC };
 static const char *const mkind_names[] = { "--ro-bind", "--bind", "--tmpfs",
-					   "--ro-bind /dev/null", "--dev", "--proc" };
+					   "--ro-bind MASK", "--dev", "--proc" };
 
 struct mount {
 	char *dest;
@@ -779,7 +781,7 @@ static void sim_reach(struct sim *s, const char *dest)
 	if (!missing)
 		return;
 	if (c->kind == M_NULL)
-		s->failure = fmt("mount point %s lies below the file %s, which is hidden by /dev/null",
+		s->failure = fmt("mount point %s lies below the file %s, which is hidden by the mask file",
 				 dest, c->dest);
 	else if (c->kind == M_RO || c->ro)
 		s->failure = fmt("mount point %s does not exist in the read-only %s mount on %s: "
@@ -805,7 +807,8 @@ static void sim_free(struct sim *s)
 	free(s->failure);
 }
 
-static void sim_build(struct sim *s, const char *args, size_t len)
+/* mask: the empty file file masks are bound from (${tmp}.mask). */
+static void sim_build(struct sim *s, const char *args, size_t len, const char *mask)
 {
 	static const char *const zero[] = {
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -859,10 +862,10 @@ static void sim_build(struct sim *s, const char *args, size_t len)
 			bool ro = o[2] == 'r';
 			if (strcmp(tok[1], tok[2]) == 0) {
 				sim_push(s, tok[2], ro ? M_RO : M_RW);
-			} else if (ro && strcmp(tok[1], "/dev/null") == 0) {
+			} else if (ro && strcmp(tok[1], mask) == 0) {
 				struct stat st;
 				if (lstat(tok[2], &st) == 0 && S_ISDIR(st.st_mode) && !s->failure)
-					s->failure = fmt("/dev/null bound over the directory %s", tok[2]);
+					s->failure = fmt("the mask file bound over the directory %s", tok[2]);
 				sim_push(s, tok[2], M_NULL);
 			} else if (!s->failure) {
 				s->failure = fmt("%s %s %s: a source other than the destination", o,
@@ -1462,7 +1465,9 @@ static void check_bwrap(struct ctx_case *c, const cordon_evaluator *ev,
 	json_decref(plan);
 
 	struct sim sim;
-	sim_build(&sim, args, alen);
+	char *mask = fmt("%s.mask", c->w->tmp);
+	sim_build(&sim, args, alen, mask);
+	free(mask);
 	if (sim.failure) {
 		report(c, C_PLAN_FAILS, "%s", sim.failure);
 		if (shown[C_PLAN_FAILS] <= max_shown)
