@@ -164,18 +164,19 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static char *command_text(const struct run_opts *o)
+/* The request for the command: a shell string, or the argv exactly as it
+ * will run, never one turned into the other. */
+static struct cordon_request exec_request(const struct run_opts *o)
 {
-	struct strbuf sb;
-	if (o->shell)
-		return xstrdup(o->argv[0]);
-	sb_init(&sb);
-	for (char **a = o->argv; *a; a++) {
-		if (a != o->argv)
-			sb_addc(&sb, ' ');
-		sb_adds(&sb, *a);
+	struct cordon_request req = { .op = CORDON_EXEC };
+	if (o->shell) {
+		req.target = o->argv[0];
+	} else {
+		req.argv = (const char *const *)o->argv;
+		while (o->argv[req.argc])
+			req.argc++;
 	}
-	return sb_steal(&sb);
+	return req;
 }
 
 /* With --redact the reply is held back until the command ends, so a
@@ -435,7 +436,7 @@ int run_command(const struct run_opts *o)
 	cordon_evaluator *ev = NULL;
 	struct lower_input in;
 	bool have_in = false;
-	char *err = NULL, *dir = NULL, *tmp = NULL, *cmd = NULL, *helper = NULL;
+	char *err = NULL, *dir = NULL, *tmp = NULL, *helper = NULL;
 	char *plan = NULL, *bpf = NULL, **argv = NULL, **envp = NULL;
 	size_t plan_len = 0, bpf_len = 0;
 	int fds[2] = { -1, -1 }, status = RUN_UNAVAILABLE, out_file = -1;
@@ -456,9 +457,8 @@ int run_command(const struct run_opts *o)
 		status = 2;
 		goto out;
 	}
-	cmd = command_text(o);
 	{
-		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd };
+		struct cordon_request req = exec_request(o);
 		cordon_decision *d = dec = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 		/* An ask may come from $TMPDIR, unknown until the private temp
@@ -514,7 +514,7 @@ int run_command(const struct run_opts *o)
 		goto out;
 	}
 	if (recheck) {
-		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd };
+		struct cordon_request req = exec_request(o);
 		cordon_decision *d = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 		if (d) {
@@ -738,7 +738,6 @@ out:
 	free(bpf);
 	free(tmp);
 	free(dir);
-	free(cmd);
 	free(helper);
 	free(err);
 	cordon_evaluator_free(ev);

@@ -82,7 +82,7 @@ ok $? "without --redact the output passes unchanged"
 is "$?" 3 "run --audit: the command's status"
 rec=$(cat "$tmpdir/run.log")
 case $rec in
-*'"actor":"ana","preset":"danger-full-access","op":"exec","target":"sh -c exit 3 [REDACTED:github-token]","decision":"allow",'*'"outcome":"exit:3","errno":null,"args":["sh","-c","exit 3","[REDACTED:github-token]"]}')
+*'"actor":"ana","preset":"danger-full-access","op":"exec","target":"sh -c exit$'"'"'\\x203'"'"' [REDACTED:github-token]","decision":"allow",'*'"outcome":"exit:3","errno":null,"args":["sh","-c","exit 3","[REDACTED:github-token]"]}')
 	ok 0 "  ... one record: the decision, outcome exit:3, arguments redacted" ;;
 *) ok 1 "  ... one record: the decision, outcome exit:3, arguments redacted"; echo "$rec" | diag ;;
 esac
