@@ -82,13 +82,15 @@ static const struct verb verbs[] = {
 	  cmd_compile },
 	{ "eval", "decide requests: allow, ask or deny",
 	  "usage: cordon eval [-p FILE] [--preset P] [--context k=v]... [--json]\n"
-	  "                   [--escalate JUSTIFICATION] OP TARGET\n"
+	  "                   [--escalate JUSTIFICATION] OP TARGET | exec --argv [--] WORD...\n"
 	  "       cordon eval [-p FILE] [--preset P] [--context k=v]... --stdin\n"
 	  "\n"
 	  "Decide one request (OP is read, write, exec, net or tool) and print the\n"
 	  "decision, its reason and the deciding rule; --json prints it as one JSON\n"
-	  "object.  With --stdin, read JSON requests one a line, e.g.\n"
+	  "object.  exec TARGET is a shell string; exec --argv decides the words as\n"
+	  "the argv they are.  With --stdin, read JSON requests one a line, e.g.\n"
 	  "  {\"op\":\"write\",\"target\":\"/ws/a\",\"preset\":\"...\",\"context\":{...}}\n"
+	  "  {\"op\":\"exec\",\"argv\":[\"git\",\"push\"]}\n"
 	  "and write one JSON decision a line, in order; a malformed line gets an\n"
 	  "{\"error\":...} object and the stream goes on.\n"
 	  "\n"
@@ -101,7 +103,7 @@ static const struct verb verbs[] = {
 	  cmd_eval },
 	{ "explain", "show how a request is decided",
 	  "usage: cordon explain [-p FILE] [--preset P] [--context k=v]...\n"
-	  "                      [--escalate JUSTIFICATION] OP TARGET\n"
+	  "                      [--escalate JUSTIFICATION] OP TARGET | exec --argv [--] WORD...\n"
 	  "\n"
 	  "Print the trace of one decision: the canonical target, every candidate\n"
 	  "rule with its specificity and whether it matched, and the winner.\n",
