@@ -164,21 +164,6 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-/* The request for the command: a shell string, or the argv exactly as it
- * will run, never one turned into the other. */
-static struct cordon_request exec_request(const struct run_opts *o)
-{
-	struct cordon_request req = { .op = CORDON_EXEC };
-	if (o->shell) {
-		req.target = o->argv[0];
-	} else {
-		req.argv = (const char *const *)o->argv;
-		while (o->argv[req.argc])
-			req.argc++;
-	}
-	return req;
-}
-
 /* With --redact the reply is held back until the command ends, so a
  * secret split across reads is redacted whole; past this much a stream's
  * reply is cut (the output file still keeps everything). */
@@ -422,15 +407,6 @@ static void kill_group(pid_t pid)
 	kill(pid, SIGKILL);
 }
 
-static void refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_effect e,
-		   const char *err)
-{
-	fprintf(stderr, "cordon: %s by preset '%s': %s%s%s\n",
-		e == CORDON_DENY ? "DENIED" : "NEEDS APPROVAL", o->preset,
-		d && cordon_decision_reason(d) ? cordon_decision_reason(d) : err,
-		d && cordon_decision_rule(d) ? " at " : "", d && cordon_decision_rule(d) ? cordon_decision_rule(d) : "");
-}
-
 int run_command(const struct run_opts *o)
 {
 	cordon_evaluator *ev = NULL;
@@ -458,14 +434,14 @@ int run_command(const struct run_opts *o)
 		goto out;
 	}
 	{
-		struct cordon_request req = exec_request(o);
+		struct cordon_request req = run_exec_request(o);
 		cordon_decision *d = dec = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 		/* An ask may come from $TMPDIR, unknown until the private temp
 		 * dir exists: decided again below.  A deny never gets better. */
 		recheck = e == CORDON_ASK && !o->approved;
 		if (e == CORDON_DENY) {
-			refuse(o, d, e, err);
+			run_refuse(o, d, e, err);
 			outcome = "denied";
 			status = RUN_DENIED;
 			goto out;
@@ -514,7 +490,7 @@ int run_command(const struct run_opts *o)
 		goto out;
 	}
 	if (recheck) {
-		struct cordon_request req = exec_request(o);
+		struct cordon_request req = run_exec_request(o);
 		cordon_decision *d = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 		if (d) {
@@ -522,7 +498,7 @@ int run_command(const struct run_opts *o)
 			dec = d;
 		}
 		if (e != CORDON_ALLOW) {
-			refuse(o, d, e, err);
+			run_refuse(o, d, e, err);
 			outcome = e == CORDON_DENY ? "denied" : "needs-approval";
 			status = RUN_DENIED;
 			goto out;
