@@ -247,11 +247,11 @@ out:
  * array of strings without NUL bytes. */
 static const char **stream_argv(json_t *argv)
 {
-	size_t i, n = json_is_array(argv) ? json_array_size(argv) : 0;
+	size_t i;
 	json_t *w;
 	if (!json_is_array(argv))
 		return NULL;
-	const char **words = calloc(n + 1, sizeof(*words));
+	const char **words = calloc(json_array_size(argv) + 1, sizeof(*words));
 	if (!words)
 		abort();
 	json_array_foreach(argv, i, w) {
