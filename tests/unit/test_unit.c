@@ -185,6 +185,8 @@ static void test_argv_requests(void)
 	} shells[] = {
 		{ "git push \"--force\"", "deny@4 shell" },
 		{ "git push '-f' origin", "deny@4 shell" },
+		{ "g\"\"it pu\\sh $'--force'", "deny@4 shell" },
+		{ "git push -\\f", "deny@4 shell" },
 		{ "env A=1 sh -c 'git push --force x'", "deny@4 shell" },
 		{ "git rebase \"--exec=rm -rf /\" HEAD~3", "deny@5 shell" },
 		/* the string as written is judged too, and it does not match */
