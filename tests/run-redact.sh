@@ -86,6 +86,15 @@ case $rec in
 	ok 0 "  ... one record: the decision, outcome exit:3, arguments redacted" ;;
 *) ok 1 "  ... one record: the decision, outcome exit:3, arguments redacted"; echo "$rec" | diag ;;
 esac
+# A secret that spans blanks inside one word of the argv: the record's
+# line writes those blanks as $'\x20', and the secret is redacted there too.
+"$CORDON" run --preset danger-full-access --audit "$tmpdir/argv.log" \
+	-- printf '%s' 'Authorization: Bearer abcdefgh12345678' > /dev/null 2>&1
+case $(cat "$tmpdir/argv.log") in
+*abcdefgh12345678*) ok 1 "run --audit: a bearer token inside one argv word is redacted in the target"; diag < "$tmpdir/argv.log" ;;
+*'"target":"printf %s Authorization:$'"'"'\\x20Bearer\\x20[REDACTED:bearer-token]'"'"'"'*) ok 0 "run --audit: a bearer token inside one argv word is redacted in the target" ;;
+*) ok 1 "run --audit: a bearer token inside one argv word is redacted in the target"; diag < "$tmpdir/argv.log" ;;
+esac
 "$CORDON" run --preset read-only --audit "$tmpdir/run.log" -- git push --force origin main \
 	> /dev/null 2>&1
 is "$?" 126 "a denied command is not run"
