@@ -104,15 +104,28 @@ static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts 
 	*first = optind;
 	if (o->stdin_mode && optind != argc)
 		return cli_usage_error(verb, "--stdin takes no OP TARGET operands");
-	if (!o->stdin_mode && argc - optind != 2)
-		return cli_usage_error(verb, "expected OP TARGET (e.g. 'write ./out.txt')");
+	/* exec --argv [--] WORD...: the request is the words, not a string. */
+	if (!o->stdin_mode && argc - optind >= 2 && strcmp(argv[optind + 1], "--argv") == 0) {
+		if (strcmp(argv[optind], "exec") != 0)
+			return cli_usage_error(verb, "--argv belongs to exec requests, not '%s'",
+					       argv[optind]);
+		int words = optind + 2 < argc && strcmp(argv[optind + 2], "--") == 0 ? optind + 3
+										   : optind + 2;
+		if (words >= argc)
+			return cli_usage_error(verb, "exec --argv expects the command's words "
+						     "(e.g. 'exec --argv -- git push -f')");
+	} else if (!o->stdin_mode && argc - optind != 2) {
+		return cli_usage_error(verb, "expected OP TARGET (e.g. 'write ./out.txt') or "
+					     "exec --argv -- WORD...");
+	}
 	cli_context_defaults(o->ctx);
 	if (!o->actor)
 		o->actor = getenv("USER");
 	return EXIT_OK;
 }
 
-static int request_from_args(const char *verb, char **operands, const char *escalate,
+/* OP TARGET, or exec --argv [--] WORD... (parse_opts checked the shape). */
+static int request_from_args(const char *verb, char **operands, int count, const char *escalate,
 			     struct cordon_request *req)
 {
 	int op = cordon_op_from_name(operands[0]);
@@ -121,7 +134,13 @@ static int request_from_args(const char *verb, char **operands, const char *esca
 				       operands[0]);
 	memset(req, 0, sizeof(*req));
 	req->op = (enum cordon_op)op;
-	req->target = operands[1];
+	if (strcmp(operands[1], "--argv") == 0) {
+		int words = count > 2 && strcmp(operands[2], "--") == 0 ? 3 : 2;
+		req->argv = (const char *const *)operands + words;
+		req->argc = (size_t)(count - words);
+	} else {
+		req->target = operands[1];
+	}
 	req->escalate = escalate != NULL;
 	req->justification = escalate;
 	return EXIT_OK;
@@ -134,6 +153,8 @@ static void print_text(const cordon_decision *d)
 	if (cordon_decision_rule(d))
 		printf("  rule: %s\n", cordon_decision_rule(d));
 	printf("  preset: %s (sandbox: %s)\n", cordon_decision_preset(d), cordon_decision_sandbox(d));
+	if (cordon_decision_analysed(d))
+		printf("  analysed: %s\n", cordon_decision_analysed(d));
 	for (size_t i = 0; i < cordon_decision_operation_count(d); i++) {
 		enum cordon_op op;
 		enum cordon_effect e;
@@ -222,6 +243,27 @@ out:
 	return ev;
 }
 
+/* The words of an "argv" member, borrowed from it; NULL unless it is an
+ * array of strings without NUL bytes. */
+static const char **stream_argv(json_t *argv)
+{
+	size_t i;
+	json_t *w;
+	if (!json_is_array(argv))
+		return NULL;
+	const char **words = calloc(json_array_size(argv) + 1, sizeof(*words));
+	if (!words)
+		abort();
+	json_array_foreach(argv, i, w) {
+		if (!json_is_string(w) || strlen(json_string_value(w)) != json_string_length(w)) {
+			free(words);
+			return NULL;
+		}
+		words[i] = json_string_value(w);
+	}
+	return words;
+}
+
 static void stream_line(struct stream *st, const char *line, size_t len, size_t lineno)
 {
 	json_error_t jerr;
@@ -248,9 +290,15 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 	just = json_object_get(req, "justification");
 	json_t *canonical = json_object_get(req, "canonical");
 	json_t *actor = json_object_get(req, "actor");
+	json_t *argv = json_object_get(req, "argv");
+	const char **words = NULL;
 	if (!json_is_string(op) || (opn = cordon_op_from_name(json_string_value(op))) < 0) {
 		print_error(lineno, "\"op\" must be one of read, write, exec, net, tool");
-	} else if (!json_is_string(target)) {
+	} else if (argv && (target || opn != CORDON_EXEC)) {
+		print_error(lineno, "\"argv\" belongs to exec requests, in place of \"target\"");
+	} else if (argv && !(words = stream_argv(argv))) {
+		print_error(lineno, "\"argv\" must be an array of strings without NUL bytes");
+	} else if (!argv && !json_is_string(target)) {
 		print_error(lineno, "\"target\" must be a string");
 	} else if ((preset && !json_is_string(preset)) || (context && !json_is_object(context)) ||
 		   (escalate && !json_is_boolean(escalate)) || (just && !json_is_string(just)) ||
@@ -264,10 +312,15 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 		print_error(lineno, err);
 	} else {
 		r.op = (enum cordon_op)opn;
-		r.target = json_string_value(target);
-		r.target_len = json_string_length(target);
-		if (r.target_len == 0)
-			r.target = "";
+		if (words) {
+			r.argv = words;
+			r.argc = json_array_size(argv);
+		} else {
+			r.target = json_string_value(target);
+			r.target_len = json_string_length(target);
+			if (r.target_len == 0)
+				r.target = "";
+		}
 		r.escalate = escalate && json_is_true(escalate);
 		r.justification = just ? json_string_value(just) : NULL;
 		r.canonical = canonical && json_is_true(canonical);
@@ -281,6 +334,7 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 			cordon_decision_free(d);
 		}
 	}
+	free(words);
 	free(err);
 	json_decref(req);
 }
@@ -365,7 +419,8 @@ static int run(const char *verb, int argc, char **argv)
 		status = cli_usage_error(verb, "the policy names no default preset; give --preset");
 		goto out;
 	}
-	if ((status = request_from_args(verb, argv + first, o.escalate, &req)) != EXIT_OK)
+	if ((status = request_from_args(verb, argv + first, argc - first, o.escalate, &req)) !=
+	    EXIT_OK)
 		goto out;
 	if (!(ev = cordon_evaluator_new(policy, o.preset, o.ctx, &err))) {
 		status = cli_usage_error(NULL, "%s", err);

@@ -160,6 +160,7 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 	case AST_TEST_EXPECT:
 		ast_dump(out, n->u.expect.effect, depth + 1);
 		ast_dump(out, n->u.expect.op, depth + 1);
+		ast_dump(out, n->u.expect.form, depth + 1);
 		ast_dump(out, n->u.expect.target, depth + 1);
 		break;
 	default:

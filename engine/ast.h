@@ -75,7 +75,9 @@ struct ast {
 			struct ast_seq body;
 		} block;                    /* PRESET, TEST */
 		struct {
-			struct ast *effect, *op, *target; /* IDENT, IDENT, PATTERN */
+			/* IDENT, IDENT, IDENT "argv" or NULL, and PATTERN (a LIST
+			 * after argv) */
+			struct ast *effect, *op, *form, *target;
 		} expect;
 		struct {
 			struct ast *mode, *op;   /* IDENT, IDENT */

@@ -12,6 +12,7 @@
 
 #include "policy.h"
 #include "redact.h"
+#include "shell.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,6 +112,73 @@ static json_t *redacted(const cordon_audit *log, const char *s)
 	return j;
 }
 
+/* The words of text when it is a command line shell_quote_word wrote
+ * (the line of an argv request), else NULL; *n is their count. */
+static const char **quoted_line_words(const struct shell_script *sc, const char *text,
+				      size_t *n)
+{
+	const struct shell_cmd *c = sc ? shell_cmd_get(sc, 0) : NULL;
+	if (!c || c->start != 0 || c->end != strlen(text) || c->nassigns || c->nredirs ||
+	    !c->nwords)
+		return NULL;
+	const char **words = xcalloc(c->nwords, sizeof(*words));
+	struct strbuf line;
+	sb_init(&line);
+	for (size_t i = 0; i < c->nwords && words; i++) {
+		if (!(words[i] = shell_word_static(c->words[i]))) {
+			free(words);
+			words = NULL;
+			break;
+		}
+		if (i)
+			sb_addc(&line, ' ');
+		shell_quote_word(&line, words[i], i == 0);
+	}
+	if (words && strcmp(line.buf, text) != 0) {
+		free(words);
+		words = NULL;
+	}
+	sb_free(&line);
+	*n = c->nwords;
+	return words;
+}
+
+/* An argv's line writes a word that needs quoting in $'...' (a blank as
+ * \x20), where a pattern that spans blanks or quotes (authorization:
+ * bearer ..., password="...") would not see it: such a word is redacted on
+ * its own and quoted again, then the line as a whole is redacted, as any
+ * other target is. */
+static json_t *redacted_target(const cordon_audit *log, const char *s)
+{
+	size_t n = 0;
+	struct shell_script *sc = s ? shell_parse(s, strlen(s), NULL) : NULL;
+	const char **words = quoted_line_words(sc, s, &n);
+	if (!words) {
+		shell_free(sc);
+		return redacted(log, s);
+	}
+	struct strbuf line;
+	sb_init(&line);
+	for (size_t i = 0; i < n; i++) {
+		size_t at = line.len + (i > 0);
+		if (i)
+			sb_addc(&line, ' ');
+		shell_quote_word(&line, words[i], i == 0);
+		if (strcmp(line.buf + at, words[i]) == 0)
+			continue; /* written as it is */
+		char *r = redact_str(log->redactor, words[i]);
+		line.len = at;
+		line.buf[at] = '\0';
+		shell_quote_word(&line, r, i == 0);
+		free(r);
+	}
+	json_t *j = redacted(log, line.buf);
+	sb_free(&line);
+	free(words);
+	shell_free(sc);
+	return j;
+}
+
 static void format_time(long long ms, char *buf, size_t size)
 {
 	struct tm tm;
@@ -137,7 +205,7 @@ char *cordon_audit_format(cordon_audit *log, const struct cordon_audit_record *r
 	json_object_set_new(o, "actor", text(actor));
 	json_object_set_new(o, "preset", text(rec->preset));
 	json_object_set_new(o, "op", text(rec->op));
-	json_object_set_new(o, "target", redacted(log, rec->target));
+	json_object_set_new(o, "target", redacted_target(log, rec->target));
 	json_object_set_new(o, "decision", text(rec->decision));
 	json_object_set_new(o, "rule", text(rec->rule));
 	json_object_set_new(o, "reason", redacted(log, rec->reason));

@@ -1434,6 +1434,44 @@ static void check_test(struct checker *c, const struct ast *node)
 						     "unknown operation '%s'", op->u.tok.text);
 				hint_closest(d, op->u.tok.text, ir_op_names, IR_OP_COUNT);
 			}
+			if (it->u.expect.form) {
+				const struct ast *form = it->u.expect.form;
+				struct ir_expect x = { e, o, NULL, NULL, 0, it->loc };
+				bool good = e >= 0 && o >= 0;
+				if (strcmp(form->u.tok.text, "argv") != 0) {
+					ERR(c, &form->loc, "syntax",
+					    "unknown form '%s' of an expectation: expect EFFECT exec "
+					    "argv [\"WORD\", ...];", form->u.tok.text);
+					continue;
+				}
+				if (o >= 0 && o != IR_EXEC) {
+					ERR(c, &form->loc, "syntax",
+					    "only an exec expectation takes an argv, not %s",
+					    ir_op_names[o]);
+					continue;
+				}
+				if (target->kind != AST_LIST || !target->u.seq.n) {
+					ERR(c, &target->loc, "syntax",
+					    "an argv expectation's target is a list of words, at least "
+					    "one");
+					continue;
+				}
+				x.argv = xcalloc(target->u.seq.n, sizeof(*x.argv));
+				for (const struct ast *w = target->u.seq.head; w; w = w->next) {
+					char *word = decode_string(c, w, true);
+					good = good && word;
+					if (word)
+						x.argv[x.argc++] = word;
+				}
+				if (!good) {
+					for (size_t k = 0; k < x.argc; k++)
+						free(x.argv[k]);
+					free(x.argv);
+					continue;
+				}
+				VEC_PUSH(t.expects, t.nexpects, t.expects_cap, x);
+				continue;
+			}
 			if (target->u.seq.n != 1 || target->u.seq.head->kind != AST_STRING) {
 				ERR(c, &target->loc, "syntax", "an expectation's target is one string");
 				continue;
@@ -1443,7 +1481,7 @@ static void check_test(struct checker *c, const struct ast *node)
 				free(text);
 				continue;
 			}
-			struct ir_expect x = { e, o, text, it->loc };
+			struct ir_expect x = { e, o, text, NULL, 0, it->loc };
 			VEC_PUSH(t.expects, t.nexpects, t.expects_cap, x);
 		}
 	}

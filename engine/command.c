@@ -730,7 +730,12 @@ static void add_exec(struct cmd_ops *out, const char *text, const struct shell_c
 		o->dyn[i] = !v;
 		if (i)
 			sb_addc(&sb, ' ');
-		sb_adds(&sb, o->words[i]);
+		/* The line exec rules match: a static word quoted so that a
+		 * space in it cannot pass for a word boundary. */
+		if (v)
+			shell_quote_word(&sb, v, i == 0);
+		else
+			sb_adds(&sb, o->words[i]);
 	}
 	o->target = sb_steal(&sb);
 	o->shown = xstrndup(text + c->start, c->end - c->start);

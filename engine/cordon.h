@@ -75,7 +75,8 @@ enum cordon_effect { CORDON_ALLOW, CORDON_ASK, CORDON_DENY };
 
 struct cordon_request {
 	enum cordon_op op;
-	const char *target;   /* path, shell command, host[:port] or tool name */
+	const char *target;   /* path, shell command, host[:port] or tool name; NULL for
+			       * an exec request given as argv */
 	size_t target_len;    /* 0: strlen(target); a NUL inside target is refused */
 	bool escalate;        /* exec only: run outside the sandbox */
 	const char *justification; /* required, nonempty, with escalate */
@@ -86,6 +87,17 @@ struct cordon_request {
 			       * has one, where the files a glob read deny matches are
 			       * masked when the call starts: a read that may reach one
 			       * does not escalate */
+	/* exec only, instead of target (which is then NULL): the command as
+	 * the argv it will be run with, argv[0..argc) exactly as execve gets
+	 * them.  It is analysed as those words, never as a shell string:
+	 * wrappers (env, sudo, timeout, xargs, ...) are looked through and a
+	 * `sh -c STRING` inside is analysed as shell.  Exec rules match the
+	 * words themselves, and their regex the words joined by one space,
+	 * each quoted as a shell word in which no whitespace appears (see
+	 * docs/language.md).  A shell string and an argv are never converted
+	 * into each other. */
+	const char *const *argv;
+	size_t argc;
 };
 
 /* One preset of a policy with a context applied: the rules compiled and
@@ -116,6 +128,9 @@ const char *cordon_decision_reason(const cordon_decision *d);
 /* "file:line:col" of the deciding rule, or NULL when no rule matched. */
 const char *cordon_decision_rule(const cordon_decision *d);
 const char *cordon_decision_preset(const cordon_decision *d);
+/* For an exec request, what was analysed: "shell" (the target as a shell
+ * string) or "argv" (the request's words); NULL for other operations. */
+const char *cordon_decision_analysed(const cordon_decision *d);
 /* "bwrap", "seatbelt" or "none": what the call would run under. */
 const char *cordon_decision_sandbox(const cordon_decision *d);
 size_t cordon_decision_operation_count(const cordon_decision *d);

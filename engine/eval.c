@@ -428,9 +428,21 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	enum ir_op op = (enum ir_op)req->op;
 	char *canonical = NULL, *why = NULL;
 
-	if ((unsigned)req->op >= IR_OP_COUNT || !req->target) {
+	if ((unsigned)req->op >= IR_OP_COUNT || (!req->target && !req->argv)) {
 		*err = xstrdup("malformed request: unknown operation or no target");
 		return NULL;
+	}
+	if (req->argv && (op != IR_EXEC || req->target)) {
+		*err = xstrdup(op != IR_EXEC ? "malformed request: only an exec request has an argv"
+					     : "malformed request: an exec request has either a target "
+					       "(a shell string) or an argv, not both");
+		return NULL;
+	}
+	for (size_t i = 0; req->argv && i < req->argc; i++) {
+		if (!req->argv[i]) {
+			*err = xasprintf("malformed request: argv[%zu] is NULL", i);
+			return NULL;
+		}
 	}
 	if (req->escalate && op != IR_EXEC) {
 		*err = xasprintf("only an exec request can ask to run outside the sandbox, not %s",
@@ -441,13 +453,29 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		*err = xstrdup("an escalation to run outside the sandbox needs a nonempty justification");
 		return NULL;
 	}
-	len = req->target_len ? req->target_len : strlen(req->target);
+	len = req->argv ? 0 : req->target_len ? req->target_len : strlen(req->target);
 	d = xcalloc(1, sizeof(*d));
 	d->preset = ev->preset->name;
 	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : sandbox_kind;
+	if (op == IR_EXEC)
+		d->analysed = req->argv ? "argv" : "shell";
+	/* Whether the command will run where glob read denies are masked. */
+	d->sandboxed = req->sandboxed && ev->preset->sandbox == IR_SANDBOX_REQUIRED;
 	if (trace)
 		sb_addf(trace, "preset \"%s\" (approval %s, sandbox %s)\n", ev->preset->name,
 			ev->preset->approval == IR_APPROVAL_NEVER ? "never" : "ask", d->sandbox);
+
+	if (req->argv) {
+		if (!req->argc) {
+			ev_add_op(d, op, "", IR_DENY, xstrdup("the argv is empty"), NULL);
+		} else {
+			md = pcre2_match_data_create(1, NULL);
+			ev_decide_argv(ev, d, req->argv, req->argc, md, trace);
+			pcre2_match_data_free(md);
+		}
+		summarize(d);
+		goto decided;
+	}
 
 	if ((op == IR_READ || op == IR_WRITE) && req->canonical) {
 		/* The host resolved the path: take it as it is, if it is spelled
@@ -497,7 +525,6 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	ev_decide_op(ev, d, &t, md, trace);
 	/* A shell command: the operations it will perform are decided too,
 	 * each in its own record; the worst of all is the decision. */
-	d->sandboxed = req->sandboxed && ev->preset->sandbox == IR_SANDBOX_REQUIRED;
 	if (op == IR_EXEC)
 		ev_decide_command(ev, d, canonical, len, md, trace);
 	pcre2_match_data_free(md);
@@ -505,6 +532,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	free(canonical);
 	summarize(d);
 
+decided:
 	if (req->escalate && ev->preset->sandbox != IR_SANDBOX_NONE && d->effect != IR_DENY) {
 		char *reason;
 		if (ev->preset->approval == IR_APPROVAL_NEVER) {
@@ -589,6 +617,11 @@ const char *cordon_decision_preset(const cordon_decision *d)
 	return d->preset;
 }
 
+const char *cordon_decision_analysed(const cordon_decision *d)
+{
+	return d->analysed;
+}
+
 const char *cordon_decision_sandbox(const cordon_decision *d)
 {
 	return d->sandbox;
@@ -657,6 +690,8 @@ char *cordon_decision_json(const cordon_decision *d)
 	}
 	json_object_set_new(o, "operations", ops);
 	json_object_set_new(o, "sandbox", json_string(d->sandbox));
+	if (d->analysed)
+		json_object_set_new(o, "analysed", json_string(d->analysed));
 	if (d->unsandboxed)
 		json_object_set_new(o, "unsandboxed", json_true());
 	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -40,6 +40,7 @@ struct cordon_decision {
 	char *rule;
 	const char *preset;
 	const char *sandbox;
+	const char *analysed; /* exec: "shell" or "argv" */
 	bool unsandboxed;
 	bool sandboxed; /* the request's: runs under `cordon run` */
 	struct dec_op *ops;
@@ -72,5 +73,9 @@ int ev_rule_beats(const struct ev_rule *a, const struct ev_rule *b);
 /* Decide the operations of a shell command (exec requests). */
 void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const char *text,
 		       size_t len, pcre2_match_data *md, struct strbuf *trace);
+/* Decide an exec request given as argv: the command itself, as its words,
+ * then every operation it performs. */
+void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *const *argv,
+		    size_t argc, pcre2_match_data *md, struct strbuf *trace);
 
 #endif

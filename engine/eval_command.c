@@ -363,25 +363,13 @@ static void trace_parse(struct strbuf *trace, const struct shell_script *sc, con
 	}
 }
 
-void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const char *text,
-		       size_t len, pcre2_match_data *md, struct strbuf *trace)
+/* Decide every operation of a split command line; text is what the
+ * script's offsets point into, and the request's own exec (already
+ * decided) is the command spelled exactly as text. */
+static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
+			  const struct shell_script *sc, const char *text, size_t len,
+			  pcre2_match_data *md, struct strbuf *trace)
 {
-	struct shell_error err;
-	struct shell_script *sc = shell_parse(text, len, &err);
-	if (!sc) {
-		char *shown = xstrndup(text, len);
-		if (trace)
-			sb_addf(trace, "parse: error at byte %zu: %s\n  -> at least ask\n", err.offset,
-				err.message);
-		ev_add_op(d, IR_EXEC, shown, under_approval(ev, IR_ASK),
-			  xasprintf("the command cannot be parsed (%s, at byte %zu), so what it "
-				    "would do is unknown; it needs approval",
-				    err.message, err.offset),
-			  NULL);
-		d->ops[d->nops - 1].detail = xstrdup("unparsed");
-		free(shown);
-		return;
-	}
 	struct cmd_env env = { .cwd = ev->ctx.value[CTX_CWD], .home = ev->ctx.value[CTX_HOME],
 			       .ir = &ev->policy->ir, .programs = &ev->programs,
 			       .vars = ev->vars, .nvars = ev->nvars };
@@ -412,5 +400,59 @@ void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const cha
 	}
 	canon_memo_free(&memo);
 	cmd_ops_free(&ops);
+}
+
+void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const char *text,
+		       size_t len, pcre2_match_data *md, struct strbuf *trace)
+{
+	struct shell_error err;
+	struct shell_script *sc = shell_parse(text, len, &err);
+	if (!sc) {
+		char *shown = xstrndup(text, len);
+		if (trace)
+			sb_addf(trace, "parse: error at byte %zu: %s\n  -> at least ask\n", err.offset,
+				err.message);
+		ev_add_op(d, IR_EXEC, shown, under_approval(ev, IR_ASK),
+			  xasprintf("the command cannot be parsed (%s, at byte %zu), so what it "
+				    "would do is unknown; it needs approval",
+				    err.message, err.offset),
+			  NULL);
+		d->ops[d->nops - 1].detail = xstrdup("unparsed");
+		free(shown);
+		return;
+	}
+	decide_script(ev, d, sc, text, len, md, trace);
 	shell_free(sc);
+}
+
+void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *const *argv,
+		    size_t argc, pcre2_match_data *md, struct strbuf *trace)
+{
+	struct shell_error err;
+	struct strbuf text;
+	sb_init(&text);
+	struct shell_script *sc = shell_argv(argv, argc, &text, &err);
+	if (!sc) {
+		if (trace)
+			sb_addf(trace, "argv: %s\n  -> deny\n", err.message);
+		ev_add_op(d, IR_EXEC, argc ? argv[0] : "", IR_DENY,
+			  xasprintf("the argv cannot be analysed: %s", err.message), NULL);
+		sb_free(&text);
+		return;
+	}
+	if (trace)
+		sb_addf(trace, "argv: %zu word%s, as the line exec rules match: %s\n", argc,
+			argc == 1 ? "" : "s", text.buf);
+	/* The command itself: its words exactly, its line for the regexes. */
+	struct target t = { .op = IR_EXEC, .text = text.buf, .len = text.len, .port = -1 };
+	t.words = (char **)argv;
+	t.nwords = argc;
+	t.word_len = xcalloc(argc, sizeof(*t.word_len));
+	for (size_t i = 0; i < argc; i++)
+		t.word_len[i] = strlen(argv[i]);
+	ev_decide_op(ev, d, &t, md, trace);
+	free(t.word_len);
+	decide_script(ev, d, sc, text.buf, text.len, md, trace);
+	shell_free(sc);
+	sb_free(&text);
 }

@@ -452,14 +452,10 @@ static void put_item(struct fmt *f, const struct ast *s, const struct align *al)
 		put_tok(f, reason->loc, 1);
 }
 
-/* let NAME = "value";  let NAME = [...];  a list that does not fit on the
- * line, or holds comments, has one element a line and a trailing comma. */
-static void put_let(struct fmt *f, const struct ast *s)
+/* A string, or a list [...]: one that does not fit on the line, or holds
+ * comments, has one element a line and a trailing comma. */
+static void put_value(struct fmt *f, const struct ast *v)
 {
-	const struct ast *v = s->u.bind.value;
-	put_text(f, "let", 0);
-	put_tok(f, s->u.bind.name->loc, 1);
-	put_text(f, "=", 1);
 	if (v->kind != AST_LIST) {
 		put_tok(f, v->loc, 1);
 		return;
@@ -495,6 +491,15 @@ static void put_let(struct fmt *f, const struct ast *s)
 	f->last = v->loc.end;
 }
 
+/* let NAME = "value";  let NAME = [...]; */
+static void put_let(struct fmt *f, const struct ast *s)
+{
+	put_text(f, "let", 0);
+	put_tok(f, s->u.bind.name->loc, 1);
+	put_text(f, "=", 1);
+	put_value(f, s->u.bind.value);
+}
+
 /* expect EFFECT OP pattern;  the words in columns across the test. */
 static void put_expect(struct fmt *f, const struct ast *s, const struct align *al)
 {
@@ -503,6 +508,12 @@ static void put_expect(struct fmt *f, const struct ast *s, const struct align *a
 	put_text(f, "expect", 0);
 	put_tok(f, effect->loc, 1);
 	put_tok(f, op->loc, al->expect_effect > ew ? al->expect_effect - ew + 1 : 1);
+	if (s->u.expect.form) {
+		/* expect EFFECT exec argv [...] */
+		put_tok(f, s->u.expect.form->loc, al->expect_op > ow ? al->expect_op - ow + 1 : 1);
+		put_value(f, s->u.expect.target);
+		return;
+	}
 	put_elem(f, s->u.expect.target, al->expect_op > ow ? al->expect_op - ow + 1 : 1);
 }
 

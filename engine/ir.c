@@ -89,8 +89,12 @@ void ir_policy_free(struct ir_policy *ir)
 		for (size_t j = 0; j < t->ncontext; j++)
 			free(t->context[j].value);
 		free(t->context);
-		for (size_t j = 0; j < t->nexpects; j++)
+		for (size_t j = 0; j < t->nexpects; j++) {
 			free(t->expects[j].target);
+			for (size_t k = 0; k < t->expects[j].argc; k++)
+				free(t->expects[j].argv[k]);
+			free(t->expects[j].argv);
+		}
 		free(t->expects);
 	}
 	free(ir->tests);

@@ -137,7 +137,9 @@ struct ir_binding {
 struct ir_expect {
 	enum ir_effect effect;
 	enum ir_op op;
-	char *target;
+	char *target; /* NULL for an exec given as argv */
+	char **argv;  /* expect EFFECT exec argv [...]: the words */
+	size_t argc;
 	struct loc origin;
 };
 

@@ -12,8 +12,20 @@
 static void tap_line(FILE *out, size_t n, bool pass, const struct ir_test *t,
 		     const struct ir_expect *x, const char *target)
 {
-	fprintf(out, "%s %zu - %s: expect %s %s %s\n", pass ? "ok" : "not ok", n, t->name,
-		ir_effect_names[x->effect], ir_op_names[x->op], target);
+	fprintf(out, "%s %zu - %s: expect %s %s ", pass ? "ok" : "not ok", n, t->name,
+		ir_effect_names[x->effect], ir_op_names[x->op]);
+	/* One TAP line, whatever the target holds: control bytes as escapes. */
+	for (const unsigned char *p = (const unsigned char *)target; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('\n', out);
 }
 
 /* The request's deciding rule and those of each operation it performs (a
@@ -56,13 +68,32 @@ size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
 		for (size_t j = 0; j < t->nexpects; j++) {
 			const struct ir_expect *x = &t->expects[j];
 			int missing = -1;
-			char *target = ir_text_subst(x->target, &ctx->vars, true, &missing);
+			char *target = NULL, **words = NULL;
+			bool ready;
 			struct strbuf shown;
 			sb_init(&shown);
-			ir_text_print(&shown, x->target);
+			if (x->argv) {
+				/* The words, each with the context applied. */
+				words = xcalloc(x->argc, sizeof(*words));
+				sb_adds(&shown, "argv [");
+				for (size_t k = 0; k < x->argc; k++) {
+					words[k] = ir_text_subst(x->argv[k], &ctx->vars, true, &missing);
+					sb_adds(&shown, k ? ", \"" : "\"");
+					ir_text_print(&shown, x->argv[k]);
+					sb_addc(&shown, '"');
+				}
+				sb_addc(&shown, ']');
+				ready = true;
+				for (size_t k = 0; k < x->argc; k++)
+					ready = ready && words[k];
+			} else {
+				target = ir_text_subst(x->target, &ctx->vars, true, &missing);
+				ir_text_print(&shown, x->target);
+				ready = target != NULL;
+			}
 			srcmgr_format_loc(&policy->sm, x->origin, where, sizeof(where));
 			n++;
-			if (!ev || !target) {
+			if (!ev || !ready) {
 				tap_line(out, n, false, t, x, shown.buf);
 				if (!ev)
 					fprintf(out, "# %s: %s\n", where, err ? err : "the test names no preset");
@@ -71,7 +102,9 @@ size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
 						where, ir_ctx_var_names[missing]);
 				failed++;
 			} else {
-				struct cordon_request req = { .op = (enum cordon_op)x->op, .target = target };
+				struct cordon_request req = { .op = (enum cordon_op)x->op, .target = target,
+							      .argv = (const char *const *)words,
+							      .argc = words ? x->argc : 0 };
 				char *rerr = NULL;
 				cordon_decision *d = cordon_evaluate(ev, &req, &rerr);
 				bool pass = d && cordon_decision_effect(d) == (enum cordon_effect)x->effect;
@@ -94,6 +127,9 @@ size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
 			}
 			sb_free(&shown);
 			free(target);
+			for (size_t k = 0; words && k < x->argc; k++)
+				free(words[k]);
+			free(words);
 		}
 		free(err);
 		cordon_evaluator_free(ev);

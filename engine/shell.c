@@ -74,6 +74,114 @@ struct shell_script *shell_parse(const char *text, size_t len, struct shell_erro
 	return sc;
 }
 
+/* A byte that needs no quoting anywhere in a word.  In the program's word
+ * "=" is quoted too: NAME=value there would read as an assignment. */
+static bool plain_byte(unsigned char c, bool program)
+{
+	if (c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		return true;
+	return c && strchr(program ? "_-./,:+@%^" : "_-./,:=+@%^", c);
+}
+
+static bool reserved_word(const char *w)
+{
+	static const char *const words[] = { "case", "coproc", "do",	 "done",  "elif",
+					     "else", "esac",   "fi",	 "for",	  "function",
+					     "if",   "in",     "select", "then",  "time",
+					     "until", "while" };
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(w, words[i]) == 0)
+			return true;
+	return false;
+}
+
+void shell_quote_word(struct strbuf *sb, const char *w, bool program)
+{
+	size_t i = 0;
+	if (!*w) {
+		sb_adds(sb, "''");
+		return;
+	}
+	if (!program || !reserved_word(w))
+		while (w[i] && (plain_byte((unsigned char)w[i], program) ||
+				/* ~ expands only at the start and after = or : */
+				(w[i] == '~' && i && w[i - 1] != '=' && w[i - 1] != ':')))
+			i++;
+	if (i == 0 && (strcmp(w, "[") == 0 || strcmp(w, "]") == 0))
+		i = 1; /* test's brackets alone are no pattern */
+	sb_add(sb, w, i);
+	if (!w[i])
+		return;
+	sb_adds(sb, "$'");
+	for (; w[i]; i++) {
+		unsigned char c = (unsigned char)w[i];
+		if (c == '\\' || c == '\'')
+			sb_addf(sb, "\\%c", c);
+		else if (c == '\n')
+			sb_adds(sb, "\\n");
+		else if (c == '\t')
+			sb_adds(sb, "\\t");
+		else if (c <= ' ' || c == 0x7f)
+			sb_addf(sb, "\\x%02x", c);
+		else
+			sb_addc(sb, (char)c);
+	}
+	sb_addc(sb, '\'');
+}
+
+struct shell_script *shell_argv(const char *const *argv, size_t argc, struct strbuf *text,
+				struct shell_error *err)
+{
+	struct shell_error local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof(*err));
+	if (!argc) {
+		set_error(err, 0, "no words");
+		return NULL;
+	}
+	struct shell_script *sc = xcalloc(1, sizeof(*sc));
+	arena_init(&sc->arena);
+	struct shell_node *n = arena_alloc(&sc->arena, sizeof(*n));
+	struct shell_word **words = arena_alloc(&sc->arena, argc * sizeof(*words));
+	memset(n, 0, sizeof(*n));
+	size_t base = text->len;
+	for (size_t i = 0; i < argc; i++) {
+		struct shell_part *part = arena_alloc(&sc->arena, sizeof(*part));
+		struct shell_word *w = arena_alloc(&sc->arena, sizeof(*w));
+		if (i)
+			sb_addc(text, ' ');
+		size_t start = text->len - base;
+		shell_quote_word(text, argv[i], i == 0);
+		if (text->len - base > SHELL_MAX_INPUT) {
+			set_error(err, SHELL_MAX_INPUT, "input larger than 1 MiB");
+			shell_free(sc);
+			return NULL;
+		}
+		memset(part, 0, sizeof(*part));
+		memset(w, 0, sizeof(*w));
+		/* Quoted: nothing in an argv word is a glob, a tilde or an
+		 * expansion. */
+		part->kind = SHELL_PART_LIT;
+		part->quoted = true;
+		part->text = arena_strdup(&sc->arena, argv[i]);
+		part->start = start;
+		part->end = text->len - base;
+		w->parts = part;
+		w->nparts = 1;
+		w->lit = part->text;
+		w->start = part->start;
+		w->end = part->end;
+		words[i] = w;
+	}
+	n->kind = SN_SIMPLE;
+	n->end = text->len - base;
+	n->u.simple.words = words;
+	n->u.simple.nwords = argc;
+	shell_split(&sc->arena, n, &sc->cmds);
+	return sc;
+}
+
 void shell_free(struct shell_script *script)
 {
 	if (!script)

@@ -221,6 +221,26 @@ struct shell_script;
  * error, described in *err; err may be NULL. */
 struct shell_script *shell_parse(const char *text, size_t len, struct shell_error *err);
 void shell_free(struct shell_script *script);
+/* An argv, one simple command whose words are exactly argv[0..argc) (no
+ * expansion, no globbing, no assignment, no redirection), split as a parsed
+ * script is: wrappers unwrapped, `sh -c STRING` and the other strings the
+ * programs parse again analysed as shell.  The command line the argv
+ * renders to (shell_quote_word, words joined by one space) is appended to
+ * text, and every offset of the script counts from where text ended before
+ * the call.  NULL for no words or a line past SHELL_MAX_INPUT, in *err. */
+struct shell_script *shell_argv(const char *const *argv, size_t argc, struct strbuf *text,
+				struct shell_error *err);
+
+/* Append w as one shell word that bash reads back as exactly w, and in
+ * which no whitespace appears: the bytes up to the first one that needs
+ * quoting as they are (letters, digits, _-./,:=+@%^, bytes >= 0x80, a ~
+ * that is not at the start or after = or :, and the words [ and ]),
+ * the rest in $'...' with whitespace and control bytes escaped (\n, \t,
+ * \x20).  A word that is only such bytes is written as it is, so a
+ * pattern over the line sees a flag like --force exactly, and a space
+ * only ever separates words.  program: the first word of a command, where
+ * "=" and reserved words (if, while, ...) are quoted too. */
+void shell_quote_word(struct strbuf *sb, const char *w, bool program);
 
 size_t shell_cmd_count(const struct shell_script *script);
 const struct shell_cmd *shell_cmd_get(const struct shell_script *script, size_t i);

@@ -376,6 +376,15 @@ test_item
 			$$->u.expect.op = $3;
 			$$->u.expect.target = $4;
 		}
+	/* expect deny exec argv ["git", "push", "-f"]; */
+	| KW_EXPECT IDENT IDENT IDENT let_value ';'
+		{
+			$$ = NODE(AST_TEST_EXPECT, @$);
+			$$->u.expect.effect = $2;
+			$$->u.expect.op = $3;
+			$$->u.expect.form = $4;
+			$$->u.expect.target = $5;
+		}
 	| error ';' { $$ = NULL; }
 	;
 

@@ -33,6 +33,13 @@ struct run_opts {
 
 int run_command(const struct run_opts *o);
 
+/* The exec request for o's command: its shell string (o->shell), or its
+ * argv as it is. */
+struct cordon_request run_exec_request(const struct run_opts *o);
+/* Say on stderr why the command does not run: denied, or needs approval. */
+void run_refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_effect e,
+		const char *err);
+
 /* The helper that applies Landlock and no_new_privs inside the sandbox:
  * next to the running cordon binary, else in libexecdir. */
 char *run_find_helper(void);

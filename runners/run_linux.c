@@ -259,20 +259,6 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static char *command_text(const struct run_opts *o)
-{
-	struct strbuf sb;
-	if (o->shell)
-		return xstrdup(o->argv[0]);
-	sb_init(&sb);
-	for (char **a = o->argv; *a; a++) {
-		if (a != o->argv)
-			sb_addc(&sb, ' ');
-		sb_adds(&sb, *a);
-	}
-	return sb_steal(&sb);
-}
-
 /* With --redact the reply is held back until the command ends, so a
  * secret split across reads is redacted whole; past this much a stream's
  * reply is cut (the output file still keeps everything). */
@@ -557,21 +543,12 @@ static void kill_group(pid_t pid)
 	kill(pid, SIGKILL);
 }
 
-static void refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_effect e,
-		   const char *err)
-{
-	fprintf(stderr, "cordon: %s by preset '%s': %s%s%s\n",
-		e == CORDON_DENY ? "DENIED" : "NEEDS APPROVAL", o->preset,
-		d && cordon_decision_reason(d) ? cordon_decision_reason(d) : err,
-		d && cordon_decision_rule(d) ? " at " : "", d && cordon_decision_rule(d) ? cordon_decision_rule(d) : "");
-}
-
 int run_command(const struct run_opts *o)
 {
 	cordon_evaluator *ev = NULL;
 	struct lower_input in;
 	bool have_in = false;
-	char *err = NULL, *tmp = NULL, *cmd = NULL, *helper = NULL, *roots[RUNNER_ROOTS_MAX];
+	char *err = NULL, *tmp = NULL, *helper = NULL, *roots[RUNNER_ROOTS_MAX];
 	const char *dir = NULL;
 	size_t nroots = runner_roots(roots);
 	char *plan = NULL, *bpf = NULL, **argv = NULL, **envp = NULL;
@@ -595,16 +572,16 @@ int run_command(const struct run_opts *o)
 		status = 2;
 		goto out;
 	}
-	cmd = command_text(o);
 	{
-		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd, .sandboxed = true };
+		struct cordon_request req = run_exec_request(o);
+		req.sandboxed = true;
 		cordon_decision *d = dec = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 		/* An ask may come from $TMPDIR, unknown until the private temp
 		 * dir exists: decided again below.  A deny never gets better. */
 		recheck = e == CORDON_ASK && !o->approved;
 		if (e == CORDON_DENY) {
-			refuse(o, d, e, err);
+			run_refuse(o, d, e, err);
 			outcome = "denied";
 			status = RUN_DENIED;
 			goto out;
@@ -659,7 +636,8 @@ int run_command(const struct run_opts *o)
 		goto out;
 	}
 	if (recheck) {
-		struct cordon_request req = { .op = CORDON_EXEC, .target = cmd, .sandboxed = true };
+		struct cordon_request req = run_exec_request(o);
+		req.sandboxed = true;
 		cordon_decision *d = cordon_evaluate(ev, &req, &err);
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 		if (d) {
@@ -667,7 +645,7 @@ int run_command(const struct run_opts *o)
 			dec = d;
 		}
 		if (e != CORDON_ALLOW) {
-			refuse(o, d, e, err);
+			run_refuse(o, d, e, err);
 			outcome = e == CORDON_DENY ? "denied" : "needs-approval";
 			status = RUN_DENIED;
 			goto out;
@@ -892,7 +870,6 @@ out:
 	free(tmp);
 	for (size_t i = 0; i < nroots; i++)
 		free(roots[i]);
-	free(cmd);
 	free(helper);
 	free(err);
 	cordon_evaluator_free(ev);

@@ -109,6 +109,19 @@ int run_command(const struct run_opts *o)
 		status = 2;
 		goto out;
 	}
+	/* The command must be allowed before anything runs. */
+	{
+		struct cordon_request req = run_exec_request(o);
+		cordon_decision *d = cordon_evaluate(ev, &req, &err);
+		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
+		if (e == CORDON_DENY || (e == CORDON_ASK && !o->approved)) {
+			run_refuse(o, d, e, err);
+			cordon_decision_free(d);
+			status = RUN_DENIED;
+			goto out;
+		}
+		cordon_decision_free(d);
+	}
 	bool sandboxed = ev->preset->sandbox == IR_SANDBOX_REQUIRED;
 	if (sandboxed) {
 		if (access(sandbox_exec, X_OK) != 0) {

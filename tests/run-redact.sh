@@ -82,9 +82,18 @@ ok $? "without --redact the output passes unchanged"
 is "$?" 3 "run --audit: the command's status"
 rec=$(cat "$tmpdir/run.log")
 case $rec in
-*'"actor":"ana","preset":"danger-full-access","op":"exec","target":"sh -c exit 3 [REDACTED:github-token]","decision":"allow",'*'"outcome":"exit:3","errno":null,"args":["sh","-c","exit 3","[REDACTED:github-token]"]}')
+*'"actor":"ana","preset":"danger-full-access","op":"exec","target":"sh -c exit$'"'"'\\x203'"'"' [REDACTED:github-token]","decision":"allow",'*'"outcome":"exit:3","errno":null,"args":["sh","-c","exit 3","[REDACTED:github-token]"]}')
 	ok 0 "  ... one record: the decision, outcome exit:3, arguments redacted" ;;
 *) ok 1 "  ... one record: the decision, outcome exit:3, arguments redacted"; echo "$rec" | diag ;;
+esac
+# A secret that spans blanks inside one word of the argv: the record's
+# line writes those blanks as $'\x20', and the secret is redacted there too.
+"$CORDON" run --preset danger-full-access --audit "$tmpdir/argv.log" \
+	-- printf '%s' 'Authorization: Bearer abcdefgh12345678' > /dev/null 2>&1
+case $(cat "$tmpdir/argv.log") in
+*abcdefgh12345678*) ok 1 "run --audit: a bearer token inside one argv word is redacted in the target"; diag < "$tmpdir/argv.log" ;;
+*'"target":"printf %s Authorization:$'"'"'\\x20Bearer\\x20[REDACTED:bearer-token]'"'"'"'*) ok 0 "run --audit: a bearer token inside one argv word is redacted in the target" ;;
+*) ok 1 "run --audit: a bearer token inside one argv word is redacted in the target"; diag < "$tmpdir/argv.log" ;;
 esac
 "$CORDON" run --preset read-only --audit "$tmpdir/run.log" -- git push --force origin main \
 	> /dev/null 2>&1

@@ -11,7 +11,8 @@
  * error inside the input; every offset reported must lie inside the input;
  * two parses of one input must dump the same; the decision must list at
  * least one operation, agree with its worst operation, and never allow an
- * input that does not parse. */
+ * input that does not parse.  Its lines, as an argv, must render to a line
+ * that parses back into them (argv_check). */
 #include "config.h"
 
 #include <stddef.h>
@@ -126,8 +127,57 @@ static void decide(const uint8_t *data, size_t size, bool parsed)
 	cordon_decision_free(d);
 }
 
+/* The input as an argv, its words split at newlines (a NUL ends it): the
+ * line shell_argv renders parses back into exactly those words, the split
+ * passes the same checks, and the argv request is decided like a string. */
+static void argv_check(const uint8_t *data, size_t size)
+{
+	char *copy = malloc(size + 1);
+	const char *words[64];
+	size_t argc = 0;
+	if (!copy)
+		abort();
+	memcpy(copy, data, size);
+	copy[size] = '\0';
+	for (char *w = copy; argc < 64;) {
+		words[argc++] = w;
+		char *nl = strchr(w, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		w = nl + 1;
+	}
+	struct strbuf text;
+	struct shell_error err;
+	sb_init(&text);
+	struct shell_script *sc = shell_argv(words, argc, &text, &err);
+	if (!sc)
+		abort(); /* never empty, never past the limit */
+	check(sc, text.len);
+	struct shell_script *back = shell_parse(text.buf, text.len, &err);
+	const struct shell_cmd *c = back ? shell_cmd_get(back, 0) : NULL;
+	if (!c || c->nwords != argc || c->nassigns || c->nredirs)
+		abort();
+	for (size_t i = 0; i < argc; i++)
+		if (!c->words[i]->lit || strcmp(c->words[i]->lit, words[i]) != 0)
+			abort();
+	struct cordon_request req = { .op = CORDON_EXEC, .argv = words, .argc = argc };
+	char *e = NULL;
+	cordon_decision *d = cordon_evaluate(evaluator(), &req, &e);
+	if (!d || !cordon_decision_operation_count(d) ||
+	    strcmp(cordon_decision_analysed(d), "argv") != 0)
+		abort();
+	cordon_decision_free(d);
+	shell_free(back);
+	shell_free(sc);
+	sb_free(&text);
+	free(copy);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	if (size < 65536)
+		argv_check(data, size);
 	struct shell_error err;
 	struct shell_script *sc = shell_parse((const char *)data, size, &err);
 	decide(data, size, sc != NULL);

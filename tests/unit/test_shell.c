@@ -476,6 +476,107 @@ static void test_threads(void)
 		free(want[i]);
 }
 
+/* An argv rendered by shell_argv parses back into exactly its words, with
+ * whitespace only between them; and its commands are split as a parsed
+ * script's are. */
+static bool argv_round_trip(const char *const *argv, size_t argc, char *why, size_t size)
+{
+	struct strbuf text;
+	struct shell_error err;
+	bool good = false;
+	sb_init(&text);
+	struct shell_script *sc = shell_argv(argv, argc, &text, &err);
+	struct shell_script *back = sc ? shell_parse(text.buf, text.len, &err) : NULL;
+	size_t spaces = 0;
+	for (size_t i = 0; i < text.len; i++)
+		spaces += text.buf[i] == ' ' || text.buf[i] == '\t' || text.buf[i] == '\n';
+	const struct shell_cmd *c = back ? shell_cmd_get(back, 0) : NULL;
+	if (!sc || !back)
+		snprintf(why, size, "%s: %s", sc ? "does not parse back" : "refused", err.message);
+	else if (spaces != argc - 1)
+		snprintf(why, size, "%zu whitespace bytes in %s", spaces, text.buf);
+	else if (shell_cmd_count(back) < 1 || c->nassigns || c->nredirs || c->nwords != argc)
+		snprintf(why, size, "not one command of %zu words: %s", argc, text.buf);
+	else
+		good = true;
+	for (size_t i = 0; good && i < argc; i++) {
+		const char *v = shell_word_static(c->words[i]);
+		if (!v || strcmp(v, argv[i]) != 0) {
+			snprintf(why, size, "word %zu reads back as '%s' in %s", i, v ? v : "(dynamic)",
+				 text.buf);
+			good = false;
+		}
+	}
+	shell_free(back);
+	shell_free(sc);
+	sb_free(&text);
+	return good;
+}
+
+static void test_argv(void)
+{
+	static const char *const words[] = {
+		"", "a b", "--force", "x > /tmp/out", "print(\"hi\")", "fix: a (b); c", "'", "\\",
+		"$HOME", "~", "a~b", "--prefix=~/x", "*.c", "[", "]", "{}", "#x", "a#b", "!",
+		"\n", "\t-f\t", "A=1", "if", "while", "caf\xc3\xa9", "%s\\n", "`id`", "$(id)",
+		"a\"b", "-c", "\x01\x7f", "HEAD~1", "x=y", "&&", "|", ";", "<", "2>&1",
+	};
+	char why[512];
+	size_t failed = 0;
+	/* Each word as the program and as an argument. */
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		const char *pair[2] = { words[i], words[i] };
+		if (!argv_round_trip(pair, 2, why, sizeof(why)) && failed++ < 3)
+			printf("# '%s': %s\n", words[i], why);
+	}
+	ok(failed == 0, "every tricky word renders as one word that reads back exactly (%zu failed)",
+	   failed);
+	failed = 0;
+	for (int b = 1; b < 256; b++) {
+		char w[4] = { 'a', (char)b, 'z', 0 }, p[2] = { (char)b, 0 };
+		const char *v[3] = { p, w, p };
+		if (!argv_round_trip(v, 3, why, sizeof(why)) && failed++ < 3)
+			printf("# byte %d: %s\n", b, why);
+	}
+	ok(failed == 0, "every byte, alone and inside a word, reads back exactly (%zu failed)", failed);
+
+	struct strbuf text, dump;
+	sb_init(&text);
+	sb_init(&dump);
+	static const char *const attack[] = { "env", "A='", "sh", "-c",
+					      "git push --force ./r.git HEAD:master #'" };
+	struct shell_script *sc = shell_argv(attack, ARRAY_SIZE(attack), &text, NULL);
+	const struct shell_cmd *last = sc ? shell_cmd_get(sc, shell_cmd_count(sc) - 1) : NULL;
+	ok(last && last->prog && strcmp(last->prog, "git") == 0 && last->nwords - last->argi == 5 &&
+		   (last->flags & SHELL_CMD_IN_STRING) && last->nwrappers == 2,
+	   "env \"A='\" sh -c \"git push ...#'\": the git behind env and sh -c is a command of its own");
+	is_str(text.buf, "env A=$'\\'' sh -c git$'\\x20push\\x20--force\\x20./r.git\\x20HEAD:master\\x20#\\''",
+	       "the line the argv renders to");
+	shell_free(sc);
+	sb_free(&text);
+	sb_init(&text);
+	static const char *const wrapped[] = { "sudo", "-u", "bob", "timeout", "5", "nice", "-n", "3",
+					       "xargs", "rm", "-rf" };
+	sc = shell_argv(wrapped, ARRAY_SIZE(wrapped), &text, NULL);
+	last = sc ? shell_cmd_get(sc, 0) : NULL;
+	ok(sc && shell_cmd_count(sc) == 1 && last->prog && strcmp(last->prog, "rm") == 0 &&
+		   last->nwrappers == 4 && (last->flags & SHELL_CMD_EXTRA_ARGS),
+	   "sudo -u bob timeout 5 nice -n 3 xargs rm -rf: rm behind four wrappers, with more "
+	   "arguments at run time");
+	shell_free(sc);
+	sb_free(&text);
+	sb_init(&text);
+	static const char *const assign[] = { "A=1", "rm", "x" };
+	sc = shell_argv(assign, ARRAY_SIZE(assign), &text, NULL);
+	last = sc ? shell_cmd_get(sc, 0) : NULL;
+	ok(sc && last->nassigns == 0 && last->prog && strcmp(last->prog, "A=1") == 0,
+	   "an argv's first word is its program, never an assignment (%s)", text.buf);
+	shell_free(sc);
+	ok(!shell_argv(assign, 0, &text, NULL), "an empty argv is refused");
+	sb_free(&text);
+	sb_free(&dump);
+}
+
 int main(void)
 {
 	test_cases();
@@ -484,5 +585,6 @@ int main(void)
 	test_limits();
 	test_slow_inputs();
 	test_threads();
+	test_argv();
 	return tap_done();
 }

@@ -147,6 +147,134 @@ static void test_close_fds(void)
 	ok(st == 0, "and does without close_range, through /proc/self/fd (%d)", st);
 }
 
+/* The effect and deciding rule's line of an exec request, as "deny@4". */
+static const char *exec_decision(const cordon_evaluator *ev, const char *shell,
+				 const char *const *argv, size_t argc, char *buf, size_t size)
+{
+	struct cordon_request req = { .op = CORDON_EXEC, .target = shell, .argv = argv,
+				      .argc = argc };
+	char *err = NULL;
+	cordon_decision *d = cordon_evaluate(ev, &req, &err);
+	if (!d) {
+		snprintf(buf, size, "error: %s", err);
+		free(err);
+		return buf;
+	}
+	const char *rule = cordon_decision_rule(d), *colon = rule ? strchr(rule, ':') : NULL;
+	snprintf(buf, size, "%s@%.*s %s", cordon_effect_name(cordon_decision_effect(d)),
+		 colon ? (int)strcspn(colon + 1, ":") : 1, colon ? colon + 1 : "-",
+		 cordon_decision_analysed(d));
+	cordon_decision_free(d);
+	return buf;
+}
+
+static void test_argv_requests(void)
+{
+	static const char text[] =
+		"cordon 1;\n"
+		"preset \"p\" { approval ask; sandbox none; exec \"*\" allow;\n"
+		"  exec \"git status\" ask; exec \"git status\" /^git status( --short)?$/ allow; }\n"
+		"exec \"git push\" /(^|\\s)(--force|-f)(\\s|$)/ deny \"force\";\n"
+		"exec \"git rebase\" /(^|\\s)--exec(=|\\s|$)/ deny \"exec\";\n"
+		"default \"p\";\n";
+	cordon_policy *p = cordon_policy_load_string("argv.cordon", NULL, text, sizeof(text) - 1);
+	char *err = NULL, buf[256];
+	cordon_evaluator *ev = cordon_evaluator_new(p, "p", NULL, &err);
+	ok(ev != NULL, "the argv test policy compiles (%s)", err ? err : "");
+	free(err);
+	err = NULL;
+	if (!ev) {
+		cordon_policy_free(p);
+		return;
+	}
+#define ARGV(...) (const char *const[]){ __VA_ARGS__ }, ARRAY_SIZE(((const char *const[]){ __VA_ARGS__ }))
+	const struct {
+		const char *const *argv;
+		size_t argc;
+		const char *want;
+	} cases[] = {
+		{ ARGV("git", "push", "-f"), "deny@4 argv" },
+		{ ARGV("git", "push", "origin", "--force"), "deny@4 argv" },
+		{ ARGV("git", "push", "origin", "main"), "allow@2 argv" },
+		/* one word that only looks like two: git gets no --force */
+		{ ARGV("git", "push", "HEAD:main --force"), "allow@2 argv" },
+		/* wrappers are looked through, sh -c is shell */
+		{ ARGV("env", "A='", "sh", "-c", "git push --force x #'"), "deny@4 argv" },
+		{ ARGV("env", "A=1", "git", "push", "-f"), "deny@4 argv" },
+		{ ARGV("sudo", "-u", "bob", "timeout", "5", "nice", "git", "push", "-f"), "deny@4 argv" },
+		{ ARGV("bash", "-c", "git push \"--force\""), "deny@4 argv" },
+		{ ARGV("xargs", "git", "push", "-f"), "deny@4 argv" },
+		/* a flag whose value has spaces still starts the word */
+		{ ARGV("git", "rebase", "--exec=rm -rf /", "HEAD~3"), "deny@5 argv" },
+		/* an allow regex cannot be met by a space inside a word */
+		{ ARGV("git", "status", "--short"), "allow@3 argv" },
+		/* not the word status: neither git status rule applies */
+		{ ARGV("git", "status --short"), "allow@2 argv" },
+		{ ARGV("git", "status", " --short"), "ask@3 argv" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strbuf shown;
+		sb_init(&shown);
+		for (size_t k = 0; k < cases[i].argc; k++)
+			sb_addf(&shown, "%s[%s]", k ? " " : "", cases[i].argv[k]);
+		is_str(exec_decision(ev, NULL, cases[i].argv, cases[i].argc, buf, sizeof(buf)),
+		       cases[i].want, "argv %s", shown.buf);
+		sb_free(&shown);
+	}
+	/* The same commands as shell strings: quoting hides nothing either. */
+	static const struct {
+		const char *shell, *want;
+	} shells[] = {
+		{ "git push \"--force\"", "deny@4 shell" },
+		{ "git push '-f' origin", "deny@4 shell" },
+		{ "g\"\"it pu\\sh $'--force'", "deny@4 shell" },
+		{ "git push -\\f", "deny@4 shell" },
+		{ "env A=1 sh -c 'git push --force x'", "deny@4 shell" },
+		{ "git rebase \"--exec=rm -rf /\" HEAD~3", "deny@5 shell" },
+		/* the string as written is judged too, and it does not match */
+		{ "git status \"--short\"", "ask@3 shell" },
+		{ "git status ' --short'", "ask@3 shell" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(shells); i++)
+		is_str(exec_decision(ev, shells[i].shell, NULL, 0, buf, sizeof(buf)), shells[i].want,
+		       "shell %s", shells[i].shell);
+
+	is_str(exec_decision(ev, NULL, (const char *const[]){ "x" }, 0, buf, sizeof(buf)), "deny@- argv",
+	       "an empty argv is denied");
+	ok(strncmp(exec_decision(ev, "ls", ARGV("ls"), buf, sizeof(buf)), "error: ", 7) == 0,
+	   "a target and an argv at once are refused: %s", buf);
+	struct cordon_request rd = { .op = CORDON_READ, .argv = ARGV("/etc/hosts") };
+	cordon_decision *d = cordon_evaluate(ev, &rd, &err);
+	ok(!d && err && strstr(err, "only an exec request"), "an argv on a read is refused: %s",
+	   err ? err : "");
+	free(err);
+	cordon_decision_free(d);
+	err = NULL;
+	const char *holey[] = { "ls", NULL };
+	struct cordon_request hr = { .op = CORDON_EXEC, .argv = holey, .argc = 2 };
+	d = cordon_evaluate(ev, &hr, &err);
+	ok(!d && err && strstr(err, "argv[1]"), "a NULL word is refused: %s", err ? err : "");
+	free(err);
+	cordon_decision_free(d);
+	err = NULL;
+
+	struct cordon_request jr = { .op = CORDON_EXEC, .argv = ARGV("printf", "%s\n", "x y") };
+	d = cordon_evaluate(ev, &jr, &err);
+	char *json = d ? cordon_decision_json(d) : NULL;
+	ok(json && strstr(json, "\"analysed\":\"argv\"") &&
+		   strstr(json, "\"target\":\"printf %s$'\\\\n' x$'\\\\x20y'\""),
+	   "the decision says it analysed the argv, and the line it judged: %s", json ? json : "");
+	free(json);
+	cordon_decision_free(d);
+	struct cordon_request tr = { .op = CORDON_TOOL, .target = "t" };
+	d = cordon_evaluate(ev, &tr, &err);
+	ok(d && !cordon_decision_analysed(d), "a request other than exec analyses no command");
+	cordon_decision_free(d);
+#undef ARGV
+	cordon_evaluator_free(ev);
+	cordon_policy_free(p);
+}
+
 int main(void)
 {
 	test_edit_distance();
@@ -155,5 +283,6 @@ int main(void)
 	test_specificity();
 	test_api();
 	test_close_fds();
+	test_argv_requests();
 	return tap_done();
 }
