@@ -418,6 +418,26 @@ static void summarize(cordon_decision *d)
 	d->rule = d->ops[worst].rule ? xstrdup(d->ops[worst].rule) : NULL;
 }
 
+/* A target that cannot be read as text the host wrote is refused rather
+ * than decided: a NUL would cut it short wherever it is used as a C
+ * string, and bytes that are not UTF-8 have no one meaning. */
+static bool target_refused(const char *target, size_t len, char **err)
+{
+	const char *nul = memchr(target, '\0', len);
+	size_t bad;
+	if (nul) {
+		*err = xasprintf("the target contains a NUL byte (at offset %zu)",
+				 (size_t)(nul - target));
+		return true;
+	}
+	if ((bad = utf8_invalid_at((const unsigned char *)target, len)) < len) {
+		*err = xasprintf("the target is not valid UTF-8 text (byte 0x%02x at offset %zu)",
+				 (unsigned char)target[bad], bad);
+		return true;
+	}
+	return false;
+}
+
 static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
 				 struct strbuf *trace, char **err)
 {
@@ -442,6 +462,8 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		return NULL;
 	}
 	len = req->target_len ? req->target_len : strlen(req->target);
+	if (target_refused(req->target, len, err))
+		return NULL;
 	d = xcalloc(1, sizeof(*d));
 	d->preset = ev->preset->name;
 	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : sandbox_kind;
@@ -463,7 +485,14 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 			why = xstrdup("the path is marked canonical but is not spelled as one");
 		}
 	} else if (op == IR_READ || op == IR_WRITE) {
-		canonical = canon_path(req->target, len, ev->ctx.value[CTX_CWD], &why);
+		char *expanded = req->target[0] == '~'
+					 ? canon_tilde(req->target, len, ev->ctx.value[CTX_HOME], &why)
+					 : NULL;
+		if (expanded || !why)
+			canonical = canon_path(expanded ? expanded : req->target,
+					       expanded ? strlen(expanded) : len,
+					       ev->ctx.value[CTX_CWD], &why);
+		free(expanded);
 		if (!canonical) {
 			char *shown = xstrndup(req->target, len);
 			if (trace)
@@ -476,9 +505,8 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 			return d;
 		}
 		len = strlen(canonical);
-	} else if (len == 0 || memchr(req->target, '\0', len)) {
-		ev_add_op(d, op, "", IR_DENY,
-		       xstrdup(len ? "the target contains a NUL byte" : "the target is empty"), NULL);
+	} else if (len == 0) {
+		ev_add_op(d, op, "", IR_DENY, xstrdup("the target is empty"), NULL);
 		summarize(d);
 		return d;
 	} else {

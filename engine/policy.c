@@ -143,6 +143,11 @@ int cordon_context_set(cordon_context *ctx, const char *name, const char *value,
 		*err = xasprintf("context variable '%s' must be an absolute path, not '%s'", name, value);
 		return -1;
 	}
+	if (utf8_invalid_at((const unsigned char *)value, strlen(value)) != strlen(value)) {
+		/* Every target under it would be refused: say so once, here. */
+		*err = xasprintf("context variable '%s' is not valid UTF-8 text", name);
+		return -1;
+	}
 	if (strchr(value, IR_VAR_OPEN) || strchr(value, IR_VAR_CLOSE)) {
 		*err = xasprintf("context variable '%s' contains a control character", name);
 		return -1;
