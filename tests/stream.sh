@@ -245,6 +245,14 @@ for who in $passes; do
 	cd "$tmpdir" || exit 1
 done
 
+# A write through cordon lands where the decision was about: the home, not ./~.
+mkdir -p "$ws/wh"
+echo note | "$CORDON" write --preset workspace-write --context "workspace=$ws" \
+	--context "cwd=$ws" --context "home=$ws/wh" '~/n.txt' > out 2> err
+is "$?:$(cat "$ws/wh/n.txt" 2> /dev/null)" "0:note" "cordon write '~/n.txt' writes the home's n.txt"
+test ! -e "$ws/~"
+ok $? "  ... and no directory named '~' under the cwd"
+
 # A target that is not UTF-8: exit 2 and a message, from eval and explain.
 bad=$(printf '/tmp/a\303(')
 "$CORDON" eval read "$bad" > out 2> err
