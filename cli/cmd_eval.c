@@ -184,7 +184,7 @@ static void print_answer(json_t *id, const char *decision_json, json_t *obj)
 		body = "{\"error\":\"out of memory\"}";
 	if (id) {
 		char *ids = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
-		printf("{\"id\":%s,%s\n", ids ? ids : "null", body + 1);
+		printf("{\"id\":%s%s%s\n", ids ? ids : "null", body[1] == '}' ? "" : ",", body + 1);
 		free(ids);
 	} else {
 		puts(body);
@@ -195,6 +195,9 @@ static void print_answer(json_t *id, const char *decision_json, json_t *obj)
 static void print_error(size_t line, json_t *id, const char *msg)
 {
 	json_t *o = json_pack("{s:s, s:I}", "error", msg, "line", (json_int_t)line);
+	if (!o) /* not UTF-8: the answer must still name its line */
+		o = json_pack("{s:s, s:I}", "error", "the error message is not UTF-8 text", "line",
+			      (json_int_t)line);
 	print_answer(id, NULL, o);
 	json_decref(o);
 }
@@ -235,10 +238,14 @@ static bool stream_request_parse(json_t *obj, struct stream_request *out, char *
 		for (i = 0; i < n && strcmp(request_fields[i].key, key) != 0; i++)
 			;
 		if (i == n) {
+			/* At most 64 bytes of it, not cutting a UTF-8 sequence. */
+			int shown = (int)strnlen(key, 64);
+			while (shown > 0 && key[shown] && ((unsigned char)key[shown] & 0xc0) == 0x80)
+				shown--;
 			snprintf(msg, size,
-				 "unknown key \"%.64s\" in the request (known: id, op, target, preset, "
+				 "unknown key \"%.*s\" in the request (known: id, op, target, preset, "
 				 "context, escalate, justification, canonical, actor)",
-				 key);
+				 shown, key);
 			return false;
 		}
 		switch (request_fields[i].kind) {

@@ -75,6 +75,12 @@ has 2 '"line":2' "an escaped NUL (\\u0000) in the target is an error for line 2"
 has 2 'NUL' "  ... naming the NUL"
 has 3 '"decision":"allow"' "the line after them is decided"
 
+# An unknown key of 40 three-byte characters is named by its first 21 (63 bytes).
+printf '{"op":"read","target":"/x","%s":1}\n' "$(printf '\342\202\254%.0s' $(seq 40))" > req
+stream req
+has 1 "\"unknown key \\\"$(printf '\342\202\254%.0s' $(seq 21))\\\" in the request" \
+	"a long unknown key is named in whole UTF-8 characters"
+
 # A target that is not UTF-8 is an error line.
 printf '{"op":"read","target":"/tmp/\377"}\n{"op":"read","target":"/etc/hosts"}\n' > req
 stream req
