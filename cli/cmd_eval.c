@@ -218,8 +218,10 @@ static const struct {
  * is read first, so that an error about the rest can still name it. */
 static bool stream_request_parse(json_t *obj, struct stream_request *out, char *msg, size_t size)
 {
-	static const char *const kind_names[] = { "a string", "a boolean", "an object",
-						  "a string or an integer" };
+	static const char *const kind_names[] = {
+		[FIELD_STRING] = "a string", [FIELD_BOOL] = "a boolean",
+		[FIELD_OBJECT] = "an object", [FIELD_ID] = "a string or an integer",
+	};
 	const char *key;
 	json_t *value, *op, *target, *b;
 	int opn;
@@ -242,10 +244,13 @@ static bool stream_request_parse(json_t *obj, struct stream_request *out, char *
 			int shown = (int)strnlen(key, 64);
 			while (shown > 0 && key[shown] && ((unsigned char)key[shown] & 0xc0) == 0x80)
 				shown--;
-			snprintf(msg, size,
-				 "unknown key \"%.*s\" in the request (known: id, op, target, preset, "
-				 "context, escalate, justification, canonical, actor)",
-				 shown, key);
+			int w = snprintf(msg, size, "unknown key \"%.*s\" in the request (known:",
+					 shown, key);
+			for (i = 0; i < n && w > 0 && (size_t)w < size; i++)
+				w += snprintf(msg + w, size - (size_t)w, "%s %s", i ? "," : "",
+					      request_fields[i].key);
+			if (w > 0 && (size_t)w < size)
+				snprintf(msg + w, size - (size_t)w, ")");
 			return false;
 		}
 		switch (request_fields[i].kind) {
