@@ -485,14 +485,16 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 			why = xstrdup("the path is marked canonical but is not spelled as one");
 		}
 	} else if (op == IR_READ || op == IR_WRITE) {
-		char *expanded = req->target[0] == '~'
-					 ? canon_tilde(req->target, len, ev->ctx.value[CTX_HOME], &why)
-					 : NULL;
-		if (expanded || !why)
-			canonical = canon_path(expanded ? expanded : req->target,
-					       expanded ? strlen(expanded) : len,
-					       ev->ctx.value[CTX_CWD], &why);
-		free(expanded);
+		/* "~" and "~user" first, as a shell would: not a directory named
+		 * "~" under the cwd. */
+		if (req->target[0] != '~') {
+			canonical = canon_path(req->target, len, ev->ctx.value[CTX_CWD], &why);
+		} else {
+			char *home = canon_tilde(req->target, len, ev->ctx.value[CTX_HOME], &why);
+			if (home)
+				canonical = canon_path(home, strlen(home), NULL, &why);
+			free(home);
+		}
 		if (!canonical) {
 			char *shown = xstrndup(req->target, len);
 			if (trace)
