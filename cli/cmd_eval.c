@@ -453,6 +453,13 @@ static bool line_next(struct line_reader *lr, const char **line, size_t *len, bo
 			lr->scanned -= lr->start;
 			lr->start = 0;
 		}
+		if (lr->end == 0 && lr->cap > 16 * READ_CHUNK) {
+			/* A long line has been answered: give its memory back. */
+			free(lr->buf);
+			lr->cap = READ_CHUNK;
+			if (!(lr->buf = malloc(lr->cap)))
+				abort();
+		}
 		if (lr->cap - lr->end < READ_CHUNK) {
 			lr->cap = lr->cap * 2 > lr->end + READ_CHUNK ? lr->cap * 2 : lr->end + READ_CHUNK;
 			if (!(lr->buf = realloc(lr->buf, lr->cap)))
