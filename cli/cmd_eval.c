@@ -288,9 +288,35 @@ static bool stream_request_parse(json_t *obj, struct stream_request *out, char *
 	return true;
 }
 
+/* A line's context names another session: what it leaves out follows from
+ * what it gives, as the command line's defaults do -- cwd from workspace,
+ * agent_dir and session_dir from home -- not from another session's. */
+static int derive_line_defaults(cordon_context *ctx, json_t *context, char **err)
+{
+	static const struct {
+		const char *from, *name, *suffix;
+	} derived[] = {
+		{ "workspace", "cwd", "" },
+		{ "home", "agent_dir", "/.cordon" },
+		{ "home", "session_dir", "/.cordon/sessions/default" },
+	};
+	for (size_t i = 0; i < sizeof(derived) / sizeof(*derived); i++) {
+		json_t *from = json_object_get(context, derived[i].from);
+		if (!from || json_object_get(context, derived[i].name))
+			continue;
+		char *value;
+		if (asprintf(&value, "%s%s", json_string_value(from), derived[i].suffix) < 0)
+			abort();
+		int rc = cordon_context_set(ctx, derived[i].name, value, err);
+		free(value);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The evaluator for a preset and a line's context, built once and kept.
- * The line's values replace those of the command line; a line that names
- * its workspace and no cwd works in that workspace. */
+ * The line's values replace those of the command line. */
 static cordon_evaluator *stream_evaluator(struct stream *st, const char *preset, json_t *context,
 					  char **err)
 {
@@ -326,9 +352,7 @@ static cordon_evaluator *stream_evaluator(struct stream *st, const char *preset,
 			if (cordon_context_set(ctx, name, json_string_value(value), err) != 0)
 				goto out;
 		}
-		json_t *ws = json_object_get(context, "workspace");
-		if (ws && !json_object_get(context, "cwd") &&
-		    cordon_context_set(ctx, "cwd", json_string_value(ws), err) != 0)
+		if (derive_line_defaults(ctx, context, err) != 0)
 			goto out;
 	}
 	ev = cordon_evaluator_new(st->policy, preset, ctx, err);

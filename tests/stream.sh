@@ -143,9 +143,11 @@ esac
 	echo '{"id":7,"op":"read","target":"/etc/hosts","context":{"cwd":"relative"}}'
 	echo '{"id":8,"op":"read","target":"/etc/hosts","context":{"cwd":3}}'
 	echo '{"id":9,"op":"read","target":"~/.ssh/id_rsa","context":{"home":"/root"}}'
+	echo "{\"id\":10,\"op\":\"write\",\"target\":\"~/.cordon/state\",\"preset\":\"workspace-write\",\"context\":{\"workspace\":\"$other\",\"home\":\"$other\"}}"
+	echo "{\"id\":11,\"op\":\"write\",\"target\":\"~/.cordon/state\",\"preset\":\"workspace-write\",\"context\":{\"workspace\":\"$other\",\"home\":\"$other\",\"agent_dir\":\"$other/agent\"}}"
 } > req
 stream req
-is "$(wc -l < out | tr -d ' ')" 9 "nine requests with contexts, nine answers"
+is "$(wc -l < out | tr -d ' ')" 11 "eleven requests with contexts, eleven answers"
 has 1 "\"target\":\"$ws/src/a.c\",\"decision\":\"allow\"" "without a context: the command line's cwd and workspace"
 has 2 "\"target\":\"$other/a.c\",\"decision\":\"allow\"" "a line's workspace and cwd decide that line"
 has 3 "\"target\":\"$other/b.c\",\"decision\":\"allow\"" "a line's workspace without cwd: the line works in that workspace"
@@ -156,6 +158,10 @@ has 6 "{\"id\":6,\"error\":\"unknown context variable 'wrkspace'; did you mean '
 has 7 '"id":7,"error":"context variable '"'cwd'"' must be an absolute path' "a relative cwd is an error"
 has 8 '"id":8,"error":"context value \"cwd\" must be a string"' "a context value that is not a string is an error"
 has 9 '"target":"/root/.ssh/id_rsa","decision":"deny"' "a line's home is the home of its '~'"
+has 10 "\"target\":\"$other/.cordon/state\",\"decision\":\"deny\"" \
+	"a line's home without agent_dir: that home's agent dir is protected"
+has 11 "\"target\":\"$other/.cordon/state\",\"decision\":\"allow\"" \
+	"  ... and a line's own agent_dir is taken as given"
 
 # ---- answers while the host waits -----------------------------------------------------
 # A coprocess: write one line, read its answer, only then write the next.
