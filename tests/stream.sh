@@ -254,6 +254,11 @@ for who in $passes; do
 		--context "workspace=$P/w" --context "cwd=$P/w/sub" write ../b.c
 	check_eval "[$who] a file named '~x' under the cwd is not a home" \
 		"  read $P/w/~x: allow by rules/default.cordon:48:3" --context "cwd=$P/w" read './~x'
+	# The stream: a line's home brings its own agent dir, protected.
+	echo "{\"op\":\"write\",\"target\":\"~/.cordon/state\",\"preset\":\"workspace-write\",\"context\":{\"workspace\":\"$P/home\",\"home\":\"$P/home\"}}" |
+		$AS "$CORDON" eval --stdin > out 2> err
+	has 1 "\"target\":\"$P/home/.cordon/state\",\"decision\":\"deny\"" \
+		"[$who] stream: a line's '~/.cordon' is its home's protected agent dir"
 	cd "$tmpdir" || exit 1
 done
 
