@@ -170,6 +170,12 @@ static void print_text(const cordon_decision *d)
 /* ---- the JSONL stream ------------------------------------------------------ */
 
 #define CACHE_SIZE 8
+#define READ_CHUNK 65536
+/* A longer line is answered with one error, read to its end first. */
+#define STREAM_LINE_MAX (16u << 20)
+
+static const char *const context_names[] = { "workspace", "cwd",	 "home", "tmp",
+					     "agent_dir", "session_dir", "user" };
 
 struct stream {
 	const cordon_policy *policy;
@@ -181,66 +187,41 @@ struct stream {
 	unsigned next;
 };
 
-static void print_error(size_t line, const char *msg)
+/* One request line, read.  The pointers borrow from the line's JSON. */
+struct stream_request {
+	json_t *id;           /* echoed in the answer; NULL when absent */
+	struct cordon_request req;
+	const char *preset;   /* NULL: --preset */
+	json_t *context;      /* this line's context object, or NULL */
+	const char *actor;    /* NULL: --actor */
+	const char **words;   /* an exec's "argv" (malloc'd, the strings borrowed), or NULL */
+};
+
+/* An answer line: obj with "id" first when the request had one. */
+static void print_answer(json_t *id, const char *decision_json, json_t *obj)
 {
-	json_t *o = json_pack("{s:s, s:I}", "error", msg, "line", (json_int_t)line);
-	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	puts(s ? s : "{\"error\":\"out of memory\"}");
+	char *s = obj ? json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	const char *body = obj ? s : decision_json;
+	if (!body)
+		body = "{\"error\":\"out of memory\"}";
+	if (id) {
+		char *ids = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
+		printf("{\"id\":%s%s%s\n", ids ? ids : "null", body[1] == '}' ? "" : ",", body + 1);
+		free(ids);
+	} else {
+		puts(body);
+	}
 	free(s);
-	json_decref(o);
 }
 
-/* The evaluator for a preset and a context object, built once and kept. */
-static cordon_evaluator *stream_evaluator(struct stream *st, const char *preset, json_t *context,
-					  char **err)
+static void print_error(size_t line, json_t *id, const char *msg)
 {
-	char *ctxkey = context ? json_dumps(context, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	size_t klen = strlen(preset) + (ctxkey ? strlen(ctxkey) : 0) + 2;
-	char *key = malloc(klen);
-	if (!key)
-		abort();
-	snprintf(key, klen, "%s\n%s", preset, ctxkey ? ctxkey : "");
-	free(ctxkey);
-	for (unsigned i = 0; i < CACHE_SIZE; i++) {
-		if (st->cache[i].key && strcmp(st->cache[i].key, key) == 0) {
-			free(key);
-			return st->cache[i].ev;
-		}
-	}
-	cordon_context *ctx = cordon_context_new();
-	const char *name;
-	json_t *value;
-	cordon_evaluator *ev = NULL;
-	for (int v = 0; v < 7; v++) {
-		static const char *const names[] = { "workspace", "cwd",	  "home", "tmp",
-						     "agent_dir", "session_dir", "user" };
-		const char *given = cordon_context_get(st->o->ctx, names[v]);
-		if (given && cordon_context_set(ctx, names[v], given, err) != 0)
-			goto out;
-	}
-	if (context) {
-		json_object_foreach(context, name, value) {
-			if (!json_is_string(value)) {
-				*err = strdup("context values are strings");
-				goto out;
-			}
-			if (cordon_context_set(ctx, name, json_string_value(value), err) != 0)
-				goto out;
-		}
-	}
-	ev = cordon_evaluator_new(st->policy, preset, ctx, err);
-	if (ev) {
-		unsigned slot = st->next++ % CACHE_SIZE;
-		free(st->cache[slot].key);
-		cordon_evaluator_free(st->cache[slot].ev);
-		st->cache[slot].key = key;
-		st->cache[slot].ev = ev;
-		key = NULL;
-	}
-out:
-	free(key);
-	cordon_context_free(ctx);
-	return ev;
+	json_t *o = json_pack("{s:s, s:I}", "error", msg, "line", (json_int_t)line);
+	if (!o) /* not UTF-8: the answer must still name its line */
+		o = json_pack("{s:s, s:I}", "error", "the error message is not UTF-8 text", "line",
+			      (json_int_t)line);
+	print_answer(id, NULL, o);
+	json_decref(o);
 }
 
 /* The words of an "argv" member, borrowed from it; NULL unless it is an
@@ -264,79 +245,248 @@ static const char **stream_argv(json_t *argv)
 	return words;
 }
 
+enum field_kind { FIELD_STRING, FIELD_BOOL, FIELD_OBJECT, FIELD_ID, FIELD_ARGV };
+
+/* The keys a request may have. */
+static const struct {
+	const char *key;
+	enum field_kind kind;
+} request_fields[] = {
+	{ "id", FIELD_ID },	      { "op", FIELD_STRING },	      { "target", FIELD_STRING },
+	{ "preset", FIELD_STRING },   { "context", FIELD_OBJECT },    { "escalate", FIELD_BOOL },
+	{ "justification", FIELD_STRING }, { "canonical", FIELD_BOOL }, { "actor", FIELD_STRING },
+	{ "argv", FIELD_ARGV },
+};
+
+/* Read one request object into out; false with the reason in msg.  The id
+ * is read first, so that an error about the rest can still name it. */
+static bool stream_request_parse(json_t *obj, struct stream_request *out, char *msg, size_t size)
+{
+	static const char *const kind_names[] = {
+		[FIELD_STRING] = "a string", [FIELD_BOOL] = "a boolean",
+		[FIELD_OBJECT] = "an object", [FIELD_ID] = "a string or an integer",
+		[FIELD_ARGV] = "an array of strings without NUL bytes",
+	};
+	const char *key;
+	json_t *value, *op, *target, *b;
+	int opn;
+
+	memset(out, 0, sizeof(*out));
+	if ((value = json_object_get(obj, "id"))) {
+		if (!json_is_string(value) && !json_is_integer(value)) {
+			snprintf(msg, size, "\"id\" must be a string or an integer");
+			return false;
+		}
+		out->id = value;
+	}
+	json_object_foreach(obj, key, value) {
+		size_t i, n = sizeof(request_fields) / sizeof(*request_fields);
+		bool good;
+		for (i = 0; i < n && strcmp(request_fields[i].key, key) != 0; i++)
+			;
+		if (i == n) {
+			/* At most 64 bytes of it, not cutting a UTF-8 sequence. */
+			int shown = (int)strnlen(key, 64);
+			while (shown > 0 && key[shown] && ((unsigned char)key[shown] & 0xc0) == 0x80)
+				shown--;
+			int w = snprintf(msg, size, "unknown key \"%.*s\" in the request (known:",
+					 shown, key);
+			for (i = 0; i < n && w > 0 && (size_t)w < size; i++)
+				w += snprintf(msg + w, size - (size_t)w, "%s %s", i ? "," : "",
+					      request_fields[i].key);
+			if (w > 0 && (size_t)w < size)
+				snprintf(msg + w, size - (size_t)w, ")");
+			return false;
+		}
+		switch (request_fields[i].kind) {
+		case FIELD_STRING: good = json_is_string(value); break;
+		case FIELD_BOOL: good = json_is_boolean(value); break;
+		case FIELD_OBJECT: good = json_is_object(value); break;
+		case FIELD_ARGV: good = json_is_array(value); break;
+		default: good = true; break; /* the id, checked above */
+		}
+		if (!good) {
+			snprintf(msg, size, "\"%s\" must be %s", key, kind_names[request_fields[i].kind]);
+			return false;
+		}
+	}
+	op = json_object_get(obj, "op");
+	target = json_object_get(obj, "target");
+	if (!op || (opn = cordon_op_from_name(json_string_value(op))) < 0) {
+		snprintf(msg, size, "\"op\" must be one of read, write, exec, net, tool");
+		return false;
+	}
+	json_t *argv = json_object_get(obj, "argv");
+	if (argv && (target || opn != CORDON_EXEC)) {
+		snprintf(msg, size, "\"argv\" belongs to exec requests, in place of \"target\"");
+		return false;
+	}
+	if (!target && !argv) {
+		snprintf(msg, size, "the request has no \"target\"");
+		return false;
+	}
+	if (argv && !(out->words = stream_argv(argv))) {
+		snprintf(msg, size, "\"argv\" must be %s", kind_names[FIELD_ARGV]);
+		return false;
+	}
+	out->req.op = (enum cordon_op)opn;
+	if (argv) {
+		out->req.argv = out->words;
+		out->req.argc = json_array_size(argv);
+	} else {
+		out->req.target = json_string_value(target);
+		out->req.target_len = json_string_length(target);
+	}
+	if ((b = json_object_get(obj, "escalate")))
+		out->req.escalate = json_is_true(b);
+	if ((b = json_object_get(obj, "canonical")))
+		out->req.canonical = json_is_true(b);
+	out->req.justification = json_string_value(json_object_get(obj, "justification"));
+	out->preset = json_string_value(json_object_get(obj, "preset"));
+	out->context = json_object_get(obj, "context");
+	out->actor = json_string_value(json_object_get(obj, "actor"));
+	return true;
+}
+
+/* A line's context names another session: what it leaves out follows from
+ * what it gives, as the command line's defaults do -- cwd from workspace,
+ * agent_dir and session_dir from home -- not from another session's. */
+static int derive_line_defaults(cordon_context *ctx, json_t *context, char **err)
+{
+	static const struct {
+		const char *from, *name, *suffix;
+	} derived[] = {
+		{ "workspace", "cwd", "" },
+		{ "home", "agent_dir", "/.cordon" },
+		{ "home", "session_dir", "/.cordon/sessions/default" },
+	};
+	for (size_t i = 0; i < sizeof(derived) / sizeof(*derived); i++) {
+		json_t *from = json_object_get(context, derived[i].from);
+		if (!from || json_object_get(context, derived[i].name))
+			continue;
+		char *value;
+		if (asprintf(&value, "%s%s", json_string_value(from), derived[i].suffix) < 0)
+			abort();
+		int rc = cordon_context_set(ctx, derived[i].name, value, err);
+		free(value);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The evaluator for a preset and a line's context, built once and kept.
+ * The line's values replace those of the command line. */
+static cordon_evaluator *stream_evaluator(struct stream *st, const char *preset, json_t *context,
+					  char **err)
+{
+	char *ctxkey = context ? json_dumps(context, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	size_t klen = strlen(preset) + (ctxkey ? strlen(ctxkey) : 0) + 2;
+	char *key = malloc(klen);
+	if (!key)
+		abort();
+	snprintf(key, klen, "%s\n%s", preset, ctxkey ? ctxkey : "");
+	free(ctxkey);
+	for (unsigned i = 0; i < CACHE_SIZE; i++) {
+		if (st->cache[i].key && strcmp(st->cache[i].key, key) == 0) {
+			free(key);
+			return st->cache[i].ev;
+		}
+	}
+	cordon_context *ctx = cordon_context_new();
+	const char *name;
+	json_t *value;
+	cordon_evaluator *ev = NULL;
+	for (size_t v = 0; v < sizeof(context_names) / sizeof(*context_names); v++) {
+		const char *given = cordon_context_get(st->o->ctx, context_names[v]);
+		if (given && cordon_context_set(ctx, context_names[v], given, err) != 0)
+			goto out;
+	}
+	if (context) {
+		json_object_foreach(context, name, value) {
+			if (!json_is_string(value)) {
+				if (asprintf(err, "context value \"%s\" must be a string", name) < 0)
+					abort();
+				goto out;
+			}
+			if (cordon_context_set(ctx, name, json_string_value(value), err) != 0)
+				goto out;
+		}
+		if (derive_line_defaults(ctx, context, err) != 0)
+			goto out;
+	}
+	ev = cordon_evaluator_new(st->policy, preset, ctx, err);
+	if (ev) {
+		unsigned slot = st->next++ % CACHE_SIZE;
+		free(st->cache[slot].key);
+		cordon_evaluator_free(st->cache[slot].ev);
+		st->cache[slot].key = key;
+		st->cache[slot].ev = ev;
+		key = NULL;
+	}
+out:
+	free(key);
+	cordon_context_free(ctx);
+	return ev;
+}
+
+static bool blank(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+			return false;
+	return true;
+}
+
+/* Answer one line, whatever it holds: exactly one line goes out. */
 static void stream_line(struct stream *st, const char *line, size_t len, size_t lineno)
 {
 	json_error_t jerr;
-	json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-	json_t *op, *target, *preset, *context, *escalate, *just;
-	struct cordon_request r = { 0 };
+	json_t *obj;
+	struct stream_request sr;
 	char *err = NULL, msg[256];
 	cordon_decision *d;
 	cordon_evaluator *ev;
-	int opn;
 
-	if (!req || !json_is_object(req)) {
-		snprintf(msg, sizeof(msg), "line %zu is not a JSON object%s%s", lineno,
-			 req ? "" : ": ", req ? "" : jerr.text);
-		print_error(lineno, msg);
-		json_decref(req);
+	if (memchr(line, '\0', len)) {
+		print_error(lineno, NULL, "the line contains a NUL byte");
 		return;
 	}
-	op = json_object_get(req, "op");
-	target = json_object_get(req, "target");
-	preset = json_object_get(req, "preset");
-	context = json_object_get(req, "context");
-	escalate = json_object_get(req, "escalate");
-	just = json_object_get(req, "justification");
-	json_t *canonical = json_object_get(req, "canonical");
-	json_t *actor = json_object_get(req, "actor");
-	json_t *argv = json_object_get(req, "argv");
-	const char **words = NULL;
-	if (!json_is_string(op) || (opn = cordon_op_from_name(json_string_value(op))) < 0) {
-		print_error(lineno, "\"op\" must be one of read, write, exec, net, tool");
-	} else if (argv && (target || opn != CORDON_EXEC)) {
-		print_error(lineno, "\"argv\" belongs to exec requests, in place of \"target\"");
-	} else if (argv && !(words = stream_argv(argv))) {
-		print_error(lineno, "\"argv\" must be an array of strings without NUL bytes");
-	} else if (!argv && !json_is_string(target)) {
-		print_error(lineno, "\"target\" must be a string");
-	} else if ((preset && !json_is_string(preset)) || (context && !json_is_object(context)) ||
-		   (escalate && !json_is_boolean(escalate)) || (just && !json_is_string(just)) ||
-		   (canonical && !json_is_boolean(canonical)) || (actor && !json_is_string(actor))) {
-		print_error(lineno, "\"preset\" is a string, \"context\" an object, \"escalate\" a "
-				    "boolean, \"justification\" and \"actor\" strings");
-	} else if (!preset && !st->o->preset) {
-		print_error(lineno, "no preset: give \"preset\" or --preset");
-	} else if (!(ev = stream_evaluator(st, preset ? json_string_value(preset) : st->o->preset,
-					   context, &err))) {
-		print_error(lineno, err);
-	} else {
-		r.op = (enum cordon_op)opn;
-		if (words) {
-			r.argv = words;
-			r.argc = json_array_size(argv);
-		} else {
-			r.target = json_string_value(target);
-			r.target_len = json_string_length(target);
-			if (r.target_len == 0)
-				r.target = "";
-		}
-		r.escalate = escalate && json_is_true(escalate);
-		r.justification = just ? json_string_value(just) : NULL;
-		r.canonical = canonical && json_is_true(canonical);
-		if (!(d = cordon_evaluate(ev, &r, &err))) {
-			print_error(lineno, err);
-		} else {
-			char *s = cordon_decision_json(d);
-			puts(s);
-			free(s);
-			audit_decision(st->o, d, &r, actor ? json_string_value(actor) : NULL);
-			cordon_decision_free(d);
-		}
+	if (blank(line, len)) {
+		print_error(lineno, NULL, "the line is empty; every line is one JSON request");
+		return;
 	}
-	free(words);
+	obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!obj || !json_is_object(obj)) {
+		if (!obj && json_error_code(&jerr) == json_error_null_character)
+			snprintf(msg, sizeof(msg), "a string on the line contains a NUL character "
+						   "(\\u0000)");
+		else
+			snprintf(msg, sizeof(msg), "line %zu is not a JSON object%s%s", lineno,
+				 obj ? "" : ": ", obj ? "" : jerr.text);
+		print_error(lineno, NULL, msg);
+		json_decref(obj);
+		return;
+	}
+	if (!stream_request_parse(obj, &sr, msg, sizeof(msg))) {
+		print_error(lineno, sr.id, msg);
+	} else if (!sr.preset && !st->o->preset) {
+		print_error(lineno, sr.id, "no preset: give \"preset\" or --preset");
+	} else if (!(ev = stream_evaluator(st, sr.preset ? sr.preset : st->o->preset, sr.context,
+					   &err))) {
+		print_error(lineno, sr.id, err);
+	} else if (!(d = cordon_evaluate(ev, &sr.req, &err))) {
+		print_error(lineno, sr.id, err);
+	} else {
+		char *s = cordon_decision_json(d);
+		print_answer(sr.id, s, NULL);
+		free(s);
+		audit_decision(st->o, d, &sr.req, sr.actor);
+		cordon_decision_free(d);
+	}
+	free(sr.words);
 	free(err);
-	json_decref(req);
+	json_decref(obj);
 }
 
 /* Decisions go out as soon as no further request is waiting: a host that
@@ -349,42 +499,91 @@ static void flush_if_idle(void)
 		fflush(stdout);
 }
 
+/* Lines of standard input of any length, read in chunks: buf[start, end)
+ * is not yet consumed, and [start, scanned) holds no newline. */
+struct line_reader {
+	char *buf;
+	size_t cap, start, end, scanned;
+	bool eof, too_long;
+};
+
+/* The next line without its newline; false at the end of the input.
+ * *too_long: the line was longer than STREAM_LINE_MAX, and was skipped
+ * to its end rather than kept. */
+static bool line_next(struct line_reader *lr, const char **line, size_t *len, bool *too_long)
+{
+	for (;;) {
+		char *nl = memchr(lr->buf + lr->scanned, '\n', lr->end - lr->scanned);
+		if (nl || (lr->eof && (lr->end > lr->start || lr->too_long))) {
+			size_t n = nl ? (size_t)(nl - (lr->buf + lr->start)) : lr->end - lr->start;
+			*line = lr->buf + lr->start;
+			*len = n;
+			*too_long = lr->too_long || n > STREAM_LINE_MAX;
+			lr->too_long = false;
+			lr->start += n + (nl != NULL);
+			lr->scanned = lr->start;
+			return true;
+		}
+		if (lr->eof)
+			return false;
+		lr->scanned = lr->end;
+		if (lr->end - lr->start > STREAM_LINE_MAX) {
+			lr->too_long = true;
+			lr->start = lr->scanned = lr->end;
+		}
+		flush_if_idle();
+		if (lr->start > 0) {
+			memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+			lr->end -= lr->start;
+			lr->scanned -= lr->start;
+			lr->start = 0;
+		}
+		if (lr->end == 0 && lr->cap > 16 * READ_CHUNK) {
+			/* A long line has been answered: give its memory back. */
+			free(lr->buf);
+			lr->cap = READ_CHUNK;
+			if (!(lr->buf = malloc(lr->cap)))
+				abort();
+		}
+		if (lr->cap - lr->end < READ_CHUNK) {
+			lr->cap = lr->cap * 2 > lr->end + READ_CHUNK ? lr->cap * 2 : lr->end + READ_CHUNK;
+			if (!(lr->buf = realloc(lr->buf, lr->cap)))
+				abort();
+		}
+		ssize_t r = read(0, lr->buf + lr->end, lr->cap - lr->end);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			lr->eof = true; /* a read error ends the stream like its end */
+		else
+			lr->end += (size_t)r;
+	}
+}
+
 static int run_stream(const cordon_policy *policy, const struct eval_opts *o)
 {
 	struct stream st = { .policy = policy, .o = o };
-	char *buf = NULL;
-	size_t cap = 0, len = 0, lineno = 0;
-	bool eof = false;
-	while (!eof || len) {
-		char *nl = memchr(buf ? buf : "", '\n', len);
-		if (!nl && !eof) {
-			flush_if_idle();
-			if (len + 65536 > cap) {
-				cap = (len + 65536) * 2;
-				buf = realloc(buf, cap);
-				if (!buf)
-					abort();
-			}
-			ssize_t r = read(0, buf + len, cap - len);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				eof = true;
-			else
-				len += (size_t)r;
+	struct line_reader lr = { .buf = malloc(READ_CHUNK), .cap = READ_CHUNK };
+	const char *line;
+	size_t len, lineno = 0;
+	bool too_long;
+	char msg[128];
+	if (!lr.buf)
+		abort();
+	while (line_next(&lr, &line, &len, &too_long)) {
+		lineno++;
+		if (too_long) {
+			snprintf(msg, sizeof(msg), "the line is longer than %u bytes",
+				 STREAM_LINE_MAX);
+			print_error(lineno, NULL, msg);
 			continue;
 		}
-		size_t n = nl ? (size_t)(nl - buf) : len, used = nl ? n + 1 : len;
-		lineno++;
-		while (n > 0 && buf[n - 1] == '\r')
-			n--;
-		if (n > 0)
-			stream_line(&st, buf, n, lineno);
-		memmove(buf, buf + used, len - used);
-		len -= used;
+		if (len > 0 && line[len - 1] == '\r')
+			len--; /* CRLF */
+		stream_line(&st, line, len, lineno);
 	}
 	fflush(stdout);
-	free(buf);
+	free(lr.buf);
 	for (unsigned i = 0; i < CACHE_SIZE; i++) {
 		free(st.cache[i].key);
 		cordon_evaluator_free(st.cache[i].ev);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,62 @@ char *canon_lexical(const char *path)
 			sb_addc(&out, '/');
 		sb_add(&out, seg, n);
 	}
+	return sb_steal(&out);
+}
+
+/* The home directory of a user, malloc'd, or NULL with *err. */
+static char *user_home(const char *user, char **err)
+{
+	long hint = sysconf(_SC_GETPW_R_SIZE_MAX);
+	size_t size = hint > 0 ? (size_t)hint : 4096;
+	struct passwd pw, *found = NULL;
+	for (;;) {
+		char *buf = xmalloc(size);
+		int rc = getpwnam_r(user, &pw, buf, size, &found);
+		if (rc == ERANGE && size < (1u << 20)) {
+			free(buf);
+			size *= 2;
+			continue;
+		}
+		char *home = NULL;
+		if (rc != 0)
+			*err = xasprintf("cannot look up user '%s': %s", user, strerror(rc));
+		else if (!found)
+			*err = xasprintf("'~%s': no such user", user);
+		else if (pw.pw_dir[0] != '/')
+			*err = xasprintf("'~%s': the home directory '%s' is not absolute", user,
+					 pw.pw_dir);
+		else
+			home = xstrdup(pw.pw_dir);
+		free(buf);
+		return home;
+	}
+}
+
+char *canon_tilde(const char *path, size_t len, const char *home, char **err)
+{
+	const char *slash = memchr(path, '/', len);
+	size_t name_len = (slash ? (size_t)(slash - path) : len) - 1;
+	size_t rest = len - 1 - name_len;
+	struct strbuf out;
+	char *dir;
+	if (name_len == 0) {
+		if (!home) {
+			*err = xstrdup("'~' needs the home context variable, which has no value");
+			return NULL;
+		}
+		dir = xstrdup(home);
+	} else {
+		char *user = xstrndup(path + 1, name_len);
+		dir = user_home(user, err);
+		free(user);
+		if (!dir)
+			return NULL;
+	}
+	sb_init(&out);
+	sb_adds(&out, dir);
+	sb_add(&out, path + 1 + name_len, rest);
+	free(dir);
 	return sb_steal(&out);
 }
 

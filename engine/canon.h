@@ -29,6 +29,14 @@ char *canon_path_memo(const char *path, size_t len, const char *cwd, struct cano
 		      char **err);
 void canon_memo_free(struct canon_memo *memo);
 
+/* A file target as a person at a shell means it: "~" or "~/..." under
+ * home (the home context variable, as "~" in rules), "~user" or
+ * "~user/..." under that user's home directory from the password
+ * database.  path[0] must be '~'.  The joined path, malloc'd; NULL with
+ * *err (malloc'd) when home is NULL, the user is unknown, or the home
+ * directory is not absolute. */
+char *canon_tilde(const char *path, size_t len, const char *home, char **err);
+
 /* Lexical normalisation only: "//", "." and ".." (at the root, ".." stays
  * at the root).  For paths that are already absolute. */
 char *canon_lexical(const char *path);

@@ -49,8 +49,9 @@ const char *cordon_policy_name(const cordon_policy *policy);
 /* Context variables: workspace, cwd, home, tmp, agent_dir, session_dir, user. */
 cordon_context *cordon_context_new(void);
 void cordon_context_free(cordon_context *ctx);
-/* Returns 0, or -1 with a message in *err (malloc'd) for an unknown name or
- * a directory variable whose value is not an absolute path. */
+/* Returns 0, or -1 with a message in *err (malloc'd) for an unknown name,
+ * an empty value or one that is not UTF-8 text, or a directory variable
+ * whose value is not an absolute path. */
 int cordon_context_set(cordon_context *ctx, const char *name, const char *value, char **err);
 const char *cordon_context_get(const cordon_context *ctx, const char *name);
 
@@ -75,8 +76,12 @@ enum cordon_effect { CORDON_ALLOW, CORDON_ASK, CORDON_DENY };
 
 struct cordon_request {
 	enum cordon_op op;
-	const char *target;   /* path, shell command, host[:port] or tool name; NULL for
-			       * an exec request given as argv */
+	const char *target;   /* path, shell command, host[:port] or tool name:
+			       * UTF-8 text; a path starting with "~" or "~user"
+			       * is under that home directory (the home context
+			       * variable for "~"), a relative path is under the
+			       * context's cwd; NULL for an exec request given as
+			       * argv */
 	size_t target_len;    /* 0: strlen(target); a NUL inside target is refused */
 	bool escalate;        /* exec only: run outside the sandbox */
 	const char *justification; /* required, nonempty, with escalate */
@@ -111,11 +116,12 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 void cordon_evaluator_free(cordon_evaluator *ev);
 
 /* Decide a request.  A request that cannot be decided safely (a path that
- * does not resolve) decides deny with the reason.  A `tool` request that
- * asks decides allow when the context's session_dir holds a grant for
- * exactly that name (cordon_grant_tool).  NULL with *err only for
- * a malformed request (escalation without justification, or on a request
- * other than exec). */
+ * does not resolve, "~user" for an unknown user, "~" without a home)
+ * decides deny with the reason.  A `tool` request that asks decides allow
+ * when the context's session_dir holds a grant for exactly that name
+ * (cordon_grant_tool).  NULL with *err only for a malformed request: a
+ * target with a NUL byte or that is not valid UTF-8, an escalation
+ * without justification, or one on a request other than exec. */
 cordon_decision *cordon_evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
 				 char **err);
 /* The same decision with its trace: the canonical target, every candidate

@@ -418,6 +418,26 @@ static void summarize(cordon_decision *d)
 	d->rule = d->ops[worst].rule ? xstrdup(d->ops[worst].rule) : NULL;
 }
 
+/* A target that cannot be read as text the host wrote is refused rather
+ * than decided: a NUL would cut it short wherever it is used as a C
+ * string, and bytes that are not UTF-8 have no one meaning. */
+static bool target_refused(const char *target, size_t len, char **err)
+{
+	const char *nul = memchr(target, '\0', len);
+	size_t bad;
+	if (nul) {
+		*err = xasprintf("the target contains a NUL byte (at offset %zu)",
+				 (size_t)(nul - target));
+		return true;
+	}
+	if ((bad = utf8_invalid_at((const unsigned char *)target, len)) < len) {
+		*err = xasprintf("the target is not valid UTF-8 text (byte 0x%02x at offset %zu)",
+				 (unsigned char)target[bad], bad);
+		return true;
+	}
+	return false;
+}
+
 static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
 				 struct strbuf *trace, char **err)
 {
@@ -454,6 +474,8 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		return NULL;
 	}
 	len = req->argv ? 0 : req->target_len ? req->target_len : strlen(req->target);
+	if (!req->argv && target_refused(req->target, len, err))
+		return NULL;
 	d = xcalloc(1, sizeof(*d));
 	d->preset = ev->preset->name;
 	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : sandbox_kind;
@@ -491,7 +513,16 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 			why = xstrdup("the path is marked canonical but is not spelled as one");
 		}
 	} else if (op == IR_READ || op == IR_WRITE) {
-		canonical = canon_path(req->target, len, ev->ctx.value[CTX_CWD], &why);
+		/* "~" and "~user" first, as a shell would: not a directory named
+		 * "~" under the cwd. */
+		if (req->target[0] != '~') {
+			canonical = canon_path(req->target, len, ev->ctx.value[CTX_CWD], &why);
+		} else {
+			char *home = canon_tilde(req->target, len, ev->ctx.value[CTX_HOME], &why);
+			if (home)
+				canonical = canon_path(home, strlen(home), NULL, &why);
+			free(home);
+		}
 		if (!canonical) {
 			char *shown = xstrndup(req->target, len);
 			if (trace)
@@ -504,9 +535,8 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 			return d;
 		}
 		len = strlen(canonical);
-	} else if (len == 0 || memchr(req->target, '\0', len)) {
-		ev_add_op(d, op, "", IR_DENY,
-		       xstrdup(len ? "the target contains a NUL byte" : "the target is empty"), NULL);
+	} else if (len == 0) {
+		ev_add_op(d, op, "", IR_DENY, xstrdup("the target is empty"), NULL);
 		summarize(d);
 		return d;
 	} else {

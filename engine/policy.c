@@ -139,6 +139,11 @@ int cordon_context_set(cordon_context *ctx, const char *name, const char *value,
 		*err = xasprintf("context variable '%s' is empty", name);
 		return -1;
 	}
+	if (utf8_invalid_at((const unsigned char *)value, strlen(value)) != strlen(value)) {
+		/* Every target under it would be refused: say so once, here. */
+		*err = xasprintf("context variable '%s' is not valid UTF-8 text", name);
+		return -1;
+	}
 	if (ir_ctx_var_is_path(var) && value[0] != '/') {
 		*err = xasprintf("context variable '%s' must be an absolute path, not '%s'", name, value);
 		return -1;

@@ -11,8 +11,9 @@
  * error inside the input; every offset reported must lie inside the input;
  * two parses of one input must dump the same; the decision must list at
  * least one operation, agree with its worst operation, and never allow an
- * input that does not parse.  Its lines, as an argv, must render to a line
- * that parses back into them (argv_check). */
+ * input that does not parse; only an input that is not UTF-8 is refused
+ * without a decision.  Its lines, as an argv, must render to a line that
+ * parses back into them (argv_check). */
 #include "config.h"
 
 #include <stddef.h>
@@ -105,8 +106,13 @@ static void decide(const uint8_t *data, size_t size, bool parsed)
 				      .target_len = size };
 	char *err = NULL;
 	cordon_decision *d = cordon_evaluate(evaluator(), &req, &err);
-	if (!d)
-		abort();
+	if (!d) {
+		/* Only text that is not UTF-8 is refused rather than decided. */
+		if (utf8_invalid_at(data, size) == size)
+			abort();
+		free(err);
+		return;
+	}
 	size_t n = cordon_decision_operation_count(d);
 	enum cordon_effect worst = CORDON_ALLOW, e;
 	if (!n)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <seccomp.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -275,6 +276,107 @@ static void test_argv_requests(void)
 	cordon_policy_free(p);
 }
 
+/* Targets as a host means them, through the C API: "~", "~user", relative
+ * to cwd; refused with an error when they hold a NUL or are not UTF-8. */
+static void test_targets(void)
+{
+	cordon_policy *p = cordon_policy_load_embedded();
+	cordon_context *ctx = cordon_context_new();
+	cordon_evaluator *ev;
+	cordon_decision *d;
+	char *err = NULL;
+	const char *target;
+	struct cordon_request req = { .op = CORDON_READ };
+	static const char *const vars[][2] = {
+		{ "workspace", "/nonexistent-cordon/ws" }, { "cwd", "/nonexistent-cordon/ws/src" },
+		{ "home", "/nonexistent-cordon/home" },    { "agent_dir", "/nonexistent-cordon/a" },
+		{ "session_dir", "/nonexistent-cordon/a/s" },
+	};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(*vars); i++)
+		cordon_context_set(ctx, vars[i][0], vars[i][1], &err);
+	ev = cordon_evaluator_new(p, "read-only", ctx, &err);
+	ok(ev != NULL, "an evaluator for the target cases");
+
+	req.target = "~/.ssh/id_rsa";
+	d = cordon_evaluate(ev, &req, &err);
+	cordon_decision_operation(d, 0, NULL, &target, NULL, NULL, NULL);
+	is_str(target, "/nonexistent-cordon/home/.ssh/id_rsa", "'~/' is the home context variable");
+	ok(cordon_decision_effect(d) == CORDON_DENY, "  ... and ~/.ssh is denied");
+	cordon_decision_free(d);
+
+	req.target = "~root";
+	d = cordon_evaluate(ev, &req, &err);
+	cordon_decision_operation(d, 0, NULL, &target, NULL, NULL, NULL);
+	struct passwd *pw = getpwnam("root");
+	is_str(target, pw ? pw->pw_dir : "/root", "'~root' is root's home directory");
+	cordon_decision_free(d);
+
+	req.target = "~no-such-user-cordon/x";
+	d = cordon_evaluate(ev, &req, &err);
+	ok(cordon_decision_effect(d) == CORDON_DENY &&
+		   strstr(cordon_decision_reason(d), "no such user"),
+	   "'~user' for an unknown user denies: %s", cordon_decision_reason(d));
+	cordon_decision_free(d);
+
+	req.target = "../main.c";
+	d = cordon_evaluate(ev, &req, &err);
+	cordon_decision_operation(d, 0, NULL, &target, NULL, NULL, NULL);
+	is_str(target, "/nonexistent-cordon/ws/main.c", "a relative target is under the cwd");
+	cordon_decision_free(d);
+
+	req.target = "/etc/hosts\0/x";
+	req.target_len = 13;
+	d = cordon_evaluate(ev, &req, &err);
+	ok(!d && err && strstr(err, "NUL byte (at offset 10)"), "a NUL in the target is refused: %s",
+	   err ? err : "(decided)");
+	cordon_decision_free(d);
+	free(err);
+	err = NULL;
+
+	req.target = "/tmp/\xc3(";
+	req.target_len = 0;
+	d = cordon_evaluate(ev, &req, &err);
+	ok(!d && err && strstr(err, "not valid UTF-8"), "a path that is not UTF-8 is refused: %s",
+	   err ? err : "(decided)");
+	cordon_decision_free(d);
+	free(err);
+	err = NULL;
+
+	req.op = CORDON_NET;
+	req.target = "\xff" "example.com";
+	d = cordon_evaluate(ev, &req, &err);
+	ok(!d && err, "a host that is not UTF-8 is refused too");
+	cordon_decision_free(d);
+	free(err);
+	err = NULL;
+
+	ok(cordon_context_set(ctx, "cwd", "/tmp/\xff", &err) == -1 && strstr(err, "UTF-8"),
+	   "a context value that is not UTF-8 is refused");
+	free(err);
+	err = NULL;
+
+	/* Without a home, '~' cannot be placed: deny, never a guess. */
+	cordon_evaluator_free(ev);
+	cordon_context_free(ctx);
+	cordon_policy_free(p);
+	static const char text[] = "cordon 1;\npreset \"p\" { read \"/**\" allow; }\n";
+	p = cordon_policy_load_string("mem.cordon", NULL, text, sizeof(text) - 1);
+	ctx = cordon_context_new();
+	cordon_context_set(ctx, "cwd", "/nonexistent-cordon", &err);
+	ev = cordon_evaluator_new(p, "p", ctx, &err);
+	req.op = CORDON_READ;
+	req.target = "~/.ssh/id_rsa";
+	d = ev ? cordon_evaluate(ev, &req, &err) : NULL;
+	ok(d && cordon_decision_effect(d) == CORDON_DENY &&
+		   strstr(cordon_decision_reason(d), "home context variable"),
+	   "'~' without a home denies: %s", d ? cordon_decision_reason(d) : err);
+	cordon_decision_free(d);
+	free(err);
+	cordon_evaluator_free(ev);
+	cordon_context_free(ctx);
+	cordon_policy_free(p);
+}
+
 int main(void)
 {
 	test_edit_distance();
@@ -284,5 +386,6 @@ int main(void)
 	test_api();
 	test_close_fds();
 	test_argv_requests();
+	test_targets();
 	return tap_done();
 }
