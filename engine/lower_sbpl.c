@@ -250,27 +250,6 @@ static void res_free(struct resolved *r)
 /* The IR pattern behind an evaluator rule: the evaluator keeps the
  * preset's rules in order, leaving out those whose context variables have
  * no value. */
-static const struct ir_pattern *ir_pattern_of(const cordon_evaluator *ev, const struct ev_rule *r)
-{
-	const struct ir_preset *p = ev->preset;
-	bool protect = r >= ev->protect && r < ev->protect + ev->nprotect;
-	size_t n = protect ? p->nprotect : p->nrules, want, j = 0;
-	want = protect ? (size_t)(r - ev->protect) : (size_t)(r - ev->rules);
-	for (size_t i = 0; i < n; i++) {
-		const struct ir_pattern *pat = protect ? &p->protect[i].pat : &p->rules[i].pat;
-		if (pat->text) {
-			int missing = -1;
-			char *s = ir_text_subst(pat->text, &ev->ctx, true, &missing);
-			if (!s)
-				continue;
-			free(s);
-		}
-		if (j++ == want)
-			return pat;
-	}
-	return NULL;
-}
-
 /* A glob as an anchored extended regex, the way the evaluator matches it:
  * '*' and '?' within one component, "**" at any depth (a final "**" component also
  * matching the directory itself), bracket classes.  NULL with *why when
@@ -519,7 +498,7 @@ static int advisory_entry(const cordon_evaluator *ev, const struct lower_advisor
 			  struct entry *e, char **err)
 {
 	const struct ev_rule *r = rule_by_origin(ev, a->origin);
-	const struct ir_pattern *pat = r ? ir_pattern_of(ev, r) : NULL;
+	const struct ir_pattern *pat = r ? r->pat : NULL;
 	const char *why = NULL;
 	char *re = NULL;
 	memset(e, 0, sizeof(*e));
@@ -539,7 +518,7 @@ static int advisory_entry(const cordon_evaluator *ev, const struct lower_advisor
 		}
 	} else if (pat->text) {
 		struct resolved res;
-		if (!res_build(&res, pat->text, &ev->ctx) || strcmp(res.s.buf, r->m.text) != 0) {
+		if (!res_build(&res, pat->text, &r->ctx) || strcmp(res.s.buf, r->m.text) != 0) {
 			res_free(&res);
 			*err = xasprintf("%s: the pattern %s does not resolve as the evaluator "
 					 "resolved it",

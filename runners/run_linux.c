@@ -5,6 +5,7 @@
 #ifndef __APPLE__
 #include "config.h"
 
+#include "fence.h"
 #include "lower.h"
 #include "run.h"
 #include "util.h"
@@ -449,6 +450,7 @@ int run_command(const struct run_opts *o)
 	const char *bwrap = NULL, *workspace = cordon_context_get(o->ctx, "workspace");
 	bool sandboxed, started = false, layers = false, recheck = false;
 	struct sigaction sa, old_int, old_term;
+	struct fence fence = { -1 };
 
 	/* The command must be allowed before anything else happens. */
 	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
@@ -534,6 +536,12 @@ int run_command(const struct run_opts *o)
 	}
 	have_in = true;
 	if (sandboxed) {
+		/* Missing protected paths become fences before the plan is made,
+		 * so that it binds them like paths that exist. */
+		if (fence_begin(&fence, dir, &in, &err) != 0) {
+			status = unavailable("%s", err);
+			goto out;
+		}
 		if (!(plan = cordon_lower(ev, "bwrap-args", &plan_len, &err)) ||
 		    !(bpf = cordon_lower(ev, "seccomp-bpf", &bpf_len, &err))) {
 			status = unavailable("%s", err);
@@ -730,6 +738,7 @@ out:
 			free((char *)out.file_path);
 	}
 	remove_tree(tmp);
+	fence_end(&fence); /* the sandbox is gone: nothing relies on them now */
 	if (have_in)
 		lower_input_free(&in);
 	free_argv(argv);

@@ -217,13 +217,13 @@ pass() { # pass NAME
 	ww -- rm -rf "$WS/.agent"
 	[ $rc -ne 0 ] && [ -f "$WS/.agent/state.json" ]
 	ok $? "$t protected agent_dir cannot be deleted (exit $rc)"
-	# The ancestor rule on its own: session_dir below an existing, unprotected
-	# directory of the workspace; the rest of the workspace stays writable.
+	# A missing session_dir below an existing, unprotected directory of the
+	# workspace is fenced alone: its parent and the rest stay writable.
 	run --preset workspace-write --workspace "$WS" --context home="$H" \
 		--context agent_dir="$H/.cordon" --context session_dir="$WS/sess/s1" -- \
-		sh -c "mkdir '$WS/sess/s1'; '$probe' write '$WS/sess/x'; '$probe' write '$WS/other'"
+		sh -c "mkdir '$WS/sess/s1' 2> /dev/null; '$probe' write '$WS/sess/s1/x'; '$probe' write '$WS/sess/x'; '$probe' write '$WS/other'"
 	is "$(echo $out):$(ls -A "$WS/sess" | tr '\n' ' '):$([ -f "$WS/other" ] && echo y)" \
-		"EROFS ok::y" "$t a missing session_dir is covered by its nearest existing ancestor"
+		"EROFS ok ok:x :y" "$t a missing session_dir is fenced alone, and the fence is gone afterwards"
 
 	# ---- secrets -------------------------------------------------------------------------
 	# A read the analysis sees is denied before the run; eval of a string

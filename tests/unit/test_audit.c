@@ -74,6 +74,7 @@ int main(void)
 
 	/* A decision fills the record. */
 	cordon_context *ctx = cordon_context_new();
+	cordon_context_set(ctx, "workspace", "/ws", &err);
 	cordon_context_set(ctx, "home", "/home/u", &err);
 	cordon_context_set(ctx, "agent_dir", "/home/u/.cordon", &err);
 	cordon_context_set(ctx, "session_dir", "/home/u/.cordon/sessions/t", &err);

@@ -1,0 +1,218 @@
+#!/bin/sh
+# Attacks on how paths reach the sandbox, under the real bwrap, as root and
+# again as an unprivileged user (nobody) with trees of its own:
+#  - credentials and protected paths reached through a symlink (stow,
+#    home-manager, dotfile repositories);
+#  - protections in every writable root (a workspace that is the home
+#    directory, a policy with a second write root);
+#  - the persistence files the default presets protect, most of which do
+#    not exist: fenced one by one, the rest of the workspace writable, and
+#    nothing left behind, with two calls at once too.
+# Each command runs as `sh -c 'sh SCRIPT'`, which the analysis cannot see
+# into: the sandbox alone must stop it.
+. "$srcdir/tests/lib.sh"
+
+cordon_bin=${CORDON_REAL:-$CORDON}
+errf=$tmpdir/stderr
+chmod 755 "$tmpdir"
+GIT=$(command -v git)
+
+# U CMD...: CMD as the pass's user, with a runtime dir of the pass's own (the
+# runner keeps its temp dirs and fence registry there), bounded in time.
+U() {
+	$AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 TZ=UTC \
+		XDG_RUNTIME_DIR="$P/rt" "$@"
+}
+
+# run ARGS...: cordon run ARGS as the pass's user; $rc, $out, stderr in $errf.
+run() {
+	out=$(U "$C" run "$@" 2> "$errf")
+	rc=$?
+}
+
+# wsw WS HOME SCRIPT: workspace-write of the default policy on WS with home
+# HOME, running `sh SCRIPT` behind sh -c; the agent's storage is elsewhere.
+wsw() {
+	run --preset workspace-write --workspace "$1" --context home="$2" \
+		--context agent_dir="$P/agent" --context session_dir="$P/agent/s" -- \
+		sh -c "sh '$3'"
+}
+
+# script NAME TEXT: a script file the pass's user can read.
+script() {
+	printf '%s\n' "$2" > "$P/$1.sh"
+	chmod 644 "$P/$1.sh"
+}
+
+mine() {
+	[ -n "$AS" ] && chown -R "$uid:$gid" "$@"
+	:
+}
+
+"$cordon_bin" probe > "$tmpdir/probe" 2>&1
+ready=$?
+if [ "$(id -u)" -eq 0 ]; then
+	passes="root nobody"
+	command -v setpriv > /dev/null || passes=root
+else
+	passes=self
+fi
+
+pass() { # pass NAME
+	name=$1
+	P=$tmpdir/$name
+	AS=
+	uid=$(id -u) gid=$(id -g)
+	if [ "$name" = nobody ]; then
+		uid=65534 gid=65534
+		AS="setpriv --reuid=$uid --regid=$gid --clear-groups --"
+	fi
+	t="[$name]"
+	mkdir -p "$P/rt" "$P/agent" "$P/h1/dotfiles/ssh" "$P/h2" "$P/store/ssh" "$P/ws1" "$P/ws2" \
+		"$P/ws3" "$P/h3" "$P/x/ws" "$P/x/extra" "$P/c" "$P/ws5/real"
+	chmod 700 "$P/rt"
+	echo "KEY-ONE-$name" > "$P/h1/dotfiles/ssh/id_ed25519"
+	ln -s dotfiles/ssh "$P/h1/.ssh"             # stow: relative
+	echo "KEY-TWO-$name" > "$P/store/ssh/id_ed25519"
+	ln -s "$P/store/ssh" "$P/h2/.ssh"           # home-manager: absolute
+	echo "rc-$name" > "$P/h3/.bashrc"
+	echo "profile-$name" > "$P/h3/.profile"
+	echo state > "$P/ws5/real/state.json"
+	mkdir -p "$P/ws5/real2"
+	ln -s real "$P/ws5/.vscode"
+	ln -s "$P/ws5/real2" "$P/ws5/.claude"
+	C=$cordon_bin
+	if [ -n "$AS" ] && ! $AS test -x "$C"; then
+		mkdir -p "$P/build"
+		cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$P/build/"
+		C=$P/build/cordon
+	fi
+	mine "$P"
+	if [ -n "$AS" ] && ! $AS test -w "$P/ws1"; then
+		skip "$t every check" "uid $uid cannot reach $P (is ${TMPDIR:-/tmp} open to it?)"
+		return
+	fi
+
+	cat > "$P/x.cordon" << EOF
+cordon 1;
+protect "\${workspace}/.git/hooks", "\${workspace}/.vscode", "\${workspace}/.claude";
+preset "two" {
+  sandbox required;
+  read "/**" allow;
+  write "/dev/null" allow;
+  write "\${workspace}" allow;
+  write "\${tmp}" allow;
+  write "$P/x/extra" allow;
+  exec "*" allow;
+}
+EOF
+	chmod 644 "$P/x.cordon"
+
+	# ---- symlinked credentials -------------------------------------------------------------
+	for h in h1 h2; do
+		H=$P/$h
+		d=$(U "$C" eval --preset read-only --context home="$H" --context workspace="$P/ws1" \
+			read "$H/.ssh/id_ed25519" 2>&1 | head -1)
+		is "${d%%:*}" deny "$t $h: the decision denies ~/.ssh/id_ed25519 through the link"
+	done
+	H=$P/h1
+	d=$(U "$C" eval --preset read-only --context home="$H" --context workspace="$P/ws1" \
+		read "$H/dotfiles/ssh/id_ed25519" 2>&1 | head -1)
+	is "${d%%:*}" deny "$t h1: and the link's target by its own name"
+	script cat 'cat "$HOME/.ssh/id_ed25519"; cat "$(readlink -f "$HOME/.ssh")/id_ed25519"; ls -A "$HOME/.ssh/"'
+	for h in h1 h2; do
+		H=$P/$h
+		wsw "$P/ws1" "$H" "$P/cat.sh"
+		case $out in *KEY-*) false ;; *) true ;; esac
+		ok $? "$t $h: cat ~/.ssh/id_ed25519 through a symlinked ~/.ssh reads nothing ($(echo $out))"
+	done
+	# The home directory as the workspace: writes through the link are
+	# credentials too.
+	H=$P/h1
+	script akeys 'echo evil >> "$HOME/.ssh/authorized_keys"; echo evil >> "$HOME/.ssh/id_ed25519"; echo ok > "$HOME/free"'
+	wsw "$H" "$H" "$P/akeys.sh"
+	is "$(ls "$H/dotfiles/ssh" | tr '\n' ' ')$(cat "$H/dotfiles/ssh/id_ed25519"):$(cat "$H/free" 2> /dev/null)" \
+		"id_ed25519 KEY-ONE-$name:ok" "$t h1 as the workspace: nothing is written through ~/.ssh ($(echo $out))"
+	# A protected path that is a symlink: what it resolves to is protected.
+	H=$P/h1
+	script plink "echo evil > '$P/ws5/real/state.json'; echo evil > '$P/ws5/real/new'; echo evil > '$P/ws5/real2/new'; echo ok > '$P/ws5/free'"
+	run -p "$P/x.cordon" --preset two --workspace "$P/ws5" --context home="$H" -- sh -c "sh '$P/plink.sh'"
+	is "$(cat "$P/ws5/real/state.json"):$(ls "$P/ws5/real" "$P/ws5/real2" | tr '\n' ' '):$(cat "$P/ws5/free" 2> /dev/null)" \
+		"state:$P/ws5/real: state.json  $P/ws5/real2: :ok" \
+		"$t a protected path that is a symlink, relative or absolute, protects its target ($(head -1 "$errf"))"
+	d=$(U "$C" eval -p "$P/x.cordon" --preset two --context workspace="$P/ws5" --context home="$H" \
+		write "$P/ws5/real/state.json" 2>&1 | head -1)
+	is "${d%%:*}" deny "$t and the decision denies writing the target"
+
+	# ---- protections in every writable root --------------------------------------------------
+	H=$P/h3
+	script rc 'echo evil >> "$HOME/.bashrc"; echo evil >> "$HOME/.profile"; echo evil > "$HOME/.zshrc"; echo ok > "$HOME/free"'
+	wsw "$H" "$H" "$P/rc.sh"
+	is "$(cat "$H/.bashrc"):$(cat "$H/.profile"):$([ -e "$H/.zshrc" ] && echo zshrc):$(cat "$H/free" 2> /dev/null)" \
+		"rc-$name:profile-$name::ok" "$t the home directory as the workspace: ~/.bashrc, ~/.profile, ~/.zshrc stay untouched"
+	script extra "mkdir -p '$P/x/extra/.git/hooks'; echo evil > '$P/x/extra/.git/hooks/pre-commit'; mkdir '$P/x/extra/.vscode'; echo ok > '$P/x/extra/free'"
+	run -p "$P/x.cordon" --preset two --workspace "$P/x/ws" --context home="$H" -- sh -c "sh '$P/extra.sh'"
+	is "$(ls -A "$P/x/extra" | tr '\n' ' '):$(cat "$P/x/extra/free" 2> /dev/null)" "free :ok" \
+		"$t a protection written for the workspace holds in a second write root too"
+	d=$(U "$C" eval -p "$P/x.cordon" --preset two --context workspace="$P/x/ws" --context home="$H" \
+		write "$P/x/extra/.git/hooks/pre-commit" 2>&1 | head -1)
+	is "${d%%:*}" deny "$t and the decision says so"
+
+	# ---- the persistence files of the default presets -------------------------------------------
+	H=$P/h1
+	W=$P/ws2
+	script persist "cd '$W' && echo ok > new
+mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit
+echo '[core] fsmonitor = evil' >> .git/config
+mkdir .vscode; echo evil > .vscode/settings.json
+mkdir -p .claude .codex .cursor .idea; echo evil > .claude/settings.json; echo evil > .codex/config.toml
+echo evil > .cursor/mcp.json; echo evil > .idea/workspace.xml
+echo evil > .mcp.json; echo evil > .gitmodules; echo evil > .bashrc
+ls -A"
+	wsw "$W" "$H" "$P/persist.sh"
+	is "$rc:$(cat "$W/new" 2> /dev/null)" "0:ok" "$t a workspace without .git/hooks stays writable ($(head -1 "$errf"))"
+	is "$(ls -A "$W" | tr '\n' ' ')" "new " \
+		"$t no persistence file could be created, and no placeholder is left behind"
+	if [ -n "$GIT" ]; then
+		W=$P/ws3
+		U "$GIT" -C "$W" init -q && U "$GIT" -C "$W" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init
+		cp "$W/.git/config" "$P/config.before"
+		script git "cd '$W' && echo a > a.txt && '$GIT' add a.txt && '$GIT' -c user.name=t -c user.email=t@t commit -q -m a && echo committed
+'$GIT' config core.fsmonitor evil 2> /dev/null || echo config-refused
+echo evil > .git/hooks/post-checkout 2> /dev/null || echo hook-refused
+mkdir sub && cd sub && '$GIT' init -q && '$GIT' -c user.name=t -c user.email=t@t commit -q --allow-empty -m x && echo subrepo"
+		wsw "$W" "$H" "$P/git.sh"
+		is "$(echo $out)" "committed config-refused hook-refused subrepo" \
+			"$t git add/commit and git init in a new directory work; .git/config and hooks are fenced"
+		cmp -s "$W/.git/config" "$P/config.before" && [ ! -e "$W/.git/hooks/post-checkout" ] &&
+			[ "$(U "$GIT" -C "$W" log --oneline | wc -l)" = 2 ]
+		ok $? "$t the repository has the commit and its config and hooks are unchanged"
+	else
+		skip "$t git inside the workspace" "no git"
+	fi
+
+	# ---- two calls at once ------------------------------------------------------------------------
+	W=$P/c
+	script long "while [ ! -e '$P/go' ]; do sleep 0.05; done
+cd '$W' && mkdir -p .vscode .git/hooks 2> /dev/null; echo evil > .vscode/settings.json; echo evil > .git/hooks/pre-commit; echo ok > long-done"
+	script short "echo ok > '$W/short-done'"
+	(wsw "$W" "$H" "$P/long.sh") &
+	long=$!
+	i=0
+	while [ ! -d "$W/.vscode" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	wsw "$W" "$H" "$P/short.sh"
+	: > "$P/go"
+	wait $long
+	is "$(ls -A "$W" | tr '\n' ' ')" "long-done short-done " \
+		"$t two calls at once: the one that ends first leaves the other's fences in place, and the last removes them"
+}
+
+if [ $ready -ne 0 ]; then
+	skip "symlinked and missing paths under bwrap" "cordon probe says the sandbox is not ready"
+	done_testing
+	exit
+fi
+for p in $passes; do
+	pass "$p"
+done
+done_testing
