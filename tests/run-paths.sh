@@ -173,6 +173,15 @@ ls -A"
 	is "$rc:$(cat "$W/new" 2> /dev/null)" "0:ok" "$t a workspace without .git/hooks stays writable ($(head -1 "$errf"))"
 	is "$(ls -A "$W" | tr '\n' ' ')" "new " \
 		"$t no persistence file could be created, and no placeholder is left behind"
+	# The same with a policy of one's own that protects .git/hooks: a
+	# missing protected path no longer makes its parent read-only.
+	W=$P/ws7
+	mkdir -p "$W"
+	mine "$W"
+	script own "cd '$W' && echo ok > new; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; mkdir .vscode"
+	run -p "$P/x.cordon" --preset two --workspace "$W" --context home="$H" -- sh -c "sh '$P/own.sh'"
+	is "$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" "ok:new " \
+		"$t a protected .git/hooks that does not exist is fenced alone: the workspace stays writable"
 	if [ -n "$GIT" ]; then
 		W=$P/ws3
 		U "$GIT" -C "$W" init -q && U "$GIT" -C "$W" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init
@@ -190,6 +199,17 @@ mkdir sub && cd sub && '$GIT' init -q && '$GIT' -c user.name=t -c user.email=t@t
 	else
 		skip "$t git inside the workspace" "no git"
 	fi
+
+	# A worktree's .git is a file: nothing can be made below it, so the file
+	# itself is what must stay (a command could replace it by a directory).
+	W=$P/ws6
+	mkdir -p "$W"
+	echo "gitdir: $P/elsewhere" > "$W/.git"
+	mine "$W"
+	script gitfile "cd '$W' && echo ok > new; echo evil > .git; rm -f .git; mkdir -p .git/hooks; ls -A"
+	wsw "$W" "$H" "$P/gitfile.sh"
+	is "$(cat "$W/.git"):$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" \
+		"gitdir: $P/elsewhere:ok:.git new " "$t a .git file (a worktree) cannot be replaced, the rest stays writable"
 
 	# ---- two calls at once ------------------------------------------------------------------------
 	W=$P/c

@@ -73,8 +73,8 @@ mine() {
 }
 
 # ---- the policy for what the default one has no rule for -----------------------------
-# A write-denied path that does not exist fences its nearest existing
-# ancestor, so a workspace used with it has .git/hooks and .agent.
+# The workspace used with it has .git/hooks and .agent (the checks of mount
+# points that cannot be renamed need them to exist).
 cat > "$tmpdir/test.cordon" << 'EOF'
 cordon 1;
 
