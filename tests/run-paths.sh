@@ -144,6 +144,33 @@ EOF
 		write "$P/ws5/real/state.json" 2>&1 | head -1)
 	is "${d%%:*}" deny "$t and the decision denies writing the target"
 
+	# The plan and the Landlock ruleset name the target, never the link: a
+	# mount on a symlink would land wherever the link points at launch.
+	pl=$(U "$C" compile -p "$P/x.cordon" --preset two --emit bwrap --context workspace="$P/ws5" \
+		--context home="$H" --context tmp="$P/rt/t" 2>&1)
+	ll=$(U env CORDON_LANDLOCK_ABI=4 "$C" compile -p "$P/x.cordon" --preset two --emit landlock \
+		--context workspace="$P/ws5" --context home="$H" --context tmp="$P/rt/t" 2>&1)
+	case $pl in *"\"$P/ws5/.vscode\""* | *"\"$P/ws5/.claude\""*) false ;;
+	*"\"--ro-bind\",\"$P/ws5/real\",\"$P/ws5/real\""*"\"--ro-bind\",\"$P/ws5/real2\""*) true ;; *) false ;; esac
+	ok $? "$t the mount plan binds the targets of the protected links read-only, not the links"
+	case $ll in *"$P/ws5/real "*protected*"$P/ws5/real2 "*protected*) true ;; *) false ;; esac
+	ok $? "$t the Landlock listing names the targets as protected inside the write root"
+
+	# The Seatbelt profile ranks the target as the evaluator does: an allow
+	# of the directory around it must not come after the deny.
+	printf '%s\n' 'cordon 1;' 'preset "p" {' '  sandbox required;' '  read "/**" allow;' \
+		'  read "~/dotfiles" allow;' '  read "~/.ssh" deny;' '  write "/dev/null" allow;' \
+		'  exec "*" allow;' '}' > "$P/sb.cordon"
+	chmod 644 "$P/sb.cordon"
+	if [ -x "$builddir/tests/sbpl-check" ]; then
+		U "$C" compile -p "$P/sb.cordon" --preset p --emit sbpl --context home="$P/h1" \
+			--context workspace="$P/ws1" --context tmp="$P/rt/t" > "$P/sb.prof" 2> "$errf"
+		is "$("$builddir/tests/sbpl-check" "$P/sb.prof" read "$P/h1/dotfiles/ssh/id_ed25519"):$("$builddir/tests/sbpl-check" "$P/sb.prof" read "$P/h1/dotfiles/x")" \
+			"deny:allow" "$t the Seatbelt profile denies the target of a symlinked deny under a broader allow"
+	else
+		skip "$t the Seatbelt profile of a symlinked deny" "no tests/sbpl-check"
+	fi
+
 	# ---- protections in every writable root --------------------------------------------------
 	H=$P/h3
 	script rc 'echo evil >> "$HOME/.bashrc"; echo evil >> "$HOME/.profile"; echo evil > "$HOME/.zshrc"; echo ok > "$HOME/free"'
