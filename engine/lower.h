@@ -81,8 +81,10 @@ typedef char *(*lower_fn)(const struct lower_input *in, size_t *len, char **err)
 char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err);
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
 /* The paths `cordon run` fences for the call (see lower_bwrap.c): each a
- * missing path to make an empty directory, with its missing parents, below
- * the write root `root`.  A malloc'd array of borrowed strings. */
+ * path below the write root `root` that keeps writes out and is either a
+ * directory (to hold while the call runs) or missing (to make an empty
+ * directory, with its missing parents).  A malloc'd array of borrowed
+ * strings. */
 struct lower_fence {
 	const char *root;
 	const char *path;

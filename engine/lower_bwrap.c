@@ -168,17 +168,13 @@ static const char *root_above(const struct lower_input *in, const char *path)
 	return root;
 }
 
-/* A path that keeps writes out and does not exist, below a directory the
- * plan leaves writable and below nothing else that keeps writes out: it is
- * fenced by itself.  `cordon run` makes it (and its missing parents) empty
- * directories for the call and removes them afterwards (runners/fence.c);
- * the plan binds it read-only like a path that exists.  Only that path is
- * fenced, never the directory around it. */
-static bool fenced(const struct lower_input *in, const struct lower_path *p)
+/* A path that keeps writes out below a write root, outside the sandbox's
+ * own filesystems and hidden directories, and below nothing else that
+ * keeps writes out: the kind of path a fence is for. */
+static bool fence_place(const struct lower_input *in, const struct lower_path *p)
 {
-	struct stat st;
 	if (!keeps_out(in, p) || kernel_fs(p->path) || under_mask(in, p->path) ||
-	    lstat(p->path, &st) == 0 || errno != ENOENT || !root_above(in, p->path))
+	    !root_above(in, p->path))
 		return false;
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *q = &in->paths[i];
@@ -186,6 +182,20 @@ static bool fenced(const struct lower_input *in, const struct lower_path *p)
 		    keeps_out(in, q))
 			return false;
 	}
+	return true;
+}
+
+/* Such a path that does not exist, below a directory the plan leaves
+ * writable: it is fenced by itself.  `cordon run` makes it (and its
+ * missing parents) empty directories for the call and removes them
+ * afterwards (runners/fence.c); the plan mounts an empty read-only
+ * directory there.  Only that path is fenced, never the directory around
+ * it. */
+static bool fenced(const struct lower_input *in, const struct lower_path *p)
+{
+	struct stat st;
+	if (!fence_place(in, p) || lstat(p->path, &st) == 0 || errno != ENOENT)
+		return false;
 	char *anc = nearest_existing(p->path);
 	bool ok = lstat(anc, &st) == 0 && S_ISDIR(st.st_mode) && writable_in_plan(in, anc);
 	free(anc);
@@ -214,7 +224,12 @@ struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
 	if (!in->restricted)
 		return NULL;
 	for (size_t i = 0; i < in->npaths; i++) {
-		if (!fenced(in, &in->paths[i]))
+		/* A directory that exists may be a fence another call made: it
+		 * is held too, so that call cannot remove it under this one. */
+		struct stat st;
+		const struct lower_path *p = &in->paths[i];
+		bool dir = lstat(p->path, &st) == 0 && S_ISDIR(st.st_mode);
+		if (!(dir ? fence_place(in, p) : fenced(in, p)))
 			continue;
 		struct lower_fence x = { root_above(in, in->paths[i].path), in->paths[i].path };
 		VEC_PUSH(f, *n, cap, x);

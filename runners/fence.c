@@ -16,39 +16,51 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A path's lock: one byte far beyond the registry's text.  Two paths that
- * share a byte only keep each other's fences a little longer. */
-#define KEY_BASE ((off_t)1 << 40)
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-static off_t key_of(const char *path)
+/* Open and share-lock the directory name in dir, making it when it is
+ * missing (*made).  A sweeper removes a directory while it holds it
+ * exclusively: one that is gone once the lock is ours is made afresh. */
+static int open_held(int dir, const char *name, bool *made)
 {
-	uint64_t h = 1469598103934665603u; /* FNV-1a */
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		h ^= *p;
-		h *= 1099511628211u;
+	*made = false;
+	for (int tries = 0; tries < 16; tries++) {
+		int fd = openat(dir, name, DIR_FLAGS);
+		if (fd < 0 && errno == ENOENT) {
+			if (mkdirat(dir, name, 0755) == 0)
+				*made = true;
+			else if (errno != EEXIST)
+				return -1;
+			fd = openat(dir, name, DIR_FLAGS);
+		}
+		if (fd < 0)
+			return -1;
+		struct stat held, now;
+		if (flock(fd, LOCK_SH) == 0 && fstat(fd, &held) == 0 &&
+		    fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && held.st_dev == now.st_dev &&
+		    held.st_ino == now.st_ino)
+			return fd;
+		close(fd);
+		*made = false;
 	}
-	return KEY_BASE + (off_t)(h & (((uint64_t)1 << 40) - 1));
-}
-
-static int key_lock(int fd, const char *path, short type)
-{
-	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = key_of(path), .l_len = 1 };
-	return fcntl(fd, F_OFD_SETLK, &l);
+	errno = EAGAIN;
+	return -1;
 }
 
 /* Walk from root to path, component by component, without following a
- * symlink: a shared lock on each, and an empty directory made (and
- * registered) for each one missing. */
-static int fence_make(int fd, const char *root, const char *path, char **err)
+ * symlink: each directory held (shared), each missing one made and
+ * registered. */
+static int fence_make(struct fence *f, const char *root, const char *path, char **err)
 {
 	struct strbuf at;
 	const char *p = path + strlen(root);
-	int cur = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int cur = open(root, DIR_FLAGS);
 	if (cur < 0) {
 		*err = xasprintf("cannot fence %s: cannot open the write root %s: %s", path, root,
 				 strerror(errno));
 		return -1;
 	}
+	VEC_PUSH(f->held, f->nheld, f->held_cap, cur);
 	sb_init(&at);
 	sb_adds(&at, root);
 	while (*p) {
@@ -61,45 +73,35 @@ static int fence_make(int fd, const char *root, const char *path, char **err)
 		if (p == seg)
 			break;
 		char *name = xstrndup(seg, (size_t)(p - seg));
+		bool made;
 		sb_addc(&at, '/');
 		sb_adds(&at, name);
-		bool made = false;
-		int next = -1;
-		if (key_lock(fd, at.buf, F_RDLCK) == 0) {
-			next = openat(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (next < 0 && errno == ENOENT) {
-				made = mkdirat(cur, name, 0755) == 0;
-				next = openat(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			}
-		}
+		int next = open_held(cur, name, &made);
 		free(name);
 		if (next < 0) {
 			*err = xasprintf("cannot fence the missing protected path %s at %s: %s", path,
 					 at.buf, strerror(errno));
-			close(cur);
 			sb_free(&at);
 			return -1;
 		}
-		close(cur);
+		VEC_PUSH(f->held, f->nheld, f->held_cap, next);
 		cur = next;
 		struct stat st;
 		if (made && fstat(cur, &st) == 0) {
 			char *line = xasprintf("%ju %ju %s\n", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
 					       at.buf);
-			int w = lseek(fd, 0, SEEK_END) < 0 ? -1 : write_all(fd, line, strlen(line));
+			int w = lseek(f->reg, 0, SEEK_END) < 0 ? -1 : write_all(f->reg, line, strlen(line));
 			free(line);
 			if (w != 0) {
 				/* Unregistered, it would stay behind: take it back now. */
+				int e = errno;
 				rmdir(at.buf);
-				*err = xasprintf("cannot register the fence %s: %s", at.buf,
-						 strerror(errno));
-				close(cur);
+				*err = xasprintf("cannot register the fence %s: %s", at.buf, strerror(e));
 				sb_free(&at);
 				return -1;
 			}
 		}
 	}
-	close(cur);
 	sb_free(&at);
 	return 0;
 }
@@ -109,40 +111,71 @@ int fence_begin(struct fence *f, const char *dir, const struct lower_input *in, 
 	size_t n;
 	struct lower_fence *want = lower_bwrap_fences(in, &n);
 	int rc = 0;
-	f->fd = -1;
+	memset(f, 0, sizeof(*f));
+	f->reg = -1;
 	if (n) {
 		char *reg = xasprintf("%s/fences", dir);
-		f->fd = open(reg, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (f->fd < 0 || flock(f->fd, LOCK_EX) != 0) {
+		f->reg = open(reg, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (f->reg < 0 || flock(f->reg, LOCK_EX) != 0) {
 			*err = xasprintf("cannot open and lock %s: %s", reg, strerror(errno));
 			rc = -1;
 		}
 		free(reg);
 	}
 	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = fence_make(f->fd, want[i].root, want[i].path, err);
-	if (f->fd >= 0)
-		flock(f->fd, LOCK_UN);
+		rc = fence_make(f, want[i].root, want[i].path, err);
+	if (f->reg >= 0)
+		flock(f->reg, LOCK_UN);
 	free(want);
 	if (rc != 0)
 		fence_end(f);
 	return rc;
 }
 
+/* Remove the registered directory of one line unless a call still holds
+ * it; false when the line must stay. */
+static bool sweep_line(const char *line)
+{
+	uintmax_t dev, ino;
+	int off = 0;
+	struct stat st;
+	if (sscanf(line, "%ju %ju %n", &dev, &ino, &off) != 2 || off <= 0 || line[off] != '/')
+		return false; /* not a line of ours */
+	const char *path = line + off;
+	int fd = open(path, DIR_FLAGS);
+	if (fd < 0)
+		return false; /* gone */
+	bool keep = false;
+	/* Only the directory made, and only while empty: what a command or a
+	 * person put there since is theirs. */
+	if (fstat(fd, &st) == 0 && (uintmax_t)st.st_dev == dev && (uintmax_t)st.st_ino == ino) {
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+			keep = true; /* another call's sandbox relies on it */
+		else
+			rmdir(path);
+	}
+	close(fd);
+	return keep;
+}
+
 void fence_end(struct fence *f)
 {
-	struct flock mine = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = KEY_BASE };
 	struct stat st;
-	if (f->fd < 0)
+	/* This call's sandbox is gone: its holds first. */
+	for (size_t i = 0; i < f->nheld; i++)
+		close(f->held[i]);
+	free(f->held);
+	f->held = NULL;
+	f->nheld = f->held_cap = 0;
+	if (f->reg < 0)
 		return;
-	/* This call's sandbox is gone: its locks first, then every fence no
-	 * call holds, children before the parents made for them. */
-	fcntl(f->fd, F_OFD_SETLK, &mine);
-	if (flock(f->fd, LOCK_EX) == 0 && fstat(f->fd, &st) == 0 && st.st_size > 0) {
+	/* Then every fence no call holds, children before the parents made
+	 * for them. */
+	if (flock(f->reg, LOCK_EX) == 0 && fstat(f->reg, &st) == 0 && st.st_size > 0) {
 		size_t len = (size_t)st.st_size, got = 0;
 		char *text = xmalloc(len + 1);
 		while (got < len) {
-			ssize_t r = pread(f->fd, text + got, len - got, (off_t)got);
+			ssize_t r = pread(f->reg, text + got, len - got, (off_t)got);
 			if (r <= 0)
 				break;
 			got += (size_t)r;
@@ -157,39 +190,22 @@ void fence_end(struct fence *f)
 			VEC_PUSH(lines, nlines, cap, s);
 		}
 		bool *keep = xcalloc(nlines + 1, sizeof(*keep));
-		for (size_t i = nlines; i-- > 0;) {
-			uintmax_t dev, ino;
-			int off = 0;
-			if (sscanf(lines[i], "%ju %ju %n", &dev, &ino, &off) != 2 || off <= 0 ||
-			    lines[i][off] != '/')
-				continue; /* not ours: dropped */
-			const char *path = lines[i] + off;
-			if (key_lock(f->fd, path, F_WRLCK) != 0) {
-				keep[i] = true; /* another call's sandbox still relies on it */
-				continue;
-			}
-			struct stat pst;
-			/* Only the directory made, and only while empty: what a
-			 * command or a person put there since is theirs. */
-			if (lstat(path, &pst) == 0 && S_ISDIR(pst.st_mode) &&
-			    (uintmax_t)pst.st_dev == dev && (uintmax_t)pst.st_ino == ino)
-				rmdir(path);
-			key_lock(f->fd, path, F_UNLCK);
-		}
+		for (size_t i = nlines; i-- > 0;)
+			keep[i] = sweep_line(lines[i]);
 		struct strbuf kept;
 		sb_init(&kept);
 		for (size_t i = 0; i < nlines; i++)
 			if (keep[i])
 				sb_addf(&kept, "%s\n", lines[i]);
-		if (ftruncate(f->fd, 0) == 0 && kept.len)
-			(void)!pwrite(f->fd, kept.buf, kept.len, 0);
+		if (ftruncate(f->reg, 0) == 0 && kept.len)
+			(void)!pwrite(f->reg, kept.buf, kept.len, 0);
 		sb_free(&kept);
 		free(keep);
 		free(lines);
 		free(text);
 	}
-	flock(f->fd, LOCK_UN);
-	close(f->fd);
-	f->fd = -1;
+	flock(f->reg, LOCK_UN);
+	close(f->reg);
+	f->reg = -1;
 }
 #endif

@@ -4,20 +4,23 @@
  * below it while the directory around it stays writable.  Afterwards the
  * directories are removed again, by the last call that needs them.
  *
- * Calls of one user share a registry in the runner's private directory
- * (DIR/fences): what cordon made, by device, inode and path, under a lock.
- * Each call holds a shared lock on a byte of the registry per path it
- * relies on, for as long as its sandbox runs; a directory is removed only
- * when no call holds its byte.  Removing a directory that is a mount point
- * in another call's namespace would detach that call's fence, so a call
- * never removes what another still uses, and the last one out cleans up. */
+ * Removing a directory that is a mount point in another call's namespace
+ * would detach that call's fence.  So each call holds a shared flock on
+ * every directory its fences rely on, for as long as its sandbox runs, and
+ * a directory is removed only under an exclusive one: never while any
+ * call, of any user, still relies on it.  What cordon made is listed, by
+ * device, inode and path, in a registry in the runner's private directory
+ * (DIR/fences, under its own lock), so that a directory a person made is
+ * never removed. */
 #ifndef CORDON_FENCE_H
 #define CORDON_FENCE_H
 
 #include "lower.h"
 
 struct fence {
-	int fd; /* the registry, or -1 */
+	int reg;     /* the registry, or -1 */
+	int *held;   /* the directories held, shared */
+	size_t nheld, held_cap;
 };
 
 /* Make the fences of the plan's input (lower_bwrap_fences).  0, or -1 with

@@ -450,7 +450,7 @@ int run_command(const struct run_opts *o)
 	const char *bwrap = NULL, *workspace = cordon_context_get(o->ctx, "workspace");
 	bool sandboxed, started = false, layers = false, recheck = false;
 	struct sigaction sa, old_int, old_term;
-	struct fence fence = { -1 };
+	struct fence fence = { .reg = -1 };
 
 	/* The command must be allowed before anything else happens. */
 	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {

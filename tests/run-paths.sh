@@ -239,19 +239,64 @@ mkdir sub && cd sub && '$GIT' init -q && '$GIT' -c user.name=t -c user.email=t@t
 		"gitdir: $P/elsewhere:ok:.git new " "$t a .git file (a worktree) cannot be replaced, the rest stays writable"
 
 	# ---- two calls at once ------------------------------------------------------------------------
+	# The first makes the fences and ends first; the second relies on them
+	# meanwhile, and removes them when it ends.
 	W=$P/c
-	script long "while [ ! -e '$P/go' ]; do sleep 0.05; done
-cd '$W' && mkdir -p .vscode .git/hooks 2> /dev/null; echo evil > .vscode/settings.json; echo evil > .git/hooks/pre-commit; echo ok > long-done"
-	script short "echo ok > '$W/short-done'"
-	(wsw "$W" "$H" "$P/long.sh") &
-	long=$!
+	script first "while [ ! -e '$P/go-first' ]; do sleep 0.05; done; echo ok > '$W/first-done'"
+	script second "echo started > '$P/second-started'; while [ ! -e '$P/go-second' ]; do sleep 0.05; done
+cd '$W' && mkdir -p .git/hooks 2> /dev/null; echo evil > .vscode/settings.json; echo evil > .git/hooks/pre-commit; echo ok > second-done"
+	(wsw "$W" "$H" "$P/first.sh") &
+	first=$!
 	i=0
 	while [ ! -d "$W/.vscode" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	wsw "$W" "$H" "$P/short.sh"
-	: > "$P/go"
-	wait $long
-	is "$(ls -A "$W" | tr '\n' ' ')" "long-done short-done " \
-		"$t two calls at once: the one that ends first leaves the other's fences in place, and the last removes them"
+	(wsw "$W" "$H" "$P/second.sh") &
+	second=$!
+	i=0
+	while [ ! -e "$P/second-started" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	: > "$P/go-first"
+	wait $first
+	: > "$P/go-second"
+	wait $second
+	is "$(ls -A "$W" | tr '\n' ' ')" "first-done second-done " \
+		"$t two calls at once: the fences hold while the other call runs, though the one that made them ended first; the last removes them"
+}
+
+# Two users in one workspace: root's call makes the fences, nobody's call
+# starts while they stand and relies on them, root's call ends first.  The
+# fences must stay until nobody's call is over: removing a directory that is
+# a mount point in another namespace detaches that mount.
+cross_users() {
+	P=$tmpdir/cross
+	W=$P/ws
+	mkdir -p "$W" "$P/rt" "$P/h"
+	chmod 777 "$P/rt"
+	chown -R 65534:65534 "$W"
+	H=$P/h
+	script a "while [ ! -e '$P/go-a' ]; do sleep 0.05; done"
+	script b "echo started > '$P/b-started'; while [ ! -e '$P/go-b' ]; do sleep 0.05; done
+cd '$W' && echo evil > .vscode/settings.json; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo ok > b-done"
+	AS= C=$cordon_bin
+	(wsw "$W" "$H" "$P/a.sh") &
+	a=$!
+	i=0
+	while [ ! -d "$W/.vscode" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	C=$tmpdir/nobody/build/cordon
+	[ -x "$C" ] || C=$cordon_bin
+	AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+	(wsw "$W" "$H" "$P/b.sh") &
+	b=$!
+	i=0
+	while [ ! -e "$P/b-started" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	: > "$P/go-a"
+	wait $a
+	: > "$P/go-b"
+	wait $b
+	is "$(ls -A "$W/.vscode" 2> /dev/null | tr '\n' ' '):$(ls -A "$W/.git/hooks" 2> /dev/null):$(cat "$W/b-done" 2> /dev/null)" \
+		"::ok" "[root+nobody] a call of another user keeps its fences when the one that made them ends first"
+	AS= C=$cordon_bin
+	script c ":"
+	wsw "$W" "$H" "$P/c.sh"
+	is "$(ls -A "$W" | tr '\n' ' ')" "b-done " "[root+nobody] the next call of the user who made them removes them"
 }
 
 if [ $ready -ne 0 ]; then
@@ -262,4 +307,5 @@ fi
 for p in $passes; do
 	pass "$p"
 done
+case $passes in *nobody*) cross_users ;; esac
 done_testing
