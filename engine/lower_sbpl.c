@@ -483,8 +483,8 @@ static struct entry path_entry(const cordon_evaluator *ev, const struct lower_pa
 	e.allow = p->why == LOWER_READ_ROOT || p->why == LOWER_WRITE_ROOT;
 	/* A rule's path resolved through a symlink ranks as the evaluator's
 	 * rule for the resolved path does: by its own length. */
-	bool same = r && r->m.text && strcmp(r->m.text, p->path) == 0;
-	e.spec = same ? r->m.spec : (struct ir_specificity){ (unsigned)strlen(p->path), 0 };
+	bool resolved = r && r->m.kind == IR_PAT_LITERAL && strcmp(r->m.text, p->path) != 0;
+	e.spec = r && !resolved ? r->m.spec : (struct ir_specificity){ (unsigned)strlen(p->path), 0 };
 	e.tier = r ? r->tier : 0;
 	e.effect = r ? r->effect : e.allow ? IR_ALLOW : IR_DENY;
 	switch (p->why) {
