@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -196,8 +197,11 @@ static bool fenced(const struct lower_input *in, const struct lower_path *p)
 	struct stat st;
 	if (!fence_place(in, p) || lstat(p->path, &st) == 0 || errno != ENOENT)
 		return false;
+	/* A directory this user cannot write is none a command can create
+	 * anything in: no fence is needed, nor could one be made. */
 	char *anc = nearest_existing(p->path);
-	bool ok = lstat(anc, &st) == 0 && S_ISDIR(st.st_mode) && writable_in_plan(in, anc);
+	bool ok = lstat(anc, &st) == 0 && S_ISDIR(st.st_mode) && writable_in_plan(in, anc) &&
+		  access(anc, W_OK) == 0;
 	free(anc);
 	return ok;
 }

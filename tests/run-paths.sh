@@ -238,6 +238,17 @@ mkdir sub && cd sub && '$GIT' init -q && '$GIT' -c user.name=t -c user.email=t@t
 	is "$(cat "$W/.git"):$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" \
 		"gitdir: $P/elsewhere:ok:.git new " "$t a .git file (a worktree) cannot be replaced, the rest stays writable"
 
+	# A workspace this user cannot write needs no fence, and the call runs.
+	if [ -n "$AS" ]; then
+		mkdir -p "$P/rows"
+		chown 0:0 "$P/rows"
+		chmod 755 "$P/rows"
+		script rows "echo hi; echo x > '$P/rows/.bashrc' 2> /dev/null || echo refused"
+		wsw "$P/rows" "$H" "$P/rows.sh"
+		is "$rc:$(echo $out):$(ls -A "$P/rows" | wc -l)" "0:hi refused:0" \
+			"$t a workspace the user cannot write still runs, with nothing made in it ($(head -1 "$errf"))"
+	fi
+
 	# ---- two calls at once ------------------------------------------------------------------------
 	# The first makes the fences and ends first; the second relies on them
 	# meanwhile, and removes them when it ends.
