@@ -389,7 +389,8 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 				char *anc = nearest_existing(p->path);
 				if (writable_in_plan(in, anc))
 					FS(anc, 2, p, "--ro-bind", anc,
-					   xasprintf("%s %s does not exist and %s cannot hold a fence: it is "
+					   xasprintf("%s %s does not exist and %s cannot hold a fence (a file, or a "
+						     "directory this user cannot write): it is "
 						     "bound read-only in its place",
 						     p->protect ? "protected path" : "write-denied path",
 						     p->path, anc));
