@@ -195,8 +195,8 @@ static bool kernel_path(const char *path)
 /* A protection written inside one write root (`${workspace}/.git/hooks`)
  * holds at the same place in every other one: the write roots are the
  * literal write allows that a decision confirms (but the per-call temp
- * dir), and the protection is resolved again with its leading variable set
- * to each of them.  A persistence file matters wherever a command can
+ * dir, files, and roots inside another), and the protection is resolved
+ * again with its leading variable set to each of them.  A persistence file matters wherever a command can
  * write, so a second root must not open it. */
 static int protect_every_root(cordon_evaluator *ev, char **err)
 {
@@ -222,6 +222,20 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 		cordon_decision_free(d);
 		free(e);
 	}
+	/* A root inside another is part of that one's tree, where the
+	 * protection already stands at its own place. */
+	size_t w = 0;
+	for (size_t k = 0; k < nroots; k++) {
+		bool inner = false;
+		for (size_t j = 0; j < nroots && !inner; j++) {
+			size_t n = strlen(roots[j]);
+			inner = j != k && strncmp(roots[k], roots[j], n) == 0 &&
+				(roots[k][n] == '/' || (n == 1 && roots[j][0] == '/'));
+		}
+		if (!inner)
+			roots[w++] = roots[k];
+	}
+	nroots = w;
 	for (size_t i = 0; i < p->nprotect && rc == 0; i++) {
 		const struct ir_protect *pr = &p->protect[i];
 		const char *t = pr->pat.text, *close;

@@ -103,6 +103,7 @@ preset "two" {
   write "\${workspace}" allow;
   write "\${tmp}" allow;
   write "$P/x/extra" allow;
+  write "\${workspace}/sub" allow;
   exec "*" allow;
 }
 EOF
@@ -184,6 +185,9 @@ EOF
 	d=$(U "$C" eval -p "$P/x.cordon" --preset two --context workspace="$P/x/ws" --context home="$H" \
 		write "$P/x/extra/.git/hooks/pre-commit" 2>&1 | head -1)
 	is "${d%%:*}" deny "$t and the decision says so"
+	d=$(U "$C" eval -p "$P/x.cordon" --preset two --context workspace="$P/x/ws" --context home="$H" \
+		write "$P/x/ws/sub/.git/hooks/pre-commit" 2>&1 | head -1)
+	is "${d%%:*}" allow "$t but not in a write root inside the workspace, which is part of its tree"
 
 	# ---- the persistence files of the default presets -------------------------------------------
 	H=$P/h1
