@@ -112,6 +112,7 @@ static void push_resolved(cordon_evaluator *ev, const struct ev_rule *r, bool pr
 	if (real && strcmp(real, r->m.text) != 0) {
 		struct ev_rule a = *r;
 		a.pat = NULL;
+		a.resolved_from = r->m.text;
 		matcher_build_path(&a.m, real);
 		a.reason = r->reason ? xstrdup(r->reason) : NULL;
 		a.origin = xstrdup(r->origin);
@@ -379,6 +380,11 @@ static void trace_rule(struct strbuf *trace, const struct ev_rule *r, bool match
 			sb_addc(&pat, *c);
 		}
 		sb_addc(&pat, '/');
+	}
+	if (r->resolved_from) {
+		sb_adds(&pat, " (what ");
+		sb_add_quoted(&pat, r->resolved_from);
+		sb_adds(&pat, " resolves to)");
 	}
 	sb_addf(trace, "    %-8s %s %s %s  [literal %u, wildcards %u, %s]  %s\n",
 		matched ? "match" : "no match", ir_op_names[r->op], pat.buf,

@@ -22,6 +22,7 @@ struct ev_rule {
 	 * with (a protection is resolved again in every write root). */
 	const struct ir_pattern *pat;
 	struct ir_context ctx;
+	const char *resolved_from; /* the symlinked path it resolves (borrowed), or NULL */
 };
 
 struct ev_index {

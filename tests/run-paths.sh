@@ -120,6 +120,10 @@ EOF
 	d=$(U "$C" eval --preset read-only --context home="$H" --context workspace="$P/ws1" \
 		read "$H/dotfiles/ssh/id_ed25519" 2>&1 | head -1)
 	is "${d%%:*}" deny "$t h1: and the link's target by its own name"
+	d=$(U "$C" explain --preset read-only --context home="$H" --context workspace="$P/ws1" \
+		read "$H/.ssh/id_ed25519" 2>&1)
+	case $d in *"read \"$H/dotfiles/ssh\" (what \"$H/.ssh\" resolves to) deny"*) true ;; *) false ;; esac
+	ok $? "$t explain shows the rule on the target and the link it comes from"
 	script cat 'cat "$HOME/.ssh/id_ed25519"; cat "$(readlink -f "$HOME/.ssh")/id_ed25519"; ls -A "$HOME/.ssh/"'
 	for h in h1 h2; do
 		H=$P/$h
