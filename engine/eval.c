@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const sandbox_kind =
 #ifdef __APPLE__
@@ -81,14 +82,54 @@ static int prepare_context(cordon_evaluator *ev, const cordon_context *ctx, char
 	return 0;
 }
 
-static int add_rule(cordon_evaluator *ev, enum ir_op op, const struct ir_pattern *pat,
-		    enum ir_effect effect, const char *reason, struct loc origin, const char *from,
-		    unsigned tier, bool protect, char **err)
+static void push_rule(cordon_evaluator *ev, struct ev_rule *r, bool protect)
 {
-	struct ev_rule r = { .op = op, .effect = effect, .from = from, .tier = tier };
+	if (protect) {
+		VEC_PUSH(ev->protect, ev->nprotect, ev->protect_cap, *r);
+		index_add(&ev->protect_index, &ev->protect[ev->nprotect - 1].m,
+			  (uint32_t)(ev->nprotect - 1));
+	} else {
+		VEC_PUSH(ev->rules, ev->nrules, ev->rules_cap, *r);
+		index_add(&ev->index[r->op], &ev->rules[ev->nrules - 1].m, (uint32_t)(ev->nrules - 1));
+	}
+}
+
+/* A deny or a protection of a literal path holds for what the path
+ * resolves to as well.  Requests are decided on canonical paths, so a rule
+ * written for a symlink (~/.ssh kept by stow or home-manager) would
+ * otherwise never match.  Allows and asks are not followed: a link that a
+ * command retargets must not widen what the preset grants. */
+static void push_resolved(cordon_evaluator *ev, const struct ev_rule *r, bool protect)
+{
+	char *why = NULL, *real;
+	if (r->m.kind != IR_PAT_LITERAL || !r->m.text ||
+	    (!protect && (r->effect != IR_DENY || (r->op != IR_READ && r->op != IR_WRITE))))
+		return;
+	real = canon_path(r->m.text, strlen(r->m.text), NULL, &why);
+	/* A path that cannot be resolved (a loop) denies every request below
+	 * it already: the request cannot be resolved either. */
+	free(why);
+	if (real && strcmp(real, r->m.text) != 0) {
+		struct ev_rule a = *r;
+		a.pat = NULL;
+		a.resolved_from = r->m.text;
+		matcher_build_path(&a.m, real);
+		a.reason = r->reason ? xstrdup(r->reason) : NULL;
+		a.origin = xstrdup(r->origin);
+		push_rule(ev, &a, protect);
+	}
+	free(real);
+}
+
+static int add_rule(cordon_evaluator *ev, const struct ir_context *ctx, enum ir_op op,
+		    const struct ir_pattern *pat, enum ir_effect effect, const char *reason,
+		    struct loc origin, const char *from, unsigned tier, bool protect, char **err)
+{
+	struct ev_rule r = { .op = op, .effect = effect, .from = from, .tier = tier, .pat = pat,
+			     .ctx = *ctx };
 	int missing = -1;
 	char *why = NULL;
-	enum match_status st = matcher_build(&r.m, protect ? (enum ir_op) - 1 : op, pat, &ev->ctx,
+	enum match_status st = matcher_build(&r.m, protect ? (enum ir_op) - 1 : op, pat, ctx,
 					     &missing, &why);
 	if (st == MATCH_ERROR) {
 		char *where = origin_text(ev->policy, origin);
@@ -112,16 +153,11 @@ static int add_rule(cordon_evaluator *ev, enum ir_op op, const struct ir_pattern
 		}
 		return 0; /* an allow or ask that cannot apply */
 	}
-	r.reason = reason ? ir_text_resolve(reason, &ev->ctx, false) : NULL;
+	r.reason = reason ? ir_text_resolve(reason, ctx, false) : NULL;
 	r.origin = origin_text(ev->policy, origin);
-	if (protect) {
-		VEC_PUSH(ev->protect, ev->nprotect, ev->protect_cap, r);
-		index_add(&ev->protect_index, &ev->protect[ev->nprotect - 1].m,
-			  (uint32_t)(ev->nprotect - 1));
-	} else {
-		VEC_PUSH(ev->rules, ev->nrules, ev->rules_cap, r);
-		index_add(&ev->index[op], &ev->rules[ev->nrules - 1].m, (uint32_t)(ev->nrules - 1));
-	}
+	push_rule(ev, &r, protect);
+	push_resolved(ev, protect ? &ev->protect[ev->nprotect - 1] : &ev->rules[ev->nrules - 1],
+		      protect);
 	return 0;
 }
 
@@ -149,6 +185,79 @@ static void known_vars(cordon_evaluator *ev)
 		ev->vars[ev->nvars].name = "HOME";
 		ev->vars[ev->nvars++].value = xstrdup(ev->ctx.value[CTX_HOME]);
 	}
+}
+
+static bool kernel_path(const char *path)
+{
+	return strcmp(path, "/dev") == 0 || strncmp(path, "/dev/", 5) == 0 ||
+	       strcmp(path, "/proc") == 0 || strncmp(path, "/proc/", 6) == 0;
+}
+
+/* A protection written inside one write root (`${workspace}/.git/hooks`)
+ * holds at the same place in every other one: the write roots are the
+ * literal write allows that a decision confirms (but the per-call temp
+ * dir, files, and roots inside another), and the protection is resolved
+ * again with its leading variable set to each of them.  A persistence file matters wherever a command can
+ * write, so a second root must not open it. */
+static int protect_every_root(cordon_evaluator *ev, char **err)
+{
+	const struct ir_preset *p = ev->preset;
+	const char **roots = NULL;
+	size_t nroots = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if (r->op != IR_WRITE || r->effect != IR_ALLOW || r->m.kind != IR_PAT_LITERAL ||
+		    kernel_path(r->m.text))
+			continue;
+		struct cordon_request req = { .op = CORDON_WRITE, .target = r->m.text };
+		char *e = NULL;
+		cordon_decision *d = cordon_evaluate(ev, &req, &e);
+		/* Nothing written to the per-call temp dir outlives the call, and
+		 * nothing can be created below a file. */
+		struct stat st;
+		bool tmp = ev->ctx.value[CTX_TMP] && strcmp(r->m.text, ev->ctx.value[CTX_TMP]) == 0;
+		bool file = lstat(r->m.text, &st) == 0 && !S_ISDIR(st.st_mode);
+		if (d && d->effect == IR_ALLOW && !tmp && !file)
+			VEC_PUSH(roots, nroots, cap, r->m.text);
+		cordon_decision_free(d);
+		free(e);
+	}
+	/* A root inside another is part of that one's tree, where the
+	 * protection already stands at its own place. */
+	size_t w = 0;
+	for (size_t k = 0; k < nroots; k++) {
+		bool inner = false;
+		for (size_t j = 0; j < nroots && !inner; j++) {
+			size_t n = strlen(roots[j]);
+			inner = j != k && strncmp(roots[k], roots[j], n) == 0 &&
+				(roots[k][n] == '/' || (n == 1 && roots[j][0] == '/'));
+		}
+		if (!inner)
+			roots[w++] = roots[k];
+	}
+	nroots = w;
+	for (size_t i = 0; i < p->nprotect && rc == 0; i++) {
+		const struct ir_protect *pr = &p->protect[i];
+		const char *t = pr->pat.text, *close;
+		if (!t || t[0] != IR_VAR_OPEN || !(close = strchr(t, IR_VAR_CLOSE)) || close[1] != '/')
+			continue;
+		int var = ir_ctx_var_lookup(t + 1, (size_t)(close - t - 1));
+		const char *home_root = var >= 0 ? ev->ctx.value[var] : NULL;
+		bool written_for_root = false;
+		for (size_t k = 0; home_root && k < nroots; k++)
+			written_for_root = written_for_root || strcmp(roots[k], home_root) == 0;
+		for (size_t k = 0; written_for_root && k < nroots && rc == 0; k++) {
+			if (strcmp(roots[k], home_root) == 0)
+				continue;
+			struct ir_context c = ev->ctx;
+			c.value[var] = roots[k];
+			rc = add_rule(ev, &c, IR_WRITE, &pr->pat, IR_DENY, NULL, pr->origin, pr->from, 0,
+				      true, err);
+		}
+	}
+	free(roots);
+	return rc;
 }
 
 cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *preset,
@@ -185,17 +294,19 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 	ev->protect_cap = p->nprotect + 1;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
-		if (add_rule(ev, r->op, &r->pat, r->effect, r->reason, r->origin, r->from, r->tier,
-			     false, err) != 0)
+		if (add_rule(ev, &ev->ctx, r->op, &r->pat, r->effect, r->reason, r->origin, r->from,
+			     r->tier, false, err) != 0)
 			goto fail;
 	}
 	known_vars(ev);
 	for (size_t i = 0; i < p->nprotect; i++) {
 		const struct ir_protect *r = &p->protect[i];
-		if (add_rule(ev, IR_WRITE, &r->pat, IR_DENY, NULL, r->origin, r->from, 0, true,
-			     err) != 0)
+		if (add_rule(ev, &ev->ctx, IR_WRITE, &r->pat, IR_DENY, NULL, r->origin, r->from, 0,
+			     true, err) != 0)
 			goto fail;
 	}
+	if (protect_every_root(ev, err) != 0)
+		goto fail;
 	return ev;
 fail:
 	cordon_evaluator_free(ev);
@@ -269,6 +380,11 @@ static void trace_rule(struct strbuf *trace, const struct ev_rule *r, bool match
 			sb_addc(&pat, *c);
 		}
 		sb_addc(&pat, '/');
+	}
+	if (r->resolved_from) {
+		sb_adds(&pat, " (what ");
+		sb_add_quoted(&pat, r->resolved_from);
+		sb_adds(&pat, " resolves to)");
 	}
 	sb_addf(trace, "    %-8s %s %s %s  [literal %u, wildcards %u, %s]  %s\n",
 		matched ? "match" : "no match", ir_op_names[r->op], pat.buf,

@@ -17,6 +17,12 @@ struct ev_rule {
 	char *origin;   /* "file:line:col" */
 	const char *from;
 	unsigned tier;
+	/* What the matcher was built from: the IR pattern (NULL for the
+	 * resolved form of a symlinked path) and the context it was resolved
+	 * with (a protection is resolved again in every write root). */
+	const struct ir_pattern *pat;
+	struct ir_context ctx;
+	const char *resolved_from; /* the symlinked path it resolves (borrowed), or NULL */
 };
 
 struct ev_index {

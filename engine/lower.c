@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include "canon.h"
 #include "lower.h"
 
 #include <fnmatch.h>
@@ -58,13 +59,32 @@ static bool path_under(const char *path, const char *root)
 	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
+/* What a rule's literal path resolves to now: a mount follows symlinks, so
+ * the plan names the place itself (a deny of a symlinked ~/.ssh hides the
+ * directory it points to; the evaluator denies both names).  A path that
+ * cannot be resolved is kept as written: bwrap then refuses it. */
+static char *resolved(const char *path)
+{
+	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
+	if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
+		return xstrdup(path);
+	char *why = NULL, *real = canon_path(path, strlen(path), NULL, &why);
+	free(why);
+	return real ? real : xstrdup(path);
+}
+
 static void add_path(struct lower_input *in, const char *path, enum lower_why why,
 		     const char *origin, bool protect)
 {
-	for (size_t i = 0; i < in->npaths; i++)
-		if (in->paths[i].why == why && strcmp(in->paths[i].path, path) == 0)
+	char *real = resolved(path);
+	for (size_t i = 0; i < in->npaths; i++) {
+		if (in->paths[i].why == why && strcmp(in->paths[i].path, real) == 0) {
+			in->paths[i].protect = in->paths[i].protect || protect;
+			free(real);
 			return;
-	struct lower_path p = { xstrdup(path), why, origin, protect, false };
+		}
+	}
+	struct lower_path p = { real, why, origin, protect, false };
 	VEC_PUSH(in->paths, in->npaths, in->paths_cap, p);
 }
 
@@ -146,8 +166,10 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 			add_advisory(in, r);
 			continue;
 		}
-		if (under_any(in, r->m.text, LOWER_WRITE_ROOT))
-			add_path(in, r->m.text, LOWER_READ_ONLY, r->origin, true);
+		char *real = resolved(r->m.text);
+		if (under_any(in, real, LOWER_WRITE_ROOT))
+			add_path(in, real, LOWER_READ_ONLY, r->origin, true);
+		free(real);
 	}
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
@@ -162,8 +184,10 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 		}
 		/* A write root is readable too (a mount cannot be write-only):
 		 * what may not be read below it is masked like under a read root. */
-		bool covered = under_any(in, r->m.text, root) ||
-			       (r->op == IR_READ && under_any(in, r->m.text, LOWER_WRITE_ROOT));
+		char *real = resolved(r->m.text);
+		bool covered = under_any(in, real, root) ||
+			       (r->op == IR_READ && under_any(in, real, LOWER_WRITE_ROOT));
+		free(real);
 		if (!covered || lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
 			continue;
 		add_path(in, r->m.text, r->op == IR_READ ? LOWER_MASK : LOWER_READ_ONLY, r->origin,

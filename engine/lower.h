@@ -132,6 +132,16 @@ enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const cha
 typedef char *(*lower_fn)(const struct lower_input *in, size_t *len, char **err);
 char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err);
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
+/* The paths `cordon run` fences for the call (see lower_bwrap.c): each a
+ * path below the write root `root` that keeps writes out and is either a
+ * directory (to hold while the call runs) or missing (to make an empty
+ * directory, with its missing parents).  A malloc'd array of borrowed
+ * strings. */
+struct lower_fence {
+	const char *root;
+	const char *path;
+};
+struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n);
 char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err);
 char *lower_seccomp_bpf(const struct lower_input *in, size_t *len, char **err);
 char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err);

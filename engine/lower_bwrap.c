@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -148,6 +149,98 @@ static bool writable_in_plan(const struct lower_input *in, const char *dir)
 	return best && best->why == LOWER_WRITE_ROOT;
 }
 
+/* A read-only path that keeps writes out: a protection or a write deny. */
+static bool keeps_out(const struct lower_input *in, const struct lower_path *p)
+{
+	return p->why == LOWER_READ_ONLY &&
+	       (p->protect || lower_decide(in->ev, IR_WRITE, p->path) == IR_DENY);
+}
+
+/* The deepest write root strictly above path, or NULL. */
+static const char *root_above(const struct lower_input *in, const char *path)
+{
+	const char *root = NULL;
+	for (size_t k = 0; k < in->npaths; k++) {
+		const struct lower_path *w = &in->paths[k];
+		if (w->why == LOWER_WRITE_ROOT && under(path, w->path) && strcmp(path, w->path) != 0 &&
+		    (!root || strlen(w->path) > strlen(root)))
+			root = w->path;
+	}
+	return root;
+}
+
+/* A path that keeps writes out below a write root, outside the sandbox's
+ * own filesystems and hidden directories, and below nothing else that
+ * keeps writes out: the kind of path a fence is for. */
+static bool fence_place(const struct lower_input *in, const struct lower_path *p)
+{
+	if (!keeps_out(in, p) || kernel_fs(p->path) || under_mask(in, p->path) ||
+	    !root_above(in, p->path))
+		return false;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *q = &in->paths[i];
+		if (q != p && strcmp(q->path, p->path) != 0 && under(p->path, q->path) &&
+		    keeps_out(in, q))
+			return false;
+	}
+	return true;
+}
+
+/* Such a path that does not exist, below a directory the plan leaves
+ * writable: it is fenced by itself.  `cordon run` makes it (and its
+ * missing parents) empty directories for the call and removes them
+ * afterwards (runners/fence.c); the plan mounts an empty read-only
+ * directory there.  Only that path is fenced, never the directory around
+ * it. */
+static bool fenced(const struct lower_input *in, const struct lower_path *p)
+{
+	struct stat st;
+	if (!fence_place(in, p) || lstat(p->path, &st) == 0 || errno != ENOENT)
+		return false;
+	/* A directory this user cannot write is none a command can create
+	 * anything in: no fence is needed, nor could one be made. */
+	char *anc = nearest_existing(p->path);
+	bool ok = lstat(anc, &st) == 0 && S_ISDIR(st.st_mode) && writable_in_plan(in, anc) &&
+		  access(anc, W_OK) == 0;
+	free(anc);
+	return ok;
+}
+
+/* Below a path that keeps writes out and is bound read-only (it exists, or
+ * is fenced): nothing below it can be created. */
+static const char *kept_out_above(const struct lower_input *in, const struct lower_path *p)
+{
+	struct stat st;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *q = &in->paths[i];
+		if (strcmp(q->path, p->path) != 0 && under(p->path, q->path) && keeps_out(in, q) &&
+		    (lstat(q->path, &st) == 0 || fenced(in, q)))
+			return q->path;
+	}
+	return NULL;
+}
+
+struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
+{
+	struct lower_fence *f = NULL;
+	size_t cap = 0;
+	*n = 0;
+	if (!in->restricted)
+		return NULL;
+	for (size_t i = 0; i < in->npaths; i++) {
+		/* A directory that exists may be a fence another call made: it
+		 * is held too, so that call cannot remove it under this one. */
+		struct stat st;
+		const struct lower_path *p = &in->paths[i];
+		bool dir = lstat(p->path, &st) == 0 && S_ISDIR(st.st_mode);
+		if (!(dir ? fence_place(in, p) : fenced(in, p)))
+			continue;
+		struct lower_fence x = { root_above(in, in->paths[i].path), in->paths[i].path };
+		VEC_PUSH(f, *n, cap, x);
+	}
+	return f;
+}
+
 /* A filesystem operation before ordering: mounted at `at`. */
 struct fs_op {
 	char *at;
@@ -260,20 +353,23 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 				   xstrdup("does not exist: nothing to bind, and nothing can be created "
 					   "there inside the sandbox"));
 			break;
-		case LOWER_READ_ONLY:
+		case LOWER_READ_ONLY: {
+			const char *above = exists ? NULL : kept_out_above(in, p);
+			bool fence = !exists && !above && fenced(in, p);
+			if (above) {
+				FS(p->path, 9, p, NULL, NULL,
+				   xasprintf("does not exist, below %s, which is read-only: it cannot be "
+					     "created",
+					     above));
+				break;
+			}
 			/* Each directory between the write root and what is made
 			 * read-only becomes a mount point too: a mount point cannot be
 			 * renamed, so `mv .git .git2; mkdir -p .git/hooks` cannot move
 			 * the protection out of the way. */
 			{
-				char *at = exists ? xstrdup(p->path) : nearest_existing(p->path);
-				const char *root = NULL;
-				for (size_t k = 0; k < in->npaths; k++) {
-					const struct lower_path *w = &in->paths[k];
-					if (w->why == LOWER_WRITE_ROOT && under(at, w->path) &&
-					    strcmp(at, w->path) != 0 && (!root || strlen(w->path) > strlen(root)))
-						root = w->path;
-				}
+				char *at = exists || fence ? xstrdup(p->path) : nearest_existing(p->path);
+				const char *root = root_above(in, at);
 				for (size_t n = root ? strlen(root) + 1 : 0; root && at[n]; n++) {
 					if (at[n] != '/')
 						continue;
@@ -290,14 +386,32 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			}
 			if (exists) {
 				FS(p->path, 2, p, "--ro-bind", p->path, NULL);
-			} else if (p->protect || lower_decide(in->ev, IR_WRITE, p->path) == IR_DENY) {
-				/* A command could create the path and write below it: keep
-				 * it out of reach by its nearest existing ancestor. */
+			} else if (fence) {
+				/* An empty read-only tmpfs: it needs no source, and bwrap
+				 * makes the mount point if the runner did not. */
+				FS(p->path, 2, p, "--tmpfs", NULL,
+				   xasprintf("%s does not exist: an empty read-only directory in its "
+					     "place; cordon run makes the mount point for the call and "
+					     "removes it afterwards",
+					     p->protect ? "protected path" : "write-denied path"));
+			} else if (keeps_out(in, p)) {
+				/* Where the nearest existing ancestor is writable but cannot
+				 * hold a fence (a file: .git of a worktree), a command could
+				 * replace it and create the path: it is bound read-only.  One
+				 * already read-only needs nothing. */
 				char *anc = nearest_existing(p->path);
-				FS(anc, 2, p, "--ro-bind", anc,
-				   xasprintf("%s %s does not exist: its nearest existing ancestor is bound "
-					     "read-only in its place",
-					     p->protect ? "protected path" : "write-denied path", p->path));
+				if (writable_in_plan(in, anc))
+					FS(anc, 2, p, "--ro-bind", anc,
+					   xasprintf("%s %s does not exist and %s cannot hold a fence (a file, or a "
+						     "directory this user cannot write): it is "
+						     "bound read-only in its place",
+						     p->protect ? "protected path" : "write-denied path",
+						     p->path, anc));
+				else
+					FS(p->path, 9, p, NULL, NULL,
+					   xasprintf("does not exist, and %s is read-only in the sandbox: it "
+						     "cannot be created",
+						     anc));
 				free(anc);
 			} else {
 				FS(p->path, 9, p, NULL, NULL,
@@ -305,6 +419,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 					   "is part of the writable root around it"));
 			}
 			break;
+		}
 		case LOWER_MASK:
 			if (!exists) {
 				FS(p->path, 9, p, NULL, NULL, xstrdup("does not exist: nothing to hide"));

@@ -250,27 +250,6 @@ static void res_free(struct resolved *r)
 /* The IR pattern behind an evaluator rule: the evaluator keeps the
  * preset's rules in order, leaving out those whose context variables have
  * no value. */
-static const struct ir_pattern *ir_pattern_of(const cordon_evaluator *ev, const struct ev_rule *r)
-{
-	const struct ir_preset *p = ev->preset;
-	bool protect = r >= ev->protect && r < ev->protect + ev->nprotect;
-	size_t n = protect ? p->nprotect : p->nrules, want, j = 0;
-	want = protect ? (size_t)(r - ev->protect) : (size_t)(r - ev->rules);
-	for (size_t i = 0; i < n; i++) {
-		const struct ir_pattern *pat = protect ? &p->protect[i].pat : &p->rules[i].pat;
-		if (pat->text) {
-			int missing = -1;
-			char *s = ir_text_subst(pat->text, &ev->ctx, true, &missing);
-			if (!s)
-				continue;
-			free(s);
-		}
-		if (j++ == want)
-			return pat;
-	}
-	return NULL;
-}
-
 /* A glob as an anchored extended regex, the way the evaluator matches it:
  * '*' and '?' within one component, "**" at any depth (a final "**" component also
  * matching the directory itself), bracket classes.  NULL with *why when
@@ -502,7 +481,10 @@ static struct entry path_entry(const cordon_evaluator *ev, const struct lower_pa
 	const struct ev_rule *r = rule_by_origin(ev, p->origin);
 	struct entry e = { .kind = ENTRY_PATH, .text = p->path, .origin = p->origin };
 	e.allow = p->why == LOWER_READ_ROOT || p->why == LOWER_WRITE_ROOT;
-	e.spec = r ? r->m.spec : (struct ir_specificity){ (unsigned)strlen(p->path), 0 };
+	/* A rule's path resolved through a symlink ranks as the evaluator's
+	 * rule for the resolved path does: by its own length. */
+	bool resolved = r && r->m.kind == IR_PAT_LITERAL && strcmp(r->m.text, p->path) != 0;
+	e.spec = r && !resolved ? r->m.spec : (struct ir_specificity){ (unsigned)strlen(p->path), 0 };
 	e.tier = r ? r->tier : 0;
 	e.effect = r ? r->effect : e.allow ? IR_ALLOW : IR_DENY;
 	switch (p->why) {
@@ -519,7 +501,7 @@ static int advisory_entry(const cordon_evaluator *ev, const struct lower_advisor
 			  struct entry *e, char **err)
 {
 	const struct ev_rule *r = rule_by_origin(ev, a->origin);
-	const struct ir_pattern *pat = r ? ir_pattern_of(ev, r) : NULL;
+	const struct ir_pattern *pat = r ? r->pat : NULL;
 	const char *why = NULL;
 	char *re = NULL;
 	memset(e, 0, sizeof(*e));
@@ -539,7 +521,7 @@ static int advisory_entry(const cordon_evaluator *ev, const struct lower_advisor
 		}
 	} else if (pat->text) {
 		struct resolved res;
-		if (!res_build(&res, pat->text, &ev->ctx) || strcmp(res.s.buf, r->m.text) != 0) {
+		if (!res_build(&res, pat->text, &r->ctx) || strcmp(res.s.buf, r->m.text) != 0) {
 			res_free(&res);
 			*err = xasprintf("%s: the pattern %s does not resolve as the evaluator "
 					 "resolved it",

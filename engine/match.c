@@ -396,6 +396,16 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 	return MATCH_OK;
 }
 
+void matcher_build_path(struct matcher *m, const char *path)
+{
+	memset(m, 0, sizeof(*m));
+	m->kind = IR_PAT_LITERAL;
+	m->port = -1;
+	m->text = xstrdup(path);
+	m->anchor = xstrdup(path);
+	m->spec.literal = (unsigned)strlen(path);
+}
+
 void matcher_free(struct matcher *m)
 {
 	free(m->text);

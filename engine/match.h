@@ -34,6 +34,9 @@ enum match_status { MATCH_OK, MATCH_INACTIVE, MATCH_ERROR };
  * pattern uses a context variable that has no value. */
 enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct ir_pattern *pat,
 				const struct ir_context *ctx, int *missing, char **err);
+/* A literal path matcher for path, taken as it is (no wildcard, no
+ * variable): the path and everything below it. */
+void matcher_build_path(struct matcher *m, const char *path);
 void matcher_free(struct matcher *m);
 
 /* A request target, prepared once for all the rules it is matched against. */

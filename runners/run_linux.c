@@ -5,6 +5,7 @@
 #ifndef __APPLE__
 #include "config.h"
 
+#include "fence.h"
 #include "lower.h"
 #include "run.h"
 #include "run_limits.h"
@@ -565,6 +566,7 @@ int run_command(const struct run_opts *o)
 	bool sandboxed, started = false, layers = false, recheck = false, mask_made = false;
 	struct sigaction sa, old_int, old_term;
 	struct run_limits lim = { .procs = { -1, -1 } };
+	struct fence fence = { .reg = -1 };
 
 	/* The command must be allowed before anything else happens. */
 	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
@@ -661,6 +663,12 @@ int run_command(const struct run_opts *o)
 		goto out;
 	}
 	if (sandboxed) {
+		/* Missing protected paths become fences before the plan is made,
+		 * so that it binds them like paths that exist. */
+		if (fence_begin(&fence, dir, &in, &err) != 0) {
+			status = unavailable("%s", err);
+			goto out;
+		}
 		if (prepare_masks(&in, &mask_made, &err) != 0 ||
 		    !(plan = lower_bwrap_args(&in, &plan_len, &err)) ||
 		    !(bpf = cordon_lower(ev, "seccomp-bpf", &bpf_len, &err))) {
@@ -861,6 +869,7 @@ out:
 	remove_tree(tmp);
 	if (mask_made)
 		unlink(in.mask_file);
+	fence_end(&fence); /* the sandbox is gone: nothing relies on them now */
 	if (have_in)
 		lower_input_free(&in);
 	free_argv(argv);

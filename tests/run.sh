@@ -74,8 +74,8 @@ mine() {
 }
 
 # ---- the policy for what the default one has no rule for -----------------------------
-# A write-denied path that does not exist fences its nearest existing
-# ancestor, so a workspace used with it has .git/hooks and .agent.
+# The workspace used with it has .git/hooks and .agent (the checks of mount
+# points that cannot be renamed need them to exist).
 cat > "$tmpdir/test.cordon" << 'EOF'
 cordon 1;
 
@@ -229,14 +229,14 @@ pass() { # pass NAME
 	ww -- rm -rf "$WS/.agent"
 	[ $rc -ne 0 ] && [ -f "$WS/.agent/state.json" ]
 	ok $? "$t protected agent_dir cannot be deleted (exit $rc)"
-	# The ancestor rule on its own: session_dir below an existing, unprotected
-	# directory of the workspace; the rest of the workspace stays writable.
+	# A missing session_dir below an existing, unprotected directory of the
+	# workspace is fenced alone: its parent and the rest stay writable.
 	# The mkdir is hidden in an eval, or the analysis would deny it first.
 	run --preset workspace-write --workspace "$WS" --context home="$H" \
 		--context agent_dir="$H/.cordon" --context session_dir="$WS/sess/s1" -- \
-		sh -c "c=\"mkdir '$WS/sess/s1'\"; eval \"\$c\"; '$probe' write '$WS/sess/x'; '$probe' write '$WS/other'"
+		sh -c "c=\"mkdir '$WS/sess/s1'\"; eval \"\$c\" 2> /dev/null; '$probe' write '$WS/sess/s1/x'; '$probe' write '$WS/sess/x'; '$probe' write '$WS/other'"
 	is "$(echo $out):$(ls -A "$WS/sess" | tr '\n' ' '):$([ -f "$WS/other" ] && echo y)" \
-		"EROFS ok::y" "$t a missing session_dir is covered by its nearest existing ancestor"
+		"EROFS ok ok:x :y" "$t a missing session_dir is fenced alone, and the fence is gone afterwards"
 
 	# ---- secrets -------------------------------------------------------------------------
 	# A read the analysis sees is denied before the run; eval of a string

@@ -1,0 +1,211 @@
+/* Fences for protected paths that do not exist (see fence.h). */
+#ifndef __APPLE__
+#include "config.h"
+
+#include "fence.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/* Open and share-lock the directory name in dir, making it when it is
+ * missing (*made).  A sweeper removes a directory while it holds it
+ * exclusively: one that is gone once the lock is ours is made afresh. */
+static int open_held(int dir, const char *name, bool *made)
+{
+	*made = false;
+	for (int tries = 0; tries < 16; tries++) {
+		int fd = openat(dir, name, DIR_FLAGS);
+		if (fd < 0 && errno == ENOENT) {
+			if (mkdirat(dir, name, 0755) == 0)
+				*made = true;
+			else if (errno != EEXIST)
+				return -1;
+			fd = openat(dir, name, DIR_FLAGS);
+		}
+		if (fd < 0)
+			return -1;
+		struct stat held, now;
+		if (flock(fd, LOCK_SH) == 0 && fstat(fd, &held) == 0 &&
+		    fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && held.st_dev == now.st_dev &&
+		    held.st_ino == now.st_ino)
+			return fd;
+		close(fd);
+		*made = false;
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+/* Walk from root to path, component by component, without following a
+ * symlink: each directory held (shared), each missing one made and
+ * registered. */
+static int fence_make(struct fence *f, const char *root, const char *path, char **err)
+{
+	struct strbuf at;
+	const char *p = path + strlen(root);
+	int cur = open(root, DIR_FLAGS);
+	if (cur < 0) {
+		*err = xasprintf("cannot fence %s: cannot open the write root %s: %s", path, root,
+				 strerror(errno));
+		return -1;
+	}
+	VEC_PUSH(f->held, f->nheld, f->held_cap, cur);
+	sb_init(&at);
+	sb_adds(&at, root);
+	while (*p) {
+		const char *seg;
+		while (*p == '/')
+			p++;
+		seg = p;
+		while (*p && *p != '/')
+			p++;
+		if (p == seg)
+			break;
+		char *name = xstrndup(seg, (size_t)(p - seg));
+		bool made;
+		sb_addc(&at, '/');
+		sb_adds(&at, name);
+		int next = open_held(cur, name, &made);
+		free(name);
+		if (next < 0) {
+			*err = xasprintf("cannot fence the missing protected path %s at %s: %s", path,
+					 at.buf, strerror(errno));
+			sb_free(&at);
+			return -1;
+		}
+		VEC_PUSH(f->held, f->nheld, f->held_cap, next);
+		cur = next;
+		struct stat st;
+		if (made && fstat(cur, &st) == 0) {
+			char *line = xasprintf("%ju %ju %s\n", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+					       at.buf);
+			int w = lseek(f->reg, 0, SEEK_END) < 0 ? -1 : write_all(f->reg, line, strlen(line));
+			free(line);
+			if (w != 0) {
+				/* Unregistered, it would stay behind: take it back now. */
+				int e = errno;
+				rmdir(at.buf);
+				*err = xasprintf("cannot register the fence %s: %s", at.buf, strerror(e));
+				sb_free(&at);
+				return -1;
+			}
+		}
+	}
+	sb_free(&at);
+	return 0;
+}
+
+int fence_begin(struct fence *f, const char *dir, const struct lower_input *in, char **err)
+{
+	size_t n;
+	struct lower_fence *want = lower_bwrap_fences(in, &n);
+	int rc = 0;
+	memset(f, 0, sizeof(*f));
+	f->reg = -1;
+	if (n) {
+		char *reg = xasprintf("%s/fences", dir);
+		f->reg = open(reg, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (f->reg < 0 || flock(f->reg, LOCK_EX) != 0) {
+			*err = xasprintf("cannot open and lock %s: %s", reg, strerror(errno));
+			rc = -1;
+		}
+		free(reg);
+	}
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = fence_make(f, want[i].root, want[i].path, err);
+	if (f->reg >= 0)
+		flock(f->reg, LOCK_UN);
+	free(want);
+	if (rc != 0)
+		fence_end(f);
+	return rc;
+}
+
+/* Remove the registered directory of one line unless a call still holds
+ * it; false when the line must stay. */
+static bool sweep_line(const char *line)
+{
+	uintmax_t dev, ino;
+	int off = 0;
+	struct stat st;
+	if (sscanf(line, "%ju %ju %n", &dev, &ino, &off) != 2 || off <= 0 || line[off] != '/')
+		return false; /* not a line of ours */
+	const char *path = line + off;
+	int fd = open(path, DIR_FLAGS);
+	if (fd < 0)
+		return false; /* gone */
+	bool keep = false;
+	/* Only the directory made, and only while empty: what a command or a
+	 * person put there since is theirs. */
+	if (fstat(fd, &st) == 0 && (uintmax_t)st.st_dev == dev && (uintmax_t)st.st_ino == ino) {
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+			keep = true; /* another call's sandbox relies on it */
+		else
+			rmdir(path);
+	}
+	close(fd);
+	return keep;
+}
+
+void fence_end(struct fence *f)
+{
+	struct stat st;
+	/* This call's sandbox is gone: its holds first. */
+	for (size_t i = 0; i < f->nheld; i++)
+		close(f->held[i]);
+	free(f->held);
+	f->held = NULL;
+	f->nheld = f->held_cap = 0;
+	if (f->reg < 0)
+		return;
+	/* Then every fence no call holds, children before the parents made
+	 * for them. */
+	if (flock(f->reg, LOCK_EX) == 0 && fstat(f->reg, &st) == 0 && st.st_size > 0) {
+		size_t len = (size_t)st.st_size, got = 0;
+		char *text = xmalloc(len + 1);
+		while (got < len) {
+			ssize_t r = pread(f->reg, text + got, len - got, (off_t)got);
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		text[got] = '\0';
+		char **lines = NULL;
+		size_t nlines = 0, cap = 0;
+		for (char *s = text, *nl; *s; s = nl + 1) {
+			if (!(nl = strchr(s, '\n')))
+				break;
+			*nl = '\0';
+			VEC_PUSH(lines, nlines, cap, s);
+		}
+		bool *keep = xcalloc(nlines + 1, sizeof(*keep));
+		for (size_t i = nlines; i-- > 0;)
+			keep[i] = sweep_line(lines[i]);
+		struct strbuf kept;
+		sb_init(&kept);
+		for (size_t i = 0; i < nlines; i++)
+			if (keep[i])
+				sb_addf(&kept, "%s\n", lines[i]);
+		if (ftruncate(f->reg, 0) == 0 && kept.len)
+			(void)!pwrite(f->reg, kept.buf, kept.len, 0);
+		sb_free(&kept);
+		free(keep);
+		free(lines);
+		free(text);
+	}
+	flock(f->reg, LOCK_UN);
+	close(f->reg);
+	f->reg = -1;
+}
+#endif
