@@ -34,6 +34,7 @@ int cmd_approve(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_approve_session(int argc, char **argv);
 int cmd_revoke(int argc, char **argv);
+int cmd_hook(int argc, char **argv);
 
 /* Print "cordon: message" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -188,6 +188,32 @@ static const struct verb verbs[] = {
 	  "user namespaces, the Landlock ABI, seccomp, and the cordon-exec helper.\n"
 	  "Exit status 0 when all work, 125 otherwise.\n",
 	  cmd_probe },
+	{ "hook", "answer a coding agent's pre-tool-use hook",
+	  "usage: cordon hook AGENT [-p FILE] [--preset P] [--context k=v]... [--no-rewrite]\n"
+	  "                   [--timeout S] [--audit LOG] [--actor NAME] < EVENT\n"
+	  "       cordon hook install AGENT [--scope user|project] [--dir DIR] [-p FILE]\n"
+	  "                   [--preset P] [--dry-run]\n"
+	  "       cordon hook uninstall AGENT [--scope user|project] [--dir DIR]\n"
+	  "       cordon hook doctor AGENT [--scope user|project] [--dir DIR]\n"
+	  "\n"
+	  "AGENT is claude (Claude Code, PreToolUse), codex (Codex, PreToolUse and\n"
+	  "PermissionRequest) or gemini (Gemini CLI, BeforeTool).  Read the agent's hook\n"
+	  "event on stdin, decide the tool call with the policy, and answer in the\n"
+	  "agent's protocol, with every operation and its decision as the reason.  A\n"
+	  "shell command is rewritten to run under `cordon run` with the same policy\n"
+	  "where the agent allows it (Claude Code, Gemini CLI); elsewhere it is decided\n"
+	  "as running without cordon's sandbox.  Any failure (a bad event, an unknown\n"
+	  "event, a policy that does not compile, a timeout) blocks the call: the reason\n"
+	  "on stderr and exit 2.\n"
+	  "\n"
+	  "  --no-rewrite         decide shell commands as running without the sandbox\n"
+	  "  --timeout S          block when no decision is made in S seconds (20)\n"
+	  "  install              merge the hook into the agent's configuration (the\n"
+	  "                       old file kept as FILE.cordon-backup-TIME)\n"
+	  "  uninstall            remove cordon's entries from it\n"
+	  "  doctor               check the installed hook end to end\n"
+	  "  --scope S            user (~/.AGENT/...) or project (./.AGENT/...)\n",
+	  cmd_hook },
 	{ "write", "write a file through the policy",
 	  "usage: cordon write [-p FILE] [--preset P] [--context k=v]... [--approval ID] PATH < CONTENT\n"
 	  "\n"

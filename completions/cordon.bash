@@ -174,6 +174,13 @@ _cordon()
 		;;
 	revoke) ((operands == 0)) && COMPREPLY=($(compgen -W "tool" -- "$cur")) ;;
 	audit) ((operands == 0)) && _cordon_files "$cur" any ;;
+	hook)
+		if ((operands == 0)); then
+			COMPREPLY=($(compgen -W "claude codex gemini install uninstall doctor" -- "$cur"))
+		elif ((operands == 1)) && [[ $prev == install || $prev == uninstall || $prev == doctor ]]; then
+			COMPREPLY=($(compgen -W "claude codex gemini" -- "$cur"))
+		fi
+		;;
 	run | probe) ;;
 	*) _cordon_files "$cur" policy ;; # check, lint, test, diff: policy files
 	esac

@@ -1,0 +1,877 @@
+/* cordon hook AGENT: answer a coding agent's pre-tool-use hook in that
+ * agent's own protocol.  The event (JSON on stdin) becomes cordon requests,
+ * the policy decides them, and the answer goes back on stdout.  These
+ * agents read a crashing or silent hook as "no objection", so every way
+ * this can go wrong ends in the protocol's blocking form: the reason on
+ * stderr and exit 2. */
+#include "config.h"
+
+#include "cli.h"
+#include "hook.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const struct hook_proto hook_protos[HOOK_AGENT_COUNT] = {
+	[HOOK_CLAUDE] = {
+		.name = "claude", .title = "Claude Code", .event = "PreToolUse",
+		.shell_tool = "Bash", .dir = ".claude", .file = "settings.json",
+		.matcher = "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS|"
+			   "WebFetch|WebSearch|mcp__.*",
+		.timeout = 30, .can_rewrite = true, .can_ask = true,
+		.project_env = "CLAUDE_PROJECT_DIR",
+	},
+	[HOOK_CODEX] = {
+		.name = "codex", .title = "Codex", .event = "PreToolUse",
+		.event2 = "PermissionRequest", .shell_tool = "Bash", .dir = ".codex",
+		.file = "hooks.json", .matcher = NULL, .timeout = 30,
+		.can_rewrite = false, .can_ask = false,
+	},
+	[HOOK_GEMINI] = {
+		.name = "gemini", .title = "Gemini CLI", .event = "BeforeTool",
+		.shell_tool = "run_shell_command", .dir = ".gemini", .file = "settings.json",
+		.matcher = ".*", .timeout = 30000, .can_rewrite = true, .can_ask = false,
+		.project_env = "GEMINI_PROJECT_DIR",
+	},
+};
+
+const struct hook_proto *hook_proto_find(const char *name)
+{
+	for (size_t i = 0; i < HOOK_AGENT_COUNT; i++)
+		if (strcmp(hook_protos[i].name, name) == 0)
+			return &hook_protos[i];
+	return NULL;
+}
+
+char *hook_shell_quote(const char *word)
+{
+	size_t n = 3;
+	for (const char *s = word; *s; s++)
+		n += *s == '\'' ? 4 : 1;
+	char *q = malloc(n), *o = q;
+	if (!q)
+		abort();
+	*o++ = '\'';
+	for (const char *s = word; *s; s++) {
+		if (*s == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}
+
+/* ---- failing closed ---------------------------------------------------------- */
+
+static const char *blocking_agent = "agent";
+
+static _Noreturn void block(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void block(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "cordon hook %s: ", blocking_agent);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("; the tool call is blocked\n", stderr);
+	fflush(stderr);
+	_exit(2);
+}
+
+/* A timeout or a crash: the same blocking answer, with nothing but
+ * async-signal-safe calls. */
+static void on_fatal_signal(int sig)
+{
+	static const char timeout_msg[] = "cordon hook: no decision in time; the tool call is blocked\n";
+	static const char crash_msg[] = "cordon hook: internal error; the tool call is blocked\n";
+	if (sig == SIGALRM)
+		(void)!write(STDERR_FILENO, timeout_msg, sizeof(timeout_msg) - 1);
+	else
+		(void)!write(STDERR_FILENO, crash_msg, sizeof(crash_msg) - 1);
+	_exit(2);
+}
+
+static void fail_closed_on_signals(unsigned timeout)
+{
+	static const int sigs[] = { SIGALRM, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+				    SIGTERM, SIGHUP, SIGINT, SIGPIPE };
+	struct sigaction sa = { .sa_handler = on_fatal_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	if (timeout)
+		alarm(timeout);
+}
+
+/* ---- the event ---------------------------------------------------------------- */
+
+enum { MAX_EVENT = 16 << 20, MAX_REQUESTS = 256 };
+
+static char *read_event(size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		block("out of memory");
+	for (;;) {
+		if (n == cap) {
+			if (cap >= MAX_EVENT)
+				block("the event is larger than %d bytes", MAX_EVENT);
+			cap *= 2;
+			char *nb = realloc(buf, cap);
+			if (!nb)
+				block("out of memory");
+			buf = nb;
+		}
+		ssize_t r = read(STDIN_FILENO, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			block("cannot read the event from standard input: %s", strerror(errno));
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*len = n;
+	return buf;
+}
+
+struct hreq {
+	enum cordon_op op;
+	char *target;
+};
+
+struct hreqs {
+	struct hreq v[MAX_REQUESTS];
+	size_t n;
+	const char *cwd;
+};
+
+static void add_req(struct hreqs *r, enum cordon_op op, const char *target)
+{
+	if (!target || !*target)
+		block("the tool input names an empty %s target", cordon_op_name(op));
+	if (r->n == MAX_REQUESTS)
+		block("the tool call names more than %d targets", MAX_REQUESTS);
+	char *t;
+	/* A relative path is the agent's cwd's, as the tool will read it. */
+	if ((op == CORDON_READ || op == CORDON_WRITE) && target[0] != '/' && target[0] != '~') {
+		if (asprintf(&t, "%s/%s", r->cwd, target) < 0)
+			block("out of memory");
+	} else if (!(t = strdup(target))) {
+		block("out of memory");
+	}
+	r->v[r->n].op = op;
+	r->v[r->n].target = t;
+	r->n++;
+}
+
+static const char *str_member(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* The first of several spellings of a path argument that is present. */
+static const char *path_member(json_t *in, const char *const *keys)
+{
+	for (; *keys; keys++)
+		if (str_member(in, *keys))
+			return str_member(in, *keys);
+	return NULL;
+}
+
+/* host[:port] of a URL: scheme://[userinfo@]host[:port][/...] */
+static void add_url(struct hreqs *r, const char *url)
+{
+	const char *p = strstr(url, "://");
+	if (!p)
+		block("'%s' is not a URL", url);
+	p += 3;
+	size_t end = strcspn(p, "/?#");
+	char *auth = strndup(p, end);
+	if (!auth)
+		block("out of memory");
+	char *at = strrchr(auth, '@');
+	const char *host = at ? at + 1 : auth;
+	if (!*host)
+		block("the URL '%s' has no host", url);
+	add_req(r, CORDON_NET, host);
+	free(auth);
+}
+
+/* The URLs written in a text (Gemini's web_fetch takes them in its prompt). */
+static void add_urls_in(struct hreqs *r, const char *text)
+{
+	size_t before = r->n;
+	for (const char *p = text; (p = strstr(p, "http")) != NULL; p++) {
+		if (strncmp(p, "http://", 7) != 0 && strncmp(p, "https://", 8) != 0)
+			continue;
+		size_t len = strcspn(p, " \t\r\n\"'<>)]}");
+		char *url = strndup(p, len);
+		if (!url)
+			block("out of memory");
+		add_url(r, url);
+		free(url);
+		p += len - 1;
+	}
+	if (r->n == before)
+		block("the fetch names no http(s) URL cordon can decide");
+}
+
+/* The files a patch in the apply_patch format creates, changes, moves or deletes. */
+static void add_patch_files(struct hreqs *r, const char *patch)
+{
+	static const char *const heads[] = { "*** Add File: ", "*** Update File: ",
+					     "*** Delete File: ", "*** Move to: " };
+	size_t before = r->n;
+	for (const char *line = patch; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+			size_t hl = strlen(heads[i]);
+			if (len > hl && strncmp(line, heads[i], hl) == 0) {
+				char *path = strndup(line + hl, len - hl);
+				if (!path)
+					block("out of memory");
+				path[strcspn(path, "\r")] = '\0';
+				add_req(r, CORDON_WRITE, path);
+				free(path);
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	if (r->n == before)
+		block("the patch names no file cordon can decide");
+}
+
+/* A command given as an argv array, as the one shell string that runs it. */
+static char *argv_as_shell(json_t *arr)
+{
+	size_t i, n = json_array_size(arr), len = 0;
+	json_t *w;
+	char *out = NULL;
+	if (n == 0)
+		block("the command is an empty array");
+	json_array_foreach(arr, i, w) {
+		if (!json_is_string(w))
+			block("the command array holds a word that is not a string");
+		char *q = hook_shell_quote(json_string_value(w));
+		size_t ql = strlen(q);
+		char *no = realloc(out, len + ql + 2);
+		if (!no)
+			block("out of memory");
+		out = no;
+		if (len)
+			out[len++] = ' ';
+		memcpy(out + len, q, ql + 1);
+		len += ql;
+		free(q);
+	}
+	return out;
+}
+
+/* "mcp__server__tool" -> "mcp:server/tool"; other tools "AGENT:NAME", which
+ * the policy decides like any named tool (no rule: deny). */
+static void add_tool(struct hreqs *r, const struct hook_proto *p, const char *name)
+{
+	char *t;
+	const char *sep;
+	if (strncmp(name, "mcp__", 5) == 0 && (sep = strstr(name + 5, "__")) && sep > name + 5 &&
+	    sep[2]) {
+		if (asprintf(&t, "mcp:%.*s/%s", (int)(sep - name - 5), name + 5, sep + 2) < 0)
+			block("out of memory");
+	} else if (asprintf(&t, "%s:%s", p->name, name) < 0) {
+		block("out of memory");
+	}
+	add_req(r, CORDON_TOOL, t);
+	free(t);
+}
+
+/* The shell command of a shell tool call, malloc'd. */
+static char *shell_command(json_t *in)
+{
+	json_t *c = json_object_get(in, "command");
+	if (json_is_string(c) && json_string_length(c))
+		return strdup(json_string_value(c));
+	if (json_is_array(c))
+		return argv_as_shell(c);
+	block("the shell tool's input has no command");
+}
+
+static void requests_of(const struct hook_proto *p, const char *tool, json_t *in,
+			struct hreqs *r, char **command)
+{
+	static const char *const file_keys[] = { "file_path", "absolute_path", "notebook_path",
+						 "path", NULL };
+	static const char *const dir_keys[] = { "path", "dir_path", "directory", NULL };
+	const char *path;
+
+	if (strcmp(tool, p->shell_tool) == 0) {
+		*command = shell_command(in);
+		add_req(r, CORDON_EXEC, *command);
+		return;
+	}
+	if (strncmp(tool, "mcp__", 5) == 0) {
+		add_tool(r, p, tool);
+		return;
+	}
+	switch (p - hook_protos) {
+	case HOOK_CLAUDE:
+		if (!strcmp(tool, "Read")) {
+			add_req(r, CORDON_READ, path_member(in, file_keys));
+		} else if (!strcmp(tool, "Write") || !strcmp(tool, "Edit") ||
+			   !strcmp(tool, "MultiEdit") || !strcmp(tool, "NotebookEdit")) {
+			add_req(r, CORDON_WRITE, path_member(in, file_keys));
+		} else if (!strcmp(tool, "Glob") || !strcmp(tool, "Grep") || !strcmp(tool, "LS")) {
+			path = path_member(in, dir_keys);
+			add_req(r, CORDON_READ, path ? path : r->cwd);
+		} else if (!strcmp(tool, "WebFetch")) {
+			if (!str_member(in, "url"))
+				block("WebFetch's input has no url");
+			add_url(r, str_member(in, "url"));
+		} else if (!strcmp(tool, "WebSearch")) {
+			add_req(r, CORDON_NET, "web-search");
+		} else {
+			add_tool(r, p, tool);
+		}
+		return;
+	case HOOK_CODEX:
+		if (!strcmp(tool, "apply_patch")) {
+			const char *patch = str_member(in, "command") ? str_member(in, "command")
+								      : str_member(in, "input");
+			if (!patch)
+				block("apply_patch's input has no patch");
+			add_patch_files(r, patch);
+		} else {
+			add_tool(r, p, tool);
+		}
+		return;
+	case HOOK_GEMINI:
+		if (!strcmp(tool, "read_file") || !strcmp(tool, "list_directory") ||
+		    !strcmp(tool, "glob") || !strcmp(tool, "search_file_content") ||
+		    !strcmp(tool, "grep_search")) {
+			path = path_member(in, file_keys);
+			if (!path)
+				path = path_member(in, dir_keys);
+			add_req(r, CORDON_READ, path ? path : r->cwd);
+		} else if (!strcmp(tool, "read_many_files")) {
+			json_t *paths = json_object_get(in, "paths"), *v;
+			size_t i;
+			if (!json_is_array(paths) || !json_array_size(paths))
+				block("read_many_files's input has no paths");
+			json_array_foreach(paths, i, v) {
+				if (!json_is_string(v))
+					block("read_many_files names a path that is not a string");
+				add_req(r, CORDON_READ, json_string_value(v));
+			}
+		} else if (!strcmp(tool, "write_file") || !strcmp(tool, "replace")) {
+			add_req(r, CORDON_WRITE, path_member(in, file_keys));
+		} else if (!strcmp(tool, "web_fetch")) {
+			if (str_member(in, "url"))
+				add_url(r, str_member(in, "url"));
+			else if (str_member(in, "prompt"))
+				add_urls_in(r, str_member(in, "prompt"));
+			else
+				block("web_fetch's input names no URL");
+		} else if (!strcmp(tool, "google_web_search")) {
+			add_req(r, CORDON_NET, "web-search");
+		} else {
+			add_tool(r, p, tool);
+		}
+		return;
+	}
+}
+
+/* ---- deciding ------------------------------------------------------------------- */
+
+struct hook_opts {
+	const char *policy_path, *preset, *audit_path, *actor;
+	bool no_rewrite;
+	unsigned timeout;
+	cordon_context *ctx;
+};
+
+/* Session ids become a directory name: anything but [A-Za-z0-9._-] is
+ * replaced, and a name that could climb out is refused. */
+static char *session_dir_for(const char *home, const struct hook_proto *p, const char *sid)
+{
+	char *safe = strdup(sid), *dir;
+	if (!safe)
+		block("out of memory");
+	for (char *s = safe; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.'))
+			*s = '_';
+	if (!*safe || safe[0] == '.' || strlen(safe) > 128)
+		block("the session id '%s' cannot name a session directory", sid);
+	if (asprintf(&dir, "%s/.cordon/sessions/%s-%s", home, p->name, safe) < 0)
+		block("out of memory");
+	free(safe);
+	return dir;
+}
+
+static void set_ctx(cordon_context *ctx, const char *name, const char *value)
+{
+	char *err = NULL;
+	if (cordon_context_set(ctx, name, value, &err) != 0)
+		block("context %s: %s", name, err ? err : "refused");
+}
+
+/* cwd, workspace and session_dir from the event, unless --context set them. */
+static void context_of(const struct hook_proto *p, json_t *ev, struct hook_opts *o,
+		       const char **cwd_out)
+{
+	const char *cwd = str_member(ev, "cwd"), *sid = str_member(ev, "session_id");
+	char real[PATH_MAX];
+	if (!cwd || cwd[0] != '/')
+		block("the event has no absolute cwd");
+	if (!cordon_context_get(o->ctx, "cwd"))
+		set_ctx(o->ctx, "cwd", cwd);
+	if (!cordon_context_get(o->ctx, "workspace")) {
+		const char *ws = p->project_env ? getenv(p->project_env) : NULL;
+		if (!ws || ws[0] != '/')
+			ws = cwd;
+		if (!realpath(ws, real))
+			block("the workspace %s cannot be resolved: %s", ws, strerror(errno));
+		set_ctx(o->ctx, "workspace", real);
+	}
+	cli_context_defaults(o->ctx);
+	if (sid && *sid) {
+		char *dir = session_dir_for(cordon_context_get(o->ctx, "home"), p, sid);
+		/* --context session_dir=... given on the command line wins. */
+		if (strstr(cordon_context_get(o->ctx, "session_dir"), "/.cordon/sessions/default"))
+			set_ctx(o->ctx, "session_dir", dir);
+		free(dir);
+	}
+	*cwd_out = cordon_context_get(o->ctx, "cwd");
+}
+
+static const char *effect_word(enum cordon_effect e)
+{
+	return e == CORDON_DENY ? "deny" : e == CORDON_ASK ? "needs approval" : "allow";
+}
+
+/* Operations whose effects cordon cannot see (no program spec, code on the
+ * command line, a command built at run time): without cordon's sandbox
+ * under them, nothing bounds them, so they need a person. */
+static bool unseen(const char *detail)
+{
+	return detail && strncmp(detail, "runs (spec ", 11) != 0 && strcmp(detail, "runs") != 0;
+}
+
+struct verdict {
+	enum cordon_effect effect;
+	char *preview;  /* every operation with its decision, for the person */
+	size_t len, cap;
+};
+
+static void vput(struct verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vput(struct verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		block("out of memory");
+	if (v->len + (size_t)n + 1 > v->cap) {
+		v->cap = (v->len + (size_t)n + 1) * 2;
+		char *np = realloc(v->preview, v->cap);
+		if (!np)
+			block("out of memory");
+		v->preview = np;
+	}
+	memcpy(v->preview + v->len, s, (size_t)n + 1);
+	v->len += (size_t)n;
+	free(s);
+}
+
+static void audit_one(cordon_audit *log, const cordon_decision *d, const struct hook_opts *o,
+		      const struct hook_proto *p, const char *tool, const char *sid)
+{
+	char a0[64], *a1 = NULL, *a2 = NULL;
+	char *err = NULL;
+	snprintf(a0, sizeof(a0), "agent=%s", p->name);
+	if (asprintf(&a1, "tool=%s", tool) < 0 || asprintf(&a2, "session=%s", sid ? sid : "") < 0)
+		block("out of memory");
+	const char *args[3] = { a0, a1, a2 };
+	struct cordon_audit_record rec = { .actor = o->actor, .outcome = "decided", .args = args,
+					   .nargs = 3 };
+	cordon_audit_record_decision(&rec, d);
+	if (cordon_audit_append(log, &rec, &err) != 0)
+		block("the audit log: %s", err ? err : "cannot be written");
+	free(a1);
+	free(a2);
+}
+
+static void decide_all(const struct hook_proto *p, const cordon_evaluator *ev,
+		       const struct hreqs *r, bool sandboxed, struct verdict *v,
+		       cordon_audit *log, const struct hook_opts *o, const char *tool,
+		       const char *sid)
+{
+	v->effect = CORDON_ALLOW;
+	for (size_t i = 0; i < r->n; i++) {
+		struct cordon_request req = { .op = r->v[i].op, .target = r->v[i].target };
+		char *err = NULL;
+		cordon_decision *d = cordon_evaluate(ev, &req, &err);
+		if (!d)
+			block("%s", err ? err : "the request cannot be decided");
+		if (log)
+			audit_one(log, d, o, p, tool, sid);
+		enum cordon_effect e = cordon_decision_effect(d);
+		bool exec_sandbox = strcmp(cordon_decision_sandbox(d), "none") != 0;
+		if (e > v->effect)
+			v->effect = e;
+		for (size_t k = 0; k < cordon_decision_operation_count(d); k++) {
+			enum cordon_op op;
+			enum cordon_effect oe;
+			const char *target, *reason, *rule;
+			const char *detail = cordon_decision_operation_detail(d, k);
+			cordon_decision_operation(d, k, &op, &target, &oe, &reason, &rule);
+			bool caution = !sandboxed && exec_sandbox && op == CORDON_EXEC &&
+				       oe == CORDON_ALLOW && unseen(detail);
+			if (caution) {
+				oe = CORDON_ASK;
+				if (v->effect < CORDON_ASK)
+					v->effect = CORDON_ASK;
+			}
+			if (v->len < 6000)
+				vput(v, "\n  %s %s%s%s%s: %s%s%s%s%s%s", cordon_op_name(op), target,
+				     detail ? " [" : "", detail ? detail : "", detail ? "]" : "",
+				     effect_word(oe), rule ? " by " : "", rule ? rule : "",
+				     oe != CORDON_ALLOW && reason && !caution ? ": " : "",
+				     oe != CORDON_ALLOW && reason && !caution ? reason : "",
+				     caution ? " (it would run outside cordon's sandbox, and "
+					       "cordon cannot see what it does)"
+					     : "");
+		}
+		if (v->len >= 6000 && i + 1 < r->n)
+			vput(v, "\n  ...");
+		cordon_decision_free(d);
+	}
+}
+
+/* ---- answering --------------------------------------------------------------------- */
+
+/* The shell command the agent runs instead: the same command inside
+ * `cordon run` with the same policy, preset and context. */
+static char *wrapped_command(const struct hook_opts *o, const char *command, bool approved)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		block("cannot find the cordon binary to run the command under");
+	self[n] = '\0';
+	const char *words[24];
+	char *owned[24];
+	size_t nw = 0, no = 0;
+	char pol[PATH_MAX];
+#define OWN(expr) (owned[no++] = (expr))
+	words[nw++] = OWN(hook_shell_quote(self));
+	words[nw++] = "run";
+	if (o->policy_path) {
+		if (!realpath(o->policy_path, pol))
+			block("the policy %s cannot be resolved: %s", o->policy_path, strerror(errno));
+		words[nw++] = "-p";
+		words[nw++] = OWN(hook_shell_quote(pol));
+	}
+	if (o->preset) {
+		words[nw++] = "--preset";
+		words[nw++] = OWN(hook_shell_quote(o->preset));
+	}
+	words[nw++] = "--workspace";
+	words[nw++] = OWN(hook_shell_quote(cordon_context_get(o->ctx, "workspace")));
+	static const char *const passed[] = { "home", "agent_dir", "session_dir" };
+	for (size_t i = 0; i < 3; i++) {
+		char *kv;
+		if (asprintf(&kv, "%s=%s", passed[i], cordon_context_get(o->ctx, passed[i])) < 0)
+			block("out of memory");
+		words[nw++] = "--context";
+		words[nw++] = OWN(hook_shell_quote(kv));
+		free(kv);
+	}
+	if (o->audit_path) {
+		words[nw++] = "--audit";
+		words[nw++] = OWN(hook_shell_quote(o->audit_path));
+	}
+	if (approved)
+		words[nw++] = "--approved";
+	words[nw++] = "--";
+	words[nw++] = "bash";
+	words[nw++] = "-c";
+	words[nw++] = OWN(hook_shell_quote(command));
+#undef OWN
+	size_t len = 0;
+	for (size_t i = 0; i < nw; i++)
+		len += strlen(words[i]) + 1;
+	char *out = malloc(len), *w = out;
+	if (!out)
+		block("out of memory");
+	for (size_t i = 0; i < nw; i++) {
+		size_t l = strlen(words[i]);
+		memcpy(w, words[i], l);
+		w += l;
+		*w++ = i + 1 < nw ? ' ' : '\0';
+	}
+	for (size_t i = 0; i < no; i++)
+		free(owned[i]);
+	return out;
+}
+
+/* The answer on stdout, then exit 0; a failed write blocks. */
+static _Noreturn void answer(json_t *out)
+{
+	if (out) {
+		char *s = json_dumps(out, JSON_COMPACT);
+		if (!s || printf("%s\n", s) < 0)
+			block("cannot write the answer");
+		free(s);
+		json_decref(out);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		block("cannot write the answer");
+	exit(EXIT_OK);
+}
+
+static json_t *updated_input(json_t *in, const char *key, const char *command)
+{
+	json_t *u = json_deep_copy(in);
+	if (!u || json_object_set_new(u, key, json_string(command)) != 0)
+		block("out of memory");
+	return u;
+}
+
+static _Noreturn void answer_claude(const char *event, enum cordon_effect e, const char *why,
+				    json_t *in, const char *rewritten)
+{
+	json_t *h = json_pack("{s:s, s:s, s:s}", "hookEventName", event, "permissionDecision",
+			      cordon_effect_name(e), "permissionDecisionReason", why);
+	if (!h)
+		block("out of memory");
+	if (rewritten && e != CORDON_DENY)
+		json_object_set_new(h, "updatedInput", updated_input(in, "command", rewritten));
+	answer(json_pack("{s:o}", "hookSpecificOutput", h));
+}
+
+static _Noreturn void answer_codex(const char *event, enum cordon_effect e, const char *why)
+{
+	if (strcmp(event, "PermissionRequest") == 0) {
+		/* An ask stays the person's: a quiet hook leaves Codex's own prompt. */
+		if (e == CORDON_ASK)
+			answer(NULL);
+		json_t *dec = e == CORDON_ALLOW ? json_pack("{s:s}", "behavior", "allow")
+						: json_pack("{s:s, s:s}", "behavior", "deny",
+							    "message", why);
+		answer(json_pack("{s:{s:s, s:o}}", "hookSpecificOutput", "hookEventName", event,
+				 "decision", dec));
+	}
+	/* PreToolUse: Codex honours deny; silence lets the call go on. */
+	if (e == CORDON_ALLOW)
+		answer(NULL);
+	answer(json_pack("{s:{s:s, s:s, s:s}}", "hookSpecificOutput", "hookEventName", event,
+			 "permissionDecision", "deny", "permissionDecisionReason", why));
+}
+
+static _Noreturn void answer_gemini(enum cordon_effect e, const char *why, json_t *in,
+				    const char *rewritten)
+{
+	if (e != CORDON_ALLOW)
+		answer(json_pack("{s:s, s:s}", "decision", "deny", "reason", why));
+	json_t *out = json_pack("{s:s}", "decision", "allow");
+	if (rewritten)
+		json_object_set_new(out, "hookSpecificOutput",
+				    json_pack("{s:s, s:o}", "hookEventName", "BeforeTool",
+					      "tool_input",
+					      json_pack("{s:s}", "command", rewritten)));
+	(void)in;
+	answer(out);
+}
+
+static int parse_hook_opts(int argc, char **argv, struct hook_opts *o)
+{
+	enum { OPT_PRESET = 256, OPT_CONTEXT, OPT_NO_REWRITE, OPT_TIMEOUT, OPT_AUDIT, OPT_ACTOR };
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "preset", required_argument, NULL, OPT_PRESET },
+		{ "context", required_argument, NULL, OPT_CONTEXT },
+		{ "no-rewrite", no_argument, NULL, OPT_NO_REWRITE },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "audit", required_argument, NULL, OPT_AUDIT },
+		{ "actor", required_argument, NULL, OPT_ACTOR },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	char *end;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+hp:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			cli_help("hook");
+			exit(EXIT_OK);
+		case 'p':
+			o->policy_path = optarg;
+			break;
+		case OPT_PRESET:
+			o->preset = optarg;
+			break;
+		case OPT_CONTEXT: {
+			/* Usage errors block too: a hook is never a no-op. */
+			if (cli_context_arg(o->ctx, "hook", optarg) != EXIT_OK)
+				block("bad --context '%s'", optarg);
+			break;
+		}
+		case OPT_NO_REWRITE:
+			o->no_rewrite = true;
+			break;
+		case OPT_TIMEOUT: {
+			unsigned long t = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || t == 0 || t > 3600)
+				block("--timeout expects seconds from 1 to 3600, not '%s'", optarg);
+			o->timeout = (unsigned)t;
+			break;
+		}
+		case OPT_AUDIT:
+			o->audit_path = optarg;
+			break;
+		case OPT_ACTOR:
+			o->actor = optarg;
+			break;
+		default:
+			block("unknown option (see cordon hook --help)");
+		}
+	}
+	return optind;
+}
+
+int cmd_hook(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs("cordon hook: expected AGENT (claude, codex or gemini), or install, "
+		      "uninstall or doctor\n", stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cli_help("hook");
+	if (!strcmp(argv[1], "install") || !strcmp(argv[1], "uninstall") ||
+	    !strcmp(argv[1], "doctor")) {
+		const struct hook_proto *p = argc > 2 ? hook_proto_find(argv[2]) : NULL;
+		if (!p)
+			return cli_usage_error("hook", "%s expects AGENT: claude, codex or gemini",
+					       argv[1]);
+		if (!strcmp(argv[1], "install"))
+			return cmd_hook_install(p, argc - 2, argv + 2);
+		if (!strcmp(argv[1], "uninstall"))
+			return cmd_hook_uninstall(p, argc - 2, argv + 2);
+		return cmd_hook_doctor(p, argc - 2, argv + 2);
+	}
+
+	/* From here on every failure blocks the tool call. */
+	const struct hook_proto *p = hook_proto_find(argv[1]);
+	if (!p)
+		block("unknown agent '%s' (claude, codex or gemini)", argv[1]);
+	blocking_agent = p->name;
+	struct hook_opts o = { .timeout = 20, .ctx = cordon_context_new() };
+	int first = parse_hook_opts(argc - 1, argv + 1, &o);
+	if (first != argc - 1)
+		block("unexpected operand '%s'", argv[first + 1]);
+	fail_closed_on_signals(o.timeout);
+	if (!o.actor)
+		o.actor = getenv("USER");
+	if (!o.audit_path)
+		o.audit_path = getenv("CORDON_AUDIT_LOG");
+
+	size_t len;
+	char *text = read_event(&len);
+	json_error_t jerr;
+	json_t *ev = json_loadb(text, len, 0, &jerr);
+	free(text);
+	if (!json_is_object(ev))
+		block("the event is not a JSON object (%s, line %d)", jerr.text, jerr.line);
+	const char *event = str_member(ev, "hook_event_name");
+	if (!event || (strcmp(event, p->event) != 0 && !(p->event2 && !strcmp(event, p->event2))))
+		block("cannot answer the event '%s' (cordon answers %s%s%s)",
+		      event ? event : "(none)", p->event, p->event2 ? " and " : "",
+		      p->event2 ? p->event2 : "");
+	const char *tool = str_member(ev, "tool_name");
+	json_t *in = json_object_get(ev, "tool_input");
+	if (!tool || !*tool)
+		block("the event names no tool");
+	if (!json_is_object(in))
+		block("the event's tool_input is not an object");
+
+	int status = 0;
+	cordon_policy *pol = cli_load_policy(o.policy_path, &status);
+	if (!pol)
+		block("the policy cannot be used");
+	const char *cwd, *preset = o.preset ? o.preset : cordon_policy_default_preset(pol);
+	if (!preset)
+		block("the policy names no default preset: give --preset");
+	context_of(p, ev, &o, &cwd);
+	char *err = NULL;
+	cordon_evaluator *evl = cordon_evaluator_new(pol, preset, o.ctx, &err);
+	if (!evl)
+		block("%s", err ? err : "the preset cannot be used");
+	cordon_audit *log = NULL;
+	if (o.audit_path && *o.audit_path && !(log = cordon_audit_open(o.audit_path, pol, &err)))
+		block("%s", err ? err : "the audit log cannot be opened");
+
+	struct hreqs *r = calloc(1, sizeof(*r));
+	char *command = NULL;
+	if (!r)
+		block("out of memory");
+	r->cwd = cwd;
+	/* Codex asks for network approvals with a PermissionRequest whose
+	 * description names the domain. */
+	const char *desc = str_member(in, "description");
+	if (p == &hook_protos[HOOK_CODEX] && !strcmp(event, "PermissionRequest") && desc &&
+	    !strncmp(desc, "network-access ", 15))
+		add_req(r, CORDON_NET, desc + 15);
+	else
+		requests_of(p, tool, in, r, &command);
+
+	/* A shell command runs inside cordon's sandbox when the agent lets the
+	 * hook rewrite it; otherwise it is decided as running without one. */
+	bool rewrite = command && p->can_rewrite && !o.no_rewrite;
+	struct verdict v = { 0 };
+	decide_all(p, evl, r, rewrite, &v, log, &o, tool, str_member(ev, "session_id"));
+	enum cordon_effect e = v.effect;
+	if (e == CORDON_ASK && !p->can_ask && strcmp(event, "PermissionRequest") != 0)
+		vput(&v, "\n%s's hook cannot ask a person, so cordon refuses what needs approval; "
+			 "run it yourself, or change the policy",
+		     p->title);
+	char *why;
+	if (asprintf(&why, "cordon (%s): %s%s%s", preset,
+		     effect_word(e), rewrite && e != CORDON_DENY ? ", runs inside cordon's sandbox" : "",
+		     v.preview ? v.preview : "") < 0)
+		block("out of memory");
+	if (e == CORDON_ASK && !p->can_ask && strcmp(event, "PermissionRequest") != 0)
+		e = CORDON_DENY;
+
+	char *rewritten = rewrite && e != CORDON_DENY ? wrapped_command(&o, command, e == CORDON_ASK)
+						      : NULL;
+	if (log)
+		cordon_audit_close(log);
+	switch (p - hook_protos) {
+	case HOOK_CLAUDE:
+		answer_claude(event, e, why, in, rewritten);
+	case HOOK_CODEX:
+		answer_codex(event, e, why);
+	default:
+		answer_gemini(e, why, in, rewritten);
+	}
+}

@@ -1,0 +1,206 @@
+#!/bin/sh
+# cordon hook: fixture events of each agent's documented hook protocol
+# (tests/hook/*.json) answered as tests/hook/*.out pins; every failure
+# blocks (exit 2); a rewritten shell command really runs under cordon run;
+# install, uninstall and doctor merge, back up and check the agent's file.
+. "$srcdir/tests/lib.sh"
+
+dir=$srcdir/tests/hook
+pol=$dir/policy.cordon
+chmod 755 "$tmpdir"
+WS=$tmpdir/ws H=$tmpdir/home
+mkdir -p "$WS/src" "$H/.ssh"
+WS=$(cd "$WS" && pwd -P) H=$(cd "$H" && pwd -P)
+echo secret > "$H/.ssh/id_ed25519"
+self=$(readlink -f "$CORDON")
+
+# hook AGENT FIXTURE [ARGS...]: the fixture through cordon hook; $rc, $out, $err.
+hook() {
+	agent=$1 fx=$2
+	shift 2
+	sed -e "s|@WS@|$WS|g" -e "s|@HOME@|$H|g" "$dir/$fx.json" > "$tmpdir/event"
+	out=$(cd "$WS" && env -u CLAUDE_PROJECT_DIR -u GEMINI_PROJECT_DIR HOME="$H" \
+		"$CORDON" hook "$agent" -p "$pol" "$@" < "$tmpdir/event" 2> "$tmpdir/err")
+	rc=$?
+	err=$(cat "$tmpdir/err")
+}
+
+# answers AGENT FIXTURE STATUS: the answer is the golden one, with the status.
+answers() {
+	hook "$1" "$2"
+	is "$rc" "$3" "$2: exit $3"
+	printf '%s\n' "$out" | sed -e "s|$self|@CORDON@|g" -e "s|$WS|@WS@|g" -e "s|$H|@HOME@|g" \
+		-e "s|$(readlink -f "$pol")|@POLICY@|g" -e "s|$pol|@POLICY@|g" \
+		> "$tmpdir/$2.out"
+	check_golden "$tmpdir/$2.out" "$dir/$2.out" "$2: the answer"
+}
+
+for fx in claude-read-key claude-read-ws claude-write-outside claude-edit-ws \
+	claude-multiedit-relative claude-bash-ws claude-bash-push claude-bash-outside \
+	claude-webfetch-allowed claude-webfetch-denied claude-mcp-allowed claude-mcp-ask \
+	claude-unknown-tool claude-glob; do
+	answers claude "$fx" 0
+done
+for fx in codex-bash-ws codex-bash-key codex-bash-opaque codex-apply-patch codex-mcp \
+	codex-permission-allow codex-permission-network codex-permission-ask; do
+	answers codex "$fx" 0
+done
+for fx in gemini-shell-ws gemini-shell-push gemini-read-key gemini-write-outside \
+	gemini-read-many gemini-web-fetch gemini-mcp; do
+	answers gemini "$fx" 0
+done
+
+# ---- every failure blocks: exit 2, the reason on stderr, nothing on stdout ----
+blocked() { # blocked DESCRIPTION PATTERN
+	[ "$rc" -eq 2 ] && [ -z "$out" ] && echo "$err" | grep -q -- "$2"
+	ok $? "blocks $1"
+	[ "$rc" -eq 2 ] || echo "exit $rc, stdout: $out, stderr: $err" | diag
+}
+printf 'not json' > "$tmpdir/bad.json"
+sed -e "s|@WS@|$WS|g" "$dir/claude-bash-ws.json" > "$tmpdir/good.json"
+run_hook() { # run_hook STDIN-FILE AGENT ARGS...
+	f=$1
+	shift
+	out=$(cd "$WS" && HOME="$H" "$CORDON" hook "$@" < "$f" 2> "$tmpdir/err")
+	rc=$?
+	err=$(cat "$tmpdir/err")
+}
+run_hook "$tmpdir/bad.json" claude -p "$pol"
+blocked "an event that is not JSON" "not a JSON object"
+run_hook /dev/null claude -p "$pol"
+blocked "an empty event" "not a JSON object"
+sed 's/"PreToolUse"/"PostToolUse"/' "$tmpdir/good.json" > "$tmpdir/post.json"
+run_hook "$tmpdir/post.json" claude -p "$pol"
+blocked "an event it does not answer" "cannot answer the event 'PostToolUse'"
+sed 's/"tool_input":{[^}]*}/"tool_input":"x"/' "$tmpdir/good.json" > "$tmpdir/noinput.json"
+run_hook "$tmpdir/noinput.json" claude -p "$pol"
+blocked "a tool_input that is not an object" "tool_input is not an object"
+sed 's/"cwd":"[^"]*"/"cwd":"relative"/' "$tmpdir/good.json" > "$tmpdir/nocwd.json"
+run_hook "$tmpdir/nocwd.json" claude -p "$pol"
+blocked "an event without an absolute cwd" "no absolute cwd"
+printf 'cordon 1;\npreset "p" { read "/**" allw; }\n' > "$tmpdir/broken.cordon"
+run_hook "$tmpdir/good.json" claude -p "$tmpdir/broken.cordon"
+blocked "a policy that does not compile" "the policy cannot be used"
+run_hook "$tmpdir/good.json" claude -p "$tmpdir/missing.cordon"
+blocked "a policy that cannot be read" "the policy cannot be used"
+run_hook "$tmpdir/good.json" claude -p "$pol" --preset nosuch
+blocked "an unknown preset" "nosuch"
+run_hook "$tmpdir/good.json" cursor -p "$pol"
+blocked "an unknown agent" "unknown agent 'cursor'"
+run_hook "$tmpdir/good.json" claude -p "$pol" --bogus
+blocked "an unknown option" "unknown option"
+run_hook "$tmpdir/good.json" gemini -p "$pol"
+blocked "another agent's event" "cannot answer the event 'PreToolUse'"
+sed 's/"command":"[^"]*"/"command":""/' "$tmpdir/good.json" > "$tmpdir/nocmd.json"
+run_hook "$tmpdir/nocmd.json" claude -p "$pol"
+blocked "a shell call without a command" "has no command"
+# No decision in time: the event does not end for 5 s.
+start=$(date +%s)
+(sleep 5; cat "$tmpdir/good.json") | (HOME="$H" "$CORDON" hook claude -p "$pol" --timeout 1 \
+	> "$tmpdir/out" 2> "$tmpdir/err"; echo $? > "$tmpdir/rc"; date +%s > "$tmpdir/end")
+rc=$(cat "$tmpdir/rc") out=$(cat "$tmpdir/out") err=$(cat "$tmpdir/err")
+blocked "when no decision is made in time" "no decision in time"
+[ $(($(cat "$tmpdir/end") - start)) -lt 4 ]
+ok $? "and does not wait for the event to end"
+run_hook "$tmpdir/good.json" claude -p "$pol" --audit "$tmpdir/nodir/audit.log"
+blocked "when the audit log cannot be written" "audit"
+
+# ---- the audit log names the agent, its tool and the session ----
+hook claude claude-bash-ws --audit "$tmpdir/audit.log"
+grep -q '"agent=claude","tool=Bash","session=s-1"' "$tmpdir/audit.log"
+ok $? "the audit record names the agent, the tool and the session"
+
+# ---- the rewritten command runs under cordon run ----
+if "$CORDON" probe > /dev/null 2>&1; then
+	hook claude claude-bash-ws
+	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"updatedInput":{"command":"\([^"]*\)".*/\1/p')
+	[ -n "$cmd" ]
+	ok $? "Claude Code's Bash comes back rewritten"
+	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
+	is "$res" sandboxed "the rewritten command runs, and writes the workspace"
+	# An ask goes to the person; approved, it still runs in the sandbox.
+	hook claude claude-bash-outside
+	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"updatedInput":{"command":"\([^"]*\)".*/\1/p')
+	printf '%s\n' "$cmd" | grep -q -- ' --approved -- bash -c '
+	ok $? "an ask comes back rewritten with --approved, for after the person's yes"
+	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
+	rc=$?
+	[ $rc -ne 0 ] && [ ! -e /etc/cordon-hook-test ] && echo "$res" | grep -q 'Read-only file system'
+	ok $? "approved, it still cannot write outside: the sandbox refuses it"
+	hook gemini gemini-shell-ws
+	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"tool_input":{"command":"\([^"]*\)".*/\1/p')
+	rm -f "$WS/out.txt"
+	(cd "$WS" && HOME="$H" sh -c "$cmd") > /dev/null 2>&1
+	is "$(cat "$WS/out.txt" 2> /dev/null)" sandboxed "Gemini CLI's shell command runs under cordon run"
+	# The sandbox is real: the secret the policy denies is hidden inside.
+	printf '%s\n' "$(sed -e "s|@WS@|$WS|g" "$dir/claude-bash-ws.json")" |
+		sed 's/"command":"[^"]*"/"command":"sh .\/probe.sh"/' > "$tmpdir/probe.json"
+	printf 'cat "$HOME/.ssh/id_ed25519" 2>/dev/null || echo hidden\n' > "$WS/probe.sh"
+	out=$(cd "$WS" && HOME="$H" "$CORDON" hook claude -p "$pol" < "$tmpdir/probe.json")
+	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"updatedInput":{"command":"\([^"]*\)".*/\1/p')
+	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
+	is "$res" hidden "inside, a script cannot read the key the policy denies"
+else
+	skip "the rewritten command runs under cordon run" "cordon probe: no sandbox here"
+fi
+
+# ---- install, uninstall, doctor ----
+D=$tmpdir/proj
+mkdir -p "$D/.claude"
+cat > "$D/.claude/settings.json" << 'EOS'
+{
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Write", "hooks": [ { "type": "command", "command": "prettier --check" } ] }
+    ]
+  }
+}
+EOS
+"$CORDON" hook install claude --dir "$D" -p "$pol" > "$tmpdir/inst" 2>&1
+is "$?" 0 "install claude: exit 0"
+f=$D/.claude/settings.json
+grep -q '"model": "opus"' "$f" && grep -q 'prettier --check' "$f"
+ok $? "install keeps the settings and hooks it found"
+grep -q "hook claude -p '$(readlink -f "$pol")' || exit 2" "$f"
+ok $? "install adds cordon by its absolute path, ending in || exit 2"
+ls "$D/.claude/" | grep -q '^settings.json.cordon-backup-'
+ok $? "install keeps the old file as a backup"
+"$CORDON" hook install claude --dir "$D" -p "$pol" > /dev/null 2>&1
+is "$(grep -c 'hook claude' "$f")" 1 "installing again does not add a second entry"
+"$CORDON" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
+is "$?" 0 "doctor: the installed hook works"
+diag < "$tmpdir/doc"
+grep -q '^ok   a malformed event is blocked' "$tmpdir/doc"
+ok $? "doctor runs the installed command on a malformed event"
+# The installed command with cordon gone blocks rather than allows.
+cmd=$(sed -n 's/.*"command": "\(.*hook claude.*\)".*/\1/p' "$f" | sed 's/\\"/"/g')
+gone=$(printf '%s\n' "$cmd" | sed "s|$self|$tmpdir/no-such-cordon|")
+printf '%s' "$(cat "$tmpdir/good.json")" | sh -c "$gone" > /dev/null 2>&1
+is "$?" 2 "the installed command blocks (exit 2) when the cordon binary is missing"
+"$CORDON" hook uninstall claude --dir "$D" > /dev/null 2>&1
+is "$?" 0 "uninstall: exit 0"
+! grep -q 'hook claude' "$f" && grep -q 'prettier --check' "$f" && grep -q '"model": "opus"' "$f"
+ok $? "uninstall removes cordon's entry and keeps the rest"
+"$CORDON" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
+is "$?" 1 "doctor after uninstall: exit 1"
+printf '{ "hooks": ' > "$D/.claude/settings.json"
+cp "$D/.claude/settings.json" "$tmpdir/broken-settings"
+"$CORDON" hook install claude --dir "$D" > /dev/null 2> "$tmpdir/err"
+[ $? -eq 2 ] && cmp -s "$D/.claude/settings.json" "$tmpdir/broken-settings"
+ok $? "install refuses a file that does not parse and leaves it as it was"
+grep -q 'settings.json:1:' "$tmpdir/err"
+ok $? "and names the file and line"
+for agent in codex gemini; do
+	"$CORDON" hook install "$agent" --dir "$D" -p "$pol" > /dev/null 2>&1
+	is "$?" 0 "install $agent: exit 0"
+	"$CORDON" hook doctor "$agent" --dir "$D" > "$tmpdir/doc" 2>&1
+	is "$?" 0 "doctor $agent: the installed hook works"
+done
+grep -q '"PermissionRequest"' "$D/.codex/hooks.json" && grep -q '"PreToolUse"' "$D/.codex/hooks.json"
+ok $? "codex: installed for PreToolUse and PermissionRequest"
+grep -q '"BeforeTool"' "$D/.gemini/settings.json" && grep -q '"timeout": 30000' "$D/.gemini/settings.json"
+ok $? "gemini: installed for BeforeTool, its timeout in milliseconds"
+"$CORDON" hook install claude --dir "$D" --preset nosuch -p "$pol" > /dev/null 2> "$tmpdir/err"
+is "$?" 2 "install refuses a preset the policy does not have"
+done_testing
