@@ -525,7 +525,9 @@ static void decide_all(const struct hook_proto *p, const cordon_evaluator *ev,
 {
 	v->effect = CORDON_ALLOW;
 	for (size_t i = 0; i < r->n; i++) {
-		struct cordon_request req = { .op = r->v[i].op, .target = r->v[i].target };
+		/* A rewritten command is decided as `cordon run` will decide it. */
+		struct cordon_request req = { .op = r->v[i].op, .target = r->v[i].target,
+					      .sandboxed = sandboxed && r->v[i].op == CORDON_EXEC };
 		char *err = NULL;
 		cordon_decision *d = cordon_evaluate(ev, &req, &err);
 		if (!d)
