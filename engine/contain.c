@@ -39,6 +39,13 @@ struct gprog {
 	char *lead; /* what every target starts with */
 	size_t lead_len;
 	bool leading; /* still reading the lead */
+	/* the lead and then the subtree below it, nothing else: a literal
+	 * path, "X/" "**", "/" "**" (lead "") */
+	bool subtree;
+	char *witness; /* the shortest target it matches, or NULL: none */
+	struct strbuf guess[2]; /* witness candidates: stars empty, stars "x" */
+	unsigned char cls[256]; /* byte classes */
+	size_t ncls;
 	/* built by gprog_finish */
 	size_t words;       /* 64-bit words in a state set */
 	uint64_t *closure;  /* nstates * words: the epsilon closure of each state */
@@ -106,7 +113,19 @@ static void g_char(struct gprog *g, uint32_t *cur, byteset s, int lead)
 {
 	uint32_t t = g_state(g);
 	set_fold(s, g->mode);
+	g->subtree = false;
 	g_edge(g, *cur, t, s);
+	{
+		unsigned pick = lead >= 0 ? (unsigned)lead : set_has(s, 'x') ? 'x' : 0;
+		for (unsigned c = 'a'; !pick && c < 256; c++)
+			if (set_has(s, c) && c != '/' && c != '.')
+				pick = c;
+		for (unsigned c = 1; !pick && c < 256; c++)
+			if (set_has(s, c))
+				pick = c;
+		sb_addc(&g->guess[0], (char)(pick ? pick : 'x'));
+		sb_addc(&g->guess[1], (char)(pick ? pick : 'x'));
+	}
 	*cur = t;
 	if (g->leading && lead >= 0) {
 		g->lead = xrealloc(g->lead, g->lead_len + 2);
@@ -120,6 +139,8 @@ static void g_char(struct gprog *g, uint32_t *cur, byteset s, int lead)
 static void g_star(struct gprog *g, uint32_t *cur, byteset s)
 {
 	uint32_t t = g_state(g);
+	sb_addc(&g->guess[1], 'x');
+	g->subtree = false;
 	g_eps(g, *cur, t);
 	g_edge(g, t, t, s);
 	*cur = t;
@@ -138,6 +159,7 @@ static void g_tree(struct gprog *g, uint32_t *cur)
 	g_edge(g, in, in, any);
 	g_eps(g, in, end);
 	*cur = end;
+	g->subtree = g->leading;
 	g->leading = false;
 }
 
@@ -181,12 +203,16 @@ static bool parse_set(const char *s, size_t i, size_t close, byteset out)
 }
 
 static void g_finish(struct gprog *g);
+static void g_witness(struct gprog *g);
+static void own_classes(struct gprog *g);
 
 struct gprog *gprog_build(const char *s, const bool *lit, size_t n, enum gprog_mode mode,
 			  bool literal)
 {
 	struct gprog *g = xcalloc(1, sizeof(*g));
 	bool path = mode == GPROG_PATH;
+	sb_init(&g->guess[0]);
+	sb_init(&g->guess[1]);
 	uint32_t cur;
 	byteset any, comp;
 	g->mode = mode;
@@ -202,12 +228,17 @@ struct gprog *gprog_build(const char *s, const bool *lit, size_t n, enum gprog_m
 		if (path && n == 1 && s[0] == '/') {
 			g_literal_char(g, &cur, '/');
 			g_star(g, &cur, any);
+			g->lead_len = 0; /* every path: the subtree of "" */
+			g->lead[0] = '\0';
+			g->subtree = true;
 		} else {
 			for (size_t i = 0; i < n; i++)
 				g_literal_char(g, &cur, (unsigned char)s[i]);
 			if (path)
 				g_tree(g, &cur);
 		}
+		/* its shortest target is its text, when that is one */
+		g->witness = xstrndup(s, n);
 		g_finish(g);
 		return g;
 	}
@@ -263,6 +294,9 @@ void gprog_free(struct gprog *g)
 	free(g->eps);
 	free(g->sets);
 	free(g->lead);
+	free(g->witness);
+	sb_free(&g->guess[0]);
+	sb_free(&g->guess[1]);
 	free(g->closure);
 	free(g->first);
 	free(g);
@@ -296,6 +330,8 @@ static void g_finish(struct gprog *g)
 		g->first[g->edges[i].from + 1]++;
 	for (uint32_t s = 0; s < g->nstates; s++)
 		g->first[s + 1] += g->first[s];
+	own_classes(g);
+	g_witness(g);
 }
 
 static bool accepts(const struct gprog *g, const uint64_t *set)
@@ -361,46 +397,78 @@ static bool k_accepts(enum gprog_mode mode, int k)
 	return mode == GPROG_PATH ? k == 1 || k == 3 : k == 1;
 }
 
-/* Bytes that the two automata and the target language cannot tell apart
- * form one class: the search tries one byte of each. */
-static size_t byte_classes(const struct gprog *a, const struct gprog *b, unsigned char *rep)
+static void own_classes(struct gprog *g)
 {
-	unsigned char cls[256] = { 0 };
-	size_t ncls = 1;
-	const struct gprog *gs[2] = { a, b };
-	byteset extra[3] = { { 0 }, { 0 }, { 0 } };
-	set_add(extra[0], 0);
-	set_add(extra[1], '/');
-	set_add(extra[2], '.');
+	byteset blank_upper = { 0 };
 	for (unsigned c = 0; c < 256; c++)
 		if (isspace((int)c) || (c >= 'A' && c <= 'Z'))
-			set_add(extra[2], c);
-	for (int k = 0; k < 5; k++) {
-		const byteset *sets = k < 2 ? (const byteset *)gs[k]->sets : &extra[k - 2];
-		size_t n = k < 2 ? gs[k]->nsets : 1;
-		for (size_t i = 0; i < n; i++) {
-			/* split every class by membership in this set */
-			int map[256][2];
-			memset(map, -1, sizeof(map));
-			size_t next = 0;
-			for (unsigned c = 0; c < 256; c++) {
-				int in = set_has(sets[i], c);
-				if (map[cls[c]][in] < 0)
-					map[cls[c]][in] = (int)next++;
+			set_add(blank_upper, c);
+	/* Sets of one byte (most of them) give that byte a class of its own;
+	 * the other sets split what remains. */
+	memset(g->cls, 0, sizeof(g->cls));
+	g->ncls = 1;
+	const unsigned char own[3] = { 0, '/', '.' };
+	for (size_t i = 0; i < g->nsets + 3; i++) {
+		int one = -1;
+		if (i >= g->nsets) {
+			one = own[i - g->nsets];
+		} else {
+			int count = 0;
+			for (int w = 0; w < 4; w++) {
+				count += __builtin_popcountll(g->sets[i][w]);
+				if (g->sets[i][w] && one < 0)
+					one = w * 64 + __builtin_ctzll(g->sets[i][w]);
 			}
-			for (unsigned c = 0; c < 256; c++)
-				cls[c] = (unsigned char)map[cls[c]][set_has(sets[i], c)];
-			ncls = next;
+			if (count != 1)
+				continue;
 		}
+		if (g->cls[one] == 0)
+			g->cls[one] = (unsigned char)g->ncls++;
 	}
-	bool seen[256] = { false };
+	for (size_t i = 0; i <= g->nsets; i++) {
+		const uint64_t *set = i < g->nsets ? g->sets[i] : blank_upper;
+		int map[256][2];
+		size_t next = 0;
+		int count = 0;
+		for (int w = 0; w < 4; w++)
+			count += __builtin_popcountll(set[w]);
+		if (count <= 1)
+			continue;
+		for (size_t k = 0; k < g->ncls; k++)
+			map[k][0] = map[k][1] = -1;
+		for (unsigned c = 0; c < 256; c++) {
+			int in = set_has(set, c);
+			if (map[g->cls[c]][in] < 0)
+				map[g->cls[c]][in] = (int)next++;
+			g->cls[c] = (unsigned char)map[g->cls[c]][in];
+		}
+		g->ncls = next;
+	}
+}
+
+static size_t byte_classes(const struct gprog *a, const struct gprog *b, unsigned char *rep)
+{
+	size_t n = 0;
+	if (a == b) {
+		bool got[256] = { false };
+		for (unsigned c = 0; c < 256; c++)
+			if (!got[a->cls[c]]) {
+				got[a->cls[c]] = true;
+				rep[n++] = (unsigned char)c;
+			}
+		return n;
+	}
+	/* a pair of classes is new the first time a byte shows it */
+	uint8_t *pairs = xcalloc(a->ncls * b->ncls, 1);
 	for (unsigned c = 0; c < 256; c++) {
-		if (!seen[cls[c]]) {
-			seen[cls[c]] = true;
-			rep[cls[c]] = (unsigned char)c;
+		uint8_t *p = &pairs[a->cls[c] * b->ncls + b->cls[c]];
+		if (!*p) {
+			*p = 1;
+			rep[n++] = (unsigned char)c;
 		}
 	}
-	return ncls;
+	free(pairs);
+	return n;
 }
 
 /* A set of visited product states, each `w` words long. */
@@ -448,9 +516,122 @@ static bool visit(struct visited *v, const uint64_t *k)
 	return true;
 }
 
+/* The shortest target g matches, found breadth first: a cheap test of
+ * inclusion (b must match it) before the product search. */
+static bool gprog_accepts(const struct gprog *g, const char *s);
+
+static bool is_target(const struct gprog *g, const char *s)
+{
+	int k = 0;
+	for (const char *c = s; *c && k != K_DEAD; c++)
+		k = k_step(g->mode, k, (unsigned char)*c);
+	return k != K_DEAD && k_accepts(g->mode, k);
+}
+
+static void g_witness(struct gprog *g)
+{
+	/* a guess from the pattern's own text is nearly always right */
+	for (int i = 0; i < 2 && !g->witness; i++)
+		if (g->guess[i].buf && is_target(g, g->guess[i].buf) &&
+		    gprog_accepts(g, g->guess[i].buf))
+			g->witness = xstrdup(g->guess[i].buf);
+	if (g->witness) {
+		int k = 0;
+		for (const char *c = g->witness; *c && k != K_DEAD; c++)
+			k = k_step(g->mode, k, (unsigned char)*c);
+		if (k == K_DEAD || !k_accepts(g->mode, k)) {
+			free(g->witness);
+			g->witness = NULL;
+		}
+		return;
+	}
+	unsigned char rep[256];
+	size_t ncls = byte_classes(g, g, rep);
+	size_t w = g->words + 1;
+	struct visited v = { .w = w };
+	uint32_t *parent = NULL;
+	unsigned char *via = NULL;
+	size_t pn = 0, pcap = 0, vn = 0, vcap = 0, found = SIZE_MAX;
+	uint64_t *k = xcalloc(w, sizeof(uint64_t));
+	memcpy(k, g->closure, g->words * sizeof(uint64_t));
+	visit(&v, k);
+	VEC_PUSH(parent, pn, pcap, 0);
+	VEC_PUSH(via, vn, vcap, 0);
+	for (size_t i = 0; i < v.n && found == SIZE_MAX && v.n < GPROG_BUDGET; i++) {
+		for (size_t c = 0; c < ncls; c++) {
+			const uint64_t *cur = v.keys + i * w;
+			int ks = k_step(g->mode, (int)cur[w - 1], rep[c]);
+			if (ks == K_DEAD || !step(g, cur, rep[c], k))
+				continue;
+			k[w - 1] = (uint64_t)ks;
+			if (!visit(&v, k))
+				continue;
+			VEC_PUSH(parent, pn, pcap, (uint32_t)i);
+			VEC_PUSH(via, vn, vcap, rep[c]);
+			if (accepts(g, k) && k_accepts(g->mode, ks)) {
+				found = v.n - 1;
+				break;
+			}
+		}
+	}
+	if (found != SIZE_MAX) {
+		size_t len = 0;
+		for (size_t x = found; x; x = parent[x])
+			len++;
+		g->witness = xcalloc(len + 1, 1);
+		for (size_t x = found; x; x = parent[x])
+			g->witness[--len] = (char)via[x];
+	}
+	free(parent);
+	free(via);
+	free(k);
+	free(v.keys);
+	free(v.slots);
+}
+
+/* Does g match s?  Every target of g starts with its lead, which is a
+ * chain of states: state i follows the first i characters. */
+static bool gprog_accepts(const struct gprog *g, const char *s)
+{
+	size_t n = strlen(s);
+	if (n < g->lead_len || memcmp(s, g->lead, g->lead_len) != 0)
+		return false;
+	uint64_t small[16];
+	uint64_t *buf = g->words <= 8 ? small : xcalloc(2 * g->words, sizeof(uint64_t));
+	uint64_t *cur = buf, *next = buf + g->words;
+	bool ok = true;
+	memcpy(cur, g->closure + g->lead_len * g->words, g->words * sizeof(uint64_t));
+	for (s += g->lead_len; *s && ok; s++) {
+		ok = step(g, cur, (unsigned char)*s, next);
+		memcpy(cur, next, g->words * sizeof(uint64_t));
+	}
+	ok = ok && accepts(g, cur);
+	if (buf != small)
+		free(buf);
+	return ok;
+}
+
+static int product_subset(const struct gprog *a, const struct gprog *b);
+
 /* Is every target that a matches also matched by b?  1 yes, 0 no, -1 the
- * search grew past its bound. */
+ * search grew past its bound.  Shapes that decide it at once first. */
 static int gprog_subset(const struct gprog *a, const struct gprog *b)
+{
+	if (b->subtree && b->mode == GPROG_PATH) {
+		if (b->lead_len == 0)
+			return 1; /* every path */
+		if (a->lead_len > b->lead_len && memcmp(a->lead, b->lead, b->lead_len) == 0 &&
+		    a->lead[b->lead_len] == '/')
+			return 1;
+	}
+	if (!a->witness)
+		return -1; /* matches nothing: not worth a rank */
+	if (!gprog_accepts(b, a->witness))
+		return 0;
+	return product_subset(a, b);
+}
+
+static int product_subset(const struct gprog *a, const struct gprog *b)
 {
 	unsigned char rep[256];
 	size_t ncls = byte_classes(a, b, rep);
