@@ -4,6 +4,8 @@
 . "$srcdir/tests/lib.sh"
 
 d=$srcdir/tests/specificity
+# the defaults of home and agent_dir come from HOME: one the test owns
+HOME=$tmpdir; export HOME
 
 # "allow the workspace, except keys" denies the keys
 out=$("$CORDON" eval -p "$d/trap.cordon" --preset p read /ws/a/key.pem 2>&1)
