@@ -110,11 +110,15 @@ static void plan_env(struct bw_plan *pl, const struct lower_input *in)
 }
 
 /* The read mask strictly above path, or NULL. */
+/* The hidden directory path lies in, or NULL.  A mask of a path that does
+ * not exist hides nothing: what lies below it is created in the mount
+ * around it, so it needs its own mounts. */
 static const char *under_mask(const struct lower_input *in, const char *path)
 {
+	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++)
 		if (in->paths[i].why == LOWER_MASK && strcmp(path, in->paths[i].path) != 0 &&
-		    under(path, in->paths[i].path))
+		    under(path, in->paths[i].path) && lstat(in->paths[i].path, &st) == 0)
 			return in->paths[i].path;
 	return NULL;
 }

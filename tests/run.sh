@@ -104,6 +104,12 @@ preset "ws-unix" extends "ws" {
   net "unix" allow;
 }
 
+# A protection below an unreadable path that does not exist.
+preset "ws-masked" extends "ws" {
+  read "${workspace}/sub/vault" deny;
+  protect "${workspace}/sub/vault/key";
+}
+
 default "ws";
 EOF
 chmod 644 "$tmpdir/test.cordon"
@@ -217,6 +223,12 @@ pass() { # pass NAME
 	ww -- rm -rf "$WS/.agent"
 	[ $rc -ne 0 ] && [ -f "$WS/.agent/state.json" ]
 	ok $? "$t protected agent_dir cannot be deleted (exit $rc)"
+	# A mask of a path that does not exist hides nothing: the protection
+	# below it still fences its nearest existing ancestor.
+	tp ws-masked -- sh -c "'$probe' mkdir '$WS/sub/vault' && '$probe' write '$WS/sub/vault/key'"
+	[ $rc -eq 1 ] && [ ! -e "$WS/sub/vault/key" ]
+	ok $? "$t a protected path below an unreadable path that does not exist cannot be created ($out)"
+	rm -rf "$WS/sub/vault"
 	# The ancestor rule on its own: session_dir below an existing, unprotected
 	# directory of the workspace; the rest of the workspace stays writable.
 	run --preset workspace-write --workspace "$WS" --context home="$H" \

@@ -18,6 +18,7 @@
  *   link OLD NEW                      link(2)
  *   rename OLD NEW                    rename(2)
  *   write PATH                        open(O_WRONLY|O_CREAT|O_TRUNC), write a line
+ *   mkdir PATH                        mkdir(2)
  *   kill PID                          kill(PID, 0)
  *   euid                              print the effective uid */
 #include "config.h"
@@ -235,6 +236,8 @@ int main(int argc, char **argv)
 			return result(-1);
 		return result(write(fd, "written\n", 8) == 8 ? 0 : -1);
 	}
+	if (strcmp(op, "mkdir") == 0 && argc == 3)
+		return result(mkdir(argv[2], 0755));
 	if (strcmp(op, "kill") == 0 && argc == 3)
 		return result(kill((pid_t)atoi(argv[2]), 0));
 	if (strcmp(op, "euid") == 0 && argc == 2) {
