@@ -283,12 +283,22 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 				FS(p->path, 2, p, "--ro-bind", p->path, NULL);
 			} else if (p->protect || lower_decide(in->ev, IR_WRITE, p->path) == IR_DENY) {
 				/* A command could create the path and write below it: keep
-				 * it out of reach by its nearest existing ancestor. */
+				 * it out of reach by its nearest existing ancestor.  Where
+				 * that is not writable there is nothing to fence, and a bind
+				 * would show its content, which no read root may show. */
 				char *anc = nearest_existing(p->path);
-				FS(anc, 2, p, "--ro-bind", anc,
-				   xasprintf("%s %s does not exist: its nearest existing ancestor is bound "
-					     "read-only in its place",
-					     p->protect ? "protected path" : "write-denied path", p->path));
+				const char *what = p->protect ? "protected path" : "write-denied path";
+				if (!writable_in_plan(in, anc))
+					FS(p->path, 9, p, NULL, NULL,
+					   xasprintf("%s %s does not exist, and its nearest existing "
+						     "ancestor %s is not writable in the sandbox: nothing "
+						     "to fence",
+						     what, p->path, anc));
+				else
+					FS(anc, 2, p, "--ro-bind", anc,
+					   xasprintf("%s %s does not exist: its nearest existing ancestor "
+						     "is bound read-only in its place",
+						     what, p->path));
 				free(anc);
 			} else {
 				FS(p->path, 9, p, NULL, NULL,
