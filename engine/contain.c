@@ -631,19 +631,22 @@ static int gprog_subset(const struct gprog *a, const struct gprog *b)
 	return product_subset(a, b);
 }
 
-static int product_subset(const struct gprog *a, const struct gprog *b)
+/* The product of a, b and the targets, searched breadth first for a
+ * target that a matches and b does not (subset: 1 none, 0 found) or that
+ * both match (meet: 1 found, 0 none); -1 past the bound. */
+static int product_search(const struct gprog *a, const struct gprog *b, bool meet)
 {
 	unsigned char rep[256];
 	size_t ncls = byte_classes(a, b, rep);
 	size_t wa = a->words, wb = b->words, w = wa + wb + 1;
 	struct visited v = { .w = w };
 	uint64_t *k = xcalloc(w, sizeof(uint64_t));
-	int result = 1;
+	int result = -2;
 	memcpy(k, a->closure, wa * sizeof(uint64_t));
 	memcpy(k + wa, b->closure, wb * sizeof(uint64_t));
 	k[w - 1] = 0;
 	visit(&v, k);
-	for (size_t i = 0; i < v.n && result == 1; i++) {
+	for (size_t i = 0; i < v.n && result == -2; i++) {
 		if (v.n > GPROG_BUDGET) {
 			result = -1;
 			break;
@@ -654,10 +657,12 @@ static int product_subset(const struct gprog *a, const struct gprog *b)
 			if (ks == K_DEAD || !step(a, cur, rep[c], k))
 				continue;
 			cur = v.keys + i * w;
-			step(b, cur + wa, rep[c], k + wa);
+			bool in_b = step(b, cur + wa, rep[c], k + wa);
+			if (meet && !in_b)
+				continue;
 			k[w - 1] = (uint64_t)ks;
-			if (accepts(a, k) && k_accepts(a->mode, ks) && !accepts(b, k + wa)) {
-				result = 0;
+			if (accepts(a, k) && k_accepts(a->mode, ks) && accepts(b, k + wa) == meet) {
+				result = meet ? 1 : 0;
 				break;
 			}
 			visit(&v, k);
@@ -666,7 +671,12 @@ static int product_subset(const struct gprog *a, const struct gprog *b)
 	free(k);
 	free(v.keys);
 	free(v.slots);
-	return result;
+	return result == -2 ? (meet ? 0 : 1) : result;
+}
+
+static int product_subset(const struct gprog *a, const struct gprog *b)
+{
+	return product_search(a, b, false);
 }
 
 /* ---- patterns ------------------------------------------------------------------------ */
@@ -797,6 +807,18 @@ enum contain_rel matcher_relate(const struct matcher *a, const struct matcher *b
 	if (op == IR_NET)
 		return net_relate(a, b);
 	return prog_relate(a->prog, b->prog);
+}
+
+bool matcher_disjoint(const struct matcher *a, const struct matcher *b, enum ir_op op)
+{
+	bool path = op == IR_READ || op == IR_WRITE || (int)op < 0;
+	if (!path || !a->text || !b->text || a->regex || b->regex || !a->prog || !b->prog)
+		return false;
+	if (a->kind == IR_PAT_LITERAL && b->kind == IR_PAT_LITERAL)
+		return !path_under(a->text, b->text) && !path_under(b->text, a->text);
+	if (!leads_meet(a->prog, b->prog))
+		return true;
+	return product_search(a->prog, b->prog, true) == 0;
 }
 
 const char *matcher_lead(const struct matcher *m, size_t *len)

@@ -52,6 +52,9 @@ extern const char *const contain_rel_names[];
 /* How two compiled patterns of operation op relate. */
 enum contain_rel matcher_relate(const struct matcher *a, const struct matcher *b, enum ir_op op);
 
+/* Can no path be matched by both?  False when it cannot tell (regexes). */
+bool matcher_disjoint(const struct matcher *a, const struct matcher *b, enum ir_op op);
+
 /* The literal start of a matcher's targets, for pairing patterns that may
  * overlap: two patterns whose leads are not prefixes of one another match
  * no target in common.  NULL when nothing is known (any target). */

@@ -428,7 +428,9 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 	}
 	if (trace) {
 		sb_addf(trace, "  -> %s: %s wins (%s%s)\n", ir_effect_names[effect], r->origin,
-			ms.n > 1 ? "the most specific match" : "the only match",
+			ms.n == 1			    ? "the only match"
+			: ev_pick_alone(ev, r, ms.v, ms.n) ? "the most specific match"
+							    : "the most severe of the most specific matches",
 			!r->from ? ", a top-level rule" : r->tier ? ", inherited" : ", the preset's own");
 		ev_rank_trace(ev, trace, r, ms.v, ms.n);
 	}

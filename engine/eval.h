@@ -80,6 +80,9 @@ const struct ev_rule *ev_pick(const cordon_evaluator *ev, const struct ev_rule *
 bool ev_rule_always_beats(const cordon_evaluator *ev, const struct ev_rule *a,
 			  const struct ev_rule *b);
 bool ev_rule_may_beat(const cordon_evaluator *ev, const struct ev_rule *a, const struct ev_rule *b);
+/* Is w, among the matches m, the only one that no other match beats? */
+bool ev_pick_alone(const cordon_evaluator *ev, const struct ev_rule *w,
+		   const struct ev_rule *const *m, size_t n);
 /* For explain: how the winner w relates to each other match. */
 void ev_rank_trace(const cordon_evaluator *ev, struct strbuf *trace, const struct ev_rule *w,
 		   const struct ev_rule *const *m, size_t n);

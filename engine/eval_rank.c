@@ -164,6 +164,19 @@ const struct ev_rule *ev_pick(const cordon_evaluator *ev, const struct ev_rule *
 	return best ? best : worst;
 }
 
+bool ev_pick_alone(const cordon_evaluator *ev, const struct ev_rule *w,
+		   const struct ev_rule *const *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool beaten = m[i] == w;
+		for (size_t j = 0; j < n && !beaten; j++)
+			beaten = j != i && ev_rule_always_beats(ev, m[j], m[i]);
+		if (!beaten)
+			return false;
+	}
+	return true;
+}
+
 bool ev_rule_may_beat(const cordon_evaluator *ev, const struct ev_rule *a, const struct ev_rule *b)
 {
 	return !ev_rule_always_beats(ev, b, a);

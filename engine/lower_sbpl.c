@@ -642,6 +642,11 @@ static bool after(const cordon_evaluator *ev, const struct entry *x, const struc
 			return true;
 		if (ev_rule_always_beats(ev, x->rule, y->rule))
 			return false;
+		/* no path meets both: either order decides the same */
+		if (x->kind == ENTRY_PATH && y->kind == ENTRY_PATH
+			    ? !under(x->text, y->text) && !under(y->text, x->text)
+			    : matcher_disjoint(&x->rule->m, &y->rule->m, x->rule->op))
+			return false;
 	}
 	return !y->allow;
 }
