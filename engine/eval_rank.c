@@ -6,7 +6,10 @@
  * inherited or top-level one, or, as near, more severe.  That relation is
  * computed once per evaluator, after the context is applied (it depends
  * on the values of ${workspace} and the rest), and kept per rule as the
- * sorted list of the rules that beat it.  A request then only finds the
+ * sorted list of the rules that beat it; an evaluator is one context, and
+ * the decision stream keeps its evaluators by preset and context, so the
+ * relation is cached with them.  Only pairs whose literal leads can meet
+ * are compared, so building stays near linear in the rules.  A request then only finds the
  * rules that match it: those beaten by none of the others remain, and the
  * most severe of them decides, so incomparable rules go to the stricter. */
 #include "config.h"
