@@ -209,6 +209,7 @@ static void rules_free(struct ev_rule *rules, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		matcher_free(&rules[i].m);
 		free(rules[i].beaten_by);
+		free(rules[i].same);
 		free(rules[i].reason);
 		free(rules[i].origin);
 	}

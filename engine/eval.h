@@ -21,6 +21,9 @@ struct ev_rule {
 	 * indices into the evaluator's rules, sorted */
 	uint32_t *beaten_by;
 	size_t nbeaten_by, beaten_cap;
+	/* the rules that match exactly the same targets (any place, effect) */
+	uint32_t *same;
+	size_t nsame, same_cap;
 };
 
 struct ev_index {

@@ -39,6 +39,8 @@ static void relate_pair(cordon_evaluator *ev, uint32_t i, uint32_t j)
 	case REL_SUBSET: add_beaten(b, i); break;
 	case REL_SUPERSET: add_beaten(a, j); break;
 	case REL_EQUAL:
+		VEC_PUSH(a->same, a->nsame, a->same_cap, j);
+		VEC_PUSH(b->same, b->nsame, b->same_cap, i);
 		if (tie_beats(a, b))
 			add_beaten(b, i);
 		else if (tie_beats(b, a))
@@ -119,9 +121,11 @@ void ev_rank_build(cordon_evaluator *ev)
 {
 	for (int op = 0; op < IR_OP_COUNT; op++)
 		relate_op(ev, (enum ir_op)op);
-	for (size_t i = 0; i < ev->nrules; i++)
+	for (size_t i = 0; i < ev->nrules; i++) {
 		sort_items(ev->rules[i].beaten_by, ev->rules[i].nbeaten_by, sizeof(uint32_t),
 			   u32_cmp);
+		sort_items(ev->rules[i].same, ev->rules[i].nsame, sizeof(uint32_t), u32_cmp);
+	}
 }
 
 bool ev_rule_always_beats(const cordon_evaluator *ev, const struct ev_rule *a,

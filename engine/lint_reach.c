@@ -62,34 +62,26 @@ static const cordon_evaluator *preset_ev(struct linter *l, size_t k)
 }
 
 /* Does a match every request that b matches, when b is a regex that the
- * evaluator cannot compare?  a matches everything of its operation, or is
- * a subtree (a literal path, or X followed by a "**" component) that b's
- * literal start lies below. */
-static bool covers_regex(const struct ev_rule *a, const struct ev_rule *b)
+ * evaluator cannot compare (its literal start `prefix`, or NULL)?  a
+ * matches everything of its operation, or is a subtree (a literal path,
+ * or X followed by a "**" component) that the literal start lies below. */
+static bool covers_regex(const struct ev_rule *a, const char *prefix)
 {
-	if (b->m.text || !b->m.regex || a->m.regex || !a->m.text)
+	if (a->m.regex || !a->m.text)
 		return false;
-	if (strcmp(a->m.text, "*") == 0 && a->op != IR_READ && a->op != IR_WRITE)
-		return a->op != IR_EXEC || a->m.nwords == 1;
 	if (a->op != IR_READ && a->op != IR_WRITE)
-		return false;
+		return strcmp(a->m.text, "*") == 0 && (a->op != IR_EXEC || a->m.nwords == 1);
 	if (strcmp(a->m.text, "/**") == 0 || strcmp(a->m.text, "/") == 0)
 		return true;
-	size_t n = strlen(a->m.text);
-	char *root = NULL;
+	size_t n = strlen(a->m.text), rn;
 	if (a->m.kind == IR_PAT_LITERAL)
-		root = xstrdup(a->m.text);
+		rn = n;
 	else if (n > 3 && strcmp(a->m.text + n - 3, "/**") == 0 &&
 		 strcspn(a->m.text, "*?[") == n - 2)
-		root = xstrndup(a->m.text, n - 3);
-	if (!root)
+		rn = n - 3;
+	else
 		return false;
-	char *prefix = ir_regex_prefix(b->m.regex);
-	size_t rn = strlen(root);
-	bool under = prefix && strncmp(prefix, root, rn) == 0 && prefix[rn] == '/';
-	free(prefix);
-	free(root);
-	return under;
+	return prefix && strncmp(prefix, a->m.text, rn) == 0 && prefix[rn] == '/';
 }
 
 static void report(struct linter *l, const struct ir_rule *b, const struct ir_rule *a,
@@ -120,23 +112,28 @@ void lint_unreachable_rule(struct linter *l)
 			const struct ir_rule *bi = &p->rules[i];
 			bool done = false;
 			/* the same requests, and the other wins the tie as near */
-			for (size_t x = 0; x < b->nbeaten_by && !done; x++) {
-				const struct ev_rule *a = &ev->rules[b->beaten_by[x]];
-				const struct ir_rule *ai = &p->rules[b->beaten_by[x]];
+			for (size_t x = 0; x < b->nsame && !done; x++) {
+				const struct ev_rule *a = &ev->rules[b->same[x]];
+				const struct ir_rule *ai = &p->rules[b->same[x]];
 				if (a->tier != b->tier || a->effect <= b->effect || identical(ai, bi) ||
-				    !same_vars(ai, bi) ||
-				    matcher_relate(&a->m, &b->m, a->op) != REL_EQUAL)
+				    !same_vars(ai, bi))
 					continue;
 				report(l, bi, ai,
 				       "the two match the same requests, and the more severe one wins");
 				done = true;
 			}
 			/* a regex under a more severe rule that matches all it matches */
+			if (done || b->m.text || !b->m.regex)
+				continue;
+			char *prefix = b->op == IR_READ || b->op == IR_WRITE
+					       ? ir_regex_prefix(b->m.regex)
+					       : NULL;
 			for (size_t j = 0; j < ev->nrules && !done; j++) {
 				const struct ev_rule *a = &ev->rules[j];
 				const struct ir_rule *ai = &p->rules[j];
-				if (j == i || a->op != b->op || a->effect <= b->effect || has_vars(ai) ||
-				    !covers_regex(a, b) || ev_rule_always_beats(ev, b, a))
+				if (j == i || a->op != b->op || a->effect <= b->effect ||
+				    !covers_regex(a, prefix) || has_vars(ai) ||
+				    ev_rule_always_beats(ev, b, a))
 					continue;
 				report(l, bi, ai,
 				       "it matches every request this one matches, a regex is comparable "
@@ -144,6 +141,7 @@ void lint_unreachable_rule(struct linter *l)
 				       "severe wins");
 				done = true;
 			}
+			free(prefix);
 		}
 	}
 }
@@ -160,15 +158,13 @@ void lint_shadow_equal(struct linter *l, size_t k,
 		return;
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *b = &ev->rules[i];
-		for (size_t j = 0; j < ev->nrules; j++) {
+		for (size_t x = 0; x < b->nsame; x++) {
+			size_t j = b->same[x];
 			const struct ev_rule *a = &ev->rules[j];
 			const struct ir_rule *ai = &p->rules[j], *bi = &p->rules[i];
-			if (j == i || a->op != b->op || identical(ai, bi) || !same_vars(ai, bi))
-				continue;
 			bool override = a->tier < b->tier && a->effect != b->effect;
 			bool redundant = a->tier == b->tier && a->effect == b->effect && j < i;
-			if ((!override && !redundant) ||
-			    matcher_relate(&a->m, &b->m, a->op) != REL_EQUAL)
+			if ((!override && !redundant) || identical(ai, bi) || !same_vars(ai, bi))
 				continue;
 			found(l, bi, ai, override);
 			break;
