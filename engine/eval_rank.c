@@ -135,7 +135,8 @@ bool ev_rule_always_beats(const cordon_evaluator *ev, const struct ev_rule *a,
 	    b >= ev->rules + ev->nrules)
 		return false;
 	uint32_t key = (uint32_t)(a - ev->rules);
-	return bsearch(&key, b->beaten_by, b->nbeaten_by, sizeof(uint32_t), u32_cmp) != NULL;
+	return b->nbeaten_by &&
+	       bsearch(&key, b->beaten_by, b->nbeaten_by, sizeof(uint32_t), u32_cmp) != NULL;
 }
 
 /* For display and determinism among rules that tie: the old ranking by
