@@ -36,6 +36,8 @@ struct gprog {
 	size_t neps, eps_cap;
 	byteset *sets;
 	size_t nsets, sets_cap;
+	int16_t *single; /* single[i]: the one byte of set i, or -1 */
+	size_t single_cap;
 	char *lead; /* what every target starts with */
 	size_t lead_len;
 	bool leading; /* still reading the lead */
@@ -68,7 +70,16 @@ static uint32_t g_set(struct gprog *g, const byteset s)
 		if (memcmp(g->sets[i], s, sizeof(byteset)) == 0)
 			return (uint32_t)i;
 	grow_array((void **)&g->sets, &g->sets_cap, g->nsets + 1, sizeof(byteset));
+	grow_array((void **)&g->single, &g->single_cap, g->nsets + 1, sizeof(*g->single));
 	memcpy(g->sets[g->nsets], s, sizeof(byteset));
+	g->single[g->nsets] = -1;
+	int count = 0, one = -1;
+	for (int w = 0; w < 4 && count < 2; w++) {
+		for (uint64_t bits = s[w]; bits && count < 2; bits &= bits - 1, count++)
+			one = w * 64 + __builtin_ctzll(bits);
+	}
+	if (count == 1)
+		g->single[g->nsets] = (int16_t)one;
 	return (uint32_t)g->nsets++;
 }
 
@@ -293,6 +304,7 @@ void gprog_free(struct gprog *g)
 	free(g->edges);
 	free(g->eps);
 	free(g->sets);
+	free(g->single);
 	free(g->lead);
 	free(g->witness);
 	sb_free(&g->guess[0]);
@@ -409,19 +421,9 @@ static void own_classes(struct gprog *g)
 	g->ncls = 1;
 	const unsigned char own[3] = { 0, '/', '.' };
 	for (size_t i = 0; i < g->nsets + 3; i++) {
-		int one = -1;
-		if (i >= g->nsets) {
-			one = own[i - g->nsets];
-		} else {
-			int count = 0;
-			for (int w = 0; w < 4; w++) {
-				count += __builtin_popcountll(g->sets[i][w]);
-				if (g->sets[i][w] && one < 0)
-					one = w * 64 + __builtin_ctzll(g->sets[i][w]);
-			}
-			if (count != 1)
-				continue;
-		}
+		int one = i >= g->nsets ? own[i - g->nsets] : g->single[i];
+		if (one < 0)
+			continue;
 		if (g->cls[one] == 0)
 			g->cls[one] = (unsigned char)g->ncls++;
 	}
@@ -429,10 +431,7 @@ static void own_classes(struct gprog *g)
 		const uint64_t *set = i < g->nsets ? g->sets[i] : blank_upper;
 		int map[256][2];
 		size_t next = 0;
-		int count = 0;
-		for (int w = 0; w < 4; w++)
-			count += __builtin_popcountll(set[w]);
-		if (count <= 1)
+		if (i < g->nsets && g->single[i] >= 0)
 			continue;
 		for (size_t k = 0; k < g->ncls; k++)
 			map[k][0] = map[k][1] = -1;

@@ -66,8 +66,17 @@ static char *ident_key(const struct ev_rule *r)
 static void relate_op(cordon_evaluator *ev, enum ir_op op)
 {
 	struct strmap leads, ident;
+	bool *has_len = NULL; /* has_len[n]: some lead is n bytes long */
+	size_t max_len = 0;
 	strmap_init(&leads);
 	strmap_init(&ident);
+	for (uint32_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		size_t n = 0;
+		if (r->op == op && matcher_lead(&r->m, &n) && n > max_len)
+			max_len = n;
+	}
+	has_len = xcalloc(max_len + 1, sizeof(*has_len));
 	for (uint32_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
 		size_t n = 0;
@@ -76,6 +85,7 @@ static void relate_op(cordon_evaluator *ev, enum ir_op op)
 			continue;
 		if (lead) {
 			strmap_add(&leads, lead, n, i);
+			has_len[n] = true;
 		} else {
 			char *k = ident_key(r);
 			strmap_add(&ident, k, strlen(k), i);
@@ -104,6 +114,8 @@ static void relate_op(cordon_evaluator *ev, enum ir_op op)
 			continue;
 		}
 		for (size_t l = 0; l <= n; l++) {
+			if (!has_len[l])
+				continue;
 			const struct strmap_entry *e = strmap_get(&leads, lead, l);
 			for (size_t x = 0; e && x < e->nitems; x++) {
 				uint32_t j = e->items[x];
@@ -115,6 +127,7 @@ static void relate_op(cordon_evaluator *ev, enum ir_op op)
 	}
 	strmap_free(&leads);
 	strmap_free(&ident);
+	free(has_len);
 }
 
 void ev_rank_build(cordon_evaluator *ev)
