@@ -344,6 +344,10 @@ static void g_finish(struct gprog *g)
 		g->first[s + 1] += g->first[s];
 	own_classes(g);
 	g_witness(g);
+	/* the guesses served the witness; an automaton is kept for the
+	 * evaluator's life, so it keeps no more than it needs */
+	sb_free(&g->guess[0]);
+	sb_free(&g->guess[1]);
 }
 
 static bool accepts(const struct gprog *g, const uint64_t *set)
