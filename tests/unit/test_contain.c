@@ -14,7 +14,7 @@
  * enumeration: those are counted, and must stay a small share (the relation
  * is exact; the enumeration is bounded).
  *
- *   CORDON_CONTAIN_SEED, CORDON_CONTAIN_PAIRS (default 3000) */
+ *   CORDON_CONTAIN_SEED, CORDON_CONTAIN_PAIRS (default 1500) */
 #include "config.h"
 
 #include "contain.h"
@@ -167,7 +167,7 @@ static bool inside(const struct pat *a, const struct pat *b, size_t words)
 int main(void)
 {
 	const char *s = getenv("CORDON_CONTAIN_SEED"), *n = getenv("CORDON_CONTAIN_PAIRS");
-	unsigned long pairs = n ? strtoul(n, NULL, 10) : 3000;
+	unsigned long pairs = n ? strtoul(n, NULL, 10) : 1500;
 	char buf[MAXLEN + 1];
 	rng = s ? strtoull(s, NULL, 10) : 20261201;
 	enumerate(buf, 0);
