@@ -1,4 +1,5 @@
-/* Containment of path globs (engine/contain.c) against brute force.
+/* Containment of path and tool-name globs (engine/contain.c) against
+ * brute force.
  *
  * Random globs over a small alphabet ('a', 'b', '.', with *, ?, [ab],
  * [!a] and ** components, literal paths too) are compiled by the
@@ -6,7 +7,8 @@
  * oracle is the definition, enumerated: every canonical path of up to
  * MAXLEN bytes over '/', 'a', 'b', 'c', '.' ('c' stands for every byte no
  * pattern names), matched with the pcre2 program the evaluator decides
- * with.  A relation that claims containment (subset,
+ * with; tool names likewise, every string of up to MAXLEN - 1 bytes, where
+ * '*' and '?' match any byte.  A relation that claims containment (subset,
  * superset or equal) must hold on every enumerated path, and a strict one
  * must have a path that shows it strict: a false claim would let a rule win
  * where it should not.  A pair the relation calls incomparable must have a
@@ -43,6 +45,7 @@ static unsigned rnd(unsigned n)
 
 static char **paths;
 static size_t npaths, paths_cap;
+static enum ir_op universe_op = IR_READ;
 
 static bool canonical(const char *s, size_t n)
 {
@@ -69,14 +72,15 @@ static void enumerate(char *buf, size_t n)
 {
 	/* 'c' is in no set a pattern names but the negated ones */
 	static const char alphabet[] = "/abc.";
-	if (canonical(buf, n)) {
+	bool path = universe_op == IR_READ;
+	if (path ? canonical(buf, n) : n > 0) {
 		if (npaths == paths_cap) {
 			paths_cap = paths_cap ? 2 * paths_cap : 4096;
 			paths = xrealloc(paths, paths_cap * sizeof(*paths));
 		}
 		paths[npaths++] = xstrndup(buf, n);
 	}
-	if (n == MAXLEN)
+	if (n == (path ? MAXLEN : MAXLEN - 1))
 		return;
 	for (int i = 0; i < 5; i++) {
 		buf[n] = alphabet[i];
@@ -86,8 +90,24 @@ static void enumerate(char *buf, size_t n)
 
 /* ---- random globs -------------------------------------------------------------------- */
 
+/* A tool name glob: '*' and '?' match any byte, '/' and '.' too. */
+static char *random_tool_glob(bool *literal)
+{
+	static const char *const atoms[] = { "a", "b", ".", "/", "a", "*", "?", "[ab]", "[!a]" };
+	struct strbuf sb;
+	sb_init(&sb);
+	*literal = rnd(4) == 0;
+	for (unsigned k = 1 + rnd(4); k > 0; k--)
+		sb_adds(&sb, atoms[*literal ? rnd(5) : rnd(9)]);
+	if (!*literal && !strpbrk(sb.buf, "*?["))
+		*literal = true;
+	return sb_steal(&sb);
+}
+
 static char *random_glob(bool *literal)
 {
+	if (universe_op == IR_TOOL)
+		return random_tool_glob(literal);
 	static const char *const atoms[] = { "a", "b", ".", "a", "b", "*", "?", "[ab]", "[!a]" };
 	struct strbuf sb;
 	sb_init(&sb);
@@ -124,7 +144,7 @@ static bool build(struct pat *p, size_t words, pcre2_match_data *md)
 	int missing = -1;
 	p->text = random_glob(&literal);
 	struct ir_pattern ip = { literal ? IR_PAT_LITERAL : IR_PAT_GLOB, p->text, NULL };
-	if (matcher_build(&p->m, IR_READ, &ip, NULL, &missing, &err) != MATCH_OK) {
+	if (matcher_build(&p->m, universe_op, &ip, NULL, &missing, &err) != MATCH_OK) {
 		free(err);
 		matcher_free(&p->m);
 		free(p->text);
@@ -135,7 +155,7 @@ static bool build(struct pat *p, size_t words, pcre2_match_data *md)
 	for (size_t i = 0; i < npaths; i++) {
 		struct target t;
 		char *why = NULL;
-		if (target_prepare(&t, IR_READ, paths[i], strlen(paths[i]), &why) != 0) {
+		if (target_prepare(&t, universe_op, paths[i], strlen(paths[i]), &why) != 0) {
 			free(why);
 			continue;
 		}
@@ -164,16 +184,16 @@ static bool inside(const struct pat *a, const struct pat *b, size_t words)
 	return true;
 }
 
-int main(void)
+static void run(enum ir_op op, unsigned long pairs)
 {
-	const char *s = getenv("CORDON_CONTAIN_SEED"), *n = getenv("CORDON_CONTAIN_PAIRS");
-	unsigned long pairs = n ? strtoul(n, NULL, 10) : 1500;
 	char buf[MAXLEN + 1];
-	rng = s ? strtoull(s, NULL, 10) : 20261201;
+	universe_op = op;
 	enumerate(buf, 0);
 	size_t words = (npaths + 63) / 64;
 	pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-	printf("# %zu canonical paths of up to %d bytes; %lu pairs\n", npaths, MAXLEN, pairs);
+	const char *what = op == IR_READ ? "path" : "tool";
+	printf("# %s globs: %zu targets of up to %d bytes; %lu pairs\n", what, npaths,
+	       op == IR_READ ? MAXLEN : MAXLEN - 1, pairs);
 
 	unsigned long wrong_claim = 0, missed = 0, compared = 0, rel_count[4] = { 0 };
 	for (unsigned long k = 0; k < pairs; k++) {
@@ -185,13 +205,13 @@ int main(void)
 			continue;
 		}
 		if (a.count == 0 || b.count == 0) {
-			/* nothing to compare: a pattern no canonical path here meets */
+			/* nothing to compare: a pattern no target here meets */
 			pat_free(&a);
 			pat_free(&b);
 			continue;
 		}
 		compared++;
-		enum contain_rel rel = matcher_relate(&a.m, &b.m, IR_READ);
+		enum contain_rel rel = matcher_relate(&a.m, &b.m, op);
 		bool ab = inside(&a, &b, words), ba = inside(&b, &a, words);
 		bool ok_claim = rel == REL_EQUAL      ? ab && ba
 				: rel == REL_SUBSET   ? ab && !ba
@@ -203,10 +223,9 @@ int main(void)
 				printf("# wrong: \"%s\" %s \"%s\", but by enumeration a<=b %d, b<=a %d\n",
 				       a.text, contain_rel_names[rel], b.text, ab, ba);
 		} else if (rel == REL_INCOMPARABLE && (ab || ba)) {
-			if (missed++ < 5)
-				printf("# incomparable, but no path of up to %d bytes shows it: \"%s\" "
-				       "and \"%s\"\n",
-				       MAXLEN, a.text, b.text);
+			if (missed++ < 3)
+				printf("# incomparable, but no target here shows it: \"%s\" and \"%s\"\n",
+				       a.text, b.text);
 		}
 		pat_free(&a);
 		pat_free(&b);
@@ -214,19 +233,32 @@ int main(void)
 	printf("# compared %lu: %lu equal, %lu subset, %lu superset, %lu incomparable\n", compared,
 	       rel_count[REL_EQUAL], rel_count[REL_SUBSET], rel_count[REL_SUPERSET],
 	       rel_count[REL_INCOMPARABLE]);
-	ok(compared > pairs / 2, "most random pairs match some path (%lu of %lu)", compared, pairs);
+	ok(compared > pairs / 2, "%s: most random pairs match some target (%lu of %lu)", what,
+	   compared, pairs);
 	ok(rel_count[REL_SUBSET] + rel_count[REL_SUPERSET] > 0 && rel_count[REL_EQUAL] > 0,
-	   "the pairs include containment and equality");
-	ok(wrong_claim == 0, "every containment claimed holds on every path, strictly where claimed "
-			     "(%lu wrong)",
-	   wrong_claim);
+	   "%s: the pairs include containment and equality", what);
+	ok(wrong_claim == 0,
+	   "%s: every containment claimed holds on every target, strictly where claimed "
+	   "(%lu wrong)",
+	   what, wrong_claim);
 	ok(missed * 50 <= rel_count[REL_INCOMPARABLE],
-	   "nearly every pair called incomparable has a path of up to %d bytes that shows it "
+	   "%s: nearly every pair called incomparable has a target here that shows it "
 	   "(%lu of %lu without)",
-	   MAXLEN, missed, rel_count[REL_INCOMPARABLE]);
+	   what, missed, rel_count[REL_INCOMPARABLE]);
 	pcre2_match_data_free(md);
 	for (size_t i = 0; i < npaths; i++)
 		free(paths[i]);
 	free(paths);
+	paths = NULL;
+	npaths = paths_cap = 0;
+}
+
+int main(void)
+{
+	const char *s = getenv("CORDON_CONTAIN_SEED"), *n = getenv("CORDON_CONTAIN_PAIRS");
+	unsigned long pairs = n ? strtoul(n, NULL, 10) : 1500;
+	rng = s ? strtoull(s, NULL, 10) : 20261201;
+	run(IR_READ, pairs);
+	run(IR_TOOL, pairs);
 	return tap_done();
 }
