@@ -125,7 +125,8 @@ void cordon_evaluator_free(cordon_evaluator *ev);
 cordon_decision *cordon_evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
 				 char **err);
 /* The same decision with its trace: the canonical target, every candidate
- * rule with its specificity and whether it matched, and why the winner won. */
+ * rule and whether it matched, and why the winner won (which matches it is
+ * more specific than, which it is incomparable with). */
 char *cordon_explain(const cordon_evaluator *ev, const struct cordon_request *req, char **err);
 void cordon_decision_free(cordon_decision *d);
 

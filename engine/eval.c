@@ -1,10 +1,11 @@
 /* The evaluator: a preset with its context applied, rules compiled and
  * indexed by literal anchor, and the decision for one request.
  *
- * Which rule wins: the most specific match (longest literal prefix, then
- * fewer wildcards); at equal specificity the preset's own rule, then the
- * nearer ancestor's, then top-level rules; then the more severe effect.
- * No match denies.  A protected path denies every write in it, whatever
+ * Which rule wins: the most specific match, where a rule is more specific
+ * than another when every target it matches the other matches too
+ * (eval_rank.c); among matches that are incomparable the more severe; for
+ * the same targets the preset's own rule, then the nearer ancestor's, then
+ * top-level rules, then the more severe effect.  No match denies.  A protected path denies every write in it, whatever
  * the rules say.  A session grant (grant.c) turns the ask of exactly the
  * granted tool name into allow; `approval never` turns ask into deny. */
 #include "config.h"
@@ -299,6 +300,7 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 			goto fail;
 	}
 	known_vars(ev);
+	ev_rank_build(ev);
 	for (size_t i = 0; i < p->nprotect; i++) {
 		const struct ir_protect *r = &p->protect[i];
 		if (add_rule(ev, &ev->ctx, IR_WRITE, &r->pat, IR_DENY, NULL, r->origin, r->from, 0,
@@ -317,6 +319,8 @@ static void rules_free(struct ev_rule *rules, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		matcher_free(&rules[i].m);
+		free(rules[i].beaten_by);
+		free(rules[i].same);
 		free(rules[i].reason);
 		free(rules[i].origin);
 	}
@@ -349,19 +353,6 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 
 /* ---- matching ------------------------------------------------------------ */
 
-/* > 0 when rule a beats rule b. */
-int ev_rule_beats(const struct ev_rule *a, const struct ev_rule *b)
-{
-	int c = spec_cmp(a->m.spec, b->m.spec);
-	if (c)
-		return c;
-	if (a->tier != b->tier)
-		return a->tier < b->tier ? 1 : -1;
-	if (a->effect != b->effect)
-		return a->effect > b->effect ? 1 : -1;
-	return 0;
-}
-
 static void trace_rule(struct strbuf *trace, const struct ev_rule *r, bool matched)
 {
 	struct strbuf pat;
@@ -386,33 +377,67 @@ static void trace_rule(struct strbuf *trace, const struct ev_rule *r, bool match
 		sb_add_quoted(&pat, r->resolved_from);
 		sb_adds(&pat, " resolves to)");
 	}
-	sb_addf(trace, "    %-8s %s %s %s  [literal %u, wildcards %u, %s]  %s\n",
-		matched ? "match" : "no match", ir_op_names[r->op], pat.buf,
-		ir_effect_names[r->effect], r->m.spec.literal, r->m.spec.wildcards,
+	sb_addf(trace, "    %-8s %s %s %s  [%s]  %s\n", matched ? "match" : "no match",
+		ir_op_names[r->op], pat.buf, ir_effect_names[r->effect],
 		r->from ? (r->tier == 0 ? "own" : "inherited") : "top level", r->origin);
 	sb_free(&pat);
 }
 
+/* The rules that match one target; most requests match a few, so the
+ * list starts in place. */
+struct matches {
+	const struct ev_rule **v;
+	size_t n, cap;
+	const struct ev_rule *buf[16];
+};
+
+static void matches_init(struct matches *ms)
+{
+	ms->v = ms->buf;
+	ms->n = 0;
+	ms->cap = sizeof(ms->buf) / sizeof(*ms->buf);
+}
+
+static void matches_push(struct matches *ms, const struct ev_rule *r)
+{
+	if (ms->n == ms->cap) {
+		size_t cap = ms->cap * 2;
+		if (ms->v == ms->buf) {
+			ms->v = xcalloc(cap, sizeof(*ms->v));
+			memcpy(ms->v, ms->buf, sizeof(ms->buf));
+		} else {
+			ms->v = xrealloc(ms->v, cap * sizeof(*ms->v));
+		}
+		ms->cap = cap;
+	}
+	ms->v[ms->n++] = r;
+}
+
+static void matches_free(struct matches *ms)
+{
+	if (ms->v != ms->buf)
+		free(ms->v);
+	matches_init(ms);
+}
+
 static void consider(const struct ev_rule *rules, const uint32_t *items, size_t n,
-		     const struct target *t, pcre2_match_data *md, const struct ev_rule **best,
+		     const struct target *t, pcre2_match_data *md, struct matches *ms,
 		     struct strbuf *trace)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct ev_rule *r = &rules[items[i]];
 		bool m = matcher_match(&r->m, t, md);
 		trace_rule(trace, r, m);
-		if (m && (!*best || ev_rule_beats(r, *best) > 0 ||
-			  (ev_rule_beats(r, *best) == 0 && r < *best)))
-			*best = r;
+		if (m)
+			matches_push(ms, r);
 	}
 }
 
-/* The winning rule of an index for a target, or NULL. */
-static const struct ev_rule *best_rule(const struct ev_rule *rules, const struct ev_index *ix,
-				       const struct target *t, pcre2_match_data *md,
-				       struct strbuf *trace)
+/* The rules of an index that match a target. */
+static void matching_rules(const struct ev_rule *rules, const struct ev_index *ix,
+			   const struct target *t, pcre2_match_data *md, struct matches *ms,
+			   struct strbuf *trace)
 {
-	const struct ev_rule *best = NULL;
 	const struct strmap_entry *e;
 	if (t->op == IR_READ || t->op == IR_WRITE) {
 		/* Every ancestor of the path, and the path itself. */
@@ -421,21 +446,20 @@ static const struct ev_rule *best_rule(const struct ev_rule *rules, const struct
 				continue;
 			e = strmap_get(&ix->anchors, t->text, i);
 			if (e)
-				consider(rules, e->items, e->nitems, t, md, &best, trace);
+				consider(rules, e->items, e->nitems, t, md, ms, trace);
 		}
 		if (t->len > 1 && (e = strmap_get(&ix->anchors, "/", 1)))
-			consider(rules, e->items, e->nitems, t, md, &best, trace);
+			consider(rules, e->items, e->nitems, t, md, ms, trace);
 	} else if (t->op == IR_EXEC) {
 		if (t->nwords && (e = strmap_get(&ix->anchors, t->words[0], t->word_len[0])))
-			consider(rules, e->items, e->nitems, t, md, &best, trace);
+			consider(rules, e->items, e->nitems, t, md, ms, trace);
 	} else if (t->op == IR_NET) {
 		if ((e = strmap_get(&ix->anchors, t->host, strlen(t->host))))
-			consider(rules, e->items, e->nitems, t, md, &best, trace);
+			consider(rules, e->items, e->nitems, t, md, ms, trace);
 	} else if ((e = strmap_get(&ix->anchors, t->text, t->len))) {
-		consider(rules, e->items, e->nitems, t, md, &best, trace);
+		consider(rules, e->items, e->nitems, t, md, ms, trace);
 	}
-	consider(rules, ix->floating, ix->nfloating, t, md, &best, trace);
-	return best;
+	consider(rules, ix->floating, ix->nfloating, t, md, ms, trace);
 }
 
 /* ---- deciding ------------------------------------------------------------ */
@@ -454,15 +478,19 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 				   struct strbuf *trace)
 {
 	const struct ev_rule *r;
+	struct matches ms;
 	enum ir_effect effect;
 	char *reason;
 
+	matches_init(&ms);
 	if (trace)
 		sb_addf(trace, "  %s %.*s\n", ir_op_names[t->op], (int)t->len, t->text);
 	if (t->op == IR_WRITE) {
 		if (trace && ev->nprotect)
 			sb_adds(trace, "  protections:\n");
-		r = best_rule(ev->protect, &ev->protect_index, t, md, trace);
+		matching_rules(ev->protect, &ev->protect_index, t, md, &ms, trace);
+		r = ms.n ? ms.v[0] : NULL;
+		matches_free(&ms);
 		if (r) {
 			if (trace)
 				sb_addf(trace, "  -> deny: protected by %s\n", r->origin);
@@ -475,8 +503,10 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 	}
 	if (trace)
 		sb_adds(trace, "  candidates:\n");
-	r = best_rule(ev->rules, &ev->index[t->op], t, md, trace);
+	matching_rules(ev->rules, &ev->index[t->op], t, md, &ms, trace);
+	r = ev_pick(ev, ms.v, ms.n);
 	if (!r) {
+		matches_free(&ms);
 		if (trace)
 			sb_adds(trace, "  -> deny: no rule matches\n");
 		ev_add_op(d, t->op, t->text, IR_DENY,
@@ -513,10 +543,15 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 		reason = r2;
 		effect = IR_DENY;
 	}
-	if (trace)
-		sb_addf(trace, "  -> %s: %s wins (the most specific match%s)\n",
-			ir_effect_names[effect], r->origin,
+	if (trace) {
+		sb_addf(trace, "  -> %s: %s wins (%s%s)\n", ir_effect_names[effect], r->origin,
+			ms.n == 1			    ? "the only match"
+			: ev_pick_alone(ev, r, ms.v, ms.n) ? "the most specific match"
+							    : "the most severe of the most specific matches",
 			!r->from ? ", a top-level rule" : r->tier ? ", inherited" : ", the preset's own");
+		ev_rank_trace(ev, trace, r, ms.v, ms.n);
+	}
+	matches_free(&ms);
 	ev_add_op(d, t->op, t->text, effect, reason, r->origin);
 	return r;
 }

@@ -23,6 +23,13 @@ struct ev_rule {
 	const struct ir_pattern *pat;
 	struct ir_context ctx;
 	const char *resolved_from; /* the symlinked path it resolves (borrowed), or NULL */
+	/* the rules that beat this one wherever both match (eval_rank.c),
+	 * indices into the evaluator's rules, sorted */
+	uint32_t *beaten_by;
+	size_t nbeaten_by, beaten_cap;
+	/* the rules that match exactly the same targets (any place, effect) */
+	uint32_t *same;
+	size_t nsame, same_cap;
 };
 
 struct ev_index {
@@ -75,7 +82,21 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 				   struct strbuf *trace);
 void ev_add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
 	       char *reason, const char *rule);
-int ev_rule_beats(const struct ev_rule *a, const struct ev_rule *b);
+/* Which rule decides (eval_rank.c).  ev_rank_build computes, once per
+ * evaluator, which rules beat which; ev_pick chooses among the rules that
+ * match a request; a may beat b somewhere unless b always beats a. */
+void ev_rank_build(cordon_evaluator *ev);
+const struct ev_rule *ev_pick(const cordon_evaluator *ev, const struct ev_rule *const *m,
+			      size_t n);
+bool ev_rule_always_beats(const cordon_evaluator *ev, const struct ev_rule *a,
+			  const struct ev_rule *b);
+bool ev_rule_may_beat(const cordon_evaluator *ev, const struct ev_rule *a, const struct ev_rule *b);
+/* Is w, among the matches m, the only one that no other match beats? */
+bool ev_pick_alone(const cordon_evaluator *ev, const struct ev_rule *w,
+		   const struct ev_rule *const *m, size_t n);
+/* For explain: how the winner w relates to each other match. */
+void ev_rank_trace(const cordon_evaluator *ev, struct strbuf *trace, const struct ev_rule *w,
+		   const struct ev_rule *const *m, size_t n);
 /* Decide the operations of a shell command (exec requests). */
 void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const char *text,
 		       size_t len, pcre2_match_data *md, struct strbuf *trace);

@@ -201,7 +201,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		bool sure;
 		if (r->op != o->op || r == base || r->effect <= base_effect)
 			continue;
-		if (base && ev_rule_beats(r, base) <= 0)
+		if (base && !ev_rule_may_beat(ev, r, base))
 			continue; /* never wins against the rule that covers the region */
 		if (!rule_reached(&r->m, root, re, md2, &sure))
 			continue;
@@ -269,7 +269,7 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
 		if (r->op != IR_NET || r == base || r->effect <= base_effect ||
-		    (base && ev_rule_beats(r, base) <= 0))
+		    (base && !ev_rule_may_beat(ev, r, base)))
 			continue;
 		ev_add_op(d, IR_NET, r->m.text ? r->m.text : "*", under_approval(ev, IR_ASK),
 			  xasprintf("the host is known only at run time and may be %s, where %s",
@@ -324,7 +324,7 @@ static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const st
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
 		if (r->op != IR_EXEC || r == base || r->effect <= base_effect ||
-		    (base && ev_rule_beats(r, base) <= 0) || !exec_may_match(&r->m, o, md))
+		    (base && !ev_rule_may_beat(ev, r, base)) || !exec_may_match(&r->m, o, md))
 			continue;
 		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
 			  xasprintf("words known only at run time may make it match %s%s%s",

@@ -15,17 +15,22 @@
 const char *const lint_level_names[LINT_LEVEL_COUNT] = { "error", "warning", "info" };
 
 const struct lint_check lint_checks[] = {
+	{ "unreachable-rule", LINT_ERROR, "a rule that can never decide",
+	  "A rule that another rule of the same preset always beats: one that matches the "
+	  "same requests, from the same place, with a more severe effect; or, for a regex "
+	  "(comparable only with the same regex), a more severe rule that matches every "
+	  "request the regex matches.  The finding names the rule that wins and why.",
+	  lint_unreachable_rule },
 	{ "shadowed-rule", LINT_WARNING, "a rule that never decides",
-	  "A rule that can never win: another rule of the same preset that matches every "
-	  "request it matches is at least as specific and takes precedence (the preset's own "
-	  "rules beat inherited and top-level ones, and the more severe effect wins a tie), "
-	  "or a protection makes its write impossible.",
+	  "A rule that never wins by design: a nearer preset's rule for the same requests "
+	  "overrides it, the same requests are given the same effect twice, or a protection "
+	  "makes its write impossible.",
 	  lint_shadowed_rule },
 	{ "duplicate-rule", LINT_WARNING, "the same rule written twice",
 	  "Two rules with the same operation, pattern and effect in one preset: one of them "
 	  "can be removed without changing any decision.",
 	  lint_duplicate_rule },
-	{ "conflicting-rules", LINT_WARNING, "one pattern given two effects",
+	{ "conflicting-rules", LINT_ERROR, "one pattern given two effects",
 	  "Two rules from the same place (the same preset, or the top level) with the same "
 	  "operation and pattern but different effects: the more severe one always wins, so "
 	  "the other never decides.",

@@ -47,7 +47,15 @@ bool lint_origin_loc(const struct linter *l, const struct ir_preset *p, const ch
 void lint_show_pattern(struct strbuf *sb, const struct ir_pattern *pat);
 char *lint_rule_text(const struct ir_rule *r);
 
+/* Rules that match the same requests as another, by the evaluator of the
+ * k-th preset in `order`: found(loser, winner, override) for a nearer
+ * rule with another effect (override) or the same effect twice. */
+void lint_shadow_equal(struct linter *l, size_t k,
+		       void (*found)(struct linter *l, const struct ir_rule *loser,
+				     const struct ir_rule *winner, bool override));
+
 /* The checks. */
+void lint_unreachable_rule(struct linter *l);
 void lint_shadowed_rule(struct linter *l);
 void lint_duplicate_rule(struct linter *l);
 void lint_conflicting_rules(struct linter *l);

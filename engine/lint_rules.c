@@ -46,30 +46,6 @@ static bool same_loc(struct loc a, struct loc b)
 	return a.file == b.file && a.start == b.start;
 }
 
-/* The specificity the evaluator gives a pattern, when no context value can
- * change it (no variable before the first wildcard). */
-static bool fixed_specificity(const struct linter *l, enum ir_op op, const struct ir_pattern *p,
-			      struct ir_specificity *out)
-{
-	if (p->text) {
-		for (const char *c = p->text; *c && !strchr("*?[", *c); c++)
-			if (*c == IR_VAR_OPEN)
-				return false;
-	}
-	struct matcher m;
-	char *err = NULL;
-	int missing = -1;
-	enum match_status st = matcher_build(&m, op, p, &l->ctx->vars, &missing, &err);
-	free(err);
-	if (st != MATCH_OK) {
-		matcher_free(&m);
-		return false;
-	}
-	*out = m.spec;
-	matcher_free(&m);
-	return true;
-}
-
 /* ---- glob coverage -----------------------------------------------------------------
  *
  * Does every target that glob B matches also match A?  Both are cut into
@@ -251,58 +227,29 @@ static bool glob_covers(enum ir_op op, const struct ir_pattern *a, const struct 
 
 /* ---- rules that never decide ------------------------------------------------------ */
 
-/* Why a beats b: they tie on specificity unless `more_specific`. */
-static const char *why_beats(const struct ir_rule *a, const struct ir_rule *b, bool more_specific)
-{
-	if (more_specific)
-		return "it is more specific";
-	if (a->tier != b->tier)
-		return b->from ? "it is as specific, and a preset's own rules beat inherited ones"
-			       : "it is as specific, and a preset's rules beat top-level ones";
-	if (a->effect != b->effect)
-		return "it is as specific and more severe";
-	return "it is as specific and has the same effect";
-}
-
 enum shadow_kind {
-	SHADOW_OVERRIDE,  /* the same pattern, from a nearer place */
-	SHADOW_COVER,     /* a pattern that covers it takes precedence */
-	SHADOW_REDUNDANT, /* a pattern that covers it decides the same */
+	SHADOW_OVERRIDE,  /* the same requests, from a nearer place */
+	SHADOW_REDUNDANT, /* the same requests, decided the same */
 };
 
 static void report_shadow(struct linter *l, const struct ir_rule *b, const struct ir_rule *a,
-			  const char *why, enum shadow_kind kind)
+			  enum shadow_kind kind)
 {
 	char *bt = lint_rule_text(b), *at = lint_rule_text(a);
 	char *key = xasprintf("%s|%u:%u", bt, a->origin.file, a->origin.start);
 	struct lint_finding *f;
-	bool elsewhere = a->from && (!b->from || strcmp(a->from, b->from) != 0);
 	if (kind == SHADOW_OVERRIDE) {
 		f = lint_report(l, &b->origin, key,
 				"'%s' never decides in preset '%s', which overrides it with '%s'", bt,
-				a->from, at);
+				a->from ? a->from : "?", at);
 		lint_hint(f, "if the override is meant, say so with '# cordon: ignore[shadowed-rule] "
 			     "REASON' on the line above this rule");
-	} else if (kind == SHADOW_REDUNDANT) {
+	} else {
 		f = lint_report(l, &b->origin, key,
 				"'%s' never changes a decision: '%s' matches every request it matches, "
 				"with the same effect",
 				bt, at);
 		lint_hint(f, "remove the rule that adds nothing");
-	} else {
-		if (elsewhere)
-			f = lint_report(l, &b->origin, key,
-					"'%s' never decides in preset '%s': '%s' matches every request "
-					"it matches and takes precedence (%s)",
-					bt, a->from, at, why);
-		else
-			f = lint_report(l, &b->origin, key,
-					"'%s' never decides: '%s' matches every request it matches and "
-					"takes precedence (%s)",
-					bt, at, why);
-		lint_hint(f, "make the exception more specific than the rule it carves out of "
-			     "(a longer literal prefix: a regex counts what follows a leading ^), "
-			     "or remove one of them");
 	}
 	lint_note(f, a->origin, "the rule that decides instead");
 	free(key);
@@ -326,52 +273,14 @@ static void shadow_identical(struct linter *l, const struct ir_preset *p, size_t
 	for (size_t i = from + 1; i < to; i++) {
 		const struct ir_rule *r = &p->rules[i];
 		if (r->tier != w->tier && r->effect != w->effect)
-			report_shadow(l, r, w, NULL, SHADOW_OVERRIDE);
+			report_shadow(l, r, w, SHADOW_OVERRIDE);
 	}
 }
 
-/* The rules of p that could beat r by covering it: those with a pattern that
- * matches everything, and globs with the same literal prefix. */
-static void shadow_covered(struct linter *l, const struct ir_preset *p, size_t ri)
+static void shadow_found(struct linter *l, const struct ir_rule *loser, const struct ir_rule *winner,
+			 bool override)
 {
-	const struct ir_rule *b = &p->rules[ri];
-	struct ir_specificity bs;
-	bool b_fixed = fixed_specificity(l, b->op, &b->pat, &bs);
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct ir_rule *a = &p->rules[i];
-		if (a->op != b->op || i == ri || same_pattern(a, b))
-			continue;
-		struct ir_specificity as;
-		bool covers, more;
-		if (matches_everything(a->op, &a->pat)) {
-			if (!b_fixed || !fixed_specificity(l, a->op, &a->pat, &as))
-				continue;
-			covers = true;
-		} else if (a->pat.kind == IR_PAT_GLOB && b->pat.kind == IR_PAT_GLOB &&
-			   a->spec.literal == b->spec.literal &&
-			   strncmp(a->pat.text, b->pat.text, a->spec.literal) == 0 &&
-			   a->spec.wildcards <= b->spec.wildcards) {
-			as = a->spec;
-			bs = b->spec;
-			covers = glob_covers(a->op, &a->pat, &b->pat);
-		} else {
-			continue;
-		}
-		if (!covers)
-			continue;
-		int c = spec_cmp(as, bs);
-		if (c < 0)
-			continue;
-		more = c > 0;
-		if (more || a->tier < b->tier || (a->tier == b->tier && a->effect > b->effect)) {
-			report_shadow(l, b, a, why_beats(a, b, more), SHADOW_COVER);
-			return;
-		}
-		if (a->tier == b->tier && a->effect == b->effect && loc_before(a->origin, b->origin)) {
-			report_shadow(l, b, a, NULL, SHADOW_REDUNDANT);
-			return;
-		}
-	}
+	report_shadow(l, loser, winner, override ? SHADOW_OVERRIDE : SHADOW_REDUNDANT);
 }
 
 /* A write that a protection of the preset always refuses. */
@@ -413,10 +322,9 @@ void lint_shadowed_rule(struct linter *l)
 			shadow_identical(l, p, i, end);
 			i = end;
 		}
-		for (size_t i = 0; i < p->nrules; i++) {
-			shadow_covered(l, p, i);
+		lint_shadow_equal(l, k, shadow_found);
+		for (size_t i = 0; i < p->nrules; i++)
 			shadow_protected(l, p, &p->rules[i]);
-		}
 	}
 }
 

@@ -4,8 +4,11 @@
 #include "lower.h"
 
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const char *path)
 {
@@ -73,9 +76,56 @@ static char *resolved(const char *path)
 	return real ? real : xstrdup(path);
 }
 
+/* The symlinks along a root's written path, each once: the path is made
+ * canonical component by component, so each link found is named by where
+ * it really is. */
+static void add_links(struct lower_input *in, const char *path, const char *origin)
+{
+	if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
+		return;
+	size_t len = strlen(path);
+	for (size_t end = 1; end <= len; end++) {
+		if (end < len && path[end] != '/')
+			continue;
+		char *prefix = xstrndup(path, end), *slash = strrchr(prefix, '/');
+		struct stat st;
+		char target[PATH_MAX];
+		ssize_t n;
+		if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    (n = readlink(prefix, target, sizeof(target) - 1)) > 0) {
+			target[n] = '\0';
+			/* Its parent as it really is, so the link lands where the
+			 * host has it. */
+			char *parent;
+			if (slash == prefix) {
+				parent = xstrdup("/");
+			} else {
+				char *up = xstrndup(prefix, (size_t)(slash - prefix));
+				parent = resolved(up);
+				free(up);
+			}
+			char *at = strcmp(parent, "/") == 0 ? xasprintf("/%s", slash + 1)
+							    : xasprintf("%s/%s", parent, slash + 1);
+			bool known = false;
+			for (size_t i = 0; i < in->nlinks && !known; i++)
+				known = strcmp(in->links[i].path, at) == 0;
+			if (!known) {
+				struct lower_link l = { at, xstrdup(target), origin };
+				VEC_PUSH(in->links, in->nlinks, in->links_cap, l);
+			} else {
+				free(at);
+			}
+			free(parent);
+		}
+		free(prefix);
+	}
+}
+
 static void add_path(struct lower_input *in, const char *path, enum lower_why why,
 		     const char *origin, bool protect)
 {
+	if (why == LOWER_READ_ROOT || why == LOWER_WRITE_ROOT)
+		add_links(in, path, origin);
 	char *real = resolved(path);
 	for (size_t i = 0; i < in->npaths; i++) {
 		if (in->paths[i].why == why && strcmp(in->paths[i].path, real) == 0) {
@@ -260,6 +310,11 @@ void lower_input_free(struct lower_input *in)
 	for (size_t i = 0; i < in->nadvisories; i++)
 		free(in->advisories[i].pattern);
 	free(in->advisories);
+	for (size_t i = 0; i < in->nlinks; i++) {
+		free(in->links[i].path);
+		free(in->links[i].target);
+	}
+	free(in->links);
 	for (size_t i = 0; i < in->nset; i++) {
 		free(in->set[i].value);
 		free(in->set[i].origin);

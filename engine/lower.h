@@ -28,6 +28,15 @@ struct lower_path {
 	bool expanded;       /* a MASK found at launch: a path a glob or regex matched */
 };
 
+/* A symlink a root is reached through on the host (/bin -> usr/bin): the
+ * plan binds what it resolves to, so the link itself is made again in the
+ * sandbox where nothing bound from the host shows it. */
+struct lower_link {
+	char *path;          /* the link, canonical up to its last component */
+	char *target;        /* what it holds, as readlink gives it */
+	const char *origin;
+};
+
 struct lower_advisory {
 	enum ir_op op;       /* read or write */
 	char *pattern;       /* as shown: "glob" or /regex/ */
@@ -61,6 +70,8 @@ struct lower_input {
 	size_t npaths, paths_cap;
 	struct lower_advisory *advisories;
 	size_t nadvisories, adv_cap;
+	struct lower_link *links;   /* in the order found */
+	size_t nlinks, links_cap;
 	char **keep;         /* kept variable names and globs (borrowed) */
 	size_t nkeep;
 	struct ir_pattern *drop; /* borrowed */

@@ -111,11 +111,15 @@ static void plan_env(struct bw_plan *pl, const struct lower_input *in)
 }
 
 /* The read mask strictly above path, or NULL. */
+/* The hidden directory path lies in, or NULL.  A mask of a path that does
+ * not exist hides nothing: what lies below it is created in the mount
+ * around it, so it needs its own mounts. */
 static const char *under_mask(const struct lower_input *in, const char *path)
 {
+	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++)
 		if (in->paths[i].why == LOWER_MASK && strcmp(path, in->paths[i].path) != 0 &&
-		    under(path, in->paths[i].path))
+		    under(path, in->paths[i].path) && lstat(in->paths[i].path, &st) == 0)
 			return in->paths[i].path;
 	return NULL;
 }
@@ -125,6 +129,19 @@ static bool under_write_root(const struct lower_input *in, const char *path)
 	for (size_t i = 0; i < in->npaths; i++)
 		if (in->paths[i].why == LOWER_WRITE_ROOT && under(path, in->paths[i].path))
 			return true;
+	return false;
+}
+
+/* Whether a bind of a host directory at or above path's parent already
+ * shows path as the host has it (a link inside a bound directory). */
+static bool shown_by_bind(const struct lower_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		if ((p->why == LOWER_READ_ROOT || p->why == LOWER_WRITE_ROOT) &&
+		    strcmp(path, p->path) != 0 && under(path, p->path))
+			return true;
+	}
 	return false;
 }
 
@@ -484,6 +501,14 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		} else {
 			emit(pl, f->opt, f->src, f->at, f->p->origin, f->note);
 		}
+	}
+	/* The links roots are reached through, where no bind shows them. */
+	for (size_t i = 0; i < in->nlinks; i++) {
+		const struct lower_link *l = &in->links[i];
+		if (shown_by_bind(in, l->path))
+			continue;
+		emit(pl, "--symlink", l->target, l->path, l->origin,
+		     xasprintf("%s is a symlink on the host: the same link in the sandbox", l->path));
 	}
 	for (size_t i = 0; i < nremount; i++)
 		emit(pl, "--remount-ro", remount[i]->at, NULL, remount[i]->p->origin, NULL);

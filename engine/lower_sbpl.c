@@ -1,11 +1,10 @@
 /* The macOS Seatbelt profile (SBPL), run by `sandbox-exec -p PROFILE`.
  *
  * Seatbelt applies the last rule that matches, so the profile lists the
- * path rules of one operation class in ascending specificity, the order
- * the evaluator ranks them in (longer literal prefix, then fewer
- * wildcards, then the preset's own rules over inherited ones, then the
- * more severe effect): the rule that wins a decision is the last one to
- * match in the profile.  Protections beat everything, so they come after
+ * path rules of one operation class so that a rule comes after every rule
+ * it beats (eval_rank.c: more specific, or the same targets and nearer or
+ * more severe), and a deny after an allow it is incomparable with: the
+ * rule that wins a decision is the last one to match in the profile.  Protections beat everything, so they come after
  * every write rule, and each write root also excludes the protected paths
  * beneath it with require-not.
  *
@@ -426,6 +425,7 @@ struct entry {
 	unsigned tier;
 	enum ir_effect effect;
 	size_t seq;
+	const struct ev_rule *rule; /* the rule it lowers, or NULL */
 };
 
 struct chain {
@@ -487,6 +487,7 @@ static struct entry path_entry(const cordon_evaluator *ev, const struct lower_pa
 	e.spec = r && !resolved ? r->m.spec : (struct ir_specificity){ (unsigned)strlen(p->path), 0 };
 	e.tier = r ? r->tier : 0;
 	e.effect = r ? r->effect : e.allow ? IR_ALLOW : IR_DENY;
+	e.rule = r;
 	switch (p->why) {
 	case LOWER_READ_ROOT: e.label = "readable"; break;
 	case LOWER_WRITE_ROOT: e.label = "writable"; break;
@@ -546,6 +547,7 @@ static int advisory_entry(const cordon_evaluator *ev, const struct lower_advisor
 	}
 	e->spec = r->m.spec;
 	e->tier = r->tier;
+	e->rule = r;
 	if (!re) {
 		e->kind = ENTRY_UNENFORCED;
 		e->why = why;
@@ -609,11 +611,80 @@ static void emit_entry(struct strbuf *sb, const struct entry *e, const char *op,
 	sb_addc(sb, '\n');
 }
 
+/* Must entry y come after entry x, for the last match to decide as the
+ * evaluator does where both match?  Only an allow and a deny need an order:
+ * the rule that always beats the other comes last, and between rules that
+ * are incomparable (or cannot both match) the deny. */
+static bool after(const cordon_evaluator *ev, const struct entry *x, const struct entry *y)
+{
+	if (x->allow == y->allow)
+		return false;
+	if (x->rule && y->rule && x->rule != y->rule) {
+		if (ev_rule_always_beats(ev, y->rule, x->rule))
+			return true;
+		if (ev_rule_always_beats(ev, x->rule, y->rule))
+			return false;
+		/* no path meets both: either order decides the same */
+		if (x->kind == ENTRY_PATH && y->kind == ENTRY_PATH
+			    ? !under(x->text, y->text) && !under(y->text, x->text)
+			    : matcher_disjoint(&x->rule->m, &y->rule->m, x->rule->op))
+			return false;
+	}
+	return !y->allow;
+}
+
+/* Entries in an order that honours `after`: a topological sort that takes
+ * the earliest ready entry of the ranked order.  Should the constraints
+ * form a cycle, what is left follows allows first, denies last. */
+static void order_chain(struct chain *c, const cordon_evaluator *ev)
+{
+	size_t n = c->n;
+	sort_items(c->e, n, sizeof(*c->e), entry_cmp);
+	if (n < 2)
+		return;
+	size_t *indeg = xcalloc(n, sizeof(*indeg));
+	bool *edge = xcalloc(n * n, sizeof(*edge)), *done = xcalloc(n, sizeof(*done));
+	struct entry *out = xcalloc(n, sizeof(*out));
+	size_t nout = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			if (i != j && after(ev, &c->e[i], &c->e[j])) {
+				edge[i * n + j] = true;
+				indeg[j]++;
+			}
+	for (size_t start = 0; nout < n;) {
+		size_t i = start;
+		while (i < n && (done[i] || indeg[i]))
+			i++;
+		if (i == n)
+			break; /* a cycle */
+		done[i] = true;
+		out[nout++] = c->e[i];
+		for (size_t j = 0; j < n; j++)
+			if (edge[i * n + j])
+				indeg[j]--;
+		start = 0;
+		while (start < n && done[start])
+			start++;
+	}
+	for (int pass = 0; pass < 2 && nout < n; pass++)
+		for (size_t i = 0; i < n; i++)
+			if (!done[i] && c->e[i].allow == (pass == 0)) {
+				done[i] = true;
+				out[nout++] = c->e[i];
+			}
+	memcpy(c->e, out, n * sizeof(*out));
+	free(out);
+	free(done);
+	free(edge);
+	free(indeg);
+}
+
 static void emit_chain(struct strbuf *sb, struct chain *c, const char *op,
 		       const struct lower_input *in, bool sort)
 {
 	if (sort)
-		sort_items(c->e, c->n, sizeof(*c->e), entry_cmp);
+		order_chain(c, in->ev);
 	for (size_t i = 0; i < c->n; i++)
 		emit_entry(sb, &c->e[i], op, in);
 }

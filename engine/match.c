@@ -307,6 +307,9 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 				m->words = xrealloc(m->words, (m->nwords + 1) * sizeof(*m->words));
 				m->words[m->nwords] = xstrdup(w.s);
 				m->word_re[m->nwords] = NULL;
+				m->word_prog = xrealloc(m->word_prog,
+							(m->nwords + 1) * sizeof(*m->word_prog));
+				m->word_prog[m->nwords] = gprog_build(w.s, w.lit, w.n, GPROG_WORD, !wild);
 				if (wild) {
 					char *src = glob_to_regex(&w, false);
 					m->word_re[m->nwords] = compile_re(src, PCRE2_DOTALL, err);
@@ -364,6 +367,7 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 		}
 		if (port >= 0)
 			m->spec.literal++;
+		m->prog = gprog_build(h.s, h.lit, h.n, GPROG_HOST, m->spec.wildcards == 0);
 		if (m->spec.wildcards) {
 			char *src = glob_to_regex(&h, false);
 			m->re = compile_re(src, PCRE2_DOTALL | PCRE2_CASELESS, err);
@@ -377,6 +381,8 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 		res_free(&r);
 		return m->re || m->anchor ? MATCH_OK : MATCH_ERROR;
 	}
+	m->prog = gprog_build(r.s, r.lit, r.n, path ? GPROG_PATH : GPROG_TEXT,
+			      pat->kind == IR_PAT_LITERAL || !glob);
 	if (glob) {
 		char *src = glob_to_regex(&r, path);
 		m->re = compile_re(src, PCRE2_DOTALL, err);
@@ -412,10 +418,13 @@ void matcher_free(struct matcher *m)
 	free(m->regex);
 	free(m->anchor);
 	pcre2_code_free(m->re);
+	gprog_free(m->prog);
 	for (size_t i = 0; i < m->nwords; i++) {
 		free(m->words[i]);
 		pcre2_code_free(m->word_re[i]);
+		gprog_free(m->word_prog[i]);
 	}
+	free(m->word_prog);
 	free(m->words);
 	free(m->word_re);
 	memset(m, 0, sizeof(*m));

@@ -10,6 +10,7 @@
 #include <pcre2.h>
 #include <stdbool.h>
 
+#include "contain.h"
 #include "ir.h"
 
 struct matcher {
@@ -26,6 +27,10 @@ struct matcher {
 	size_t nwords;
 	int port;             /* net: -1 for any port */
 	struct ir_specificity spec;
+	/* the pattern as an automaton, for containment (contain.h); NULL
+	 * where it is not modelled; exec: one per word */
+	struct gprog *prog;
+	struct gprog **word_prog;
 };
 
 enum match_status { MATCH_OK, MATCH_INACTIVE, MATCH_ERROR };

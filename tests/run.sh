@@ -105,6 +105,28 @@ preset "ws-unix" extends "ws" {
   net "unix" allow;
 }
 
+# An allowlist of reads, and the agent's storage outside them, writable but
+# for its protected session dir: neither exists, so nothing is bound or
+# fenced there, and what lies around them stays out of sight.
+preset "ws-fence" {
+  approval ask;
+  sandbox required;
+  unprotect "${agent_dir}";
+  read  "/usr", "/bin", "/lib", "/lib64", "/etc" allow;
+  read  "${workspace}" allow;
+  write "/dev/null" allow;
+  write "${workspace}" allow;
+  write "${agent_dir}" allow;
+  net   "*" deny;
+  exec  "*" allow;
+}
+
+# A protection below an unreadable path that does not exist.
+preset "ws-masked" extends "ws" {
+  read "${workspace}/sub/vault" deny;
+  protect "${workspace}/sub/vault/key";
+}
+
 default "ws";
 EOF
 chmod 644 "$tmpdir/test.cordon"
@@ -229,6 +251,26 @@ pass() { # pass NAME
 	ww -- rm -rf "$WS/.agent"
 	[ $rc -ne 0 ] && [ -f "$WS/.agent/state.json" ]
 	ok $? "$t protected agent_dir cannot be deleted (exit $rc)"
+	# A protected session dir that does not exist, in an agent dir that does
+	# not exist either, outside every read root: binding its nearest
+	# existing ancestor read-only would show that directory's files.
+	cp "$probe" "$WS/runprobe" && mine "$WS/runprobe"
+	run -p "$POL" --preset ws-fence --workspace "$WS" --context home="$H" \
+		--context agent_dir="$O/agent" --context session_dir="$O/agent/sessions/s1" -- \
+		"$WS/runprobe" read "$O/target"
+	[ $rc -eq 1 ] && [ "$out" != ok ]
+	ok $? "$t a fence for a missing protected path shows nothing outside the read roots ($out)"
+	run -p "$POL" --preset ws-fence --workspace "$WS" --context home="$H" \
+		--context agent_dir="$O/agent" --context session_dir="$O/agent/sessions/s1" -- \
+		"$WS/runprobe" read "$WS/new.txt"
+	is "$rc:$out" "0:ok" "$t ws-fence: the workspace is readable (the probe runs)"
+	rm -f "$WS/runprobe"
+	# A mask of a path that does not exist hides nothing: the protection
+	# below it still fences its nearest existing ancestor.
+	tp ws-masked -- sh -c "'$probe' mkdir '$WS/sub/vault' && '$probe' write '$WS/sub/vault/key'"
+	[ $rc -eq 1 ] && [ ! -e "$WS/sub/vault/key" ]
+	ok $? "$t a protected path below an unreadable path that does not exist cannot be created ($out)"
+	rm -rf "$WS/sub/vault"
 	# A missing session_dir below an existing, unprotected directory of the
 	# workspace is fenced alone: its parent and the rest stay writable.
 	# The mkdir is hidden in an eval, or the analysis would deny it first.

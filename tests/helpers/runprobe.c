@@ -18,6 +18,8 @@
  *   link OLD NEW                      link(2)
  *   rename OLD NEW                    rename(2)
  *   write PATH                        open(O_WRONLY|O_CREAT|O_TRUNC), write a line
+ *   mkdir PATH                        mkdir(2)
+ *   read PATH                         open(O_RDONLY) and read
  *   kill PID                          kill(PID, 0)
  *   euid                              print the effective uid
  *   key-add NAME DATA                 add a "user" key to the session keyring
@@ -284,6 +286,15 @@ int main(int argc, char **argv)
 			return result(-1);
 		return result(write(fd, "written\n", 8) == 8 ? 0 : -1);
 	}
+	if (strcmp(op, "read") == 0 && argc == 3) {
+		char buf[64];
+		fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return result(-1);
+		return result(read(fd, buf, sizeof(buf)) >= 0 ? 0 : -1);
+	}
+	if (strcmp(op, "mkdir") == 0 && argc == 3)
+		return result(mkdir(argv[2], 0755));
 	if (strcmp(op, "kill") == 0 && argc == 3)
 		return result(kill((pid_t)atoi(argv[2]), 0));
 	if (strcmp(op, "euid") == 0 && argc == 2) {

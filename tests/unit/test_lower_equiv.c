@@ -30,7 +30,17 @@
  *  (e) glob and regex denies are advisories: each is listed in the plan,
  *      none is enforced by it (cordon run masks the matches of read ones
  *      at launch: tests/unit/test_host_masks); a path whose decision such a rule changes
- *      (the same policy without them decides otherwise) is left out.
+ *      (the same policy without them decides otherwise) is left out;
+ *  (h) a glob allow is carried by neither the plan nor the profile: where
+ *      one decides, both are stricter than the decision;
+ *  (i) a literal allow whose own path a glob makes ask or deny (they are
+ *      incomparable: the literal covers its subtree, the glob does not) is
+ *      no root of the plan or the profile: below it they are stricter.
+ * The glob rules overlap one another and the literal ones: exceptions
+ * inside a glob deny, denies of keys inside a glob allow, and pairs where
+ * neither contains the other, so the ranking by containment is exercised;
+ * the Seatbelt profile enforces glob denies and must never allow what the
+ * evaluator does not.
  * Every other difference fails its case, with the policy, the context,
  * the path and both answers.
  *
@@ -528,8 +538,9 @@ static void random_protect(struct policy *p, const struct world *w, int where, c
 	free(s);
 }
 
-/* A glob or regex deny or ask: E is the effect, W the workspace as a
- * regex. */
+/* A glob or regex rule: E is a deny or ask (A an allow), W the workspace
+ * as a regex.  Several of them overlap: the keys at any depth with a
+ * project's subtree, the keys of one directory, the sources of another. */
 static void random_advisory(struct policy *p, const struct world *w, int where, const char *indent)
 {
 	static const char *const forms[] = {
@@ -552,6 +563,16 @@ static void random_advisory(struct policy *p, const struct world *w, int where, 
 		"write \"${workspace}/**\" E;",
 		"read \"${tmp}/**/.env\" E;",
 		"read \"/**/id_rsa\" E;",
+		"read \"${workspace}/*/k.pem\" A;",
+		"read \"${workspace}/src/**\" A;",
+		"write \"${workspace}/**/*.c\" A;",
+		"write \"${workspace}/**/h.c\" E;",
+		"read \"${workspace}/**/.env\" A;",
+		"write \"${workspace}/**/.git/**/*\" A;",
+		"read \"~/**/*.pem\" E;",
+		"write \"${workspace}/a/**\" A;",
+		"read \"${workspace}/**/*.txt\" A;",
+		"write \"${tmp}/**/*.pem\" E;",
 	};
 	unsigned k = rnd(sizeof(forms) / sizeof(*forms));
 	enum reff eff = chance(50) ? E_DENY : E_ASK;
@@ -560,8 +581,11 @@ static void random_advisory(struct policy *p, const struct world *w, int where, 
 							      : R_WRITE;
 	struct buf line = { 0 };
 	bprintf(&line, "%s", indent);
+	bool allow = strstr(forms[k], " A;") != NULL;
+	if (allow)
+		eff = E_ALLOW;
 	for (const char *c = forms[k]; *c; c++) {
-		if (*c == 'E' && c[1] == ';') {
+		if ((*c == 'E' || *c == 'A') && c[1] == ';') {
 			bprintf(&line, "%s", eff_names[eff]);
 		} else if (*c == 'W' && c[-1] == '^') {
 			/* every character but letters and digits escaped */
@@ -641,7 +665,8 @@ static void policy_build(struct policy *p, const struct world *w)
 		random_rule(p, w, 1, "  ");
 	for (unsigned i = chance(35) ? 1 + rnd(2) : 0; i > 0; i--)
 		random_protect(p, w, 1, "  ");
-	if (chance(25))
+	/* overlapping globs: none, one, or several */
+	for (unsigned i = chance(45) ? 1 + rnd(3) : 0; i > 0; i--)
 		random_advisory(p, w, 1, "  ");
 	pol_line(p, "}");
 
@@ -656,7 +681,7 @@ static void policy_build(struct policy *p, const struct world *w)
 			random_rule(p, w, 2, "  ");
 		if (chance(25))
 			random_protect(p, w, 2, "  ");
-		if (chance(15))
+		for (unsigned i = chance(30) ? 1 + rnd(2) : 0; i > 0; i--)
 			random_advisory(p, w, 2, "  ");
 		pol_line(p, "}");
 	}
@@ -1013,6 +1038,8 @@ enum cls {
 	C_MISSING_ASK_WRITABLE,    /* (c) */
 	C_MISSING_WRITE_ROOT,      /* (d) */
 	C_ADVISORY_SKIPPED,        /* (e) */
+	C_GLOB_ALLOW_STRICTER,     /* (h) */
+	C_ROOT_NOT_ALLOWED,        /* (i) */
 	/* failures */
 	C_WIDER_WRITE,
 	C_WIDER_WRITE_PIN,
@@ -1048,6 +1075,11 @@ static const struct {
 	[C_MISSING_WRITE_ROOT] = { "(d) stricter: a write allow of a missing path binds nothing",
 				   false },
 	[C_ADVISORY_SKIPPED] = { "(e) decided by a glob or regex rule (an advisory), left out",
+				 false },
+	[C_GLOB_ALLOW_STRICTER] = { "(h) stricter: the plan or the profile denies what a glob "
+				    "allow allows",
+				    false },
+	[C_ROOT_NOT_ALLOWED] = { "(i) stricter: below a literal allow whose own path is not allowed",
 				 false },
 	[C_WIDER_WRITE] = { "BUG plan writable, eval does not allow the write", true },
 	[C_WIDER_WRITE_PIN] = { "BUG plan writable through a pinned mount point, eval does not "
@@ -1358,6 +1390,16 @@ out:
 
 static size_t total_bwrap, total_sbpl;
 
+/* (i): decided by a literal allow whose own path the evaluator does not
+ * allow (a glob it is incomparable with asks or denies there). */
+static bool root_not_allowed(const struct ctx_case *c, const cordon_evaluator *ev,
+			     enum cordon_op op, const struct decision *d)
+{
+	const struct rule *r = rule_at_line(c->p, d->line);
+	return r && r->path && !r->advisory && r->eff == E_ALLOW &&
+	       (r->op == R_READ) == (op == CORDON_READ) && decide_effect(ev, op, r->path) != CORDON_ALLOW;
+}
+
 /* One path under the mount plan, one operation at a time. */
 static void compare_path(struct ctx_case *c, const cordon_evaluator *ev,
 			 const cordon_evaluator *ev_lit, const struct sim *sim, const char *path)
@@ -1378,8 +1420,13 @@ static void compare_path(struct ctx_case *c, const cordon_evaluator *ev,
 		}
 		bool allowed = d.effect == CORDON_ALLOW, granted = op ? st.writable : st.readable;
 		enum cls k = C_COUNT;
+		const struct rule *by = rule_at_line(c->p, d.line);
 		total_bwrap++;
-		if (allowed == granted) {
+		if (allowed && !granted && by && by->advisory && by->eff == E_ALLOW) {
+			count(c, C_GLOB_ALLOW_STRICTER);
+		} else if (allowed && !granted && root_not_allowed(c, ev, cop, &d)) {
+			count(c, C_ROOT_NOT_ALLOWED);
+		} else if (allowed == granted) {
 			count(c, op ? C_AGREE_WRITE : C_AGREE_READ);
 			if (op && d.effect == CORDON_ASK)
 				count(c, C_ASK_NOT_WRITABLE);
@@ -1535,8 +1582,14 @@ static void check_sbpl(struct ctx_case *c, const cordon_evaluator *ev, const str
 			const char *path = strchr(sq.v[i], ' ') + 1;
 			struct decision d = decide(ev, is_read ? CORDON_READ : CORDON_WRITE, path);
 			total_sbpl++;
+			const struct rule *r = rule_at_line(c->p, d.line);
 			if ((d.effect == CORDON_ALLOW) == answers[i])
 				count(c, C_SBPL_AGREE);
+			else if (!answers[i] && r && r->advisory && r->eff == E_ALLOW)
+				count(c, C_GLOB_ALLOW_STRICTER);
+			else if (!answers[i] &&
+				 root_not_allowed(c, ev, is_read ? CORDON_READ : CORDON_WRITE, &d))
+				count(c, C_ROOT_NOT_ALLOWED);
 			else
 				report(c, answers[i] ? C_SBPL_WIDER : C_SBPL_STRICTER,
 				       "%s%s: eval %s (%s), sbpl %s", sq.v[i],

@@ -1,0 +1,261 @@
+/* Which matching rule decides.
+ *
+ * Rule a beats rule b wherever both match when a is more specific (every
+ * target a matches, b matches too, and not the reverse: contain.h), or
+ * when both match the same targets and a is the preset's own over an
+ * inherited or top-level one, or, as near, more severe.  That relation is
+ * computed once per evaluator, after the context is applied (it depends
+ * on the values of ${workspace} and the rest), and kept per rule as the
+ * sorted list of the rules that beat it; an evaluator is one context, and
+ * the decision stream keeps its evaluators by preset and context, so the
+ * relation is cached with them.  Only pairs whose literal leads can meet
+ * are compared, so building stays near linear in the rules.  A request then only finds the
+ * rules that match it: those beaten by none of the others remain, and the
+ * most severe of them decides, so incomparable rules go to the stricter. */
+#include "config.h"
+
+#include "eval.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* a beats b on a tie: the same targets */
+static bool tie_beats(const struct ev_rule *a, const struct ev_rule *b)
+{
+	if (a->tier != b->tier)
+		return a->tier < b->tier;
+	return a->effect > b->effect;
+}
+
+static void add_beaten(struct ev_rule *loser, uint32_t winner)
+{
+	VEC_PUSH(loser->beaten_by, loser->nbeaten_by, loser->beaten_cap, winner);
+}
+
+static void relate_pair(cordon_evaluator *ev, uint32_t i, uint32_t j)
+{
+	struct ev_rule *a = &ev->rules[i], *b = &ev->rules[j];
+	switch (matcher_relate(&a->m, &b->m, a->op)) {
+	case REL_SUBSET: add_beaten(b, i); break;
+	case REL_SUPERSET: add_beaten(a, j); break;
+	case REL_EQUAL:
+		VEC_PUSH(a->same, a->nsame, a->same_cap, j);
+		VEC_PUSH(b->same, b->nsame, b->same_cap, i);
+		if (tie_beats(a, b))
+			add_beaten(b, i);
+		else if (tie_beats(b, a))
+			add_beaten(a, j);
+		break;
+	default: break;
+	}
+}
+
+static int u32_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* The key under which rules that are compared by their text alone meet. */
+static char *ident_key(const struct ev_rule *r)
+{
+	return xasprintf("%d\x01%s\x01%s", (int)r->m.kind, r->m.text ? r->m.text : "",
+			 r->m.regex ? r->m.regex : "");
+}
+
+static void relate_op(cordon_evaluator *ev, enum ir_op op)
+{
+	struct strmap leads, ident;
+	bool *has_len = NULL; /* has_len[n]: some lead is n bytes long */
+	size_t max_len = 0;
+	strmap_init(&leads);
+	strmap_init(&ident);
+	for (uint32_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		size_t n = 0;
+		if (r->op == op && matcher_lead(&r->m, &n) && n > max_len)
+			max_len = n;
+	}
+	has_len = xcalloc(max_len + 1, sizeof(*has_len));
+	for (uint32_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		size_t n = 0;
+		const char *lead = r->op == op ? matcher_lead(&r->m, &n) : NULL;
+		if (r->op != op)
+			continue;
+		if (lead) {
+			strmap_add(&leads, lead, n, i);
+			has_len[n] = true;
+		} else {
+			char *k = ident_key(r);
+			strmap_add(&ident, k, strlen(k), i);
+			free(k);
+		}
+	}
+	/* Two patterns can share a target only when one's lead starts the
+	 * other's: each pair is met once, from the rule with the longer lead. */
+	for (uint32_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		size_t n = 0;
+		if (r->op != op)
+			continue;
+		const char *lead = matcher_lead(&r->m, &n);
+		if (!lead) {
+			char *k = ident_key(r);
+			const struct strmap_entry *e = strmap_get(&ident, k, strlen(k));
+			free(k);
+			for (size_t x = 0; e && x < e->nitems; x++)
+				if (e->items[x] > i)
+					relate_pair(ev, i, e->items[x]);
+			/* `exec opaque` meets the patterns that start with a wildcard */
+			if (r->m.kind == IR_PAT_OPAQUE && (e = strmap_get(&leads, "", 0)))
+				for (size_t x = 0; x < e->nitems; x++)
+					relate_pair(ev, i, e->items[x]);
+			continue;
+		}
+		for (size_t l = 0; l <= n; l++) {
+			if (!has_len[l])
+				continue;
+			const struct strmap_entry *e = strmap_get(&leads, lead, l);
+			for (size_t x = 0; e && x < e->nitems; x++) {
+				uint32_t j = e->items[x];
+				if (j == i || (l == n && j < i))
+					continue;
+				relate_pair(ev, i, j);
+			}
+		}
+	}
+	strmap_free(&leads);
+	strmap_free(&ident);
+	free(has_len);
+}
+
+void ev_rank_build(cordon_evaluator *ev)
+{
+	for (int op = 0; op < IR_OP_COUNT; op++)
+		relate_op(ev, (enum ir_op)op);
+	for (size_t i = 0; i < ev->nrules; i++) {
+		sort_items(ev->rules[i].beaten_by, ev->rules[i].nbeaten_by, sizeof(uint32_t),
+			   u32_cmp);
+		sort_items(ev->rules[i].same, ev->rules[i].nsame, sizeof(uint32_t), u32_cmp);
+	}
+}
+
+bool ev_rule_always_beats(const cordon_evaluator *ev, const struct ev_rule *a,
+			  const struct ev_rule *b)
+{
+	if (a < ev->rules || a >= ev->rules + ev->nrules || b < ev->rules ||
+	    b >= ev->rules + ev->nrules)
+		return false;
+	uint32_t key = (uint32_t)(a - ev->rules);
+	return b->nbeaten_by &&
+	       bsearch(&key, b->beaten_by, b->nbeaten_by, sizeof(uint32_t), u32_cmp) != NULL;
+}
+
+/* For display and determinism among rules that tie: the old ranking by
+ * literal prefix, then nearer, then the earlier rule. */
+static bool shown_first(const struct ev_rule *a, const struct ev_rule *b)
+{
+	int c = spec_cmp(a->m.spec, b->m.spec);
+	if (c)
+		return c > 0;
+	if (a->tier != b->tier)
+		return a->tier < b->tier;
+	return a < b;
+}
+
+const struct ev_rule *ev_pick(const cordon_evaluator *ev, const struct ev_rule *const *m,
+			      size_t n)
+{
+	const struct ev_rule *best = NULL, *worst = NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool beaten = false;
+		for (size_t j = 0; j < n && !beaten; j++)
+			beaten = j != i && ev_rule_always_beats(ev, m[j], m[i]);
+		if (!worst || m[i]->effect > worst->effect ||
+		    (m[i]->effect == worst->effect && shown_first(m[i], worst)))
+			worst = m[i];
+		if (beaten)
+			continue;
+		if (!best || m[i]->effect > best->effect ||
+		    (m[i]->effect == best->effect && shown_first(m[i], best)))
+			best = m[i];
+	}
+	/* A cycle cannot arise from exact containment; if it did, fail closed. */
+	return best ? best : worst;
+}
+
+bool ev_pick_alone(const cordon_evaluator *ev, const struct ev_rule *w,
+		   const struct ev_rule *const *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool beaten = m[i] == w;
+		for (size_t j = 0; j < n && !beaten; j++)
+			beaten = j != i && ev_rule_always_beats(ev, m[j], m[i]);
+		if (!beaten)
+			return false;
+	}
+	return true;
+}
+
+bool ev_rule_may_beat(const cordon_evaluator *ev, const struct ev_rule *a, const struct ev_rule *b)
+{
+	return !ev_rule_always_beats(ev, b, a);
+}
+
+static void show_rule(struct strbuf *sb, const struct ev_rule *r)
+{
+	sb_addf(sb, "%s ", ir_op_names[r->op]);
+	if (r->m.text)
+		sb_add_quoted(sb, r->m.text);
+	if (r->m.text && r->m.regex)
+		sb_addc(sb, ' ');
+	if (r->m.regex)
+		sb_addf(sb, "/%s/", r->m.regex);
+	if (r->m.kind == IR_PAT_OPAQUE)
+		sb_adds(sb, "opaque");
+	sb_addf(sb, " %s (%s)", ir_effect_names[r->effect], r->origin);
+}
+
+void ev_rank_trace(const cordon_evaluator *ev, struct strbuf *trace, const struct ev_rule *w,
+		   const struct ev_rule *const *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ev_rule *x = m[i];
+		if (x == w)
+			continue;
+		enum contain_rel rel = matcher_relate(&w->m, &x->m, w->op);
+		sb_adds(trace, "     ");
+		if (rel == REL_SUBSET) {
+			sb_adds(trace, "more specific than ");
+			show_rule(trace, x);
+		} else if (rel == REL_EQUAL) {
+			sb_adds(trace, "matches what ");
+			show_rule(trace, x);
+			sb_adds(trace, " matches, and ");
+			sb_adds(trace, w->tier != x->tier ? (x->from ? "a preset's own rule beats an inherited one"
+							       : "a preset's rule beats a top-level one")
+				       : w->effect != x->effect ? "the more severe wins"
+								: "decides the same");
+		} else {
+			const struct ev_rule *by = NULL;
+			for (size_t j = 0; j < n && !by; j++)
+				if (m[j] != x && ev_rule_always_beats(ev, m[j], x))
+					by = m[j];
+			if (rel == REL_SUPERSET || by) {
+				show_rule(trace, x);
+				sb_adds(trace, " is beaten by ");
+				if (by)
+					show_rule(trace, by);
+				else
+					sb_adds(trace, "a more specific rule");
+			} else {
+				sb_adds(trace, "incomparable with ");
+				show_rule(trace, x);
+				sb_adds(trace, x->effect == w->effect ? ", the same effect"
+								       : ", the more severe wins");
+			}
+		}
+		sb_addc(trace, '\n');
+	}
+}

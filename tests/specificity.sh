@@ -1,0 +1,36 @@
+#!/bin/sh
+# Specificity by containment: the rule whose targets the other matches
+# contain decides; incomparable matches go to the more severe.
+. "$srcdir/tests/lib.sh"
+
+d=$srcdir/tests/specificity
+# the defaults of home and agent_dir come from HOME: one the test owns
+HOME=$tmpdir; export HOME
+
+# "allow the workspace, except keys" denies the keys
+out=$("$CORDON" eval -p "$d/trap.cordon" --preset p read /ws/a/key.pem 2>&1)
+is "$(printf '%s\n' "$out" | head -n 1)" "deny: keys" "the trap: a deny of keys inside a workspace allow decides"
+out=$("$CORDON" eval -p "$d/trap.cordon" --preset p read /ws/a/key.c 2>&1)
+is "$(printf '%s\n' "$out" | head -n 1 | cut -d: -f1)" "allow" "the trap: the rest of the workspace stays allowed"
+
+while read -r op want target; do
+	case $op in ''|'#'*) continue ;; esac
+	got=$("$CORDON" eval -p "$d/overlap.cordon" --preset p --context home=/home/u --json \
+		"$op" "$target" 2>&1 | sed -n 's/^{"decision":"\([a-z]*\)".*/\1/p')
+	is "$got" "$want" "overlap: $op $target -> $want"
+done < "$d/overlap.cases"
+
+# explain names the relation it used
+out=$("$CORDON" explain -p "$d/overlap.cordon" --preset p --context home=/home/u read /ws/src/a.pem 2>&1)
+printf '%s\n' "$out" | grep -q 'more specific than read "/ws/\*\*" allow'
+ok $? "explain: the winner is more specific than the workspace allow"
+printf '%s\n' "$out" | grep -q 'incomparable with read "/ws/src/\*\*" allow .*, the more severe wins'
+ok $? "explain: the winner is incomparable with the subtree allow, and more severe"
+
+# the benchmark's shape against its brute-force oracle
+"$builddir/bench/spec_bench" -t -n 20000 > "$tmpdir/bench" 2>&1
+st=$?
+diag < "$tmpdir/bench"
+ok $st "per-project allows with key and dotenv denies: no wrong answer against the oracle"
+
+done_testing
