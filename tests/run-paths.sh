@@ -20,8 +20,9 @@ GIT=$(command -v git)
 # U CMD...: CMD as the pass's user, with a runtime dir of the pass's own (the
 # runner keeps its temp dirs and fence registry there), bounded in time.
 U() {
-	$AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 TZ=UTC \
-		XDG_RUNTIME_DIR="$P/rt" "$@"
+	# From the pass's own directory: the build tree may be closed to the user.
+	(cd "$P" && $AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 TZ=UTC \
+		XDG_RUNTIME_DIR="$P/rt" "$@")
 }
 
 # run ARGS...: cordon run ARGS as the pass's user; $rc, $out, stderr in $errf.
