@@ -12,15 +12,21 @@ WS=$tmpdir/ws H=$tmpdir/home
 mkdir -p "$WS/src" "$H/.ssh"
 WS=$(cd "$WS" && pwd -P) H=$(cd "$H" && pwd -P)
 echo secret > "$H/.ssh/id_ed25519"
-self=$(readlink -f "$CORDON")
+# Answers that name cordon's own path (a rewritten shell command) and the
+# runs of those commands use the real binary: under valgrind, the path a
+# process finds for itself is valgrind's.  Everything else runs as $CORDON.
+REAL=${CORDON_REAL:-$CORDON}
+self=$(readlink -f "$REAL")
 
 # hook AGENT FIXTURE [ARGS...]: the fixture through cordon hook; $rc, $out, $err.
 hook() {
 	agent=$1 fx=$2
 	shift 2
+	bin=$CORDON
+	case $fx in *bash* | *shell*) bin=$REAL ;; esac
 	sed -e "s|@WS@|$WS|g" -e "s|@HOME@|$H|g" "$dir/$fx.json" > "$tmpdir/event"
 	out=$(cd "$WS" && env -u CLAUDE_PROJECT_DIR -u GEMINI_PROJECT_DIR HOME="$H" \
-		"$CORDON" hook "$agent" -p "$pol" "$@" < "$tmpdir/event" 2> "$tmpdir/err")
+		"$bin" hook "$agent" -p "$pol" "$@" < "$tmpdir/event" 2> "$tmpdir/err")
 	rc=$?
 	err=$(cat "$tmpdir/err")
 }
@@ -111,7 +117,7 @@ grep -q '"agent=claude","tool=Bash","session=s-1"' "$tmpdir/audit.log"
 ok $? "the audit record names the agent, the tool and the session"
 
 # ---- the rewritten command runs under cordon run ----
-if "$CORDON" probe > /dev/null 2>&1; then
+if "$REAL" probe > /dev/null 2>&1; then
 	hook claude claude-bash-ws
 	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"updatedInput":{"command":"\([^"]*\)".*/\1/p')
 	[ -n "$cmd" ]
@@ -136,7 +142,7 @@ if "$CORDON" probe > /dev/null 2>&1; then
 	printf '%s\n' "$(sed -e "s|@WS@|$WS|g" "$dir/claude-bash-ws.json")" |
 		sed 's/"command":"[^"]*"/"command":"sh .\/probe.sh"/' > "$tmpdir/probe.json"
 	printf 'cat "$HOME/.ssh/id_ed25519" 2>/dev/null || echo hidden\n' > "$WS/probe.sh"
-	out=$(cd "$WS" && HOME="$H" "$CORDON" hook claude -p "$pol" < "$tmpdir/probe.json")
+	out=$(cd "$WS" && HOME="$H" "$REAL" hook claude -p "$pol" < "$tmpdir/probe.json")
 	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"updatedInput":{"command":"\([^"]*\)".*/\1/p')
 	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
 	is "$res" hidden "inside, a script cannot read the key the policy denies"
@@ -157,7 +163,7 @@ cat > "$D/.claude/settings.json" << 'EOS'
   }
 }
 EOS
-"$CORDON" hook install claude --dir "$D" -p "$pol" > "$tmpdir/inst" 2>&1
+"$REAL" hook install claude --dir "$D" -p "$pol" > "$tmpdir/inst" 2>&1
 is "$?" 0 "install claude: exit 0"
 f=$D/.claude/settings.json
 grep -q '"model": "opus"' "$f" && grep -q 'prettier --check' "$f"
@@ -166,9 +172,9 @@ grep -q "hook claude -p '$(readlink -f "$pol")' || exit 2" "$f"
 ok $? "install adds cordon by its absolute path, ending in || exit 2"
 ls "$D/.claude/" | grep -q '^settings.json.cordon-backup-'
 ok $? "install keeps the old file as a backup"
-"$CORDON" hook install claude --dir "$D" -p "$pol" > /dev/null 2>&1
+"$REAL" hook install claude --dir "$D" -p "$pol" > /dev/null 2>&1
 is "$(grep -c 'hook claude' "$f")" 1 "installing again does not add a second entry"
-"$CORDON" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
+"$REAL" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
 is "$?" 0 "doctor: the installed hook works"
 diag < "$tmpdir/doc"
 grep -q '^ok   a malformed event is blocked' "$tmpdir/doc"
@@ -178,29 +184,29 @@ cmd=$(sed -n 's/.*"command": "\(.*hook claude.*\)".*/\1/p' "$f" | sed 's/\\"/"/g
 gone=$(printf '%s\n' "$cmd" | sed "s|$self|$tmpdir/no-such-cordon|")
 printf '%s' "$(cat "$tmpdir/good.json")" | sh -c "$gone" > /dev/null 2>&1
 is "$?" 2 "the installed command blocks (exit 2) when the cordon binary is missing"
-"$CORDON" hook uninstall claude --dir "$D" > /dev/null 2>&1
+"$REAL" hook uninstall claude --dir "$D" > /dev/null 2>&1
 is "$?" 0 "uninstall: exit 0"
 ! grep -q 'hook claude' "$f" && grep -q 'prettier --check' "$f" && grep -q '"model": "opus"' "$f"
 ok $? "uninstall removes cordon's entry and keeps the rest"
-"$CORDON" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
+"$REAL" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
 is "$?" 1 "doctor after uninstall: exit 1"
 printf '{ "hooks": ' > "$D/.claude/settings.json"
 cp "$D/.claude/settings.json" "$tmpdir/broken-settings"
-"$CORDON" hook install claude --dir "$D" > /dev/null 2> "$tmpdir/err"
+"$REAL" hook install claude --dir "$D" > /dev/null 2> "$tmpdir/err"
 [ $? -eq 2 ] && cmp -s "$D/.claude/settings.json" "$tmpdir/broken-settings"
 ok $? "install refuses a file that does not parse and leaves it as it was"
 grep -q 'settings.json:1:' "$tmpdir/err"
 ok $? "and names the file and line"
 for agent in codex gemini; do
-	"$CORDON" hook install "$agent" --dir "$D" -p "$pol" > /dev/null 2>&1
+	"$REAL" hook install "$agent" --dir "$D" -p "$pol" > /dev/null 2>&1
 	is "$?" 0 "install $agent: exit 0"
-	"$CORDON" hook doctor "$agent" --dir "$D" > "$tmpdir/doc" 2>&1
+	"$REAL" hook doctor "$agent" --dir "$D" > "$tmpdir/doc" 2>&1
 	is "$?" 0 "doctor $agent: the installed hook works"
 done
 grep -q '"PermissionRequest"' "$D/.codex/hooks.json" && grep -q '"PreToolUse"' "$D/.codex/hooks.json"
 ok $? "codex: installed for PreToolUse and PermissionRequest"
 grep -q '"BeforeTool"' "$D/.gemini/settings.json" && grep -q '"timeout": 30000' "$D/.gemini/settings.json"
 ok $? "gemini: installed for BeforeTool, its timeout in milliseconds"
-"$CORDON" hook install claude --dir "$D" --preset nosuch -p "$pol" > /dev/null 2> "$tmpdir/err"
+"$REAL" hook install claude --dir "$D" --preset nosuch -p "$pol" > /dev/null 2> "$tmpdir/err"
 is "$?" 2 "install refuses a preset the policy does not have"
 done_testing
