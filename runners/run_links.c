@@ -35,9 +35,13 @@ struct name {
 	const char *base;
 };
 
+struct outside;
+
 struct links_walk {
 	struct name *v;
 	size_t n, cap;
+	struct outside *out;
+	size_t nout, out_cap;
 	const char *root;
 	char *err;
 };
@@ -89,6 +93,70 @@ static int name_cmp(const void *pa, const void *pb)
 	return r ? r : strcmp(a->path, b->path);
 }
 
+/* A file with a name the sandbox may write and another it may not. */
+struct outside {
+	const struct name *file; /* its first name in sort order */
+	const char *path;        /* its first writable name */
+	size_t names;            /* writable names found */
+};
+
+static int outside_cmp(const void *pa, const void *pb)
+{
+	const struct outside *a = pa, *b = pb;
+	return strcmp(a->path, b->path);
+}
+
+/* Group the names found by file; keep in w->out each file that has more
+ * links than writable names.  -1 when there is any. */
+static int find_outside(const struct lower_input *in, struct links_walk *w)
+{
+	sort_items(w->v, w->n, sizeof(*w->v), name_cmp);
+	for (size_t i = 0, j; i < w->n; i = j) {
+		struct outside o = { &w->v[i], NULL, 0 };
+		for (j = i; j < w->n && w->v[j].dev == w->v[i].dev && w->v[j].ino == w->v[i].ino; j++) {
+			bool same = j > i && w->v[j].dir_dev == w->v[j - 1].dir_dev &&
+				    w->v[j].dir_ino == w->v[j - 1].dir_ino &&
+				    strcmp(w->v[j].base, w->v[j - 1].base) == 0;
+			/* A name that is read-only inside (protected, denied,
+			 * masked) is one a write must not reach, as outside. */
+			if (same || !lower_bwrap_writable(in, w->v[j].path))
+				continue;
+			o.names++;
+			if (!o.path || strcmp(w->v[j].path, o.path) < 0)
+				o.path = w->v[j].path;
+		}
+		if (o.names && o.names < (size_t)w->v[i].nlink)
+			VEC_PUSH(w->out, w->nout, w->out_cap, o);
+	}
+	return w->nout ? -1 : 0;
+}
+
+/* The message that lists them, by path. */
+static char *report(struct links_walk *w)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	sort_items(w->out, w->nout, sizeof(*w->out), outside_cmp);
+	for (size_t k = 0; k < w->nout && k < LINKS_LISTED; k++) {
+		const struct outside *o = &w->out[k];
+		sb_addf(&sb, "\n  %s: %ju names, %zu of them writable in the sandbox (device %u:%u, "
+			     "inode %ju)",
+			o->path, (uintmax_t)o->file->nlink, o->names, major(o->file->dev),
+			minor(o->file->dev), (uintmax_t)o->file->ino);
+	}
+	if (w->nout > LINKS_LISTED)
+		sb_addf(&sb, "\n  and %zu more", w->nout - LINKS_LISTED);
+	char *msg = xasprintf("--check-links: %zu file%s %s a name the sandbox may write and "
+			      "another it may not (a hard link from outside the writable roots, or "
+			      "from a read-only path inside them); a write inside would change the "
+			      "file there too:%s\n"
+			      "remove each such link or make the file a copy of its own "
+			      "(cp -p F F.copy && mv F.copy F), or run without --check-links",
+			      w->nout, w->nout == 1 ? "" : "s", w->nout == 1 ? "has" : "have", sb.buf);
+	sb_free(&sb);
+	return msg;
+}
+
 static bool kernel_fs(const char *path)
 {
 	return under(path, "/dev") || under(path, "/proc");
@@ -130,52 +198,12 @@ int run_links_check(const struct lower_input *in, char **err)
 		*err = w.err;
 		w.err = NULL;
 	}
-	sort_items(w.v, w.n, sizeof(*w.v), name_cmp);
-	struct strbuf sb;
-	sb_init(&sb);
-	size_t found = 0;
-	for (size_t i = 0; rc == 0 && i < w.n;) {
-		size_t j = i, names = 0;
-		const char *first = NULL;
-		for (; j < w.n && w.v[j].dev == w.v[i].dev && w.v[j].ino == w.v[i].ino; j++) {
-			bool same = j > i && w.v[j].dir_dev == w.v[j - 1].dir_dev &&
-				    w.v[j].dir_ino == w.v[j - 1].dir_ino &&
-				    strcmp(w.v[j].base, w.v[j - 1].base) == 0;
-			/* A name that is read-only inside (protected, denied,
-			 * masked) is one a write must not reach, as outside. */
-			if (same || !lower_bwrap_writable(in, w.v[j].path))
-				continue;
-			names++;
-			if (!first || strcmp(w.v[j].path, first) < 0)
-				first = w.v[j].path;
-		}
-		if (names && names < (size_t)w.v[i].nlink) {
-			if (found < LINKS_LISTED)
-				sb_addf(&sb,
-					"\n  %s: %ju names, %zu of them writable in the sandbox "
-					"(device %u:%u, inode %ju)",
-					first, (uintmax_t)w.v[i].nlink, names, major(w.v[i].dev),
-					minor(w.v[i].dev), (uintmax_t)w.v[i].ino);
-			found++;
-		}
-		i = j;
-	}
-	if (found) {
-		if (found > LINKS_LISTED)
-			sb_addf(&sb, "\n  and %zu more", found - LINKS_LISTED);
-		*err = xasprintf("--check-links: %zu file%s %s a name the sandbox may write and "
-				 "another it may not (a hard link from outside the writable roots, or "
-				 "from a read-only path inside them); a write inside would change the "
-				 "file there too:%s\n"
-				 "remove each such link or make the file a copy of its own "
-				 "(cp -p F F.copy && mv F.copy F), or run without --check-links",
-				 found, found == 1 ? "" : "s", found == 1 ? "has" : "have", sb.buf);
-		rc = -1;
-	}
-	sb_free(&sb);
+	if (rc == 0 && (rc = find_outside(in, &w)) != 0)
+		*err = report(&w);
 	for (size_t i = 0; i < w.n; i++)
 		free(w.v[i].path);
 	free(w.v);
+	free(w.out);
 	free(w.err);
 	return rc;
 }
