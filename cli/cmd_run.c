@@ -16,7 +16,7 @@
 int cmd_run(int argc, char **argv)
 {
 	enum { OPT_PRESET = 256, OPT_WORKSPACE, OPT_CWD, OPT_CONTEXT, OPT_TIMEOUT, OPT_MAX_OUTPUT,
-	       OPT_OUTPUT_FILE, OPT_SHELL, OPT_APPROVED, OPT_REDACT, OPT_AUDIT, OPT_ACTOR };
+	       OPT_OUTPUT_FILE, OPT_SHELL, OPT_APPROVED, OPT_REDACT, OPT_AUDIT, OPT_ACTOR, OPT_CHECK_LINKS };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -32,6 +32,7 @@ int cmd_run(int argc, char **argv)
 		{ "redact", no_argument, NULL, OPT_REDACT },
 		{ "audit", required_argument, NULL, OPT_AUDIT },
 		{ "actor", required_argument, NULL, OPT_ACTOR },
+		{ "check-links", no_argument, NULL, OPT_CHECK_LINKS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -117,6 +118,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_ACTOR:
 			o.actor = optarg;
+			break;
+		case OPT_CHECK_LINKS:
+			o.check_links = true;
 			break;
 		default:
 			status = cli_usage_error("run", "unknown option");

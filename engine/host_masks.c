@@ -8,16 +8,12 @@
  * enforce the rule in part. */
 #include "config.h"
 
+#include "host_walk.h"
 #include "lower.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 const struct lower_mask_bounds lower_mask_default_bounds = {
 	.entries = 1000000,
@@ -119,8 +115,6 @@ struct walk {
 	const struct candidate *cand;
 	size_t ncand;
 	pcre2_match_data *md;
-	size_t entries;
-	double deadline;
 	struct lower_path *found;
 	size_t nfound, cap;
 	char *err;
@@ -128,22 +122,15 @@ struct walk {
 	const struct lower_advisory *rule; /* whose walk this is, for messages */
 };
 
-static double now(void)
+static void bound_hit(void *arg, const char *what)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int bound_hit(struct walk *w, const char *what)
-{
+	struct walk *w = arg;
 	if (!w->err)
 		w->err = xasprintf("%s: the sandbox cannot enforce read %s %s: looking for what it "
 				   "matches under %s, %s; narrow the pattern or name the paths "
 				   "literally",
 				   w->rule->origin, w->rule->pattern, ir_effect_names[w->rule->effect],
 				   w->root, what);
-	return -1;
 }
 
 /* The first candidate that matches path and whose read the evaluator does
@@ -189,86 +176,34 @@ static int add_mask(struct walk *w, const char *path, const struct lower_advisor
 		return 0;
 	if (w->nfound >= w->b->masks) {
 		char *what = xasprintf("more than %zu paths match", w->b->masks);
-		int r = bound_hit(w, what);
+		bound_hit(w, what);
 		free(what);
-		return r;
+		return -1;
 	}
 	struct lower_path p = { xstrdup(path), LOWER_MASK, by->origin, false, true };
 	VEC_PUSH(w->found, w->nfound, w->cap, p);
 	return 0;
 }
 
-/* Walk the directory open at fd, spelled path (a canonical path, in a
- * buffer of PATH_MAX bytes that the walk extends and restores). */
-static int walk_dir(struct walk *w, int fd, char *path, size_t len, size_t depth)
+/* A symlink is read as its target, which is judged where it lies; a match
+ * is masked, and a directory that is not is walked. */
+static int visit(void *arg, const struct host_walk_entry *e)
 {
-	DIR *d = fdopendir(fd);
-	struct dirent *e;
-	int rc = 0;
-	if (!d) {
-		close(fd);
-		return 0;
-	}
-	while (rc == 0 && (errno = 0, e = readdir(d))) {
-		const char *name = e->d_name;
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			continue;
-		if (++w->entries > w->b->entries) {
-			char *what = xasprintf("more than %zu directory entries", w->b->entries);
-			rc = bound_hit(w, what);
-			free(what);
-			break;
-		}
-		if ((w->entries & 1023) == 0 && now() > w->deadline) {
-			char *what = xasprintf("more than %g s", w->b->seconds);
-			rc = bound_hit(w, what);
-			free(what);
-			break;
-		}
-		size_t nlen = strlen(name);
-		if (len + 1 + nlen >= PATH_MAX)
-			continue; /* no process can name it either */
-		size_t at = len;
-		if (!(len == 1 && path[0] == '/'))
-			path[at++] = '/';
-		memcpy(path + at, name, nlen + 1);
-		size_t plen = at + nlen;
-		unsigned char type = e->d_type;
-		if (type == DT_UNKNOWN) {
-			struct stat st;
-			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-				type = DT_LNK; /* gone: nothing to mask */
-			else
-				type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-		}
-		/* A symlink is read as its target, which is judged where it lies. */
-		if (type != DT_LNK) {
-			const struct lower_advisory *by = denied_by(w, path, plen);
-			if (by) {
-				rc = add_mask(w, path, by);
-			} else if (type == DT_DIR && !masked_already(w, path)) {
-				if (depth + 1 > w->b->depth) {
-					char *what = xasprintf("a directory deeper than %zu levels (%s)",
-							       w->b->depth, path);
-					rc = bound_hit(w, what);
-					free(what);
-				} else {
-					int sub = openat(dirfd(d), name,
-							 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-					if (sub >= 0)
-						rc = walk_dir(w, sub, path, plen, depth + 1);
-					else if (errno == EACCES || errno == EPERM)
-						/* Not listable here, so not by the command either;
-						 * a name it knows could still be reached: hidden
-						 * whole. */
-						rc = add_mask(w, path, w->rule);
-				}
-			}
-		}
-		path[len] = '\0';
-	}
-	closedir(d);
-	return rc;
+	struct walk *w = arg;
+	if (e->type == DT_LNK)
+		return HOST_WALK_SKIP;
+	const struct lower_advisory *by = denied_by(w, e->path, e->len);
+	if (by)
+		return add_mask(w, e->path, by) < 0 ? -1 : HOST_WALK_SKIP;
+	return e->type == DT_DIR && !masked_already(w, e->path) ? HOST_WALK_ENTER : HOST_WALK_SKIP;
+}
+
+/* Not listable here, so not by the command either; a name it knows could
+ * still be reached: hidden whole. */
+static int unlistable(void *arg, const struct host_walk_entry *e)
+{
+	struct walk *w = arg;
+	return add_mask(w, e->path, w->rule);
 }
 
 int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b, char **err)
@@ -291,8 +226,10 @@ int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b
 	w.cand = cand;
 	w.ncand = ncand;
 	w.md = pcre2_match_data_create(32, NULL);
-	w.deadline = now() + b->seconds;
-	char *path = xmalloc(PATH_MAX);
+	struct host_walk hw = { .max_entries = b->entries, .max_depth = b->depth,
+				.seconds = b->seconds, .visit = visit, .unlistable = unlistable,
+				.bound = bound_hit, .arg = &w };
+	host_walk_start(&hw);
 	/* One walk of each root serves every rule; the roots are gathered per
 	 * rule, so that the message names the rule a bound stops. */
 	char **done = NULL;
@@ -311,13 +248,8 @@ int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b
 			}
 			w.root = roots[r];
 			w.rule = cand[c].a;
-			size_t len = strlen(roots[r]);
-			if (len < PATH_MAX && !masked_already(&w, roots[r])) {
-				memcpy(path, roots[r], len + 1);
-				int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-				if (fd >= 0)
-					rc = walk_dir(&w, fd, path, len, 0);
-			}
+			if (!masked_already(&w, roots[r]))
+				rc = host_walk_root(&hw, roots[r]);
 			VEC_PUSH(done, ndone, done_cap, roots[r]);
 		}
 		free(roots);
@@ -325,7 +257,6 @@ int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b
 	for (size_t k = 0; k < ndone; k++)
 		free(done[k]);
 	free(done);
-	free(path);
 	pcre2_match_data_free(w.md);
 	free(cand);
 	if (rc != 0) {

@@ -145,9 +145,7 @@ static bool shown_by_bind(const struct lower_input *in, const char *path)
 	return false;
 }
 
-/* Whether the mounts planned at or above dir leave it writable: the
- * deepest of them decides, as in the mount stack. */
-static bool writable_in_plan(const struct lower_input *in, const char *dir)
+bool lower_bwrap_writable(const struct lower_input *in, const char *dir)
 {
 	const struct lower_path *best = NULL;
 	struct stat st;
@@ -217,7 +215,7 @@ static bool fenced(const struct lower_input *in, const struct lower_path *p)
 	/* A directory this user cannot write is none a command can create
 	 * anything in: no fence is needed, nor could one be made. */
 	char *anc = nearest_existing(p->path);
-	bool ok = lstat(anc, &st) == 0 && S_ISDIR(st.st_mode) && writable_in_plan(in, anc) &&
+	bool ok = lstat(anc, &st) == 0 && S_ISDIR(st.st_mode) && lower_bwrap_writable(in, anc) &&
 		  access(anc, W_OK) == 0;
 	free(anc);
 	return ok;
@@ -393,7 +391,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 					char *dir = xstrndup(at, n);
 					/* The pin keeps the mode the mount stack gives the
 					 * directory, so nothing below it changes. */
-					bool rw = writable_in_plan(in, dir);
+					bool rw = lower_bwrap_writable(in, dir);
 					FS(dir, rw ? 1 : 2, p, rw ? "--bind" : "--ro-bind", dir,
 					   xstrdup("pinned as a mount point: it cannot be renamed away from "
 						   "the read-only path below it"));
@@ -417,7 +415,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 				 * replace it and create the path: it is bound read-only.  One
 				 * already read-only needs nothing. */
 				char *anc = nearest_existing(p->path);
-				if (writable_in_plan(in, anc))
+				if (lower_bwrap_writable(in, anc))
 					FS(anc, 2, p, "--ro-bind", anc,
 					   xasprintf("%s %s does not exist and %s cannot hold a fence (a file, or a "
 						     "directory this user cannot write): it is "

@@ -27,6 +27,7 @@ struct run_opts {
 	const char *output_file; /* where the whole output is kept */
 	const char *exec_helper; /* the in-sandbox helper (cordon-exec) */
 	bool redact;             /* scrub secrets from the output passed through */
+	bool check_links;        /* refuse a call where a file to write has a name outside */
 	cordon_audit *audit;     /* one record for the call, or NULL */
 	const char *actor;       /* for the audit record; NULL: $USER */
 };

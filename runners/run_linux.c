@@ -9,6 +9,7 @@
 #include "lower.h"
 #include "run.h"
 #include "run_limits.h"
+#include "run_links.h"
 #include "util.h"
 
 #include <errno.h>
@@ -670,6 +671,7 @@ int run_command(const struct run_opts *o)
 			goto out;
 		}
 		if (prepare_masks(&in, &mask_made, &err) != 0 ||
+		    (o->check_links && run_links_check(&in, &err) != 0) ||
 		    !(plan = lower_bwrap_args(&in, &plan_len, &err)) ||
 		    !(bpf = cordon_lower(ev, "seccomp-bpf", &bpf_len, &err))) {
 			status = unavailable("%s", err);

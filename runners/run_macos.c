@@ -100,6 +100,12 @@ int run_command(const struct run_opts *o)
 				"runner yet\n");
 		return RUN_UNAVAILABLE;
 	}
+	if (o->check_links) {
+		/* A check asked for and not made must not pass for one made. */
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: --check-links is not supported by the "
+				"macOS runner yet\n");
+		return RUN_UNAVAILABLE;
+	}
 	if (!(tmp = mkdtemp(tmpl)) || cordon_context_set(o->ctx, "tmp", tmp, &err) != 0) {
 		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: cannot make a private temp dir\n");
 		goto out;
