@@ -58,6 +58,26 @@ enum exec_grant exec_grant_of(const cordon_decision *d, size_t i, const char **w
 	return g;
 }
 
+/* Does the write that detail names ("write (touch)", "write
+ * (redirection >)") make a plain file where nothing is?  Then the runner
+ * may make the empty file first, for the plan to bind, without changing
+ * what the command does. */
+static bool creates_plain_file(const char *detail)
+{
+	static const char *const makers[] = { "redirection", "touch", "cp", "tee", "dd",
+					      "install", NULL };
+	const char *open = detail ? strrchr(detail, '(') : NULL;
+	if (!open || strncmp(detail, "write", 5) != 0)
+		return false;
+	open++;
+	for (const char *const *m = makers; *m; m++) {
+		size_t n = strlen(*m);
+		if (strncmp(open, *m, n) == 0 && (open[n] == ')' || open[n] == ' '))
+			return true;
+	}
+	return false;
+}
+
 static enum exec_grant grant_of(const struct dec_op *o, const char **why)
 {
 	struct stat st;
@@ -112,6 +132,17 @@ static enum exec_grant grant_of(const struct dec_op *o, const char **why)
 			*why = "it is a directory, and the command writes it as a file";
 			return EXEC_GRANT_SANDBOX;
 		}
+	} else if (o->shape == DEC_SHAPE_TREE) {
+		/* Made beforehand it would change what the command does (cp -r
+		 * copies into a directory that exists). */
+		*why = "it does not exist, and an approval makes writable only a directory that "
+		       "exists";
+		return EXEC_GRANT_SANDBOX;
+	} else if (!creates_plain_file(o->detail)) {
+		*why = "it does not exist, and the program may make something else than a plain "
+		       "file there (only a redirection, touch, cp, tee, dd and install are known "
+		       "not to)";
+		return EXEC_GRANT_SANDBOX;
 	} else {
 		char *parent = xstrdup(o->target);
 		char *slash = strrchr(parent, '/');
@@ -168,6 +199,8 @@ void approval_preset_digest(const cordon_evaluator *ev, char out[DIGEST_HEX_LEN 
 
 static void add_file(struct exec_approval *a, size_t *cap, const char *dir, const char *name)
 {
+	while (name[0] == '.' && name[1] == '/')
+		name += 2;
 	char *path = name[0] == '/' ? xstrdup(name)
 				    : xasprintf("%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name);
 	for (size_t i = 0; i < a->nfiles; i++) {
@@ -352,6 +385,31 @@ static char *collect_files(const cordon_evaluator *ev, const struct cordon_reque
 
 /* ---- describing, storing, comparing ---------------------------------------------- */
 
+static bool overlaps(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b), k = n < m ? n : m;
+	return strncmp(a, b, k) == 0 && (a[k] == '/' || a[k] == '\0' || b[k] == '/' || b[k] == '\0');
+}
+
+/* An approval never makes the approvals writable, whatever the policy
+ * protects: a command could plant one. */
+static char *store_overlap(const cordon_evaluator *ev, const struct exec_approval *a)
+{
+	const char *session = ev->values[CTX_SESSION_DIR];
+	if (!session)
+		return NULL;
+	char *store = xasprintf("%s/approvals", session);
+	char *why = NULL;
+	for (size_t i = 0; i < a->nops && !why; i++)
+		if ((a->ops[i].grant == EXEC_GRANT_FILE || a->ops[i].grant == EXEC_GRANT_TREE) &&
+		    overlaps(a->ops[i].target, store))
+			why = xasprintf("'%s' is the approvals directory or in it, which approvals "
+					"never cover",
+					a->ops[i].target);
+	free(store);
+	return why;
+}
+
 char *exec_approval_describe(const cordon_evaluator *ev, const struct cordon_request *req,
 			     const cordon_decision *d, struct exec_approval *a)
 {
@@ -378,7 +436,8 @@ char *exec_approval_describe(const cordon_evaluator *ev, const struct cordon_req
 					      d->ops[i].rule ? xstrdup(d->ops[i].rule) : NULL, g };
 		VEC_PUSH(a->ops, a->nops, cap, o);
 	}
-	return collect_files(ev, req, a);
+	char *why = store_overlap(ev, a);
+	return why ? why : collect_files(ev, req, a);
 }
 
 int exec_approval_store(const char *session_dir, struct exec_approval *a, char **err)
