@@ -118,15 +118,24 @@ if "$CORDON" probe > /dev/null 2>&1; then
 	ok $? "Claude Code's Bash comes back rewritten"
 	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
 	is "$res" sandboxed "the rewritten command runs, and writes the workspace"
-	# An ask goes to the person; approved, it still runs in the sandbox.
+	# An ask goes to the person; approved, exactly the preview's writes
+	# widen for the call (the command aimed at a file of the test's own).
 	hook claude claude-bash-outside
 	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"updatedInput":{"command":"\([^"]*\)".*/\1/p')
 	printf '%s\n' "$cmd" | grep -q -- ' --approved -- bash -c '
 	ok $? "an ask comes back rewritten with --approved, for after the person's yes"
+	mkdir -p "$tmpdir/outside"
+	cmd=$(printf '%s\n' "$cmd" | sed "s|/etc/cordon-hook-test|$tmpdir/outside/approved|")
 	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
 	rc=$?
-	[ $rc -ne 0 ] && [ ! -e /etc/cordon-hook-test ] && echo "$res" | grep -q 'Read-only file system'
-	ok $? "approved, it still cannot write outside: the sandbox refuses it"
+	[ $rc -eq 0 ] && [ -f "$tmpdir/outside/approved" ] && [ ! -e /etc/cordon-hook-test ]
+	ok $? "approved, it writes the file its preview showed"
+	echo "touch $tmpdir/outside/sibling" > "$tmpdir/outside/s.sh"
+	cmd=$(printf '%s\n' "$cmd" | sed "s|touch [^']*approved|touch $tmpdir/outside/approved2; sh $tmpdir/outside/s.sh|")
+	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
+	[ -f "$tmpdir/outside/approved2" ] && [ ! -e "$tmpdir/outside/sibling" ] &&
+		echo "$res" | grep -q 'Read-only file system'
+	ok $? "and nothing its preview did not show: the sandbox refuses that"
 	hook gemini gemini-shell-ws
 	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"tool_input":{"command":"\([^"]*\)".*/\1/p')
 	rm -f "$WS/out.txt"
