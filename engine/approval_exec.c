@@ -730,6 +730,15 @@ void exec_preview(const cordon_decision *d, struct strbuf *sb)
 		asks == 1 ? "" : "s", asks == 1 ? "s" : "", denies, denies == 1 ? "is" : "are");
 }
 
+const char *cordon_decision_operation_grant(const cordon_decision *d, size_t i, const char **why)
+{
+	const char *w = NULL;
+	enum exec_grant g = i < d->nops ? exec_grant_of(d, i, &w) : EXEC_GRANT_NONE;
+	if (why)
+		*why = w;
+	return g == EXEC_GRANT_NONE ? NULL : exec_grant_name(g);
+}
+
 /* ---- the library's entry --------------------------------------------------------- */
 
 char *cordon_approve_exec(const cordon_evaluator *ev, const struct cordon_request *req,

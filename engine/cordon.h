@@ -262,6 +262,12 @@ char *cordon_approve(const cordon_evaluator *ev, const struct cordon_mutation *m
 char *cordon_approve_exec(const cordon_evaluator *ev, const struct cordon_request *req,
 			  unsigned ttl_seconds, const char *actor, enum cordon_effect *effect,
 			  char **preview, char **err);
+/* What approving the i-th operation of an exec decision grants: "file"
+ * (exactly that file becomes writable), "tree" (the directory and all below
+ * it), "rule" (an exec rule is satisfied), "sandbox" (nothing widens: it
+ * runs in the same sandbox), or NULL when it is not an ask.  *why (may be
+ * NULL): the reason, as the preview says it. */
+const char *cordon_decision_operation_grant(const cordon_decision *d, size_t i, const char **why);
 
 /* ---- redaction ------------------------------------------------------------ */
 

@@ -217,6 +217,17 @@ EOF
 	is "$(cat "$O/approved2" 2> /dev/null):$(ls "$O" | grep -c sib3)" "b:0" \
 		"$t and nothing it did not show"
 
+	# ---- the stream ------------------------------------------------------------------------------
+	line=$(printf '{"id":"a","op":"exec","target":"echo s > %s/stream","approve":true}\n' "$O" |
+		U "$C" eval --stdin --preset workspace-write --context workspace="$P/ws" \
+			--context cwd="$P/ws" --context home="$H" --context agent_dir="$P/agent" \
+			--context session_dir="$P/agent/s")
+	id=$(printf '%s\n' "$line" | sed -n 's/.*"approval":"\([0-9a-f]*\)".*/\1/p')
+	case $line in *'"decision":"ask"'*'"grant":"file"'*) true ;; *) false ;; esac
+	ok $? "$t the stream returns the preview with what approving grants, and an id"
+	run --approval "$id" --shell "echo s > $O/stream"
+	is "$rc:$(cat "$O/stream" 2> /dev/null)" "0:s" "$t cordon run consumes the stream's approval"
+
 	# ---- audit -----------------------------------------------------------------------------------
 	out=$(U "$C" approve exec $(ctx) --audit "$log" --actor bob "echo d > $O/audited" 2> "$errf")
 	id=$(printf '%s\n' "$out" | tail -n 1)
