@@ -54,7 +54,7 @@ int cmd_run(int argc, char **argv)
 {
 	enum { OPT_PRESET = 256, OPT_WORKSPACE, OPT_CWD, OPT_CONTEXT, OPT_TIMEOUT, OPT_MAX_OUTPUT,
 	       OPT_OUTPUT_FILE, OPT_SHELL, OPT_APPROVED, OPT_REDACT, OPT_AUDIT, OPT_ACTOR,
-	       OPT_APPROVAL };
+	       OPT_APPROVAL, OPT_PREVIEW };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -68,6 +68,7 @@ int cmd_run(int argc, char **argv)
 		{ "shell", required_argument, NULL, OPT_SHELL },
 		{ "approved", no_argument, NULL, OPT_APPROVED },
 		{ "approval", required_argument, NULL, OPT_APPROVAL },
+		{ "preview", required_argument, NULL, OPT_PREVIEW },
 		{ "redact", no_argument, NULL, OPT_REDACT },
 		{ "audit", required_argument, NULL, OPT_AUDIT },
 		{ "actor", required_argument, NULL, OPT_ACTOR },
@@ -135,6 +136,15 @@ int cmd_run(int argc, char **argv)
 #endif
 			o.approval = optarg;
 			break;
+		case OPT_PREVIEW:
+			if (strlen(optarg) != 64 || strspn(optarg, "0123456789abcdef") != 64) {
+				status = cli_usage_error("run", "--preview expects the 64 hex digits of "
+								"a preview digest, not '%s'",
+							 optarg);
+				goto out;
+			}
+			o.preview = optarg;
+			break;
 		case OPT_REDACT:
 			o.redact = true;
 			break;
@@ -159,6 +169,10 @@ int cmd_run(int argc, char **argv)
 	}
 	if (o.approval && o.approved) {
 		status = cli_usage_error("run", "give either --approval ID or --approved");
+		goto out;
+	}
+	if (o.preview && !o.approved) {
+		status = cli_usage_error("run", "--preview belongs to --approved");
 		goto out;
 	}
 	if (!(policy = cli_load_policy(policy_path, &status)))

@@ -174,6 +174,8 @@ static const struct verb verbs[] = {
 	  "                       approval named widen, for this call\n"
 	  "  --approved           the host has shown this call's preview to a person who\n"
 	  "                       approved it: approve it now, bound as --approval is\n"
+	  "  --preview DIGEST     with --approved: run only if this call's preview is\n"
+	  "                       the one shown (cordon_decision_preview_digest)\n"
 	  "  --redact             replace secrets in the output passed through with\n"
 	  "                       [REDACTED:name] (the policy's redact patterns); the\n"
 	  "                       output is passed on when the command ends, stdout\n"

@@ -739,6 +739,26 @@ const char *cordon_decision_operation_grant(const cordon_decision *d, size_t i, 
 	return g == EXEC_GRANT_NONE ? NULL : exec_grant_name(g);
 }
 
+char *cordon_decision_preview_digest(const cordon_decision *d)
+{
+	struct strbuf sb;
+	char *out = xmalloc(DIGEST_HEX_LEN + 1);
+	sb_init(&sb);
+	for (size_t i = 0; i < d->nops; i++) {
+		const char *why;
+		enum exec_grant g = exec_grant_of(d, i, &why);
+		const struct dec_op *o = &d->ops[i];
+		if (g == EXEC_GRANT_NONE)
+			continue;
+		/* Lengths first: no target can pass for two fields. */
+		sb_addf(&sb, "%s %zu:%s %zu:%s %s\n", ir_op_names[o->op], strlen(o->target), o->target,
+			o->rule ? strlen(o->rule) : 0, o->rule ? o->rule : "", exec_grant_name(g));
+	}
+	digest_hex(sb.buf ? sb.buf : "", sb.len, out);
+	sb_free(&sb);
+	return out;
+}
+
 /* ---- the library's entry --------------------------------------------------------- */
 
 char *cordon_approve_exec(const cordon_evaluator *ev, const struct cordon_request *req,

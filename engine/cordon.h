@@ -268,6 +268,11 @@ char *cordon_approve_exec(const cordon_evaluator *ev, const struct cordon_reques
  * runs in the same sandbox), or NULL when it is not an ask.  *why (may be
  * NULL): the reason, as the preview says it. */
 const char *cordon_decision_operation_grant(const cordon_decision *d, size_t i, const char **why);
+/* The SHA-256 (64 hex digits, malloc'd) of what approving decision d would
+ * grant: each ask operation with its target, rule and grant, in order.  A
+ * host that shows the preview passes it to `cordon run --approved
+ * --preview DIGEST`, which runs only if its own preview is the same. */
+char *cordon_decision_preview_digest(const cordon_decision *d);
 
 /* ---- redaction ------------------------------------------------------------ */
 

@@ -23,6 +23,7 @@ struct run_opts {
 	bool shell;              /* argv[0] is a string for sh -c */
 	bool approved;           /* the host obtained approval for this call's preview */
 	const char *approval;    /* an exec approval id to consume, or NULL */
+	const char *preview;     /* with approved: the digest of the preview the person saw */
 	const char *policy_path; /* as given with -p, for the messages; NULL: the default */
 	double timeout;          /* seconds; 0 for none */
 	size_t max_output;       /* bytes of stdout+stderr passed through; 0: all */

@@ -79,6 +79,16 @@ int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
 			exec_approval_clear(&now);
 			return void_approval(o, NULL, xasprintf("cannot approve the command: %s", why));
 		}
+		char *seen = o->preview ? cordon_decision_preview_digest(d) : NULL;
+		if (seen && strcmp(seen, o->preview) != 0) {
+			free(seen);
+			exec_approval_clear(&now);
+			return void_approval(o, NULL,
+					     xstrdup("the preview changed since it was shown (its "
+						     "digest differs from --preview): what was "
+						     "approved is not what would be granted now"));
+		}
+		free(seen);
 		ra->ap = now;
 		if (approval_new_id(ra->ap.id, &err) != 0) {
 			exec_approval_clear(&ra->ap);
