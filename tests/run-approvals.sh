@@ -217,6 +217,20 @@ EOF
 	is "$(cat "$O/approved2" 2> /dev/null):$(ls "$O" | grep -c sib3)" "b:0" \
 		"$t and nothing it did not show"
 
+	# ---- a file approval is not a command's, nor the reverse ------------------------------------
+	fid=$(echo data | U "$C" approve --preset workspace-write --context workspace="$P/ws" \
+		--context home="$H" --context session_dir="$P/agent/s" write "$O/file-approved" 2> /dev/null |
+		tail -n 1)
+	run --approval "$fid" --shell "echo x > $O/file-approved"
+	has "was given for write '$O/file-approved', not for a command" "$errf" && [ "$rc" -eq 126 ]
+	ok $? "$t a file write's approval does not run a command"
+	approve "echo x > $O/cmd-approved"
+	echo data | U "$C" write --preset workspace-write --context workspace="$P/ws" \
+		--context home="$H" --context session_dir="$P/agent/s" --approval "$id" \
+		"$O/cmd-approved" 2> "$errf"
+	has "was given for a command" "$errf" && [ ! -e "$O/cmd-approved" ]
+	ok $? "$t a command's approval does not write a file"
+
 	# ---- the stream ------------------------------------------------------------------------------
 	line=$(printf '{"id":"a","op":"exec","target":"echo s > %s/stream","approve":true}\n' "$O" |
 		U "$C" eval --stdin --preset workspace-write --context workspace="$P/ws" \
