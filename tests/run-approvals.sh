@@ -154,6 +154,22 @@ EOF
 		> /dev/null 2> "$errf"
 	has "preset 'p' changed since it was given" "$errf" && [ ! -e "$O/p" ]
 	ok $? "$t a changed policy is refused"
+	# The changed policy asks about rm: approved, the rule is satisfied.
+	: > "$P/ws/gone"
+	mine "$P/ws/gone"
+	pp() { # pp VERB ARGS...: a verb with the policy p on the workspace
+		v=$1
+		shift
+		U "$C" $v -p "$P/p.cordon" --preset p --workspace "$P/ws" --context home="$H" \
+			--context session_dir="$P/agent/s" "$@"
+	}
+	pp run --shell "rm $P/ws/gone" > /dev/null 2> "$errf"
+	is "$?" 126 "$t an exec rule that asks refuses the command"
+	has "approval satisfies the rule" "$errf"
+	ok $? "$t and the preview says what approving does"
+	id=$(pp approve exec "rm $P/ws/gone" 2> /dev/null | tail -n 1)
+	pp run --approval "$id" --shell "rm $P/ws/gone" > /dev/null 2> "$errf"
+	is "$?:$(ls "$P/ws" | grep -c gone)" "0:0" "$t approved, the exec rule is satisfied and it runs"
 	approve --ttl 1 "$cmd"
 	sleep 2
 	run --approval "$id" --shell "$cmd"
