@@ -114,6 +114,10 @@ static enum exec_grant grant_of(const struct dec_op *o, const char **why)
 		*why = "nothing widens for it";
 		return EXEC_GRANT_SANDBOX;
 	}
+	if (o->shape == DEC_SHAPE_TREE && strcmp(o->target, "/") == 0) {
+		*why = "the whole file system is never made writable";
+		return EXEC_GRANT_SANDBOX;
+	}
 	if (o->detail && strncmp(o->detail, "delete", 6) == 0) {
 		*why = "removing a path needs its directory writable, which an approval does not "
 		       "widen";
