@@ -33,6 +33,7 @@ int cmd_edit(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_approve_session(int argc, char **argv);
+int cmd_approve_exec(int argc, char **argv);
 int cmd_revoke(int argc, char **argv);
 int cmd_hook(int argc, char **argv);
 
@@ -51,6 +52,13 @@ int cli_context_arg(cordon_context *ctx, const char *verb, const char *arg);
  * agent_dir = ~/.cordon, session_dir = ~/.cordon/sessions/default.  tmp has
  * no default: only the runner makes one. */
 void cli_context_defaults(cordon_context *ctx);
+/* --workspace DIR and --cwd DIR: name=DIR, a relative DIR joined to the
+ * current directory (not resolved). */
+int cli_dir_context_arg(cordon_context *ctx, const char *verb, const char *name,
+			const char *value);
+/* cli_context_defaults as `cordon run` applies them: the cwd defaults to
+ * the workspace first. */
+void cli_run_context_defaults(cordon_context *ctx);
 /* The audit log of --audit PATH, else of $CORDON_AUDIT_LOG; *log stays NULL
  * when neither is given.  EXIT_OK, or EXIT_USAGE after a message. */
 int cli_audit_open(const char *verb, const char *path, const cordon_policy *policy,

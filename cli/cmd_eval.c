@@ -22,10 +22,12 @@ struct eval_opts {
 
 /* One audit record a decision; a record that cannot be written is said on
  * stderr and does not change the decision. */
-static void audit_decision(const struct eval_opts *o, const cordon_decision *d,
-			   const struct cordon_request *req, const char *actor)
+static void audit_decision_as(const struct eval_opts *o, const cordon_decision *d,
+			      const struct cordon_request *req, const char *actor,
+			      const char *outcome, const char *approval)
 {
-	struct cordon_audit_record rec = { .actor = actor ? actor : o->actor, .outcome = "decided" };
+	struct cordon_audit_record rec = { .actor = actor ? actor : o->actor, .outcome = outcome,
+					   .approval = approval };
 	const char *args[1] = { req->justification };
 	char *err = NULL;
 	if (!o->audit)
@@ -39,6 +41,12 @@ static void audit_decision(const struct eval_opts *o, const cordon_decision *d,
 		fprintf(stderr, "cordon: %s\n", err);
 		free(err);
 	}
+}
+
+static void audit_decision(const struct eval_opts *o, const cordon_decision *d,
+			   const struct cordon_request *req, const char *actor)
+{
+	audit_decision_as(o, d, req, actor, "decided", NULL);
 }
 
 /* Options shared by eval and explain; returns EXIT_OK or a status, and
@@ -195,6 +203,7 @@ struct stream_request {
 	json_t *context;      /* this line's context object, or NULL */
 	const char *actor;    /* NULL: --actor */
 	const char **words;   /* an exec's "argv" (malloc'd, the strings borrowed), or NULL */
+	bool approve;         /* exec: issue an approval for `cordon run --approval` */
 };
 
 /* An answer line: obj with "id" first when the request had one. */
@@ -255,7 +264,7 @@ static const struct {
 	{ "id", FIELD_ID },	      { "op", FIELD_STRING },	      { "target", FIELD_STRING },
 	{ "preset", FIELD_STRING },   { "context", FIELD_OBJECT },    { "escalate", FIELD_BOOL },
 	{ "justification", FIELD_STRING }, { "canonical", FIELD_BOOL }, { "actor", FIELD_STRING },
-	{ "argv", FIELD_ARGV },
+	{ "argv", FIELD_ARGV },       { "approve", FIELD_BOOL },
 };
 
 /* Read one request object into out; false with the reason in msg.  The id
@@ -345,6 +354,17 @@ static bool stream_request_parse(json_t *obj, struct stream_request *out, char *
 	out->preset = json_string_value(json_object_get(obj, "preset"));
 	out->context = json_object_get(obj, "context");
 	out->actor = json_string_value(json_object_get(obj, "actor"));
+	out->approve = json_is_true(json_object_get(obj, "approve"));
+	if (out->approve && opn != CORDON_EXEC) {
+		snprintf(msg, size, "\"approve\" belongs to exec requests");
+		return false;
+	}
+	if (out->approve && out->req.escalate) {
+		snprintf(msg, size, "\"approve\" is for commands `cordon run` runs, not escalated ones");
+		return false;
+	}
+	/* Approved for `cordon run`, so decided as it decides. */
+	out->req.sandboxed = out->approve;
 	return true;
 }
 
@@ -438,6 +458,38 @@ static bool blank(const char *line, size_t len)
 	return true;
 }
 
+/* An exec request with "approve": its decision (the preview), and the id
+ * of an approval for it under "approval" (null when none is needed or it
+ * cannot be given, with the reason under "approval_error"). */
+static void stream_approve(struct stream *st, const cordon_evaluator *ev,
+			   const struct stream_request *sr, const cordon_decision *d)
+{
+	enum cordon_effect effect;
+	char *err = NULL, *s = cordon_decision_json(d);
+	const char *actor = sr->actor ? sr->actor : st->o->actor;
+	char *id = cordon_approve_exec(ev, &sr->req, 0, actor, &effect, NULL, &err);
+	json_t *o = json_loads(s, 0, NULL);
+	if (o) {
+		json_t *ops = json_object_get(o, "operations");
+		for (size_t i = 0; i < json_array_size(ops); i++) {
+			const char *why, *g = cordon_decision_operation_grant(d, i, &why);
+			if (!g)
+				continue;
+			json_object_set_new(json_array_get(ops, i), "grant", json_string(g));
+			json_object_set_new(json_array_get(ops, i), "grant_reason", json_string(why));
+		}
+		json_object_set_new(o, "approval", id ? json_string(id) : json_null());
+		if (err)
+			json_object_set_new(o, "approval_error", json_string(err));
+	}
+	print_answer(sr->id, s, o);
+	audit_decision_as(st->o, d, &sr->req, actor, id ? "approval-issued" : "decided", id);
+	json_decref(o);
+	free(id);
+	free(err);
+	free(s);
+}
+
 /* Answer one line, whatever it holds: exactly one line goes out. */
 static void stream_line(struct stream *st, const char *line, size_t len, size_t lineno)
 {
@@ -477,6 +529,9 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 		print_error(lineno, sr.id, err);
 	} else if (!(d = cordon_evaluate(ev, &sr.req, &err))) {
 		print_error(lineno, sr.id, err);
+	} else if (sr.approve) {
+		stream_approve(st, ev, &sr, d);
+		cordon_decision_free(d);
 	} else {
 		char *s = cordon_decision_json(d);
 		print_answer(sr.id, s, NULL);

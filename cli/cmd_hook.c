@@ -476,6 +476,7 @@ struct verdict {
 	enum cordon_effect effect;
 	char *preview;  /* every operation with its decision, for the person */
 	size_t len, cap;
+	char *digest;   /* of what approving the command grants (a rewritten one), or NULL */
 };
 
 static void vput(struct verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -534,6 +535,8 @@ static void decide_all(const struct hook_proto *p, const cordon_evaluator *ev,
 			block("%s", err ? err : "the request cannot be decided");
 		if (log)
 			audit_one(log, d, o, p, tool, sid);
+		if (req.sandboxed && !v->digest)
+			v->digest = cordon_decision_preview_digest(d);
 		enum cordon_effect e = cordon_decision_effect(d);
 		bool exec_sandbox = strcmp(cordon_decision_sandbox(d), "none") != 0;
 		if (e > v->effect)
@@ -571,15 +574,16 @@ static void decide_all(const struct hook_proto *p, const cordon_evaluator *ev,
 
 /* The shell command the agent runs instead: the same command inside
  * `cordon run` with the same policy, preset and context. */
-static char *wrapped_command(const struct hook_opts *o, const char *command, bool approved)
+static char *wrapped_command(const struct hook_opts *o, const char *command, bool approved,
+			     const char *digest)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		block("cannot find the cordon binary to run the command under");
 	self[n] = '\0';
-	const char *words[24];
-	char *owned[24];
+	const char *words[32];
+	char *owned[32];
 	size_t nw = 0, no = 0;
 	char pol[PATH_MAX];
 #define OWN(expr) (owned[no++] = (expr))
@@ -610,8 +614,14 @@ static char *wrapped_command(const struct hook_opts *o, const char *command, boo
 		words[nw++] = "--audit";
 		words[nw++] = OWN(hook_shell_quote(o->audit_path));
 	}
-	if (approved)
+	if (approved) {
+		/* Granted only if the run's preview is the one the person saw. */
 		words[nw++] = "--approved";
+		if (digest) {
+			words[nw++] = "--preview";
+			words[nw++] = digest;
+		}
+	}
 	words[nw++] = "--";
 	words[nw++] = "bash";
 	words[nw++] = "-c";
@@ -864,7 +874,8 @@ int cmd_hook(int argc, char **argv)
 	if (e == CORDON_ASK && !p->can_ask && strcmp(event, "PermissionRequest") != 0)
 		e = CORDON_DENY;
 
-	char *rewritten = rewrite && e != CORDON_DENY ? wrapped_command(&o, command, e == CORDON_ASK)
+	char *rewritten = rewrite && e != CORDON_DENY ? wrapped_command(&o, command, e == CORDON_ASK,
+								 v.digest)
 						      : NULL;
 	if (log)
 		cordon_audit_close(log);

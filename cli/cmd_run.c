@@ -13,10 +13,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+int cli_dir_context_arg(cordon_context *ctx, const char *verb, const char *name,
+			const char *value)
+{
+	/* A relative directory is joined to the current one, not resolved: a
+	 * workspace reached through a symlink must be refused by the
+	 * evaluator, not quietly followed. */
+	char here[PATH_MAX], *kv;
+	int status;
+	if (value[0] == '/') {
+		kv = malloc(strlen(name) + strlen(value) + 2);
+		if (kv)
+			sprintf(kv, "%s=%s", name, value);
+	} else if (getcwd(here, sizeof(here))) {
+		kv = malloc(strlen(name) + strlen(here) + strlen(value) + 3);
+		if (kv)
+			sprintf(kv, "%s=%s/%s", name, here, value);
+	} else {
+		return cli_usage_error(verb, "cannot tell the current directory");
+	}
+	if (!kv)
+		abort();
+	status = cli_context_arg(ctx, verb, kv);
+	free(kv);
+	return status;
+}
+
+void cli_run_context_defaults(cordon_context *ctx)
+{
+	/* The workspace defaults to the cwd, the cwd to the workspace. */
+	if (!cordon_context_get(ctx, "cwd") && cordon_context_get(ctx, "workspace")) {
+		char *err = NULL;
+		cordon_context_set(ctx, "cwd", cordon_context_get(ctx, "workspace"), &err);
+		free(err);
+	}
+	cli_context_defaults(ctx);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	enum { OPT_PRESET = 256, OPT_WORKSPACE, OPT_CWD, OPT_CONTEXT, OPT_TIMEOUT, OPT_MAX_OUTPUT,
-	       OPT_OUTPUT_FILE, OPT_SHELL, OPT_APPROVED, OPT_REDACT, OPT_AUDIT, OPT_ACTOR, OPT_CHECK_LINKS };
+	       OPT_OUTPUT_FILE, OPT_SHELL, OPT_APPROVED, OPT_REDACT, OPT_AUDIT, OPT_ACTOR,
+	       OPT_APPROVAL, OPT_PREVIEW, OPT_CHECK_LINKS };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -29,6 +67,8 @@ int cmd_run(int argc, char **argv)
 		{ "output-file", required_argument, NULL, OPT_OUTPUT_FILE },
 		{ "shell", required_argument, NULL, OPT_SHELL },
 		{ "approved", no_argument, NULL, OPT_APPROVED },
+		{ "approval", required_argument, NULL, OPT_APPROVAL },
+		{ "preview", required_argument, NULL, OPT_PREVIEW },
 		{ "redact", no_argument, NULL, OPT_REDACT },
 		{ "audit", required_argument, NULL, OPT_AUDIT },
 		{ "actor", required_argument, NULL, OPT_ACTOR },
@@ -56,32 +96,12 @@ int cmd_run(int argc, char **argv)
 			o.preset = optarg;
 			break;
 		case OPT_WORKSPACE:
-		case OPT_CWD: {
-			/* A relative directory is joined to the current one, not
-			 * resolved: a workspace reached through a symlink must be
-			 * refused by the evaluator, not quietly followed. */
-			const char *name = c == OPT_WORKSPACE ? "workspace" : "cwd";
-			char here[PATH_MAX], *kv;
-			if (optarg[0] == '/') {
-				kv = malloc(strlen(name) + strlen(optarg) + 2);
-				if (kv)
-					sprintf(kv, "%s=%s", name, optarg);
-			} else if (getcwd(here, sizeof(here))) {
-				kv = malloc(strlen(name) + strlen(here) + strlen(optarg) + 3);
-				if (kv)
-					sprintf(kv, "%s=%s/%s", name, here, optarg);
-			} else {
-				status = cli_usage_error("run", "cannot tell the current directory");
-				goto out;
-			}
-			if (!kv)
-				abort();
-			status = cli_context_arg(ctx, "run", kv);
-			free(kv);
+		case OPT_CWD:
+			status = cli_dir_context_arg(ctx, "run", c == OPT_WORKSPACE ? "workspace" : "cwd",
+						     optarg);
 			if (status != EXIT_OK)
 				goto out;
 			break;
-		}
 		case OPT_CONTEXT:
 			if ((status = cli_context_arg(ctx, "run", optarg)) != EXIT_OK)
 				goto out;
@@ -110,6 +130,22 @@ int cmd_run(int argc, char **argv)
 		case OPT_APPROVED:
 			o.approved = true;
 			break;
+		case OPT_APPROVAL:
+#ifdef __APPLE__
+			status = cli_usage_error("run", "--approval is not supported by the macOS runner");
+			goto out;
+#endif
+			o.approval = optarg;
+			break;
+		case OPT_PREVIEW:
+			if (strlen(optarg) != 64 || strspn(optarg, "0123456789abcdef") != 64) {
+				status = cli_usage_error("run", "--preview expects the 64 hex digits of "
+								"a preview digest, not '%s'",
+							 optarg);
+				goto out;
+			}
+			o.preview = optarg;
+			break;
 		case OPT_REDACT:
 			o.redact = true;
 			break;
@@ -135,6 +171,14 @@ int cmd_run(int argc, char **argv)
 		status = cli_usage_error("run", "no command: cordon run [OPTIONS] -- CMD [ARG...]");
 		goto out;
 	}
+	if (o.approval && o.approved) {
+		status = cli_usage_error("run", "give either --approval ID or --approved");
+		goto out;
+	}
+	if (o.preview && !o.approved) {
+		status = cli_usage_error("run", "--preview belongs to --approved");
+		goto out;
+	}
 	if (!(policy = cli_load_policy(policy_path, &status)))
 		goto out;
 	if (!o.preset && !(o.preset = cordon_policy_default_preset(policy))) {
@@ -143,14 +187,9 @@ int cmd_run(int argc, char **argv)
 	}
 	if ((status = cli_audit_open("run", audit_path, policy, &o.audit)) != EXIT_OK)
 		goto out;
-	/* The workspace defaults to the cwd, the cwd to the workspace. */
-	if (!cordon_context_get(ctx, "cwd") && cordon_context_get(ctx, "workspace")) {
-		char *err = NULL;
-		cordon_context_set(ctx, "cwd", cordon_context_get(ctx, "workspace"), &err);
-		free(err);
-	}
-	cli_context_defaults(ctx);
+	cli_run_context_defaults(ctx);
 	o.policy = policy;
+	o.policy_path = policy_path;
 	if (shell) {
 		shell_argv[0] = (char *)shell;
 		o.argv = shell_argv;

@@ -296,6 +296,8 @@ int cmd_approve(int argc, char **argv)
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		if (strcmp(argv[i], "write") == 0 || strcmp(argv[i], "edit") == 0)
 			break;
+		if (strcmp(argv[i], "exec") == 0)
+			return cmd_approve_exec(argc, argv);
 		if (strcmp(argv[i], "--session") == 0 || strcmp(argv[i], "tool") == 0)
 			return cmd_approve_session(argc, argv);
 	}

@@ -77,6 +77,11 @@ static int random_hex(char *out, size_t bytes, char **err)
 	return 0;
 }
 
+int approval_new_id(char id[APPROVAL_ID_LEN + 1], char **err)
+{
+	return random_hex(id, APPROVAL_ID_LEN / 2, err);
+}
+
 /* mkdir -p with 0700 for what is missing. */
 static int make_dirs(const char *path, char **err)
 {
@@ -205,39 +210,22 @@ static void sweep_store(int dfd, time_t now)
 	closedir(d);
 }
 
-int approval_store(const char *session_dir, struct approval *a, char **err)
+int approval_store_json(const char *session_dir, json_t *j, char id[APPROVAL_ID_LEN + 1],
+			char **err)
 {
 	char tmp[APPROVAL_ID_LEN + 16], name[APPROVAL_ID_LEN + 8];
-	json_t *j;
 	char *text;
 	int dfd, fd, rc = -1;
 
-	if (random_hex(a->id, APPROVAL_ID_LEN / 2, err) != 0)
+	if (approval_new_id(id, err) != 0)
 		return -1;
 	if ((dfd = open_store(session_dir, true, err)) < 0)
 		return -1;
 	sweep_store(dfd, time(NULL));
-	j = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I}", "version", 1, "id",
-		      a->id, "op", a->op, "target", a->target, "preset", a->preset, "preset_digest",
-		      a->preset_digest, "content_sha256", a->content_digest, "target_identity",
-		      file_id_json(&a->target_id), "parent_identity", file_id_json(&a->parent_id),
-		      "expires", (json_int_t)a->expires);
-	if (!j) {
-		/* jansson refuses strings that are not UTF-8. */
-		*err = xasprintf("cannot record an approval for '%s': the path is not valid UTF-8",
-				 a->target);
-		close(dfd);
-		return -1;
-	}
-	if (strcmp(a->op, "edit") == 0) {
-		json_object_set_new(j, "old_sha256", json_string(a->old_digest));
-		json_object_set_new(j, "new_sha256", json_string(a->new_digest));
-		json_object_set_new(j, "all", json_boolean(a->all));
-	}
+	json_object_set_new(j, "id", json_string(id));
 	text = json_dumps(j, JSON_PRESERVE_ORDER | JSON_INDENT(1));
-	json_decref(j);
-	snprintf(tmp, sizeof(tmp), ".%s.new", a->id);
-	snprintf(name, sizeof(name), "%s.json", a->id);
+	snprintf(tmp, sizeof(tmp), ".%s.new", id);
+	snprintf(name, sizeof(name), "%s.json", id);
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || write_all(fd, text, strlen(text)) != 0 || write_all(fd, "\n", 1) != 0 ||
 	    fsync(fd) != 0) {
@@ -257,6 +245,32 @@ int approval_store(const char *session_dir, struct approval *a, char **err)
 		close(fd);
 	close(dfd);
 	free(text);
+	return rc;
+}
+
+int approval_store(const char *session_dir, struct approval *a, char **err)
+{
+	json_t *j;
+	int rc;
+
+	j = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I}", "version", 1, "id",
+		      "", "op", a->op, "target", a->target, "preset", a->preset, "preset_digest",
+		      a->preset_digest, "content_sha256", a->content_digest, "target_identity",
+		      file_id_json(&a->target_id), "parent_identity", file_id_json(&a->parent_id),
+		      "expires", (json_int_t)a->expires);
+	if (!j) {
+		/* jansson refuses strings that are not UTF-8. */
+		*err = xasprintf("cannot record an approval for '%s': the path is not valid UTF-8",
+				 a->target);
+		return -1;
+	}
+	if (strcmp(a->op, "edit") == 0) {
+		json_object_set_new(j, "old_sha256", json_string(a->old_digest));
+		json_object_set_new(j, "new_sha256", json_string(a->new_digest));
+		json_object_set_new(j, "all", json_boolean(a->all));
+	}
+	rc = approval_store_json(session_dir, j, a->id, err);
+	json_decref(j);
 	return rc;
 }
 
@@ -309,14 +323,14 @@ static int parse_record(json_t *j, struct approval *a)
 	return 0;
 }
 
-int approval_take(const char *session_dir, const char *id, struct approval *a, char **err)
+int approval_take_json(const char *session_dir, const char *id, json_t **out, char **err)
 {
 	char name[APPROVAL_ID_LEN + 8], taken[APPROVAL_ID_LEN + 64], nonce[17];
 	json_error_t jerr;
 	json_t *j;
 	int dfd, fd;
 
-	memset(a, 0, sizeof(*a));
+	*out = NULL;
 	if (!id_valid(id)) {
 		*err = xasprintf("'%s' is not an approval id (32 lowercase hex digits)", id);
 		return -1;
@@ -340,8 +354,33 @@ int approval_take(const char *session_dir, const char *id, struct approval *a, c
 		close(fd);
 	unlinkat(dfd, taken, 0);
 	close(dfd);
-	if (!j || parse_record(j, a) != 0 ||
+	if (!json_is_object(j) ||
 	    strcmp(json_string_value(json_object_get(j, "id")) ?: "", id) != 0) {
+		*err = xasprintf("approval %s is damaged and cannot be used", id);
+		json_decref(j);
+		return -1;
+	}
+	*out = j;
+	return 0;
+}
+
+int approval_take(const char *session_dir, const char *id, struct approval *a, char **err)
+{
+	const char *op;
+	json_t *j;
+
+	memset(a, 0, sizeof(*a));
+	if (approval_take_json(session_dir, id, &j, err) != 0)
+		return -1;
+	op = json_string_value(json_object_get(j, "op"));
+	if (op && strcmp(op, "exec") == 0) {
+		*err = xasprintf("approval %s was given for a command (cordon run --approval), "
+				 "not for a file mutation",
+				 id);
+		json_decref(j);
+		return -1;
+	}
+	if (parse_record(j, a) != 0) {
 		*err = xasprintf("approval %s is damaged and cannot be used", id);
 		json_decref(j);
 		approval_clear(a);

@@ -37,6 +37,9 @@ struct approval {
 };
 void approval_clear(struct approval *a);
 
+/* A fresh random id: 0, or -1 with *err. */
+int approval_new_id(char id[APPROVAL_ID_LEN + 1], char **err);
+
 /* Create (0700) and check session_dir/approvals; its path (malloc'd), or
  * NULL with *err. */
 char *approval_store_ready(const char *session_dir, char **err);
@@ -49,6 +52,13 @@ int approval_store(const char *session_dir, struct approval *a, char **err);
  * renamed away atomically, then read and removed).  0 with *a filled, or
  * -1 with *err for an id that is malformed, unknown or already used. */
 int approval_take(const char *session_dir, const char *id, struct approval *a, char **err);
+
+/* The same for any record (json.h's json_t): store assigns j's "id" and
+ * writes it; take hands back the record it removed (the caller owns it). */
+typedef struct json_t json_t;
+int approval_store_json(const char *session_dir, json_t *j, char id[APPROVAL_ID_LEN + 1],
+			char **err);
+int approval_take_json(const char *session_dir, const char *id, json_t **j, char **err);
 
 /* The first bound field in which `now` differs from the approval, as a
  * message; NULL when they agree.  Fields of `now` left empty (an empty

@@ -246,6 +246,35 @@ enum cordon_mutation_outcome cordon_mutate(const cordon_evaluator *ev,
  * reason in res.  m->approval is ignored. */
 char *cordon_approve(const cordon_evaluator *ev, const struct cordon_mutation *m,
 		     unsigned ttl_seconds, struct cordon_mutation_result *res);
+
+/* An approval of one exec request (a shell string or an argv) decided ask:
+ * a single-use record in the same store, valid for ttl_seconds (0: ten
+ * minutes), that binds the request, the preset and its digest, the
+ * context, the ask operations of the preview (operation, target, rule and
+ * what approving it grants) and the SHA-256 of the files the command runs
+ * (a program named by a path, an interpreter's script, make's makefiles).
+ * `cordon run --approval ID` consumes it; see docs/approvals.md for what it
+ * grants.  Decide req as `cordon run` will (req->sandboxed).  Returns the
+ * id (malloc'd) with *effect ask; NULL with *effect allow and *err NULL when
+ * no approval is needed; NULL with *err otherwise (a deny, which no
+ * approval lifts, a script that cannot be bound, a store that cannot be
+ * written).  *preview (may be NULL): the preview as text, every operation
+ * with its decision and rule and what an approval would do for it. */
+char *cordon_approve_exec(const cordon_evaluator *ev, const struct cordon_request *req,
+			  unsigned ttl_seconds, const char *actor, enum cordon_effect *effect,
+			  char **preview, char **err);
+/* What approving the i-th operation of an exec decision grants: "file"
+ * (exactly that file becomes writable), "tree" (the directory and all below
+ * it), "rule" (an exec rule is satisfied), "sandbox" (nothing widens: it
+ * runs in the same sandbox), or NULL when it is not an ask.  *why (may be
+ * NULL): the reason, as the preview says it. */
+const char *cordon_decision_operation_grant(const cordon_decision *d, size_t i, const char **why);
+/* The SHA-256 (64 hex digits, malloc'd) of what approving decision d would
+ * grant: each ask operation with its target, rule and grant, in order.  A
+ * host that shows the preview passes it to `cordon run --approved
+ * --preview DIGEST`, which runs only if its own preview is the same. */
+char *cordon_decision_preview_digest(const cordon_decision *d);
+
 /* ---- redaction ------------------------------------------------------------ */
 
 /* The redaction patterns of a policy, compiled once: those shipped in

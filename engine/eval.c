@@ -467,7 +467,8 @@ static void matching_rules(const struct ev_rule *rules, const struct ev_index *i
 void ev_add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
 	       char *reason, const char *rule)
 {
-	struct dec_op o = { op, xstrdup(target), effect, reason, rule ? xstrdup(rule) : NULL, NULL };
+	struct dec_op o = { .op = op, .target = xstrdup(target), .effect = effect, .reason = reason,
+			   .rule = rule ? xstrdup(rule) : NULL };
 	VEC_PUSH(d->ops, d->nops, d->ops_cap, o);
 }
 

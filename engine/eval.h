@@ -45,6 +45,16 @@ struct dec_op {
 	char *reason;
 	char *rule;
 	char *detail; /* what the operation is: "delete, recursive (rm)" */
+	/* A path operation of a shell command: what an approval could make
+	 * writable for it (approval_exec.c). */
+	enum dec_shape {
+		DEC_SHAPE_NONE,    /* not a path of a command, or not known exactly */
+		DEC_SHAPE_FILE,    /* exactly target */
+		DEC_SHAPE_TREE,    /* target and everything below it */
+		DEC_SHAPE_REGION,  /* some paths below target, known at run time */
+		DEC_SHAPE_REACHED, /* a rule's path the operation may reach */
+	} shape;
+	bool maybe; /* the path is known only at run time */
 };
 
 struct cordon_decision {

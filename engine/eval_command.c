@@ -34,6 +34,7 @@ static void set_last(cordon_decision *d, const struct cmd_op *o, const char *sho
 	struct dec_op *last = &d->ops[d->nops - 1];
 	free(last->detail);
 	last->detail = xstrdup(o->detail);
+	last->maybe = o->maybe;
 	if (shown_target) {
 		free(last->target);
 		last->target = xstrdup(shown_target);
@@ -131,6 +132,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		base = ev_decide_op(ev, d, &t, md, trace);
 		target_free(&t);
 		set_last(d, o, NULL);
+		d->ops[d->nops - 1].shape = o->tree ? DEC_SHAPE_TREE : DEC_SHAPE_FILE;
 		if (!o->tree) {
 			free(root);
 			return;
@@ -148,6 +150,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		free(child);
 		char *shown = xasprintf("%s (in %s)", o->shown, root);
 		set_last(d, o, shown);
+		d->ops[d->nops - 1].shape = DEC_SHAPE_REGION;
 		free(shown);
 	}
 	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
@@ -241,6 +244,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		char *detail = xasprintf("%s, via %s", o->detail, o->shown);
 		free(d->ops[d->nops - 1].detail);
 		d->ops[d->nops - 1].detail = detail;
+		d->ops[d->nops - 1].shape = DEC_SHAPE_REACHED;
 	}
 	free(hits);
 	pcre2_match_data_free(md2);

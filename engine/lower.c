@@ -170,7 +170,23 @@ static bool bad_path(const char *s)
 	return strpbrk(s, "\n\r") != NULL;
 }
 
+/* Is path exactly an approved one?  The ask rule on it is what the
+ * approval answered. */
+static bool granted_exactly(const struct lower_grant *g, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(g[i].path, path) == 0)
+			return true;
+	return false;
+}
+
 int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char **err)
+{
+	return lower_input_build_granted(ev, NULL, 0, in, err);
+}
+
+int lower_input_build_granted(const cordon_evaluator *ev, const struct lower_grant *grants,
+			      size_t ngrants, struct lower_input *in, char **err)
 {
 	const struct ir_preset *p = ev->preset;
 	memset(in, 0, sizeof(*in));
@@ -209,6 +225,8 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 			add_path(in, r->m.text, r->op == IR_READ ? LOWER_READ_ROOT : LOWER_WRITE_ROOT,
 				 r->origin, false);
 	}
+	for (size_t i = 0; i < ngrants; i++)
+		add_path(in, grants[i].path, LOWER_WRITE_ROOT, grants[i].origin, false);
 	/* Then what must be taken back inside them. */
 	for (size_t i = 0; i < ev->nprotect; i++) {
 		const struct ev_rule *r = &ev->protect[i];
@@ -240,6 +258,13 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 		free(real);
 		if (!covered || lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
 			continue;
+		if (r->op == IR_WRITE && r->effect == IR_ASK) {
+			char *at = resolved(r->m.text);
+			bool answered = granted_exactly(grants, ngrants, at);
+			free(at);
+			if (answered)
+				continue;
+		}
 		add_path(in, r->m.text, r->op == IR_READ ? LOWER_MASK : LOWER_READ_ONLY, r->origin,
 			 false);
 	}

@@ -87,10 +87,22 @@ struct lower_input {
 	char *mask_file;
 };
 
+/* A path an approved call may write (approval_exec.h): exactly the file,
+ * or the directory and everything below it. */
+struct lower_grant {
+	const char *path; /* canonical */
+	bool tree;
+	const char *origin; /* "approval ID" */
+};
+
 /* Build the input of the lowerings.  Every directory context variable the
  * plan needs must have a value, and paths that would break a profile or an
  * argument vector (a newline, a NUL) are refused: -1 with *err. */
 int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char **err);
+/* The same for one approved call: each grant is a write root too, with
+ * the protections and denies inside it taken back as in any other. */
+int lower_input_build_granted(const cordon_evaluator *ev, const struct lower_grant *grants,
+			      size_t ngrants, struct lower_input *in, char **err);
 void lower_input_free(struct lower_input *in);
 
 /* The resource limits (lower_limits.c): built with the input, the one

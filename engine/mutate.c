@@ -19,7 +19,7 @@
  * leftover of a killed writer and is removed. */
 #include "config.h"
 
-#include "approval.h"
+#include "approval_exec.h"
 #include "cordon.h"
 #include "eval.h"
 #include "mutate.h"
@@ -536,14 +536,6 @@ static void mut_finish(struct mut *mu)
 	approval_clear(&mu->now);
 }
 
-/* The digest of the preset's compiled rules with this context. */
-static void preset_digest(const cordon_evaluator *ev, char out[DIGEST_HEX_LEN + 1])
-{
-	char *ir = ir_dump_text(&ev->policy->sm, ev->preset, &ev->ctx, CORDON_DUMP_NO_ORIGINS);
-	digest_hex(ir, strlen(ir), out);
-	free(ir);
-}
-
 /* What an approval for this mutation binds, besides the content. */
 static void describe_now(struct mut *mu)
 {
@@ -551,7 +543,7 @@ static void describe_now(struct mut *mu)
 	mu->now.op = m->kind == CORDON_MUTATE_EDIT ? "edit" : "write";
 	mu->now.target = mu->res->target;
 	mu->now.preset = (char *)mu->ev->preset->name;
-	preset_digest(mu->ev, mu->now.preset_digest);
+	approval_preset_digest(mu->ev, mu->now.preset_digest);
 	if (m->kind == CORDON_MUTATE_EDIT) {
 		digest_hex(m->old_text, m->old_len, mu->now.old_digest);
 		digest_hex(m->new_text ? m->new_text : "", m->new_len, mu->now.new_digest);

@@ -357,3 +357,21 @@ int close_fds_from(int lowfd)
 		close((int)fd);
 	return 0;
 }
+
+void sb_add_shell_word(struct strbuf *sb, const char *s)
+{
+	size_t plain = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				 "_-./,:=+@%");
+	if (*s && !s[plain]) {
+		sb_adds(sb, s);
+		return;
+	}
+	sb_addc(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			sb_adds(sb, "'\\''");
+		else
+			sb_addc(sb, *s);
+	}
+	sb_addc(sb, '\'');
+}

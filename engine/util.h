@@ -52,6 +52,9 @@ void sb_adds(struct strbuf *sb, const char *s);
 void sb_addc(struct strbuf *sb, char c);
 void sb_addf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap) PRINTF_LIKE(2, 0);
+/* Append s as one word for a POSIX shell: as it is when only letters,
+ * digits and _-./,:=+@% are in it, else in single quotes. */
+void sb_add_shell_word(struct strbuf *sb, const char *s);
 /* Append s as a double-quoted cordon string literal. */
 void sb_add_quoted(struct strbuf *sb, const char *s);
 char *sb_steal(struct strbuf *sb);

@@ -21,7 +21,10 @@ struct run_opts {
 	cordon_context *ctx;     /* workspace, cwd, ... (tmp is made per call) */
 	char **argv;             /* the command */
 	bool shell;              /* argv[0] is a string for sh -c */
-	bool approved;           /* the host obtained approval for an `ask` */
+	bool approved;           /* the host obtained approval for this call's preview */
+	const char *approval;    /* an exec approval id to consume, or NULL */
+	const char *preview;     /* with approved: the digest of the preview the person saw */
+	const char *policy_path; /* as given with -p, for the messages; NULL: the default */
 	double timeout;          /* seconds; 0 for none */
 	size_t max_output;       /* bytes of stdout+stderr passed through; 0: all */
 	const char *output_file; /* where the whole output is kept */

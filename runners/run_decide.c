@@ -3,8 +3,10 @@
 #include "config.h"
 
 #include "run.h"
+#include "run_approval.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 struct cordon_request run_exec_request(const struct run_opts *o)
 {
@@ -28,4 +30,17 @@ void run_refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_
 		e == CORDON_DENY ? "DENIED" : "NEEDS APPROVAL", o->preset,
 		d && cordon_decision_reason(d) ? cordon_decision_reason(d) : err ? err : "",
 		rule ? " at " : "", rule ? rule : "");
+	if (!d || cordon_decision_operation_count(d) == 0)
+		return;
+	/* What a person needs to decide: every operation, and how to say yes. */
+	struct strbuf sb;
+	sb_init(&sb);
+	exec_preview(d, &sb);
+	fprintf(stderr, "cordon: the preview (what the command will do, as the policy decides it):\n%s",
+		sb.buf);
+	sb_free(&sb);
+	if (e == CORDON_ASK)
+		run_approval_hint(o);
+	else
+		fprintf(stderr, "cordon: a denied operation is never approvable\n");
 }

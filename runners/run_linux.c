@@ -8,6 +8,7 @@
 #include "fence.h"
 #include "lower.h"
 #include "run.h"
+#include "run_approval.h"
 #include "run_limits.h"
 #include "run_links.h"
 #include "util.h"
@@ -568,6 +569,7 @@ int run_command(const struct run_opts *o)
 	struct sigaction sa, old_int, old_term;
 	struct run_limits lim = { .procs = { -1, -1 } };
 	struct fence fence = { .reg = -1 };
+	struct run_approval ra = { 0 };
 
 	/* The command must be allowed before anything else happens. */
 	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
@@ -582,7 +584,12 @@ int run_command(const struct run_opts *o)
 		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 		/* An ask may come from $TMPDIR, unknown until the private temp
 		 * dir exists: decided again below.  A deny never gets better. */
-		recheck = e == CORDON_ASK && !o->approved;
+		if (d && run_approval_wanted(o, e) && run_approval_begin(o, ev, d, &ra) != 0) {
+			outcome = "approval-void";
+			status = RUN_DENIED;
+			goto out;
+		}
+		recheck = e == CORDON_ASK && !ra.active;
 		if (e == CORDON_DENY) {
 			run_refuse(o, d, e, err);
 			outcome = "denied";
@@ -654,7 +661,13 @@ int run_command(const struct run_opts *o)
 			goto out;
 		}
 	}
-	if (lower_input_build(ev, &in, &err) != 0) {
+	if (ra.active && run_approval_prepare(&ra, &err) != 0) {
+		fprintf(stderr, "cordon: APPROVAL VOID: %s\n", err);
+		outcome = "approval-void";
+		status = RUN_DENIED;
+		goto out;
+	}
+	if (lower_input_build_granted(ev, ra.grants, ra.ngrants, &in, &err) != 0) {
 		status = unavailable("%s", err);
 		goto out;
 	}
@@ -840,14 +853,15 @@ out:
 		cordon_audit_record_decision(&rec, dec);
 		rec.args = (const char *const *)o->argv;
 		rec.nargs = nargs;
-		if (o->approved && cordon_decision_effect(dec) == CORDON_ASK)
-			rec.approval = "host";
+		if (ra.active)
+			rec.approval = ra.ap.id;
 		if (cordon_audit_append(o->audit, &rec, &aerr) != 0) {
 			fprintf(stderr, "cordon: %s\n", aerr);
 			free(aerr);
 		}
 	}
 	cordon_decision_free(dec);
+	run_approval_end(&ra);
 	cordon_redactor_free(redactor);
 	for (int k = 0; k < 2; k++)
 		sb_free(&out.held[k]);

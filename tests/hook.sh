@@ -37,7 +37,7 @@ answers() {
 	is "$rc" "$3" "$2: exit $3"
 	printf '%s\n' "$out" | sed -e "s|$self|@CORDON@|g" -e "s|$WS|@WS@|g" -e "s|$H|@HOME@|g" \
 		-e "s|$(readlink -f "$pol")|@POLICY@|g" -e "s|$pol|@POLICY@|g" \
-		> "$tmpdir/$2.out"
+		-e "s|--preview [0-9a-f]\{64\}|--preview @DIGEST@|g" > "$tmpdir/$2.out"
 	check_golden "$tmpdir/$2.out" "$dir/$2.out" "$2: the answer"
 }
 
@@ -124,15 +124,43 @@ if "$REAL" probe > /dev/null 2>&1; then
 	ok $? "Claude Code's Bash comes back rewritten"
 	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
 	is "$res" sandboxed "the rewritten command runs, and writes the workspace"
-	# An ask goes to the person; approved, it still runs in the sandbox.
+	# An ask goes to the person; approved, exactly the preview's writes
+	# widen for the call (the command aimed at a file of the test's own).
 	hook claude claude-bash-outside
 	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"updatedInput":{"command":"\([^"]*\)".*/\1/p')
-	printf '%s\n' "$cmd" | grep -q -- ' --approved -- bash -c '
-	ok $? "an ask comes back rewritten with --approved, for after the person's yes"
+	printf '%s\n' "$cmd" | grep -q -- ' --approved --preview [0-9a-f]\{64\} -- bash -c '
+	ok $? "an ask comes back rewritten with --approved and its preview's digest, for after the person's yes"
+	# Approved, exactly the preview's writes widen for the call, and only
+	# if the run's preview is the one the person saw.
+	O=$tmpdir/outside
+	mkdir -p "$O"
+	echo "touch $O/sibling" > "$O/s.sh"
+	# bash_event NAME COMMAND: a Bash event of Claude Code, and its answer's command in $cmd.
+	bash_event() {
+		printf '{"session_id":"s-1","cwd":"@WS@","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"%s"},"tool_use_id":"t"}\n' \
+			"$2" > "$tmpdir/$1.json"
+		dir0=$dir dir=$tmpdir
+		hook claude "$1"
+		dir=$dir0
+		cmd=$(printf '%s\n' "$out" | sed -n 's/.*"updatedInput":{"command":"\([^"]*\)".*/\1/p')
+	}
+	bash_event ev-approved "touch $O/approved; sh $O/s.sh; true"
 	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
 	rc=$?
-	[ $rc -ne 0 ] && [ ! -e /etc/cordon-hook-test ] && echo "$res" | grep -q 'Read-only file system'
-	ok $? "approved, it still cannot write outside: the sandbox refuses it"
+	[ $rc -eq 0 ] && [ -f "$O/approved" ]
+	ok $? "approved, it writes the file its preview showed"
+	[ ! -e "$O/sibling" ] && echo "$res" | grep -q 'Read-only file system'
+	ok $? "and nothing its preview did not show: the sandbox refuses that"
+	bash_event ev-swapped "touch $O/swapped"
+	: > "$O/other"
+	ln -s "$O/other" "$O/swapped"
+	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
+	[ $? -eq 126 ] && echo "$res" | grep -q 'the preview changed since it was shown'
+	ok $? "a target that became a link since the person saw it voids the yes"
+	fresh=$(printf '%s\n' "$cmd" | sed "s|$O/swapped|$O/fresh|")
+	res=$(cd "$WS" && HOME="$H" sh -c "$fresh" 2>&1)
+	[ $? -eq 126 ] && [ ! -e "$O/fresh" ]
+	ok $? "and so does a command other than the one shown"
 	hook gemini gemini-shell-ws
 	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"tool_input":{"command":"\([^"]*\)".*/\1/p')
 	rm -f "$WS/out.txt"

@@ -1,0 +1,227 @@
+/* The approval of one call of `cordon run` (run_approval.h). */
+#include "config.h"
+
+#include "canon.h"
+#include "run_approval.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+bool run_approval_wanted(const struct run_opts *o, enum cordon_effect e)
+{
+	return o->approval || (o->approved && e == CORDON_ASK);
+}
+
+static void audit(const struct run_opts *o, const char *op, const char *target,
+		  const char *decision, const char *rule, const char *reason, const char *id,
+		  const char *outcome)
+{
+	struct cordon_audit_record rec = { .preset = o->preset, .op = op, .target = target,
+					   .decision = decision, .rule = rule, .reason = reason,
+					   .approval = id, .actor = o->actor, .outcome = outcome };
+	char *err = NULL;
+	if (o->audit && cordon_audit_append(o->audit, &rec, &err) != 0) {
+		fprintf(stderr, "cordon: %s\n", err);
+		free(err);
+	}
+}
+
+static const char *request_text(const struct run_opts *o)
+{
+	return o->argv[0];
+}
+
+static int void_approval(const struct run_opts *o, const char *id, char *why)
+{
+	fprintf(stderr, "cordon: APPROVAL VOID: %s; the command does not run (preset '%s')\n", why,
+		o->preset);
+	audit(o, "exec", request_text(o), NULL, NULL, why, id, "approval-void");
+	free(why);
+	return -1;
+}
+
+int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
+		       const cordon_decision *d, struct run_approval *ra)
+{
+	struct cordon_request req = run_exec_request(o);
+	struct exec_approval now;
+	char *err = NULL, *why;
+	size_t cap = 0;
+
+	memset(ra, 0, sizeof(*ra));
+	req.sandboxed = true;
+	why = exec_approval_describe(ev, &req, d, &now);
+	if (o->approval) {
+		if (exec_approval_take(ev->values[CTX_SESSION_DIR], o->approval, &ra->ap, &err) != 0) {
+			exec_approval_clear(&now);
+			free(why);
+			return void_approval(o, o->approval, err);
+		}
+		char *diff = why ? xasprintf("approval %s is void: %s", o->approval, why)
+				 : exec_approval_mismatch(&ra->ap, &now, (int64_t)time(NULL));
+		if (diff) {
+			exec_approval_clear(&now);
+			exec_approval_clear(&ra->ap);
+			free(why);
+			return void_approval(o, o->approval, diff);
+		}
+		exec_approval_clear(&now);
+	} else {
+		/* --approved: the host asked the person about this very
+		 * preview, so it is approved now, bound as an approval is. */
+		if (why) {
+			exec_approval_clear(&now);
+			return void_approval(o, NULL, xasprintf("cannot approve the command: %s", why));
+		}
+		char *seen = o->preview ? cordon_decision_preview_digest(d) : NULL;
+		if (seen && strcmp(seen, o->preview) != 0) {
+			free(seen);
+			exec_approval_clear(&now);
+			return void_approval(o, NULL,
+					     xstrdup("the preview changed since it was shown (its "
+						     "digest differs from --preview): what was "
+						     "approved is not what would be granted now"));
+		}
+		free(seen);
+		ra->ap = now;
+		if (approval_new_id(ra->ap.id, &err) != 0) {
+			exec_approval_clear(&ra->ap);
+			return void_approval(o, NULL, err);
+		}
+		audit(o, "exec", request_text(o), "ask", cordon_decision_rule(d),
+		      cordon_decision_reason(d), ra->ap.id, "approval-issued");
+	}
+	free(why);
+	ra->active = true;
+	snprintf(ra->origin, sizeof(ra->origin), "approval %s", ra->ap.id);
+	audit(o, "exec", request_text(o), "ask", cordon_decision_rule(d), NULL, ra->ap.id,
+	      "approval-consumed");
+	for (size_t i = 0; i < ra->ap.nops; i++) {
+		const struct exec_approval_op *op = &ra->ap.ops[i];
+		static const char *const outcomes[] = {
+			[EXEC_GRANT_NONE] = "none",
+			[EXEC_GRANT_FILE] = "granted-file",
+			[EXEC_GRANT_TREE] = "granted-tree",
+			[EXEC_GRANT_RULE] = "rule-satisfied",
+			[EXEC_GRANT_SANDBOX] = "same-sandbox",
+		};
+		audit(o, ir_op_names[op->op], op->target, "ask", op->rule, NULL, ra->ap.id,
+		      outcomes[op->grant]);
+		if (op->grant != EXEC_GRANT_FILE && op->grant != EXEC_GRANT_TREE)
+			continue;
+		struct lower_grant g = { op->target, op->grant == EXEC_GRANT_TREE, ra->origin };
+		VEC_PUSH(ra->grants, ra->ngrants, cap, g);
+		fprintf(stderr, "cordon: approval %s: %s%s is writable for this call\n", ra->ap.id,
+			op->target, g.tree ? " and everything below it" : "");
+	}
+	return 0;
+}
+
+int run_approval_prepare(struct run_approval *ra, char **err)
+{
+	for (size_t i = 0; i < ra->ngrants; i++) {
+		const struct lower_grant *g = &ra->grants[i];
+		struct stat st;
+		int r = lstat(g->path, &st);
+		if (r != 0 && errno != ENOENT) {
+			*err = xasprintf("%s: cannot inspect '%s': %s", g->origin, g->path,
+					 strerror(errno));
+			return -1;
+		}
+		if (r != 0) {
+			/* Made here so that the plan can bind it: a mount needs
+			 * something to mount on. */
+			int fd = g->tree ? mkdir(g->path, 0777)
+					 : open(g->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+								 O_CLOEXEC,
+						0666);
+			if (fd < 0 || (!g->tree && close(fd) != 0) || lstat(g->path, &st) != 0) {
+				*err = xasprintf("%s: cannot make the approved %s '%s': %s", g->origin,
+						 g->tree ? "directory" : "file", g->path,
+						 strerror(errno));
+				return -1;
+			}
+		}
+		char *why = NULL, *real = canon_path(g->path, strlen(g->path), NULL, &why);
+		bool moved = !real || strcmp(real, g->path) != 0;
+		free(real);
+		free(why);
+		if (S_ISLNK(st.st_mode) || moved || (g->tree && !S_ISDIR(st.st_mode)) ||
+		    (!g->tree && (!S_ISREG(st.st_mode) || st.st_nlink != 1))) {
+			*err = xasprintf("%s is void: '%s' changed since the preview (%s)", g->origin,
+					 g->path,
+					 S_ISLNK(st.st_mode) ? "it is a symbolic link now"
+					 : moved	     ? "it resolves elsewhere now"
+					 : g->tree	     ? "it is not a directory"
+					 : !S_ISREG(st.st_mode) ? "it is not a regular file"
+								: "it has other hard links now");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void run_approval_end(struct run_approval *ra)
+{
+	free(ra->grants);
+	exec_approval_clear(&ra->ap);
+	memset(ra, 0, sizeof(*ra));
+}
+
+static void add_word(struct strbuf *sb, const char *w)
+{
+	sb_addc(sb, ' ');
+	sb_add_shell_word(sb, w);
+}
+
+/* The options that give the call its policy, preset and context. */
+static void call_options(const struct run_opts *o, struct strbuf *sb)
+{
+	if (o->policy_path) {
+		sb_adds(sb, " -p");
+		add_word(sb, o->policy_path);
+	}
+	sb_adds(sb, " --preset");
+	add_word(sb, o->preset);
+	for (int v = 0; v < CTX_COUNT; v++) {
+		const char *value = cordon_context_get(o->ctx, ir_ctx_var_names[v]);
+		if (v == CTX_TMP || !value)
+			continue;
+		char *kv = xasprintf("%s=%s", ir_ctx_var_names[v], value);
+		sb_adds(sb, " --context");
+		add_word(sb, kv);
+		free(kv);
+	}
+}
+
+static void command_words(const struct run_opts *o, struct strbuf *sb, bool approve)
+{
+	if (o->shell) {
+		sb_adds(sb, approve ? " --" : " --shell");
+		add_word(sb, o->argv[0]);
+		return;
+	}
+	sb_adds(sb, approve ? " --argv --" : " --");
+	for (char **a = o->argv; *a; a++)
+		add_word(sb, *a);
+}
+
+void run_approval_hint(const struct run_opts *o)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_adds(&sb, "cordon: to approve exactly this preview for one call:\n  cordon approve exec");
+	call_options(o, &sb);
+	command_words(o, &sb, true);
+	sb_adds(&sb, "\ncordon: then run it with the id that prints:\n  cordon run --approval ID");
+	call_options(o, &sb);
+	command_words(o, &sb, false);
+	fprintf(stderr, "%s\n", sb.buf);
+	sb_free(&sb);
+}

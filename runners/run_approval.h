@@ -1,0 +1,39 @@
+/* The approval a call of `cordon run` uses: --approval ID (consumed), or
+ * --approved (this call's preview approved now, by the host that asked
+ * the person).  Verified against the call, audited, and turned into the
+ * write roots the call's plan adds. */
+#ifndef CORDON_RUN_APPROVAL_H
+#define CORDON_RUN_APPROVAL_H
+
+#include "approval_exec.h"
+#include "lower.h"
+#include "run.h"
+
+struct run_approval {
+	bool active;
+	struct exec_approval ap;
+	struct lower_grant *grants;
+	size_t ngrants;
+	char origin[APPROVAL_ID_LEN + 16]; /* "approval ID", the grants' origin */
+};
+
+/* Does the call use an approval, given its first decision? */
+bool run_approval_wanted(const struct run_opts *o, enum cordon_effect e);
+
+/* Take or make the approval and check that it binds this call (ev and d:
+ * the call decided before its temp dir exists).  0 with ra active, or -1
+ * having said why on stderr and in the audit log. */
+int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
+		       const cordon_decision *d, struct run_approval *ra);
+
+/* Make each approved file or directory that is missing (so that the plan
+ * can bind it) and check that none became a link or moved.  0, or -1 with
+ * *err. */
+int run_approval_prepare(struct run_approval *ra, char **err);
+
+void run_approval_end(struct run_approval *ra);
+
+/* Say on stderr the command that approves exactly this call. */
+void run_approval_hint(const struct run_opts *o);
+
+#endif
