@@ -154,8 +154,9 @@ static const struct verb verbs[] = {
 	{ "run", "run a command under a preset's sandbox",
 	  "usage: cordon run [-p FILE] [--preset P] [--workspace DIR] [--cwd DIR]\n"
 	  "                  [--context k=v]... [--timeout SECONDS] [--max-output BYTES]\n"
-	  "                  [--output-file PATH] [--approved] [--redact] [--audit LOG]\n"
-	  "                  [--actor NAME] [--check-links] -- CMD [ARG...]\n"
+	  "                  [--output-file PATH] [--approval ID | --approved [--preview D]]\n"
+	  "                  [--redact] [--audit LOG] [--actor NAME] [--check-links]\n"
+	  "                  -- CMD [ARG...]\n"
 	  "       cordon run [OPTIONS] --shell 'COMMAND'\n"
 	  "\n"
 	  "Decide the command (CMD ARG... as the argv it is, word for word; the\n"

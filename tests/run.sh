@@ -736,7 +736,9 @@ EOF
 		for w in c1 c2; do
 			o=c2 x=$1 ws=$ws1
 			[ $w = c2 ] && o=c1 x=$2 ws=$P/c2
-			(U env ${x:+XDG_RUNTIME_DIR="$x"} "$C" run --preset workspace-write \
+			# The test policy: no glob read deny to expand over a
+			# workspace of /tmp, which holds all the machine's temp files.
+			(U env ${x:+XDG_RUNTIME_DIR="$x"} "$C" run -p "$POL" --preset ws \
 				--workspace "$ws" --context home="$H" -- \
 				sh -c "sh '$P/both.sh' '$P/$w' '$P/$o' '$probe'" > /dev/null 2>&1) &
 			eval "both_$w=\$!"
