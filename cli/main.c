@@ -351,6 +351,17 @@ cordon_policy *cli_load_policy(const char *path, int *status)
 	return p;
 }
 
+int cli_host_arg(cordon_context *ctx, const char *verb, const char *arg)
+{
+	char *err = NULL;
+	if (cordon_context_set_host(ctx, arg, &err) != 0) {
+		int rc = cli_usage_error(verb, "--host: %s", err);
+		free(err);
+		return rc;
+	}
+	return EXIT_OK;
+}
+
 int cli_context_arg(cordon_context *ctx, const char *verb, const char *arg)
 {
 	const char *eq = strchr(arg, '=');

@@ -23,13 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const sandbox_kind =
-#ifdef __APPLE__
-	"seatbelt";
-#else
-	"bwrap";
-#endif
-
 /* ---- building ------------------------------------------------------------ */
 
 static void index_add(struct ev_index *ix, const struct matcher *m, uint32_t i)
@@ -57,8 +50,12 @@ static int prepare_context(cordon_evaluator *ev, const cordon_context *ctx, char
 			ev->values[v] = xstrdup(value);
 			continue;
 		}
-		char *why = NULL, *lexical = canon_lexical(value);
-		char *real = canon_path(value, strlen(value), NULL, &why);
+		/* The host's own aliases (/tmp on macOS) are no symlink a command
+		 * could retarget: a workspace under one is named by its target. */
+		char *why = NULL, *plain = canon_lexical(value);
+		char *lexical = host_alias_apply(ev->host, plain);
+		char *real = host_resolve(ev->host, value, strlen(value), NULL, NULL, &why);
+		free(plain);
 		if (!real) {
 			*err = xasprintf("context variable '%s' ('%s') cannot be resolved: %s",
 					 ir_ctx_var_names[v], value, why);
@@ -105,7 +102,7 @@ static void push_resolved(cordon_evaluator *ev, const struct ev_rule *r, bool pr
 	if (r->m.kind != IR_PAT_LITERAL || !r->m.text ||
 	    (!protect && (r->effect != IR_DENY || (r->op != IR_READ && r->op != IR_WRITE))))
 		return;
-	real = canon_path(r->m.text, strlen(r->m.text), NULL, &why);
+	real = host_resolve(ev->host, r->m.text, strlen(r->m.text), NULL, NULL, &why);
 	/* A path that cannot be resolved (a loop) denies every request below
 	 * it already: the request cannot be resolved either. */
 	free(why);
@@ -129,8 +126,8 @@ static int add_rule(cordon_evaluator *ev, const struct ir_context *ctx, enum ir_
 			     .ctx = *ctx };
 	int missing = -1;
 	char *why = NULL;
-	enum match_status st = matcher_build(&r.m, protect ? (enum ir_op) - 1 : op, pat, ctx,
-					     &missing, &why);
+	enum match_status st = matcher_build_host(&r.m, protect ? (enum ir_op) - 1 : op, pat, ctx,
+						  ev->host, &missing, &why);
 	if (st == MATCH_ERROR) {
 		char *where = origin_text(ev->policy, origin);
 		*err = xasprintf("%s: %s", where, why);
@@ -281,6 +278,7 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 	ev = xcalloc(1, sizeof(*ev));
 	ev->policy = policy;
 	ev->preset = p;
+	ev->host = ctx && ctx->host ? ctx->host : host_facts_native();
 	for (int i = 0; i < IR_OP_COUNT; i++)
 		strmap_init(&ev->index[i].anchors);
 	strmap_init(&ev->protect_index.anchors);
@@ -594,7 +592,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		return NULL;
 	d = xcalloc(1, sizeof(*d));
 	d->preset = ev->preset->name;
-	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : sandbox_kind;
+	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : ev->host->sandbox;
 	if (op == IR_EXEC)
 		d->analysed = req->argv ? "argv" : "shell";
 	/* Whether the command will run where glob read denies are masked. */
@@ -632,11 +630,12 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		/* "~" and "~user" first, as a shell would: not a directory named
 		 * "~" under the cwd. */
 		if (req->target[0] != '~') {
-			canonical = canon_path(req->target, len, ev->ctx.value[CTX_CWD], &why);
+			canonical = host_resolve(ev->host, req->target, len, ev->ctx.value[CTX_CWD], NULL,
+						 &why);
 		} else {
 			char *home = canon_tilde(req->target, len, ev->ctx.value[CTX_HOME], &why);
 			if (home)
-				canonical = canon_path(home, strlen(home), NULL, &why);
+				canonical = host_resolve(ev->host, home, strlen(home), NULL, NULL, &why);
 			free(home);
 		}
 		if (!canonical) {

@@ -5,6 +5,7 @@
 #define CORDON_EVAL_H
 
 #include "command.h"
+#include "host_facts.h"
 #include "match.h"
 #include "policy.h"
 #include "strmap.h"
@@ -56,6 +57,9 @@ struct cordon_decision {
 struct cordon_evaluator {
 	const cordon_policy *policy;
 	const struct ir_preset *preset;
+	/* The host whose file system paths are resolved on, requests and the
+	 * literal paths of rules alike; the lowerings read it too. */
+	const struct host_facts *host;
 	char *values[CTX_COUNT];
 	struct ir_context ctx;
 	struct ev_rule *rules;

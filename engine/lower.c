@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "canon.h"
+#include "host_facts.h"
 #include "lower.h"
 
 #include <fnmatch.h>
@@ -63,12 +63,13 @@ static bool path_under(const char *path, const char *root)
  * the plan names the place itself (a deny of a symlinked ~/.ssh hides the
  * directory it points to; the evaluator denies both names).  A path that
  * cannot be resolved is kept as written: bwrap then refuses it. */
-static char *resolved(const char *path)
+static char *resolved(const struct lower_input *in, const char *path)
 {
 	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
 	if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
 		return xstrdup(path);
-	char *why = NULL, *real = canon_path(path, strlen(path), NULL, &why);
+	/* On the evaluator's host, as the requests the plan must agree with. */
+	char *why = NULL, *real = host_resolve(in->ev->host, path, strlen(path), NULL, NULL, &why);
 	free(why);
 	return real ? real : xstrdup(path);
 }
@@ -76,7 +77,7 @@ static char *resolved(const char *path)
 static void add_path(struct lower_input *in, const char *path, enum lower_why why,
 		     const char *origin, bool protect)
 {
-	char *real = resolved(path);
+	char *real = resolved(in, path);
 	for (size_t i = 0; i < in->npaths; i++) {
 		if (in->paths[i].why == why && strcmp(in->paths[i].path, real) == 0) {
 			in->paths[i].protect = in->paths[i].protect || protect;
@@ -166,7 +167,7 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 			add_advisory(in, r);
 			continue;
 		}
-		char *real = resolved(r->m.text);
+		char *real = resolved(in, r->m.text);
 		if (under_any(in, real, LOWER_WRITE_ROOT))
 			add_path(in, real, LOWER_READ_ONLY, r->origin, true);
 		free(real);
@@ -184,7 +185,7 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 		}
 		/* A write root is readable too (a mount cannot be write-only):
 		 * what may not be read below it is masked like under a read root. */
-		char *real = resolved(r->m.text);
+		char *real = resolved(in, r->m.text);
 		bool covered = under_any(in, real, root) ||
 			       (r->op == IR_READ && under_any(in, real, LOWER_WRITE_ROOT));
 		free(real);

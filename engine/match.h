@@ -34,6 +34,13 @@ enum match_status { MATCH_OK, MATCH_INACTIVE, MATCH_ERROR };
  * pattern uses a context variable that has no value. */
 enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct ir_pattern *pat,
 				const struct ir_context *ctx, int *missing, char **err);
+/* matcher_build on a host: a path pattern under one of the host's
+ * aliases (host_facts.h) is built for the alias's target.  host NULL:
+ * none. */
+struct host_facts;
+enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
+				     const struct ir_pattern *pat, const struct ir_context *ctx,
+				     const struct host_facts *facts, int *missing, char **err);
 /* A literal path matcher for path, taken as it is (no wildcard, no
  * variable): the path and everything below it. */
 void matcher_build_path(struct matcher *m, const char *path);
