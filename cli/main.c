@@ -63,7 +63,7 @@ static const struct verb verbs[] = {
 	  cmd_fmt },
 	{ "compile", "show what a preset compiles to",
 	  "usage: cordon compile [-p FILE] [--preset P | --all] --emit KIND\n"
-	  "                      [--context k=v]... [--no-origins]\n"
+	  "                      [--context k=v]... [--host linux|macos] [--no-origins]\n"
 	  "\n"
 	  "Print the checked intermediate representation of one preset: inheritance\n"
 	  "resolved, top-level rules merged, rules in canonical order (most specific\n"
@@ -80,6 +80,9 @@ static const struct verb verbs[] = {
 	  "                       sbpl: the macOS Seatbelt profile; sbpl-argv: its command\n"
 	  "  --context k=v        substitute a context variable (workspace, cwd, home,\n"
 	  "                       tmp, agent_dir, session_dir, user); repeatable\n"
+	  "  --host linux|macos   resolve paths as on that host (on macOS /etc, /tmp and\n"
+	  "                       /var are symlinks into /private); default: this\n"
+	  "                       machine, but macos for sbpl and sbpl-argv\n"
 	  "  --no-origins         leave out origins, to compare two spellings\n",
 	  cmd_compile },
 	{ "eval", "decide requests: allow, ask or deny",
@@ -99,6 +102,7 @@ static const struct verb verbs[] = {
 	  "(an empty line too); the stream goes on.\n"
 	  "\n"
 	  "  --escalate WHY       an exec that asks to run outside the sandbox\n"
+	  "  --host linux|macos   decide as on that host (default: this machine)\n"
 	  "  --audit LOG          append one JSON record a decision to LOG (default:\n"
 	  "                       $CORDON_AUDIT_LOG); secrets in it are redacted\n"
 	  "  --actor NAME         who asks, for the audit record (default: $USER)\n"
@@ -106,7 +110,7 @@ static const struct verb verbs[] = {
 	  "user, agent_dir = ~/.cordon, session_dir = ~/.cordon/sessions/default.\n",
 	  cmd_eval },
 	{ "explain", "show how a request is decided",
-	  "usage: cordon explain [-p FILE] [--preset P] [--context k=v]...\n"
+	  "usage: cordon explain [-p FILE] [--preset P] [--context k=v]... [--host H]\n"
 	  "                      [--escalate JUSTIFICATION] OP TARGET | exec --argv [--] WORD...\n"
 	  "\n"
 	  "Print the trace of one decision: the canonical target, every candidate\n"
