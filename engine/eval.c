@@ -384,6 +384,9 @@ static void trace_rule(struct strbuf *trace, const struct ev_rule *r, bool match
 		sb_add_quoted(&pat, r->resolved_from);
 		sb_adds(&pat, " resolves to)");
 	}
+	if (r->m.alias)
+		sb_addf(&pat, " (written under %s, which is %s here)", r->m.alias->path,
+			r->m.alias->target);
 	sb_addf(trace, "    %-8s %s %s %s  [literal %u, wildcards %u, %s]  %s\n",
 		matched ? "match" : "no match", ir_op_names[r->op], pat.buf,
 		ir_effect_names[r->effect], r->m.spec.literal, r->m.spec.wildcards,

@@ -83,21 +83,15 @@ static const struct host_alias *alias_at(const struct host_facts *h, const char 
 	return best;
 }
 
-size_t host_alias_prefix(const struct host_facts *h, const char *s, size_t n,
-			 const char **target)
+const struct host_alias *host_alias_of(const struct host_facts *h, const char *s, size_t n)
 {
-	const struct host_alias *a = alias_at(h, s, n, -1);
-	if (!a)
-		return 0;
-	*target = a->target;
-	return strlen(a->path);
+	return alias_at(h, s, n, -1);
 }
 
 char *host_alias_apply(const struct host_facts *h, const char *path)
 {
-	const char *target;
-	size_t k = host_alias_prefix(h, path, strlen(path), &target);
-	return k ? xasprintf("%s%s", target, path + k) : xstrdup(path);
+	const struct host_alias *a = alias_at(h, path, strlen(path), -1);
+	return a ? xasprintf("%s%s", a->target, path + strlen(a->path)) : xstrdup(path);
 }
 
 static bool re_special(char c)
@@ -110,7 +104,7 @@ static bool re_quantifier(char c)
 	return c == '*' || c == '+' || c == '?' || c == '{';
 }
 
-char *host_alias_regex(const struct host_facts *h, const char *re)
+char *host_alias_regex(const struct host_facts *h, const char *re, const struct host_alias **used)
 {
 	char lit[PATH_MAX];
 	size_t end[PATH_MAX]; /* where in re the literal character i ends */
@@ -148,11 +142,13 @@ char *host_alias_regex(const struct host_facts *h, const char *re)
 	sb_init(&sb);
 	sb_addc(&sb, '^');
 	for (const char *t = a->target; *t; t++) {
-		if (re_special(*t) || *t == '/')
+		if (re_special(*t))
 			sb_addc(&sb, '\\');
 		sb_addc(&sb, *t);
 	}
 	sb_adds(&sb, rest);
+	if (used)
+		*used = a;
 	return sb_steal(&sb);
 }
 

@@ -52,10 +52,9 @@ const char *host_facts_names(void);
 char *host_resolve(const struct host_facts *h, const char *path, size_t len, const char *cwd,
 		   struct canon_memo *memo, char **err);
 
-/* The alias that an absolute path s[0..n) starts with: the length of its
- * path (a whole number of components of s) and *target; 0 when none. */
-size_t host_alias_prefix(const struct host_facts *h, const char *s, size_t n,
-			 const char **target);
+/* The alias that an absolute path s[0..n) starts with (its path a whole
+ * number of components of s), the longest; NULL when none. */
+const struct host_alias *host_alias_of(const struct host_facts *h, const char *s, size_t n);
 
 /* path with a leading alias replaced by its target, malloc'd (a copy when
  * none applies). */
@@ -65,6 +64,6 @@ char *host_alias_apply(const struct host_facts *h, const char *path);
  * its target instead, malloc'd; NULL when the regex does not start with a
  * whole alias followed by '/' or the end.  A regex is matched on the
  * canonical path, where the alias never appears. */
-char *host_alias_regex(const struct host_facts *h, const char *re);
+char *host_alias_regex(const struct host_facts *h, const char *re, const struct host_alias **used);
 
 #endif

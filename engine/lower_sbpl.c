@@ -167,7 +167,7 @@ static char *macos_twin(const struct lower_input *in, const char *path)
  * at an alias anchors at the alias's target. */
 static char *regex_on_host(const cordon_evaluator *ev, const char *re)
 {
-	char *moved = host_alias_regex(ev->host, re);
+	char *moved = host_alias_regex(ev->host, re, NULL);
 	return moved ? moved : xstrdup(re);
 }
 
@@ -275,10 +275,11 @@ static void res_free(struct resolved *r)
  * built it: the alias's target, literal, in place of the alias. */
 static void res_host_alias(struct resolved *r, const struct host_facts *host)
 {
-	const char *target;
-	size_t k = host_alias_prefix(host, r->s.buf, r->s.len, &target);
-	if (!k)
+	const struct host_alias *alias = host_alias_of(host, r->s.buf, r->s.len);
+	if (!alias)
 		return;
+	const char *target = alias->target;
+	size_t k = strlen(alias->path);
 	struct resolved a;
 	memset(&a, 0, sizeof(a));
 	sb_init(&a.s);

@@ -251,12 +251,14 @@ static int split_hostport(const char *s, size_t len, char **host, int *port)
  * alias stands for, as a request is resolved: the alias's target replaces
  * it, literal.  A wildcard in the alias's last component ("/etc*") makes
  * no alias: that pattern names no one place. */
-static void res_host_alias(struct resolved *r, const struct host_facts *host)
+static const struct host_alias *res_host_alias(struct resolved *r,
+					       const struct host_facts *host)
 {
-	const char *target;
-	size_t k = host_alias_prefix(host, r->s, r->n, &target);
-	if (!k)
-		return;
+	const struct host_alias *alias = host_alias_of(host, r->s, r->n);
+	if (!alias)
+		return NULL;
+	const char *target = alias->target;
+	size_t k = strlen(alias->path);
 	struct resolved a;
 	memset(&a, 0, sizeof(a));
 	res_add(&a, '\0', false);
@@ -267,6 +269,7 @@ static void res_host_alias(struct resolved *r, const struct host_facts *host)
 		res_add(&a, r->s[i], r->lit[i]);
 	res_free(r);
 	*r = a;
+	return alias;
 }
 
 enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct ir_pattern *pat,
@@ -284,7 +287,7 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 	m->kind = pat->kind;
 	m->port = -1;
 	bool path_op = (int)op < 0 || op == IR_READ || op == IR_WRITE;
-	m->regex = pat->regex && path_op ? host_alias_regex(facts, pat->regex) : NULL;
+	m->regex = pat->regex && path_op ? host_alias_regex(facts, pat->regex, &m->alias) : NULL;
 	if (!m->regex && pat->regex)
 		m->regex = xstrdup(pat->regex);
 
@@ -314,7 +317,7 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 	bool path = (int)op < 0 || op == IR_READ || op == IR_WRITE;
 	if (path) {
 		res_normalize_path(&r);
-		res_host_alias(&r, facts);
+		m->alias = res_host_alias(&r, facts);
 	}
 	m->text = xstrdup(r.s);
 	m->spec = res_specificity(&r, op);

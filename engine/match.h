@@ -12,6 +12,9 @@
 
 #include "ir.h"
 
+struct host_facts;
+struct host_alias;
+
 struct matcher {
 	enum ir_pat_kind kind;
 	char *text;           /* the resolved pattern as shown; NULL for a bare regex */
@@ -25,6 +28,7 @@ struct matcher {
 	pcre2_code **word_re;
 	size_t nwords;
 	int port;             /* net: -1 for any port */
+	const struct host_alias *alias; /* the host's alias a path was written under, or NULL */
 	struct ir_specificity spec;
 };
 
@@ -37,7 +41,6 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 /* matcher_build on a host: a path pattern under one of the host's
  * aliases (host_facts.h) is built for the alias's target.  host NULL:
  * none. */
-struct host_facts;
 enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 				     const struct ir_pattern *pat, const struct ir_context *ctx,
 				     const struct host_facts *facts, int *missing, char **err);

@@ -141,6 +141,14 @@ else
 	skip "as an unprivileged user" "not root, or setpriv is missing"
 fi
 
+# explain says which alias a rule was written under.
+# shellcheck disable=SC2086
+"$CORDON" explain -p "$policy" --host macos $ctx read /etc/cordon-hf/secret > "$tmpdir/out"
+grep -q 'match    read "/private/etc/cordon-hf/secret" (written under /etc, which is /private/etc here) deny' \
+	"$tmpdir/out"
+ok $? "explain names the alias a rule was written under"
+diag < "$tmpdir/out"
+
 # The facts decide what a decision runs under, and an unknown host is refused.
 is "$("$CORDON" eval -p "$policy" --host macos --json read /etc/hosts |
 	sed 's/.*"sandbox":"\([a-z]*\)".*/\1/')" seatbelt "on macOS, a decision runs under seatbelt"
