@@ -273,14 +273,15 @@ void lower_input_free(struct lower_input *in)
 static const struct {
 	const char *name;
 	lower_fn fn;
+	const char *host; /* the host whose sandbox it is, or NULL: any host's paths do */
 } lowerings[] = {
-	{ "bwrap", lower_bwrap_json },
-	{ "bwrap-args", lower_bwrap_args },
-	{ "seccomp", lower_seccomp_text },
-	{ "seccomp-bpf", lower_seccomp_bpf },
-	{ "landlock", lower_landlock_text },
-	{ "sbpl", lower_sbpl },
-	{ "sbpl-argv", lower_sbpl_argv },
+	{ "bwrap", lower_bwrap_json, "linux" },
+	{ "bwrap-args", lower_bwrap_args, "linux" },
+	{ "seccomp", lower_seccomp_text, "linux" },
+	{ "seccomp-bpf", lower_seccomp_bpf, "linux" },
+	{ "landlock", lower_landlock_text, "linux" },
+	{ "sbpl", lower_sbpl, NULL },
+	{ "sbpl-argv", lower_sbpl_argv, NULL },
 };
 
 char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, char **err)
@@ -293,6 +294,14 @@ char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, ch
 			break;
 	if (i == ARRAY_SIZE(lowerings)) {
 		*err = xasprintf("unknown lowering '%s'", kind);
+		return NULL;
+	}
+	/* A Linux layer made of another host's paths would protect nothing
+	 * where it runs. */
+	if (lowerings[i].host && strcmp(lowerings[i].host, ev->host->name) != 0) {
+		*err = xasprintf("%s is a %s sandbox layer; the paths were resolved as on %s (give "
+				 "--host %s)",
+				 kind, lowerings[i].host, ev->host->name, lowerings[i].host);
 		return NULL;
 	}
 	if (ev->preset->sandbox == IR_SANDBOX_NONE) {

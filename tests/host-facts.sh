@@ -141,6 +141,15 @@ else
 	skip "as an unprivileged user" "not root, or setpriv is missing"
 fi
 
+# A Linux layer is not made of a Mac's paths.
+for kind in bwrap bwrap-args landlock seccomp seccomp-bpf; do
+	# shellcheck disable=SC2086
+	"$CORDON" compile -p "$policy" --host macos $ctx --emit $kind > "$tmpdir/out" 2> "$tmpdir/err"
+	is "$?:$(head -1 "$tmpdir/err")" \
+		"2:cordon: $kind is a linux sandbox layer; the paths were resolved as on macos (give --host linux)" \
+		"--emit $kind --host macos is refused"
+done
+
 # explain says which alias a rule was written under.
 # shellcheck disable=SC2086
 "$CORDON" explain -p "$policy" --host macos $ctx read /etc/cordon-hf/secret > "$tmpdir/out"
