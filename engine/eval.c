@@ -626,8 +626,23 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		    (len >= 2 && strcmp(canonical + len - 2, "/.") == 0) ||
 		    (len >= 3 && strcmp(canonical + len - 3, "/..") == 0)) {
 			free(canonical);
-			canonical = NULL;
-			why = xstrdup("the path is marked canonical but is not spelled as one");
+			char *shown = xstrndup(req->target, len);
+			if (trace)
+				sb_addf(trace, "  %s %s: marked canonical but not spelled as a canonical "
+					       "path\n  -> deny\n",
+					ir_op_names[op], shown);
+			ev_add_op(d, op, shown, IR_DENY,
+				  xstrdup("the path is marked canonical but is not spelled as one"), NULL);
+			free(shown);
+			summarize(d);
+			return d;
+		} else {
+			/* No path under one of the host's own aliases is canonical
+			 * there: name it as the rules were built for. */
+			char *named = host_alias_apply(ev->host, canonical);
+			free(canonical);
+			canonical = named;
+			len = strlen(canonical);
 		}
 	} else if (op == IR_READ || op == IR_WRITE) {
 		/* "~" and "~user" first, as a shell would: not a directory named
