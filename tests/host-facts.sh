@@ -141,6 +141,13 @@ else
 	skip "as an unprivileged user" "not root, or setpriv is missing"
 fi
 
+# A path a host vouches for as canonical is still named by an alias's target.
+echo '{"op":"read","target":"/etc/cordon-hf/secret","canonical":true}' |
+	"$CORDON" eval -p "$policy" --host macos --stdin > "$tmpdir/out"
+grep -q "^{\"decision\":\"deny\".*\"rule\":\"$policy:9:3\"" "$tmpdir/out"
+ok $? "on macOS, a canonical-marked path under /etc is decided by the rule under /etc"
+diag < "$tmpdir/out"
+
 # A Linux layer is not made of a Mac's paths.
 for kind in bwrap bwrap-args landlock seccomp seccomp-bpf; do
 	# shellcheck disable=SC2086
