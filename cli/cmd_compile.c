@@ -245,8 +245,8 @@ int cmd_compile(int argc, char **argv)
 		if (!cordon_lower_known(emit)) {
 			status = cli_usage_error("compile",
 						 "unknown --emit kind '%s' (expected ir, json, bwrap, "
-						 "bwrap-args, landlock, seccomp, seccomp-bpf, sbpl or "
-						 "sbpl-argv)",
+						 "bwrap-args, landlock, seccomp, seccomp-bpf, sbpl, "
+						 "sbpl-argv or facts)",
 						 emit);
 			goto out;
 		}

@@ -91,6 +91,33 @@ static void push_rule(cordon_evaluator *ev, struct ev_rule *r, bool protect)
 	}
 }
 
+static bool kernel_path(const char *path);
+
+const struct ev_link *ev_link_find(const cordon_evaluator *ev, const char *path)
+{
+	for (size_t i = 0; i < ev->nlinks; i++)
+		if (strcmp(ev->links[i].path, path) == 0)
+			return &ev->links[i];
+	return NULL;
+}
+
+/* Take the host facts of a rule's literal path into the snapshot, once. */
+static const struct ev_link *record_link(cordon_evaluator *ev, const struct ev_rule *r)
+{
+	const struct ev_link *known = ev_link_find(ev, r->m.text);
+	if (known)
+		return known;
+	char *why = NULL;
+	struct ev_link l = { xstrdup(r->m.text), NULL, r->origin };
+	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
+	l.real = kernel_path(r->m.text)
+			 ? xstrdup(r->m.text)
+			 : host_resolve(ev->host, r->m.text, strlen(r->m.text), NULL, NULL, &why);
+	free(why);
+	VEC_PUSH(ev->links, ev->nlinks, ev->links_cap, l);
+	return &ev->links[ev->nlinks - 1];
+}
+
 /* A deny or a protection of a literal path holds for what the path
  * resolves to as well.  Requests are decided on canonical paths, so a rule
  * written for a symlink (~/.ssh kept by stow or home-manager) would
@@ -98,14 +125,14 @@ static void push_rule(cordon_evaluator *ev, struct ev_rule *r, bool protect)
  * command retargets must not widen what the preset grants. */
 static void push_resolved(cordon_evaluator *ev, const struct ev_rule *r, bool protect)
 {
-	char *why = NULL, *real;
 	if (r->m.kind != IR_PAT_LITERAL || !r->m.text ||
-	    (!protect && (r->effect != IR_DENY || (r->op != IR_READ && r->op != IR_WRITE))))
+	    (!protect && r->op != IR_READ && r->op != IR_WRITE))
 		return;
-	real = host_resolve(ev->host, r->m.text, strlen(r->m.text), NULL, NULL, &why);
+	const char *real = record_link(ev, r)->real;
+	if (!protect && r->effect != IR_DENY)
+		return;
 	/* A path that cannot be resolved (a loop) denies every request below
 	 * it already: the request cannot be resolved either. */
-	free(why);
 	if (real && strcmp(real, r->m.text) != 0) {
 		struct ev_rule a = *r;
 		a.pat = NULL;
@@ -115,7 +142,6 @@ static void push_resolved(cordon_evaluator *ev, const struct ev_rule *r, bool pr
 		a.origin = xstrdup(r->origin);
 		push_rule(ev, &a, protect);
 	}
-	free(real);
 }
 
 static int add_rule(cordon_evaluator *ev, const struct ir_context *ctx, enum ir_op op,
@@ -337,6 +363,11 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 		index_free(&ev->index[i]);
 	index_free(&ev->protect_index);
 	strmap_free(&ev->programs);
+	for (size_t i = 0; i < ev->nlinks; i++) {
+		free(ev->links[i].path);
+		free(ev->links[i].real);
+	}
+	free(ev->links);
 	for (size_t i = 0; i < ev->nvars; i++)
 		free((char *)ev->vars[i].value);
 	free(ev->vars);

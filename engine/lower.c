@@ -68,7 +68,10 @@ static char *resolved(const struct lower_input *in, const char *path)
 	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
 	if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
 		return xstrdup(path);
-	/* On the evaluator's host, as the requests the plan must agree with. */
+	/* The evaluator's snapshot, taken with the host facts its decisions use. */
+	const struct ev_link *l = ev_link_find(in->ev, path);
+	if (l)
+		return xstrdup(l->real ? l->real : path);
 	char *why = NULL, *real = host_resolve(in->ev->host, path, strlen(path), NULL, NULL, &why);
 	free(why);
 	return real ? real : xstrdup(path);
@@ -282,6 +285,7 @@ static const struct {
 	{ "landlock", lower_landlock_text, "linux" },
 	{ "sbpl", lower_sbpl, NULL },
 	{ "sbpl-argv", lower_sbpl_argv, NULL },
+	{ "facts", lower_facts_text, NULL },
 };
 
 char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, char **err)

@@ -157,6 +157,26 @@ for kind in bwrap bwrap-args landlock seccomp seccomp-bpf; do
 		"--emit $kind --host macos is refused"
 done
 
+# --emit facts: the snapshot of the host facts, symlinks of this machine
+# read on linux, nothing of it on macos.
+mkdir -p "$tmpdir/fh/dot/ssh"
+ln -s dot/ssh "$tmpdir/fh/.ssh"
+fh=$(cd "$tmpdir/fh" && pwd -P)
+printf '%s\n' 'cordon 1;' '' 'preset "p" {' '  sandbox required;' '  read "/**" allow;' \
+	"  read \"$fh/.ssh\" deny;" '}' > "$tmpdir/fh.cordon"
+# shellcheck disable=SC2086
+"$CORDON" compile -p "$tmpdir/fh.cordon" --preset p --host linux $ctx --emit facts > "$tmpdir/out" 2>&1
+grep -qx "link \"$fh/.ssh\" -> \"$fh/dot/ssh\"  # $tmpdir/fh.cordon:6:3" "$tmpdir/out" &&
+	grep -q '^host linux  # this machine' "$tmpdir/out"
+ok $? "--emit facts on linux lists the symlink a rule's path crosses, with the rule"
+diag < "$tmpdir/out"
+# shellcheck disable=SC2086
+"$CORDON" compile -p "$tmpdir/fh.cordon" --preset p --host macos $ctx --emit facts > "$tmpdir/out" 2>&1
+grep -qx 'alias "/etc" -> "/private/etc"  # a symlink the system keeps' "$tmpdir/out" &&
+	! grep -q '^link' "$tmpdir/out"
+ok $? "--emit facts on macos lists the aliases built in and reads no symlink of this machine"
+diag < "$tmpdir/out"
+
 # explain says which alias a rule was written under.
 # shellcheck disable=SC2086
 "$CORDON" explain -p "$policy" --host macos $ctx read /etc/cordon-hf/secret > "$tmpdir/out"
