@@ -16,4 +16,11 @@ for f in runners/run_macos.c cli/cmd_run.c engine/host_facts.c engine/eval.c; do
 	ok $? "$f compiles with __APPLE__ defined"
 	diag < "$tmpdir/err"
 done
+# The script a Mac user runs is valid sh, and says it has nothing to do here.
+sh -n "$srcdir/tests/macos/verify.sh"
+ok $? "tests/macos/verify.sh is valid sh"
+if [ "$(uname -s)" != Darwin ]; then
+	is "$(sh "$srcdir/tests/macos/verify.sh" "$CORDON")" "1..0 # SKIP not macOS" \
+		"tests/macos/verify.sh skips where it is not macOS"
+fi
 done_testing
