@@ -170,9 +170,10 @@ int cordon_effect_from_name(const char *name);
 /* What an evaluator's preset compiles to for a sandbox: "bwrap" (the mount
  * plan as JSON, with origins), "bwrap-args" (the NUL-separated options that
  * `bwrap --args FD` reads), and the other kinds cordon_lower_known()
- * accepts.  Returns malloc'd bytes with their length in *len, or NULL with
- * *err (a preset without a sandbox, a context value the profile cannot
- * carry). */
+ * accepts ("sbpl", "facts": the host facts the paths were resolved with).
+ * Returns malloc'd bytes with their length in *len, or NULL with *err (a
+ * preset without a sandbox, a context value the profile cannot carry, a
+ * Linux layer of an evaluator whose host is not linux). */
 char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, char **err);
 bool cordon_lower_known(const char *kind);
 
