@@ -163,6 +163,12 @@ static char *macos_twin(const struct lower_input *in, const char *path)
 	return NULL;
 }
 
+/* The same for a translated regex anchored at a macOS alias. */
+static char *macos_regex_twin(const struct lower_input *in, const char *ere)
+{
+	return on_macos_facts(in) ? NULL : host_alias_regex(host_facts_find("macos"), ere, NULL);
+}
+
 /* A regex as the evaluator's matcher on its host built it: one anchored
  * at an alias anchors at the alias's target. */
 static char *regex_on_host(const cordon_evaluator *ev, const char *re)
@@ -620,8 +626,14 @@ static void emit_entry(struct strbuf *sb, const struct entry *e, const char *op,
 		return;
 	}
 	if (e->kind == ENTRY_REGEX) {
+		char *twin = macos_regex_twin(in, e->text);
 		sb_addf(sb, "(%s %s ", e->allow ? "allow" : "deny", op);
 		add_regex(sb, e->text);
+		if (twin) {
+			sb_addc(sb, ' ');
+			add_regex(sb, twin);
+			free(twin);
+		}
 		sb_addc(sb, ')');
 		sb_adds(sb, "  ; ");
 		add_comment_text(sb, e->label);

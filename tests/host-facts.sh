@@ -128,8 +128,10 @@ run_as() { # run_as WHO
 			"$tmpdir/macos.sb" &&
 		grep -q '(subpath "/private/tmp/cordon-hf/.git/hooks")' "$tmpdir/macos.sb"
 	ok $? "[$who] macos: the regex, the glob and the protection are lowered for their /private targets"
-	grep -q '(subpath "/tmp/cordon-hf") (subpath "/private/tmp/cordon-hf")' "$tmpdir/linux.sb"
-	ok $? "[$who] linux: a path under an alias is listed with its macOS target too"
+	grep -q '(subpath "/tmp/cordon-hf") (subpath "/private/tmp/cordon-hf")' "$tmpdir/linux.sb" &&
+		grep -q '(regex #"^/etc/cordon-hf(/.\*)?/\[^/\]\*\\.key\$") (regex #"^/private/etc/cordon-hf(/.\*)?/\[^/\]\*\\.key\$")' \
+			"$tmpdir/linux.sb"
+	ok $? "[$who] linux: a path and a glob under an alias are listed with their macOS targets too"
 }
 
 run_as "$(id -un)"
