@@ -118,7 +118,8 @@ static const struct verb verbs[] = {
 	  "rule with its specificity and whether it matched, and the winner.\n",
 	  cmd_explain },
 	{ "test", "run a policy's test blocks (TAP)",
-	  "usage: cordon test [--coverage [--threshold N]] [--include-shipped] FILE...\n"
+	  "usage: cordon test [--coverage [--threshold N]] [--include-shipped] [--host H]\n"
+	  "                   FILE...\n"
 	  "\n"
 	  "Run the test blocks of each policy and print TAP: one line for each\n"
 	  "expectation, with its location and the actual decision on failure.\n"
@@ -129,6 +130,8 @@ static const struct verb verbs[] = {
 	  "  --threshold N        exit 1 when total coverage is below N percent\n"
 	  "  --include-shipped    also run the tests, and count the rules, of the\n"
 	  "                       shipped policies a file includes (default.cordon, ...)\n"
+	  "  --host linux|macos   decide the expectations as on that host (default: this\n"
+	  "                       machine): a policy's tests hold on a Mac too\n"
 	  "\n"
 	  "Exit status: 0 when every expectation holds (and coverage reaches the\n"
 	  "threshold), 1 otherwise, 2 on a usage or I/O error.\n",

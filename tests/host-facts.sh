@@ -179,6 +179,21 @@ grep -qx 'alias "/etc" -> "/private/etc"  # a symlink the system keeps' "$tmpdir
 ok $? "--emit facts on macos lists the aliases built in and reads no symlink of this machine"
 diag < "$tmpdir/out"
 
+# The shipped policies' own test blocks hold on the macOS facts too.
+for f in "$srcdir/rules/default.cordon" "$srcdir"/rules/examples/*.cordon; do
+	"$CORDON" test --include-shipped --host macos "$f" > "$tmpdir/out" 2>&1
+	rc=$?
+	ok $rc "$(basename "$f"): its test blocks pass with --host macos ($(grep -c '^ok' "$tmpdir/out") expectations)"
+	[ $rc -eq 0 ] || grep -v '^ok' "$tmpdir/out" | diag
+done
+printf '%s\n' 'cordon 1;' '' 'preset "p" {' '  sandbox required;' '  read "/**" allow;' \
+	'  read "/etc/cordon-hf" deny;' '}' '' 'test "t" {' '  preset "p";' \
+	'  expect deny read "/private/etc/cordon-hf/x";' '}' > "$tmpdir/t.cordon"
+"$CORDON" test --host macos "$tmpdir/t.cordon" > /dev/null 2>&1
+r1=$?
+"$CORDON" test --host linux "$tmpdir/t.cordon" > /dev/null 2>&1
+is "$r1:$?" "0:1" "a test of the /private spelling holds on macos and not on linux, where it is another path"
+
 # explain says which alias a rule was written under.
 # shellcheck disable=SC2086
 "$CORDON" explain -p "$policy" --host macos $ctx read /etc/cordon-hf/secret > "$tmpdir/out"
