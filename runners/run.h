@@ -49,6 +49,10 @@ char **run_policy_environ(const struct lower_input *in);
 void run_free_argv(char **v);
 /* Remove dir and everything below it, symlinks not followed. */
 void run_remove_tree(const char *dir);
+/* Run argv[0] with envp (NULL: this process's environment), its stdout and
+ * stderr into one pipe: its exit status (-1 when it could not be run or
+ * was killed) and the first line it wrote (malloc'd, or NULL). */
+int run_capture(char *const argv[], char *const envp[], char **line);
 
 /* The helper that applies Landlock and no_new_privs inside the sandbox:
  * next to the running cordon binary, else in libexecdir. */

@@ -73,45 +73,6 @@ char *run_find_helper(void)
 	return NULL; /* Seatbelt needs no in-sandbox helper */
 }
 
-/* Run argv with envp (NULL: none), stdout and stderr into one pipe; its
- * exit status (-1 when it could not run) and its first line of output. */
-static int run_capture(char *const argv[], char *const envp[], char **line)
-{
-	int p[2], status = -1;
-	char buf[512];
-	ssize_t n;
-	pid_t pid;
-	*line = NULL;
-	if (pipe(p) != 0)
-		return -1;
-	if ((pid = fork()) < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		close(p[1]);
-		execve(argv[0], argv, envp ? envp : (char *const[]){ NULL });
-		_exit(127);
-	}
-	close(p[1]);
-	n = read(p[0], buf, sizeof(buf) - 1);
-	while (read(p[0], (char[256]){ 0 }, 256) > 0)
-		;
-	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (n > 0) {
-		buf[n] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		*line = xstrdup(buf);
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* 0 when sandbox-exec applies profile and starts /usr/bin/true under it;
  * -1 with *why (malloc'd) otherwise. */
 static int profile_applies(const char *profile, char **why)
@@ -119,7 +80,8 @@ static int profile_applies(const char *profile, char **why)
 	char *line = NULL;
 	char *argv[] = { (char *)sandbox_exec, (char *)"-p", (char *)profile, (char *)true_bin,
 			 NULL };
-	int rc = run_capture(argv, NULL, &line);
+	char *const no_env[] = { NULL };
+	int rc = run_capture(argv, no_env, &line);
 	if (rc == 0) {
 		free(line);
 		return 0;
