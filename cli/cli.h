@@ -45,6 +45,8 @@ int cli_help(const char *verb);
  * or the embedded default.  Prints diagnostics; NULL (with *status set)
  * when the policy cannot be used. */
 cordon_policy *cli_load_policy(const char *path, int *status);
+/* Apply one "--host NAME" argument. */
+int cli_host_arg(cordon_context *ctx, const char *verb, const char *arg);
 /* Apply one "--context k=v" argument. */
 int cli_context_arg(cordon_context *ctx, const char *verb, const char *arg);
 /* Fill what the command line left unset, so a person at a shell needs no

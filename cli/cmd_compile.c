@@ -23,6 +23,7 @@ static const struct {
 /* How `${tmp}` is shown when no --context gives the per-call temp dir: the
  * kinds that have comments say so in one; the others on stderr. */
 #define TMP_SHOWN "${tmp}"
+#define FOREIGN_TMP_STANDIN "/cordon-per-call-tmp.standin"
 #define TMP_NOTE                                                                             \
 	"${tmp} stands for the private temp dir that cordon run makes for each call; "      \
 	"--context tmp=DIR shows a concrete path"
@@ -110,8 +111,25 @@ static int emit_lowered(const char *policy_path, const char *preset, cordon_cont
 		status = cli_usage_error("compile", "the policy names no default preset; give --preset");
 		goto out;
 	}
+	/* A Seatbelt profile runs on a Mac: it is lowered with the macOS
+	 * host's facts unless --host says otherwise. */
+	if (!cordon_context_get_host(ctx) && strncmp(kind, "sbpl", 4) == 0 &&
+	    cordon_context_set_host(ctx, "macos", &err) != 0) {
+		status = cli_usage_error(NULL, "%s", err);
+		goto out;
+	}
+	const char *host = cordon_context_get_host(ctx);
+	bool foreign = host && strcmp(host, cordon_host_native()) != 0;
 	cli_context_defaults(ctx);
-	if (!cordon_context_get(ctx, "tmp")) {
+	if (!cordon_context_get(ctx, "tmp") && foreign) {
+		/* Nothing of another host's file system is read: the stand-in
+		 * need not exist, only be a path no alias of any host covers. */
+		standin = xstrdup(FOREIGN_TMP_STANDIN);
+		if (cordon_context_set(ctx, "tmp", standin, &err) != 0) {
+			status = cli_usage_error(NULL, "%s", err);
+			goto out;
+		}
+	} else if (!cordon_context_get(ctx, "tmp")) {
 		if (!(standin = make_standin_tmp(&made, &err)) ||
 		    cordon_context_set(ctx, "tmp", standin, &err) != 0) {
 			status = cli_usage_error(NULL, "%s", err);
@@ -157,7 +175,7 @@ out:
 
 int cmd_compile(int argc, char **argv)
 {
-	enum { OPT_PRESET = 256, OPT_EMIT, OPT_CONTEXT, OPT_NO_ORIGINS, OPT_ALL };
+	enum { OPT_PRESET = 256, OPT_EMIT, OPT_CONTEXT, OPT_NO_ORIGINS, OPT_ALL, OPT_HOST };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -166,6 +184,7 @@ int cmd_compile(int argc, char **argv)
 		{ "context", required_argument, NULL, OPT_CONTEXT },
 		{ "no-origins", no_argument, NULL, OPT_NO_ORIGINS },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policy_path = NULL, *preset = NULL, *emit = NULL;
@@ -195,6 +214,10 @@ int cmd_compile(int argc, char **argv)
 			if ((status = cli_context_arg(ctx, "compile", optarg)) != EXIT_OK)
 				goto out;
 			break;
+		case OPT_HOST:
+			if ((status = cli_host_arg(ctx, "compile", optarg)) != EXIT_OK)
+				goto out;
+			break;
 		case OPT_NO_ORIGINS:
 			flags |= CORDON_DUMP_NO_ORIGINS;
 			break;
@@ -222,8 +245,8 @@ int cmd_compile(int argc, char **argv)
 		if (!cordon_lower_known(emit)) {
 			status = cli_usage_error("compile",
 						 "unknown --emit kind '%s' (expected ir, json, bwrap, "
-						 "bwrap-args, landlock, seccomp, seccomp-bpf, sbpl or "
-						 "sbpl-argv)",
+						 "bwrap-args, landlock, seccomp, seccomp-bpf, sbpl, "
+						 "sbpl-argv or facts)",
 						 emit);
 			goto out;
 		}

@@ -54,7 +54,7 @@ static void audit_decision(const struct eval_opts *o, const cordon_decision *d,
 static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts *o, int *first)
 {
 	enum { OPT_PRESET = 256, OPT_CONTEXT, OPT_JSON, OPT_STDIN, OPT_ESCALATE, OPT_AUDIT,
-	       OPT_ACTOR };
+	       OPT_ACTOR, OPT_HOST };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -65,6 +65,7 @@ static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts 
 		{ "escalate", required_argument, NULL, OPT_ESCALATE },
 		{ "audit", required_argument, NULL, OPT_AUDIT },
 		{ "actor", required_argument, NULL, OPT_ACTOR },
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool is_eval = strcmp(verb, "eval") == 0;
@@ -83,6 +84,10 @@ static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts 
 			break;
 		case OPT_CONTEXT:
 			if ((rc = cli_context_arg(o->ctx, verb, optarg)) != EXIT_OK)
+				return rc;
+			break;
+		case OPT_HOST:
+			if ((rc = cli_host_arg(o->ctx, verb, optarg)) != EXIT_OK)
 				return rc;
 			break;
 		case OPT_JSON:
@@ -414,9 +419,11 @@ static cordon_evaluator *stream_evaluator(struct stream *st, const char *preset,
 		}
 	}
 	cordon_context *ctx = cordon_context_new();
-	const char *name;
+	const char *name, *host = cordon_context_get_host(st->o->ctx);
 	json_t *value;
 	cordon_evaluator *ev = NULL;
+	if (host && cordon_context_set_host(ctx, host, err) != 0)
+		goto out;
 	for (size_t v = 0; v < sizeof(context_names) / sizeof(*context_names); v++) {
 		const char *given = cordon_context_get(st->o->ctx, context_names[v]);
 		if (given && cordon_context_set(ctx, context_names[v], given, err) != 0)

@@ -205,6 +205,29 @@ out:
 	return status;
 }
 
+/* macOS: sandbox-exec, and whether a profile that denies by default
+ * applies and starts a program. */
+static int probe_seatbelt(struct probe_result *r, bool json)
+{
+	bool ok = r->bwrap_path && r->userns;
+	if (json) {
+		json_t *o = json_pack("{s:{s:s?,s:b,s:s?},s:b}", "seatbelt", "path", r->bwrap_path,
+				      "profile_applies", r->userns, "error", r->userns_error,
+				      "ready", ok);
+		char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		puts(s ? s : "{}");
+		free(s);
+		json_decref(o);
+	} else {
+		printf("seatbelt:  %s\n", r->bwrap_path ? r->bwrap_path : "missing (/usr/bin/sandbox-exec)");
+		printf("profile:   %s%s\n", r->userns ? "a deny-default profile applies" : "refused: ",
+		       r->userns ? "" : r->userns_error ? r->userns_error : "?");
+		printf("sandbox:   %s\n", ok ? "ready" : "UNAVAILABLE: restricted presets will not run");
+	}
+	run_probe_free(r);
+	return ok ? EXIT_OK : 125;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	struct probe_result r;
@@ -214,6 +237,8 @@ int cmd_probe(int argc, char **argv)
 	if (argc > 2 || (argc == 2 && !json))
 		return cli_usage_error("probe", "usage: cordon probe [--json]");
 	run_probe(&r, true);
+	if (r.seatbelt)
+		return probe_seatbelt(&r, json);
 	bool ok = r.bwrap_path && r.userns && r.landlock_abi >= 1 && r.seccomp && r.helper_path &&
 		  r.helper_same_build;
 	if (json) {

@@ -12,17 +12,19 @@
 
 int cmd_test(int argc, char **argv)
 {
-	enum { OPT_COVERAGE = 256, OPT_THRESHOLD, OPT_INCLUDE_SHIPPED };
+	enum { OPT_COVERAGE = 256, OPT_THRESHOLD, OPT_INCLUDE_SHIPPED, OPT_HOST };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "coverage", no_argument, NULL, OPT_COVERAGE },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "include-shipped", no_argument, NULL, OPT_INCLUDE_SHIPPED },
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t n = 0, failed = 0;
 	int c, status = EXIT_OK;
 	bool coverage = false, has_threshold = false, include_shipped = false;
+	const char *host = NULL;
 	double threshold = 0, total;
 	char *end;
 	struct coverage cov;
@@ -38,6 +40,16 @@ int cmd_test(int argc, char **argv)
 		case OPT_INCLUDE_SHIPPED:
 			include_shipped = true;
 			break;
+		case OPT_HOST: {
+			/* Refused here, before any test runs, rather than once a test. */
+			cordon_context *probe = cordon_context_new();
+			int rc = cli_host_arg(probe, "test", optarg);
+			cordon_context_free(probe);
+			if (rc != EXIT_OK)
+				return rc;
+			host = optarg;
+			break;
+		}
 		case OPT_THRESHOLD:
 			threshold = strtod(optarg, &end);
 			if (end == optarg || *end || !isfinite(threshold) || threshold < 0 ||
@@ -70,7 +82,8 @@ int cmd_test(int argc, char **argv)
 			size_t before = n;
 			if (coverage)
 				coverage_add_policy(&cov, p);
-			failed += policy_run_tests(p, stdout, &n, coverage ? &cov : NULL, include_shipped);
+			failed += policy_run_tests(p, stdout, &n, coverage ? &cov : NULL, include_shipped,
+						   host);
 			if (n == before)
 				printf("# %s has no test blocks\n", argv[i]);
 		}

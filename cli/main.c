@@ -63,7 +63,7 @@ static const struct verb verbs[] = {
 	  cmd_fmt },
 	{ "compile", "show what a preset compiles to",
 	  "usage: cordon compile [-p FILE] [--preset P | --all] --emit KIND\n"
-	  "                      [--context k=v]... [--no-origins]\n"
+	  "                      [--context k=v]... [--host linux|macos] [--no-origins]\n"
 	  "\n"
 	  "Print the checked intermediate representation of one preset: inheritance\n"
 	  "resolved, top-level rules merged, rules in canonical order (most specific\n"
@@ -77,9 +77,13 @@ static const struct verb verbs[] = {
 	  "                       bwrap-args: its options, NUL-separated, for bwrap --args;\n"
 	  "                       landlock, seccomp: the in-sandbox layers, for auditors;\n"
 	  "                       seccomp-bpf: the filter program bwrap --seccomp loads;\n"
-	  "                       sbpl: the macOS Seatbelt profile; sbpl-argv: its command\n"
+	  "                       sbpl: the macOS Seatbelt profile; sbpl-argv: its command;\n"
+	  "                       facts: the host facts the paths were resolved with\n"
 	  "  --context k=v        substitute a context variable (workspace, cwd, home,\n"
 	  "                       tmp, agent_dir, session_dir, user); repeatable\n"
+	  "  --host linux|macos   resolve paths as on that host (on macOS /etc, /tmp and\n"
+	  "                       /var are symlinks into /private); default: this\n"
+	  "                       machine, but macos for sbpl and sbpl-argv\n"
 	  "  --no-origins         leave out origins, to compare two spellings\n",
 	  cmd_compile },
 	{ "eval", "decide requests: allow, ask or deny",
@@ -99,6 +103,7 @@ static const struct verb verbs[] = {
 	  "(an empty line too); the stream goes on.\n"
 	  "\n"
 	  "  --escalate WHY       an exec that asks to run outside the sandbox\n"
+	  "  --host linux|macos   decide as on that host (default: this machine)\n"
 	  "  --audit LOG          append one JSON record a decision to LOG (default:\n"
 	  "                       $CORDON_AUDIT_LOG); secrets in it are redacted\n"
 	  "  --actor NAME         who asks, for the audit record (default: $USER)\n"
@@ -106,14 +111,15 @@ static const struct verb verbs[] = {
 	  "user, agent_dir = ~/.cordon, session_dir = ~/.cordon/sessions/default.\n",
 	  cmd_eval },
 	{ "explain", "show how a request is decided",
-	  "usage: cordon explain [-p FILE] [--preset P] [--context k=v]...\n"
+	  "usage: cordon explain [-p FILE] [--preset P] [--context k=v]... [--host H]\n"
 	  "                      [--escalate JUSTIFICATION] OP TARGET | exec --argv [--] WORD...\n"
 	  "\n"
 	  "Print the trace of one decision: the canonical target, every candidate\n"
 	  "rule with its specificity and whether it matched, and the winner.\n",
 	  cmd_explain },
 	{ "test", "run a policy's test blocks (TAP)",
-	  "usage: cordon test [--coverage [--threshold N]] [--include-shipped] FILE...\n"
+	  "usage: cordon test [--coverage [--threshold N]] [--include-shipped] [--host H]\n"
+	  "                   FILE...\n"
 	  "\n"
 	  "Run the test blocks of each policy and print TAP: one line for each\n"
 	  "expectation, with its location and the actual decision on failure.\n"
@@ -124,6 +130,8 @@ static const struct verb verbs[] = {
 	  "  --threshold N        exit 1 when total coverage is below N percent\n"
 	  "  --include-shipped    also run the tests, and count the rules, of the\n"
 	  "                       shipped policies a file includes (default.cordon, ...)\n"
+	  "  --host linux|macos   decide the expectations as on that host (default: this\n"
+	  "                       machine): a policy's tests hold on a Mac too\n"
 	  "\n"
 	  "Exit status: 0 when every expectation holds (and coverage reaches the\n"
 	  "threshold), 1 otherwise, 2 on a usage or I/O error.\n",
@@ -369,6 +377,17 @@ cordon_policy *cli_load_policy(const char *path, int *status)
 		return NULL;
 	}
 	return p;
+}
+
+int cli_host_arg(cordon_context *ctx, const char *verb, const char *arg)
+{
+	char *err = NULL;
+	if (cordon_context_set_host(ctx, arg, &err) != 0) {
+		int rc = cli_usage_error(verb, "--host: %s", err);
+		free(err);
+		return rc;
+	}
+	return EXIT_OK;
 }
 
 int cli_context_arg(cordon_context *ctx, const char *verb, const char *arg)

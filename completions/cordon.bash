@@ -60,7 +60,7 @@ _cordon()
 	[[ $cordon == */* && -x $cordon ]] || cordon=cordon
 
 	local contexts="workspace= cwd= home= tmp= agent_dir= session_dir= user="
-	local emits="ir json bwrap bwrap-args landlock seccomp seccomp-bpf sbpl sbpl-argv"
+	local emits="ir json bwrap bwrap-args landlock seccomp seccomp-bpf sbpl sbpl-argv facts"
 	local ops="read write exec net tool"
 
 	# The verb, the policy, and how many operands come before the cursor.
@@ -84,7 +84,8 @@ _cordon()
 		--policy=*) policy=${w#--policy=} ;;
 		--preset | --emit | --context | --format | --disable | --enable | --workspace | --cwd | \
 			--timeout | --max-output | --output-file | --shell | --escalate | --approval | \
-			--ttl | --old | --new | --threshold | --audit | --actor | --since | --decision) ((i++)) ;;
+			--ttl | --old | --new | --threshold | --audit | --actor | --since | --decision | \
+			--host) ((i++)) ;;
 		-*) ;;
 		*) ((operands++)) ;;
 		esac
@@ -108,6 +109,10 @@ _cordon()
 		;;
 	--decision)
 		COMPREPLY=($(compgen -W "allow ask deny" -- "$cur"))
+		return 0
+		;;
+	--host)
+		COMPREPLY=($(compgen -W "linux macos" -- "$cur"))
 		return 0
 		;;
 	--preset)

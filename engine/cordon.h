@@ -54,6 +54,15 @@ void cordon_context_free(cordon_context *ctx);
  * whose value is not an absolute path. */
 int cordon_context_set(cordon_context *ctx, const char *name, const char *value, char **err);
 const char *cordon_context_get(const cordon_context *ctx, const char *name);
+/* The host whose file system the paths mean: "linux" or "macos" (the
+ * standard facts of that platform built in: on macOS /etc, /tmp and /var
+ * are symlinks into /private).  Without it, this machine's.  Returns 0, or
+ * -1 with *err naming the platforms there are. */
+int cordon_context_set_host(cordon_context *ctx, const char *host, char **err);
+/* The host set with cordon_context_set_host, or NULL. */
+const char *cordon_context_get_host(const cordon_context *ctx);
+/* This machine's host: "linux" or "macos". */
+const char *cordon_host_native(void);
 
 enum cordon_dump_format { CORDON_DUMP_IR, CORDON_DUMP_JSON };
 enum { CORDON_DUMP_NO_ORIGINS = 1 };
@@ -162,9 +171,10 @@ int cordon_effect_from_name(const char *name);
 /* What an evaluator's preset compiles to for a sandbox: "bwrap" (the mount
  * plan as JSON, with origins), "bwrap-args" (the NUL-separated options that
  * `bwrap --args FD` reads), and the other kinds cordon_lower_known()
- * accepts.  Returns malloc'd bytes with their length in *len, or NULL with
- * *err (a preset without a sandbox, a context value the profile cannot
- * carry). */
+ * accepts ("sbpl", "facts": the host facts the paths were resolved with).
+ * Returns malloc'd bytes with their length in *len, or NULL with *err (a
+ * preset without a sandbox, a context value the profile cannot carry, a
+ * Linux layer of an evaluator whose host is not linux). */
 char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, char **err);
 bool cordon_lower_known(const char *kind);
 

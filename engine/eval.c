@@ -24,13 +24,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const sandbox_kind =
-#ifdef __APPLE__
-	"seatbelt";
-#else
-	"bwrap";
-#endif
-
 /* ---- building ------------------------------------------------------------ */
 
 static void index_add(struct ev_index *ix, const struct matcher *m, uint32_t i)
@@ -58,8 +51,12 @@ static int prepare_context(cordon_evaluator *ev, const cordon_context *ctx, char
 			ev->values[v] = xstrdup(value);
 			continue;
 		}
-		char *why = NULL, *lexical = canon_lexical(value);
-		char *real = canon_path(value, strlen(value), NULL, &why);
+		/* The host's own aliases (/tmp on macOS) are no symlink a command
+		 * could retarget: a workspace under one is named by its target. */
+		char *why = NULL, *plain = canon_lexical(value);
+		char *lexical = host_alias_apply(ev->host, plain);
+		char *real = host_resolve(ev->host, value, strlen(value), NULL, NULL, &why);
+		free(plain);
 		if (!real) {
 			*err = xasprintf("context variable '%s' ('%s') cannot be resolved: %s",
 					 ir_ctx_var_names[v], value, why);
@@ -95,6 +92,33 @@ static void push_rule(cordon_evaluator *ev, struct ev_rule *r, bool protect)
 	}
 }
 
+static bool kernel_path(const char *path);
+
+const struct ev_link *ev_link_find(const cordon_evaluator *ev, const char *path)
+{
+	for (size_t i = 0; i < ev->nlinks; i++)
+		if (strcmp(ev->links[i].path, path) == 0)
+			return &ev->links[i];
+	return NULL;
+}
+
+/* Take the host facts of a rule's literal path into the snapshot, once. */
+static const struct ev_link *record_link(cordon_evaluator *ev, const struct ev_rule *r)
+{
+	const struct ev_link *known = ev_link_find(ev, r->m.text);
+	if (known)
+		return known;
+	char *why = NULL;
+	struct ev_link l = { xstrdup(r->m.text), NULL, r->origin };
+	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
+	l.real = kernel_path(r->m.text)
+			 ? xstrdup(r->m.text)
+			 : host_resolve(ev->host, r->m.text, strlen(r->m.text), NULL, NULL, &why);
+	free(why);
+	VEC_PUSH(ev->links, ev->nlinks, ev->links_cap, l);
+	return &ev->links[ev->nlinks - 1];
+}
+
 /* A deny or a protection of a literal path holds for what the path
  * resolves to as well.  Requests are decided on canonical paths, so a rule
  * written for a symlink (~/.ssh kept by stow or home-manager) would
@@ -102,14 +126,14 @@ static void push_rule(cordon_evaluator *ev, struct ev_rule *r, bool protect)
  * command retargets must not widen what the preset grants. */
 static void push_resolved(cordon_evaluator *ev, const struct ev_rule *r, bool protect)
 {
-	char *why = NULL, *real;
 	if (r->m.kind != IR_PAT_LITERAL || !r->m.text ||
-	    (!protect && (r->effect != IR_DENY || (r->op != IR_READ && r->op != IR_WRITE))))
+	    (!protect && r->op != IR_READ && r->op != IR_WRITE))
 		return;
-	real = canon_path(r->m.text, strlen(r->m.text), NULL, &why);
+	const char *real = record_link(ev, r)->real;
+	if (!protect && r->effect != IR_DENY)
+		return;
 	/* A path that cannot be resolved (a loop) denies every request below
 	 * it already: the request cannot be resolved either. */
-	free(why);
 	if (real && strcmp(real, r->m.text) != 0) {
 		struct ev_rule a = *r;
 		a.pat = NULL;
@@ -119,7 +143,6 @@ static void push_resolved(cordon_evaluator *ev, const struct ev_rule *r, bool pr
 		a.origin = xstrdup(r->origin);
 		push_rule(ev, &a, protect);
 	}
-	free(real);
 }
 
 static int add_rule(cordon_evaluator *ev, const struct ir_context *ctx, enum ir_op op,
@@ -130,8 +153,8 @@ static int add_rule(cordon_evaluator *ev, const struct ir_context *ctx, enum ir_
 			     .ctx = *ctx };
 	int missing = -1;
 	char *why = NULL;
-	enum match_status st = matcher_build(&r.m, protect ? (enum ir_op) - 1 : op, pat, ctx,
-					     &missing, &why);
+	enum match_status st = matcher_build_host(&r.m, protect ? (enum ir_op) - 1 : op, pat, ctx,
+						  ev->host, &missing, &why);
 	if (st == MATCH_ERROR) {
 		char *where = origin_text(ev->policy, origin);
 		*err = xasprintf("%s: %s", where, why);
@@ -282,6 +305,7 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 	ev = xcalloc(1, sizeof(*ev));
 	ev->policy = policy;
 	ev->preset = p;
+	ev->host = ctx && ctx->host ? ctx->host : host_facts_native();
 	for (int i = 0; i < IR_OP_COUNT; i++)
 		strmap_init(&ev->index[i].anchors);
 	strmap_init(&ev->protect_index.anchors);
@@ -343,6 +367,11 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 		index_free(&ev->index[i]);
 	index_free(&ev->protect_index);
 	strmap_free(&ev->programs);
+	for (size_t i = 0; i < ev->nlinks; i++) {
+		free(ev->links[i].path);
+		free(ev->links[i].real);
+	}
+	free(ev->links);
 	for (size_t i = 0; i < ev->nvars; i++)
 		free((char *)ev->vars[i].value);
 	free(ev->vars);
@@ -377,6 +406,9 @@ static void trace_rule(struct strbuf *trace, const struct ev_rule *r, bool match
 		sb_add_quoted(&pat, r->resolved_from);
 		sb_adds(&pat, " resolves to)");
 	}
+	if (r->m.alias)
+		sb_addf(&pat, " (written under %s, which is %s here)", r->m.alias->path,
+			r->m.alias->target);
 	sb_addf(trace, "    %-8s %s %s %s  [%s]  %s\n", matched ? "match" : "no match",
 		ir_op_names[r->op], pat.buf, ir_effect_names[r->effect],
 		r->from ? (r->tier == 0 ? "own" : "inherited") : "top level", r->origin);
@@ -630,7 +662,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		return NULL;
 	d = xcalloc(1, sizeof(*d));
 	d->preset = ev->preset->name;
-	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : sandbox_kind;
+	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : ev->host->sandbox;
 	if (op == IR_EXEC)
 		d->analysed = req->argv ? "argv" : "shell";
 	/* Whether the command will run where glob read denies are masked. */
@@ -661,18 +693,34 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		    (len >= 2 && strcmp(canonical + len - 2, "/.") == 0) ||
 		    (len >= 3 && strcmp(canonical + len - 3, "/..") == 0)) {
 			free(canonical);
-			canonical = NULL;
-			why = xstrdup("the path is marked canonical but is not spelled as one");
+			char *shown = xstrndup(req->target, len);
+			if (trace)
+				sb_addf(trace, "  %s %s: marked canonical but not spelled as a canonical "
+					       "path\n  -> deny\n",
+					ir_op_names[op], shown);
+			ev_add_op(d, op, shown, IR_DENY,
+				  xstrdup("the path is marked canonical but is not spelled as one"), NULL);
+			free(shown);
+			summarize(d);
+			return d;
+		} else {
+			/* No path under one of the host's own aliases is canonical
+			 * there: name it as the rules were built for. */
+			char *named = host_alias_apply(ev->host, canonical);
+			free(canonical);
+			canonical = named;
+			len = strlen(canonical);
 		}
 	} else if (op == IR_READ || op == IR_WRITE) {
 		/* "~" and "~user" first, as a shell would: not a directory named
 		 * "~" under the cwd. */
 		if (req->target[0] != '~') {
-			canonical = canon_path(req->target, len, ev->ctx.value[CTX_CWD], &why);
+			canonical = host_resolve(ev->host, req->target, len, ev->ctx.value[CTX_CWD], NULL,
+						 &why);
 		} else {
 			char *home = canon_tilde(req->target, len, ev->ctx.value[CTX_HOME], &why);
 			if (home)
-				canonical = canon_path(home, strlen(home), NULL, &why);
+				canonical = host_resolve(ev->host, home, strlen(home), NULL, NULL, &why);
 			free(home);
 		}
 		if (!canonical) {

@@ -5,6 +5,7 @@
 #define CORDON_EVAL_H
 
 #include "command.h"
+#include "host_facts.h"
 #include "match.h"
 #include "policy.h"
 #include "strmap.h"
@@ -30,6 +31,15 @@ struct ev_rule {
 	/* the rules that match exactly the same targets (any place, effect) */
 	uint32_t *same;
 	size_t nsame, same_cap;
+};
+
+/* The host facts of one literal path the rules name, taken once when the
+ * evaluator is built: the decisions and the lowerings read this snapshot,
+ * so that a plan follows the symlinks the decisions followed. */
+struct ev_link {
+	char *path;         /* as the rule names it, aliases applied */
+	char *real;         /* what it resolves to on the host; NULL: it cannot be */
+	const char *origin; /* the first rule that names it (borrowed) */
 };
 
 struct ev_index {
@@ -73,6 +83,9 @@ struct cordon_decision {
 struct cordon_evaluator {
 	const cordon_policy *policy;
 	const struct ir_preset *preset;
+	/* The host whose file system paths are resolved on, requests and the
+	 * literal paths of rules alike; the lowerings read it too. */
+	const struct host_facts *host;
 	char *values[CTX_COUNT];
 	struct ir_context ctx;
 	struct ev_rule *rules;
@@ -81,10 +94,15 @@ struct cordon_evaluator {
 	struct ev_rule *protect;
 	size_t nprotect, protect_cap;
 	struct ev_index protect_index;
+	struct ev_link *links;
+	size_t nlinks, links_cap;
 	struct strmap programs; /* program spec names -> index in the IR */
 	struct cmd_var *vars;   /* environment values known before a command runs */
 	size_t nvars;
 };
+
+/* The snapshot of a literal path a rule names, or NULL when none does. */
+const struct ev_link *ev_link_find(const cordon_evaluator *ev, const char *path);
 
 /* Shared by the evaluator and the command analysis (eval_command.c). */
 const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *d,

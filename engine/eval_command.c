@@ -117,7 +117,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			  pcre2_match_data *md, struct canon_memo *memo, struct strbuf *trace)
 {
 	char *why = NULL;
-	char *root = canon_path_memo(o->target, strlen(o->target), NULL, memo, &why);
+	char *root = host_resolve(ev->host, o->target, strlen(o->target), NULL, memo, &why);
 	if (!root) {
 		ev_add_op(d, o->op, o->shown, IR_DENY, xasprintf("cannot resolve the path: %s", why),
 			  NULL);

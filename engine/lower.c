@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "canon.h"
+#include "host_facts.h"
 #include "lower.h"
 
 #include <fnmatch.h>
@@ -66,12 +66,16 @@ static bool path_under(const char *path, const char *root)
  * the plan names the place itself (a deny of a symlinked ~/.ssh hides the
  * directory it points to; the evaluator denies both names).  A path that
  * cannot be resolved is kept as written: bwrap then refuses it. */
-static char *resolved(const char *path)
+static char *resolved(const struct lower_input *in, const char *path)
 {
 	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
 	if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
 		return xstrdup(path);
-	char *why = NULL, *real = canon_path(path, strlen(path), NULL, &why);
+	/* The evaluator's snapshot, taken with the host facts its decisions use. */
+	const struct ev_link *l = ev_link_find(in->ev, path);
+	if (l)
+		return xstrdup(l->real ? l->real : path);
+	char *why = NULL, *real = host_resolve(in->ev->host, path, strlen(path), NULL, NULL, &why);
 	free(why);
 	return real ? real : xstrdup(path);
 }
@@ -101,7 +105,7 @@ static void add_links(struct lower_input *in, const char *path, const char *orig
 				parent = xstrdup("/");
 			} else {
 				char *up = xstrndup(prefix, (size_t)(slash - prefix));
-				parent = resolved(up);
+				parent = resolved(in, up);
 				free(up);
 			}
 			char *at = strcmp(parent, "/") == 0 ? xasprintf("/%s", slash + 1)
@@ -124,9 +128,10 @@ static void add_links(struct lower_input *in, const char *path, const char *orig
 static void add_path(struct lower_input *in, const char *path, enum lower_why why,
 		     const char *origin, bool protect)
 {
-	if (why == LOWER_READ_ROOT || why == LOWER_WRITE_ROOT)
+	/* Only this machine's file system has links to read; bwrap runs here. */
+	if ((why == LOWER_READ_ROOT || why == LOWER_WRITE_ROOT) && in->ev->host->live)
 		add_links(in, path, origin);
-	char *real = resolved(path);
+	char *real = resolved(in, path);
 	for (size_t i = 0; i < in->npaths; i++) {
 		if (in->paths[i].why == why && strcmp(in->paths[i].path, real) == 0) {
 			in->paths[i].protect = in->paths[i].protect || protect;
@@ -234,7 +239,7 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct lower_gra
 			add_advisory(in, r);
 			continue;
 		}
-		char *real = resolved(r->m.text);
+		char *real = resolved(in, r->m.text);
 		if (under_any(in, real, LOWER_WRITE_ROOT))
 			add_path(in, real, LOWER_READ_ONLY, r->origin, true);
 		free(real);
@@ -252,14 +257,14 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct lower_gra
 		}
 		/* A write root is readable too (a mount cannot be write-only):
 		 * what may not be read below it is masked like under a read root. */
-		char *real = resolved(r->m.text);
+		char *real = resolved(in, r->m.text);
 		bool covered = under_any(in, real, root) ||
 			       (r->op == IR_READ && under_any(in, real, LOWER_WRITE_ROOT));
 		free(real);
 		if (!covered || lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
 			continue;
 		if (r->op == IR_WRITE && r->effect == IR_ASK) {
-			char *at = resolved(r->m.text);
+			char *at = resolved(in, r->m.text);
 			bool answered = granted_exactly(grants, ngrants, at);
 			free(at);
 			if (answered)
@@ -352,14 +357,16 @@ void lower_input_free(struct lower_input *in)
 static const struct {
 	const char *name;
 	lower_fn fn;
+	const char *host; /* the host whose sandbox it is, or NULL: any host's paths do */
 } lowerings[] = {
-	{ "bwrap", lower_bwrap_json },
-	{ "bwrap-args", lower_bwrap_args },
-	{ "seccomp", lower_seccomp_text },
-	{ "seccomp-bpf", lower_seccomp_bpf },
-	{ "landlock", lower_landlock_text },
-	{ "sbpl", lower_sbpl },
-	{ "sbpl-argv", lower_sbpl_argv },
+	{ "bwrap", lower_bwrap_json, "linux" },
+	{ "bwrap-args", lower_bwrap_args, "linux" },
+	{ "seccomp", lower_seccomp_text, "linux" },
+	{ "seccomp-bpf", lower_seccomp_bpf, "linux" },
+	{ "landlock", lower_landlock_text, "linux" },
+	{ "sbpl", lower_sbpl, NULL },
+	{ "sbpl-argv", lower_sbpl_argv, NULL },
+	{ "facts", lower_facts_text, NULL },
 };
 
 char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, char **err)
@@ -372,6 +379,14 @@ char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, ch
 			break;
 	if (i == ARRAY_SIZE(lowerings)) {
 		*err = xasprintf("unknown lowering '%s'", kind);
+		return NULL;
+	}
+	/* A Linux layer made of another host's paths would protect nothing
+	 * where it runs. */
+	if (lowerings[i].host && strcmp(lowerings[i].host, ev->host->name) != 0) {
+		*err = xasprintf("%s is a %s sandbox layer; the paths were resolved as on %s (give "
+				 "--host %s)",
+				 kind, lowerings[i].host, ev->host->name, lowerings[i].host);
 		return NULL;
 	}
 	if (ev->preset->sandbox == IR_SANDBOX_NONE) {

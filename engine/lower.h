@@ -177,6 +177,8 @@ char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err)
 const char **lower_landlock_roots(const struct lower_input *in, size_t *n);
 unsigned lower_landlock_flags(const struct lower_input *in);
 char *lower_sbpl(const struct lower_input *in, size_t *len, char **err);
+/* The host facts the evaluator resolved paths with (lower_facts.c). */
+char *lower_facts_text(const struct lower_input *in, size_t *len, char **err);
 char *lower_sbpl_argv(const struct lower_input *in, size_t *len, char **err);
 
 #endif

@@ -11,8 +11,10 @@
  * Paths are baked into the profile in canonical form rather than passed
  * as parameters (-D): the profile is self-contained, and an auditor reads
  * exactly the paths it grants and takes back.  Seatbelt matches resolved
- * paths, and on macOS /tmp, /var and /etc are symlinks into /private, so
- * a path under them is listed with its /private twin.
+ * paths, and on macOS /tmp, /var and /etc are symlinks into /private: an
+ * evaluator on the macOS host facts (host_facts.h) has resolved every rule
+ * to the place the kernel sees already; one on another host's facts gets
+ * each path under a macOS alias listed with its target as well.
  *
  * Unlike a mount plan, Seatbelt matches regular expressions on paths, so
  * glob and regex denies (the advisories of lower.h) are enforced here: a
@@ -24,6 +26,7 @@
  * with a control character or invalid UTF-8 is refused. */
 #include "config.h"
 
+#include "host_facts.h"
 #include "lower.h"
 
 #include <stdio.h>
@@ -138,19 +141,46 @@ static bool under(const char *path, const char *root)
 	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-/* The /private twin of a path under /tmp, /var or /etc, or NULL. */
-static char *private_twin(const char *path)
+/* ---- path aliases --------------------------------------------------------- */
+
+static bool on_macos_facts(const struct lower_input *in)
 {
-	if (under(path, "/tmp") || under(path, "/var") || under(path, "/etc"))
-		return xasprintf("/private%s", path);
+	return in->ev && in->ev->host == host_facts_find("macos");
+}
+
+/* The place a Mac's kernel sees a path by, when the evaluator resolved it
+ * on another host's facts and a macOS alias covers it (/etc/hosts:
+ * /private/etc/hosts); NULL otherwise. */
+static char *macos_twin(const struct lower_input *in, const char *path)
+{
+	if (on_macos_facts(in))
+		return NULL;
+	char *twin = host_alias_apply(host_facts_find("macos"), path);
+	if (strcmp(twin, path) != 0)
+		return twin;
+	free(twin);
 	return NULL;
+}
+
+/* The same for a translated regex anchored at a macOS alias. */
+static char *macos_regex_twin(const struct lower_input *in, const char *ere)
+{
+	return on_macos_facts(in) ? NULL : host_alias_regex(host_facts_find("macos"), ere, NULL);
+}
+
+/* A regex as the evaluator's matcher on its host built it: one anchored
+ * at an alias anchors at the alias's target. */
+static char *regex_on_host(const cordon_evaluator *ev, const char *re)
+{
+	char *moved = host_alias_regex(ev->host, re, NULL);
+	return moved ? moved : xstrdup(re);
 }
 
 /* (subpath P), with its twin as a second filter: filters of a rule are
  * alternatives. */
-static void add_subpaths(struct strbuf *sb, const char *path)
+static void add_subpaths(struct strbuf *sb, const struct lower_input *in, const char *path)
 {
-	char *twin = private_twin(path);
+	char *twin = macos_twin(in, path);
 	sb_adds(sb, "(subpath ");
 	add_string(sb, path);
 	sb_addc(sb, ')');
@@ -163,12 +193,12 @@ static void add_subpaths(struct strbuf *sb, const char *path)
 }
 
 /* One filter for P and its twin. */
-static void add_subpath_filter(struct strbuf *sb, const char *path)
+static void add_subpath_filter(struct strbuf *sb, const struct lower_input *in, const char *path)
 {
-	char *twin = private_twin(path);
+	char *twin = macos_twin(in, path);
 	if (twin)
 		sb_adds(sb, "(require-any ");
-	add_subpaths(sb, path);
+	add_subpaths(sb, in, path);
 	if (twin)
 		sb_addc(sb, ')');
 	free(twin);
@@ -244,6 +274,26 @@ static void res_free(struct resolved *r)
 {
 	sb_free(&r->s);
 	free(r->lit);
+}
+
+/* A pattern under one of the host's aliases, as the evaluator's matcher
+ * built it: the alias's target, literal, in place of the alias. */
+static void res_host_alias(struct resolved *r, const struct host_facts *host)
+{
+	const struct host_alias *alias = host_alias_of(host, r->s.buf, r->s.len);
+	if (!alias)
+		return;
+	const char *target = alias->target;
+	size_t k = strlen(alias->path);
+	struct resolved a;
+	memset(&a, 0, sizeof(a));
+	sb_init(&a.s);
+	for (const char *t = target; *t; t++)
+		res_add(&a, *t, true);
+	for (size_t i = k; i < r->s.len; i++)
+		res_add(&a, r->s.buf[i], r->lit[i]);
+	res_free(r);
+	*r = a;
 }
 
 /* The IR pattern behind an evaluator rule: the evaluator keeps the
@@ -522,7 +572,10 @@ static int advisory_entry(const cordon_evaluator *ev, const struct lower_advisor
 		}
 	} else if (pat->text) {
 		struct resolved res;
-		if (!res_build(&res, pat->text, &r->ctx) || strcmp(res.s.buf, r->m.text) != 0) {
+		bool built = res_build(&res, pat->text, &r->ctx);
+		if (built)
+			res_host_alias(&res, ev->host);
+		if (!built || strcmp(res.s.buf, r->m.text) != 0) {
 			res_free(&res);
 			*err = xasprintf("%s: the pattern %s does not resolve as the evaluator "
 					 "resolved it",
@@ -536,14 +589,17 @@ static int advisory_entry(const cordon_evaluator *ev, const struct lower_advisor
 		re = glob_to_ere(&res, &why);
 		res_free(&res);
 	} else {
-		if (!r->m.regex || strcmp(pat->regex, r->m.regex) != 0) {
+		char *host_re = regex_on_host(ev, pat->regex);
+		bool same = r->m.regex && strcmp(host_re, r->m.regex) == 0;
+		free(host_re);
+		if (!same) {
 			*err = xasprintf("%s: the regex %s is not the evaluator's", a->origin,
 					 a->pattern);
 			return -1;
 		}
-		if (check_text(pat->regex, "regex", a->origin, err) != 0)
+		if (check_text(r->m.regex, "regex", a->origin, err) != 0)
 			return -1;
-		re = pcre_to_ere(pat->regex, &why);
+		re = pcre_to_ere(r->m.regex, &why);
 	}
 	e->spec = r->m.spec;
 	e->tier = r->tier;
@@ -572,8 +628,14 @@ static void emit_entry(struct strbuf *sb, const struct entry *e, const char *op,
 		return;
 	}
 	if (e->kind == ENTRY_REGEX) {
+		char *twin = macos_regex_twin(in, e->text);
 		sb_addf(sb, "(%s %s ", e->allow ? "allow" : "deny", op);
 		add_regex(sb, e->text);
+		if (twin) {
+			sb_addc(sb, ' ');
+			add_regex(sb, twin);
+			free(twin);
+		}
 		sb_addc(sb, ')');
 		sb_adds(sb, "  ; ");
 		add_comment_text(sb, e->label);
@@ -592,10 +654,10 @@ static void emit_entry(struct strbuf *sb, const struct entry *e, const char *op,
 			if (p->why == LOWER_READ_ONLY && p->protect && under(p->path, e->text)) {
 				if (nexcl++ == 0) {
 					sb_addf(sb, "(allow %s\n  (require-all ", op);
-					add_subpath_filter(sb, e->text);
+					add_subpath_filter(sb, in, e->text);
 				}
 				sb_adds(sb, "\n    (require-not ");
-				add_subpath_filter(sb, p->path);
+				add_subpath_filter(sb, in, p->path);
 				sb_addc(sb, ')');
 			}
 		}
@@ -604,7 +666,7 @@ static void emit_entry(struct strbuf *sb, const struct entry *e, const char *op,
 		sb_adds(sb, "))");
 	} else {
 		sb_addf(sb, "(%s %s ", e->allow ? "allow" : "deny", op);
-		add_subpaths(sb, e->text);
+		add_subpaths(sb, in, e->text);
 		sb_addc(sb, ')');
 	}
 	add_origin(sb, e->label, e->origin);

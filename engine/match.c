@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include "host_facts.h"
 #include "match.h"
 
 #include <ctype.h>
@@ -246,14 +247,49 @@ static int split_hostport(const char *s, size_t len, char **host, int *port)
 	return 0;
 }
 
+/* A path that starts with one of the host's aliases names the place the
+ * alias stands for, as a request is resolved: the alias's target replaces
+ * it, literal.  A wildcard in the alias's last component ("/etc*") makes
+ * no alias: that pattern names no one place. */
+static const struct host_alias *res_host_alias(struct resolved *r,
+					       const struct host_facts *host)
+{
+	const struct host_alias *alias = host_alias_of(host, r->s, r->n);
+	if (!alias)
+		return NULL;
+	const char *target = alias->target;
+	size_t k = strlen(alias->path);
+	struct resolved a;
+	memset(&a, 0, sizeof(a));
+	res_add(&a, '\0', false);
+	a.n = 0;
+	for (const char *t = target; *t; t++)
+		res_add(&a, *t, true);
+	for (size_t i = k; i < r->n; i++)
+		res_add(&a, r->s[i], r->lit[i]);
+	res_free(r);
+	*r = a;
+	return alias;
+}
+
 enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct ir_pattern *pat,
 				const struct ir_context *ctx, int *missing, char **err)
+{
+	return matcher_build_host(m, op, pat, ctx, NULL, missing, err);
+}
+
+enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
+				     const struct ir_pattern *pat, const struct ir_context *ctx,
+				     const struct host_facts *facts, int *missing, char **err)
 {
 	struct resolved r;
 	memset(m, 0, sizeof(*m));
 	m->kind = pat->kind;
 	m->port = -1;
-	m->regex = pat->regex ? xstrdup(pat->regex) : NULL;
+	bool path_op = (int)op < 0 || op == IR_READ || op == IR_WRITE;
+	m->regex = pat->regex && path_op ? host_alias_regex(facts, pat->regex, &m->alias) : NULL;
+	if (!m->regex && pat->regex)
+		m->regex = xstrdup(pat->regex);
 
 	if (pat->kind == IR_PAT_OPAQUE) {
 		m->floating = true;
@@ -262,10 +298,10 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 	}
 	if (!pat->text) {
 		/* A bare regex: on the canonical path, host, tool name or command. */
-		m->re = compile_re(pat->regex, PCRE2_DOTALL, err);
+		m->re = compile_re(m->regex, PCRE2_DOTALL, err);
 		if (!m->re)
 			return MATCH_ERROR;
-		char *prefix = ir_regex_prefix(pat->regex);
+		char *prefix = ir_regex_prefix(m->regex);
 		bool path = op == IR_READ || op == IR_WRITE || (int)op < 0;
 		m->spec.literal = prefix ? (unsigned)strlen(prefix) : 0;
 		m->spec.wildcards = 1;
@@ -279,8 +315,10 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 		return MATCH_INACTIVE;
 	}
 	bool path = (int)op < 0 || op == IR_READ || op == IR_WRITE;
-	if (path)
+	if (path) {
 		res_normalize_path(&r);
+		m->alias = res_host_alias(&r, facts);
+	}
 	m->text = xstrdup(r.s);
 	m->spec = res_specificity(&r, op);
 	size_t first_wild = 0;

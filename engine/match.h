@@ -13,6 +13,9 @@
 #include "contain.h"
 #include "ir.h"
 
+struct host_facts;
+struct host_alias;
+
 struct matcher {
 	enum ir_pat_kind kind;
 	char *text;           /* the resolved pattern as shown; NULL for a bare regex */
@@ -26,6 +29,7 @@ struct matcher {
 	pcre2_code **word_re;
 	size_t nwords;
 	int port;             /* net: -1 for any port */
+	const struct host_alias *alias; /* the host's alias a path was written under, or NULL */
 	struct ir_specificity spec;
 	/* the pattern as an automaton, for containment (contain.h); NULL
 	 * where it is not modelled; exec: one per word */
@@ -39,6 +43,12 @@ enum match_status { MATCH_OK, MATCH_INACTIVE, MATCH_ERROR };
  * pattern uses a context variable that has no value. */
 enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct ir_pattern *pat,
 				const struct ir_context *ctx, int *missing, char **err);
+/* matcher_build on a host: a path pattern under one of the host's
+ * aliases (host_facts.h) is built for the alias's target.  host NULL:
+ * none. */
+enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
+				     const struct ir_pattern *pat, const struct ir_context *ctx,
+				     const struct host_facts *facts, int *missing, char **err);
 /* A literal path matcher for path, taken as it is (no wildcard, no
  * variable): the path and everything below it. */
 void matcher_build_path(struct matcher *m, const char *path);

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "embedded.h"
+#include "host_facts.h"
 #include "load.h"
 #include "policy.h"
 
@@ -162,6 +163,27 @@ const char *cordon_context_get(const cordon_context *ctx, const char *name)
 {
 	int var = ir_ctx_var_lookup(name, strlen(name));
 	return var >= 0 ? ctx->vars.value[var] : NULL;
+}
+
+int cordon_context_set_host(cordon_context *ctx, const char *host, char **err)
+{
+	const struct host_facts *h = host_facts_find(host);
+	if (!h) {
+		*err = xasprintf("unknown host '%s' (expected one of: %s)", host, host_facts_names());
+		return -1;
+	}
+	ctx->host = h;
+	return 0;
+}
+
+const char *cordon_context_get_host(const cordon_context *ctx)
+{
+	return ctx->host ? ctx->host->name : NULL;
+}
+
+const char *cordon_host_native(void)
+{
+	return host_facts_native()->name;
 }
 
 char *cordon_policy_dump(const cordon_policy *p, const char *preset, const cordon_context *ctx,

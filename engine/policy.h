@@ -19,6 +19,7 @@ struct cordon_policy {
 struct cordon_context {
 	struct ir_context vars;
 	char *owned[CTX_COUNT];
+	const struct host_facts *host; /* NULL: this machine's */
 };
 
 /* Text and JSON dumps of one preset (ir_dump.c). */

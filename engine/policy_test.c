@@ -43,7 +43,7 @@ static void mark_rules(struct coverage *cov, const cordon_decision *d)
 }
 
 size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
-			struct coverage *cov, bool include_shipped)
+			struct coverage *cov, bool include_shipped, const char *host)
 {
 	size_t n = count ? *count : 0, failed = 0, shipped = 0;
 	char where[512];
@@ -56,7 +56,7 @@ size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
 		cordon_context *ctx = cordon_context_new();
 		cordon_evaluator *ev = NULL;
 		char *err = NULL;
-		bool ctx_ok = true;
+		bool ctx_ok = !host || cordon_context_set_host(ctx, host, &err) == 0;
 
 		for (size_t j = 0; j < t->ncontext && ctx_ok; j++) {
 			const struct ir_binding *b = &t->context[j];
@@ -146,5 +146,5 @@ size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
 
 size_t cordon_policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count)
 {
-	return policy_run_tests(policy, out, count, NULL, true);
+	return policy_run_tests(policy, out, count, NULL, true, NULL);
 }

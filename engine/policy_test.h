@@ -47,8 +47,10 @@ void coverage_print(FILE *out, const struct coverage *cov);
 
 /* cordon_policy_run_tests, recording deciding rules in cov (may be NULL);
  * the tests of included shipped files (embedded_included) run only when
- * include_shipped is set, and a comment counts those left out. */
+ * include_shipped is set, and a comment counts those left out.  host:
+ * decide on that host's facts (cordon_context_set_host), NULL for this
+ * machine's. */
 size_t policy_run_tests(const cordon_policy *policy, FILE *out, size_t *count,
-			struct coverage *cov, bool include_shipped);
+			struct coverage *cov, bool include_shipped, const char *host);
 
 #endif

@@ -16,43 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Run argv, return its exit status and first line of output (stdout and
- * stderr together). */
-static int capture(char *const argv[], char **line)
-{
-	int p[2];
-	pid_t pid;
-	int status = -1;
-	char buf[512];
-	ssize_t n;
-	*line = NULL;
-	if (pipe(p) != 0)
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		close(p[1]);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	n = read(p[0], buf, sizeof(buf) - 1);
-	while (read(p[0], (char[256]){ 0 }, 256) > 0)
-		;
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	if (n > 0) {
-		buf[n] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		*line = xstrdup(buf);
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 void run_probe(struct probe_result *r, bool launch)
 {
 	static const char *const paths[] = { "/usr/bin/bwrap", "/bin/bwrap" };
@@ -67,7 +30,7 @@ void run_probe(struct probe_result *r, bool launch)
 	if (r->bwrap_path && launch) {
 		char *v = NULL;
 		char *ver[] = { r->bwrap_path, (char *)"--version", NULL };
-		if (capture(ver, &v) == 0)
+		if (run_capture(ver, NULL, &v) == 0)
 			r->bwrap_version = v;
 		else
 			free(v);
@@ -76,7 +39,7 @@ void run_probe(struct probe_result *r, bool launch)
 				(char *)"--unshare-user", (char *)"--unshare-pid", (char *)"--unshare-net",
 				(char *)"--disable-userns", (char *)"--", (char *)"/bin/true", NULL };
 		char *why = NULL;
-		r->userns = capture(try, &why) == 0;
+		r->userns = run_capture(try, NULL, &why) == 0;
 		if (!r->userns)
 			r->userns_error = why ? why : xstrdup("bwrap failed");
 		else

@@ -44,6 +44,20 @@ struct cordon_request run_exec_request(const struct run_opts *o);
 void run_refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_effect e,
 		const char *err);
 
+/* The environment the preset lets through: the host's variables its keep
+ * names or globs match and no drop pattern does, then what it sets; a
+ * malloc'd NULL-terminated vector (run_free_argv).  struct lower_input is
+ * lower.h's. */
+struct lower_input;
+char **run_policy_environ(const struct lower_input *in);
+void run_free_argv(char **v);
+/* Remove dir and everything below it, symlinks not followed. */
+void run_remove_tree(const char *dir);
+/* Run argv[0] with envp (NULL: this process's environment), its stdout and
+ * stderr into one pipe: its exit status (-1 when it could not be run or
+ * was killed) and the first line it wrote (malloc'd, or NULL). */
+int run_capture(char *const argv[], char *const envp[], char **line);
+
 /* The helper that applies Landlock and no_new_privs inside the sandbox:
  * next to the running cordon binary, else in libexecdir. */
 char *run_find_helper(void);
@@ -54,6 +68,8 @@ bool run_helper_matches(const char *path);
 
 /* What a sandbox needs on this machine, layer by layer. */
 struct probe_result {
+	bool seatbelt;        /* macOS: bwrap_path is sandbox-exec's, userns whether a
+			       * deny-default profile applies (userns_error: why not) */
 	char *bwrap_path;     /* NULL when none is usable */
 	char *bwrap_version;
 	bool userns;          /* bwrap could create a user namespace */

@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -193,21 +192,6 @@ static bool plan_shows(const struct lower_input *in, const char *path)
 		}
 	}
 	return shown;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) == 0 || errno == ENOENT ? 0 : 0;
-	return unlink(path) == 0 || errno == ENOENT ? 0 : 0;
-}
-
-static void remove_tree(const char *dir)
-{
-	if (dir)
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* ---- masks -------------------------------------------------------------- */
@@ -407,38 +391,6 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 	}
 	VEC_PUSH(v, n, cap, NULL);
 #undef ARG
-	return v;
-}
-
-static void free_argv(char **v)
-{
-	for (char **a = v; a && *a; a++)
-		free(*a);
-	free(v);
-}
-
-/* The environment of an unsandboxed run: the preset's policy still holds. */
-static char **policy_environ(const struct lower_input *in)
-{
-	extern char **environ;
-	char **v = NULL;
-	size_t n = 0, cap = 0;
-	for (char **e = environ; *e; e++) {
-		const char *eq = strchr(*e, '=');
-		if (!eq)
-			continue;
-		char *name = xstrndup(*e, (size_t)(eq - *e));
-		bool keep = false, set = false;
-		keep = lower_env_kept(in, name);
-		for (size_t i = 0; i < in->nset; i++)
-			set = set || strcmp(in->set[i].name, name) == 0;
-		if (keep && !set && !lower_env_dropped(in, name))
-			VEC_PUSH(v, n, cap, xstrdup(*e));
-		free(name);
-	}
-	for (size_t i = 0; i < in->nset; i++)
-		VEC_PUSH(v, n, cap, xasprintf("%s=%s", in->set[i].name, in->set[i].value));
-	VEC_PUSH(v, n, cap, NULL);
 	return v;
 }
 
@@ -696,7 +648,7 @@ int run_command(const struct run_opts *o)
 			goto out;
 		}
 	} else {
-		envp = policy_environ(&in);
+		envp = run_policy_environ(&in);
 	}
 	if (o->output_file || o->max_output) {
 		const char *path = o->output_file;
@@ -882,14 +834,14 @@ out:
 			free((char *)out.file_path);
 	}
 	run_limits_release(&lim);
-	remove_tree(tmp);
+	run_remove_tree(tmp);
 	if (mask_made)
 		unlink(in.mask_file);
 	fence_end(&fence); /* the sandbox is gone: nothing relies on them now */
 	if (have_in)
 		lower_input_free(&in);
-	free_argv(argv);
-	free_argv(envp);
+	run_free_argv(argv);
+	run_free_argv(envp);
 	free(plan);
 	free(bpf);
 	free(tmp);

@@ -1,6 +1,22 @@
 /* The macOS runner: sandbox-exec with the lowered Seatbelt profile.  Built
  * only on macOS; restricted presets fail closed when /usr/bin/sandbox-exec
- * is missing or refuses the profile. */
+ * is missing or refuses the profile.
+ *
+ * The call's contract here:
+ *  - a private temp dir of its own (0700), under the user's temp dir that
+ *    confstr(_CS_DARWIN_USER_TEMP_DIR) names (/private/var/folders/.../T),
+ *    else under $TMPDIR, else /private/tmp; removed with what the command
+ *    left in it when the call ends;
+ *  - the environment of the preset's env block alone, as on Linux
+ *    (run_policy_environ): sandbox-exec passes it on to the command;
+ *  - the command leads a process group of its own: a timeout kills the
+ *    group, and so does the end of the call (what the command left running
+ *    in it); a process that leaves the group (setsid) is not followed,
+ *    there is no PID namespace here;
+ *  - before the command, the profile is applied once to /usr/bin/true: a
+ *    sandbox-exec that is missing, refuses the profile or cannot start a
+ *    program under it stops the call with SANDBOX_UNAVAILABLE, so that its
+ *    own failure never passes for the command's exit status. */
 #ifdef __APPLE__
 #include "config.h"
 
@@ -10,6 +26,8 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +38,7 @@
 #include <unistd.h>
 
 static const char sandbox_exec[] = "/usr/bin/sandbox-exec";
+static const char true_bin[] = "/usr/bin/true";
 
 /* A preset's limits here: the rlimits, set in the child before it execs
  * sandbox-exec (macOS counts RLIMIT_NPROC over all of the user's
@@ -54,22 +73,41 @@ char *run_find_helper(void)
 	return NULL; /* Seatbelt needs no in-sandbox helper */
 }
 
+/* 0 when sandbox-exec applies profile and starts /usr/bin/true under it;
+ * -1 with *why (malloc'd) otherwise. */
+static int profile_applies(const char *profile, char **why)
+{
+	char *line = NULL;
+	char *argv[] = { (char *)sandbox_exec, (char *)"-p", (char *)profile, (char *)true_bin,
+			 NULL };
+	char *const no_env[] = { NULL };
+	int rc = run_capture(argv, no_env, &line);
+	if (rc == 0) {
+		free(line);
+		return 0;
+	}
+	*why = rc < 0 ? xasprintf("%s could not be run", sandbox_exec)
+		      : xasprintf("%s refused the profile or could not start %s under it "
+				  "(exit %d%s%s)",
+				  sandbox_exec, true_bin, rc, line ? ": " : "", line ? line : "");
+	free(line);
+	return -1;
+}
+
 void run_probe(struct probe_result *r, bool launch)
 {
 	memset(r, 0, sizeof(*r));
+	r->seatbelt = true;
 	if (access(sandbox_exec, X_OK) == 0)
 		r->bwrap_path = xstrdup(sandbox_exec);
 	if (r->bwrap_path && launch) {
-		pid_t pid = fork();
-		int st = -1;
-		if (pid == 0) {
-			execl(sandbox_exec, sandbox_exec, "-p", "(version 1)(allow default)", "/usr/bin/true",
-			      (char *)NULL);
-			_exit(127);
-		}
-		if (pid > 0)
-			waitpid(pid, &st, 0);
-		r->userns = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		/* A profile that denies by default, as every lowered one does. */
+		static const char probe_profile[] = "(version 1)(deny default)(allow process-exec)"
+						    "(allow process-fork)(allow file-read*)"
+						    "(allow sysctl-read)";
+		r->userns = profile_applies(probe_profile, &r->userns_error) == 0;
+	} else if (!r->bwrap_path) {
+		r->userns_error = xasprintf("%s is missing", sandbox_exec);
 	}
 	r->seccomp = false;
 	r->landlock_abi = 0;
@@ -81,6 +119,54 @@ void run_probe_free(struct probe_result *r)
 	free(r->bwrap_version);
 	free(r->userns_error);
 	free(r->helper_path);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The directory the call's private temp dir is made in: the user's own
+ * temp dir, which no other user can list or write. */
+static char *temp_base(void)
+{
+#ifdef _CS_DARWIN_USER_TEMP_DIR
+	char buf[PATH_MAX];
+	size_t n = confstr(_CS_DARWIN_USER_TEMP_DIR, buf, sizeof(buf));
+	if (n > 0 && n <= sizeof(buf) && buf[0] == '/')
+		return xstrdup(buf);
+#endif
+	const char *t = getenv("TMPDIR");
+	return xstrdup(t && t[0] == '/' ? t : "/private/tmp");
+}
+
+/* The call's private temp dir, canonical (the evaluator would resolve
+ * /var/folders to /private/var/folders anyway); NULL on failure. */
+static char *make_call_tmp(void)
+{
+	char *base = temp_base();
+	size_t n = strlen(base);
+	while (n > 1 && base[n - 1] == '/')
+		base[--n] = '\0';
+	char *tmpl = xasprintf("%s/cordon-call-XXXXXX", base);
+	free(base);
+	if (!mkdtemp(tmpl)) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: cannot make a private temp dir %s: %s\n",
+			tmpl, strerror(errno));
+		free(tmpl);
+		return NULL;
+	}
+	char *real = realpath(tmpl, NULL);
+	if (!real) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: cannot resolve %s: %s\n", tmpl,
+			strerror(errno));
+		rmdir(tmpl);
+	}
+	free(tmpl);
+	return real;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int run_command(const struct run_opts *o)
@@ -89,15 +175,22 @@ int run_command(const struct run_opts *o)
 	struct lower_input in;
 	bool have_in = false;
 	char *err = NULL, *profile = NULL, *tmp = NULL;
+	char **envp = NULL;
 	size_t len;
 	int status = RUN_UNAVAILABLE, wst = 0;
 	pid_t pid;
-	char tmpl[] = "/tmp/cordon-call-XXXXXX";
 
-	if (o->redact) {
-		/* Unredacted output must not pass for redacted. */
-		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: --redact is not supported by the macOS "
-				"runner yet\n");
+	/* What this runner cannot do yet stops the call: unredacted output must
+	 * not pass for redacted, a missing record for an audited call. */
+	const char *unsupported = o->redact	    ? "--redact"
+				  : o->audit	    ? "--audit"
+				  : o->output_file  ? "--output-file"
+				  : o->max_output   ? "--max-output"
+						    : NULL;
+	if (unsupported) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s is not supported by the macOS "
+				"runner yet\n",
+			unsupported);
 		return RUN_UNAVAILABLE;
 	}
 	if (o->check_links) {
@@ -106,8 +199,10 @@ int run_command(const struct run_opts *o)
 				"macOS runner yet\n");
 		return RUN_UNAVAILABLE;
 	}
-	if (!(tmp = mkdtemp(tmpl)) || cordon_context_set(o->ctx, "tmp", tmp, &err) != 0) {
-		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: cannot make a private temp dir\n");
+	if (!(tmp = make_call_tmp()))
+		goto out;
+	if (cordon_context_set(o->ctx, "tmp", tmp, &err) != 0) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
 		goto out;
 	}
 	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
@@ -138,6 +233,10 @@ int run_command(const struct run_opts *o)
 			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
 			goto out;
 		}
+		if (profile_applies(profile, &err) != 0) {
+			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
+			goto out;
+		}
 	}
 	if (lower_input_build(ev, &in, &err) != 0) {
 		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
@@ -146,54 +245,72 @@ int run_command(const struct run_opts *o)
 	have_in = true;
 	if (macos_limits_check(&in) != 0)
 		goto out;
+	envp = run_policy_environ(&in);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: fork: %s\n", strerror(errno));
 		goto out;
+	}
 	if (pid == 0) {
 		setpgid(0, 0);
 		macos_limits_apply(&in);
+		size_t n = 0;
+		while (o->argv[n])
+			n++;
+		char **v = xcalloc(n + 8, sizeof(*v));
+		size_t k = 0;
 		if (sandboxed) {
-			size_t n = 0;
-			while (o->argv[n])
-				n++;
-			char **v = xcalloc(n + 8, sizeof(*v));
-			size_t k = 0;
 			v[k++] = (char *)sandbox_exec;
 			v[k++] = (char *)"-p";
 			v[k++] = profile;
-			if (o->shell) {
-				v[k++] = (char *)"/bin/sh";
-				v[k++] = (char *)"-c";
-			}
-			for (size_t i = 0; i < n; i++)
-				v[k++] = o->argv[i];
-			execv(sandbox_exec, v);
-		} else if (o->shell) {
-			execl("/bin/sh", "sh", "-c", o->argv[0], (char *)NULL);
-		} else {
-			execvp(o->argv[0], o->argv);
 		}
+		if (o->shell) {
+			v[k++] = (char *)"/bin/sh";
+			v[k++] = (char *)"-c";
+		}
+		for (size_t i = 0; i < n; i++)
+			v[k++] = o->argv[i];
+		if (sandboxed || o->shell) {
+			execve(v[0], v, envp);
+		} else {
+			extern char **environ;
+			environ = envp; /* the lookup and the program see the policy's */
+			execvp(v[0], v);
+		}
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: cannot run %s: %s\n", v[0],
+			strerror(errno));
 		_exit(RUN_UNAVAILABLE);
 	}
-	time_t deadline = o->timeout > 0 ? time(NULL) + (time_t)o->timeout + 1 : 0;
+	setpgid(pid, pid); /* as the child does: no window where the group is not there */
+	double deadline = o->timeout > 0 ? now_seconds() + o->timeout : 0;
 	for (;;) {
 		pid_t r = waitpid(pid, &wst, WNOHANG);
 		if (r == pid)
 			break;
-		if (deadline && time(NULL) >= deadline) {
+		if (r < 0 && errno != EINTR) {
+			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: waitpid: %s\n", strerror(errno));
 			kill(-pid, SIGKILL);
-			waitpid(pid, &wst, 0);
+			goto out;
+		}
+		if (deadline && now_seconds() >= deadline) {
+			kill(-pid, SIGKILL);
+			while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+				;
 			status = RUN_TIMEOUT;
 			goto out;
 		}
 		usleep(10000);
 	}
+	/* What the command left running in its group ends with the call. */
+	kill(-pid, SIGKILL);
 	status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
 out:
 	if (tmp)
-		rmdir(tmp);
+		run_remove_tree(tmp);
 	if (have_in)
 		lower_input_free(&in);
+	run_free_argv(envp);
+	free(tmp);
 	free(profile);
 	free(err);
 	cordon_evaluator_free(ev);

@@ -43,6 +43,8 @@ expect "a verb by its prefix" "compile" co
 expect "verbs that start alike" "edit eval explain" e
 expect "an option of compile" "--emit" compile --e
 expect "the values of --emit" "sbpl sbpl-argv seccomp seccomp-bpf" compile --emit s
+expect "the hosts of --host" "linux macos" eval --host ""
+expect "the host after --host is no operand" "--host" compile --host macos --ho
 expect "the presets of the embedded policy" "workspace-write" eval --preset w
 expect "the presets of the policy given with -p" "ci danger-full-access read-only web-dev workspace-write" \
 	compile -p "$srcdir/rules/examples/team.cordon" --preset ""

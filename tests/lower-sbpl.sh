@@ -5,7 +5,9 @@
 #  - every profile is well-formed by tests/sbpl-check;
 #  - the checker's interpreter agrees with `cordon eval` on reads and writes
 #    of the paths that matter, for the standard presets and several contexts
-#    (an `ask` is not an allow: the sandbox does not grant it);
+#    (an `ask` is not an allow: the sandbox does not grant it), on the macOS
+#    host's facts (the default of --emit sbpl; the checker asks with the
+#    paths as a Mac's kernel reports them) and on this machine's;
 #  - presets without a sandbox and paths a profile cannot carry are refused.
 # CORDON_ACCEPT=1 writes the goldens instead of comparing them.
 . "$srcdir/tests/lib.sh"
@@ -101,34 +103,53 @@ json_escape() {
 }
 
 # agree LABEL POLICY-ARGS -- PATH...: for both presets given in $presets,
-# compile, check, and compare every read and write of the paths.
+# and on both hosts, compile, check, and compare every read and write of
+# the paths.
 agree() {
 	label=$1
 	shift
+	for host in macos linux; do
+		agree_on "$label" "$@"
+	done
+}
+agree_on() {
+	label=$1
+	shift
+	if [ "$host" = macos ]; then
+		mac=--macos-paths
+		at=$label
+	else
+		mac=
+		at="$label, host linux"
+	fi
 	for preset in $presets; do
-		"$CORDON" compile "$@" --preset "$preset" --emit sbpl > "$tmpdir/p.sb" 2> "$tmpdir/err"
+		"$CORDON" compile "$@" --host $host --preset "$preset" --emit sbpl > "$tmpdir/p.sb" \
+			2> "$tmpdir/err"
 		if [ $? -ne 0 ]; then
-			ok 1 "$label/$preset: compiles"
+			ok 1 "$at/$preset: compiles"
 			diag < "$tmpdir/err"
 			continue
 		fi
-		wellformed "$tmpdir/p.sb" "$label/$preset: well-formed"
+		wellformed "$tmpdir/p.sb" "$at/$preset: well-formed"
 		: > "$tmpdir/q"
 		: > "$tmpdir/jsonl"
 		while IFS= read -r path; do
+			# Here /private/etc is another directory than /etc.
+			case $host:$path in linux:/private/*) continue ;; esac
 			for op in read write; do
 				printf '%s %s\n' "$op" "$path" >> "$tmpdir/q"
 				printf '{"op":"%s","target":"%s"}\n' "$op" "$(json_escape "$path")" \
 					>> "$tmpdir/jsonl"
 			done
 		done < "$tmpdir/paths"
-		"$check" "$tmpdir/p.sb" --queries < "$tmpdir/q" | cut -d' ' -f1 > "$tmpdir/sandbox"
-		"$CORDON" eval "$@" --preset "$preset" --stdin < "$tmpdir/jsonl" |
+		# shellcheck disable=SC2086
+		"$check" $mac "$tmpdir/p.sb" --queries < "$tmpdir/q" | cut -d' ' -f1 > "$tmpdir/sandbox"
+		"$CORDON" eval "$@" --host $host --preset "$preset" --stdin < "$tmpdir/jsonl" |
 			sed 's/^{"decision":"\([a-z]*\)".*/\1/; s/^ask$/deny/' > "$tmpdir/eval"
 		if cmp -s "$tmpdir/sandbox" "$tmpdir/eval" && test -s "$tmpdir/eval"; then
-			ok 0 "$label/$preset: sandbox agrees with eval on $(wc -l < "$tmpdir/q") requests"
+			ok 0 "$at/$preset: sandbox agrees with eval on $(wc -l < "$tmpdir/q") requests"
 		else
-			ok 1 "$label/$preset: sandbox agrees with eval"
+			ok 1 "$at/$preset: sandbox agrees with eval"
 			paste -d' ' "$tmpdir/sandbox" "$tmpdir/eval" "$tmpdir/q" |
 				awk '$1 != $2 { print "sandbox " $1 ", eval " $2 ": " $3 " " substr($0, index($0, $4)) }' |
 				diag
@@ -156,6 +177,13 @@ $2/.docker/daemon.json
 $2/.cordon/state.json
 /etc
 /etc/hosts
+/private/etc/hosts
+/etc/../etc/passwd
+/tmp/cordon-x
+/private/tmp/cordon-x
+/var/db/x
+/private/var/db/x
+/System/Volumes/Data/private/etc/hosts
 /usr/bin/env
 /
 /dev/null
@@ -214,6 +242,7 @@ cat > "$tmpdir/paths" <<EOF
 /home/u/.ssh/id_ed25519.pub
 /home/u/db.kdbx
 /etc/master.passwd
+/private/etc/master.passwd
 /etc/hosts
 /t/call/x
 EOF

@@ -169,7 +169,7 @@ EOF
 		'  exec "*" allow;' '}' > "$P/sb.cordon"
 	chmod 644 "$P/sb.cordon"
 	if [ -x "$builddir/tests/sbpl-check" ]; then
-		U "$C" compile -p "$P/sb.cordon" --preset p --emit sbpl --context home="$P/h1" \
+		U "$C" compile -p "$P/sb.cordon" --host linux --preset p --emit sbpl --context home="$P/h1" \
 			--context workspace="$P/ws1" --context tmp="$P/rt/t" > "$P/sb.prof" 2> "$errf"
 		is "$("$builddir/tests/sbpl-check" "$P/sb.prof" read "$P/h1/dotfiles/ssh/id_ed25519"):$("$builddir/tests/sbpl-check" "$P/sb.prof" read "$P/h1/dotfiles/x")" \
 			"deny:allow" "$t the Seatbelt profile denies the target of a symlinked deny under a broader allow"

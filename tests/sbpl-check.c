@@ -7,6 +7,12 @@
  *   sbpl-check PROFILE --queries        check, then answer "read PATH" and
  *                                       "write PATH" lines from stdin with
  *                                       "allow read PATH" or "deny read PATH"
+ *   sbpl-check --macos-paths PROFILE ...  the same, with each PATH first
+ *                                       resolved as a Mac's kernel reports
+ *                                       it: /etc, /tmp and /var are symlinks
+ *                                       into /private, and a directory's
+ *                                       firmlink under /System/Volumes/Data
+ *                                       is reported by its usual name
  *
  * Well-formed: balanced parentheses, terminated strings ("..." with \\ and
  * \" escapes, raw #"..."), no control characters inside strings,
@@ -496,6 +502,69 @@ static bool decide(struct node **forms, size_t n, const char *what, const char *
 	return false;
 }
 
+/* ---- macOS paths ------------------------------------------------------------ */
+
+/* This table is kept apart from the library's on purpose: the checker is
+ * the second opinion the lowering is measured against. */
+static const char *const private_links[] = { "etc", "tmp", "var" };
+static const char *const data_firmlinks[] = { "private", "Users", "Applications", "Library",
+					      "Volumes", "opt", "usr/local", "cores" };
+
+/* path resolved as a Mac's kernel reports it, in a static buffer. */
+static const char *macos_path(const char *path)
+{
+	static char out[8192];
+	size_t n = 0;
+	const char *p = path;
+	out[n++] = '/';
+	out[n] = '\0';
+	while (*p) {
+		while (*p == '/')
+			p++;
+		const char *seg = p;
+		while (*p && *p != '/')
+			p++;
+		size_t k = (size_t)(p - seg);
+		if (k == 0 || (k == 1 && seg[0] == '.'))
+			continue;
+		if (k == 2 && seg[0] == '.' && seg[1] == '.') {
+			while (n > 1 && out[n - 1] != '/')
+				n--;
+			if (n > 1)
+				n--;
+			out[n] = '\0';
+			continue;
+		}
+		if (n + k + 2 >= sizeof(out))
+			return path;
+		if (n > 1)
+			out[n++] = '/';
+		memcpy(out + n, seg, k);
+		n += k;
+		out[n] = '\0';
+		/* /etc, /tmp and /var are symlinks to private/NAME. */
+		for (size_t i = 0; i < sizeof(private_links) / sizeof(*private_links); i++) {
+			if (out[0] == '/' && !strcmp(out + 1, private_links[i])) {
+				snprintf(out, sizeof(out), "/private/%s", private_links[i]);
+				n = strlen(out);
+			}
+		}
+	}
+	static const char data[] = "/System/Volumes/Data/";
+	if (!strncmp(out, data, sizeof(data) - 1)) {
+		const char *rest = out + sizeof(data) - 2; /* from its '/' */
+		for (size_t i = 0; i < sizeof(data_firmlinks) / sizeof(*data_firmlinks); i++) {
+			size_t k = strlen(data_firmlinks[i]);
+			if (!strncmp(rest + 1, data_firmlinks[i], k) &&
+			    (rest[1 + k] == '\0' || rest[1 + k] == '/')) {
+				memmove(out, rest, strlen(rest) + 1);
+				break;
+			}
+		}
+	}
+	return out;
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 static char *slurp(FILE *f, size_t *len)
@@ -527,7 +596,7 @@ static void node_free(struct node *n)
 
 static int usage(void)
 {
-	fputs("usage: sbpl-check PROFILE [read|write PATH | --queries]\n", stderr);
+	fputs("usage: sbpl-check [--macos-paths] PROFILE [read|write PATH | --queries]\n", stderr);
 	return 2;
 }
 
@@ -537,7 +606,12 @@ int main(int argc, char **argv)
 	struct node top = { 0 };
 	FILE *f;
 	int status = 0;
+	bool mac = argc > 1 && !strcmp(argv[1], "--macos-paths");
 
+	if (mac) {
+		argv++;
+		argc--;
+	}
 	if (argc != 2 && argc != 3 && argc != 4)
 		return usage();
 	if (argc == 3 && strcmp(argv[2], "--queries"))
@@ -566,7 +640,8 @@ int main(int argc, char **argv)
 	if (nerrors) {
 		status = 1;
 	} else if (argc == 4) {
-		puts(decide(top.kid, top.n, argv[2], argv[3]) ? "allow" : "deny");
+		puts(decide(top.kid, top.n, argv[2], mac ? macos_path(argv[3]) : argv[3]) ? "allow"
+											  : "deny");
 	} else if (argc == 3) {
 		char line[8192];
 		while (fgets(line, sizeof(line), stdin)) {
@@ -578,8 +653,9 @@ int main(int argc, char **argv)
 				continue;
 			}
 			*sp = '\0';
-			printf("%s %s %s\n", decide(top.kid, top.n, line, sp + 1) ? "allow" : "deny",
-			       line, sp + 1);
+			const char *path = mac ? macos_path(sp + 1) : sp + 1;
+			printf("%s %s %s\n", decide(top.kid, top.n, line, path) ? "allow" : "deny", line,
+			       sp + 1);
 		}
 	}
 	for (size_t i = 0; i < top.n; i++)

@@ -323,4 +323,15 @@ EOF
 is "$?" 0 "a test block's '~', '~root' and relative targets decide as a host's"
 grep -q '^not ok' out && diag < out
 
+# A path marked canonical that is not spelled as one is denied, not taken.
+printf '%s\n' '{"id":1,"op":"read","target":"/a//b","canonical":true}' \
+	'{"id":2,"op":"write","target":"/a/../b","canonical":true}' \
+	'{"id":3,"op":"read","target":"/a/b","canonical":true}' |
+	"$CORDON" eval --stdin > out 2> err
+is "$?:$(sed 's/^{"id":\([0-9]\),"decision":"\([a-z]*\)".*/\1 \2/' out | tr '\n' ' ')" "0:1 deny 2 deny 3 allow " \
+	"a canonical-marked path spelled otherwise is denied; one spelled right is decided"
+is "$(grep -c '"reason":"the path is marked canonical but is not spelled as one"' out)" 2 \
+	"the denial says the path is not spelled as a canonical one"
+diag < err
+
 done_testing

@@ -15,7 +15,13 @@
  *    back), where no mount
  *    means nothing of the host is reachable;
  *  - the Seatbelt profile (`sbpl`), answered by tests/sbpl-check's
- *    interpreter, which must agree exactly, missing paths included.
+ *    interpreter, which must agree exactly, missing paths included;
+ *  - the same policy on the macOS host's facts, where /etc, /tmp and /var
+ *    are symlinks into /private: every path decides as on this machine
+ *    (the /private spelling as the path it names), and the Seatbelt
+ *    profile lowered there, asked with the paths as a Mac's kernel
+ *    reports them (sbpl-check --macos-paths), agrees with that evaluator.
+ *    Some rules name paths under /etc, /tmp and /var for it.
  *
  * What the mount plan cannot say, by design, and is counted rather than
  * failed:
@@ -489,8 +495,37 @@ static char *spell(const struct world *w, const char *path)
 	return b.s;
 }
 
-/* A path for a rule: most of them in the workspace. */
+/* Paths under the macOS aliases, for rules and queries; none exists here
+ * but /etc, /tmp and /var, and none is a symlink here. */
+static const char *const alias_paths[] = {
+	"/etc",		       "/etc/cordon-equiv",   "/etc/cordon-equiv/a.conf",
+	"/var/cordon-equiv",   "/var/cordon-equiv/db", "/tmp/cordon-equiv-alias",
+	"/tmp/cordon-equiv-alias/x",
+};
+
+/* Which rules name an alias path draws from a stream of its own, so that
+ * the policies of a seed stay what they were otherwise. */
+static uint64_t alias_rng_state;
+
+static unsigned alias_rnd(unsigned n)
+{
+	alias_rng_state = alias_rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)((alias_rng_state >> 33) % n);
+}
+
+static const char *pick_tree_path(const struct world *w);
+
+/* A path for a rule: most of them in the workspace, now and then one
+ * under /etc, /tmp or /var. */
 static const char *pick_path(const struct world *w)
+{
+	const char *p = pick_tree_path(w);
+	if (alias_rnd(100) < 6)
+		return alias_paths[alias_rnd(sizeof(alias_paths) / sizeof(*alias_paths))];
+	return p;
+}
+
+static const char *pick_tree_path(const struct world *w)
 {
 	for (;;) {
 		unsigned k = rnd(10);
@@ -949,7 +984,7 @@ static const char *sbpl_check;
 /* Answers "allow"/"deny" for each query line, in order; false when the
  * checker failed (with a message in *why). */
 static bool sbpl_answers(const char *profile, size_t plen, const struct list *queries,
-			 bool *answers, const char *dir, char **why)
+			 bool *answers, const char *dir, bool mac, char **why)
 {
 	char *pf = fmt("%s/profile.sb", dir), *qf = fmt("%s/queries", dir),
 	     *af = fmt("%s/answers", dir), *ef = fmt("%s/errors", dir);
@@ -972,7 +1007,12 @@ static bool sbpl_answers(const char *profile, size_t plen, const struct list *qu
 	posix_spawn_file_actions_addopen(&fa, 0, qf, O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, af, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	posix_spawn_file_actions_addopen(&fa, 2, ef, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	char *argv[] = { (char *)sbpl_check, pf, (char *)"--queries", NULL };
+	char *argv[] = { (char *)sbpl_check, pf, (char *)"--queries", NULL, NULL };
+	if (mac) {
+		argv[1] = (char *)"--macos-paths";
+		argv[2] = pf;
+		argv[3] = (char *)"--queries";
+	}
 	pid_t pid;
 	int rc = posix_spawn(&pid, sbpl_check, &fa, NULL, argv, environ), status = 0;
 	posix_spawn_file_actions_destroy(&fa);
@@ -1057,6 +1097,11 @@ enum cls {
 	C_SBPL_WIDER,
 	C_SBPL_STRICTER,
 	C_SBPL_AGREE,
+	C_HOST_DIFFERS,
+	C_HOST_AGREE,
+	C_SBPL_MAC_WIDER,
+	C_SBPL_MAC_STRICTER,
+	C_SBPL_MAC_AGREE,
 	C_COUNT
 };
 
@@ -1109,6 +1154,11 @@ static const struct {
 	[C_SBPL_WIDER] = { "BUG sbpl allows, eval does not", true },
 	[C_SBPL_STRICTER] = { "BUG sbpl denies, eval allows", true },
 	[C_SBPL_AGREE] = { "sbpl agrees", false },
+	[C_HOST_DIFFERS] = { "BUG macOS facts decide otherwise", true },
+	[C_HOST_AGREE] = { "macOS facts decide the same", false },
+	[C_SBPL_MAC_WIDER] = { "BUG macOS sbpl allows, macOS eval does not", true },
+	[C_SBPL_MAC_STRICTER] = { "BUG macOS sbpl denies, macOS eval allows", true },
+	[C_SBPL_MAC_AGREE] = { "macOS sbpl agrees", false },
 };
 
 static size_t counts[C_COUNT];
@@ -1239,6 +1289,12 @@ static void query_paths(const struct world *w, const struct policy *p, struct li
 					      "/cordon-equiv-missing", "/usr/cordon-equiv-missing" };
 	for (size_t i = 0; i < sizeof(system) / sizeof(*system); i++)
 		list_add(q, xstrdup(system[i]));
+	for (size_t i = 0; i < sizeof(alias_paths) / sizeof(*alias_paths); i++) {
+		if (!list_has(q, alias_paths[i]))
+			list_add(q, xstrdup(alias_paths[i]));
+		list_add(q, fmt("/private%s", alias_paths[i]));
+		list_add(q, fmt("%s/zz", alias_paths[i]));
+	}
 	for (size_t i = 0; i < w->dirs.n; i++) {
 		list_add(q, xstrdup(w->dirs.v[i]));
 		if (chance(30))
@@ -1553,7 +1609,8 @@ static void check_bwrap(struct ctx_case *c, const cordon_evaluator *ev,
 	free(json);
 }
 
-static void check_sbpl(struct ctx_case *c, const cordon_evaluator *ev, const struct list *q)
+static void check_sbpl(struct ctx_case *c, const cordon_evaluator *ev, const struct list *q,
+		       bool mac)
 {
 	char *err = NULL, *why = NULL;
 	size_t before = c->failures, plen = 0;
@@ -1568,11 +1625,16 @@ static void check_sbpl(struct ctx_case *c, const cordon_evaluator *ev, const str
 	for (size_t i = 0; i < q->n; i++) {
 		if (kernel_fs(q->v[i]))
 			continue;
+		/* A profile lowered on this host's facts names each path under a
+		 * macOS alias with its /private target too, for the Mac it runs
+		 * on: here /private/etc is another directory, not asked. */
+		if (!mac && strncmp(q->v[i], "/private/", 9) == 0)
+			continue;
 		list_add(&sq, fmt("read %s", q->v[i]));
 		list_add(&sq, fmt("write %s", q->v[i]));
 	}
 	bool *answers = xmalloc(sq.n * sizeof(bool));
-	if (!sbpl_answers(profile, plen, &sq, answers, c->w->root, &why)) {
+	if (!sbpl_answers(profile, plen, &sq, answers, c->w->root, mac, &why)) {
 		show_policy(c);
 		diag_text(why);
 		c->failures++;
@@ -1584,14 +1646,17 @@ static void check_sbpl(struct ctx_case *c, const cordon_evaluator *ev, const str
 			total_sbpl++;
 			const struct rule *r = rule_at_line(c->p, d.line);
 			if ((d.effect == CORDON_ALLOW) == answers[i])
-				count(c, C_SBPL_AGREE);
+				count(c, mac ? C_SBPL_MAC_AGREE : C_SBPL_AGREE);
 			else if (!answers[i] && r && r->advisory && r->eff == E_ALLOW)
 				count(c, C_GLOB_ALLOW_STRICTER);
 			else if (!answers[i] &&
 				 root_not_allowed(c, ev, is_read ? CORDON_READ : CORDON_WRITE, &d))
 				count(c, C_ROOT_NOT_ALLOWED);
 			else
-				report(c, answers[i] ? C_SBPL_WIDER : C_SBPL_STRICTER,
+				report(c,
+				       answers[i] ? mac ? C_SBPL_MAC_WIDER : C_SBPL_WIDER
+				       : mac      ? C_SBPL_MAC_STRICTER
+						  : C_SBPL_STRICTER,
 				       "%s%s: eval %s (%s), sbpl %s", sq.v[i],
 				       exists(path) ? "" : " (missing)", cordon_effect_name(d.effect),
 				       d.rule ? d.rule : "no rule", answers[i] ? "allow" : "deny");
@@ -1603,10 +1668,48 @@ static void check_sbpl(struct ctx_case *c, const cordon_evaluator *ev, const str
 	list_free(&sq);
 	free(profile);
 	hint(c, before);
-	ok(c->failures == before, "case %u: sbpl profile agrees with eval", c->index);
+	ok(c->failures == before, "case %u: %s agrees with eval", c->index,
+	   mac ? "the sbpl profile on macOS facts" : "sbpl profile");
 }
 
-static cordon_evaluator *evaluator(struct ctx_case *c, const char *text, cordon_policy **pol)
+/* On macOS facts every path decides as here, by the same rule; a path
+ * spelled under /private decides as the alias it is the target of. */
+static void check_hosts(struct ctx_case *c, const cordon_evaluator *ev,
+			const cordon_evaluator *ev_mac, const struct list *q)
+{
+	size_t before = c->failures;
+	for (size_t i = 0; i < q->n; i++) {
+		const char *path = q->v[i];
+		if (kernel_fs(path))
+			continue;
+		const char *here = path;
+		if (strncmp(path, "/private/", 9) == 0) {
+			here = path + 8;
+			if (!under(here, "/etc") && !under(here, "/tmp") && !under(here, "/var"))
+				continue;
+		}
+		for (int op = CORDON_READ; op <= CORDON_WRITE; op++) {
+			struct decision a = decide(ev, (enum cordon_op)op, here);
+			struct decision b = decide(ev_mac, (enum cordon_op)op, path);
+			bool same = a.effect == b.effect &&
+				    (a.rule ? b.rule && strcmp(a.rule, b.rule) == 0 : !b.rule);
+			if (same)
+				count(c, C_HOST_AGREE);
+			else
+				report(c, C_HOST_DIFFERS, "%s %s: here %s (%s), on macOS %s %s (%s)",
+				       cordon_op_name((enum cordon_op)op), here,
+				       cordon_effect_name(a.effect), a.rule ? a.rule : "no rule", path,
+				       cordon_effect_name(b.effect), b.rule ? b.rule : "no rule");
+			free(a.rule);
+			free(b.rule);
+		}
+	}
+	hint(c, before);
+	ok(c->failures == before, "case %u: macOS host facts decide as this host's", c->index);
+}
+
+static cordon_evaluator *evaluator(struct ctx_case *c, const char *text, cordon_policy **pol,
+				   const char *host)
 {
 	const struct world *w = c->w;
 	const char *names[] = { "workspace", "cwd", "home", "tmp", "agent_dir", "session_dir" };
@@ -1620,6 +1723,10 @@ static cordon_evaluator *evaluator(struct ctx_case *c, const char *text, cordon_
 		return NULL;
 	}
 	cordon_context *ctx = cordon_context_new();
+	if (host && cordon_context_set_host(ctx, host, &err) != 0) {
+		printf("# host %s: %s\n", host, err);
+		exit(99);
+	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		if (cordon_context_set(ctx, names[i], values[i], &err) != 0) {
 			printf("# context %s: %s\n", names[i], err);
@@ -1645,12 +1752,13 @@ static void run_case(unsigned index, unsigned long long seed, struct world *wp, 
 	struct world w = *wp;
 	struct policy p;
 	struct ctx_case c = { 0 };
-	cordon_policy *pol = NULL, *pol_lit = NULL;
-	cordon_evaluator *ev = NULL, *ev_lit = NULL;
+	cordon_policy *pol = NULL, *pol_lit = NULL, *pol_mac = NULL;
+	cordon_evaluator *ev = NULL, *ev_lit = NULL, *ev_mac = NULL;
 	struct list q = { 0 };
 
 	rng_state = seed * 0x100000001b3ULL + index;
 	rnd64();
+	alias_rng_state = seed ^ ((uint64_t)index << 20);
 	policy_build(&p, &w);
 	c.w = &w;
 	c.p = &p;
@@ -1662,17 +1770,25 @@ static void run_case(unsigned index, unsigned long long seed, struct world *wp, 
 	query_paths(&w, &p, &q);
 
 	char *lit = literal_text(&p);
-	if ((ev = evaluator(&c, p.text.s, &pol)) && (ev_lit = evaluator(&c, lit, &pol_lit))) {
+	if ((ev = evaluator(&c, p.text.s, &pol, NULL)) &&
+	    (ev_lit = evaluator(&c, lit, &pol_lit, NULL))) {
 		check_bwrap(&c, ev, ev_lit, &q);
 		if (with_sbpl)
-			check_sbpl(&c, ev, &q);
+			check_sbpl(&c, ev, &q, false);
+		if ((ev_mac = evaluator(&c, p.text.s, &pol_mac, "macos"))) {
+			check_hosts(&c, ev, ev_mac, &q);
+			if (with_sbpl)
+				check_sbpl(&c, ev_mac, &q, true);
+		}
 	}
 	free(lit);
 	list_free(&q);
 	cordon_evaluator_free(ev);
 	cordon_evaluator_free(ev_lit);
+	cordon_evaluator_free(ev_mac);
 	cordon_policy_free(pol);
 	cordon_policy_free(pol_lit);
+	cordon_policy_free(pol_mac);
 	policy_free(&p);
 }
 

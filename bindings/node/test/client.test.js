@@ -68,6 +68,8 @@ test('a policy that does not compile rejects as PolicyError', async () => {
 test('cordon dying with requests in flight rejects them; the next request restarts it', async () => {
   const c = client();
   await c.decide({ op: 'read', target: path.join(ws, 'warm') });
+  // Stopped first, so that the request cannot be answered before the kill.
+  c.proc.kill('SIGSTOP');
   const inflight = c.decide({ op: 'read', target: path.join(ws, 'x') });
   c.proc.kill('SIGKILL');
   await assert.rejects(inflight, (e) => e instanceof ProcessError && e.decision === 'deny');

@@ -1,0 +1,100 @@
+/* What the runners share about the call's surroundings: the environment
+ * the preset's policy lets through, the removal of the per-call temp dir
+ * with whatever the command left in it, and a program run to see what it
+ * says (the probes). */
+#include "config.h"
+
+#include "lower.h"
+#include "run.h"
+#include "util.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char **run_policy_environ(const struct lower_input *in)
+{
+	extern char **environ;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		char *name = xstrndup(*e, (size_t)(eq - *e));
+		bool keep = false, set = false;
+		keep = lower_env_kept(in, name);
+		for (size_t i = 0; i < in->nset; i++)
+			set = set || strcmp(in->set[i].name, name) == 0;
+		if (keep && !set && !lower_env_dropped(in, name))
+			VEC_PUSH(v, n, cap, xstrdup(*e));
+		free(name);
+	}
+	for (size_t i = 0; i < in->nset; i++)
+		VEC_PUSH(v, n, cap, xasprintf("%s=%s", in->set[i].name, in->set[i].value));
+	VEC_PUSH(v, n, cap, NULL);
+	return v;
+}
+
+void run_free_argv(char **v)
+{
+	for (char **a = v; a && *a; a++)
+		free(*a);
+	free(v);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) == 0 || errno == ENOENT ? 0 : 0;
+	return unlink(path) == 0 || errno == ENOENT ? 0 : 0;
+}
+
+void run_remove_tree(const char *dir)
+{
+	if (dir)
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int run_capture(char *const argv[], char *const envp[], char **line)
+{
+	extern char **environ;
+	int p[2], status = -1;
+	char buf[512];
+	ssize_t n;
+	pid_t pid;
+	*line = NULL;
+	if (pipe(p) != 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		execve(argv[0], argv, envp ? envp : environ);
+		_exit(127);
+	}
+	close(p[1]);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	while (read(p[0], (char[256]){ 0 }, 256) > 0)
+		;
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n > 0) {
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		*line = xstrdup(buf);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
