@@ -29,6 +29,7 @@ struct run_opts {
 	bool redact;             /* scrub secrets from the output passed through */
 	cordon_audit *audit;     /* one record for the call, or NULL */
 	const char *actor;       /* for the audit record; NULL: $USER */
+	const char *egress_hosts; /* hosts(5) file the egress proxy resolves from alone */
 };
 
 int run_command(const struct run_opts *o);
