@@ -70,6 +70,8 @@ struct sc_rule {
 		   "reach nothing but the sandbox's own loopback; AF_NETLINK, AF_PACKET, AF_VSOCK " \
 		   "and the rest are refused"
 /* A family between AF_INET and AF_INET6 (AX25, IPX, APPLETALK, ...). */
+_Static_assert(AF_INET == 2 && AF_AX25 == 3 && AF_X25 == 9 && AF_INET6 == 10,
+	       "the families between AF_INET and AF_INET6 are listed one by one");
 #define EGRESS_FAMILY(f)                                                                  \
 	{ "socket", SC_EGRESS, 1, { { 0, SCMP_CMP_MASKED_EQ, LOW32, f } }, EAFNOSUPPORT,        \
 	  "domain " #f, WHY_EGRESS, false }
@@ -147,8 +149,9 @@ static const struct sc_rule rules[] = {
 	/* Through the egress proxy: AF_INET and AF_INET6 reach only the
 	 * sandbox's own loopback, where the proxy listens; the rest stays
 	 * refused. */
-	EGRESS_FAMILY(3), EGRESS_FAMILY(4), EGRESS_FAMILY(5), EGRESS_FAMILY(6), EGRESS_FAMILY(7),
-	EGRESS_FAMILY(8), EGRESS_FAMILY(9),
+	EGRESS_FAMILY(AF_AX25), EGRESS_FAMILY(AF_IPX), EGRESS_FAMILY(AF_APPLETALK),
+	EGRESS_FAMILY(AF_NETROM), EGRESS_FAMILY(AF_BRIDGE), EGRESS_FAMILY(AF_ATMPVC),
+	EGRESS_FAMILY(AF_X25),
 	{ "socket", SC_EGRESS, 1, { { 0, SCMP_CMP_GT, AF_INET6, 0 } }, EAFNOSUPPORT,
 	  "domain above AF_INET6", WHY_EGRESS, false },
 };
