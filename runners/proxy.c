@@ -525,33 +525,36 @@ static void on_head(struct proxy_loop *pl, struct conn *c)
 
 /* ---- relaying ------------------------------------------------------------ */
 
-/* Move what can move between from and to through b; false on an error. */
-static bool pump_in(int from, struct pipebuf *b)
+/* Read into b what from has; the bytes read (an end counts as one), or
+ * -1 on an error. */
+static ssize_t pump_in(int from, struct pipebuf *b)
 {
 	if (b->eof || b->len >= BUF_SIZE)
-		return true;
+		return 0;
 	ssize_t r = read(from, b->data + b->len, BUF_SIZE - b->len);
 	if (r > 0)
 		b->len += (size_t)r;
 	else if (r == 0)
 		b->eof = true;
-	else if (errno != EAGAIN && errno != EINTR)
-		return false;
-	return true;
+	else
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	return r ? r : 1;
 }
 
-static bool pump_out(int to, struct pipebuf *b)
+/* Send what b holds to to; the bytes sent, or -1 on an error. */
+static ssize_t pump_out(int to, struct pipebuf *b)
 {
+	ssize_t w = 0;
 	if (b->off < b->len) {
-		ssize_t w = send(to, b->data + b->off, b->len - b->off, MSG_NOSIGNAL);
+		w = send(to, b->data + b->off, b->len - b->off, MSG_NOSIGNAL);
 		if (w > 0)
 			b->off += (size_t)w;
-		else if (w < 0 && errno != EAGAIN && errno != EINTR)
-			return false;
+		else if (w < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	}
 	if (b->off == b->len)
 		b->off = b->len = 0;
-	return true;
+	return w;
 }
 
 /* ---- the loop ------------------------------------------------------------ */
@@ -622,7 +625,7 @@ static bool step(struct proxy_loop *pl, struct conn *c, short cev, short uev)
 {
 	if (c->state == C_HEAD && (cev & (POLLIN | POLLHUP | POLLERR)))
 		on_head(pl, c);
-	if (c->state == C_HEAD && c->down.len && !pump_out(c->cfd, &c->down))
+	if (c->state == C_HEAD && c->down.len && pump_out(c->cfd, &c->down) < 0)
 		return false; /* the SOCKS greeting's answer */
 	if (c->state == C_CONNECTING && uev) {
 		int e = 0;
@@ -635,19 +638,23 @@ static bool step(struct proxy_loop *pl, struct conn *c, short cev, short uev)
 			c->ufd = -1;
 			start_connect(pl, c);
 		}
-	} else if (c->state == C_RELAY) {
-		bool moved = (cev | uev) != 0;
-		if ((cev & (POLLIN | POLLHUP | POLLERR)) && !pump_in(c->cfd, &c->up))
-			return false;
-		if ((uev & (POLLIN | POLLHUP | POLLERR)) && !pump_in(c->ufd, &c->down))
-			return false;
-		if (moved)
-			c->deadline = mono() + pl->idle_timeout;
+	} else if (c->state == C_RELAY && (cev | uev)) {
+		/* Move while the sockets take it, a bounded number of rounds
+		 * so that one connection cannot starve the others. */
+		for (int k = 0; k < 16; k++) {
+			ssize_t a = pump_in(c->cfd, &c->up), b = pump_in(c->ufd, &c->down);
+			ssize_t x = pump_out(c->ufd, &c->up), y = pump_out(c->cfd, &c->down);
+			if (a < 0 || b < 0 || x < 0 || y < 0)
+				return false;
+			if (a + b + x + y == 0)
+				break;
+		}
+		c->deadline = mono() + pl->idle_timeout;
 	}
 	if (c->state == C_RELAY || c->state == C_REFUSING) {
-		if (c->ufd >= 0 && !pump_out(c->ufd, &c->up))
+		if (c->ufd >= 0 && pump_out(c->ufd, &c->up) < 0)
 			return false;
-		if (!pump_out(c->cfd, &c->down))
+		if (pump_out(c->cfd, &c->down) < 0)
 			return false;
 		if (c->state == C_REFUSING)
 			return c->down.len > 0;

@@ -18,7 +18,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Length", str(n))
             self.end_headers()
-            chunk = b"x" * 65536
+            chunk = b"x" * 1048576
             while n > 0:
                 self.wfile.write(chunk[: min(n, len(chunk))])
                 n -= len(chunk)
