@@ -317,6 +317,17 @@ print(r.stdout.strip())
 		"$t and the second the same the other way round"
 }
 
+# A hosts file the proxy cannot read stops the call before it starts.
+printf '127.0.0.1 good.test\nnot-an-address bad.test\n' > "$tmpdir/bad-hosts"
+mkdir -p "$tmpdir/bad-ws"
+"$cordon_bin" run -p "$POL" --workspace "$tmpdir/bad-ws" --egress-hosts "$tmpdir/bad-hosts" -- \
+	touch "$tmpdir/bad-ws/ran" > /dev/null 2> "$errf"
+rc=$?
+[ $rc -eq 125 ] && [ ! -e "$tmpdir/bad-ws/ran" ] &&
+	grep -q "bad-hosts:2: 'not-an-address' is not an IPv4 or IPv6 address" "$errf"
+ok $? "a bad --egress-hosts line is refused with its file:line, and nothing runs (exit $rc)"
+[ $rc -eq 125 ] || diag < "$errf"
+
 for p in $passes; do
 	pass "$p"
 done
