@@ -18,13 +18,15 @@
 #include <string.h>
 #include <strings.h>
 
-/* A numeric address (no brackets) into ss, or false. */
+/* A numeric address (no brackets) into ss, or false.  IPv4 in every form
+ * the C library reads as one (2130706433, 0x7f.1, 0177.0.0.1), so that an
+ * address spelled oddly is judged as the address it is. */
 static bool numeric(const char *text, struct sockaddr_storage *ss, socklen_t *len)
 {
 	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
 	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, text, &in4->sin_addr) == 1) {
+	if (inet_aton(text, &in4->sin_addr) != 0) {
 		in4->sin_family = AF_INET;
 		*len = sizeof(*in4);
 		return true;

@@ -216,9 +216,9 @@ pass() { # pass NAME
 	run egress 'curl -sS -m 10 -i "http://x.wild.test:$1/x"' sh "$port"
 	has "$out" "loopback address, which only a rule naming the host" \
 		"$t a wildcard-allowed name that resolves to 127.0.0.1 is refused"
-	for host in 127.0.0.1 2130706433 0x7f000001 "[::1]" "[::ffff:127.0.0.1]" localhost.test; do
+	for host in 127.0.0.1 2130706433 0x7f000001 "[::1]" "[::ffff:127.0.0.1]" bad.test; do
 		run anyhost 'NO_PROXY= no_proxy= curl -sS -m 10 -i "http://$2:$1/x"' sh "$port" "$host"
-		printf '%s\n' "$out" | grep -q '^HTTP/1.1 \(403\|502\)'
+		printf '%s\n' "$out" | grep -q '^HTTP/1.1 403'
 		ok $? "$t net \"*\" allow: $host is refused ($(printf '%s' "$out" | tail -n 1))"
 	done
 	for host in 169.254.169.254 "[fd00:ec2::254]" "[::ffff:169.254.169.254]" 10.1.2.3 192.168.1.1; do
