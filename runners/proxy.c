@@ -731,7 +731,9 @@ static void loop_run(int ctl, struct proxy_loop *pl)
 			struct conn *c = pl->conns[i];
 			short cev = p[1 + 2 * i].revents, uev = p[2 + 2 * i].revents;
 			bool keep = step(pl, c, cev, uev);
-			if (keep && !cev && !uev && t >= c->deadline) {
+			/* A head trickled a byte at a time still has its deadline;
+			 * a relay that moves pushes its own forward (step). */
+			if (keep && t >= c->deadline) {
 				timed_out(pl, c);
 				keep = c->state == C_REFUSING && c->deadline > t;
 			}
