@@ -188,6 +188,19 @@ pass() { # pass NAME
 	has "$out" "hello from good.test" "$t cordon-exec --connect (the ssh ProxyCommand) reaches an allowed name"
 	run egress 'echo "$GIT_SSH_COMMAND"'
 	has "$out" "ProxyCommand=.*--connect %h %p" "$t GIT_SSH_COMMAND takes ssh (and git over ssh) through the proxy"
+	if command -v git > /dev/null && command -v ssh > /dev/null; then
+		# The server speaks HTTP, not ssh: that ssh got there and read
+		# its answer is the point.
+		before=$(conns srv)
+		run egress 'git ls-remote "ssh://git@good.test:$1/x" 2>&1' sh "$port"
+		has "$out" "kex_exchange_identification" "$t git over ssh reaches an allowed name through the proxy"
+		is "$(($(conns srv) - before))" 1 "$t (the server saw its connection)"
+		run egress 'git ls-remote "ssh://git@bad.test:$1/x" 2>&1' sh "$port"
+		has "$out" "egress proxy refused bad.test:$port" "$t git over ssh to a denied name is refused"
+		is "$(($(conns srv) - before))" 1 "$t (and the server saw nothing more)"
+	else
+		skip "$t git over ssh through the proxy" "no git or ssh here"
+	fi
 
 	# ---- refused names: 403 with cordon's reason, nothing connected -------------------
 	before=$(conns srv)
