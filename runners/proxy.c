@@ -175,11 +175,17 @@ static bool rule_names_host(const cordon_evaluator *ev, const char *origin, cons
 /* Decide c->host:c->port; on allow, resolve and start connecting. */
 static void start_connect(struct proxy_loop *pl, struct conn *c);
 
+/* The contact as the evaluator and the audit log name it: host:port, an
+ * IPv6 address in brackets. */
+static void conn_target(const struct conn *c, char *buf, size_t size)
+{
+	snprintf(buf, size, strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host, c->port);
+}
+
 static void decide(struct proxy_loop *pl, struct conn *c)
 {
 	char target[300], msg[1024];
-	bool v6 = strchr(c->host, ':') != NULL;
-	snprintf(target, sizeof(target), v6 ? "[%s]:%d" : "%s:%d", c->host, c->port);
+	conn_target(c, target, sizeof(target));
 	struct cordon_request req = { .op = CORDON_NET, .target = target, .sandboxed = true };
 	char *err = NULL;
 	cordon_decision *d = cordon_evaluate(pl->o->ev, &req, &err);
@@ -251,8 +257,11 @@ static void start_connect(struct proxy_loop *pl, struct conn *c)
 		close(fd);
 	}
 	char msg[512];
-	snprintf(msg, sizeof(msg), "cordon: net %s:%d: no address of the host accepts a connection",
-		 c->host, c->port);
+	char target[300];
+	conn_target(c, target, sizeof(target));
+	snprintf(msg, sizeof(msg), "cordon: net %s: no address of the host accepts a connection",
+		 target);
+	audit(pl, target, "allow", NULL, msg + 8, "unreachable", 0);
 	refuse(pl, c, 502, "Bad Gateway", SOCKS_REFUSED, msg);
 }
 
@@ -698,8 +707,10 @@ static void timed_out(struct proxy_loop *pl, struct conn *c)
 {
 	if (c->state == C_CONNECTING) {
 		char msg[512];
-		snprintf(msg, sizeof(msg), "cordon: net %s:%d: the connection timed out", c->host,
-			 c->port);
+		char target[300];
+		conn_target(c, target, sizeof(target));
+		snprintf(msg, sizeof(msg), "cordon: net %s: the connection timed out", target);
+		audit(pl, target, "allow", NULL, msg + 8, "unreachable", ETIMEDOUT);
 		close(c->ufd);
 		c->ufd = -1;
 		refuse(pl, c, 504, "Gateway Timeout", SOCKS_HOST, msg);

@@ -223,6 +223,10 @@ pass() { # pass NAME
 	ok $? "$t the audit log records the refused contact"
 	grep -q '"target":"good.test:'"$port"'","decision":"allow".*"outcome":"connecting"' "$LOG"
 	ok $? "$t and the allowed ones"
+	run egress 'curl -sS -m 10 -i "http://good.test:1/x"'
+	has "$out" "^HTTP/1.1 502" "$t an allowed name whose port takes no connection gets 502"
+	grep -q '"target":"good.test:1","decision":"allow".*"outcome":"unreachable"' "$LOG"
+	ok $? "$t and the audit log says it was unreachable"
 
 	# ---- internal addresses: loopback, metadata, a name that maps to them ------------
 	before=$(conns srv)
