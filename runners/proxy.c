@@ -30,6 +30,7 @@
 
 enum conn_state {
 	C_HEAD,       /* reading the request (HTTP head or SOCKS greeting/request) */
+	C_RESOLVING,  /* a resolver process looks the name up (ufd: its pipe) */
 	C_CONNECTING, /* upstream connect in progress */
 	C_RELAY,      /* bytes both ways */
 	C_REFUSING,   /* sending a refusal, then closing */
@@ -54,6 +55,9 @@ struct conn {
 	int port;
 	struct proxy_addrs addrs;
 	size_t next_addr;
+	char *rule, *reason; /* of the allow, kept for what follows the lookup */
+	const char *decision;
+	pid_t resolver;
 	char *forward;    /* the rewritten HTTP head and what followed it */
 	size_t forward_len;
 	struct pipebuf up, down; /* client->upstream, upstream->client */
@@ -109,6 +113,10 @@ static void conn_free(struct conn *c)
 	free(c->up.data);
 	free(c->down.data);
 	free(c->forward);
+	free(c->rule);
+	free(c->reason);
+	if (c->resolver > 0)
+		kill(c->resolver, SIGKILL);
 	free(c);
 }
 
@@ -174,12 +182,114 @@ static bool rule_names_host(const cordon_evaluator *ev, const char *origin, cons
 
 /* Decide c->host:c->port; on allow, resolve and start connecting. */
 static void start_connect(struct proxy_loop *pl, struct conn *c);
+static void begin_resolve(struct proxy_loop *pl, struct conn *c);
 
 /* The contact as the evaluator and the audit log name it: host:port, an
  * IPv6 address in brackets. */
 static void conn_target(const struct conn *c, char *buf, size_t size)
 {
 	snprintf(buf, size, strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host, c->port);
+}
+
+/* What a resolver process sends back: one write, under PIPE_BUF. */
+struct resolve_reply {
+	int rc;
+	char why[120];
+	struct proxy_addrs addrs;
+};
+_Static_assert(sizeof(struct resolve_reply) <= 4096, "a resolver's reply is one atomic write");
+
+/* The name is looked up (or failed to be): judge its addresses, connect. */
+static void resolved(struct proxy_loop *pl, struct conn *c, int rc, const char *why)
+{
+	char target[300], msg[1024];
+	conn_target(c, target, sizeof(target));
+	if (rc != 0) {
+		snprintf(msg, sizeof(msg), "cordon: net %s: cannot resolve %s: %s", target, c->host,
+			 why);
+		audit(pl, target, c->decision, c->rule, why, "unresolved", 0);
+		refuse(pl, c, 502, "Bad Gateway", SOCKS_HOST, msg);
+		return;
+	}
+	/* Every address the name has is judged: one internal address among
+	 * public ones is how a rebinding name reaches inside. */
+	bool named = rule_names_host(pl->o->ev, c->rule, c->host);
+	for (size_t i = 0; i < c->addrs.n && !named; i++) {
+		const char *inner = proxy_addr_internal((struct sockaddr *)&c->addrs.addr[i]);
+		if (!inner)
+			continue;
+		char a[64];
+		proxy_addr_text((struct sockaddr *)&c->addrs.addr[i], a, sizeof(a));
+		snprintf(msg, sizeof(msg),
+			 "cordon: net %s: %s resolves to %s, %s, which only a rule naming the host "
+			 "exactly may allow",
+			 target, c->host, a, inner);
+		audit(pl, target, "deny", c->rule, msg + 8, "refused", 0);
+		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+		return;
+	}
+	audit(pl, target, c->decision, c->rule, c->reason, "connecting", 0);
+	c->next_addr = 0;
+	start_connect(pl, c);
+}
+
+/* From the hosts file, or for an address, at once; a name for DNS in a
+ * process of its own, so that a slow lookup holds up no other connection. */
+static void begin_resolve(struct proxy_loop *pl, struct conn *c)
+{
+	const char *why = NULL;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (pl->have_hosts || proxy_numeric(c->host, &ss, &len)) {
+		int rc = proxy_resolve(pl->have_hosts ? &pl->hosts : NULL, c->host, c->port, &c->addrs,
+				       &why);
+		resolved(pl, c, rc, why);
+		return;
+	}
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		resolved(pl, c, -1, strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct resolve_reply r = { 0 };
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		r.rc = proxy_resolve(NULL, c->host, c->port, &r.addrs, &why);
+		if (r.rc != 0)
+			snprintf(r.why, sizeof(r.why), "%s", why);
+		(void)!write(fds[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		resolved(pl, c, -1, strerror(errno));
+		return;
+	}
+	c->resolver = pid;
+	c->ufd = fds[0];
+	c->state = C_RESOLVING;
+	c->deadline = mono() + pl->connect_timeout;
+}
+
+/* The resolver answered (or died). */
+static void on_resolved(struct proxy_loop *pl, struct conn *c)
+{
+	struct resolve_reply r;
+	ssize_t n = read(c->ufd, &r, sizeof(r));
+	close(c->ufd);
+	c->ufd = -1;
+	c->resolver = -1;
+	if (n != (ssize_t)sizeof(r)) {
+		resolved(pl, c, -1, "the lookup failed");
+		return;
+	}
+	r.why[sizeof(r.why) - 1] = '\0';
+	c->addrs = r.addrs;
+	if (c->addrs.n > PROXY_ADDRS_MAX)
+		c->addrs.n = 0;
+	resolved(pl, c, r.rc != 0 || c->addrs.n == 0 ? -1 : 0, r.rc ? r.why : "no address");
 }
 
 static void decide(struct proxy_loop *pl, struct conn *c)
@@ -206,35 +316,11 @@ static void decide(struct proxy_loop *pl, struct conn *c)
 		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
 		goto done;
 	}
-	const char *why = NULL;
-	if (proxy_resolve(pl->have_hosts ? &pl->hosts : NULL, c->host, c->port, &c->addrs, &why) !=
-	    0) {
-		snprintf(msg, sizeof(msg), "cordon: net %s: cannot resolve %s: %s", target, c->host,
-			 why);
-		audit(pl, target, decision, rule, why, "unresolved", 0);
-		refuse(pl, c, 502, "Bad Gateway", SOCKS_HOST, msg);
-		goto done;
-	}
-	/* Every address the name has is judged: one internal address among
-	 * public ones is how a rebinding name reaches inside. */
-	bool named = rule_names_host(pl->o->ev, rule, c->host);
-	for (size_t i = 0; i < c->addrs.n && !named; i++) {
-		const char *inner = proxy_addr_internal((struct sockaddr *)&c->addrs.addr[i]);
-		if (!inner)
-			continue;
-		char a[64];
-		proxy_addr_text((struct sockaddr *)&c->addrs.addr[i], a, sizeof(a));
-		snprintf(msg, sizeof(msg),
-			 "cordon: net %s: %s resolves to %s, %s, which only a rule naming the host "
-			 "exactly may allow",
-			 target, c->host, a, inner);
-		audit(pl, target, "deny", rule, msg + 8, "refused", 0);
-		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
-		goto done;
-	}
-	audit(pl, target, decision, rule, reason, "connecting", 0);
-	c->next_addr = 0;
-	start_connect(pl, c);
+	c->rule = rule ? xstrdup(rule) : NULL;
+	c->reason = reason ? xstrdup(reason) : NULL;
+	c->decision = e == CORDON_ALLOW && d && cordon_decision_effect(d) == CORDON_ASK ? "ask"
+											  : "allow";
+	begin_resolve(pl, c);
 done:
 	cordon_decision_free(d);
 	free(err);
@@ -636,6 +722,8 @@ static bool step(struct proxy_loop *pl, struct conn *c, short cev, short uev)
 		on_head(pl, c);
 	if (c->state == C_HEAD && c->down.len && pump_out(c->cfd, &c->down) < 0)
 		return false; /* the SOCKS greeting's answer */
+	if (c->state == C_RESOLVING && uev)
+		on_resolved(pl, c);
 	if (c->state == C_CONNECTING && uev) {
 		int e = 0;
 		socklen_t el = sizeof(e);
@@ -694,6 +782,8 @@ static short want_upstream(const struct conn *c)
 	short ev = 0;
 	if (c->state == C_CONNECTING)
 		ev |= POLLOUT;
+	if (c->state == C_RESOLVING)
+		ev |= POLLIN;
 	if (c->state == C_RELAY) {
 		if (!c->down.eof && c->down.len < BUF_SIZE)
 			ev |= POLLIN;
@@ -705,6 +795,14 @@ static short want_upstream(const struct conn *c)
 
 static void timed_out(struct proxy_loop *pl, struct conn *c)
 {
+	if (c->state == C_RESOLVING) {
+		kill(c->resolver, SIGKILL);
+		c->resolver = -1;
+		close(c->ufd);
+		c->ufd = -1;
+		resolved(pl, c, -1, "the lookup timed out");
+		return;
+	}
 	if (c->state == C_CONNECTING) {
 		char msg[512];
 		char target[300];
@@ -793,6 +891,7 @@ int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_IGN);
+		signal(SIGCHLD, SIG_IGN); /* resolvers are reaped by the kernel */
 		pl.max = o->max_conns ? o->max_conns : PROXY_MAX_CONNS;
 		pl.head_timeout = o->head_timeout > 0 ? o->head_timeout : 10;
 		pl.connect_timeout = o->connect_timeout > 0 ? o->connect_timeout : 10;

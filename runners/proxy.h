@@ -42,6 +42,10 @@ struct proxy_hosts {
 int proxy_hosts_load(struct proxy_hosts *h, const char *path, char **err);
 void proxy_hosts_free(struct proxy_hosts *h);
 
+/* An address literal (no brackets; IPv4 in every spelling the C library
+ * reads) into ss, or false. */
+bool proxy_numeric(const char *text, struct sockaddr_storage *ss, socklen_t *len);
+
 #define PROXY_ADDRS_MAX 8
 struct proxy_addrs {
 	struct sockaddr_storage addr[PROXY_ADDRS_MAX];

@@ -21,7 +21,7 @@
 /* A numeric address (no brackets) into ss, or false.  IPv4 in every form
  * the C library reads as one (2130706433, 0x7f.1, 0177.0.0.1), so that an
  * address spelled oddly is judged as the address it is. */
-static bool numeric(const char *text, struct sockaddr_storage *ss, socklen_t *len)
+bool proxy_numeric(const char *text, struct sockaddr_storage *ss, socklen_t *len)
 {
 	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
@@ -58,7 +58,7 @@ int proxy_hosts_load(struct proxy_hosts *h, const char *path, char **err)
 		if (!addr)
 			continue;
 		struct proxy_host_entry e = { 0 };
-		if (!numeric(addr, &e.addr, &e.len)) {
+		if (!proxy_numeric(addr, &e.addr, &e.len)) {
 			*err = xasprintf("%s:%u: '%s' is not an IPv4 or IPv6 address", path, lineno,
 					 addr);
 			fclose(f);
@@ -124,7 +124,7 @@ int proxy_resolve(const struct proxy_hosts *h, const char *host, int port, struc
 		bare[n - 2] = '\0';
 		host = bare;
 	}
-	if (numeric(host, &ss, &len)) {
+	if (proxy_numeric(host, &ss, &len)) {
 		add_addr(out, (struct sockaddr *)&ss, len, port);
 		return 0;
 	}

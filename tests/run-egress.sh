@@ -242,6 +242,12 @@ pass() { # pass NAME
 		run anyhost 'NO_PROXY= no_proxy= curl -sS -m 10 -i "http://$1/latest/meta-data/"' sh "$host"
 		has "$out" "^HTTP/1.1 403" "$t net \"*\" allow: $host (metadata, private) is refused"
 	done
+	# Without --egress-hosts the proxy asks the system's resolver, in a
+	# process of its own: localhost comes from /etc/hosts, nothing leaves.
+	out=$(U timeout -s KILL 60 "$C" run -p "$POL" --preset anyhost --workspace "$WS" -- \
+		sh -c 'NO_PROXY= no_proxy= curl -sS -m 10 -i "http://localhost:$1/x"' sh "$port" 2> "$errf")
+	has "$out" "localhost resolves to .*loopback" \
+		"$t net \"*\" allow: localhost, looked up by the system's resolver, is refused"
 	is "$(($(conns srv) - before))" 0 "$t the server saw no connection for any internal address"
 
 	# ---- no other way out --------------------------------------------------------------
