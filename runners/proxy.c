@@ -888,6 +888,12 @@ int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err)
 		if (getppid() != parent)
 			_exit(0);
 		prctl(PR_SET_NAME, "cordon-egress");
+		/* The call's output is the command's: nothing of the proxy's
+		 * holds it open (stderr stays, for what goes wrong). */
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0)
+			_exit(1);
+		close(nul);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_IGN);

@@ -501,7 +501,7 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int
 					_exit(RUN_UNAVAILABLE);
 			/* Nothing the caller left open enters the sandbox: a
 			 * descriptor of a directory or file outside would
-			 * reach past every mount (cordon-exec closes 3-6). */
+			 * reach past every mount (cordon-exec closes 3-7). */
 			if (close_fds_from(3 + nwant) != 0) {
 				dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot close inherited "
 					   "descriptors: %s\n",
