@@ -893,7 +893,8 @@ int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err)
 		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0)
 			_exit(1);
-		close(nul);
+		if (nul > 1)
+			close(nul);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_IGN);
