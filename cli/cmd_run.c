@@ -54,7 +54,7 @@ int cmd_run(int argc, char **argv)
 {
 	enum { OPT_PRESET = 256, OPT_WORKSPACE, OPT_CWD, OPT_CONTEXT, OPT_TIMEOUT, OPT_MAX_OUTPUT,
 	       OPT_OUTPUT_FILE, OPT_SHELL, OPT_APPROVED, OPT_REDACT, OPT_AUDIT, OPT_ACTOR,
-	       OPT_APPROVAL, OPT_PREVIEW, OPT_CHECK_LINKS };
+	       OPT_APPROVAL, OPT_PREVIEW, OPT_CHECK_LINKS, OPT_EGRESS_HOSTS };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -73,6 +73,7 @@ int cmd_run(int argc, char **argv)
 		{ "audit", required_argument, NULL, OPT_AUDIT },
 		{ "actor", required_argument, NULL, OPT_ACTOR },
 		{ "check-links", no_argument, NULL, OPT_CHECK_LINKS },
+		{ "egress-hosts", required_argument, NULL, OPT_EGRESS_HOSTS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -157,6 +158,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_CHECK_LINKS:
 			o.check_links = true;
+			break;
+		case OPT_EGRESS_HOSTS:
+			o.egress_hosts = optarg;
 			break;
 		default:
 			status = cli_usage_error("run", "unknown option");

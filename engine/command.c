@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void cmd_programs_index(struct strmap *map, const struct ir_policy *ir)
 {
@@ -298,8 +299,28 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 
 /* ---- hosts ---------------------------------------------------------------- */
 
+/* The port a URL's scheme implies, for a URL that names none: so that a
+ * rule with a port (`net "registry.npmjs.org:443" allow`) decides the
+ * contact the proxy will see.  0: no scheme known to imply one. */
+static int scheme_port(const char *v, size_t n)
+{
+	static const struct {
+		const char *scheme;
+		int port;
+	} ports[] = {
+		{ "https", 443 }, { "http", 80 },  { "ssh", 22 },   { "git+ssh", 22 },
+		{ "git", 9418 },  { "ftp", 21 },   { "wss", 443 },  { "ws", 80 },
+		{ "git+https", 443 }, { "sftp", 22 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(ports); i++)
+		if (strlen(ports[i].scheme) == n && strncasecmp(v, ports[i].scheme, n) == 0)
+			return ports[i].port;
+	return 0;
+}
+
 /* The host of a URL, user@host:path, host:port or bare host name; NULL when
- * the word does not look like one. */
+ * the word does not look like one.  A URL's scheme and user@host:path
+ * (ssh's form) give the port they imply. */
 static char *host_of(const char *v)
 {
 	const char *h = v, *e;
@@ -334,6 +355,9 @@ static char *host_of(const char *v)
 		size_t pn = strspn(port, "0123456789");
 		return xasprintf("%.*s:%.*s", (int)n, h, (int)pn, port);
 	}
+	int implied = scheme ? scheme_port(v, (size_t)(scheme - v)) : at && *e == ':' ? 22 : 0;
+	if (implied)
+		return xasprintf("%.*s:%d", (int)n, h, implied);
 	return xstrndup(h, n);
 }
 

@@ -51,6 +51,14 @@
 #define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #endif
 
+/* struct landlock_net_port_attr and its rule type (ABI 4), which older
+ * headers lack. */
+struct ll_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+} __attribute__((packed));
+#define LL_RULE_NET_PORT 2
+
 /* struct landlock_ruleset_attr as of ABI 6; the kernel takes a prefix. */
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
@@ -193,6 +201,19 @@ int cordon_landlock_apply(const char *const *roots, size_t nroots, unsigned flag
 		}
 	}
 
+	if (abi >= 4 && (flags & CORDON_LANDLOCK_DENY_TCP) && (flags & CORDON_LANDLOCK_EGRESS)) {
+		struct ll_net_port_attr np = {
+			.allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP,
+			.port = CORDON_EGRESS_PORT,
+		};
+		if (syscall(__NR_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0U) != 0) {
+			int e = errno;
+			close(ruleset);
+			return fail(err, -1, e,
+				    xasprintf("landlock_add_rule port %d: %s", CORDON_EGRESS_PORT,
+					      strerror(e)));
+		}
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0) {
 		int e = errno;
 		close(ruleset);

@@ -20,6 +20,13 @@
 /* Flags for cordon_landlock_apply(). */
 #define CORDON_LANDLOCK_DENY_TCP (1u << 0)   /* handle TCP bind and connect, grant none (ABI >= 4) */
 #define CORDON_LANDLOCK_SCOPE_UNIX (1u << 1) /* no abstract unix socket outside the domain (ABI >= 6) */
+/* With DENY_TCP: TCP connect to CORDON_EGRESS_PORT stays allowed, the
+ * egress proxy's port on the sandbox's own loopback. */
+#define CORDON_LANDLOCK_EGRESS (1u << 2)
+
+/* Where cordon-exec listens for the egress proxy inside the sandbox (its own
+ * network namespace, so the number is the same for every call). */
+#define CORDON_EGRESS_PORT 3128
 
 /* The running kernel's Landlock ABI version: >= 1, or 0 when the kernel has
  * no Landlock (errno ENOSYS) or it is disabled (errno EOPNOTSUPP). */

@@ -68,6 +68,11 @@ const struct lint_check lint_checks[] = {
 	  "An ask rule written in a preset whose approval is never: nobody can approve, so it "
 	  "denies; write deny to say so.",
 	  lint_ask_under_never },
+	{ "net-never-matches", LINT_WARNING, "a host rule no contact can match",
+	  "A net rule whose host no contact can have: a character no host name has (a comma, "
+	  "a scheme), more than one ':' outside brackets on a name (read as an IPv6 address), "
+	  "or a port on \"unix\".",
+	  lint_net_never_matches },
 	{ "regex-backtracking", LINT_WARNING, "a regex that can backtrack without bound",
 	  "A regex with a quantified group that itself holds a quantifier, like (a+)+ or "
 	  "(.*)*: matching can take exponential time on a request that almost matches.",

@@ -66,6 +66,7 @@ void lint_env_startup_hook(struct linter *l);
 void lint_readable_secret(struct linter *l);
 void lint_credential_readable(struct linter *l);
 void lint_ask_under_never(struct linter *l);
+void lint_net_never_matches(struct linter *l);
 void lint_regex_backtracking(struct linter *l);
 void lint_regex_empty_match(struct linter *l);
 void lint_unused_let(struct linter *l);

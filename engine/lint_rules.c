@@ -471,9 +471,10 @@ void lint_broad_grant(struct linter *l)
 					     "allow; write \"${tmp}\" allow;");
 			} else if (restricted && r->op == IR_NET && strcmp(r->pat.text, "*") == 0) {
 				f = lint_report(l, &r->origin, t,
-						"'%s' shares the host's network with the sandbox of "
-						"restricted preset '%s': every host is reachable, local "
-						"services included",
+						"'%s' lets the sandbox of restricted preset '%s' reach "
+						"every host through the egress proxy (local and private "
+						"addresses stay refused): anything read can be sent "
+						"anywhere",
 						t, p->name);
 				lint_hint(f, "allow the hosts the work needs, e.g. net "
 					     "\"registry.npmjs.org:443\" allow;");
@@ -509,6 +510,55 @@ void lint_ask_under_never(struct linter *l)
 				"so it denies",
 				t, p->name);
 			lint_hint(f, "write deny (with a reason) to say what happens");
+			free(t);
+		}
+	}
+}
+
+/* Why a net pattern's host can match no contact, or NULL.  A contact is a
+ * DNS name (letters, digits, '-', '_', '.'), an IPv4 address, or an IPv6
+ * address (bare or in brackets); "unix" names local sockets, which have no
+ * port. */
+static const char *net_never_why(const char *text)
+{
+	const char *colon = strchr(text, ':');
+	size_t n = strlen(text);
+	if (text[0] == '[') {
+		const char *close = strchr(text, ']');
+		size_t k = strspn(text + 1, "0123456789abcdef:.*?");
+		return close && text + 1 + k == close ? NULL
+						      : "an IPv6 address has only hex digits, ':' "
+							"and '.' inside its brackets";
+	}
+	if (colon && strchr(colon + 1, ':'))
+		return strspn(text, "0123456789abcdef:.*?") == n
+			       ? NULL
+			       : "with more than one ':' it reads as an IPv6 address, which has only "
+				 "hex digits, ':' and '.' (write host:port with one ':', an IPv6 address "
+				 "with a port in brackets)";
+	size_t hl = colon ? (size_t)(colon - text) : n;
+	if (strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789-_.*?") < hl)
+		return "a host name has only letters, digits, '-', '_' and '.'";
+	if (colon && hl == 4 && strncmp(text, "unix", 4) == 0)
+		return "\"unix\" names local sockets, which have no port";
+	return NULL;
+}
+
+void lint_net_never_matches(struct linter *l)
+{
+	for (size_t k = 0; k < l->ir->npresets; k++) {
+		const struct ir_preset *p = LINT_PRESET(l, k);
+		for (size_t i = 0; i < p->nrules; i++) {
+			const struct ir_rule *r = &p->rules[i];
+			const char *why;
+			if (r->op != IR_NET || !r->pat.text || r->pat.regex ||
+			    !(why = net_never_why(r->pat.text)))
+				continue;
+			char *t = lint_rule_text(r);
+			struct lint_finding *f =
+				lint_report(l, &r->origin, t, "'%s' can never match: %s", t, why);
+			lint_hint(f, "one host a rule, as the contact names it: net \"registry.npmjs.org:443\" "
+				     "allow; net \"*.pythonhosted.org\" allow;");
 			free(t);
 		}
 	}

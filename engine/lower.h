@@ -59,11 +59,15 @@ struct lower_limit {
 	char *origin;        /* "file:line:col" of the limit */
 };
 
+/* In the note of the bwrap plan's --unshare-net when the network goes
+ * through the egress proxy (the diff tells the two forms apart by it). */
+#define LOWER_EGRESS_MARK "egress proxy"
+
 struct lower_input {
 	const cordon_evaluator *ev;
 	const char *preset;
 	bool restricted;     /* sandbox required */
-	bool net_allowed;    /* some host may be contacted: the network is shared */
+	bool net_allowed;    /* some host may be contacted: through the egress proxy */
 	const char *net_origin;
 	bool unix_allowed;   /* `net "unix" allow`: AF_UNIX sockets in the sandbox */
 	struct lower_path *paths;   /* sorted by path, then by `why` */

@@ -5,6 +5,7 @@
  * masks): the same precedence the evaluator applies. */
 #include "config.h"
 
+#include "landlock.h"
 #include "lower.h"
 
 #include <errno.h>
@@ -290,6 +291,16 @@ static char *mask_note(const struct lower_path *p, const char *kind)
 	return xasprintf("unreadable: %s in its place", what);
 }
 
+/* The network of a preset that allows some host: still a namespace of its
+ * own, left only through the call's egress proxy. */
+static char *egress_note(void)
+{
+	return xasprintf("a net rule allows some host: still a network namespace of its own; "
+			 "the only way out is cordon's per-call egress proxy (127.0.0.1:%d inside, "
+			 "HTTP_PROXY and ALL_PROXY set), which decides every contact",
+			 CORDON_EGRESS_PORT);
+}
+
 static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **err)
 {
 	struct stat st;
@@ -310,9 +321,8 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		     xstrdup("no net rule allows a host: a network namespace with loopback only, "
 			     "and the seccomp filter refuses new sockets"));
 	else
-		emit(pl, "--share-net", NULL, NULL, in->net_origin,
-		     xstrdup("a net rule allows some host: the host network is shared; which hosts "
-			     "is decided per request, not by the sandbox"));
+		emit(pl, "--unshare-net", NULL, NULL, in->net_origin,
+		     egress_note());
 	emit(pl, "--die-with-parent", NULL, NULL, NULL, NULL);
 	emit(pl, "--new-session", NULL, NULL, NULL, NULL);
 	emit(pl, "--cap-drop", "ALL", NULL, NULL, NULL);

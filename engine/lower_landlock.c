@@ -79,7 +79,7 @@ const char **lower_landlock_roots(const struct lower_input *in, size_t *n)
 
 unsigned lower_landlock_flags(const struct lower_input *in)
 {
-	return (in->net_allowed ? 0 : CORDON_LANDLOCK_DENY_TCP) |
+	return CORDON_LANDLOCK_DENY_TCP | (in->net_allowed ? CORDON_LANDLOCK_EGRESS : 0) |
 	       (in->unix_allowed ? 0 : CORDON_LANDLOCK_SCOPE_UNIX);
 }
 
@@ -148,8 +148,14 @@ char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err)
 	if (abi < 2)
 		sb_adds(&sb, "                      without REFER (ABI 1), linking or renaming a "
 			     "file into another directory always fails\n");
-	if (in->net_allowed)
-		sb_addf(&sb, "  handled_access_net  none: a net rule allows some host (%s)\n",
+	if (in->net_allowed && abi >= 4)
+		sb_addf(&sb, "  handled_access_net  BIND_TCP CONNECT_TCP\n"
+			     "                      but CONNECT_TCP to port %d, the egress proxy on "
+			     "the sandbox's loopback (a net rule allows some host: %s)\n",
+			CORDON_EGRESS_PORT, in->net_origin ? in->net_origin : "?");
+	else if (in->net_allowed)
+		sb_addf(&sb, "  handled_access_net  none: TCP needs ABI 4; the network namespace "
+			     "holds only the egress proxy (%s)\n",
 			in->net_origin ? in->net_origin : "?");
 	else if (abi >= 4)
 		sb_adds(&sb, "  handled_access_net  BIND_TCP CONNECT_TCP\n"

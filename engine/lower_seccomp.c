@@ -33,7 +33,7 @@
 #define CLONE_FLAGS_ARG 0
 #endif
 
-enum sc_when { SC_ALWAYS, SC_NO_NET, SC_NO_UNIX, SC_NO_NET_OR_UNIX };
+enum sc_when { SC_ALWAYS, SC_NO_NET, SC_NO_UNIX, SC_NO_NET_OR_UNIX, SC_EGRESS };
 
 struct sc_rule {
 	const char *syscall;
@@ -65,6 +65,16 @@ struct sc_rule {
 #define DEVICE_MODE(name, n, type)                                                 \
 	{ name, SC_ALWAYS, 1, { { n, SCMP_CMP_MASKED_EQ, S_IFMT, type } }, EPERM, "type " #type, \
 	  WHY_DEV, false }
+
+#define WHY_EGRESS "the network goes through the egress proxy: AF_INET and AF_INET6 only, which " \
+		   "reach nothing but the sandbox's own loopback; AF_NETLINK, AF_PACKET, AF_VSOCK " \
+		   "and the rest are refused"
+/* A family between AF_INET and AF_INET6 (AX25, IPX, APPLETALK, ...). */
+_Static_assert(AF_INET == 2 && AF_AX25 == 3 && AF_X25 == 9 && AF_INET6 == 10,
+	       "the families between AF_INET and AF_INET6 are listed one by one");
+#define EGRESS_FAMILY(f)                                                                  \
+	{ "socket", SC_EGRESS, 1, { { 0, SCMP_CMP_MASKED_EQ, LOW32, f } }, EAFNOSUPPORT,        \
+	  "domain " #f, WHY_EGRESS, false }
 
 /* In order: on x86-32 libseccomp also turns a socket rule into one on
  * socketcall(SYS_SOCKET), which must find socketcall refused already; and
@@ -136,6 +146,14 @@ static const struct sc_rule rules[] = {
 	  "domain not AF_UNIX",
 	  "no net rule allows a host: AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_VSOCK and "
 	  "every other family", false },
+	/* Through the egress proxy: AF_INET and AF_INET6 reach only the
+	 * sandbox's own loopback, where the proxy listens; the rest stays
+	 * refused. */
+	EGRESS_FAMILY(AF_AX25), EGRESS_FAMILY(AF_IPX), EGRESS_FAMILY(AF_APPLETALK),
+	EGRESS_FAMILY(AF_NETROM), EGRESS_FAMILY(AF_BRIDGE), EGRESS_FAMILY(AF_ATMPVC),
+	EGRESS_FAMILY(AF_X25),
+	{ "socket", SC_EGRESS, 1, { { 0, SCMP_CMP_GT, AF_INET6, 0 } }, EAFNOSUPPORT,
+	  "domain above AF_INET6", WHY_EGRESS, false },
 };
 
 struct sc_arch {
@@ -184,6 +202,7 @@ static bool rule_active(const struct lower_input *in, const struct sc_rule *r)
 	case SC_NO_NET: return !in->net_allowed;
 	case SC_NO_UNIX: return !in->unix_allowed;
 	case SC_NO_NET_OR_UNIX: return !in->net_allowed || !in->unix_allowed;
+	case SC_EGRESS: return in->net_allowed;
 	}
 	return false;
 }
@@ -373,7 +392,8 @@ char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err)
 		sb_addf(&sb, "%s%s", a ? ", " : "", arches[a].name);
 	sb_adds(&sb, "; a syscall of any other ABI kills the process\n");
 	if (in->net_allowed)
-		sb_addf(&sb, "network: allowed (%s): network sockets are not filtered\n",
+		sb_addf(&sb, "network: through the egress proxy (%s): AF_INET and AF_INET6 sockets "
+			     "reach only the sandbox's loopback; other families are refused\n",
 			in->net_origin ? in->net_origin : "?");
 	else
 		sb_adds(&sb, "network: denied (no net rule allows a host)\n");

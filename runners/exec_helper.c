@@ -11,11 +11,17 @@
  * found by path) refuses it, so that no older or newer layer is taken for
  * this one's.
  *
- *   cordon-exec --build-id ID --status-fd N [--deny-tcp] [--scope-unix] [--root DIR]...
- *               [--rlimit NAME=VALUE]... -- CMD [ARG...] */
+ * With --egress-fd, the network goes through the call's egress proxy: it
+ * listens on the sandbox's loopback for it and sets the proxy variables
+ * (egress_relay.c) before Landlock takes TCP away but for that port.
+ *
+ *   cordon-exec --build-id ID --status-fd N [--deny-tcp] [--scope-unix] [--egress-fd N]
+ *               [--root DIR]... [--rlimit NAME=VALUE]... -- CMD [ARG...]
+ *   cordon-exec --connect HOST PORT      (ssh's ProxyCommand inside the sandbox) */
 #include "config.h"
 
 #include "build-id.h"
+#include "egress_relay.h"
 #include "landlock.h"
 #include "util.h"
 #include "rlimit.h"
@@ -44,12 +50,17 @@ int main(int argc, char **argv)
 	struct run_rlimit *rlimits = calloc((size_t)argc, sizeof(*rlimits));
 	size_t nroots = 0, nrlimits = 0;
 	unsigned flags = 0;
-	int status_fd = -1, i;
+	int status_fd = -1, egress_fd = -1, i;
 	char *err = NULL;
 	const char *build_id = NULL;
 
 	if (!roots || !rlimits)
 		return fail("cordon-exec", "out of memory");
+	if (argc == 4 && strcmp(argv[1], "--connect") == 0) {
+		free(roots);
+		free(rlimits);
+		return egress_connect_main(argv[2], argv[3]);
+	}
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
 			i++;
@@ -60,6 +71,9 @@ int main(int argc, char **argv)
 			status_fd = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--deny-tcp") == 0) {
 			flags |= CORDON_LANDLOCK_DENY_TCP;
+		} else if (strcmp(argv[i], "--egress-fd") == 0 && i + 1 < argc) {
+			egress_fd = atoi(argv[++i]);
+			flags |= CORDON_LANDLOCK_EGRESS;
 		} else if (strcmp(argv[i], "--scope-unix") == 0) {
 			flags |= CORDON_LANDLOCK_SCOPE_UNIX;
 		} else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
@@ -83,6 +97,11 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc || status_fd < 0)
 		return fail("cordon-exec", "no command or no --status-fd");
+	if (egress_fd >= 0) {
+		if (egress_relay_start(egress_fd, &err) != 0)
+			return fail("egress", err);
+		egress_relay_environ(argv[0]);
+	}
 	int rc = cordon_landlock_apply(roots, nroots, flags, &err);
 	if (rc != 0)
 		return fail("landlock", err ? err : "cannot apply the ruleset");

@@ -33,6 +33,7 @@ struct run_opts {
 	bool check_links;        /* refuse a call where a file to write has a name outside */
 	cordon_audit *audit;     /* one record for the call, or NULL */
 	const char *actor;       /* for the audit record; NULL: $USER */
+	const char *egress_hosts; /* hosts(5) file the egress proxy resolves from alone */
 };
 
 int run_command(const struct run_opts *o);

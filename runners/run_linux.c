@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "fence.h"
+#include "proxy.h"
 #include "lower.h"
 #include "run.h"
 #include "run_approval.h"
@@ -371,6 +372,11 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 			ARG("--deny-tcp");
 		if (flags & CORDON_LANDLOCK_SCOPE_UNIX)
 			ARG("--scope-unix");
+		if (flags & CORDON_LANDLOCK_EGRESS) {
+			/* The call's end of the egress proxy's socketpair. */
+			ARG("--egress-fd");
+			ARG("7");
+		}
 		size_t nwroots = 0;
 		const char **wroots = lower_landlock_roots(in, &nwroots);
 		for (size_t i = 0; i < nwroots; i++) {
@@ -412,8 +418,8 @@ struct launch {
 	int out[2];      /* captured stdout/stderr, read ends, or -1 */
 };
 
-static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], bool capture,
-		     const char *cwd, const struct run_limits *lim)
+static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int egress,
+		     bool capture, const char *cwd, const struct run_limits *lim)
 {
 	int js[2] = { -1, -1 }, hs[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	if ((fds && (pipe2(js, O_CLOEXEC) != 0 || pipe2(hs, O_CLOEXEC) != 0)) ||
@@ -438,18 +444,19 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], boo
 			dup2(pe[1], 2);
 		}
 		if (fds) {
-			/* 3: the plan, 4: seccomp, 5: json status, 6: helper status. */
-			int want[4] = { fds[0], fds[1], js[1], hs[1] };
-			int moved[4];
-			for (int i = 0; i < 4; i++)
+			/* 3: the plan, 4: seccomp, 5: json status, 6: helper status,
+			 * 7: the egress proxy's socketpair when there is one. */
+			int want[5] = { fds[0], fds[1], js[1], hs[1], egress };
+			int moved[5], nwant = egress >= 0 ? 5 : 4;
+			for (int i = 0; i < nwant; i++)
 				moved[i] = fcntl(want[i], F_DUPFD_CLOEXEC, 10);
-			for (int i = 0; i < 4; i++)
+			for (int i = 0; i < nwant; i++)
 				if (moved[i] < 0 || dup2(moved[i], 3 + i) < 0)
 					_exit(RUN_UNAVAILABLE);
 			/* Nothing the caller left open enters the sandbox: a
 			 * descriptor of a directory or file outside would
-			 * reach past every mount (cordon-exec closes 3-6). */
-			if (close_fds_from(7) != 0) {
+			 * reach past every mount (cordon-exec closes 3-7). */
+			if (close_fds_from(3 + nwant) != 0) {
 				dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot close inherited "
 					   "descriptors: %s\n",
 					strerror(errno));
@@ -492,6 +499,23 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], boo
 	return 0;
 }
 
+/* A preset that allows some host gets the call's own egress proxy. */
+static int egress_begin(struct proxy *px, const struct run_opts *o, const cordon_evaluator *ev,
+			const struct lower_input *in, char **err)
+{
+	if (!(lower_landlock_flags(in) & CORDON_LANDLOCK_EGRESS))
+		return 0;
+	struct proxy_opts po = {
+		.ev = ev,
+		.audit = o->audit,
+		.actor = o->actor,
+		.hosts_file = o->egress_hosts,
+		/* An ask is refused until an approval of the call names hosts. */
+		.approve = NULL,
+	};
+	return proxy_start(px, &po, err);
+}
+
 static void kill_group(pid_t pid)
 {
 	kill(-pid, SIGKILL);
@@ -522,6 +546,7 @@ int run_command(const struct run_opts *o)
 	struct run_limits lim = { .procs = { -1, -1 } };
 	struct fence fence = { .reg = -1 };
 	struct run_approval ra = { 0 };
+	struct proxy px = { -1, -1 };
 
 	/* The command must be allowed before anything else happens. */
 	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
@@ -677,11 +702,16 @@ int run_command(const struct run_opts *o)
 	sigaction(SIGTERM, &sa, &old_term);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (do_launch(&l, argv, envp, sandboxed ? fds : NULL, capture,
+	if (sandboxed && egress_begin(&px, o, ev, &in, &err) != 0) {
+		status = unavailable("egress proxy: %s", err);
+		goto restore;
+	}
+	if (do_launch(&l, argv, envp, sandboxed ? fds : NULL, px.sandbox_fd, capture,
 		      sandboxed ? NULL : in.cwd, &lim) != 0) {
 		status = unavailable("cannot launch: %s", strerror(errno));
 		goto restore;
 	}
+	proxy_launched(&px);
 	double deadline = o->timeout > 0 ? now() + o->timeout : 0;
 	bool timed_out = false;
 	int wstatus = 0;
@@ -833,6 +863,7 @@ out:
 		if (!o->output_file)
 			free((char *)out.file_path);
 	}
+	proxy_stop(&px); /* the sandbox is gone: so is its way out */
 	run_limits_release(&lim);
 	run_remove_tree(tmp);
 	if (mask_made)

@@ -105,7 +105,7 @@ run 0 "lint --help" lint --help
 grep -q '^usage: cordon lint ' "$tmpdir/out"
 ok $? "lint --help shows its usage"
 run 0 "lint --list-checks" lint --list-checks
-ok $(($(wc -l < "$tmpdir/out") != 19)) "--list-checks lists 19 checks"
+ok $(($(wc -l < "$tmpdir/out") != 20)) "--list-checks lists 20 checks"
 run 2 "lint without files" lint
 run 2 "lint with an unknown option" lint --bogus policy.cordon
 run 2 "lint --format xml" lint --format xml policy.cordon

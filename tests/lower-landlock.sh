@@ -88,8 +88,10 @@ has "$tmpdir/lower-base-abi4" 'handled_access_net  BIND_TCP CONNECT_TCP' "ABI 4:
 hasnt "$tmpdir/lower-base-abi4" 'IOCTL_DEV$' "ABI 4: no IOCTL_DEV"
 has "$tmpdir/lower-base-abi4" 'scoped              none: scopes need ABI 6' "ABI 4: no scopes"
 has "$tmpdir/lower-open-abi5" 'handled_access_fs .* TRUNCATE IOCTL_DEV$' "ABI 5: IOCTL_DEV"
-has "$tmpdir/lower-online-abi6" 'handled_access_net  none: a net rule allows some host' \
-	"a policy that allows a host leaves TCP unhandled"
+has "$tmpdir/lower-online-abi6" 'handled_access_net  BIND_TCP CONNECT_TCP' \
+	"a policy that allows a host handles TCP"
+has "$tmpdir/lower-online-abi6" 'but CONNECT_TCP to port 3128, the egress proxy' \
+	"a policy that allows a host may connect to the egress proxy's port only"
 has "$tmpdir/lower-online-abi6" '^  scoped              ABSTRACT_UNIX_SOCKET$' \
 	"ABI 6: abstract unix sockets are scoped when net \"unix\" is not allowed"
 has "$tmpdir/lower-base-abi0" '^kernel: no Landlock' "ABI 0: no Landlock, and it says so"

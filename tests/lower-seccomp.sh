@@ -110,7 +110,9 @@ hasnt "$f" 'domain not AF_UNIX' "online: network sockets are not filtered"
 [ "$(uname -m)" != x86_64 ] ||
 	has "$f" '^socketcall ' "online: socketcall refused (it could carry AF_UNIX)"
 f=$tmpdir/lower-open
-hasnt "$f" '^socket' "open: no socket rule"
+hasnt "$f" 'domain AF_UNIX' "open: no rule on unix sockets"
+has "$f" '^socket +all +domain above AF_INET6 +errno EAFNOSUPPORT' \
+	"open: through the egress proxy, families past AF_INET6 (netlink, packet, vsock) refused"
 has "$f" '^unshare ' "open: user namespaces still refused"
 
 lower "" danger-full-access seccomp > /dev/null 2> "$tmpdir/err"

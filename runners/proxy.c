@@ -1,0 +1,932 @@
+/* The egress proxy process (see proxy.h): one poll loop over the control
+ * socketpair and a bounded table of connections, each a small state machine
+ * (request head, upstream connect, relay), every state with a deadline. */
+#include "config.h"
+
+#ifdef __linux__
+
+#include "proxy.h"
+#include "eval.h"
+#include "util.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HEAD_MAX 8192
+#define BUF_SIZE 65536
+
+enum conn_state {
+	C_HEAD,       /* reading the request (HTTP head or SOCKS greeting/request) */
+	C_RESOLVING,  /* a resolver process looks the name up (ufd: its pipe) */
+	C_CONNECTING, /* upstream connect in progress */
+	C_RELAY,      /* bytes both ways */
+	C_REFUSING,   /* sending a refusal, then closing */
+};
+
+enum conn_kind { K_UNKNOWN, K_HTTP, K_CONNECT, K_SOCKS };
+
+struct pipebuf {
+	char *data;
+	size_t off, len;
+	bool eof; /* the reading side ended; shut the writing side once drained */
+};
+
+struct conn {
+	int cfd, ufd;
+	enum conn_state state;
+	enum conn_kind kind;
+	bool socks_greeted;
+	char head[HEAD_MAX];
+	size_t head_len;
+	char host[256];
+	int port;
+	struct proxy_addrs addrs;
+	size_t next_addr;
+	char *rule, *reason; /* of the allow, kept for what follows the lookup */
+	const char *decision;
+	pid_t resolver;
+	char *forward;    /* the rewritten HTTP head and what followed it */
+	size_t forward_len;
+	struct pipebuf up, down; /* client->upstream, upstream->client */
+	double deadline;
+	double started;
+};
+
+struct proxy_loop {
+	const struct proxy_opts *o;
+	struct proxy_hosts hosts;
+	bool have_hosts;
+	struct conn **conns;
+	size_t nconns, max;
+	double head_timeout, connect_timeout, idle_timeout;
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void audit(struct proxy_loop *pl, const char *target, const char *decision,
+		  const char *rule, const char *reason, const char *outcome, int err)
+{
+	if (!pl->o->audit)
+		return;
+	struct cordon_audit_record rec = {
+		.preset = pl->o->ev->preset->name,
+		.op = "net",
+		.target = target,
+		.decision = decision,
+		.rule = rule,
+		.reason = reason,
+		.actor = pl->o->actor,
+		.outcome = outcome,
+		.err = err,
+	};
+	char *aerr = NULL;
+	if (cordon_audit_append(pl->o->audit, &rec, &aerr) != 0) {
+		fprintf(stderr, "cordon: egress: %s\n", aerr);
+		free(aerr);
+	}
+}
+
+static void conn_free(struct conn *c)
+{
+	if (c->cfd >= 0)
+		close(c->cfd);
+	if (c->ufd >= 0)
+		close(c->ufd);
+	free(c->up.data);
+	free(c->down.data);
+	free(c->forward);
+	free(c->rule);
+	free(c->reason);
+	if (c->resolver > 0)
+		kill(c->resolver, SIGKILL);
+	free(c);
+}
+
+static void buf_put(struct pipebuf *b, const void *data, size_t n)
+{
+	if (b->len + n > BUF_SIZE)
+		n = BUF_SIZE - b->len;
+	memcpy(b->data + b->len, data, n);
+	b->len += n;
+}
+
+/* ---- refusals and replies ------------------------------------------------ */
+
+static void http_reply(struct conn *c, int code, const char *status, const char *body)
+{
+	char head[512];
+	int n = snprintf(head, sizeof(head),
+			 "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+			 "Connection: close\r\nX-Cordon-Decision: %s\r\n\r\n",
+			 code, status, strlen(body) + 1, code == 403 ? "deny" : "error");
+	buf_put(&c->down, head, (size_t)n);
+	buf_put(&c->down, body, strlen(body));
+	buf_put(&c->down, "\n", 1);
+}
+
+/* SOCKS5 reply codes. */
+enum { SOCKS_OK = 0, SOCKS_FAIL = 1, SOCKS_RULESET = 2, SOCKS_HOST = 4, SOCKS_REFUSED = 5,
+       SOCKS_CMD = 7, SOCKS_ATYP = 8 };
+
+static void socks_reply(struct conn *c, int code)
+{
+	const unsigned char r[10] = { 5, (unsigned char)code, 0, 1, 0, 0, 0, 0, 0, 0 };
+	buf_put(&c->down, r, sizeof(r));
+}
+
+/* Refuse the contact: code for HTTP, scode for SOCKS, the text for HTTP. */
+static void refuse(struct proxy_loop *pl, struct conn *c, int code, const char *status,
+		   int scode, const char *text)
+{
+	if (c->kind == K_SOCKS)
+		socks_reply(c, scode);
+	else
+		http_reply(c, code, status, text);
+	c->down.eof = true; /* nothing more: close once sent */
+	c->state = C_REFUSING;
+	c->deadline = mono() + pl->head_timeout;
+}
+
+/* ---- deciding ------------------------------------------------------------ */
+
+/* Whether a literal net allow rule at origin names host itself: then an
+ * internal address is what the administrator meant. */
+static bool rule_names_host(const cordon_evaluator *ev, const char *origin, const char *host)
+{
+	for (size_t i = 0; origin && i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if (r->op == IR_NET && r->m.kind == IR_PAT_LITERAL && r->m.anchor &&
+		    strcmp(r->origin, origin) == 0 && strcasecmp(r->m.anchor, host) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Decide c->host:c->port; on allow, resolve and start connecting. */
+static void start_connect(struct proxy_loop *pl, struct conn *c);
+static void begin_resolve(struct proxy_loop *pl, struct conn *c);
+
+/* The contact as the evaluator and the audit log name it: host:port, an
+ * IPv6 address in brackets. */
+static void conn_target(const struct conn *c, char *buf, size_t size)
+{
+	snprintf(buf, size, strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host, c->port);
+}
+
+/* What a resolver process sends back: one write, under PIPE_BUF. */
+struct resolve_reply {
+	int rc;
+	char why[120];
+	struct proxy_addrs addrs;
+};
+_Static_assert(sizeof(struct resolve_reply) <= 4096, "a resolver's reply is one atomic write");
+
+/* The name is looked up (or failed to be): judge its addresses, connect. */
+static void resolved(struct proxy_loop *pl, struct conn *c, int rc, const char *why)
+{
+	char target[300], msg[1024];
+	conn_target(c, target, sizeof(target));
+	if (rc != 0) {
+		snprintf(msg, sizeof(msg), "cordon: net %s: cannot resolve %s: %s", target, c->host,
+			 why);
+		audit(pl, target, c->decision, c->rule, why, "unresolved", 0);
+		refuse(pl, c, 502, "Bad Gateway", SOCKS_HOST, msg);
+		return;
+	}
+	/* Every address the name has is judged: one internal address among
+	 * public ones is how a rebinding name reaches inside. */
+	bool named = rule_names_host(pl->o->ev, c->rule, c->host);
+	for (size_t i = 0; i < c->addrs.n && !named; i++) {
+		const char *inner = proxy_addr_internal((struct sockaddr *)&c->addrs.addr[i]);
+		if (!inner)
+			continue;
+		char a[64];
+		proxy_addr_text((struct sockaddr *)&c->addrs.addr[i], a, sizeof(a));
+		snprintf(msg, sizeof(msg),
+			 "cordon: net %s: %s resolves to %s, %s, which only a rule naming the host "
+			 "exactly may allow",
+			 target, c->host, a, inner);
+		audit(pl, target, "deny", c->rule, msg + 8, "refused", 0);
+		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+		return;
+	}
+	audit(pl, target, c->decision, c->rule, c->reason, "connecting", 0);
+	c->next_addr = 0;
+	start_connect(pl, c);
+}
+
+/* From the hosts file, or for an address, at once; a name for DNS in a
+ * process of its own, so that a slow lookup holds up no other connection. */
+static void begin_resolve(struct proxy_loop *pl, struct conn *c)
+{
+	const char *why = NULL;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (pl->have_hosts || proxy_numeric(c->host, &ss, &len)) {
+		int rc = proxy_resolve(pl->have_hosts ? &pl->hosts : NULL, c->host, c->port, &c->addrs,
+				       &why);
+		resolved(pl, c, rc, why);
+		return;
+	}
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		resolved(pl, c, -1, strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct resolve_reply r = { 0 };
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		r.rc = proxy_resolve(NULL, c->host, c->port, &r.addrs, &why);
+		if (r.rc != 0)
+			snprintf(r.why, sizeof(r.why), "%s", why);
+		(void)!write(fds[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		resolved(pl, c, -1, strerror(errno));
+		return;
+	}
+	c->resolver = pid;
+	c->ufd = fds[0];
+	c->state = C_RESOLVING;
+	c->deadline = mono() + pl->connect_timeout;
+}
+
+/* The resolver answered (or died). */
+static void on_resolved(struct proxy_loop *pl, struct conn *c)
+{
+	struct resolve_reply r;
+	ssize_t n = read(c->ufd, &r, sizeof(r));
+	close(c->ufd);
+	c->ufd = -1;
+	c->resolver = -1;
+	if (n != (ssize_t)sizeof(r)) {
+		resolved(pl, c, -1, "the lookup failed");
+		return;
+	}
+	r.why[sizeof(r.why) - 1] = '\0';
+	c->addrs = r.addrs;
+	if (c->addrs.n > PROXY_ADDRS_MAX)
+		c->addrs.n = 0;
+	resolved(pl, c, r.rc != 0 || c->addrs.n == 0 ? -1 : 0, r.rc ? r.why : "no address");
+}
+
+static void decide(struct proxy_loop *pl, struct conn *c)
+{
+	char target[300], msg[1024];
+	conn_target(c, target, sizeof(target));
+	struct cordon_request req = { .op = CORDON_NET, .target = target, .sandboxed = true };
+	char *err = NULL;
+	cordon_decision *d = cordon_evaluate(pl->o->ev, &req, &err);
+	enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
+	const char *rule = d ? cordon_decision_rule(d) : NULL;
+	const char *reason = d ? cordon_decision_reason(d) : err;
+	const char *decision = e == CORDON_ALLOW ? "allow" : e == CORDON_ASK ? "ask" : "deny";
+	if (e == CORDON_ASK && pl->o->approve &&
+	    pl->o->approve(pl->o->approve_arg, c->host, c->port))
+		e = CORDON_ALLOW;
+	if (e != CORDON_ALLOW) {
+		bool shown = reason && rule && strstr(reason, rule);
+		snprintf(msg, sizeof(msg), "cordon: net %s: %s%s%s%s%s", target,
+			 e == CORDON_ASK ? "needs approval, which this call does not have: " : "",
+			 reason ? reason : "denied", rule && !shown ? " (" : "",
+			 rule && !shown ? rule : "", rule && !shown ? ")" : "");
+		audit(pl, target, decision, rule, reason, "refused", 0);
+		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+		goto done;
+	}
+	c->rule = rule ? xstrdup(rule) : NULL;
+	c->reason = reason ? xstrdup(reason) : NULL;
+	c->decision = e == CORDON_ALLOW && d && cordon_decision_effect(d) == CORDON_ASK ? "ask"
+											  : "allow";
+	begin_resolve(pl, c);
+done:
+	cordon_decision_free(d);
+	free(err);
+}
+
+static void start_connect(struct proxy_loop *pl, struct conn *c)
+{
+	while (c->next_addr < c->addrs.n) {
+		size_t i = c->next_addr++;
+		struct sockaddr *sa = (struct sockaddr *)&c->addrs.addr[i];
+		int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, sa, c->addrs.len[i]) == 0 || errno == EINPROGRESS) {
+			c->ufd = fd;
+			c->state = C_CONNECTING;
+			c->deadline = mono() + pl->connect_timeout;
+			return;
+		}
+		close(fd);
+	}
+	char msg[512];
+	char target[300];
+	conn_target(c, target, sizeof(target));
+	snprintf(msg, sizeof(msg), "cordon: net %s: no address of the host accepts a connection",
+		 target);
+	audit(pl, target, "allow", NULL, msg + 8, "unreachable", 0);
+	refuse(pl, c, 502, "Bad Gateway", SOCKS_REFUSED, msg);
+}
+
+/* The upstream connection is up: say so to the client, or send it the
+ * request. */
+static void connected(struct proxy_loop *pl, struct conn *c)
+{
+	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+	if (c->kind == K_CONNECT)
+		buf_put(&c->down, ok, sizeof(ok) - 1);
+	else if (c->kind == K_SOCKS)
+		socks_reply(c, SOCKS_OK);
+	if (c->forward) {
+		buf_put(&c->up, c->forward, c->forward_len);
+		free(c->forward);
+		c->forward = NULL;
+	}
+	c->state = C_RELAY;
+	c->deadline = mono() + pl->idle_timeout;
+}
+
+/* ---- reading requests ---------------------------------------------------- */
+
+static bool valid_host(const char *h)
+{
+	if (!*h)
+		return false;
+	for (const char *p = h; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(".-_:[]", *p))
+			return false;
+	return true;
+}
+
+/* "host[:port]" or "[v6][:port]" into c->host, c->port (default dport). */
+static bool parse_authority(struct conn *c, const char *s, size_t n, int dport)
+{
+	const char *colon = NULL, *hs = s;
+	size_t hl = n;
+	if (n && s[0] == '[') {
+		const char *close = memchr(s, ']', n);
+		if (!close)
+			return false;
+		hs = s + 1;
+		hl = (size_t)(close - s) - 1;
+		if ((size_t)(close - s) + 1 < n) {
+			if (close[1] != ':')
+				return false;
+			colon = close + 1;
+		}
+	} else {
+		colon = memchr(s, ':', n);
+		if (colon)
+			hl = (size_t)(colon - s);
+	}
+	if (hl == 0 || hl >= sizeof(c->host))
+		return false;
+	memcpy(c->host, hs, hl);
+	c->host[hl] = '\0';
+	for (char *p = c->host; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	c->port = dport;
+	if (colon) {
+		char *end;
+		size_t pl = n - (size_t)(colon - s) - 1;
+		char num[8];
+		if (pl == 0 || pl >= sizeof(num))
+			return false;
+		memcpy(num, colon + 1, pl);
+		num[pl] = '\0';
+		long v = strtol(num, &end, 10);
+		if (*end || v < 1 || v > 65535)
+			return false;
+		c->port = (int)v;
+	}
+	return valid_host(c->host);
+}
+
+/* The value of header name in the head (lines after the first), or NULL. */
+static const char *header(const char *head, const char *name, size_t *len)
+{
+	size_t nl = strlen(name);
+	for (const char *p = strstr(head, "\r\n"); p && p[2] != '\r'; p = strstr(p + 2, "\r\n")) {
+		const char *line = p + 2;
+		if (strncasecmp(line, name, nl) == 0 && line[nl] == ':') {
+			const char *v = line + nl + 1, *e = strstr(v, "\r\n");
+			while (*v == ' ' || *v == '\t')
+				v++;
+			*len = (size_t)(e - v);
+			while (*len && (v[*len - 1] == ' ' || v[*len - 1] == '\t'))
+				(*len)--;
+			return v;
+		}
+	}
+	return NULL;
+}
+
+/* An absolute-URI request becomes an origin-form one, one request a
+ * connection (Connection: close), without the proxy's own headers: so a
+ * later request on the connection cannot reach another host unseen. */
+static void rewrite_http(struct conn *c, const char *method, const char *path, const char *version,
+			 const char *end_of_head, size_t rest)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_addf(&sb, "%s %s %s\r\n", method, path, version);
+	for (const char *p = strstr(c->head, "\r\n"); p && p + 2 < end_of_head;
+	     p = strstr(p + 2, "\r\n")) {
+		const char *line = p + 2, *e = strstr(line, "\r\n");
+		if (e == line)
+			break;
+		if (strncasecmp(line, "Proxy-", 6) == 0 || strncasecmp(line, "Connection:", 11) == 0 ||
+		    strncasecmp(line, "Keep-Alive:", 11) == 0)
+			continue;
+		sb_add(&sb, line, (size_t)(e - line) + 2);
+	}
+	sb_adds(&sb, "Connection: close\r\n\r\n");
+	sb_add(&sb, end_of_head, rest);
+	c->forward_len = sb.len;
+	c->forward = sb_steal(&sb);
+}
+
+static void read_http(struct proxy_loop *pl, struct conn *c)
+{
+	c->head[c->head_len] = '\0';
+	char *end = strstr(c->head, "\r\n\r\n");
+	if (!end) {
+		if (c->head_len >= HEAD_MAX - 1)
+			refuse(pl, c, 431, "Request Header Fields Too Large", 0,
+			       "cordon: the request head is longer than the proxy reads");
+		return;
+	}
+	end += 4;
+	size_t rest = c->head_len - (size_t)(end - c->head);
+	char method[16], uri[4096], version[16];
+	char *eol = strstr(c->head, "\r\n");
+	*eol = '\0';
+	int got = sscanf(c->head, "%15s %4095s %15s", method, uri, version);
+	*eol = '\r';
+	if (got != 3 || strncmp(version, "HTTP/1.", 7) != 0) {
+		refuse(pl, c, 400, "Bad Request", 0, "cordon: not an HTTP/1 proxy request");
+		return;
+	}
+	if (strcmp(method, "CONNECT") == 0) {
+		c->kind = K_CONNECT;
+		if (!parse_authority(c, uri, strlen(uri), -1) || c->port < 0) {
+			refuse(pl, c, 400, "Bad Request", 0, "cordon: CONNECT needs host:port");
+			return;
+		}
+		if (rest) {
+			c->forward = xmalloc(rest);
+			memcpy(c->forward, end, rest);
+			c->forward_len = rest;
+		}
+		decide(pl, c);
+		return;
+	}
+	c->kind = K_HTTP;
+	if (strncasecmp(uri, "http://", 7) != 0) {
+		refuse(pl, c, 400, "Bad Request", 0,
+		       "cordon: the proxy takes absolute http:// URIs and CONNECT (https goes "
+		       "through CONNECT)");
+		return;
+	}
+	const char *auth = uri + 7, *slash = strchr(auth, '/');
+	size_t alen = slash ? (size_t)(slash - auth) : strlen(auth);
+	if (memchr(auth, '@', alen) || !parse_authority(c, auth, alen, 80)) {
+		refuse(pl, c, 400, "Bad Request", 0, "cordon: the URI names no host the proxy reads");
+		return;
+	}
+	/* A Host header naming another host would reach that virtual host on
+	 * the allowed one's server: the two must agree. */
+	size_t hlen;
+	const char *h = header(c->head, "Host", &hlen);
+	if (h && (hlen != alen || strncasecmp(h, auth, alen) != 0)) {
+		char host[256], port[16];
+		snprintf(host, sizeof(host), "%.*s", (int)(hlen < 200 ? hlen : 200), h);
+		snprintf(port, sizeof(port), ":%d", c->port);
+		size_t hl = strlen(c->host);
+		bool same = strncasecmp(host, c->host, hl) == 0 &&
+			    (host[hl] == '\0' || strcmp(host + hl, port) == 0);
+		if (!same) {
+			refuse(pl, c, 400, "Bad Request",
+			       0, "cordon: the Host header names another host than the URI");
+			return;
+		}
+	}
+	rewrite_http(c, method, slash ? slash : "/", version, end, rest);
+	decide(pl, c);
+}
+
+static void read_socks(struct proxy_loop *pl, struct conn *c)
+{
+	const unsigned char *b = (const unsigned char *)c->head;
+	size_t n = c->head_len;
+	c->kind = K_SOCKS;
+	if (!c->socks_greeted) {
+		if (n < 2 || n < 2u + b[1])
+			return;
+		if (!memchr(b + 2, 0, b[1])) {
+			const unsigned char no[2] = { 5, 0xff };
+			buf_put(&c->down, no, 2);
+			c->down.eof = true;
+			c->state = C_REFUSING;
+			return;
+		}
+		const unsigned char yes[2] = { 5, 0 };
+		buf_put(&c->down, yes, 2);
+		size_t used = 2u + b[1];
+		memmove(c->head, c->head + used, n - used);
+		c->head_len -= used;
+		c->socks_greeted = true;
+		b = (const unsigned char *)c->head;
+		n = c->head_len;
+	}
+	if (n < 5)
+		return;
+	size_t need;
+	if (b[3] == 1)
+		need = 10;
+	else if (b[3] == 4)
+		need = 22;
+	else if (b[3] == 3)
+		need = 7u + b[4];
+	else {
+		refuse(pl, c, 0, NULL, SOCKS_ATYP, NULL);
+		return;
+	}
+	if (n < need)
+		return;
+	if (b[0] != 5 || b[1] != 1) {
+		refuse(pl, c, 0, NULL, SOCKS_CMD, NULL);
+		return;
+	}
+	c->port = b[need - 2] << 8 | b[need - 1];
+	if (b[3] == 3) {
+		memcpy(c->host, b + 5, b[4]);
+		c->host[b[4]] = '\0';
+		for (char *p = c->host; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+	} else {
+		if (!inet_ntop(b[3] == 1 ? AF_INET : AF_INET6, b + 4, c->host, sizeof(c->host)))
+			c->host[0] = '\0';
+	}
+	if (!valid_host(c->host) || c->port == 0) {
+		refuse(pl, c, 0, NULL, SOCKS_HOST, NULL);
+		return;
+	}
+	if (n > need) {
+		c->forward_len = n - need;
+		c->forward = xmalloc(c->forward_len);
+		memcpy(c->forward, c->head + need, c->forward_len);
+	}
+	decide(pl, c);
+}
+
+static void on_head(struct proxy_loop *pl, struct conn *c)
+{
+	ssize_t r = read(c->cfd, c->head + c->head_len, HEAD_MAX - 1 - c->head_len);
+	if (r <= 0) {
+		if (r == 0 || (errno != EAGAIN && errno != EINTR))
+			c->state = C_REFUSING, c->down.eof = true, c->up.eof = true;
+		return;
+	}
+	c->head_len += (size_t)r;
+	if (c->head[0] == 5)
+		read_socks(pl, c);
+	else
+		read_http(pl, c);
+}
+
+/* ---- relaying ------------------------------------------------------------ */
+
+/* Read into b what from has; the bytes read (an end counts as one), or
+ * -1 on an error. */
+static ssize_t pump_in(int from, struct pipebuf *b)
+{
+	if (b->eof || b->len >= BUF_SIZE)
+		return 0;
+	ssize_t r = read(from, b->data + b->len, BUF_SIZE - b->len);
+	if (r > 0)
+		b->len += (size_t)r;
+	else if (r == 0)
+		b->eof = true;
+	else
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	return r ? r : 1;
+}
+
+/* Send what b holds to to; the bytes sent, or -1 on an error. */
+static ssize_t pump_out(int to, struct pipebuf *b)
+{
+	ssize_t w = 0;
+	if (b->off < b->len) {
+		w = send(to, b->data + b->off, b->len - b->off, MSG_NOSIGNAL);
+		if (w > 0)
+			b->off += (size_t)w;
+		else if (w < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	}
+	if (b->off == b->len)
+		b->off = b->len = 0;
+	return w;
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+static void add_conn(struct proxy_loop *pl, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	if (pl->nconns >= pl->max) {
+		/* Full: the oldest connection still sending its request makes
+		 * room (a slow client cannot hold the table), else the new one
+		 * is turned away. */
+		size_t old = pl->nconns;
+		for (size_t i = 0; i < pl->nconns; i++)
+			if (pl->conns[i]->state == C_HEAD &&
+			    (old == pl->nconns || pl->conns[i]->started < pl->conns[old]->started))
+				old = i;
+		if (old == pl->nconns) {
+			close(fd);
+			return;
+		}
+		conn_free(pl->conns[old]);
+		pl->conns[old] = pl->conns[--pl->nconns];
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	struct conn *c = xcalloc(1, sizeof(*c));
+	c->cfd = fd;
+	c->ufd = -1;
+	c->up.data = xmalloc(BUF_SIZE);
+	c->down.data = xmalloc(BUF_SIZE);
+	c->started = mono();
+	c->deadline = c->started + pl->head_timeout;
+	pl->conns[pl->nconns++] = c;
+}
+
+/* One fd passed by cordon-exec; false when the control socket ended. */
+static bool take_fd(int ctl, struct proxy_loop *pl)
+{
+	char byte;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
+			      .msg_controllen = sizeof(cm.buf) };
+	ssize_t r = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC);
+	if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
+		return false;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); r > 0 && h; h = CMSG_NXTHDR(&msg, h)) {
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t nfd = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfd; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+			add_conn(pl, fd);
+		}
+	}
+	return true;
+}
+
+/* Advance c after poll; false when it is done. */
+static bool step(struct proxy_loop *pl, struct conn *c, short cev, short uev)
+{
+	if (c->state == C_HEAD && (cev & (POLLIN | POLLHUP | POLLERR)))
+		on_head(pl, c);
+	if (c->state == C_HEAD && c->down.len && pump_out(c->cfd, &c->down) < 0)
+		return false; /* the SOCKS greeting's answer */
+	if (c->state == C_RESOLVING && uev)
+		on_resolved(pl, c);
+	if (c->state == C_CONNECTING && uev) {
+		int e = 0;
+		socklen_t el = sizeof(e);
+		getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &e, &el);
+		if (e == 0) {
+			connected(pl, c);
+		} else {
+			close(c->ufd);
+			c->ufd = -1;
+			start_connect(pl, c);
+		}
+	} else if (c->state == C_RELAY && (cev | uev)) {
+		/* Move while the sockets take it, a bounded number of rounds
+		 * so that one connection cannot starve the others. */
+		for (int k = 0; k < 16; k++) {
+			ssize_t a = pump_in(c->cfd, &c->up), b = pump_in(c->ufd, &c->down);
+			ssize_t x = pump_out(c->ufd, &c->up), y = pump_out(c->cfd, &c->down);
+			if (a < 0 || b < 0 || x < 0 || y < 0)
+				return false;
+			if (a + b + x + y == 0)
+				break;
+		}
+		c->deadline = mono() + pl->idle_timeout;
+	}
+	if (c->state == C_RELAY || c->state == C_REFUSING) {
+		if (c->ufd >= 0 && pump_out(c->ufd, &c->up) < 0)
+			return false;
+		if (pump_out(c->cfd, &c->down) < 0)
+			return false;
+		if (c->state == C_REFUSING)
+			return c->down.len > 0;
+		if (c->up.eof && c->up.len == 0)
+			shutdown(c->ufd, SHUT_WR);
+		if (c->down.eof && c->down.len == 0)
+			shutdown(c->cfd, SHUT_WR);
+		if (c->up.eof && c->down.eof && !c->up.len && !c->down.len)
+			return false;
+	}
+	return true;
+}
+
+static short want_client(const struct conn *c)
+{
+	short ev = 0;
+	if (c->state == C_HEAD)
+		ev |= POLLIN | (c->down.len ? POLLOUT : 0);
+	if (c->state == C_RELAY && !c->up.eof && c->up.len < BUF_SIZE)
+		ev |= POLLIN;
+	if ((c->state == C_RELAY || c->state == C_REFUSING) && c->down.len)
+		ev |= POLLOUT;
+	return ev;
+}
+
+static short want_upstream(const struct conn *c)
+{
+	short ev = 0;
+	if (c->state == C_CONNECTING)
+		ev |= POLLOUT;
+	if (c->state == C_RESOLVING)
+		ev |= POLLIN;
+	if (c->state == C_RELAY) {
+		if (!c->down.eof && c->down.len < BUF_SIZE)
+			ev |= POLLIN;
+		if (c->up.len)
+			ev |= POLLOUT;
+	}
+	return ev;
+}
+
+static void timed_out(struct proxy_loop *pl, struct conn *c)
+{
+	if (c->state == C_RESOLVING) {
+		kill(c->resolver, SIGKILL);
+		c->resolver = -1;
+		close(c->ufd);
+		c->ufd = -1;
+		resolved(pl, c, -1, "the lookup timed out");
+		return;
+	}
+	if (c->state == C_CONNECTING) {
+		char msg[512];
+		char target[300];
+		conn_target(c, target, sizeof(target));
+		snprintf(msg, sizeof(msg), "cordon: net %s: the connection timed out", target);
+		audit(pl, target, "allow", NULL, msg + 8, "unreachable", ETIMEDOUT);
+		close(c->ufd);
+		c->ufd = -1;
+		refuse(pl, c, 504, "Gateway Timeout", SOCKS_HOST, msg);
+	}
+}
+
+static void loop_run(int ctl, struct proxy_loop *pl)
+{
+	struct pollfd *p = xcalloc(1 + 2 * pl->max, sizeof(*p));
+	for (;;) {
+		size_t n = 0;
+		double t = mono(), next = t + 3600;
+		p[n++] = (struct pollfd){ ctl, POLLIN, 0 };
+		for (size_t i = 0; i < pl->nconns; i++) {
+			struct conn *c = pl->conns[i];
+			p[n++] = (struct pollfd){ c->cfd, want_client(c), 0 };
+			p[n++] = (struct pollfd){ c->ufd, want_upstream(c), 0 };
+			if (c->deadline < next)
+				next = c->deadline;
+		}
+		int ms = next > t ? (int)((next - t) * 1000) + 1 : 0;
+		if (poll(p, n, ms) < 0 && errno != EINTR)
+			break;
+		t = mono();
+		/* Connections first: the table may change when a new one comes.
+		 * From the end, so that the last one, moved into a freed slot,
+		 * has been looked at already. */
+		for (size_t i = pl->nconns; i-- > 0;) {
+			struct conn *c = pl->conns[i];
+			short cev = p[1 + 2 * i].revents, uev = p[2 + 2 * i].revents;
+			bool keep = step(pl, c, cev, uev);
+			/* A head trickled a byte at a time still has its deadline;
+			 * a relay that moves pushes its own forward (step). */
+			if (keep && t >= c->deadline) {
+				timed_out(pl, c);
+				keep = c->state == C_REFUSING && c->deadline > t;
+			}
+			if (!keep) {
+				conn_free(c);
+				pl->conns[i] = pl->conns[--pl->nconns];
+			}
+		}
+		if (p[0].revents && !take_fd(ctl, pl))
+			break; /* the sandbox is gone: so is the call */
+	}
+	free(p);
+}
+
+int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err)
+{
+	int sv[2];
+	p->pid = -1;
+	p->sandbox_fd = -1;
+	struct proxy_loop pl = { .o = o };
+	if (o->hosts_file) {
+		if (proxy_hosts_load(&pl.hosts, o->hosts_file, err) != 0)
+			return -1;
+		pl.have_hosts = true;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		*err = xasprintf("socketpair: %s", strerror(errno));
+		proxy_hosts_free(&pl.hosts);
+		return -1;
+	}
+	pid_t parent = getpid();
+	p->pid = fork();
+	if (p->pid < 0) {
+		*err = xasprintf("fork: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		proxy_hosts_free(&pl.hosts);
+		return -1;
+	}
+	if (p->pid == 0) {
+		close(sv[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		prctl(PR_SET_NAME, "cordon-egress");
+		/* The call's output is the command's: nothing of the proxy's
+		 * holds it open (stderr stays, for what goes wrong). */
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0)
+			_exit(1);
+		if (nul > 1)
+			close(nul);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_IGN);
+		signal(SIGCHLD, SIG_IGN); /* resolvers are reaped by the kernel */
+		pl.max = o->max_conns ? o->max_conns : PROXY_MAX_CONNS;
+		pl.head_timeout = o->head_timeout > 0 ? o->head_timeout : 10;
+		pl.connect_timeout = o->connect_timeout > 0 ? o->connect_timeout : 10;
+		pl.idle_timeout = o->idle_timeout > 0 ? o->idle_timeout : 300;
+		pl.conns = xcalloc(pl.max, sizeof(*pl.conns));
+		loop_run(sv[0], &pl);
+		_exit(0);
+	}
+	close(sv[0]);
+	proxy_hosts_free(&pl.hosts);
+	p->sandbox_fd = sv[1];
+	return 0;
+}
+
+void proxy_launched(struct proxy *p)
+{
+	if (p->sandbox_fd >= 0)
+		close(p->sandbox_fd);
+	p->sandbox_fd = -1;
+}
+
+void proxy_stop(struct proxy *p)
+{
+	proxy_launched(p);
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+	}
+	p->pid = -1;
+}
+#endif

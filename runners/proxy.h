@@ -1,0 +1,98 @@
+/* The per-call egress proxy of `cordon run`.
+ *
+ * A restricted preset that allows some hosts keeps its network namespace
+ * private; the only way out is this proxy, a process of the runner's
+ * outside the sandbox.  Inside, cordon-exec listens on the sandbox's own
+ * loopback (127.0.0.1:CORDON_EGRESS_PORT) and hands every accepted
+ * connection over a socketpair to the proxy (SCM_RIGHTS), which reads the
+ * client's request there (HTTP CONNECT, an absolute-URI HTTP request or
+ * SOCKS5), decides the host and port with the preset's evaluator, resolves
+ * the name itself, refuses loopback, link-local and private addresses
+ * unless the deciding rule names the host exactly, and relays.  Every
+ * contact is audited.
+ *
+ * The socketpair is the call's own: nothing else can reach it, so two calls
+ * never share a proxy, and it is gone when the call ends. */
+#ifndef CORDON_PROXY_H
+#define CORDON_PROXY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "cordon.h"
+#include "landlock.h"
+
+/* cordon-exec listens on 127.0.0.1:CORDON_EGRESS_PORT (landlock.h). */
+
+/* ---- addresses (proxy_addr.c) -------------------------------------------- */
+
+/* Names from a hosts(5) file the runner was given (--egress-hosts): when
+ * one is given, it is the only resolver (no DNS). */
+struct proxy_hosts {
+	struct proxy_host_entry {
+		char *name;
+		struct sockaddr_storage addr;
+		socklen_t len;
+	} *items;
+	size_t n, cap;
+};
+/* 0, or -1 with *err naming file:line. */
+int proxy_hosts_load(struct proxy_hosts *h, const char *path, char **err);
+void proxy_hosts_free(struct proxy_hosts *h);
+
+/* An address literal (no brackets; IPv4 in every spelling the C library
+ * reads) into ss, or false. */
+bool proxy_numeric(const char *text, struct sockaddr_storage *ss, socklen_t *len);
+
+#define PROXY_ADDRS_MAX 8
+struct proxy_addrs {
+	struct sockaddr_storage addr[PROXY_ADDRS_MAX];
+	socklen_t len[PROXY_ADDRS_MAX];
+	size_t n;
+};
+/* Resolve host (a name or an address literal) to the addresses of port:
+ * from h alone when h is given, else getaddrinfo.  0, or -1 with *why. */
+int proxy_resolve(const struct proxy_hosts *h, const char *host, int port, struct proxy_addrs *out,
+		  const char **why);
+/* Why an address is not a public one (loopback, link-local with the cloud
+ * metadata service, private, ...), or NULL when it is; v4-mapped and other
+ * IPv6 forms of an IPv4 address are judged as that address. */
+const char *proxy_addr_internal(const struct sockaddr *sa);
+/* The address as text, into buf. */
+void proxy_addr_text(const struct sockaddr *sa, char *buf, size_t size);
+
+/* ---- the proxy (proxy.c) -------------------------------------------------- */
+
+/* Decides an `ask` the call's approval may cover: true lets the contact
+ * through.  NULL: every ask is refused. */
+typedef bool (*proxy_approve_fn)(void *arg, const char *host, int port);
+
+struct proxy_opts {
+	const cordon_evaluator *ev;
+	cordon_audit *audit;       /* a record a contact, or NULL */
+	const char *actor;
+	const char *hosts_file;    /* --egress-hosts, or NULL */
+	proxy_approve_fn approve;  /* NULL: ask is deny */
+	void *approve_arg;
+	size_t max_conns;          /* 0: PROXY_MAX_CONNS */
+	double head_timeout;       /* seconds to send a request; 0: the default */
+	double connect_timeout;
+	double idle_timeout;
+};
+#define PROXY_MAX_CONNS 64
+
+struct proxy {
+	pid_t pid;       /* the proxy process, or -1 */
+	int sandbox_fd;  /* the end cordon-exec gets, or -1 */
+};
+
+/* Fork the proxy process.  0 with p set, or -1 with *err. */
+int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err);
+/* Close the runner's copy of the sandbox end (after the launch). */
+void proxy_launched(struct proxy *p);
+/* Kill and reap the proxy. */
+void proxy_stop(struct proxy *p);
+
+#endif
