@@ -667,7 +667,7 @@ static json_t *updated_input(json_t *in, const char *key, const char *command)
 	return u;
 }
 
-static _Noreturn void answer_claude(const char *event, enum cordon_effect e, const char *why,
+static json_t *answer_claude(const char *event, enum cordon_effect e, const char *why,
 				    json_t *in, const char *rewritten)
 {
 	json_t *h = json_pack("{s:s, s:s, s:s}", "hookEventName", event, "permissionDecision",
@@ -676,33 +676,33 @@ static _Noreturn void answer_claude(const char *event, enum cordon_effect e, con
 		block("out of memory");
 	if (rewritten && e != CORDON_DENY)
 		json_object_set_new(h, "updatedInput", updated_input(in, "command", rewritten));
-	answer(json_pack("{s:o}", "hookSpecificOutput", h));
+	return json_pack("{s:o}", "hookSpecificOutput", h);
 }
 
-static _Noreturn void answer_codex(const char *event, enum cordon_effect e, const char *why)
+static json_t *answer_codex(const char *event, enum cordon_effect e, const char *why)
 {
 	if (strcmp(event, "PermissionRequest") == 0) {
 		/* An ask stays the person's: a quiet hook leaves Codex's own prompt. */
 		if (e == CORDON_ASK)
-			answer(NULL);
+			return NULL;
 		json_t *dec = e == CORDON_ALLOW ? json_pack("{s:s}", "behavior", "allow")
 						: json_pack("{s:s, s:s}", "behavior", "deny",
 							    "message", why);
-		answer(json_pack("{s:{s:s, s:o}}", "hookSpecificOutput", "hookEventName", event,
-				 "decision", dec));
+		return json_pack("{s:{s:s, s:o}}", "hookSpecificOutput", "hookEventName", event,
+				 "decision", dec);
 	}
 	/* PreToolUse: Codex honours deny; silence lets the call go on. */
 	if (e == CORDON_ALLOW)
-		answer(NULL);
-	answer(json_pack("{s:{s:s, s:s, s:s}}", "hookSpecificOutput", "hookEventName", event,
-			 "permissionDecision", "deny", "permissionDecisionReason", why));
+		return NULL;
+	return json_pack("{s:{s:s, s:s, s:s}}", "hookSpecificOutput", "hookEventName", event,
+			 "permissionDecision", "deny", "permissionDecisionReason", why);
 }
 
-static _Noreturn void answer_gemini(enum cordon_effect e, const char *why, json_t *in,
+static json_t *answer_gemini(enum cordon_effect e, const char *why, json_t *in,
 				    const char *rewritten)
 {
 	if (e != CORDON_ALLOW)
-		answer(json_pack("{s:s, s:s}", "decision", "deny", "reason", why));
+		return json_pack("{s:s, s:s}", "decision", "deny", "reason", why);
 	json_t *out = json_pack("{s:s}", "decision", "allow");
 	if (rewritten)
 		json_object_set_new(out, "hookSpecificOutput",
@@ -710,7 +710,7 @@ static _Noreturn void answer_gemini(enum cordon_effect e, const char *why, json_
 					      "tool_input",
 					      json_pack("{s:s}", "command", rewritten)));
 	(void)in;
-	answer(out);
+	return out;
 }
 
 static int parse_hook_opts(int argc, char **argv, struct hook_opts *o)
@@ -879,12 +879,29 @@ int cmd_hook(int argc, char **argv)
 						      : NULL;
 	if (log)
 		cordon_audit_close(log);
+	json_t *out;
 	switch (p - hook_protos) {
 	case HOOK_CLAUDE:
-		answer_claude(event, e, why, in, rewritten);
+		out = answer_claude(event, e, why, in, rewritten);
+		break;
 	case HOOK_CODEX:
-		answer_codex(event, e, why);
+		out = answer_codex(event, e, why);
+		break;
 	default:
-		answer_gemini(e, why, in, rewritten);
+		out = answer_gemini(e, why, in, rewritten);
+		break;
 	}
+	/* The answer holds copies of what it needs. */
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].target);
+	free(r);
+	free(command);
+	free(rewritten);
+	free(why);
+	free(v.preview);
+	json_decref(ev);
+	cordon_evaluator_free(evl);
+	cordon_policy_free(pol);
+	cordon_context_free(o.ctx);
+	answer(out);
 }
