@@ -76,7 +76,9 @@ else
 	trap 'rm -rf "$dir"' EXIT
 fi
 ws=$dir/ws home=$dir/home tmp=$dir/tmp
-mkdir -p "$ws/.agent" "$home" "$tmp"
+mkdir -p "$ws/.agent" "$ws/.git" "$home" "$tmp"
+# What the plan binds over the files it masks (cordon run makes it per call).
+: > "$tmp.mask"
 
 # One fixed environment for both, as a host would give it.
 environment=(env -i PATH=/usr/bin:/bin HOME="$home" LANG=C.UTF-8 TERM=dumb)
@@ -92,31 +94,80 @@ run_cordon() {
 	"${environment[@]}" "$cordon" run --preset workspace-write --workspace "$ws" \
 		"${context[@]}" -- /bin/true
 }
-run_bwrap() {
+run_plan() {
 	"${environment[@]}" "$bwrap" --args 3 -- /bin/true 3< "$dir/plan"
 }
+# The reference: bubblewrap alone, with the namespaces and the one writable
+# workspace a sandbox needs, and nothing of the policy.
+run_bare() {
+	"${environment[@]}" "$bwrap" --ro-bind / / --dev /dev --proc /proc --bind "$ws" "$ws" \
+		--unshare-all --die-with-parent --new-session --cap-drop ALL -- /bin/true
+}
+# Other launchers, each timed only when installed: its usual way of running
+# one command with the workspace writable and the network off.
+run_srt() { (cd "$ws" && "${environment[@]}" srt /bin/true); }
+run_codex() { (cd "$ws" && "${environment[@]}" codex sandbox linux --full-auto -- /bin/true); }
+run_firejail() { "${environment[@]}" firejail --quiet --noprofile --net=none -- /bin/true; }
+run_nsjail() {
+	"${environment[@]}" nsjail -q -Mo -R / -B "$ws" --disable_proc -- /bin/true
+}
 
-# Both must work before either is timed.
-if ! run_cordon; then
-	echo "$0: cordon run failed" >&2
-	exit 1
-fi
-if ! run_bwrap; then
-	echo "$0: bwrap with the compiled plan failed" >&2
-	exit 1
-fi
+names=(cordon bare plan)
+labels=("cordon run" "bare bwrap" "bwrap, the same plan")
+skipped=()
+for other in srt codex firejail nsjail; do
+	if ! command -v "$other" > /dev/null 2>&1; then
+		skipped+=("$other")
+	elif "run_$other" > /dev/null 2>&1; then
+		names+=("$other")
+		labels+=("$other")
+	else
+		skipped+=("$other (installed, but it failed here)")
+	fi
+done
 
-for _ in 1 2; do run_cordon; run_bwrap; done
-: > "$dir/cordon.us"
-: > "$dir/bwrap.us"
+# All must work before any is timed.
+for name in cordon bare plan; do
+	if ! "run_$name"; then
+		echo "$0: $name failed" >&2
+		exit 1
+	fi
+done
+
+# children_cpu: sets cpu_us to the user+system CPU time of this shell's
+# waited-for children so far, in microseconds.  Builtins only (`times`,
+# `read`, arithmetic): no process of its own is counted.
+to_us() { # to_us 1m2.345s: sets us
+	local m=${1%%m*} s=${1#*m}
+	s=${s%s}
+	local whole=${s%%[.,]*} frac=${s#*[.,]}000000
+	us=$(((10#$m * 60 + 10#$whole) * 1000000 + 10#${frac:0:6}))
+}
+children_cpu() {
+	local self child user sys us
+	times > "$dir/times"
+	{ read -r self; read -r user sys; } < "$dir/times"
+	to_us "$user"
+	cpu_us=$us
+	to_us "$sys"
+	cpu_us=$((cpu_us + us))
+}
+declare -A cpu_sum
+for _ in 1 2; do for name in "${names[@]}"; do "run_$name" > /dev/null 2>&1; done; done
+for name in "${names[@]}"; do : > "$dir/$name.us"; done
+n=${#names[@]}
 for ((i = 0; i < runs; i++)); do
-	# Alternate which goes first, so neither always follows the other.
-	for which in cordon bwrap; do
-		[ $((i % 2)) -eq 1 ] && which=$([ $which = cordon ] && echo bwrap || echo cordon)
+	# Rotate which goes first, so none always follows another.
+	for ((k = 0; k < n; k++)); do
+		name=${names[(i + k) % n]}
+		children_cpu
+		c0=$cpu_us
 		t0=${EPOCHREALTIME/[.,]/}
-		"run_$which"
+		"run_$name" > /dev/null 2>&1
 		t1=${EPOCHREALTIME/[.,]/}
-		echo $((10#$t1 - 10#$t0)) >> "$dir/$which.us"
+		children_cpu
+		echo $((10#$t1 - 10#$t0)) >> "$dir/$name.us"
+		cpu_sum[$name]=$((${cpu_sum[$name]:-0} + cpu_us - c0))
 	done
 done
 
@@ -124,15 +175,19 @@ median() { # median FILE: of the numbers in it, one a line
 	sort -n "$1" | awk '{ v[NR] = $1 } END {
 		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-mc=$(median "$dir/cordon.us")
-mb=$(median "$dir/bwrap.us")
-ratio=$(awk -v a="$mc" -v b="$mb" 'BEGIN { printf "%.3f", a / b }')
-verdict=$(awk -v r="$ratio" -v t="$target_ratio" 'BEGIN { print (r <= t) ? "met" : "MISSED" }')
 spread() { # spread FILE: the 10th and 90th percentiles, in ms
 	sort -n "$1" | awk '{ v[NR] = $1 } END {
 		lo = v[int(NR * 0.1) + 1]; hi = v[int(NR * 0.9) > 0 ? int(NR * 0.9) : 1]
 		printf "%.2f-%.2f", lo / 1000, hi / 1000 }'
 }
+declare -A med cpu
+for name in "${names[@]}"; do
+	med[$name]=$(median "$dir/$name.us")
+	cpu[$name]=$(awk -v t="${cpu_sum[$name]}" -v n="$runs" 'BEGIN { printf "%.0f", t / n }')
+done
+ratio=$(awk -v a="${med[cordon]}" -v b="${med[bare]}" 'BEGIN { printf "%.3f", a / b }')
+cpu_ratio=$(awk -v a="${cpu[cordon]}" -v b="${cpu[bare]}" 'BEGIN { printf "%.3f", a / b }')
+verdict=$(awk -v r="$ratio" -v t="$target_ratio" 'BEGIN { print (r <= t) ? "met" : "MISSED" }')
 
 # Peak RSS: GNU time over cordon (and what it waited for), then cordon alone,
 # read from /proc while a command keeps it running.
@@ -154,13 +209,25 @@ sleep 0.3
 hwm=$(awk '/^VmHWM:/ { print $2 " " $3 }' "/proc/$pid/status" 2> /dev/null || true)
 wait $pid || true
 
-printf 'cordon run --preset workspace-write -- /bin/true  vs  bwrap --args 3 -- /bin/true\n'
+printf 'cordon run --preset workspace-write -- /bin/true  vs  bare bwrap -- /bin/true\n'
 printf '%s; %s; %d runs of each, alternating\n\n' "$("$bwrap" --version)" "$(uname -sr)" "$runs"
-printf '%-28s %10s %16s\n' "" "median ms" "p10-p90 ms"
-printf '%-28s %10.2f %16s\n' "cordon run" "$(awk -v v="$mc" 'BEGIN { print v / 1000 }')" \
-	"$(spread "$dir/cordon.us")"
-printf '%-28s %10.2f %16s\n' "bwrap, the same plan" "$(awk -v v="$mb" 'BEGIN { print v / 1000 }')" \
-	"$(spread "$dir/bwrap.us")"
-printf '\nratio cordon/bwrap: %s (target <= %s: %s)\n' "$ratio" "$target_ratio" "$verdict"
+printf '%-28s %10s %16s %12s %10s\n' "" "median ms" "p10-p90 ms" "CPU ms/run" "x bare"
+for ((k = 0; k < n; k++)); do
+	name=${names[k]}
+	printf '%-28s %10.2f %16s %12.2f %10.2f\n' "${labels[k]}" \
+		"$(awk -v v="${med[$name]}" 'BEGIN { print v / 1000 }')" "$(spread "$dir/$name.us")" \
+		"$(awk -v v="${cpu[$name]}" 'BEGIN { print v / 1000 }')" \
+		"$(awk -v a="${med[$name]}" -v b="${med[bare]}" 'BEGIN { print a / b }')"
+done
+for other in "${skipped[@]}"; do
+	printf '%-28s %s\n' "$other" "not installed: skipped"
+done
+printf '\nratio cordon/bare bwrap: %s wall, %s CPU (target <= %s: %s)\n' "$ratio" "$cpu_ratio" \
+	"$target_ratio" "$verdict"
 printf 'peak RSS, cordon and what it waited for (GNU time %%M): %s\n' "$rss_time"
 printf 'peak RSS, cordon itself (VmHWM while the command runs): %s\n' "${hwm:-n/a}"
+# For bench/compare.sh.
+for ((k = 0; k < n; k++)); do
+	name=${names[k]}
+	printf 'result %s %s %s\n' "$name" "${med[$name]}" "${cpu[$name]}"
+done

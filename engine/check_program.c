@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "check.h"
+#include "strmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -200,12 +201,20 @@ void check_program(struct diag_list *d, struct ir_policy *ir, const struct ast *
 	struct ir_spec spec = { .origin = node->loc };
 	names_of(d, &node->u.prog.names, &spec.names, &spec.nnames);
 	check_body(d, &spec, &node->u.prog.body);
-	/* A later spec replaces the names it gives in an earlier one. */
+	/* A later spec replaces the names it gives in an earlier one: the
+	 * index says which spec has a name now, so that a policy of many
+	 * specs is not checked in quadratic time. */
+	if (!ir->spec_names) {
+		ir->spec_names = xmalloc(sizeof(*ir->spec_names));
+		strmap_init(ir->spec_names);
+	}
 	for (size_t n = 0; n < spec.nnames; n++) {
-		for (size_t i = 0; i < ir->nprograms; i++) {
-			struct ir_spec *old = &ir->programs[i];
+		const char *name = spec.names[n];
+		const struct strmap_entry *e = strmap_get(ir->spec_names, name, strlen(name));
+		if (e && e->items[e->nitems - 1] < ir->nprograms) { /* not this spec's own */
+			struct ir_spec *old = &ir->programs[e->items[e->nitems - 1]];
 			for (size_t j = 0; j < old->nnames; j++) {
-				if (strcmp(old->names[j], spec.names[n]) != 0)
+				if (strcmp(old->names[j], name) != 0)
 					continue;
 				free(old->names[j]);
 				memmove(&old->names[j], &old->names[j + 1],
@@ -214,6 +223,7 @@ void check_program(struct diag_list *d, struct ir_policy *ir, const struct ast *
 				break;
 			}
 		}
+		strmap_add(ir->spec_names, name, strlen(name), (uint32_t)ir->nprograms);
 	}
 	VEC_PUSH(ir->programs, ir->nprograms, ir->programs_cap, spec);
 }
@@ -221,6 +231,11 @@ void check_program(struct diag_list *d, struct ir_policy *ir, const struct ast *
 void check_programs_done(struct ir_policy *ir)
 {
 	size_t w = 0;
+	if (ir->spec_names) {
+		strmap_free(ir->spec_names);
+		free(ir->spec_names);
+		ir->spec_names = NULL;
+	}
 	for (size_t i = 0; i < ir->nprograms; i++) {
 		if (!ir->programs[i].nnames) {
 			ir_spec_free(&ir->programs[i]);

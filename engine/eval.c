@@ -18,7 +18,6 @@
 #include "grant.h"
 #include "strmap.h"
 
-#include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -882,53 +881,6 @@ void cordon_decision_operation(const cordon_decision *d, size_t i, enum cordon_o
 const char *cordon_decision_operation_detail(const cordon_decision *d, size_t i)
 {
 	return d->ops[i].detail;
-}
-
-static json_t *str_or_null(const char *s)
-{
-	json_t *j = s ? json_string(s) : NULL;
-	/* A target that is not UTF-8 is shown lossily rather than dropped. */
-	if (s && !j) {
-		char *copy = xstrdup(s);
-		for (char *p = copy; *p; p++)
-			if ((unsigned char)*p >= 0x80)
-				*p = '?';
-		j = json_string(copy);
-		free(copy);
-	}
-	return j ? j : json_null();
-}
-
-char *cordon_decision_json(const cordon_decision *d)
-{
-	json_t *o = json_object(), *ops = json_array();
-	char *s, *out;
-	json_object_set_new(o, "decision", json_string(ir_effect_names[d->effect]));
-	json_object_set_new(o, "reason", str_or_null(d->reason));
-	json_object_set_new(o, "rule", str_or_null(d->rule));
-	json_object_set_new(o, "preset", json_string(d->preset));
-	for (size_t i = 0; i < d->nops; i++) {
-		json_t *op = json_object();
-		json_object_set_new(op, "op", json_string(ir_op_names[d->ops[i].op]));
-		json_object_set_new(op, "target", str_or_null(d->ops[i].target));
-		if (d->ops[i].detail)
-			json_object_set_new(op, "detail", str_or_null(d->ops[i].detail));
-		json_object_set_new(op, "decision", json_string(ir_effect_names[d->ops[i].effect]));
-		json_object_set_new(op, "reason", str_or_null(d->ops[i].reason));
-		json_object_set_new(op, "rule", str_or_null(d->ops[i].rule));
-		json_array_append_new(ops, op);
-	}
-	json_object_set_new(o, "operations", ops);
-	json_object_set_new(o, "sandbox", json_string(d->sandbox));
-	if (d->analysed)
-		json_object_set_new(o, "analysed", json_string(d->analysed));
-	if (d->unsandboxed)
-		json_object_set_new(o, "unsandboxed", json_true());
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	out = xstrdup(s ? s : "{}");
-	free(s);
-	return out;
 }
 
 const char *cordon_op_name(enum cordon_op op)

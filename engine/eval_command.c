@@ -18,6 +18,7 @@
 #include "canon.h"
 #include "command.h"
 #include "eval.h"
+#include "region.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,47 +42,25 @@ static void set_last(cordon_decision *d, const struct cmd_op *o, const char *sho
 	}
 }
 
-static void quote_re(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		if (strchr("\\^$.|?*+()[]{}", *s))
-			sb_addc(sb, '\\');
-		sb_addc(sb, *s);
-	}
-}
-
-/* Can the region's pattern name `a`, or a path below it? */
-static bool reaches(const pcre2_code *re, pcre2_match_data *md, const char *a)
-{
-	size_t n = strlen(a);
-	if (pcre2_match(re, (PCRE2_SPTR)a, n, 0, 0, md, NULL) >= 0)
-		return true;
-	char *below = xasprintf("%s/", strcmp(a, "/") == 0 ? "" : a);
-	int rc = pcre2_match(re, (PCRE2_SPTR)below, strlen(below), 0, PCRE2_PARTIAL_HARD, md,
-			     NULL);
-	free(below);
-	return rc >= 0 || rc == PCRE2_ERROR_PARTIAL;
-}
-
 /* Does rule m apply somewhere in the region?  *sure: for every path the
  * region's word expands to there. */
-static bool rule_reached(const struct matcher *m, const char *root, const pcre2_code *re,
-			 pcre2_match_data *md, bool *sure)
+static bool rule_reached(const struct matcher *m, struct region *g, bool *sure)
 {
 	*sure = false;
 	if (m->kind == IR_PAT_LITERAL) {
 		*sure = true;
-		return reaches(re, md, m->text);
+		return region_reaches(g, m->text);
 	}
 	if (m->floating || !m->anchor)
 		return true;
 	/* A glob or regex under its anchor: reached when the region and
 	 * the anchor's tree meet. */
-	size_t an = strlen(m->anchor), rn = strlen(root);
+	size_t an = strlen(m->anchor), rn = g->rn;
+	const char *root = g->root;
 	bool root_inside = strcmp(m->anchor, "/") == 0 ||
 			   (rn >= an && memcmp(root, m->anchor, an) == 0 &&
 			    (root[an] == '/' || root[an] == '\0'));
-	return root_inside || reaches(re, md, m->anchor);
+	return root_inside || region_reaches(g, m->anchor);
 }
 
 struct reached {
@@ -158,40 +137,20 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		free(root);
 		return;
 	}
-	struct strbuf rx;
-	sb_init(&rx);
-	sb_addc(&rx, '^');
-	if (o->kind == CMD_PATH_EXACT) {
-		/* The tree of / is every path: "/" then "(?:/.*)?" would miss them. */
-		if (strcmp(root, "/") != 0 || !o->tree)
-			quote_re(&rx, root);
-	} else {
-		if (strcmp(root, "/") != 0)
-			quote_re(&rx, root);
-		sb_addc(&rx, '/');
-		sb_adds(&rx, o->pattern);
-	}
-	if (o->tree)
-		sb_adds(&rx, "(?:/.*)?");
-	sb_addc(&rx, '$');
-	int ec;
-	PCRE2_SIZE eo;
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR)rx.buf, rx.len, PCRE2_DOTALL, &ec, &eo, NULL);
-	sb_free(&rx);
-	if (!re) {
+	struct region g;
+	if (region_init(&g, root, o->kind == CMD_PATH_EXACT ? NULL : o->pattern, o->tree) != 0) {
 		/* Cannot happen for the patterns command.c writes; fail closed. */
 		ev_add_op(d, o->op, o->shown, IR_DENY,
 			  xstrdup("internal error: the path pattern does not compile"), NULL);
 		free(root);
 		return;
 	}
-	pcre2_match_data *md2 = pcre2_match_data_create_from_pattern(re, NULL);
 	struct reached *hits = NULL;
 	size_t nhits = 0, cap = 0;
 	if (o->op == IR_WRITE) {
 		for (size_t i = 0; i < ev->nprotect; i++) {
 			bool sure;
-			if (!rule_reached(&ev->protect[i].m, root, re, md2, &sure))
+			if (!rule_reached(&ev->protect[i].m, &g, &sure))
 				continue;
 			struct reached h = { &ev->protect[i], IR_DENY, true, sure && !o->maybe };
 			if (!h.sure)
@@ -206,7 +165,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			continue;
 		if (base && !ev_rule_may_beat(ev, r, base))
 			continue; /* never wins against the rule that covers the region */
-		if (!rule_reached(&r->m, root, re, md2, &sure))
+		if (!rule_reached(&r->m, &g, &sure))
 			continue;
 		if (!(sure && !o->maybe) && masked_at_launch(d, r))
 			continue; /* what it may reach is an empty file in the sandbox */
@@ -247,8 +206,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		d->ops[d->nops - 1].shape = DEC_SHAPE_REACHED;
 	}
 	free(hits);
-	pcre2_match_data_free(md2);
-	pcre2_code_free(re);
+	region_free(&g);
 	free(root);
 }
 

@@ -231,6 +231,9 @@ struct ir_policy {
 	size_t nprograms, programs_cap;
 	struct ir_redact *redacts;  /* in definition order */
 	size_t nredacts, redacts_cap;
+	/* While checking only: program name -> index in programs of the spec
+	 * that names it last (check_program.c). */
+	struct strmap *spec_names;
 };
 
 /* The spec for a program name (basename), or NULL. */

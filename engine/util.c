@@ -116,13 +116,21 @@ void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;
 	int n;
+	/* Formatted straight into the room there is (made at least 128
+	 * bytes); only text longer than that is formatted twice.  Measuring
+	 * first with vsnprintf(NULL, 0) costs as much as formatting. */
+	grow_array((void **)&sb->buf, &sb->cap, sb->len + 128, 1);
 	va_copy(cp, ap);
-	n = vsnprintf(NULL, 0, fmt, cp);
+	n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, cp);
 	va_end(cp);
-	if (n < 0)
+	if (n < 0) {
+		sb->buf[sb->len] = '\0';
 		return;
-	grow_array((void **)&sb->buf, &sb->cap, sb->len + (size_t)n + 1, 1);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
+	if ((size_t)n >= sb->cap - sb->len) {
+		grow_array((void **)&sb->buf, &sb->cap, sb->len + (size_t)n + 1, 1);
+		vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
 	sb->len += (size_t)n;
 }
 

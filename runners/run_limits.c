@@ -152,12 +152,18 @@ static void remove_cgroup(const char *dir)
 	 * since Linux 5.14; otherwise one by one). */
 	write_file(dir, "cgroup.kill", "1");
 	int err = 0;
-	for (int tries = 0; tries < 300; tries++) {
+	/* The last member's exit is accounted a moment after it is reaped:
+	 * retry soon, then less often (at most 10 ms apart, about 3 s in all). */
+	long wait_ns = 50000, waited_ns = 0;
+	while (waited_ns < 3000000000L) {
 		if (rmdir(dir) == 0 || errno == ENOENT)
 			return;
 		err = errno;
 		kill_members(dir);
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+		nanosleep(&(struct timespec){ 0, wait_ns }, NULL);
+		waited_ns += wait_ns;
+		if (wait_ns < 10000000)
+			wait_ns = wait_ns * 2 > 10000000 ? 10000000 : wait_ns * 2;
 	}
 	fprintf(stderr, "cordon: cannot remove the cgroup %s: %s\n", dir, strerror(err));
 }

@@ -663,7 +663,9 @@ int run_command(const struct run_opts *o)
 		if (prepare_masks(&in, &mask_made, &err) != 0 ||
 		    (o->check_links && run_links_check(&in, &err) != 0) ||
 		    !(plan = lower_bwrap_args(&in, &plan_len, &err)) ||
-		    !(bpf = cordon_lower(ev, "seccomp-bpf", &bpf_len, &err))) {
+		    /* The filter reads only the input's network and unix terms,
+		     * which fences and masks leave as they are: one input for both. */
+		    !(bpf = lower_seccomp_bpf(&in, &bpf_len, &err))) {
 			status = unavailable("%s", err);
 			goto out;
 		}
