@@ -83,9 +83,9 @@ static const struct verb verbs[] = {
 	  "  --no-origins         leave out origins, to compare two spellings\n",
 	  cmd_compile },
 	{ "eval", "decide requests: allow, ask or deny",
-	  "usage: cordon eval [-p FILE] [--preset P] [--context k=v]... [--json]\n"
+	  "usage: cordon eval [-p FILE] [--preset P] [--context k=v]... [--json] [--sandboxed]\n"
 	  "                   [--escalate JUSTIFICATION] OP TARGET | exec --argv [--] WORD...\n"
-	  "       cordon eval [-p FILE] [--preset P] [--context k=v]... --stdin\n"
+	  "       cordon eval [-p FILE] [--preset P] [--context k=v]... [--sandboxed] --stdin\n"
 	  "\n"
 	  "Decide one request (OP is read, write, exec, net or tool) and print the\n"
 	  "decision, its reason and the deciding rule; --json prints it as one JSON\n"
@@ -99,6 +99,9 @@ static const struct verb verbs[] = {
 	  "(an empty line too); the stream goes on.\n"
 	  "\n"
 	  "  --escalate WHY       an exec that asks to run outside the sandbox\n"
+	  "  --sandboxed          the command will run under cordon run, in the preset's\n"
+	  "                       sandbox: what the sandbox refuses by itself needs no\n"
+	  "                       person (a stream line's \"sandboxed\" overrides it)\n"
 	  "  --audit LOG          append one JSON record a decision to LOG (default:\n"
 	  "                       $CORDON_AUDIT_LOG); secrets in it are redacted\n"
 	  "  --actor NAME         who asks, for the audit record (default: $USER)\n"
@@ -106,7 +109,7 @@ static const struct verb verbs[] = {
 	  "user, agent_dir = ~/.cordon, session_dir = ~/.cordon/sessions/default.\n",
 	  cmd_eval },
 	{ "explain", "show how a request is decided",
-	  "usage: cordon explain [-p FILE] [--preset P] [--context k=v]...\n"
+	  "usage: cordon explain [-p FILE] [--preset P] [--context k=v]... [--sandboxed]\n"
 	  "                      [--escalate JUSTIFICATION] OP TARGET | exec --argv [--] WORD...\n"
 	  "\n"
 	  "Print the trace of one decision: the canonical target, every candidate\n"

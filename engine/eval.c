@@ -443,7 +443,7 @@ static const struct ev_rule *best_rule(const struct ev_rule *rules, const struct
 void ev_add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
 	       char *reason, const char *rule)
 {
-	struct dec_op o = { op, xstrdup(target), effect, reason, rule ? xstrdup(rule) : NULL, NULL };
+	struct dec_op o = { op, xstrdup(target), effect, reason, rule ? xstrdup(rule) : NULL, NULL, false };
 	VEC_PUSH(d->ops, d->nops, d->ops_cap, o);
 }
 
@@ -832,6 +832,8 @@ char *cordon_decision_json(const cordon_decision *d)
 		json_object_set_new(op, "decision", json_string(ir_effect_names[d->ops[i].effect]));
 		json_object_set_new(op, "reason", str_or_null(d->ops[i].reason));
 		json_object_set_new(op, "rule", str_or_null(d->ops[i].rule));
+		if (d->ops[i].contained)
+			json_object_set_new(op, "contained", json_true());
 		json_array_append_new(ops, op);
 	}
 	json_object_set_new(o, "operations", ops);

@@ -38,6 +38,7 @@ struct dec_op {
 	char *reason;
 	char *rule;
 	char *detail; /* what the operation is: "delete, recursive (rm)" */
+	bool contained; /* a sandboxed request's: the sandbox refuses it by itself */
 };
 
 struct cordon_decision {
