@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "command.h"
+#include "confusable.h"
 #include "canon.h"
 
 #include <stdio.h>
@@ -433,6 +434,15 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 	case ROLE_OPAQUE:
 		r->opaque = true;
 		break;
+	case ROLE_RUN:
+		/* The code in the file runs: what it does is not seen here. */
+		r->opaque = true;
+		v = shell_word_static(w);
+		if (v && strcmp(v, "-") == 0)
+			break; /* the program comes from stdin */
+		snprintf(detail, sizeof(detail), "read (%s%s, the code it runs)", r->prog, what);
+		add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
+		break;
 	case ROLE_CWD: {
 		const char *d = shell_word_static(w);
 		char *nd = NULL;
@@ -575,8 +585,10 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 		struct operand op = { w, sub->operands };
 		VEC_PUSH(r->ops, r->nops, r->cap, op);
 	}
+	/* Code given by an option (python3 -c, perl -e): the first operand
+	 * is not the file of code to run, but may be one the code reads. */
 	if (r->nops && sub->has_first && !r->script)
-		r->ops[0].role = sub->first;
+		r->ops[0].role = sub->first == ROLE_RUN && r->opaque ? ROLE_READ : sub->first;
 	if (r->nops >= 2 && sub->has_last)
 		r->ops[r->nops - 1].role = sub->last;
 	/* A delete is of a whole tree unless the program has a recursive
@@ -742,8 +754,26 @@ static void add_exec(struct cmd_ops *out, const char *text, const struct shell_c
 	o->detail = xstrdup(detail);
 }
 
+/* Does some command of the script run from c's string (bash -c STRING,
+ * eval, watch CMD)?  Then what c runs is analysed there, not opaque. */
+static bool runs_nested(const struct shell_script *sc, const struct shell_cmd *c)
+{
+	if (c->argi >= c->nwords)
+		return false;
+	for (size_t i = 0, n = shell_cmd_count(sc); i < n; i++) {
+		const struct shell_cmd *in = shell_cmd_get(sc, i);
+		if (in == c || !(in->flags & SHELL_CMD_IN_STRING) || !in->nwrappers)
+			continue;
+		const struct shell_wrapper *w = &in->wrappers[in->nwrappers - 1];
+		for (size_t k = 0; k < w->nwords; k++)
+			if (w->words[k] == c->words[c->argi])
+				return true;
+	}
+	return false;
+}
+
 static void analyse_cmd(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
-			struct cmd_ops *out)
+			bool nested, struct cmd_ops *out)
 {
 	char *dir = cmd_dir(env, c->cwd);
 	size_t first = out->n;
@@ -769,13 +799,25 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 				out->v[first].opaque = true;
 				out->v[first].detail =
 					xstrdup("opaque: git runs a program named on its command line");
-			} else if (r.opaque) {
+			} else if (r.opaque && !nested) {
 				out->v[first].opaque = true;
 				out->v[first].detail = xasprintf(
 					"opaque: %s runs code given on its command line", r.prog);
+			} else if (spec || nested) {
+				out->v[first].detail =
+					spec ? xasprintf("runs (spec \"%s\")", r.prog)
+					     : xasprintf("runs the command in its string (%s)", r.prog);
 			} else {
-				out->v[first].detail = spec ? xasprintf("runs (spec \"%s\")", r.prog)
-							    : xstrdup("runs (no spec)");
+				/* What it does with its words is not known: opaque. */
+				char *like = confusable_fold(r.prog);
+				const struct ir_spec *known = like ? find_program(env, like) : NULL;
+				out->v[first].unknown = true;
+				out->v[first].detail =
+					known ? xasprintf("unknown: no program spec for '%s', which looks "
+							  "like '%s'",
+							  r.prog, like)
+					      : xasprintf("unknown: no program spec for '%s'", r.prog);
+				free(like);
 			}
 			free(r.ops);
 			free(r.dir);
@@ -798,7 +840,8 @@ void cmd_analyse(const struct cmd_env *env, const struct shell_script *script, c
 		if (only_referenced(text, len, env->vars[i].name))
 			vars[e.nvars++] = env->vars[i];
 	for (size_t i = 0; i < n; i++)
-		analyse_cmd(&e, text, shell_cmd_get(script, i), out);
+		analyse_cmd(&e, text, shell_cmd_get(script, i),
+			    runs_nested(script, shell_cmd_get(script, i)), out);
 	free(vars);
 }
 

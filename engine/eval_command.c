@@ -397,6 +397,21 @@ static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const st
 	free(t.word_len);
 	set_last(d, o, NULL);
 	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
+	/* A rule that names the program is the policy's judgment of it. */
+	bool named = base && base->m.kind != IR_PAT_OPAQUE && base->m.nwords >= 1 &&
+		     !base->m.word_re[0];
+	if ((o->opaque || o->unknown) && !named && base_effect == IR_ALLOW &&
+	    ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
+		/* The preset lets what it cannot see run because its sandbox
+		 * bounds it; this request runs without it. */
+		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
+			  xasprintf("what it does is not known (%s), and it does not run under "
+				    "cordon's sandbox, which would bound it: it needs approval",
+				    o->detail),
+			  NULL);
+		set_last(d, o, NULL);
+		return;
+	}
 	if (!dyn || o->opaque || base_effect == IR_DENY)
 		return;
 	for (size_t i = 0; i < ev->nrules; i++) {
@@ -464,7 +479,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 			for (size_t k = 0; k < o->nwords; k++)
 				dyn = dyn || o->dyn[k];
 			if (strlen(o->target) == len && memcmp(o->target, text, len) == 0 &&
-			    !o->opaque && !dyn) {
+			    !o->opaque && !o->unknown && !dyn) {
 				if (!d->ops[0].detail)
 					d->ops[0].detail = xstrdup(o->detail);
 				continue;

@@ -172,6 +172,8 @@ enum ir_role {
 	ROLE_FLAG,      /* option flag without meaning here */
 	ROLE_SCRIPT,    /* option: takes the program's code or pattern; `first` no longer applies */
 	ROLE_SCRIPTFILE, /* option: takes a file of code, read; `first` no longer applies */
+	ROLE_RUN,       /* a file of code the program runs (bash FILE): read, and the part is
+			 * opaque; "-" is the program read from stdin */
 	ROLE_COUNT
 };
 
