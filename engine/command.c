@@ -369,7 +369,36 @@ static const struct ir_option *lookup(const struct ir_spec *sub, const struct ir
 
 static bool takes_arg(enum ir_role r)
 {
-	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG;
+	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES;
+}
+
+/* --PREFIX of a long option, resolved as getopt_long and git resolve an
+ * abbreviation: the one option it can name; one that rewrites history
+ * wins among several (git refuses an ambiguous one: nothing runs). */
+static const struct ir_option *abbreviation(const struct ir_spec *sub, const struct ir_spec *prog,
+					    const char *name, size_t n)
+{
+	const struct ir_option *found = NULL;
+	size_t count = 0;
+	if (n < 3 || name[0] != '-' || name[1] != '-')
+		return NULL;
+	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
+		for (size_t i = 0; i < s->noptions; i++) {
+			const struct ir_option *o = &s->options[i];
+			for (size_t j = 0; j < o->nnames; j++) {
+				if (strlen(o->names[j]) <= n || memcmp(o->names[j], name, n) != 0)
+					continue;
+				if (o->role == ROLE_REWRITES)
+					return o;
+				if (o != found)
+					count++;
+				found = o;
+			}
+		}
+		if (s == prog)
+			break;
+	}
+	return count == 1 ? found : NULL;
 }
 
 static bool declares_recursive(const struct ir_spec *s)
@@ -395,7 +424,41 @@ struct reading {
 	bool modifies, recursive, script, opaque;
 	struct operand *ops;
 	size_t nops, cap;
+	const char *subs[4]; /* the subcommand words read so far */
+	size_t nsubs;
+	const char *rewrote[4]; /* the history-rewriting spellings recorded */
+	size_t nrewrote;
 };
+
+/* The part rewrites or deletes shared history: it also runs as
+ * PROG SUB... CANONICAL, the spelling a rule names. */
+static void add_rewrite(struct reading *r, const char *canonical, const char *spelled)
+{
+	for (size_t i = 0; i < r->nrewrote; i++)
+		if (strcmp(r->rewrote[i], canonical) == 0)
+			return;
+	if (r->nrewrote < sizeof(r->rewrote) / sizeof(*r->rewrote))
+		r->rewrote[r->nrewrote++] = canonical;
+	struct cmd_op *o = push(r->out, IR_EXEC, r->c);
+	struct strbuf sb;
+	sb_init(&sb);
+	o->nwords = r->nsubs + 2;
+	o->words = xcalloc(o->nwords + 1, sizeof(*o->words));
+	o->dyn = xcalloc(o->nwords + 1, sizeof(*o->dyn));
+	o->words[0] = xstrdup(r->prog);
+	for (size_t i = 0; i < r->nsubs; i++)
+		o->words[i + 1] = xstrdup(r->subs[i]);
+	o->words[o->nwords - 1] = xstrdup(canonical);
+	for (size_t i = 0; i < o->nwords; i++) {
+		if (i)
+			sb_addc(&sb, ' ');
+		shell_quote_word(&sb, o->words[i], i == 0);
+	}
+	o->target = sb_steal(&sb);
+	o->shown = xstrndup(r->text + r->c->start, r->c->end - r->c->start);
+	o->detail = xasprintf("rewrites or deletes shared history (%s, spelled %s)", canonical,
+			      spelled);
+}
 
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
@@ -433,6 +496,14 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		break;
 	case ROLE_OPAQUE:
 		r->opaque = true;
+		break;
+	case ROLE_REFSPEC:
+		/* +SRC:DST forces the update of DST; :DST (nothing pushed) deletes it. */
+		v = shell_word_static(w);
+		if (v && v[0] == '+')
+			add_rewrite(r, "--force", v);
+		else if (v && v[0] == ':' && v[1])
+			add_rewrite(r, "--delete", v);
 		break;
 	case ROLE_RUN:
 		/* The code in the file runs: what it does is not seen here. */
@@ -495,6 +566,8 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 		r->modifies = true;
 	else if (o->role == ROLE_RECURSIVE)
 		r->recursive = true;
+	else if (o->role == ROLE_REWRITES)
+		add_rewrite(r, o->names[0], shell_word_static(w) ? shell_word_static(w) : o->names[0]);
 	if (!takes_arg(o->role))
 		return 0;
 	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE)
@@ -541,6 +614,8 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 				size_t n = eq ? (size_t)(eq - v) : strlen(v);
 				o = lookup(sub, prog, v, n);
 				if (!o)
+					o = abbreviation(sub, prog, v, n);
+				if (!o)
 					continue;
 				if (eq)
 					arg = eq + 1;
@@ -579,6 +654,8 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 			if (s) {
 				sub = s;
 				r->recursive = r->recursive || s->recursive;
+				if (r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
+					r->subs[r->nsubs++] = v;
 				continue;
 			}
 		}

@@ -174,6 +174,10 @@ enum ir_role {
 	ROLE_SCRIPTFILE, /* option: takes a file of code, read; `first` no longer applies */
 	ROLE_RUN,       /* a file of code the program runs (bash FILE): read, and the part is
 			 * opaque; "-" is the program read from stdin */
+	ROLE_REWRITES,  /* option flag: rewrites or deletes shared history (git push --force);
+			 * the part also runs as PROG SUB... FIRST-NAME, so one rule on the
+			 * first name catches every spelling */
+	ROLE_REFSPEC,   /* operand: a git refspec; "+SRC:DST" forces, ":DST" deletes */
 	ROLE_COUNT
 };
 
