@@ -372,14 +372,13 @@ static bool takes_arg(enum ir_role r)
 	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES;
 }
 
-/* --PREFIX of a long option, resolved as getopt_long and git resolve an
- * abbreviation: the one option it can name; one that rewrites history
- * wins among several (git refuses an ambiguous one: nothing runs). */
+/* --PREFIX of a long option that rewrites history, as getopt_long and git
+ * resolve an abbreviation (--forc).  Only those: a word the spec does not
+ * list may be an option of its own (--stat beside --stat-width), and
+ * reading it as another that takes an argument would hide the next word. */
 static const struct ir_option *abbreviation(const struct ir_spec *sub, const struct ir_spec *prog,
 					    const char *name, size_t n)
 {
-	const struct ir_option *found = NULL;
-	size_t count = 0;
 	if (n < 3 || name[0] != '-' || name[1] != '-')
 		return NULL;
 	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
@@ -390,15 +389,12 @@ static const struct ir_option *abbreviation(const struct ir_spec *sub, const str
 					continue;
 				if (o->role == ROLE_REWRITES)
 					return o;
-				if (o != found)
-					count++;
-				found = o;
 			}
 		}
 		if (s == prog)
 			break;
 	}
-	return count == 1 ? found : NULL;
+	return NULL;
 }
 
 static bool declares_recursive(const struct ir_spec *s)
