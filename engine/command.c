@@ -855,6 +855,18 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 		add_exec(out, text, c, opaque, opaque ? c->reason ? c->reason : "opaque" : "runs");
 		if (c->flags & SHELL_CMD_DOWNLOADS)
 			add_net(out, c, NULL, c->reason ? c->reason : "", "network (fetches the program it runs)");
+		const struct ir_spec *runs = opaque && c->prog ? find_program(env, c->prog) : NULL;
+		if (runs && runs->has_first && runs->first == ROLE_RUN) {
+			/* A shell whose script name is not static (bash ~/x, bash
+			 * "$F"): opaque, but the script it reads is still read. */
+			struct reading r = { .env = env, .text = text, .c = c, .out = out };
+			const char *base = strrchr(c->prog, '/');
+			r.prog = base ? base + 1 : c->prog;
+			r.dir = dir ? xstrdup(dir) : NULL;
+			read_spec(&r, runs, c->argi + 1);
+			free(r.ops);
+			free(r.dir);
+		}
 		if (!opaque && c->prog) {
 			struct reading r = { .env = env, .text = text, .c = c, .out = out };
 			const char *base = strrchr(c->prog, '/');
