@@ -5,8 +5,9 @@
 # tests/everyday/commands.txt must exit 0, never 126 (a prompt) or 125 (no
 # sandbox).  Commands whose targets are known only at run time (xargs, a
 # loop over a glob, find -exec) must not ask: everything they may reach is
-# either allowed or refused by the sandbox itself.  As root and again as an
-# unprivileged user (nobody) with a repository of its own.
+# either allowed or refused by the sandbox itself, which the last checks
+# verify.  As root and again as an unprivileged user (nobody) with a
+# repository of its own.
 . "$srcdir/tests/lib.sh"
 
 cordon_bin=${CORDON_REAL:-$CORDON}
@@ -127,6 +128,30 @@ pass() { # pass NAME
 	done < "$list"
 	[ $n -ge 100 ]
 	ok $? "$t at least 100 everyday commands ran ($n)"
+
+	# What such a command may reach at run time is contained, not
+	# granted: it runs without a prompt, and the sandbox refuses it.
+	mkdir -p "$WS/.agent" && echo state > "$WS/.agent/state.json" && echo 'rc' > "$H/.bashrc"
+	[ -z "$AS" ] || chown -R 65534:65534 "$WS/.agent" "$H/.bashrc"
+	ctx="--context agent_dir=$WS/.agent --context session_dir=$WS/.agent/s1"
+	# shellcheck disable=SC2086
+	U "$C" run --preset workspace-write --workspace "$WS" $ctx -- bash -c \
+		"find ~ -name .bashrc -o -name 'id_*' | xargs cat; for f in \$(find ~ -name 'id_*'); do cat \"\$f\"; done" \
+		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	rc=$?
+	[ $rc -ne 126 ] && [ "$(head -n 1 "$tmpdir/out")" = rc ] && ! grep -q PRIVATE-KEY "$tmpdir/out"
+	ok $? "$t home files read through xargs and a loop run unprompted; the key is not among them (status $rc)"
+	# shellcheck disable=SC2086
+	U "$C" run --preset workspace-write --workspace "$WS" $ctx -- bash -c \
+		"echo .agent/state.json | xargs rm -f; for f in ~/.bashrc; do echo x >> \"\$f\"; done" \
+		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	rc=$?
+	[ $rc -ne 126 ] && [ -f "$WS/.agent/state.json" ] && [ "$(cat "$H/.bashrc")" = rc ]
+	ok $? "$t a protected file and one outside the workspace, reached at run time, stay as they were (status $rc)"
+	# shellcheck disable=SC2086
+	U "$C" run --preset workspace-write --workspace "$WS" $ctx -- bash -c "cat ~/.ssh/id_ed25519" \
+		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	is "$?" 126 "$t a key named on the command line is still refused"
 }
 
 for p in $passes; do
