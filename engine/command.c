@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "command.h"
+#include "command_env.h"
 #include "confusable.h"
 #include "canon.h"
 
@@ -908,6 +909,12 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			free(r.dir);
 		}
 	}
+	if (c->argi < c->nwords) {
+		char why[160];
+		const char *caution = cmd_env_caution(c, why, sizeof(why));
+		if (caution)
+			out->v[first].caution = xstrdup(caution);
+	}
 	for (size_t i = 0; i < c->nredirs; i++)
 		add_redir(out, env, dir, text, c, c->redirs[i]);
 	free(dir);
@@ -938,6 +945,7 @@ void cmd_ops_free(struct cmd_ops *ops)
 		free(o->shown);
 		free(o->detail);
 		free(o->pattern);
+		free(o->caution);
 		for (size_t k = 0; k < o->nwords; k++)
 			free(o->words[k]);
 		free(o->words);

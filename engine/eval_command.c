@@ -412,6 +412,17 @@ static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const st
 		set_last(d, o, NULL);
 		return;
 	}
+	if (o->caution && base_effect == IR_ALLOW && ev->preset->sandbox == IR_SANDBOX_REQUIRED &&
+	    !d->sandboxed) {
+		/* Under the sandbox the environment is the preset's allowlist. */
+		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
+			  xasprintf("%s, and it does not run under cordon's sandbox, whose "
+				    "environment is the preset's allowlist: it needs approval",
+				    o->caution),
+			  NULL);
+		set_last(d, o, NULL);
+		return;
+	}
 	if (!dyn || o->opaque || base_effect == IR_DENY)
 		return;
 	for (size_t i = 0; i < ev->nrules; i++) {
@@ -479,7 +490,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 			for (size_t k = 0; k < o->nwords; k++)
 				dyn = dyn || o->dyn[k];
 			if (strlen(o->target) == len && memcmp(o->target, text, len) == 0 &&
-			    !o->opaque && !o->unknown && !dyn) {
+			    !o->opaque && !o->unknown && !o->caution && !dyn) {
 				if (!d->ops[0].detail)
 					d->ops[0].detail = xstrdup(o->detail);
 				continue;
