@@ -13,14 +13,14 @@
 static const bool operand_role[ROLE_COUNT] = {
 	[ROLE_NONE] = true,  [ROLE_READ] = true,   [ROLE_WRITE] = true,
 	[ROLE_DELETE] = true, [ROLE_NET] = true,    [ROLE_OPAQUE] = true, [ROLE_ARG] = true,
-	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true,
+	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true, [ROLE_SEDSCRIPT] = true,
 };
 static const bool option_role[ROLE_COUNT] = {
 	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
 	[ROLE_NET] = true,	[ROLE_OPAQUE] = true,    [ROLE_ARG] = true,
 	[ROLE_CWD] = true,	[ROLE_MODIFIES] = true,  [ROLE_RECURSIVE] = true,
 	[ROLE_FLAG] = true,	[ROLE_SCRIPT] = true,    [ROLE_SCRIPTFILE] = true,
-	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,
+	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
 };
 
 /* A name in a spec: a plain string, escapes \" and \\ only. */
@@ -61,8 +61,9 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 	else
 		diag_hint(dg, "roles: read, write, delete, net, opaque, arg, run%s",
 			  allowed == option_role
-				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites"
-				  : ", none, refspec");
+				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites, "
+				    "sedscript"
+				  : ", none, refspec, sedscript");
 	return -1;
 }
 

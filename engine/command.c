@@ -457,6 +457,138 @@ static void add_rewrite(struct reading *r, const char *canonical, const char *sp
 			      spelled);
 }
 
+/* A file a sed program names, to the end of its line as sed reads it. */
+static const char *sed_file(struct reading *r, const char *p, enum ir_op op, char cmd)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t n = strcspn(p, "\n");
+	if (n) {
+		char *name = xstrndup(p, n);
+		struct shell_part part = { .kind = SHELL_PART_LIT, .text = name,
+					   .start = r->c->start, .end = r->c->start };
+		struct shell_word sw = { .parts = &part, .nparts = 1, .start = r->c->start,
+					 .end = r->c->start };
+		char detail[160];
+		snprintf(detail, sizeof(detail), "%s (%s, its %c command)",
+			 op == IR_WRITE ? "write" : "read", r->prog, cmd);
+		add_path(r->out, r->env, r->dir, r->text, r->c, &sw, op, false, detail);
+		free(r->out->v[r->out->n - 1].shown);
+		r->out->v[r->out->n - 1].shown = name;
+	}
+	return p + n;
+}
+
+/* Past a delimited part (a regex or a replacement) that starts at p. */
+static const char *sed_part(const char *p, char delim)
+{
+	while (*p && *p != delim) {
+		if (*p == '\\' && p[1])
+			p++;
+		p++;
+	}
+	return *p ? p + 1 : p;
+}
+
+/* The files a sed program reads and writes (r, R, w, W, s///w) and the
+ * code it runs (e, s///e), command by command.  What cannot be read makes
+ * the part opaque. */
+static void sed_scan(struct reading *r, const char *s)
+{
+	const char *p = s;
+	for (;;) {
+		while (*p && strchr(" \t\n;", *p))
+			p++;
+		if (!*p)
+			return;
+		/* Up to two addresses: N, $, /RE/, \cREc, first~step, +N. */
+		for (int k = 0; k < 2; k++) {
+			if ((*p >= '0' && *p <= '9') || *p == '+' || *p == '~') {
+				p++;
+				while ((*p >= '0' && *p <= '9') || *p == '~')
+					p++;
+			} else if (*p == '$') {
+				p++;
+			} else if (*p == '/' || (*p == '\\' && p[1])) {
+				char d = *p == '/' ? '/' : p[1];
+				p = sed_part(p + (*p == '/' ? 1 : 2), d);
+				while (*p == 'I' || *p == 'M')
+					p++;
+			} else {
+				break;
+			}
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (k == 0 && *p == ',') {
+				p++;
+				while (*p == ' ' || *p == '\t')
+					p++;
+				continue;
+			}
+			break;
+		}
+		while (*p == ' ' || *p == '\t' || *p == '!')
+			p++;
+		char cmd = *p;
+		if (!cmd)
+			return;
+		p++;
+		switch (cmd) {
+		case '{': case '}': case '=': case 'd': case 'D': case 'g': case 'G': case 'h':
+		case 'H': case 'n': case 'N': case 'p': case 'P': case 'x': case 'z': case 'F':
+			break;
+		case 'l': case 'L': case 'q': case 'Q':
+			while (*p == ' ' || (*p >= '0' && *p <= '9'))
+				p++;
+			break;
+		case '#': case ':': case 'b': case 't': case 'T': case 'v':
+			p += strcspn(p, cmd == '#' || cmd == ':' ? "\n" : ";\n");
+			break;
+		case 'a': case 'i': case 'c':
+			/* Text to the end of the line; a backslash continues it. */
+			while (*p && !(*p == '\n' && p[-1] != '\\'))
+				p++;
+			break;
+		case 'r': case 'R':
+			p = sed_file(r, p, IR_READ, cmd);
+			break;
+		case 'w': case 'W':
+			p = sed_file(r, p, IR_WRITE, cmd);
+			break;
+		case 'e':
+			r->opaque = true;
+			p += strcspn(p, "\n");
+			break;
+		case 'y':
+			if (!*p)
+				return;
+			p = sed_part(sed_part(p + 1, *p), p[0]);
+			break;
+		case 's': {
+			char d = *p;
+			if (!d || d == '\n' || d == '\\') {
+				r->opaque = true;
+				return;
+			}
+			p = sed_part(sed_part(p + 1, d), d);
+			while (*p && !strchr(";\n}", *p)) {
+				if (*p == 'w') {
+					p = sed_file(r, p + 1, IR_WRITE, 'w');
+					break;
+				}
+				if (*p == 'e')
+					r->opaque = true;
+				p++;
+			}
+			break;
+		}
+		default:
+			r->opaque = true; /* not sed as cordon reads it */
+			return;
+		}
+	}
+}
+
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
 {
@@ -493,6 +625,13 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		break;
 	case ROLE_OPAQUE:
 		r->opaque = true;
+		break;
+	case ROLE_SEDSCRIPT:
+		v = shell_word_static(w);
+		if (!v)
+			r->opaque = true; /* a program built at run time */
+		else
+			sed_scan(r, v);
 		break;
 	case ROLE_REFSPEC:
 		/* +SRC:DST forces the update of DST; :DST (nothing pushed) deletes it. */
@@ -567,7 +706,7 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 		add_rewrite(r, o->names[0], shell_word_static(w) ? shell_word_static(w) : o->names[0]);
 	if (!takes_arg(o->role))
 		return 0;
-	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE)
+	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE || o->role == ROLE_SEDSCRIPT)
 		r->script = true;
 	if (!glued) {
 		if (i + 1 >= r->c->nwords)

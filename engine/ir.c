@@ -320,7 +320,7 @@ char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_pa
 const char *const ir_role_names[ROLE_COUNT] = {
 	"none", "read", "write", "delete", "net", "opaque",
 	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
-	"run", "rewrites", "refspec",
+	"run", "rewrites", "refspec", "sedscript",
 };
 
 void ir_spec_free(struct ir_spec *s)

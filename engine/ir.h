@@ -178,6 +178,8 @@ enum ir_role {
 			 * the part also runs as PROG SUB... FIRST-NAME, so one rule on the
 			 * first name catches every spelling */
 	ROLE_REFSPEC,   /* operand: a git refspec; "+SRC:DST" forces, ":DST" deletes */
+	ROLE_SEDSCRIPT, /* a sed program: its w/W files are written, r/R files read, and an e
+			 * command or flag runs code; `first` no longer applies */
 	ROLE_COUNT
 };
 
