@@ -115,10 +115,18 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		}
 		const char *what = it->u.item.name->u.tok.text;
 		static const char *const items[] = { "operands", "first", "last",     "option",
-						      "net",      "read",  "write",    "recursive" };
+						      "net",      "read",  "write",    "recursive",
+						      "delete" };
 		int k;
-		for (k = 0; k < 8 && strcmp(what, items[k]) != 0; k++)
+		for (k = 0; k < 9 && strcmp(what, items[k]) != 0; k++)
 			;
+		if (k == 8) {
+			check_fixed(d, it, "a path", ".", &spec->deletes, &spec->ndeletes,
+				    &spec->deletes_cap);
+			continue;
+		}
+		if (k == 9)
+			k = 8; /* unknown */
 		if (k == 7) {
 			/* `recursive;`: operands are whole trees, no option needed (rg) */
 			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
@@ -141,11 +149,11 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		if (k == 8) {
 			struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
 					      "unknown item '%s' in a program spec", what);
-			const char *best = closest_word(what, items, 8);
+			const char *best = closest_word(what, items, 9);
 			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
 				  best ? best
-				       : "operands, first, last, option, net, read, write, recursive, "
-					 "subcommand");
+				       : "operands, first, last, option, net, read, write, delete, "
+					 "recursive, subcommand");
 			continue;
 		}
 		if (!it->u.item.word || it->u.item.reason || (k < 3) != !it->u.item.patterns.n) {

@@ -671,7 +671,7 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 
 /* A path a spec says the program uses whatever its words: `write ".git";`,
  * relative to the directory it works in, or under ~. */
-static void fixed_path(struct reading *r, const char *path, bool write)
+static void fixed_path(struct reading *r, const char *path, bool write, bool tree)
 {
 	struct shell_part parts[2] = { { .kind = SHELL_PART_LIT, .text = path } };
 	struct shell_word sw = { .parts = parts, .nparts = 1, .start = r->c->start,
@@ -684,8 +684,9 @@ static void fixed_path(struct reading *r, const char *path, bool write)
 		sw.nparts = path[1] ? 2 : 1;
 	}
 	char detail[160];
-	snprintf(detail, sizeof(detail), "%s (%s uses %s)", write ? "write" : "read", r->prog, path);
-	add_path(r->out, r->env, r->dir, r->text, r->c, &sw, write ? IR_WRITE : IR_READ, false,
+	snprintf(detail, sizeof(detail), "%s (%s uses %s)",
+		 tree ? "delete, recursive" : write ? "write" : "read", r->prog, path);
+	add_path(r->out, r->env, r->dir, r->text, r->c, &sw, write ? IR_WRITE : IR_READ, tree,
 		 detail);
 	/* The preview shows the path, not the command it came from. */
 	free(r->out->v[r->out->n - 1].shown);
@@ -829,8 +830,11 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
 		for (size_t k = 0; k < s->nreads + s->nwrites; k++) {
 			bool wr = k >= s->nreads;
-			fixed_path(r, wr ? s->writes[k - s->nreads] : s->reads[k], wr);
+			fixed_path(r, wr ? s->writes[k - s->nreads] : s->reads[k], wr, false);
 		}
+		/* What it deletes when no operand says where. */
+		for (size_t k = 0; k < s->ndeletes && r->nops == 0; k++)
+			fixed_path(r, s->deletes[k], true, true);
 		for (size_t k = 0; k < s->nhosts; k++) {
 			char detail[160];
 			snprintf(detail, sizeof(detail), "network (%s contacts it)", r->prog);

@@ -346,6 +346,9 @@ void ir_spec_free(struct ir_spec *s)
 	for (size_t i = 0; i < s->nwrites; i++)
 		free(s->writes[i]);
 	free(s->writes);
+	for (size_t i = 0; i < s->ndeletes; i++)
+		free(s->deletes[i]);
+	free(s->deletes);
 	memset(s, 0, sizeof(*s));
 }
 

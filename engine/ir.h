@@ -208,6 +208,10 @@ struct ir_spec {
 	 * relative to the program's working directory */
 	char **reads, **writes;
 	size_t nreads, reads_cap, nwrites, writes_cap;
+	/* `delete ".";`: the trees the program deletes from when no operand
+	 * says where (git clean removes the untracked files of its directory) */
+	char **deletes;
+	size_t ndeletes, deletes_cap;
 	struct loc origin;
 };
 
