@@ -15,7 +15,7 @@
 
 struct eval_opts {
 	const char *policy_path, *preset, *escalate, *audit_path, *actor;
-	bool json, stdin_mode;
+	bool json, stdin_mode, sandboxed;
 	cordon_context *ctx;
 	cordon_audit *audit;
 };
@@ -54,7 +54,7 @@ static void audit_decision(const struct eval_opts *o, const cordon_decision *d,
 static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts *o, int *first)
 {
 	enum { OPT_PRESET = 256, OPT_CONTEXT, OPT_JSON, OPT_STDIN, OPT_ESCALATE, OPT_AUDIT,
-	       OPT_ACTOR, OPT_HOST };
+	       OPT_ACTOR, OPT_HOST, OPT_SANDBOXED };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -66,6 +66,7 @@ static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts 
 		{ "audit", required_argument, NULL, OPT_AUDIT },
 		{ "actor", required_argument, NULL, OPT_ACTOR },
 		{ "host", required_argument, NULL, OPT_HOST },
+		{ "sandboxed", no_argument, NULL, OPT_SANDBOXED },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool is_eval = strcmp(verb, "eval") == 0;
@@ -102,6 +103,9 @@ static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts 
 			break;
 		case OPT_ESCALATE:
 			o->escalate = optarg;
+			break;
+		case OPT_SANDBOXED:
+			o->sandboxed = true;
 			break;
 		case OPT_AUDIT:
 		case OPT_ACTOR:
@@ -209,6 +213,7 @@ struct stream_request {
 	const char *actor;    /* NULL: --actor */
 	const char **words;   /* an exec's "argv" (malloc'd, the strings borrowed), or NULL */
 	bool approve;         /* exec: issue an approval for `cordon run --approval` */
+	bool has_sandboxed;   /* the line says "sandboxed"; otherwise --sandboxed decides */
 };
 
 /* An answer line: obj with "id" first when the request had one. */
@@ -270,6 +275,7 @@ static const struct {
 	{ "preset", FIELD_STRING },   { "context", FIELD_OBJECT },    { "escalate", FIELD_BOOL },
 	{ "justification", FIELD_STRING }, { "canonical", FIELD_BOOL }, { "actor", FIELD_STRING },
 	{ "argv", FIELD_ARGV },       { "approve", FIELD_BOOL },
+	{ "sandboxed", FIELD_BOOL },
 };
 
 /* Read one request object into out; false with the reason in msg.  The id
@@ -355,6 +361,10 @@ static bool stream_request_parse(json_t *obj, struct stream_request *out, char *
 		out->req.escalate = json_is_true(b);
 	if ((b = json_object_get(obj, "canonical")))
 		out->req.canonical = json_is_true(b);
+	if ((b = json_object_get(obj, "sandboxed"))) {
+		out->has_sandboxed = true;
+		out->req.sandboxed = json_is_true(b);
+	}
 	out->req.justification = json_string_value(json_object_get(obj, "justification"));
 	out->preset = json_string_value(json_object_get(obj, "preset"));
 	out->context = json_object_get(obj, "context");
@@ -369,7 +379,10 @@ static bool stream_request_parse(json_t *obj, struct stream_request *out, char *
 		return false;
 	}
 	/* Approved for `cordon run`, so decided as it decides. */
-	out->req.sandboxed = out->approve;
+	if (out->approve) {
+		out->req.sandboxed = true;
+		out->has_sandboxed = true;
+	}
 	return true;
 }
 
@@ -527,7 +540,10 @@ static void stream_line(struct stream *st, const char *line, size_t len, size_t 
 		json_decref(obj);
 		return;
 	}
-	if (!stream_request_parse(obj, &sr, msg, sizeof(msg))) {
+	bool parsed = stream_request_parse(obj, &sr, msg, sizeof(msg));
+	if (parsed && !sr.has_sandboxed)
+		sr.req.sandboxed = st->o->sandboxed;
+	if (!parsed) {
 		print_error(lineno, sr.id, msg);
 	} else if (!sr.preset && !st->o->preset) {
 		print_error(lineno, sr.id, "no preset: give \"preset\" or --preset");
@@ -683,6 +699,7 @@ static int run(const char *verb, int argc, char **argv)
 	if ((status = request_from_args(verb, argv + first, argc - first, o.escalate, &req)) !=
 	    EXIT_OK)
 		goto out;
+	req.sandboxed = o.sandboxed;
 	if (!(ev = cordon_evaluator_new(policy, o.preset, o.ctx, &err))) {
 		status = cli_usage_error(NULL, "%s", err);
 		goto out;

@@ -464,14 +464,6 @@ static const char *effect_word(enum cordon_effect e)
 	return e == CORDON_DENY ? "deny" : e == CORDON_ASK ? "needs approval" : "allow";
 }
 
-/* Operations whose effects cordon cannot see (no program spec, code on the
- * command line, a command built at run time): without cordon's sandbox
- * under them, nothing bounds them, so they need a person. */
-static bool unseen(const char *detail)
-{
-	return detail && strncmp(detail, "runs (spec ", 11) != 0 && strcmp(detail, "runs") != 0;
-}
-
 struct verdict {
 	enum cordon_effect effect;
 	char *preview;  /* every operation with its decision, for the person */
@@ -537,8 +529,9 @@ static void decide_all(const struct hook_proto *p, const cordon_evaluator *ev,
 			audit_one(log, d, o, p, tool, sid);
 		if (req.sandboxed && !v->digest)
 			v->digest = cordon_decision_preview_digest(d);
+		/* What cordon cannot see (no program spec, code on the command
+		 * line) asks in the decision itself when no sandbox bounds it. */
 		enum cordon_effect e = cordon_decision_effect(d);
-		bool exec_sandbox = strcmp(cordon_decision_sandbox(d), "none") != 0;
 		if (e > v->effect)
 			v->effect = e;
 		for (size_t k = 0; k < cordon_decision_operation_count(d); k++) {
@@ -547,22 +540,12 @@ static void decide_all(const struct hook_proto *p, const cordon_evaluator *ev,
 			const char *target, *reason, *rule;
 			const char *detail = cordon_decision_operation_detail(d, k);
 			cordon_decision_operation(d, k, &op, &target, &oe, &reason, &rule);
-			bool caution = !sandboxed && exec_sandbox && op == CORDON_EXEC &&
-				       oe == CORDON_ALLOW && unseen(detail);
-			if (caution) {
-				oe = CORDON_ASK;
-				if (v->effect < CORDON_ASK)
-					v->effect = CORDON_ASK;
-			}
 			if (v->len < 6000)
-				vput(v, "\n  %s %s%s%s%s: %s%s%s%s%s%s", cordon_op_name(op), target,
+				vput(v, "\n  %s %s%s%s%s: %s%s%s%s%s", cordon_op_name(op), target,
 				     detail ? " [" : "", detail ? detail : "", detail ? "]" : "",
 				     effect_word(oe), rule ? " by " : "", rule ? rule : "",
-				     oe != CORDON_ALLOW && reason && !caution ? ": " : "",
-				     oe != CORDON_ALLOW && reason && !caution ? reason : "",
-				     caution ? " (it would run outside cordon's sandbox, and "
-					       "cordon cannot see what it does)"
-					     : "");
+				     oe != CORDON_ALLOW && reason ? ": " : "",
+				     oe != CORDON_ALLOW && reason ? reason : "");
 		}
 		if (v->len >= 6000 && i + 1 < r->n)
 			vput(v, "\n  ...");

@@ -87,9 +87,9 @@ static const struct verb verbs[] = {
 	  "  --no-origins         leave out origins, to compare two spellings\n",
 	  cmd_compile },
 	{ "eval", "decide requests: allow, ask or deny",
-	  "usage: cordon eval [-p FILE] [--preset P] [--context k=v]... [--json]\n"
+	  "usage: cordon eval [-p FILE] [--preset P] [--context k=v]... [--json] [--sandboxed]\n"
 	  "                   [--escalate JUSTIFICATION] OP TARGET | exec --argv [--] WORD...\n"
-	  "       cordon eval [-p FILE] [--preset P] [--context k=v]... --stdin\n"
+	  "       cordon eval [-p FILE] [--preset P] [--context k=v]... [--sandboxed] --stdin\n"
 	  "\n"
 	  "Decide one request (OP is read, write, exec, net or tool) and print the\n"
 	  "decision, its reason and the deciding rule; --json prints it as one JSON\n"
@@ -104,6 +104,9 @@ static const struct verb verbs[] = {
 	  "\n"
 	  "  --escalate WHY       an exec that asks to run outside the sandbox\n"
 	  "  --host linux|macos   decide as on that host (default: this machine)\n"
+	  "  --sandboxed          the command will run under cordon run, in the preset's\n"
+	  "                       sandbox: what the sandbox refuses by itself needs no\n"
+	  "                       person (a stream line's \"sandboxed\" overrides it)\n"
 	  "  --audit LOG          append one JSON record a decision to LOG (default:\n"
 	  "                       $CORDON_AUDIT_LOG); secrets in it are redacted\n"
 	  "  --actor NAME         who asks, for the audit record (default: $USER)\n"
@@ -112,6 +115,7 @@ static const struct verb verbs[] = {
 	  cmd_eval },
 	{ "explain", "show how a request is decided",
 	  "usage: cordon explain [-p FILE] [--preset P] [--context k=v]... [--host H]\n"
+	  "                      [--sandboxed]"
 	  "                      [--escalate JUSTIFICATION] OP TARGET | exec --argv [--] WORD...\n"
 	  "\n"
 	  "Print the trace of one decision: the canonical target, every candidate\n"

@@ -14,12 +14,14 @@
 static const bool operand_role[ROLE_COUNT] = {
 	[ROLE_NONE] = true,  [ROLE_READ] = true,   [ROLE_WRITE] = true,
 	[ROLE_DELETE] = true, [ROLE_NET] = true,    [ROLE_OPAQUE] = true, [ROLE_ARG] = true,
+	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true, [ROLE_SEDSCRIPT] = true,
 };
 static const bool option_role[ROLE_COUNT] = {
 	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
 	[ROLE_NET] = true,	[ROLE_OPAQUE] = true,    [ROLE_ARG] = true,
 	[ROLE_CWD] = true,	[ROLE_MODIFIES] = true,  [ROLE_RECURSIVE] = true,
 	[ROLE_FLAG] = true,	[ROLE_SCRIPT] = true,    [ROLE_SCRIPTFILE] = true,
+	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
 };
 
 /* A name in a spec: a plain string, escapes \" and \\ only. */
@@ -58,9 +60,11 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 	if (best)
 		diag_hint(dg, "did you mean '%s'?", best);
 	else
-		diag_hint(dg, "roles: read, write, delete, net, opaque, arg%s",
-			  allowed == option_role ? ", cwd, modifies, recursive, flag, script, scriptfile"
-						 : ", none");
+		diag_hint(dg, "roles: read, write, delete, net, opaque, arg, run%s",
+			  allowed == option_role
+				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites, "
+				    "sedscript"
+				  : ", none, refspec, sedscript");
 	return -1;
 }
 
@@ -112,10 +116,18 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		}
 		const char *what = it->u.item.name->u.tok.text;
 		static const char *const items[] = { "operands", "first", "last",     "option",
-						      "net",      "read",  "write",    "recursive" };
+						      "net",      "read",  "write",    "recursive",
+						      "delete" };
 		int k;
-		for (k = 0; k < 8 && strcmp(what, items[k]) != 0; k++)
+		for (k = 0; k < 9 && strcmp(what, items[k]) != 0; k++)
 			;
+		if (k == 8) {
+			check_fixed(d, it, "a path", ".", &spec->deletes, &spec->ndeletes,
+				    &spec->deletes_cap);
+			continue;
+		}
+		if (k == 9)
+			k = 8; /* unknown */
 		if (k == 7) {
 			/* `recursive;`: operands are whole trees, no option needed (rg) */
 			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
@@ -138,11 +150,11 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		if (k == 8) {
 			struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
 					      "unknown item '%s' in a program spec", what);
-			const char *best = closest_word(what, items, 8);
+			const char *best = closest_word(what, items, 9);
 			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
 				  best ? best
-				       : "operands, first, last, option, net, read, write, recursive, "
-					 "subcommand");
+				       : "operands, first, last, option, net, read, write, delete, "
+					 "recursive, subcommand");
 			continue;
 		}
 		if (!it->u.item.word || it->u.item.reason || (k < 3) != !it->u.item.patterns.n) {

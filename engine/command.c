@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include "command.h"
+#include "command_env.h"
+#include "confusable.h"
 #include "canon.h"
 
 #include <stdio.h>
@@ -392,7 +394,32 @@ static const struct ir_option *lookup(const struct ir_spec *sub, const struct ir
 
 static bool takes_arg(enum ir_role r)
 {
-	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG;
+	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES;
+}
+
+/* --PREFIX of a long option that rewrites history, as getopt_long and git
+ * resolve an abbreviation (--forc).  Only those: a word the spec does not
+ * list may be an option of its own (--stat beside --stat-width), and
+ * reading it as another that takes an argument would hide the next word. */
+static const struct ir_option *abbreviation(const struct ir_spec *sub, const struct ir_spec *prog,
+					    const char *name, size_t n)
+{
+	if (n < 3 || name[0] != '-' || name[1] != '-')
+		return NULL;
+	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
+		for (size_t i = 0; i < s->noptions; i++) {
+			const struct ir_option *o = &s->options[i];
+			for (size_t j = 0; j < o->nnames; j++) {
+				if (strlen(o->names[j]) <= n || memcmp(o->names[j], name, n) != 0)
+					continue;
+				if (o->role == ROLE_REWRITES)
+					return o;
+			}
+		}
+		if (s == prog)
+			break;
+	}
+	return NULL;
 }
 
 static bool declares_recursive(const struct ir_spec *s)
@@ -418,7 +445,173 @@ struct reading {
 	bool modifies, recursive, script, opaque;
 	struct operand *ops;
 	size_t nops, cap;
+	const char *subs[4]; /* the subcommand words read so far */
+	size_t nsubs;
+	const char *rewrote[4]; /* the history-rewriting spellings recorded */
+	size_t nrewrote;
 };
+
+/* The part rewrites or deletes shared history: it also runs as
+ * PROG SUB... CANONICAL, the spelling a rule names. */
+static void add_rewrite(struct reading *r, const char *canonical, const char *spelled)
+{
+	for (size_t i = 0; i < r->nrewrote; i++)
+		if (strcmp(r->rewrote[i], canonical) == 0)
+			return;
+	if (r->nrewrote < sizeof(r->rewrote) / sizeof(*r->rewrote))
+		r->rewrote[r->nrewrote++] = canonical;
+	struct cmd_op *o = push(r->out, IR_EXEC, r->c);
+	struct strbuf sb;
+	sb_init(&sb);
+	o->nwords = r->nsubs + 2;
+	o->words = xcalloc(o->nwords + 1, sizeof(*o->words));
+	o->dyn = xcalloc(o->nwords + 1, sizeof(*o->dyn));
+	o->words[0] = xstrdup(r->prog);
+	for (size_t i = 0; i < r->nsubs; i++)
+		o->words[i + 1] = xstrdup(r->subs[i]);
+	o->words[o->nwords - 1] = xstrdup(canonical);
+	for (size_t i = 0; i < o->nwords; i++) {
+		if (i)
+			sb_addc(&sb, ' ');
+		shell_quote_word(&sb, o->words[i], i == 0);
+	}
+	o->target = sb_steal(&sb);
+	o->shown = xstrndup(r->text + r->c->start, r->c->end - r->c->start);
+	o->detail = xasprintf("rewrites or deletes shared history (%s, spelled %s)", canonical,
+			      spelled);
+}
+
+/* A file a sed program names, to the end of its line as sed reads it. */
+static const char *sed_file(struct reading *r, const char *p, enum ir_op op, char cmd)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t n = strcspn(p, "\n");
+	if (n) {
+		char *name = xstrndup(p, n);
+		struct shell_part part = { .kind = SHELL_PART_LIT, .text = name,
+					   .start = r->c->start, .end = r->c->start };
+		struct shell_word sw = { .parts = &part, .nparts = 1, .start = r->c->start,
+					 .end = r->c->start };
+		char detail[160];
+		snprintf(detail, sizeof(detail), "%s (%s, its %c command)",
+			 op == IR_WRITE ? "write" : "read", r->prog, cmd);
+		add_path(r->out, r->env, r->dir, r->text, r->c, &sw, op, false, detail);
+		free(r->out->v[r->out->n - 1].shown);
+		r->out->v[r->out->n - 1].shown = name;
+	}
+	return p + n;
+}
+
+/* Past a delimited part (a regex or a replacement) that starts at p. */
+static const char *sed_part(const char *p, char delim)
+{
+	while (*p && *p != delim) {
+		if (*p == '\\' && p[1])
+			p++;
+		p++;
+	}
+	return *p ? p + 1 : p;
+}
+
+/* The files a sed program reads and writes (r, R, w, W, s///w) and the
+ * code it runs (e, s///e), command by command.  What cannot be read makes
+ * the part opaque. */
+static void sed_scan(struct reading *r, const char *s)
+{
+	const char *p = s;
+	for (;;) {
+		while (*p && strchr(" \t\n;", *p))
+			p++;
+		if (!*p)
+			return;
+		/* Up to two addresses: N, $, /RE/, \cREc, first~step, +N. */
+		for (int k = 0; k < 2; k++) {
+			if ((*p >= '0' && *p <= '9') || *p == '+' || *p == '~') {
+				p++;
+				while ((*p >= '0' && *p <= '9') || *p == '~')
+					p++;
+			} else if (*p == '$') {
+				p++;
+			} else if (*p == '/' || (*p == '\\' && p[1])) {
+				char d = *p == '/' ? '/' : p[1];
+				p = sed_part(p + (*p == '/' ? 1 : 2), d);
+				while (*p == 'I' || *p == 'M')
+					p++;
+			} else {
+				break;
+			}
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (k == 0 && *p == ',') {
+				p++;
+				while (*p == ' ' || *p == '\t')
+					p++;
+				continue;
+			}
+			break;
+		}
+		while (*p == ' ' || *p == '\t' || *p == '!')
+			p++;
+		char cmd = *p;
+		if (!cmd)
+			return;
+		p++;
+		switch (cmd) {
+		case '{': case '}': case '=': case 'd': case 'D': case 'g': case 'G': case 'h':
+		case 'H': case 'n': case 'N': case 'p': case 'P': case 'x': case 'z': case 'F':
+			break;
+		case 'l': case 'L': case 'q': case 'Q':
+			while (*p == ' ' || (*p >= '0' && *p <= '9'))
+				p++;
+			break;
+		case '#': case ':': case 'b': case 't': case 'T': case 'v':
+			p += strcspn(p, cmd == '#' || cmd == ':' ? "\n" : ";\n");
+			break;
+		case 'a': case 'i': case 'c':
+			/* Text to the end of the line; a backslash continues it. */
+			while (*p && !(*p == '\n' && p[-1] != '\\'))
+				p++;
+			break;
+		case 'r': case 'R':
+			p = sed_file(r, p, IR_READ, cmd);
+			break;
+		case 'w': case 'W':
+			p = sed_file(r, p, IR_WRITE, cmd);
+			break;
+		case 'e':
+			r->opaque = true;
+			p += strcspn(p, "\n");
+			break;
+		case 'y':
+			if (!*p)
+				return;
+			p = sed_part(sed_part(p + 1, *p), p[0]);
+			break;
+		case 's': {
+			char d = *p;
+			if (!d || d == '\n' || d == '\\') {
+				r->opaque = true;
+				return;
+			}
+			p = sed_part(sed_part(p + 1, d), d);
+			while (*p && !strchr(";\n}", *p)) {
+				if (*p == 'w') {
+					p = sed_file(r, p + 1, IR_WRITE, 'w');
+					break;
+				}
+				if (*p == 'e')
+					r->opaque = true;
+				p++;
+			}
+			break;
+		}
+		default:
+			r->opaque = true; /* not sed as cordon reads it */
+			return;
+		}
+	}
+}
 
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
@@ -457,6 +650,30 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 	case ROLE_OPAQUE:
 		r->opaque = true;
 		break;
+	case ROLE_SEDSCRIPT:
+		v = shell_word_static(w);
+		if (!v)
+			r->opaque = true; /* a program built at run time */
+		else
+			sed_scan(r, v);
+		break;
+	case ROLE_REFSPEC:
+		/* +SRC:DST forces the update of DST; :DST (nothing pushed) deletes it. */
+		v = shell_word_static(w);
+		if (v && v[0] == '+')
+			add_rewrite(r, "--force", v);
+		else if (v && v[0] == ':' && v[1])
+			add_rewrite(r, "--delete", v);
+		break;
+	case ROLE_RUN:
+		/* The code in the file runs: what it does is not seen here. */
+		r->opaque = true;
+		v = shell_word_static(w);
+		if (v && strcmp(v, "-") == 0)
+			break; /* the program comes from stdin */
+		snprintf(detail, sizeof(detail), "read (%s%s, the code it runs)", r->prog, what);
+		add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
+		break;
 	case ROLE_CWD: {
 		const char *d = shell_word_static(w);
 		char *nd = NULL;
@@ -478,7 +695,7 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 
 /* A path a spec says the program uses whatever its words: `write ".git";`,
  * relative to the directory it works in, or under ~. */
-static void fixed_path(struct reading *r, const char *path, bool write)
+static void fixed_path(struct reading *r, const char *path, bool write, bool tree)
 {
 	struct shell_part parts[2] = { { .kind = SHELL_PART_LIT, .text = path } };
 	struct shell_word sw = { .parts = parts, .nparts = 1, .start = r->c->start,
@@ -491,8 +708,9 @@ static void fixed_path(struct reading *r, const char *path, bool write)
 		sw.nparts = path[1] ? 2 : 1;
 	}
 	char detail[160];
-	snprintf(detail, sizeof(detail), "%s (%s uses %s)", write ? "write" : "read", r->prog, path);
-	add_path(r->out, r->env, r->dir, r->text, r->c, &sw, write ? IR_WRITE : IR_READ, false,
+	snprintf(detail, sizeof(detail), "%s (%s uses %s)",
+		 tree ? "delete, recursive" : write ? "write" : "read", r->prog, path);
+	add_path(r->out, r->env, r->dir, r->text, r->c, &sw, write ? IR_WRITE : IR_READ, tree,
 		 detail);
 	/* The preview shows the path, not the command it came from. */
 	free(r->out->v[r->out->n - 1].shown);
@@ -509,9 +727,11 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 		r->modifies = true;
 	else if (o->role == ROLE_RECURSIVE)
 		r->recursive = true;
+	else if (o->role == ROLE_REWRITES)
+		add_rewrite(r, o->names[0], shell_word_static(w) ? shell_word_static(w) : o->names[0]);
 	if (!takes_arg(o->role))
 		return 0;
-	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE)
+	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE || o->role == ROLE_SEDSCRIPT)
 		r->script = true;
 	if (!glued) {
 		if (i + 1 >= r->c->nwords)
@@ -555,6 +775,8 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 				size_t n = eq ? (size_t)(eq - v) : strlen(v);
 				o = lookup(sub, prog, v, n);
 				if (!o)
+					o = abbreviation(sub, prog, v, n);
+				if (!o)
 					continue;
 				if (eq)
 					arg = eq + 1;
@@ -593,14 +815,18 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 			if (s) {
 				sub = s;
 				r->recursive = r->recursive || s->recursive;
+				if (r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
+					r->subs[r->nsubs++] = v;
 				continue;
 			}
 		}
 		struct operand op = { w, sub->operands };
 		VEC_PUSH(r->ops, r->nops, r->cap, op);
 	}
+	/* Code given by an option (python3 -c, perl -e): the first operand
+	 * is not the file of code to run, but may be one the code reads. */
 	if (r->nops && sub->has_first && !r->script)
-		r->ops[0].role = sub->first;
+		r->ops[0].role = sub->first == ROLE_RUN && r->opaque ? ROLE_READ : sub->first;
 	if (r->nops >= 2 && sub->has_last)
 		r->ops[r->nops - 1].role = sub->last;
 	/* A delete is of a whole tree unless the program has a recursive
@@ -628,8 +854,11 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
 		for (size_t k = 0; k < s->nreads + s->nwrites; k++) {
 			bool wr = k >= s->nreads;
-			fixed_path(r, wr ? s->writes[k - s->nreads] : s->reads[k], wr);
+			fixed_path(r, wr ? s->writes[k - s->nreads] : s->reads[k], wr, false);
 		}
+		/* What it deletes when no operand says where. */
+		for (size_t k = 0; k < s->ndeletes && r->nops == 0; k++)
+			fixed_path(r, s->deletes[k], true, true);
 		for (size_t k = 0; k < s->nhosts; k++) {
 			char detail[160];
 			snprintf(detail, sizeof(detail), "network (%s contacts it)", r->prog);
@@ -766,8 +995,26 @@ static void add_exec(struct cmd_ops *out, const char *text, const struct shell_c
 	o->detail = xstrdup(detail);
 }
 
+/* Does some command of the script run from c's string (bash -c STRING,
+ * eval, watch CMD)?  Then what c runs is analysed there, not opaque. */
+static bool runs_nested(const struct shell_script *sc, const struct shell_cmd *c)
+{
+	if (c->argi >= c->nwords)
+		return false;
+	for (size_t i = 0, n = shell_cmd_count(sc); i < n; i++) {
+		const struct shell_cmd *in = shell_cmd_get(sc, i);
+		if (in == c || !(in->flags & SHELL_CMD_IN_STRING) || !in->nwrappers)
+			continue;
+		const struct shell_wrapper *w = &in->wrappers[in->nwrappers - 1];
+		for (size_t k = 0; k < w->nwords; k++)
+			if (w->words[k] == c->words[c->argi])
+				return true;
+	}
+	return false;
+}
+
 static void analyse_cmd(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
-			struct cmd_ops *out)
+			bool nested, struct cmd_ops *out)
 {
 	char *dir = cmd_dir(env, c->cwd);
 	size_t first = out->n;
@@ -776,6 +1023,18 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 		add_exec(out, text, c, opaque, opaque ? c->reason ? c->reason : "opaque" : "runs");
 		if (c->flags & SHELL_CMD_DOWNLOADS)
 			add_net(out, c, NULL, c->reason ? c->reason : "", "network (fetches the program it runs)");
+		const struct ir_spec *runs = opaque && c->prog ? find_program(env, c->prog) : NULL;
+		if (runs && runs->has_first && runs->first == ROLE_RUN) {
+			/* A shell whose script name is not static (bash ~/x, bash
+			 * "$F"): opaque, but the script it reads is still read. */
+			struct reading r = { .env = env, .text = text, .c = c, .out = out };
+			const char *base = strrchr(c->prog, '/');
+			r.prog = base ? base + 1 : c->prog;
+			r.dir = dir ? xstrdup(dir) : NULL;
+			read_spec(&r, runs, c->argi + 1);
+			free(r.ops);
+			free(r.dir);
+		}
 		if (!opaque && c->prog) {
 			struct reading r = { .env = env, .text = text, .c = c, .out = out };
 			const char *base = strrchr(c->prog, '/');
@@ -793,17 +1052,35 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 				out->v[first].opaque = true;
 				out->v[first].detail =
 					xstrdup("opaque: git runs a program named on its command line");
-			} else if (r.opaque) {
+			} else if (r.opaque && !nested) {
 				out->v[first].opaque = true;
 				out->v[first].detail = xasprintf(
 					"opaque: %s runs code given on its command line", r.prog);
+			} else if (spec || nested) {
+				out->v[first].detail =
+					spec ? xasprintf("runs (spec \"%s\")", r.prog)
+					     : xasprintf("runs the command in its string (%s)", r.prog);
 			} else {
-				out->v[first].detail = spec ? xasprintf("runs (spec \"%s\")", r.prog)
-							    : xstrdup("runs (no spec)");
+				/* What it does with its words is not known: opaque. */
+				char *like = confusable_fold(r.prog);
+				const struct ir_spec *known = like ? find_program(env, like) : NULL;
+				out->v[first].unknown = true;
+				out->v[first].detail =
+					known ? xasprintf("unknown: no program spec for '%s', which looks "
+							  "like '%s'",
+							  r.prog, like)
+					      : xasprintf("unknown: no program spec for '%s'", r.prog);
+				free(like);
 			}
 			free(r.ops);
 			free(r.dir);
 		}
+	}
+	if (c->argi < c->nwords) {
+		char why[160];
+		const char *caution = cmd_env_caution(c, why, sizeof(why));
+		if (caution)
+			out->v[first].caution = xstrdup(caution);
 	}
 	for (size_t i = 0; i < c->nredirs; i++)
 		add_redir(out, env, dir, text, c, c->redirs[i]);
@@ -822,7 +1099,8 @@ void cmd_analyse(const struct cmd_env *env, const struct shell_script *script, c
 		if (only_referenced(text, len, env->vars[i].name))
 			vars[e.nvars++] = env->vars[i];
 	for (size_t i = 0; i < n; i++)
-		analyse_cmd(&e, text, shell_cmd_get(script, i), out);
+		analyse_cmd(&e, text, shell_cmd_get(script, i),
+			    runs_nested(script, shell_cmd_get(script, i)), out);
 	free(vars);
 }
 
@@ -834,6 +1112,7 @@ void cmd_ops_free(struct cmd_ops *ops)
 		free(o->shown);
 		free(o->detail);
 		free(o->pattern);
+		free(o->caution);
 		for (size_t k = 0; k < o->nwords; k++)
 			free(o->words[k]);
 		free(o->words);

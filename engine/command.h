@@ -32,6 +32,8 @@ struct cmd_op {
 	bool maybe;          /* the value is unknown before run time ($X, unknown cwd) */
 	/* exec */
 	bool opaque;
+	bool unknown;        /* no program spec: what it does with its words is not seen */
+	char *caution;       /* why only a sandbox's environment bounds it, or NULL */
 	const struct shell_cmd *cmd;
 	/* The exec words: the static value, or the source text of a dynamic
 	 * word (then dyn[i] is set). */

@@ -84,6 +84,8 @@ char *cordon_decision_json(const cordon_decision *d)
 		member(&sb, "reason", o->reason);
 		sb_addc(&sb, ',');
 		member(&sb, "rule", o->rule);
+		if (o->contained)
+			sb_adds(&sb, ",\"contained\":true");
 		sb_addc(&sb, '}');
 	}
 	sb_adds(&sb, "],");

@@ -303,6 +303,9 @@ static int diff_decisions(struct diff_result *res, struct diff_preset *dp,
 				.op = (enum cordon_op)op,
 				.target = probes[op].items[i],
 				.canonical = op == IR_READ || op == IR_WRITE,
+				/* A command as cordon run decides it: the policy's
+				 * rules, not a host's missing sandbox. */
+				.sandboxed = op == IR_EXEC,
 			};
 			cordon_decision *a = cordon_evaluate(ev_old, &req, err);
 			cordon_decision *b = a ? cordon_evaluate(ev_new, &req, err) : NULL;

@@ -65,6 +65,7 @@ struct dec_op {
 		DEC_SHAPE_REACHED, /* a rule's path the operation may reach */
 	} shape;
 	bool maybe; /* the path is known only at run time */
+	bool contained; /* a sandboxed request's: the sandbox refuses it by itself */
 };
 
 struct cordon_decision {

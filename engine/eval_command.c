@@ -66,14 +66,16 @@ static bool rule_reached(const struct matcher *m, struct region *g, bool *sure)
 struct reached {
 	const struct ev_rule *r;
 	enum ir_effect effect;
-	bool protect, sure;
+	bool protect, sure, contained;
 };
 
-/* The most severe first; between equals, the stricter rule (a deny that
+/* What the sandbox does not contain first, then the most severe; between equals, the stricter rule (a deny that
  * may be reached before an ask that is). */
 static int reached_cmp(const void *a, const void *b)
 {
 	const struct reached *x = a, *y = b;
+	if (x->contained != y->contained)
+		return (int)x->contained - (int)y->contained;
 	if (x->effect != y->effect)
 		return (int)y->effect - (int)x->effect;
 	return (int)y->r->effect - (int)x->r->effect;
@@ -82,14 +84,80 @@ static int reached_cmp(const void *a, const void *b)
 /* A glob read deny or ask whose matches all lie below a directory: in the
  * sandbox, `cordon run` masks each of them when the call starts
  * (host_masks.c). */
-static bool masked_at_launch(const cordon_decision *d, const struct ev_rule *r)
+static bool masked_at_launch(const struct ev_rule *r)
 {
-	if (!d->sandboxed || r->op != IR_READ || r->effect == IR_ALLOW ||
-	    r->m.kind != IR_PAT_GLOB || !r->m.text || r->m.regex)
+	if (r->op != IR_READ || r->effect == IR_ALLOW || r->m.kind != IR_PAT_GLOB || !r->m.text ||
+	    r->m.regex)
 		return false;
 	size_t lit = strcspn(r->m.text, "*?[");
 	const char *slash = memrchr(r->m.text, '/', lit);
 	return slash && slash > r->m.text;
+}
+
+static bool path_meets(const char *a, const char *b)
+{
+	size_t an = strlen(a), bn = strlen(b), n = an < bn ? an : bn;
+	if (strcmp(a, "/") == 0 || strcmp(b, "/") == 0)
+		return true;
+	return memcmp(a, b, n) == 0 && (a[n] == '/' || a[n] == '\0' || b[n] == '/' || b[n] == '\0');
+}
+
+/* Does the sandbox of a sandboxed request refuse, by itself, what rule r
+ * (a deny or ask, or a protection) would refuse?  What the lowering makes
+ * of it (lower.c): a literal read is masked or lies outside the read roots;
+ * a glob read below a directory is masked at launch; a literal write or
+ * protection is read-only or outside the write roots, and so is a write
+ * glob that meets no write root (the fallback, every path, is what lies outside
+ * them).  Regexes, glob protections, exec and net rules, and write globs
+ * inside a write root are enforced by cordon alone. */
+static bool sandbox_refuses(const cordon_evaluator *ev, const cordon_decision *d,
+			    const struct ev_rule *r, bool protect)
+{
+	if (!d->sandboxed || !r || (!protect && r->effect == IR_ALLOW) || r->m.regex)
+		return false;
+	if (r->m.kind == IR_PAT_LITERAL)
+		return r->op == IR_READ || r->op == IR_WRITE;
+	if (r->op == IR_READ)
+		return !protect && masked_at_launch(r);
+	if (r->op != IR_WRITE || protect || r->m.kind != IR_PAT_GLOB || !r->m.text)
+		return false;
+	if (strcmp(r->m.text, "/**") == 0)
+		return true;
+	if (!r->m.anchor || r->m.floating)
+		return false;
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *w = &ev->rules[i];
+		if (w->op == IR_WRITE && w->effect == IR_ALLOW &&
+		    (w->m.kind != IR_PAT_LITERAL || path_meets(w->m.text, r->m.anchor)))
+			return false;
+	}
+	return true;
+}
+
+/* The last record: reached only at run time, and refused by the sandbox
+ * itself, so it needs no person; it stays in the preview. */
+static void contain_last(cordon_decision *d, const char *what)
+{
+	struct dec_op *last = &d->ops[d->nops - 1];
+	char *reason = xasprintf("%s; known only at run time and contained: the sandbox refuses it "
+				 "by itself (%s), so it needs no approval",
+				 last->reason ? last->reason : "", what);
+	free(last->reason);
+	last->reason = reason;
+	char *detail = xasprintf("%s, contained by the sandbox", last->detail ? last->detail : "");
+	free(last->detail);
+	last->detail = detail;
+	last->effect = IR_ALLOW;
+	last->contained = true;
+}
+
+static const char *refusal(const struct ev_rule *r, bool protect)
+{
+	if (protect)
+		return "a protected path is read-only";
+	if (r->op == IR_READ)
+		return "the path is masked";
+	return "it lies outside the writable roots or is read-only";
 }
 
 static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
@@ -133,6 +201,10 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		free(shown);
 	}
 	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
+	if (o->maybe && base_effect != IR_ALLOW && base && sandbox_refuses(ev, d, base, false)) {
+		contain_last(d, refusal(base, false));
+		base_effect = IR_ALLOW;
+	}
 	if (base_effect == IR_DENY) {
 		free(root);
 		return;
@@ -152,9 +224,11 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			bool sure;
 			if (!rule_reached(&ev->protect[i].m, &g, &sure))
 				continue;
-			struct reached h = { &ev->protect[i], IR_DENY, true, sure && !o->maybe };
+			struct reached h = { &ev->protect[i], IR_DENY, true, sure && !o->maybe, false };
 			if (!h.sure)
 				h.effect = IR_ASK;
+			if (!h.sure && sandbox_refuses(ev, d, h.r, true))
+				h.contained = true;
 			VEC_PUSH(hits, nhits, cap, h);
 		}
 	}
@@ -167,12 +241,12 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			continue; /* never wins against the rule that covers the region */
 		if (!rule_reached(&r->m, &g, &sure))
 			continue;
-		if (!(sure && !o->maybe) && masked_at_launch(d, r))
-			continue; /* what it may reach is an empty file in the sandbox */
-		struct reached h = { r, r->effect, false, sure && !o->maybe };
+		struct reached h = { r, r->effect, false, sure && !o->maybe, false };
 		if (!h.sure && h.effect == IR_DENY)
 			h.effect = IR_ASK;
 		h.effect = under_approval(ev, h.effect);
+		if (!h.sure && sandbox_refuses(ev, d, r, false))
+			h.contained = true;
 		if (h.effect > base_effect)
 			VEC_PUSH(hits, nhits, cap, h);
 	}
@@ -185,14 +259,16 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			reason = xasprintf("%s %s, which is protected: no write reaches it, not even an "
 					   "approved one%s",
 					   h->sure ? "reaches" : "may reach", what,
-					   h->sure ? "" : " (the path is known only at run time)");
+					   h->sure || h->contained ? "" : " (the path is known only at run time)");
 		else
 			reason = xasprintf("%s %s, where %s%s%s",
 					   h->sure ? "reaches" : "may reach", what,
 					   h->r->reason ? h->r->reason
 							: h->r->effect == IR_DENY ? "it is denied"
 										  : "it needs approval",
-					   h->sure ? "" : " (known only at run time, so it needs approval)",
+					   h->sure || h->contained
+						   ? ""
+						   : " (known only at run time, so it needs approval)",
 					   h->effect == IR_DENY && h->r->effect == IR_ASK
 						   ? "; approval is 'never', so it is denied"
 						   : "");
@@ -204,6 +280,8 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		free(d->ops[d->nops - 1].detail);
 		d->ops[d->nops - 1].detail = detail;
 		d->ops[d->nops - 1].shape = DEC_SHAPE_REACHED;
+		if (h->contained)
+			contain_last(d, refusal(h->r, h->protect));
 	}
 	free(hits);
 	region_free(&g);
@@ -281,6 +359,32 @@ static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const st
 	free(t.word_len);
 	set_last(d, o, NULL);
 	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
+	/* A rule that names the program is the policy's judgment of it. */
+	bool named = base && base->m.kind != IR_PAT_OPAQUE && base->m.nwords >= 1 &&
+		     !base->m.word_re[0];
+	if ((o->opaque || o->unknown) && !named && base_effect == IR_ALLOW &&
+	    ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
+		/* The preset lets what it cannot see run because its sandbox
+		 * bounds it; this request runs without it. */
+		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
+			  xasprintf("what it does is not known (%s), and it does not run under "
+				    "cordon's sandbox, which would bound it: it needs approval",
+				    o->detail),
+			  NULL);
+		set_last(d, o, NULL);
+		return;
+	}
+	if (o->caution && base_effect == IR_ALLOW && ev->preset->sandbox == IR_SANDBOX_REQUIRED &&
+	    !d->sandboxed) {
+		/* Under the sandbox the environment is the preset's allowlist. */
+		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
+			  xasprintf("%s, and it does not run under cordon's sandbox, whose "
+				    "environment is the preset's allowlist: it needs approval",
+				    o->caution),
+			  NULL);
+		set_last(d, o, NULL);
+		return;
+	}
 	if (!dyn || o->opaque || base_effect == IR_DENY)
 		return;
 	for (size_t i = 0; i < ev->nrules; i++) {
@@ -348,7 +452,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 			for (size_t k = 0; k < o->nwords; k++)
 				dyn = dyn || o->dyn[k];
 			if (strlen(o->target) == len && memcmp(o->target, text, len) == 0 &&
-			    !o->opaque && !dyn) {
+			    !o->opaque && !o->unknown && !o->caution && !dyn) {
 				if (!d->ops[0].detail)
 					d->ops[0].detail = xstrdup(o->detail);
 				continue;

@@ -320,6 +320,7 @@ char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_pa
 const char *const ir_role_names[ROLE_COUNT] = {
 	"none", "read", "write", "delete", "net", "opaque",
 	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
+	"run", "rewrites", "refspec", "sedscript",
 };
 
 void ir_spec_free(struct ir_spec *s)
@@ -345,6 +346,9 @@ void ir_spec_free(struct ir_spec *s)
 	for (size_t i = 0; i < s->nwrites; i++)
 		free(s->writes[i]);
 	free(s->writes);
+	for (size_t i = 0; i < s->ndeletes; i++)
+		free(s->deletes[i]);
+	free(s->deletes);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -172,6 +172,14 @@ enum ir_role {
 	ROLE_FLAG,      /* option flag without meaning here */
 	ROLE_SCRIPT,    /* option: takes the program's code or pattern; `first` no longer applies */
 	ROLE_SCRIPTFILE, /* option: takes a file of code, read; `first` no longer applies */
+	ROLE_RUN,       /* a file of code the program runs (bash FILE): read, and the part is
+			 * opaque; "-" is the program read from stdin */
+	ROLE_REWRITES,  /* option flag: rewrites or deletes shared history (git push --force);
+			 * the part also runs as PROG SUB... FIRST-NAME, so one rule on the
+			 * first name catches every spelling */
+	ROLE_REFSPEC,   /* operand: a git refspec; "+SRC:DST" forces, ":DST" deletes */
+	ROLE_SEDSCRIPT, /* a sed program: its w/W files are written, r/R files read, and an e
+			 * command or flag runs code; `first` no longer applies */
 	ROLE_COUNT
 };
 
@@ -200,6 +208,10 @@ struct ir_spec {
 	 * relative to the program's working directory */
 	char **reads, **writes;
 	size_t nreads, reads_cap, nwrites, writes_cap;
+	/* `delete ".";`: the trees the program deletes from when no operand
+	 * says where (git clean removes the untracked files of its directory) */
+	char **deletes;
+	size_t ndeletes, deletes_cap;
 	struct loc origin;
 };
 

@@ -33,7 +33,10 @@
  * each one is recorded with its options.  An option a wrapper does not know
  * makes the command opaque rather than guess where the program starts.
  * npx, bunx, uvx, pnpx, pipx run, pnpm dlx, yarn dlx, npm exec and bun x
- * are opaque with SHELL_CMD_DOWNLOADS.  A shell reading commands from a
+ * are opaque with SHELL_CMD_DOWNLOADS; uv run, poetry run, pdm run,
+ * pipenv run, conda run, bundle exec, pnpm exec and yarn exec run a local
+ * command, unwrapped as the wrappers are (an option they do not know makes
+ * the command opaque).  A shell reading commands from a
  * pipe or a terminal (curl ... | sh, sh -s, sudo -s) is opaque, and so is
  * a command with an unquoted expansion once IFS has been assigned.
  *

@@ -276,6 +276,7 @@ struct wrapper_spec {
 	bool builtin;  /* a shell builtin: matched only without a '/' */
 	bool lost_cwd; /* the command's directory becomes unknown */
 	const char *sub; /* W_RUNNER2: the subcommands, space separated */
+	const char *local; /* W_RUNNER2: subcommands that run a local command (uv run CMD) */
 	const char *shellopt; /* options that start a shell when no command follows */
 };
 
@@ -286,12 +287,15 @@ static const struct wrapper_spec specs[] = {
 	{ .name = "bash", .kind = W_SHELL },
 	{ .name = "builtin", .kind = W_BUILTIN, .builtin = true },
 	{ .name = "bun", .kind = W_RUNNER2, .sub = " x " },
+	{ .name = "bundle", .kind = W_RUNNER2, .local = " exec " },
 	{ .name = "bunx", .kind = W_RUNNER },
 	{ .name = "busybox", .kind = W_PLAIN,
 	  .long_stop = " --list --list-full --help --install " },
 	{ .name = "chroot", .kind = W_PLAIN, .long_args = " --userspec --groups ",
 	  .long_flags = " --skip-chdir ", .operands = 1, .lost_cwd = true },
 	{ .name = "command", .kind = W_COMMAND, .flags = "pvV", .stop = "vV", .builtin = true },
+	{ .name = "conda", .kind = W_RUNNER2, .local = " run ", .args = "np",
+	  .long_args = " --name --prefix --cwd " },
 	{ .name = "coproc", .kind = W_PLAIN, .builtin = true },
 	{ .name = "csh", .kind = W_FOREIGN },
 	{ .name = "dash", .kind = W_SHELL },
@@ -325,9 +329,12 @@ static const struct wrapper_spec specs[] = {
 	{ .name = "npm", .kind = W_RUNNER2, .sub = " exec x " },
 	{ .name = "npx", .kind = W_RUNNER },
 	{ .name = "nu", .kind = W_FOREIGN },
+	{ .name = "pdm", .kind = W_RUNNER2, .local = " run " },
+	{ .name = "pipenv", .kind = W_RUNNER2, .local = " run " },
 	{ .name = "pipx", .kind = W_RUNNER2, .sub = " run " },
-	{ .name = "pnpm", .kind = W_RUNNER2, .sub = " dlx " },
+	{ .name = "pnpm", .kind = W_RUNNER2, .sub = " dlx ", .local = " exec " },
 	{ .name = "pnpx", .kind = W_RUNNER },
+	{ .name = "poetry", .kind = W_RUNNER2, .local = " run " },
 	{ .name = "posh", .kind = W_SHELL },
 	{ .name = "pwsh", .kind = W_FOREIGN },
 	{ .name = "setsid", .kind = W_PLAIN, .flags = "cfw",
@@ -357,6 +364,7 @@ static const struct wrapper_spec specs[] = {
 	  .long_flags = " --preserve-status --foreground --verbose ", .operands = 1 },
 	{ .name = "trap", .kind = W_TRAP, .builtin = true },
 	{ .name = "unbuffer", .kind = W_PLAIN, .flags = "p" },
+	{ .name = "uv", .kind = W_RUNNER2, .local = " run " },
 	{ .name = "uvx", .kind = W_RUNNER },
 	{ .name = "watch", .kind = W_WATCH, .flags = "ptbegcxwrC", .args = "n", .optarg = "d",
 	  .long_args = " --interval ",
@@ -368,7 +376,7 @@ static const struct wrapper_spec specs[] = {
 	  .long_flags = " --null --no-run-if-empty --verbose --interactive --exit --open-tty "
 			"--eof --replace --max-lines ",
 	  .long_stop = " --show-limits --help --version " },
-	{ .name = "yarn", .kind = W_RUNNER2, .sub = " dlx " },
+	{ .name = "yarn", .kind = W_RUNNER2, .sub = " dlx ", .local = " exec " },
 	{ .name = "yash", .kind = W_SHELL },
 	{ .name = "zsh", .kind = W_SHELL },
 };
@@ -979,8 +987,34 @@ static void resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c
 				cmd->flags |= SHELL_CMD_DOWNLOADS;
 				set_opaque(cmd, arena_printf(sp->a, "%s %s runs a downloaded program",
 							     ws->name, sub));
+				goto done;
 			}
-			goto done;
+			if (!sub || !in_list(ws->local, sub, strlen(sub)))
+				goto done;
+			/* uv run [OPTIONS] CMD...: CMD runs as a wrapper's would; an
+			 * option this table does not know makes it opaque. */
+			size_t k = i + 2;
+			while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-') {
+				const char *w = cmd->words[k]->lit;
+				if (!strcmp(w, "--")) {
+					k++;
+					break;
+				}
+				bool arg = (w[1] != '-' && w[1] && !w[2] && ws->args &&
+					    strchr(ws->args, w[1])) ||
+					   in_list(ws->long_args, w, strlen(w));
+				if (!arg) {
+					set_opaque(cmd, arena_printf(sp->a, "unknown option '%s' of %s %s",
+								     w, ws->name, sub));
+					goto done;
+				}
+				k += 2;
+			}
+			if (k >= n || !cmd->words[k]->lit)
+				goto done;
+			wlist_add(sp, &wl, cmd, i, k);
+			i = k;
+			continue;
 		}
 		case W_EVAL: {
 			const char *cw = *cwd;

@@ -12,6 +12,8 @@
 #   preset NAME             the preset of the following cases
 #   context K=V ...         the --context of the following cases (replaces
 #                           the previous context; `context` alone clears it)
+#   sandboxed yes|no        whether the following requests will run under
+#                           cordon's sandbox (--sandboxed); no at the start
 #
 # A case:
 #
@@ -185,6 +187,9 @@ run_case() {
 	if [ -n "$escalating" ]; then
 		set -- "$@" --escalate "$why"
 	fi
+	if [ "$sandboxed" = yes ]; then
+		set -- "$@" --sandboxed
+	fi
 	(cd "$T" && HOME=$T/.home exec "$CORDON" eval -p "$policy" "$@" --json "$op" "$target") \
 		< /dev/null > "$tmpdir/out" 2> "$tmpdir/err"
 	rc=$?
@@ -239,7 +244,7 @@ for cases in "$decide_dir"/*.cases; do
 	fi
 	mkdir "$tmpdir/$name" || exit 2
 	T=$(cd "$tmpdir/$name" && pwd -P)
-	preset='' ctx_args=''
+	preset='' ctx_args='' sandboxed=no
 	lineno=0
 	while IFS= read -r line || [ -n "$line" ]; do
 		lineno=$((lineno + 1))
@@ -255,6 +260,7 @@ for cases in "$decide_dir"/*.cases; do
 			fi
 			;;
 		preset\ *) preset=${line#preset } ;;
+		'sandboxed yes' | 'sandboxed no') sandboxed=${line#sandboxed } ;;
 		context | context\ *)
 			ctx_args=
 			set -f

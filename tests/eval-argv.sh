@@ -35,8 +35,10 @@ is "$rc:$(echo "$out" | head -1):$(echo "$out" | grep analysed)" "0:allow: allow
 ev $ww exec "printf '%s\n' 'x > /tmp/out'"
 is "$(echo "$out" | head -1 | cut -d: -f1):$(echo "$out" | grep analysed)" "allow:  analysed: shell" \
 	"the same as a shell string: allow, analysed as shell"
+ev $ww --sandboxed exec --argv python3 -c 'print("hi")'
+is "$rc:$(echo "$out" | head -1 | cut -d: -f1)" "0:allow" "python3 -c 'print(\"hi\")' as argv, sandboxed: allow (no -- needed)"
 ev $ww exec --argv python3 -c 'print("hi")'
-is "$rc:$(echo "$out" | head -1 | cut -d: -f1)" "0:allow" "python3 -c 'print(\"hi\")' as argv: allow (no -- needed)"
+is "$rc:$(echo "$out" | head -1 | cut -d: -f1)" "0:ask" "python3 -c 'print(\"hi\")' as argv, for a host without the sandbox: ask"
 ev $ww exec --argv -- git commit -m 'fix: a (b); c'
 is "$(echo "$out" | grep '^  exec')" "  exec git commit -m fix:\$'\\x20a\\x20(b);\\x20c' [runs (spec \"git\")]: allow by $exec_rule" \
 	"the message is one word of the line exec rules match"

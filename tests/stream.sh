@@ -304,6 +304,29 @@ grep -q "^  read $ws/home/.ssh/id_rsa$" out
 ok $? "explain shows '~' expanded"
 
 # Test blocks: "~" in an expectation is the test's home.
+# ---- a request that runs under cordon's sandbox ---------------------------------------
+# What a command reaches only at run time is contained there; a host that
+# runs it itself is asked.  --sandboxed is the stream's default, a line's
+# "sandboxed" says otherwise for that line.
+cat > sb.jsonl <<'EOF'
+{"id":1,"op":"exec","target":"find . -name '*.c' | xargs wc -l","preset":"workspace-write"}
+{"id":2,"op":"exec","target":"find . -name '*.c' | xargs wc -l","preset":"workspace-write","sandboxed":true}
+{"id":3,"op":"exec","target":"cat ~/.ssh/id_rsa","preset":"workspace-write","sandboxed":true}
+{"id":4,"op":"exec","target":"python3 -c 'print(1)'","preset":"workspace-write","sandboxed":false}
+{"id":5,"op":"exec","target":"x","sandboxed":"yes"}
+EOF
+stream sb.jsonl
+has 1 '"id":1,"decision":"ask"' "a run-time target that may be a credential asks for a host without the sandbox"
+has 2 '"id":2,"decision":"allow"' "and is contained for a request that runs under the sandbox"
+has 2 '"contained":true' "the contained operation stays in the preview, marked"
+has 3 '"id":3,"decision":"deny"' "a credential named on the command line is denied either way"
+has 4 '"id":4,"decision":"ask"' "code on the command line asks for a host without the sandbox"
+has 5 '\"sandboxed\" must be a boolean' "a \"sandboxed\" that is not a boolean is an error for the line"
+# shellcheck disable=SC2086
+"$CORDON" eval $ctx --sandboxed --stdin < sb.jsonl > out 2> err
+has 1 '"id":1,"decision":"allow"' "--sandboxed makes it the stream's default"
+has 4 '"id":4,"decision":"ask"' "and a line's \"sandboxed\":false still says otherwise"
+
 cat > tilde.cordon <<'EOF'
 cordon 1;
 preset "p" {
