@@ -47,15 +47,27 @@ spellings() { # spellings PATH
 # decide HOST OP PATH: "decision rule" as eval --json says
 decide() {
 	# shellcheck disable=SC2086
-	$as "$CORDON" eval -p "$policy" --host "$1" $ctx --json "$2" "$3" |
+	(cd "$tmpdir" && $as "$bin" eval -p "$policy" --host "$1" $ctx --json "$2" "$3") |
 		sed 's/^{"decision":"\([a-z]*\)".*"rule":\("[^"]*"\|null\).*/\1 \2/'
 }
 
+bin=$CORDON
 run_as() { # run_as WHO
 	who=$1
-	as=
+	as= bin=$CORDON
 	if [ "$who" = nobody ]; then
 		as="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+		# The build tree may be closed to nobody: a copy it can run.
+		if ! $as test -x "$CORDON"; then
+			cp "${CORDON_REAL:-$CORDON}" "$tmpdir/cordon"
+			chmod 755 "$tmpdir/cordon"
+			bin=$tmpdir/cordon
+		fi
+		if ! $as test -r "$policy"; then
+			cp "$policy" "$tmpdir/aliases.cordon"
+			chmod 644 "$tmpdir/aliases.cordon"
+			policy=$tmpdir/aliases.cordon
+		fi
 	fi
 	bad=0 n=0
 	: > "$tmpdir/diff"
@@ -91,7 +103,7 @@ run_as() { # run_as WHO
 	# interpreter agrees with the evaluator; on this machine's, likewise.
 	for host in macos linux; do
 		# shellcheck disable=SC2086
-		$as "$CORDON" compile -p "$policy" --host $host $ctx --emit sbpl > "$tmpdir/$host.sb" \
+		(cd "$tmpdir" && $as "$bin" compile -p "$policy" --host $host $ctx --emit sbpl) > "$tmpdir/$host.sb" \
 			2> "$tmpdir/err"
 		ok $? "[$who] $host: lowers to a Seatbelt profile"
 		diag < "$tmpdir/err"

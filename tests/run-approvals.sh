@@ -11,8 +11,10 @@ chmod 755 "$tmpdir"
 
 # U CMD...: CMD as the pass's user, bounded in time.
 U() {
-	$AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 TZ=UTC USER=tester \
-		XDG_RUNTIME_DIR="$P/rt" "$@"
+	# In the workspace: the build tree may be closed to the pass's user, and
+	# a script named by a relative path is the workspace's.
+	(cd "$P/ws" && $AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 \
+		TZ=UTC USER=tester XDG_RUNTIME_DIR="$P/rt" "$@")
 }
 
 # ctx: the options that give every call the same preset and context.

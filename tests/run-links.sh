@@ -30,7 +30,9 @@ fi
 
 # U CMD...: CMD as the pass's user, in a fixed environment.
 U() {
-	$AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 TERM=dumb "$@"
+	# From the pass's own directory: the build tree may be closed to the user.
+	(cd "$P" && $AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 \
+		TERM=dumb "$@")
 }
 
 # script TEXT [OPTION...]: the attack as a script file in $WS, run through
