@@ -810,6 +810,14 @@ int cmd_hook(int argc, char **argv)
 		block("the event's tool_input is not an object");
 
 	int status = 0;
+	/* Loaded by the path the rewritten command names, so that the rules'
+	 * origins, and with them the preview's digest, are the same in both. */
+	char policy_real[PATH_MAX];
+	if (o.policy_path) {
+		if (!realpath(o.policy_path, policy_real))
+			block("the policy cannot be used: %s: %s", o.policy_path, strerror(errno));
+		o.policy_path = policy_real;
+	}
 	cordon_policy *pol = cli_load_policy(o.policy_path, &status);
 	if (!pol)
 		block("the policy cannot be used");

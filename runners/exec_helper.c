@@ -38,16 +38,29 @@
 static const char build_marker[] __attribute__((used)) = CORDON_BUILD_MARKER;
 #define BUILD_ID (build_marker + sizeof("cordon-build-id:") - 1)
 
+/* The argument tables, released on every way out that is not an exec. */
+static const char **roots;
+static struct run_rlimit *rlimits;
+
+static void release(void)
+{
+	free(roots);
+	free(rlimits);
+	roots = NULL;
+	rlimits = NULL;
+}
+
 static int fail(const char *what, const char *why)
 {
 	fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s: %s\n", what, why);
+	release();
 	return 125;
 }
 
 int main(int argc, char **argv)
 {
-	const char **roots = calloc((size_t)argc, sizeof(*roots));
-	struct run_rlimit *rlimits = calloc((size_t)argc, sizeof(*rlimits));
+	roots = calloc((size_t)argc, sizeof(*roots));
+	rlimits = calloc((size_t)argc, sizeof(*rlimits));
 	size_t nroots = 0, nrlimits = 0;
 	unsigned flags = 0;
 	int status_fd = -1, egress_fd = -1, i;
@@ -57,8 +70,7 @@ int main(int argc, char **argv)
 	if (!roots || !rlimits)
 		return fail("cordon-exec", "out of memory");
 	if (argc == 4 && strcmp(argv[1], "--connect") == 0) {
-		free(roots);
-		free(rlimits);
+		release();
 		return egress_connect_main(argv[2], argv[3]);
 	}
 	for (i = 1; i < argc; i++) {
@@ -92,19 +104,25 @@ int main(int argc, char **argv)
 			"cordon: SANDBOX_UNAVAILABLE: cordon-exec: this helper is build %s, the "
 			"cordon that runs it %s%s; install cordon and cordon-exec from one build\n",
 			BUILD_ID, build_id ? "build " : "", build_id ? build_id : "gives no build");
-		free(roots);
+		release();
 		return 125;
 	}
 	if (i >= argc || status_fd < 0)
 		return fail("cordon-exec", "no command or no --status-fd");
 	if (egress_fd >= 0) {
-		if (egress_relay_start(egress_fd, &err) != 0)
-			return fail("egress", err);
+		if (egress_relay_start(egress_fd, &err) != 0) {
+			fail("egress", err);
+			free(err);
+			return 125;
+		}
 		egress_relay_environ(argv[0]);
 	}
 	int rc = cordon_landlock_apply(roots, nroots, flags, &err);
-	if (rc != 0)
-		return fail("landlock", err ? err : "cannot apply the ruleset");
+	if (rc != 0) {
+		fail("landlock", err ? err : "cannot apply the ruleset");
+		free(err);
+		return 125;
+	}
 	for (size_t k = 0; k < nrlimits; k++)
 		if (run_rlimit_apply(&rlimits[k]) != 0)
 			return fail("setrlimit", strerror(errno));
@@ -116,6 +134,8 @@ int main(int argc, char **argv)
 	if (close_fds_from(3) != 0)
 		return fail("cordon-exec", strerror(errno));
 	execvp(argv[i], argv + i);
-	fprintf(stderr, "cordon: cannot run '%s': %s\n", argv[i], strerror(errno));
-	return errno == ENOENT ? 127 : 126;
+	int e = errno;
+	fprintf(stderr, "cordon: cannot run '%s': %s\n", argv[i], strerror(e));
+	release();
+	return e == ENOENT ? 127 : 126;
 }
