@@ -151,7 +151,7 @@ esac
 	echo '{"id":6,"op":"read","target":"/etc/hosts","context":{"wrkspace":"/a"}}'
 	echo '{"id":7,"op":"read","target":"/etc/hosts","context":{"cwd":"relative"}}'
 	echo '{"id":8,"op":"read","target":"/etc/hosts","context":{"cwd":3}}'
-	echo '{"id":9,"op":"read","target":"~/.ssh/id_rsa","context":{"home":"/root"}}'
+	echo "{\"id\":9,\"op\":\"read\",\"target\":\"~/.ssh/id_rsa\",\"context\":{\"home\":\"$tmpdir/h9\"}}"
 	echo "{\"id\":10,\"op\":\"write\",\"target\":\"~/.cordon/state\",\"preset\":\"workspace-write\",\"context\":{\"workspace\":\"$other\",\"home\":\"$other\"}}"
 	echo "{\"id\":11,\"op\":\"write\",\"target\":\"~/.cordon/state\",\"preset\":\"workspace-write\",\"context\":{\"workspace\":\"$other\",\"home\":\"$other\",\"agent_dir\":\"$other/agent\"}}"
 } > req
@@ -166,7 +166,7 @@ has 6 "{\"id\":6,\"error\":\"unknown context variable 'wrkspace'; did you mean '
 	"an unknown context key is an error for that line"
 has 7 '"id":7,"error":"context variable '"'cwd'"' must be an absolute path' "a relative cwd is an error"
 has 8 '"id":8,"error":"context value \"cwd\" must be a string"' "a context value that is not a string is an error"
-has 9 '"target":"/root/.ssh/id_rsa","decision":"deny"' "a line's home is the home of its '~'"
+has 9 "\"target\":\"$tmpdir/h9/.ssh/id_rsa\",\"decision\":\"deny\"" "a line's home is the home of its '~'"
 has 10 "\"target\":\"$other/.cordon/state\",\"decision\":\"deny\"" \
 	"a line's home without agent_dir: that home's agent dir is protected"
 has 11 "\"target\":\"$other/.cordon/state\",\"decision\":\"allow\"" \
@@ -327,7 +327,9 @@ has 5 '\"sandboxed\" must be a boolean' "a \"sandboxed\" that is not a boolean i
 has 1 '"id":1,"decision":"allow"' "--sandboxed makes it the stream's default"
 has 4 '"id":4,"decision":"ask"' "and a line's \"sandboxed\":false still says otherwise"
 
-cat > tilde.cordon <<'EOF'
+# ~USER is this user's own home: another user's may not be open to it.
+me=$(id -un)
+cat > tilde.cordon << EOF
 cordon 1;
 preset "p" {
   read "/**" allow;
@@ -337,13 +339,13 @@ test "targets as a host writes them" {
   preset "p";
   context home = "/home/u", cwd = "/home/u/src";
   expect deny  read "~/.ssh/id_rsa";
-  expect allow read "~root/.ssh/id_rsa";
+  expect allow read "~$me/.ssh/id_rsa";
   expect deny  read "../.ssh/config";
   expect allow read "main.c";
 }
 EOF
 "$CORDON" test tilde.cordon > out 2> err
-is "$?" 0 "a test block's '~', '~root' and relative targets decide as a host's"
+is "$?" 0 "a test block's '~', '~$me' and relative targets decide as a host's"
 grep -q '^not ok' out && diag < out
 
 # A path marked canonical that is not spelled as one is denied, not taken.

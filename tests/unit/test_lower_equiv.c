@@ -41,7 +41,9 @@
  *      one decides, both are stricter than the decision;
  *  (i) a literal allow whose own path a glob makes ask or deny (they are
  *      incomparable: the literal covers its subtree, the glob does not) is
- *      no root of the plan or the profile: below it they are stricter.
+ *      no root of the plan or the profile: below it they are stricter;
+ *  (j) a write allow of a path this user cannot write anyway (/etc, as an
+ *      ordinary user) may be bound read-only: the plan takes nothing away.
  * The glob rules overlap one another and the literal ones: exceptions
  * inside a glob deny, denies of keys inside a glob allow, and pairs where
  * neither contains the other, so the ranking by containment is exercised;
@@ -203,6 +205,19 @@ static bool exists(const char *path)
 {
 	struct stat st;
 	return lstat(path, &st) == 0;
+}
+
+static char *nearest_existing(const char *path);
+
+/* Whether this user could write the path, or create it, without any
+ * sandbox: as an ordinary user /etc is not, and a plan that binds it
+ * read-only takes nothing away. */
+static bool user_can_write(const char *path)
+{
+	char *anc = nearest_existing(path);
+	bool ok = access(anc, W_OK) == 0;
+	free(anc);
+	return ok;
 }
 
 static char *nearest_existing(const char *path)
@@ -1087,6 +1102,7 @@ enum cls {
 	C_WIDER_READ_WRITE_ROOT,
 	C_WIDER_READ_UNMASKED,
 	C_STRICTER_WRITE,
+	C_STRICTER_WRITE_NO_ACCESS, /* (j) */
 	C_STRICTER_WRITE_MASK,
 	C_STRICTER_WRITE_READ_ROOT,
 	C_STRICTER_READ,
@@ -1139,6 +1155,9 @@ static const struct {
 				    "is not masked",
 				    true },
 	[C_STRICTER_WRITE] = { "BUG plan not writable, eval allows the write", true },
+	[C_STRICTER_WRITE_NO_ACCESS] = { "(j) stricter: not writable where this user cannot write "
+					 "outside the sandbox either",
+					 false },
 	[C_STRICTER_WRITE_MASK] = { "(g) stricter: not writable under a read mask (what may not be "
 				    "read is hidden, and so cannot be written)",
 				    false },
@@ -1505,6 +1524,8 @@ static void compare_path(struct ctx_case *c, const cordon_evaluator *ev,
 				count(c, C_STRICTER_WRITE_MASK);
 			else if (st.by && st.by->kind == M_RO && root_at(c, R_READ, st.by->dest))
 				k = C_STRICTER_WRITE_READ_ROOT;
+			else if (!user_can_write(path))
+				count(c, C_STRICTER_WRITE_NO_ACCESS);
 			else
 				k = C_STRICTER_WRITE;
 		} else if (granted) {
