@@ -71,7 +71,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	chmod 711 "$tmpdir"
 	chmod 755 private
 	if command -v setpriv > /dev/null; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$CORDON" check private/secret.cordon 2> err
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$(as_nobody_cordon "$tmpdir/bin")" \
+			check private/secret.cordon 2> err
 		rc=$?
 		ok $((rc != 2)) "unreadable file: exit status 2 (got $rc)"
 		printf "cordon: error: cannot read 'private/secret.cordon': Permission denied [io]\n1 error\n" > want

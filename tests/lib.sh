@@ -57,5 +57,14 @@ done_testing() {
 	[ "$tap_failed" -eq 0 ]
 }
 
+# as_nobody_cordon DIR: a cordon the user nobody can run, for a test's
+# unprivileged pass.  The build tree may be closed to nobody (a fresh
+# clone in a 0700 temporary directory), and under check-valgrind $CORDON
+# is a script nobody cannot read: copy the real binary into DIR.
+as_nobody_cordon() {
+	mkdir -p "$1" && cp "${CORDON_REAL:-$CORDON}" "$1/cordon" && chmod 755 "$1" "$1/cordon" &&
+		echo "$1/cordon"
+}
+
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/cordon-test.XXXXXX")
 trap 'chmod -R u+rwx "$tmpdir" 2>/dev/null; rm -rf "$tmpdir"' EXIT

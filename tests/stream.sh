@@ -212,7 +212,7 @@ check_eval() {
 	desc=$1 want=$2
 	shift 2
 	# shellcheck disable=SC2086
-	$AS "$CORDON" eval $dirs "$@" > out 2> err
+	$AS "$as_bin" eval $dirs "$@" > out 2> err
 	rc=$?
 	got=$(sed -n 4p out)
 	is "$rc:$got" "0:$want" "$desc"
@@ -227,10 +227,11 @@ chmod 755 "$tmpdir"
 for who in $passes; do
 	P=$tmpdir/pass-$who
 	mkdir -p "$P/home/.ssh" "$P/w/sub"
-	AS=
+	AS= as_bin=$CORDON
 	if [ "$who" = nobody ]; then
 		chown -R 65534:65534 "$P"
 		AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+		as_bin=$(as_nobody_cordon "$tmpdir/bin")
 	fi
 	cd "$P" || exit 1
 	# Where the agent keeps its state, so that a home of root's stays unread.
@@ -242,7 +243,7 @@ for who in $passes; do
 		"  read $P/home/.ssh/id_ed25519: deny by $r_secrets" \
 		--context "home=$P/home" read '~/.ssh/id_ed25519'
 	# shellcheck disable=SC2086
-	$AS "$CORDON" eval $dirs --context "home=$rhome" read '~root/.ssh/id_rsa' > out 2> err
+	$AS "$as_bin" eval $dirs --context "home=$rhome" read '~root/.ssh/id_rsa' > out 2> err
 	rc=$?
 	# Root's home is closed to others: they are denied because it cannot be inspected.
 	grep -q -e "^  read $rhome/.ssh/id_rsa: deny by $r_secrets$" \
@@ -252,7 +253,7 @@ for who in $passes; do
 	check_eval "[$who] write '~' asks under read-only, at the home directory" \
 		"  write $P/home: ask by $r_ask" --context "home=$P/home" write '~'
 	# shellcheck disable=SC2086
-	$AS "$CORDON" eval $dirs read '~no-such-user-cordon/x' > out 2> err
+	$AS "$as_bin" eval $dirs read '~no-such-user-cordon/x' > out 2> err
 	is "$?:$(head -n 1 out)" "0:deny: cannot resolve the path: '~no-such-user-cordon': no such user" \
 		"[$who] '~user' for an unknown user denies"
 	check_eval "[$who] a relative target is under the cwd context" \
@@ -265,7 +266,7 @@ for who in $passes; do
 		"  read $P/w/~x: allow by $r_read" --context "cwd=$P/w" read './~x'
 	# The stream: a line's home brings its own agent dir, protected.
 	echo "{\"op\":\"write\",\"target\":\"~/.cordon/state\",\"preset\":\"workspace-write\",\"context\":{\"workspace\":\"$P/home\",\"home\":\"$P/home\"}}" |
-		$AS "$CORDON" eval --stdin > out 2> err
+		$AS "$as_bin" eval --stdin > out 2> err
 	has 1 "\"target\":\"$P/home/.cordon/state\",\"decision\":\"deny\"" \
 		"[$who] stream: a line's '~/.cordon' is its home's protected agent dir"
 	cd "$tmpdir" || exit 1
