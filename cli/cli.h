@@ -3,19 +3,13 @@
 #define CORDON_CLI_H
 
 #include "cordon.h"
+#include "options.h"
 
 /* Exit statuses shared by every verb. */
 enum {
 	EXIT_OK = 0,
 	EXIT_POLICY = 1, /* policy errors, or findings with --werror */
 	EXIT_USAGE = 2,  /* usage or I/O error */
-};
-
-struct verb {
-	const char *name;
-	const char *summary;
-	const char *usage;  /* printed by VERB --help */
-	int (*run)(int argc, char **argv);
 };
 
 int cmd_check(int argc, char **argv);
@@ -32,8 +26,6 @@ int cmd_write(int argc, char **argv);
 int cmd_edit(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
-int cmd_approve_session(int argc, char **argv);
-int cmd_approve_exec(int argc, char **argv);
 int cmd_revoke(int argc, char **argv);
 int cmd_hook(int argc, char **argv);
 
@@ -65,5 +57,26 @@ void cli_run_context_defaults(cordon_context *ctx);
  * when neither is given.  EXIT_OK, or EXIT_USAGE after a message. */
 int cli_audit_open(const char *verb, const char *path, const cordon_policy *policy,
 		   cordon_audit **log);
+/* Append a record to the log when there is one; a record that cannot be
+ * written is said on stderr and changes nothing else. */
+void cli_audit_append(cordon_audit *log, const struct cordon_audit_record *rec);
+
+/* A write or an edit the command line asks for: done through the policy
+ * by write and edit, approved once by approve (cli/mutation.c). */
+struct cli_mutation {
+	enum cordon_mutation_kind kind;
+	const char *path, *approval, *old_text, *new_text;
+	bool all;
+	unsigned long ttl;        /* approve: seconds; 0: the default */
+	const char *preset, *actor; /* filled from the parsed options */
+};
+/* Decide and do (or, under approve, approve) the mutation; the exit status. */
+int cli_mutation_run(struct cli_args *a, struct cli_mutation *m);
+
+/* The request of eval's and explain's operands (OP TARGET, or exec --argv
+ * WORD...), with --escalate's justification.  EXIT_OK, or EXIT_USAGE after
+ * a message. */
+int cli_request_from_args(const struct cli_args *a, const char *escalate,
+			  struct cordon_request *req);
 
 #endif

@@ -7,7 +7,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +29,15 @@ int cli_audit_open(const char *verb, const char *path, const cordon_policy *poli
 		return rc;
 	}
 	return EXIT_OK;
+}
+
+void cli_audit_append(cordon_audit *log, const struct cordon_audit_record *rec)
+{
+	char *err = NULL;
+	if (log && cordon_audit_append(log, rec, &err) != 0) {
+		fprintf(stderr, "cordon: %s\n", err);
+		free(err);
+	}
 }
 
 /* ---- time ----------------------------------------------------------------- */
@@ -296,55 +304,41 @@ static void summarise_line(struct summary *s, const char *path, size_t lineno, c
 
 int cmd_audit(int argc, char **argv)
 {
-	enum { OPT_SINCE = 256, OPT_DECISION, OPT_FORMAT };
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "since", required_argument, NULL, OPT_SINCE },
-		{ "decision", required_argument, NULL, OPT_DECISION },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct summary s = { 0 };
-	const char *want = NULL, *path;
+	struct cli_args a;
+	const char *want = NULL, *path, *arg;
 	long long since = 0;
-	bool json = false;
+	bool json;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	FILE *f;
-	int c;
+	int id;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return cli_help("audit");
+	cli_args_init(&a, "audit", argc, argv);
+	while ((id = cli_args_next(&a, &arg)) > 0) {
+		switch (id) {
 		case OPT_SINCE:
-			if ((since = parse_since(optarg)) < 0)
+			if ((since = parse_since(arg)) < 0) {
+				cli_args_free(&a);
 				return cli_usage_error("audit", "--since expects an RFC 3339 time "
 								"(2026-01-02T03:04:05Z) or a duration "
 								"(30s, 10m, 2h, 1d), not '%s'",
-						       optarg);
+						       arg);
+			}
 			break;
 		case OPT_DECISION:
-			if (cordon_effect_from_name(optarg) < 0)
-				return cli_usage_error("audit", "--decision is allow, ask or deny, not '%s'",
-						       optarg);
-			want = optarg;
+			want = arg; /* the table knows allow, ask and deny */
 			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
-				return cli_usage_error("audit", "--format is text or json, not '%s'",
-						       optarg);
-			json = strcmp(optarg, "json") == 0;
-			break;
-		default:
-			return cli_usage_error("audit", "unknown option");
 		}
 	}
-	if (argc - optind != 1)
+	json = a.format && strcmp(a.format, "json") == 0;
+	path = a.noperands == 1 ? a.operands[0] : NULL;
+	cli_args_free(&a);
+	if (id < 0)
+		return a.status;
+	if (!path)
 		return cli_usage_error("audit", "expected one LOG file");
-	path = argv[optind];
 	if (!(f = fopen(path, "re"))) {
 		fprintf(stderr, "cordon: cannot read the audit log %s: %s\n", path, strerror(errno));
 		return EXIT_USAGE;

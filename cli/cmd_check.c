@@ -3,28 +3,26 @@
 
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, status = EXIT_OK;
+	struct cli_args a;
+	const char *arg;
+	int status = EXIT_OK;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_help("check");
-		return cli_usage_error("check", "unknown option");
+	cli_args_init(&a, "check", argc, argv);
+	if (cli_args_next(&a, &arg) != 0) {
+		status = a.status;
+		goto out;
 	}
-	if (optind >= argc)
-		return cli_usage_error("check", "no policy file given");
-	for (int i = optind; i < argc; i++) {
-		cordon_policy *p = cordon_policy_load_file(argv[i]);
+	if (a.noperands == 0) {
+		status = cli_usage_error("check", "no policy file given");
+		goto out;
+	}
+	for (int i = 0; i < a.noperands; i++) {
+		cordon_policy *p = cordon_policy_load_file(a.operands[i]);
 		if (cordon_policy_error_count(p)) {
 			cordon_policy_print_diagnostics(p, stderr);
 			if (cordon_policy_io_failed(p))
@@ -34,5 +32,7 @@ int cmd_check(int argc, char **argv)
 		}
 		cordon_policy_free(p);
 	}
+out:
+	cli_args_free(&a);
 	return status;
 }

@@ -5,7 +5,6 @@
 #include "util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,48 +174,20 @@ out:
 
 int cmd_compile(int argc, char **argv)
 {
-	enum { OPT_PRESET = 256, OPT_EMIT, OPT_CONTEXT, OPT_NO_ORIGINS, OPT_ALL, OPT_HOST };
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "preset", required_argument, NULL, OPT_PRESET },
-		{ "emit", required_argument, NULL, OPT_EMIT },
-		{ "context", required_argument, NULL, OPT_CONTEXT },
-		{ "no-origins", no_argument, NULL, OPT_NO_ORIGINS },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *policy_path = NULL, *preset = NULL, *emit = NULL;
-	cordon_context *ctx = cordon_context_new();
+	const char *policy_path, *preset, *emit = NULL, *arg;
+	cordon_context *ctx;
 	cordon_policy *policy = NULL;
-	int c, status = EXIT_OK, flags = 0;
+	struct cli_args a;
+	int id, status = EXIT_OK, flags = 0;
 	bool all = false;
 	enum cordon_dump_format format = CORDON_DUMP_IR;
 	char *out, *err = NULL;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hp:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cordon_context_free(ctx);
-			return cli_help("compile");
-		case 'p':
-			policy_path = optarg;
-			break;
-		case OPT_PRESET:
-			preset = optarg;
-			break;
+	cli_args_init(&a, "compile", argc, argv);
+	while ((id = cli_args_next(&a, &arg)) > 0) {
+		switch (id) {
 		case OPT_EMIT:
-			emit = optarg;
-			break;
-		case OPT_CONTEXT:
-			if ((status = cli_context_arg(ctx, "compile", optarg)) != EXIT_OK)
-				goto out;
-			break;
-		case OPT_HOST:
-			if ((status = cli_host_arg(ctx, "compile", optarg)) != EXIT_OK)
-				goto out;
+			emit = arg;
 			break;
 		case OPT_NO_ORIGINS:
 			flags |= CORDON_DUMP_NO_ORIGINS;
@@ -224,13 +195,17 @@ int cmd_compile(int argc, char **argv)
 		case OPT_ALL:
 			all = true;
 			break;
-		default:
-			status = cli_usage_error("compile", "unknown option");
-			goto out;
 		}
 	}
-	if (optind < argc) {
-		status = cli_usage_error("compile", "unexpected argument '%s'", argv[optind]);
+	policy_path = a.policy_path;
+	preset = a.preset;
+	ctx = a.ctx;
+	if (id < 0) {
+		status = a.status;
+		goto out;
+	}
+	if (a.noperands > 0) {
+		status = cli_usage_error("compile", "unexpected argument '%s'", a.operands[0]);
 		goto out;
 	}
 	if (!emit) {
@@ -283,6 +258,6 @@ int cmd_compile(int argc, char **argv)
 	}
 out:
 	cordon_policy_free(policy);
-	cordon_context_free(ctx);
+	cli_args_free(&a);
 	return status;
 }

@@ -4,7 +4,6 @@
 #include "cli.h"
 #include "diff.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,61 +267,34 @@ static void print_json(const struct diff_result *r, const char *old_path, const 
 
 int cmd_diff(int argc, char **argv)
 {
-	enum { OPT_PRESET = 256, OPT_ALL, OPT_FORMAT, OPT_FAIL_ON_WIDEN, OPT_CONTEXT };
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "preset", required_argument, NULL, OPT_PRESET },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "fail-on-widen", no_argument, NULL, OPT_FAIL_ON_WIDEN },
-		{ "context", required_argument, NULL, OPT_CONTEXT },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *preset = NULL;
-	bool all = false, json = false, fail_on_widen = false;
-	cordon_context *ctx = cordon_context_new();
+	const char *preset, *arg;
+	bool all = false, json, fail_on_widen = false;
+	cordon_context *ctx;
 	cordon_policy *old_p = NULL, *new_p = NULL;
 	struct diff_result res = { 0 };
-	int c, status = EXIT_OK, st_old = EXIT_OK, st_new = EXIT_OK;
+	struct cli_args a;
+	int id, status = EXIT_OK, st_old = EXIT_OK, st_new = EXIT_OK;
 	char *err = NULL;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cordon_context_free(ctx);
-			return cli_help("diff");
-		case OPT_PRESET:
-			preset = optarg;
-			break;
-		case OPT_ALL:
+	cli_args_init(&a, "diff", argc, argv);
+	while ((id = cli_args_next(&a, &arg)) > 0) {
+		if (id == OPT_ALL)
 			all = true;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "json") == 0) {
-				json = true;
-			} else if (strcmp(optarg, "text") != 0) {
-				status = cli_usage_error("diff", "unknown format '%s': use text or json",
-							 optarg);
-				goto out;
-			}
-			break;
-		case OPT_FAIL_ON_WIDEN:
+		else if (id == OPT_FAIL_ON_WIDEN)
 			fail_on_widen = true;
-			break;
-		case OPT_CONTEXT:
-			if ((status = cli_context_arg(ctx, "diff", optarg)) != EXIT_OK)
-				goto out;
-			break;
-		default:
-			status = cli_usage_error("diff", "unknown option");
-			goto out;
-		}
 	}
-	if (argc - optind != 2) {
-		status = cli_usage_error("diff", argc - optind < 2 ? "give two policy files, OLD and NEW"
-								   : "unexpected argument '%s'",
-					 argv[optind + 2 < argc ? optind + 2 : optind]);
+	preset = a.preset;
+	ctx = a.ctx;
+	json = a.format && strcmp(a.format, "json") == 0;
+	char **files = a.operands;
+	if (id < 0) {
+		status = a.status;
+		goto out;
+	}
+	if (a.noperands != 2) {
+		status = cli_usage_error("diff", a.noperands < 2 ? "give two policy files, OLD and NEW"
+								  : "unexpected argument '%s'",
+					 files[a.noperands > 2 ? 2 : 0]);
 		goto out;
 	}
 	if (all && preset) {
@@ -334,8 +306,8 @@ int cmd_diff(int argc, char **argv)
 		    cordon_context_set(ctx, default_context[i][0], default_context[i][1], &err) != 0)
 			abort(); /* the defaults are valid */
 	/* Both files are checked, so one run reports the errors of both. */
-	old_p = cli_load_policy(argv[optind], &st_old);
-	new_p = cli_load_policy(argv[optind + 1], &st_new);
+	old_p = cli_load_policy(files[0], &st_old);
+	new_p = cli_load_policy(files[1], &st_new);
 	if (!old_p || !new_p) {
 		status = st_old == EXIT_USAGE || st_new == EXIT_USAGE ? EXIT_USAGE : EXIT_POLICY;
 		goto out;
@@ -345,7 +317,7 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	if (json)
-		print_json(&res, argv[optind], argv[optind + 1], ctx);
+		print_json(&res, files[0], files[1], ctx);
 	else
 		print_text(&res);
 	if (fail_on_widen && res.count[DIFF_WIDENED]) {
@@ -357,6 +329,6 @@ out:
 	diff_result_free(&res);
 	cordon_policy_free(old_p);
 	cordon_policy_free(new_p);
-	cordon_context_free(ctx);
+	cli_args_free(&a);
 	return status;
 }

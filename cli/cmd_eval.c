@@ -1,10 +1,9 @@
-/* cordon eval and cordon explain: decide one request, or a JSONL stream. */
+/* cordon eval: decide one request, or a JSONL stream. */
 #include "config.h"
 
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <unistd.h>
 #include <jansson.h>
@@ -49,117 +48,37 @@ static void audit_decision(const struct eval_opts *o, const cordon_decision *d,
 	audit_decision_as(o, d, req, actor, "decided", NULL);
 }
 
-/* Options shared by eval and explain; returns EXIT_OK or a status, and
- * the index of the first operand in *first. */
-static int parse_opts(const char *verb, int argc, char **argv, struct eval_opts *o, int *first)
+static int parse_opts(struct cli_args *a, int argc, char **argv, struct eval_opts *o)
 {
-	enum { OPT_PRESET = 256, OPT_CONTEXT, OPT_JSON, OPT_STDIN, OPT_ESCALATE, OPT_AUDIT,
-	       OPT_ACTOR, OPT_HOST, OPT_SANDBOXED };
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "preset", required_argument, NULL, OPT_PRESET },
-		{ "context", required_argument, NULL, OPT_CONTEXT },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "stdin", no_argument, NULL, OPT_STDIN },
-		{ "escalate", required_argument, NULL, OPT_ESCALATE },
-		{ "audit", required_argument, NULL, OPT_AUDIT },
-		{ "actor", required_argument, NULL, OPT_ACTOR },
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ "sandboxed", no_argument, NULL, OPT_SANDBOXED },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool is_eval = strcmp(verb, "eval") == 0;
-	int c, rc;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hp:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cli_help(verb);
-			return -1;
-		case 'p':
-			o->policy_path = optarg;
-			break;
-		case OPT_PRESET:
-			o->preset = optarg;
-			break;
-		case OPT_CONTEXT:
-			if ((rc = cli_context_arg(o->ctx, verb, optarg)) != EXIT_OK)
-				return rc;
-			break;
-		case OPT_HOST:
-			if ((rc = cli_host_arg(o->ctx, verb, optarg)) != EXIT_OK)
-				return rc;
-			break;
-		case OPT_JSON:
-			if (!is_eval)
-				return cli_usage_error(verb, "--json belongs to 'cordon eval'");
-			o->json = true;
-			break;
+	const char *arg;
+	int id;
+	cli_args_init(a, "eval", argc, argv);
+	while ((id = cli_args_next(a, &arg)) > 0) {
+		switch (id) {
 		case OPT_STDIN:
-			if (!is_eval)
-				return cli_usage_error(verb, "--stdin belongs to 'cordon eval'");
 			o->stdin_mode = true;
 			break;
 		case OPT_ESCALATE:
-			o->escalate = optarg;
+			o->escalate = arg;
 			break;
 		case OPT_SANDBOXED:
 			o->sandboxed = true;
 			break;
-		case OPT_AUDIT:
-		case OPT_ACTOR:
-			if (!is_eval)
-				return cli_usage_error(verb, "--%s belongs to 'cordon eval'",
-						       c == OPT_AUDIT ? "audit" : "actor");
-			*(c == OPT_AUDIT ? &o->audit_path : &o->actor) = optarg;
-			break;
-		default:
-			return cli_usage_error(verb, "unknown option");
 		}
 	}
-	*first = optind;
-	if (o->stdin_mode && optind != argc)
-		return cli_usage_error(verb, "--stdin takes no OP TARGET operands");
-	/* exec --argv [--] WORD...: the request is the words, not a string. */
-	if (!o->stdin_mode && argc - optind >= 2 && strcmp(argv[optind + 1], "--argv") == 0) {
-		if (strcmp(argv[optind], "exec") != 0)
-			return cli_usage_error(verb, "--argv belongs to exec requests, not '%s'",
-					       argv[optind]);
-		int words = optind + 2 < argc && strcmp(argv[optind + 2], "--") == 0 ? optind + 3
-										   : optind + 2;
-		if (words >= argc)
-			return cli_usage_error(verb, "exec --argv expects the command's words "
-						     "(e.g. 'exec --argv -- git push -f')");
-	} else if (!o->stdin_mode && argc - optind != 2) {
-		return cli_usage_error(verb, "expected OP TARGET (e.g. 'write ./out.txt') or "
-					     "exec --argv -- WORD...");
-	}
+	if (id < 0)
+		return a->status == EXIT_OK ? -1 : a->status; /* -1: --help */
+	o->policy_path = a->policy_path;
+	o->preset = a->preset;
+	o->audit_path = a->audit_path;
+	o->actor = a->actor;
+	o->json = a->json;
+	o->ctx = a->ctx;
+	if (o->stdin_mode && (a->noperands || a->rest >= 0))
+		return cli_usage_error("eval", "--stdin takes no OP TARGET operands");
 	cli_context_defaults(o->ctx);
 	if (!o->actor)
 		o->actor = getenv("USER");
-	return EXIT_OK;
-}
-
-/* OP TARGET, or exec --argv [--] WORD... (parse_opts checked the shape). */
-static int request_from_args(const char *verb, char **operands, int count, const char *escalate,
-			     struct cordon_request *req)
-{
-	int op = cordon_op_from_name(operands[0]);
-	if (op < 0)
-		return cli_usage_error(verb, "unknown operation '%s' (read, write, exec, net or tool)",
-				       operands[0]);
-	memset(req, 0, sizeof(*req));
-	req->op = (enum cordon_op)op;
-	if (strcmp(operands[1], "--argv") == 0) {
-		int words = count > 2 && strcmp(operands[2], "--") == 0 ? 3 : 2;
-		req->argv = (const char *const *)operands + words;
-		req->argc = (size_t)(count - words);
-	} else {
-		req->target = operands[1];
-	}
-	req->escalate = escalate != NULL;
-	req->justification = escalate;
 	return EXIT_OK;
 }
 
@@ -669,65 +588,54 @@ static int run_stream(const cordon_policy *policy, const struct eval_opts *o)
 	return EXIT_OK;
 }
 
-static int run(const char *verb, int argc, char **argv)
+int cmd_eval(int argc, char **argv)
 {
-	struct eval_opts o = { .ctx = cordon_context_new() };
+	struct eval_opts o = { 0 };
+	struct cli_args a;
 	cordon_policy *policy = NULL;
 	cordon_evaluator *ev = NULL;
 	struct cordon_request req;
 	char *err = NULL;
-	int first = 0, status;
+	int status;
 
-	status = parse_opts(verb, argc, argv, &o, &first);
+	status = parse_opts(&a, argc, argv, &o);
 	if (status != EXIT_OK)
+		goto out;
+	if (!o.stdin_mode && (status = cli_request_from_args(&a, o.escalate, &req)) != EXIT_OK)
 		goto out;
 	if (!(policy = cli_load_policy(o.policy_path, &status)))
 		goto out;
 	if (!o.preset)
 		o.preset = cordon_policy_default_preset(policy);
-	if (strcmp(verb, "eval") == 0 &&
-	    (status = cli_audit_open(verb, o.audit_path, policy, &o.audit)) != EXIT_OK)
+	if ((status = cli_audit_open("eval", o.audit_path, policy, &o.audit)) != EXIT_OK)
 		goto out;
 	if (o.stdin_mode) {
 		status = run_stream(policy, &o);
 		goto out;
 	}
 	if (!o.preset) {
-		status = cli_usage_error(verb, "the policy names no default preset; give --preset");
+		status = cli_usage_error("eval", "the policy names no default preset; give --preset");
 		goto out;
 	}
-	if ((status = request_from_args(verb, argv + first, argc - first, o.escalate, &req)) !=
-	    EXIT_OK)
-		goto out;
 	req.sandboxed = o.sandboxed;
 	if (!(ev = cordon_evaluator_new(policy, o.preset, o.ctx, &err))) {
 		status = cli_usage_error(NULL, "%s", err);
 		goto out;
 	}
-	if (strcmp(verb, "explain") == 0) {
-		char *trace = cordon_explain(ev, &req, &err);
-		if (!trace) {
-			status = cli_usage_error(NULL, "%s", err);
-			goto out;
-		}
-		fputs(trace, stdout);
-		free(trace);
-	} else {
-		cordon_decision *d = cordon_evaluate(ev, &req, &err);
-		if (!d) {
-			status = cli_usage_error(NULL, "%s", err);
-			goto out;
-		}
-		if (o.json) {
-			char *s = cordon_decision_json(d);
-			puts(s);
-			free(s);
-		} else {
-			print_text(d);
-		}
-		audit_decision(&o, d, &req, NULL);
-		cordon_decision_free(d);
+	cordon_decision *d = cordon_evaluate(ev, &req, &err);
+	if (!d) {
+		status = cli_usage_error(NULL, "%s", err);
+		goto out;
 	}
+	if (o.json) {
+		char *s = cordon_decision_json(d);
+		puts(s);
+		free(s);
+	} else {
+		print_text(d);
+	}
+	audit_decision(&o, d, &req, NULL);
+	cordon_decision_free(d);
 out:
 	if (status < 0)
 		status = EXIT_OK; /* --help */
@@ -735,16 +643,6 @@ out:
 	cordon_evaluator_free(ev);
 	cordon_audit_close(o.audit);
 	cordon_policy_free(policy);
-	cordon_context_free(o.ctx);
+	cli_args_free(&a);
 	return status;
-}
-
-int cmd_eval(int argc, char **argv)
-{
-	return run("eval", argc, argv);
-}
-
-int cmd_explain(int argc, char **argv)
-{
-	return run("explain", argc, argv);
 }

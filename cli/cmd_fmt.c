@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,56 +215,48 @@ done:
 
 int cmd_fmt(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "check", no_argument, NULL, 'c' },
-		{ "diff", no_argument, NULL, 'd' },
-		{ "write", no_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const flags[] = {
 		[MODE_CHECK] = "--check", [MODE_DIFF] = "--diff", [MODE_WRITE] = "-w",
 	};
 	enum fmt_mode mode = MODE_PRINT;
-	int c, status = EXIT_OK;
+	struct cli_args a;
+	const char *arg;
+	int id, status = EXIT_OK;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hw", opts, NULL)) != -1) {
-		enum fmt_mode m;
-		switch (c) {
-		case 'h':
-			return cli_help("fmt");
-		case 'c':
-			m = MODE_CHECK;
-			break;
-		case 'd':
-			m = MODE_DIFF;
-			break;
-		case 'w':
-			m = MODE_WRITE;
-			break;
-		default:
-			return cli_usage_error("fmt", "unknown option");
+	cli_args_init(&a, "fmt", argc, argv);
+	while ((id = cli_args_next(&a, &arg)) > 0) {
+		enum fmt_mode m = id == OPT_CHECK ? MODE_CHECK : id == OPT_DIFF ? MODE_DIFF : MODE_WRITE;
+		if (mode != MODE_PRINT && mode != m) {
+			status = cli_usage_error("fmt", "%s and %s cannot be used together", flags[mode],
+						 flags[m]);
+			goto out;
 		}
-		if (mode != MODE_PRINT && mode != m)
-			return cli_usage_error("fmt", "%s and %s cannot be used together", flags[mode],
-					       flags[m]);
 		mode = m;
 	}
-	if (mode == MODE_WRITE) {
-		if (optind >= argc)
-			return cli_usage_error("fmt", "-w needs the files to rewrite");
-		for (int i = optind; i < argc; i++)
-			if (strcmp(argv[i], "-") == 0)
-				return cli_usage_error("fmt", "-w cannot rewrite standard input");
+	if (id < 0) {
+		status = a.status;
+		goto out;
 	}
-	if (optind >= argc)
+	if (mode == MODE_WRITE) {
+		if (a.noperands == 0) {
+			status = cli_usage_error("fmt", "-w needs the files to rewrite");
+			goto out;
+		}
+		for (int i = 0; i < a.noperands; i++)
+			if (strcmp(a.operands[i], "-") == 0) {
+				status = cli_usage_error("fmt", "-w cannot rewrite standard input");
+				goto out;
+			}
+	}
+	if (a.noperands == 0)
 		status = fmt_one("-", mode);
-	for (int i = optind; i < argc; i++)
-		status = worse(status, fmt_one(argv[i], mode));
+	for (int i = 0; i < a.noperands; i++)
+		status = worse(status, fmt_one(a.operands[i], mode));
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "cordon: cannot write the output: %s\n", strerror(errno));
 		status = EXIT_USAGE;
 	}
+out:
+	cli_args_free(&a);
 	return status;
 }

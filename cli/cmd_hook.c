@@ -10,7 +10,6 @@
 #include "hook.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -696,94 +695,113 @@ static json_t *answer_gemini(enum cordon_effect e, const char *why, json_t *in,
 	return out;
 }
 
-static int parse_hook_opts(int argc, char **argv, struct hook_opts *o)
+/* hook install | uninstall | doctor AGENT: the agent's configuration. */
+static int hook_config(struct cli_args *a, const struct install_opts *io)
 {
-	enum { OPT_PRESET = 256, OPT_CONTEXT, OPT_NO_REWRITE, OPT_TIMEOUT, OPT_AUDIT, OPT_ACTOR };
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "preset", required_argument, NULL, OPT_PRESET },
-		{ "context", required_argument, NULL, OPT_CONTEXT },
-		{ "no-rewrite", no_argument, NULL, OPT_NO_REWRITE },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "audit", required_argument, NULL, OPT_AUDIT },
-		{ "actor", required_argument, NULL, OPT_ACTOR },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	char *end;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hp:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cli_help("hook");
-			exit(EXIT_OK);
-		case 'p':
-			o->policy_path = optarg;
-			break;
-		case OPT_PRESET:
-			o->preset = optarg;
-			break;
-		case OPT_CONTEXT: {
-			/* Usage errors block too: a hook is never a no-op. */
-			if (cli_context_arg(o->ctx, "hook", optarg) != EXIT_OK)
-				block("bad --context '%s'", optarg);
-			break;
-		}
-		case OPT_NO_REWRITE:
-			o->no_rewrite = true;
-			break;
-		case OPT_TIMEOUT: {
-			unsigned long t = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || t == 0 || t > 3600)
-				block("--timeout expects seconds from 1 to 3600, not '%s'", optarg);
-			o->timeout = (unsigned)t;
-			break;
-		}
-		case OPT_AUDIT:
-			o->audit_path = optarg;
-			break;
-		case OPT_ACTOR:
-			o->actor = optarg;
-			break;
-		default:
-			block("unknown option (see cordon hook --help)");
-		}
-	}
-	return optind;
+	const char *what = a->operands[0];
+	const struct hook_proto *p = a->noperands > 1 ? hook_proto_find(a->operands[1]) : NULL;
+	int status;
+	if (!p)
+		status = cli_usage_error("hook", "%s expects AGENT: claude, codex or gemini", what);
+	else if (a->noperands > 2)
+		status = cli_usage_error("hook", "unexpected operand '%s'", a->operands[2]);
+	else if (cli_args_form(a, what) != EXIT_OK)
+		status = cli_usage_error("hook", "%s", a->message);
+	else if (!strcmp(what, "install"))
+		status = cmd_hook_install(p, io);
+	else if (!strcmp(what, "uninstall"))
+		status = cmd_hook_uninstall(p, io);
+	else
+		status = cmd_hook_doctor(p, io);
+	cli_args_free(a);
+	return status;
+}
+
+static bool is_config_verb(const char *word)
+{
+	return !strcmp(word, "install") || !strcmp(word, "uninstall") || !strcmp(word, "doctor");
 }
 
 int cmd_hook(int argc, char **argv)
 {
+	struct install_opts io = { .scope = "user" };
+	struct hook_opts o = { .timeout = 20 };
+	struct cli_args a;
+	const char *arg;
+	char *end;
+	int id;
+
 	if (argc < 2) {
 		fputs("cordon hook: expected AGENT (claude, codex or gemini), or install, "
 		      "uninstall or doctor\n", stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cli_help("hook");
-	if (!strcmp(argv[1], "install") || !strcmp(argv[1], "uninstall") ||
-	    !strcmp(argv[1], "doctor")) {
-		const struct hook_proto *p = argc > 2 ? hook_proto_find(argv[2]) : NULL;
-		if (!p)
-			return cli_usage_error("hook", "%s expects AGENT: claude, codex or gemini",
-					       argv[1]);
-		if (!strcmp(argv[1], "install"))
-			return cmd_hook_install(p, argc - 2, argv + 2);
-		if (!strcmp(argv[1], "uninstall"))
-			return cmd_hook_uninstall(p, argc - 2, argv + 2);
-		return cmd_hook_doctor(p, argc - 2, argv + 2);
+	/* Usage errors of an event's hook block the call; they are said here. */
+	cli_args_init(&a, "hook", argc, argv);
+	a.quiet = true;
+	while ((id = cli_args_next(&a, &arg)) > 0) {
+		switch (id) {
+		case OPT_NO_REWRITE:
+			o.no_rewrite = true;
+			break;
+		case OPT_TIMEOUT: {
+			unsigned long t = strtoul(arg, &end, 10);
+			if (*end || !*arg || t == 0 || t > 3600) {
+				snprintf(a.message, sizeof(a.message),
+					 "--timeout expects seconds from 1 to 3600, not '%s'", arg);
+				a.status = EXIT_USAGE;
+				id = -1;
+			}
+			o.timeout = (unsigned)t;
+			break;
+		}
+		case OPT_SCOPE:
+			io.scope = arg;
+			break;
+		case OPT_DIR:
+			io.dir = arg;
+			break;
+		case OPT_DRY_RUN:
+			io.dry_run = true;
+			break;
+		}
+		if (id < 0)
+			break;
+	}
+	bool config = a.noperands > 0 && is_config_verb(a.operands[0]);
+	const struct hook_proto *p = a.noperands > 0 ? hook_proto_find(a.operands[0]) : NULL;
+	if (p)
+		blocking_agent = p->name;
+	if (id < 0 && a.status == EXIT_OK) {
+		cli_args_free(&a); /* --help */
+		return EXIT_OK;
+	}
+	if (id < 0 && config) {
+		cli_usage_error("hook", "%s", a.message);
+		cli_args_free(&a);
+		return EXIT_USAGE;
+	}
+	if (id < 0)
+		block("%s", a.message[0] ? a.message : "bad option (see cordon hook --help)");
+	if (config) {
+		io.policy = a.policy_path;
+		io.preset = a.preset;
+		return hook_config(&a, &io);
 	}
 
 	/* From here on every failure blocks the tool call. */
-	const struct hook_proto *p = hook_proto_find(argv[1]);
 	if (!p)
-		block("unknown agent '%s' (claude, codex or gemini)", argv[1]);
-	blocking_agent = p->name;
-	struct hook_opts o = { .timeout = 20, .ctx = cordon_context_new() };
-	int first = parse_hook_opts(argc - 1, argv + 1, &o);
-	if (first != argc - 1)
-		block("unexpected operand '%s'", argv[first + 1]);
+		block("unknown agent '%s' (claude, codex or gemini)",
+		      a.noperands ? a.operands[0] : "");
+	if (a.noperands > 1)
+		block("unexpected operand '%s'", a.operands[1]);
+	if (cli_args_form(&a, "AGENT") != EXIT_OK)
+		block("%s", a.message);
+	o.policy_path = a.policy_path;
+	o.preset = a.preset;
+	o.audit_path = a.audit_path;
+	o.actor = a.actor;
+	o.ctx = a.ctx;
 	fail_closed_on_signals(o.timeout);
 	if (!o.actor)
 		o.actor = getenv("USER");
@@ -893,6 +911,6 @@ int cmd_hook(int argc, char **argv)
 	json_decref(ev);
 	cordon_evaluator_free(evl);
 	cordon_policy_free(pol);
-	cordon_context_free(o.ctx);
+	cli_args_free(&a);
 	answer(out);
 }

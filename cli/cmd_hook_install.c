@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,59 +20,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-struct install_opts {
-	const char *scope;  /* user or project */
-	const char *policy, *preset, *dir;
-	bool dry_run;
-};
-
-static int parse_install_opts(const char *what, int argc, char **argv, struct install_opts *o)
-{
-	enum { OPT_SCOPE = 256, OPT_PRESET, OPT_DIR, OPT_DRY };
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "scope", required_argument, NULL, OPT_SCOPE },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "preset", required_argument, NULL, OPT_PRESET },
-		{ "dir", required_argument, NULL, OPT_DIR },
-		{ "dry-run", no_argument, NULL, OPT_DRY },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	o->scope = "user";
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "hp:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cli_help("hook");
-			return -1;
-		case OPT_SCOPE:
-			if (strcmp(optarg, "user") && strcmp(optarg, "project"))
-				return cli_usage_error("hook", "--scope is user or project, not '%s'",
-						       optarg);
-			o->scope = optarg;
-			break;
-		case 'p':
-			o->policy = optarg;
-			break;
-		case OPT_PRESET:
-			o->preset = optarg;
-			break;
-		case OPT_DIR:
-			o->dir = optarg;
-			break;
-		case OPT_DRY:
-			o->dry_run = true;
-			break;
-		default:
-			return cli_usage_error("hook", "unknown option for 'hook %s'", what);
-		}
-	}
-	if (optind != argc)
-		return cli_usage_error("hook", "unexpected operand '%s'", argv[optind]);
-	return EXIT_OK;
-}
 
 /* The agent's configuration file: under --dir, else home (user scope) or
  * the current directory (project scope). */
@@ -238,12 +184,10 @@ static const char *const *events_of(const struct hook_proto *p, const char *ev[3
 	return ev;
 }
 
-int cmd_hook_install(const struct hook_proto *p, int argc, char **argv)
+int cmd_hook_install(const struct hook_proto *p, const struct install_opts *opts)
 {
-	struct install_opts o = { 0 };
-	int rc = parse_install_opts("install", argc, argv, &o);
-	if (rc != EXIT_OK)
-		return rc < 0 ? EXIT_OK : rc;
+	struct install_opts o = *opts;
+	int rc;
 	if (o.policy || o.preset) {
 		/* Refuse to install a hook that would block everything. */
 		int status = 0;
@@ -312,12 +256,10 @@ out:
 	return rc;
 }
 
-int cmd_hook_uninstall(const struct hook_proto *p, int argc, char **argv)
+int cmd_hook_uninstall(const struct hook_proto *p, const struct install_opts *opts)
 {
-	struct install_opts o = { 0 };
-	int rc = parse_install_opts("uninstall", argc, argv, &o);
-	if (rc != EXIT_OK)
-		return rc < 0 ? EXIT_OK : rc;
+	struct install_opts o = *opts;
+	int rc;
 	char *path = config_path(p, &o);
 	bool existed;
 	json_t *cfg = path ? load_config(path, &existed) : NULL;
@@ -434,12 +376,9 @@ static bool blocks(const struct hook_proto *p, int status, const char *out)
 	return b;
 }
 
-int cmd_hook_doctor(const struct hook_proto *p, int argc, char **argv)
+int cmd_hook_doctor(const struct hook_proto *p, const struct install_opts *opts)
 {
-	struct install_opts o = { 0 };
-	int rc = parse_install_opts("doctor", argc, argv, &o);
-	if (rc != EXIT_OK)
-		return rc < 0 ? EXIT_OK : rc;
+	struct install_opts o = *opts;
 	char *path = config_path(p, &o), *what;
 	bool existed;
 	json_t *cfg = path ? load_config(path, &existed) : NULL;

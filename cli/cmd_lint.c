@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "lint.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,62 +60,52 @@ static void list_checks(void)
 
 int cmd_lint(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "werror", no_argument, NULL, 'W' },
-		{ "disable", required_argument, NULL, 'd' },
-		{ "enable", required_argument, NULL, 'e' },
-		{ "list-checks", no_argument, NULL, 'l' },
-		{ "include-shipped", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lint_options lo = { 0 };
+	struct cli_args a;
 	enum format format = FORMAT_TEXT;
-	bool werror = false;
-	int c, status = EXIT_OK;
+	bool werror = false, list = false;
+	const char *arg;
+	int id, status = EXIT_OK;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return cli_help("lint");
-		case 'l':
-			list_checks();
-			return EXIT_OK;
-		case 'W':
+	cli_args_init(&a, "lint", argc, argv);
+	while ((id = cli_args_next(&a, &arg)) > 0) {
+		switch (id) {
+		case OPT_LIST_CHECKS:
+			list = true;
+			break;
+		case OPT_WERROR:
 			werror = true;
 			break;
-		case 'S':
+		case OPT_INCLUDE_SHIPPED:
 			lo.include_shipped = true;
 			break;
-		case 'd':
-		case 'e':
-			if ((status = set_checks(&lo, optarg, c == 'd')) != EXIT_OK)
-				return status;
+		case OPT_DISABLE:
+		case OPT_ENABLE:
+			if ((status = set_checks(&lo, arg, id == OPT_DISABLE)) != EXIT_OK)
+				goto out;
 			break;
-		case 'f': {
-			size_t i;
-			for (i = 0; i < ARRAY_SIZE(formats); i++)
-				if (strcmp(optarg, formats[i].name) == 0)
-					break;
-			if (i == ARRAY_SIZE(formats))
-				return cli_usage_error("lint", "unknown format '%s': use text, json or sarif",
-						       optarg);
-			format = formats[i].format;
-			break;
-		}
-		default:
-			return cli_usage_error("lint", "unknown option");
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("lint", "no policy file given");
+	if (id < 0) {
+		status = a.status;
+		goto out;
+	}
+	if (list) {
+		list_checks();
+		goto out;
+	}
+	for (size_t i = 0; a.format && i < ARRAY_SIZE(formats); i++)
+		if (strcmp(a.format, formats[i].name) == 0)
+			format = formats[i].format;
+	if (a.noperands == 0) {
+		status = cli_usage_error("lint", "no policy file given");
+		goto out;
+	}
 
-	size_t n = (size_t)(argc - optind);
+	size_t n = (size_t)a.noperands;
 	struct lint_result **rs = xcalloc(n, sizeof(*rs));
 	for (size_t i = 0; i < n; i++) {
-		rs[i] = lint_file(argv[optind + (int)i], &lo);
+		rs[i] = lint_file(a.operands[i], &lo);
 		if (format == FORMAT_TEXT)
 			lint_print_text(stdout, rs[i]);
 	}
@@ -138,6 +127,8 @@ int cmd_lint(int argc, char **argv)
 	}
 	free(rs);
 	if (fflush(stdout) != 0)
-		return EXIT_USAGE;
+		status = EXIT_USAGE;
+out:
+	cli_args_free(&a);
 	return status;
 }

@@ -5,76 +5,66 @@
 #include "cli.h"
 #include "policy_test.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int cmd_test(int argc, char **argv)
 {
-	enum { OPT_COVERAGE = 256, OPT_THRESHOLD, OPT_INCLUDE_SHIPPED, OPT_HOST };
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "coverage", no_argument, NULL, OPT_COVERAGE },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "include-shipped", no_argument, NULL, OPT_INCLUDE_SHIPPED },
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ NULL, 0, NULL, 0 },
-	};
 	size_t n = 0, failed = 0;
-	int c, status = EXIT_OK;
+	int id, status = EXIT_OK;
 	bool coverage = false, has_threshold = false, include_shipped = false;
-	const char *host = NULL;
 	double threshold = 0, total;
 	char *end;
+	const char *arg;
 	struct coverage cov;
+	struct cli_args a;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return cli_help("test");
+	/* --host is checked by the parser, before any test runs. */
+	cli_args_init(&a, "test", argc, argv);
+	while ((id = cli_args_next(&a, &arg)) > 0) {
+		switch (id) {
 		case OPT_COVERAGE:
 			coverage = true;
 			break;
 		case OPT_INCLUDE_SHIPPED:
 			include_shipped = true;
 			break;
-		case OPT_HOST: {
-			/* Refused here, before any test runs, rather than once a test. */
-			cordon_context *probe = cordon_context_new();
-			int rc = cli_host_arg(probe, "test", optarg);
-			cordon_context_free(probe);
-			if (rc != EXIT_OK)
-				return rc;
-			host = optarg;
-			break;
-		}
 		case OPT_THRESHOLD:
-			threshold = strtod(optarg, &end);
-			if (end == optarg || *end || !isfinite(threshold) || threshold < 0 ||
-			    threshold > 100)
-				return cli_usage_error("test",
-						       "--threshold expects a percentage from 0 to 100, "
-						       "not '%s'",
-						       optarg);
+			threshold = strtod(arg, &end);
+			if (end == arg || *end || !isfinite(threshold) || threshold < 0 ||
+			    threshold > 100) {
+				status = cli_usage_error("test",
+							 "--threshold expects a percentage from 0 to "
+							 "100, not '%s'",
+							 arg);
+				goto out;
+			}
 			has_threshold = true;
 			break;
-		default:
-			return cli_usage_error("test", "unknown option");
 		}
 	}
-	if (has_threshold && !coverage)
-		return cli_usage_error("test", "--threshold needs --coverage");
-	if (optind >= argc)
-		return cli_usage_error("test", "no policy file given");
+	if (id < 0) {
+		status = a.status;
+		goto out;
+	}
+	if (has_threshold && !coverage) {
+		status = cli_usage_error("test", "--threshold needs --coverage");
+		goto out;
+	}
+	if (a.noperands == 0) {
+		status = cli_usage_error("test", "no policy file given");
+		goto out;
+	}
+	const char *host = a.host;
+	char **files = a.operands;
 	coverage_init(&cov);
 	cov.include_shipped = include_shipped;
-	for (int i = optind; i < argc; i++) {
-		cordon_policy *p = cordon_policy_load_file(argv[i]);
+	for (int i = 0; i < a.noperands; i++) {
+		cordon_policy *p = cordon_policy_load_file(files[i]);
 		if (cordon_policy_error_count(p)) {
 			cordon_policy_print_diagnostics(p, stderr);
-			printf("not ok %zu - %s: the policy has errors\n", ++n, argv[i]);
+			printf("not ok %zu - %s: the policy has errors\n", ++n, files[i]);
 			failed++;
 			if (cordon_policy_io_failed(p))
 				status = EXIT_USAGE;
@@ -85,7 +75,7 @@ int cmd_test(int argc, char **argv)
 			failed += policy_run_tests(p, stdout, &n, coverage ? &cov : NULL, include_shipped,
 						   host);
 			if (n == before)
-				printf("# %s has no test blocks\n", argv[i]);
+				printf("# %s has no test blocks\n", files[i]);
 		}
 		cordon_policy_free(p);
 	}
@@ -102,5 +92,7 @@ int cmd_test(int argc, char **argv)
 	coverage_free(&cov);
 	if (status == EXIT_OK && failed)
 		status = EXIT_POLICY;
+out:
+	cli_args_free(&a);
 	return status;
 }

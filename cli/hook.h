@@ -29,8 +29,15 @@ const struct hook_proto *hook_proto_find(const char *name);
 /* 'word' quoted for a POSIX shell, malloc'd. */
 char *hook_shell_quote(const char *word);
 
-int cmd_hook_install(const struct hook_proto *p, int argc, char **argv);
-int cmd_hook_uninstall(const struct hook_proto *p, int argc, char **argv);
-int cmd_hook_doctor(const struct hook_proto *p, int argc, char **argv);
+/* The options of hook install, uninstall and doctor. */
+struct install_opts {
+	const char *scope;  /* user or project */
+	const char *policy, *preset, *dir;
+	bool dry_run;
+};
+
+int cmd_hook_install(const struct hook_proto *p, const struct install_opts *o);
+int cmd_hook_uninstall(const struct hook_proto *p, const struct install_opts *o);
+int cmd_hook_doctor(const struct hook_proto *p, const struct install_opts *o);
 
 #endif
