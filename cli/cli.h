@@ -60,6 +60,10 @@ int cli_audit_open(const char *verb, const char *path, const cordon_policy *poli
 /* Append a record to the log when there is one; a record that cannot be
  * written is said on stderr and changes nothing else. */
 void cli_audit_append(cordon_audit *log, const struct cordon_audit_record *rec);
+/* The record of a session grant of a tool (approve --session, revoke). */
+void cli_audit_grant(cordon_audit *log, const char *preset, const char *tool,
+		     const char *decision, const char *rule, const char *reason,
+		     const char *actor, const char *outcome, int err);
 
 /* A write or an edit the command line asks for: done through the policy
  * by write and edit, approved once by approve (cli/mutation.c). */

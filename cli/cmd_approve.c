@@ -56,12 +56,12 @@ static int approve_exec(struct cli_args *a, unsigned long ttl)
 	enum cordon_effect effect = CORDON_DENY;
 	const char *preset = a->preset, *actor = a->actor ? a->actor : getenv("USER");
 	bool argv_form = a->rest >= 0;
-	int status;
+	int status = EXIT_OK;
 
 	if (a->noperands < 2)
 		return cli_usage_error("approve", "no command: cordon approve exec [OPTIONS] 'COMMAND' "
 						  "or --argv -- CMD [ARG...]");
-	if (!argv_form && a->noperands != 2)
+	if ((!argv_form && a->noperands != 2) || (argv_form && a->rest != 1))
 		return cli_usage_error("approve", "give the command as one shell string, or its "
 						  "words after --argv --");
 	cli_run_context_defaults(a->ctx);
@@ -116,16 +116,6 @@ out:
 	return status;
 }
 
-static void audit_grant(cordon_audit *log, const char *preset, const char *tool,
-			const char *decision, const char *rule, const char *reason,
-			const char *actor, const char *outcome, int err)
-{
-	struct cordon_audit_record rec = { .preset = preset, .op = "tool", .target = tool,
-					   .decision = decision, .rule = rule, .reason = reason,
-					   .actor = actor, .outcome = outcome, .err = err };
-	cli_audit_append(log, &rec);
-}
-
 /* approve --session tool NAME: a session grant for the named tool.  The
  * grant itself is libcordon's (engine/grant.c); this checks that the policy
  * would ask, records the grant and audits it. */
@@ -137,7 +127,7 @@ static int approve_tool(struct cli_args *a)
 	cordon_audit *log = NULL;
 	char *err = NULL;
 	const char *preset = a->preset, *actor = a->actor ? a->actor : getenv("USER");
-	int status;
+	int status = EXIT_OK;
 
 	if (a->noperands != 2)
 		return cli_usage_error("approve", "expected 'tool NAME': session grants are for named "
@@ -171,20 +161,20 @@ static int approve_tool(struct cli_args *a)
 				"cannot allow it\n",
 			tool, preset, cordon_decision_reason(d), cordon_decision_rule(d) ? " at " : "",
 			cordon_decision_rule(d) ? cordon_decision_rule(d) : "");
-		audit_grant(log, preset, tool, "deny", cordon_decision_rule(d),
+		cli_audit_grant(log, preset, tool, "deny", cordon_decision_rule(d),
 			    cordon_decision_reason(d), actor, "grant-refused", 0);
 		status = EXIT_POLICY;
 		goto out;
 	}
 	if (cordon_grant_tool(session_dir, tool, actor, &err) != 0) {
 		fprintf(stderr, "cordon: %s\n", err);
-		audit_grant(log, preset, tool, cordon_effect_name(cordon_decision_effect(d)),
+		cli_audit_grant(log, preset, tool, cordon_effect_name(cordon_decision_effect(d)),
 			    cordon_decision_rule(d), cordon_decision_reason(d), actor,
 			    "grant-failed", 0);
 		status = EXIT_USAGE;
 		goto out;
 	}
-	audit_grant(log, preset, tool, cordon_effect_name(cordon_decision_effect(d)),
+	cli_audit_grant(log, preset, tool, cordon_effect_name(cordon_decision_effect(d)),
 		    cordon_decision_rule(d), cordon_decision_reason(d), actor, "granted", 0);
 	if (cordon_decision_effect(d) == CORDON_ALLOW)
 		printf("tool '%s' is allowed in preset '%s' already (%s); granted for session %s "
@@ -208,7 +198,7 @@ int cmd_approve(int argc, char **argv)
 	const char *arg, *form;
 	bool session = false;
 	char *end;
-	int id, status;
+	int id, status = EXIT_OK;
 
 	cli_args_init(&a, "approve", argc, argv);
 	while ((id = cli_args_next(&a, &arg)) > 0) {

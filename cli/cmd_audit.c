@@ -40,6 +40,16 @@ void cli_audit_append(cordon_audit *log, const struct cordon_audit_record *rec)
 	}
 }
 
+void cli_audit_grant(cordon_audit *log, const char *preset, const char *tool,
+		     const char *decision, const char *rule, const char *reason,
+		     const char *actor, const char *outcome, int err)
+{
+	struct cordon_audit_record rec = { .preset = preset, .op = "tool", .target = tool,
+					   .decision = decision, .rule = rule, .reason = reason,
+					   .actor = actor, .outcome = outcome, .err = err };
+	cli_audit_append(log, &rec);
+}
+
 /* ---- time ----------------------------------------------------------------- */
 
 /* RFC 3339 (2026-01-02T03:04:05[.678](Z|+01:00)) to milliseconds since the

@@ -28,7 +28,6 @@ static void audit_decision_as(const struct eval_opts *o, const cordon_decision *
 	struct cordon_audit_record rec = { .actor = actor ? actor : o->actor, .outcome = outcome,
 					   .approval = approval };
 	const char *args[1] = { req->justification };
-	char *err = NULL;
 	if (!o->audit)
 		return;
 	cordon_audit_record_decision(&rec, d);
@@ -36,10 +35,7 @@ static void audit_decision_as(const struct eval_opts *o, const cordon_decision *
 		rec.args = args;
 		rec.nargs = 1;
 	}
-	if (cordon_audit_append(o->audit, &rec, &err) != 0) {
-		fprintf(stderr, "cordon: %s\n", err);
-		free(err);
-	}
+	cli_audit_append(o->audit, &rec);
 }
 
 static void audit_decision(const struct eval_opts *o, const cordon_decision *d,

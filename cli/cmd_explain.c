@@ -16,7 +16,7 @@ int cmd_explain(int argc, char **argv)
 	const char *arg, *escalate = NULL, *preset;
 	bool sandboxed = false;
 	char *err = NULL, *trace;
-	int id, status;
+	int id, status = EXIT_OK;
 
 	cli_args_init(&a, "explain", argc, argv);
 	while ((id = cli_args_next(&a, &arg)) > 0) {

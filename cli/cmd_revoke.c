@@ -9,16 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void audit_grant(cordon_audit *log, const char *preset, const char *tool,
-			const char *decision, const char *rule, const char *reason,
-			const char *actor, const char *outcome, int err)
-{
-	struct cordon_audit_record rec = { .preset = preset, .op = "tool", .target = tool,
-					   .decision = decision, .rule = rule, .reason = reason,
-					   .actor = actor, .outcome = outcome, .err = err };
-	cli_audit_append(log, &rec);
-}
-
 int cmd_revoke(int argc, char **argv)
 {
 	struct cli_args a;
@@ -28,7 +18,7 @@ int cmd_revoke(int argc, char **argv)
 	bool session = false, all = false;
 	char *err = NULL;
 	size_t removed = 0;
-	int id, status, rc;
+	int id, status = EXIT_OK, rc;
 
 	cli_args_init(&a, "revoke", argc, argv);
 	while ((id = cli_args_next(&a, &arg)) > 0) {
@@ -71,7 +61,7 @@ int cmd_revoke(int argc, char **argv)
 	}
 	rc = all ? cordon_revoke_all(session_dir, &removed, &err)
 		 : cordon_revoke_tool(session_dir, tool, &removed, &err);
-	audit_grant(log, a.preset, all ? "*" : tool, NULL, NULL, NULL, actor,
+	cli_audit_grant(log, a.preset, all ? "*" : tool, NULL, NULL, NULL, actor,
 		    rc != 0 ? "revoke-failed" : removed ? "revoked" : "no-grant", 0);
 	if (rc != 0) {
 		fprintf(stderr, "cordon: %s\n", err);

@@ -76,11 +76,7 @@ static void audit_mutation(cordon_audit *log, const struct cli_mutation *o, cons
 		.args = args,
 		.nargs = m->kind == CORDON_MUTATE_EDIT ? 3 : 1,
 	};
-	char *err = NULL;
-	if (cordon_audit_append(log, &rec, &err) != 0) {
-		fprintf(stderr, "cordon: %s\n", err);
-		free(err);
-	}
+	cli_audit_append(log, &rec);
 }
 
 int cli_mutation_run(struct cli_args *a, struct cli_mutation *o)
@@ -93,7 +89,7 @@ int cli_mutation_run(struct cli_args *a, struct cli_mutation *o)
 	cordon_evaluator *ev = NULL;
 	bool approve = a->verb->id == VERB_APPROVE;
 	char *err = NULL, *id;
-	int status;
+	int status = EXIT_OK;
 
 	o->preset = a->preset;
 	o->actor = a->actor;

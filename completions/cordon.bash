@@ -85,7 +85,7 @@ _cordon()
 		--preset | --emit | --context | --format | --disable | --enable | --workspace | --cwd | \
 			--timeout | --max-output | --output-file | --shell | --escalate | --approval | \
 			--ttl | --old | --new | --threshold | --audit | --actor | --since | --decision | \
-			--host) ((i++)) ;;
+			--host | --preview | --egress-hosts | --scope | --dir) ((i++)) ;;
 		-*) ;;
 		*) ((operands++)) ;;
 		esac
@@ -157,7 +157,7 @@ _cordon()
 		return 0
 	fi
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$(_cordon_options "$cordon" "$verb") --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "$({ _cordon_options "$cordon" "$verb"; echo --help; } | sort -u)" -- "$cur"))
 		[[ $verb == run ]] && COMPREPLY+=($(compgen -W "--" -- "$cur"))
 		return 0
 	fi

@@ -26,21 +26,54 @@ if command -v mandoc > /dev/null; then
 	done
 fi
 
-# The verbs and options, as the roff source spells them (\- for -).
+# The verbs and options, as the roff source spells them (\- for -).  The
+# option lists of `cordon VERB --help` are printed from the option table, so
+# they are the table: each verb's section names every option the table gives
+# it, each option the section lists as a term is one of the verb's, and so
+# are the options of its SYNOPSIS lines and of its usage lines.
 sed 's/\\-/-/g' "$man1" > "$tmpdir/cordon.1"
 "$CORDON" --help | sed -n '/^Verbs:$/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' > "$tmpdir/verbs"
+[ "$(wc -l < "$tmpdir/verbs")" -ge 10 ]
+ok $? "cordon --help lists the verbs ($(wc -l < "$tmpdir/verbs") found)"
+# section VERB: the text of the verb's section of VERBS.
+section() {
+	sed -n "/^\.SS cordon $1\( \|$\)/,/^\.S[HS]/p" "$tmpdir/cordon.1" | sed '$d'
+}
+# synopsis VERB: the verb's lines of SYNOPSIS, each from ".B cordon VERB" to ".br".
+synopsis() {
+	sed -n '/^\.SH SYNOPSIS/,/^\.SH/p' "$tmpdir/cordon.1" |
+		sed -n "/^\.B cordon $1\( \|$\)/,/^\.br/p"
+}
+options_of() { # the long options of `cordon VERB --help`, and its short ones as -x
+	"$CORDON" "$1" --help | sed -n 's/^  \(-[a-z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\1\2/p' |
+		tr ', ' '\n\n' | grep -v -e '^$' -e '^--help$' -e '^-h$' | sort -u
+}
 while read -r verb; do
-	grep -q "^\.SS cordon $verb\( \|$\)" "$tmpdir/cordon.1"
+	section "$verb" > "$tmpdir/section"
+	[ -s "$tmpdir/section" ]
 	ok $? "cordon.1 has a section for cordon $verb"
+	options_of "$verb" > "$tmpdir/options"
+	cat "$tmpdir/options" >> "$tmpdir/all-options"
 	missing=
-	for opt in $("$CORDON" "$verb" --help |
-		sed -n -e '/^ *\(usage:\|cordon \|\[\)/p' -e 's/^ *\(-[-a-z]*\).*/\1/p' |
-		grep -o -- '--[a-z][a-z-]*' | sort -u); do
-		grep -q -- "$opt" "$tmpdir/cordon.1" || missing="$missing $opt"
+	for opt in $(cat "$tmpdir/options"); do
+		grep -q -- "$opt\([^a-z-]\|$\)" "$tmpdir/section" || missing="$missing $opt"
 	done
 	[ -z "$missing" ]
-	ok $? "cordon.1 documents every option of cordon $verb${missing:+ (missing:$missing)}"
+	ok $? "the section of cordon $verb names every option of its table${missing:+ (missing:$missing)}"
+	# The terms of the section's lists (the line after .TP) that are options.
+	extra=
+	for opt in $(sed -n '/^\.TP/{n;p;}' "$tmpdir/section" | grep -o -- '--[a-z][a-z-]*' | sort -u) \
+		$(synopsis "$verb" | grep -o -- '--[a-z][a-z-]*' | sort -u) \
+		$("$CORDON" "$verb" --help | sed -n '/^ *\(usage:\|cordon \|\[\)/p' |
+			grep -o -- '--[a-z][a-z-]*' | grep -vx -- '--' | sort -u); do
+		grep -qx -- "$opt" "$tmpdir/options" || [ "$opt" = --help ] || extra="$extra $opt"
+	done
+	[ -z "$extra" ]
+	ok $? "cordon $verb has every option its section, SYNOPSIS and usage lines name${extra:+ (not in its table:$extra)}"
 done < "$tmpdir/verbs"
+# The scrape of the option lists found them (a broken one passes the above).
+[ "$(sort -u "$tmpdir/all-options" 2> /dev/null | wc -l)" -ge 40 ]
+ok $? "the option lists of the verbs' --help were read ($(sort -u "$tmpdir/all-options" 2> /dev/null | wc -l) options)"
 
 # The example policy of cordon.policy.5, unescaped, then the CI preset after it.
 sed -n '/^The standard presets, in brief:/,/^\.SH/p' "$man5" |
