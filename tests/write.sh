@@ -66,7 +66,7 @@ printf 'x' | cw write "$ws/.cordon-tmp-0123456789abcdef" 2> "$root/err"
 ok $? "cordon's temp file names are not written"
 
 cw write "$ws/a.txt" --old x --new y < /dev/null 2> "$root/err"
-[ $? -eq 2 ] && grep -q -- "--old, --new and --all belong to an edit" "$root/err"
+[ $? -eq 2 ] && grep -q -- "unknown option '--old' for 'cordon write'" "$root/err"
 ok $? "write refuses the edit options"
 
 # ---- edit --------------------------------------------------------------------
