@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "cli.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "cli.h"
-#include "diff.h"
+#include "tools/diff.h"
 
 #include <getopt.h>
 #include <jansson.h>

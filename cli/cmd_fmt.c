@@ -3,10 +3,10 @@
 #include "config.h"
 
 #include "cli.h"
-#include "diag.h"
-#include "fmt.h"
-#include "linediff.h"
-#include "load.h"
+#include "base/diag.h"
+#include "lang/fmt.h"
+#include "base/linediff.h"
+#include "lang/load.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* cordon approve --session tool NAME, cordon revoke: session grants for
- * named tools.  The grant itself is libcordon's (engine/grant.c); this
+ * named tools.  The grant itself is libcordon's (lib/decide/grant.c); this
  * verb checks that the policy would ask, records the grant and audits it. */
 #include "config.h"
 

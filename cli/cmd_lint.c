@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "cli.h"
-#include "lint.h"
+#include "tools/lint.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "cli.h"
-#include "policy_test.h"
+#include "tools/policy_test.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -6,8 +6,8 @@
 #ifdef __linux__
 
 #include "proxy.h"
-#include "eval.h"
-#include "util.h"
+#include "decide/eval.h"
+#include "base/util.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

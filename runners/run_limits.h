@@ -6,7 +6,7 @@
 #ifndef CORDON_RUN_LIMITS_H
 #define CORDON_RUN_LIMITS_H
 
-#include "lower.h"
+#include "lower/lower.h"
 #include "rlimit.h"
 
 enum { RUN_CGROUP_MAX = 2 }; /* cgroup v1 keeps pids and memory apart */

@@ -11,9 +11,9 @@
  * protected .git/config), or in a directory the walk could not list. */
 #include "config.h"
 
-#include "host_walk.h"
+#include "host/host_walk.h"
 #include "run_links.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -7,12 +7,12 @@
 
 #include "fence.h"
 #include "proxy.h"
-#include "lower.h"
+#include "lower/lower.h"
 #include "run.h"
 #include "run_approval.h"
 #include "run_limits.h"
 #include "run_links.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "build-id.h"
-#include "landlock.h"
+#include "kernel/landlock.h"
 
 #include <linux/keyctl.h>
 

@@ -14,9 +14,9 @@
  * FILE.cases.got; with SHELL_CASES_ACCEPT=1 it replaces FILE.cases. */
 #include "config.h"
 
-#include "shell.h"
+#include "shell/shell.h"
 #include "shell_slow_inputs.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #ifdef __GLIBC__

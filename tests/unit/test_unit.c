@@ -1,10 +1,10 @@
 /* Unit tests of the library's building blocks. */
 #include "config.h"
 
-#include "diag.h"
-#include "ir.h"
-#include "source.h"
-#include "util.h"
+#include "base/diag.h"
+#include "ir/ir.h"
+#include "base/source.h"
+#include "base/util.h"
 #include "cordon.h"
 
 #include <errno.h>
