@@ -451,13 +451,53 @@ static void matches_free(struct matches *ms)
 	matches_init(ms);
 }
 
+/* t as its program's name: an exec whose first word is a path
+ * (/usr/bin/curl, ./git) with that word cut to its last component, or
+ * NULL when the first word is a bare name.  A rule that names a program
+ * by name and would deny or ask also speaks for the program run by a path
+ * ending in that name; an allow never does (a ./git in the workspace is
+ * not the git the allow trusts). */
+struct by_name {
+	struct target t;
+	size_t len0;
+	const char *name;
+};
+
+static const struct target *by_name_init(struct by_name *b, const struct target *t)
+{
+	if (t->op != IR_EXEC || t->opaque || !t->nwords)
+		return NULL;
+	const char *w = t->words[0], *slash = memrchr(w, '/', t->word_len[0]);
+	if (!slash || slash + 1 == w + t->word_len[0])
+		return NULL;
+	b->t = *t;
+	b->name = slash + 1;
+	b->len0 = t->word_len[0] - (size_t)(b->name - w);
+	b->t.words = xcalloc(t->nwords, sizeof(*t->words));
+	b->t.word_len = xcalloc(t->nwords, sizeof(*t->word_len));
+	memcpy(b->t.words, t->words, t->nwords * sizeof(*t->words));
+	memcpy(b->t.word_len, t->word_len, t->nwords * sizeof(*t->word_len));
+	b->t.words[0] = (char *)b->name;
+	b->t.word_len[0] = b->len0;
+	return &b->t;
+}
+
+static void by_name_free(const struct target *tb, struct by_name *b)
+{
+	if (!tb)
+		return;
+	free(b->t.words);
+	free(b->t.word_len);
+}
+
 static void consider(const struct ev_rule *rules, const uint32_t *items, size_t n,
-		     const struct target *t, pcre2_match_data *md, struct matches *ms,
-		     struct strbuf *trace)
+		     const struct target *t, const struct target *tb, pcre2_match_data *md,
+		     struct matches *ms, struct strbuf *trace)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct ev_rule *r = &rules[items[i]];
-		bool m = matcher_match(&r->m, t, md);
+		bool m = (t && matcher_match(&r->m, t, md)) ||
+			 (tb && r->effect != IR_ALLOW && matcher_match(&r->m, tb, md));
 		trace_rule(trace, r, m);
 		if (m)
 			matches_push(ms, r);
@@ -470,6 +510,8 @@ static void matching_rules(const struct ev_rule *rules, const struct ev_index *i
 			   struct strbuf *trace)
 {
 	const struct strmap_entry *e;
+	struct by_name b;
+	const struct target *tb = by_name_init(&b, t);
 	if (t->op == IR_READ || t->op == IR_WRITE) {
 		/* Every ancestor of the path, and the path itself. */
 		for (size_t i = 1; i <= t->len; i++) {
@@ -477,20 +519,23 @@ static void matching_rules(const struct ev_rule *rules, const struct ev_index *i
 				continue;
 			e = strmap_get(&ix->anchors, t->text, i);
 			if (e)
-				consider(rules, e->items, e->nitems, t, md, ms, trace);
+				consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
 		}
 		if (t->len > 1 && (e = strmap_get(&ix->anchors, "/", 1)))
-			consider(rules, e->items, e->nitems, t, md, ms, trace);
+			consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
 	} else if (t->op == IR_EXEC) {
 		if (t->nwords && (e = strmap_get(&ix->anchors, t->words[0], t->word_len[0])))
-			consider(rules, e->items, e->nitems, t, md, ms, trace);
+			consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+		if (tb && (e = strmap_get(&ix->anchors, tb->words[0], tb->word_len[0])))
+			consider(rules, e->items, e->nitems, NULL, tb, md, ms, trace);
 	} else if (t->op == IR_NET) {
 		if ((e = strmap_get(&ix->anchors, t->host, strlen(t->host))))
-			consider(rules, e->items, e->nitems, t, md, ms, trace);
+			consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
 	} else if ((e = strmap_get(&ix->anchors, t->text, t->len))) {
-		consider(rules, e->items, e->nitems, t, md, ms, trace);
+		consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
 	}
-	consider(rules, ix->floating, ix->nfloating, t, md, ms, trace);
+	consider(rules, ix->floating, ix->nfloating, t, tb, md, ms, trace);
+	by_name_free(tb, &b);
 }
 
 /* ---- deciding ------------------------------------------------------------ */

@@ -331,11 +331,19 @@ static bool exec_may_match(const struct matcher *m, const struct cmd_op *o,
 	for (size_t i = 0; i < m->nwords; i++) {
 		if (o->dyn[i])
 			continue;
+		/* A program run by a path ending in the rule's name is that
+		 * program to the rules asked about here: stricter ones, never an
+		 * allow (eval.c's by_name). */
+		const char *slash = i == 0 ? strrchr(o->words[0], '/') : NULL;
+		const char *name = slash && slash[1] ? slash + 1 : NULL;
 		if (m->word_re[i]) {
 			if (pcre2_match(m->word_re[i], (PCRE2_SPTR)o->words[i], strlen(o->words[i]), 0,
-					0, md, NULL) < 0)
+					0, md, NULL) < 0 &&
+			    (!name || pcre2_match(m->word_re[i], (PCRE2_SPTR)name, strlen(name), 0, 0,
+						  md, NULL) < 0))
 				return false;
-		} else if (strcmp(m->words[i], o->words[i]) != 0) {
+		} else if (strcmp(m->words[i], o->words[i]) != 0 &&
+			   (!name || strcmp(m->words[i], name) != 0)) {
 			return false;
 		}
 	}
