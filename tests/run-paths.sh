@@ -247,6 +247,33 @@ mkdir sub && cd sub && '$GIT' init -q && '$GIT' -c user.name=t -c user.email=t@t
 	is "$(cat "$W/.git"):$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" \
 		"gitdir: $P/elsewhere:ok:.git new " "$t a .git file (a worktree) cannot be replaced, the rest stays writable"
 
+	# A missing write-denied path below a read-only directory, in a write
+	# root nested below that directory: the nested root makes the place
+	# writable again, so the path is fenced there (the plan once took it
+	# for one that could not be created and left it writable).
+	W=$P/ws8
+	mkdir -p "$W/build/out"
+	cat > "$P/nested.cordon" << EOF
+cordon 1;
+preset "nested" {
+  sandbox required;
+  read "/**" allow;
+  write "/dev/null" allow;
+  write "\${workspace}" allow;
+  write "\${workspace}/build" deny;
+  write "\${workspace}/build/out" allow;
+  write "\${workspace}/build/out/keys" deny;
+  exec "*" allow;
+}
+EOF
+	mine "$W" "$P/nested.cordon"
+	script nested "cd '$W/build/out' && echo ok > a.o; mkdir -p keys 2> /dev/null; echo evil > keys/k 2> /dev/null; echo evil > build.log; ls -A"
+	run -p "$P/nested.cordon" --preset nested --workspace "$W" -- sh -c "sh '$P/nested.sh'"
+	is "$rc:$(cat "$W/build/out/a.o" 2> /dev/null):$(ls -A "$W/build/out" | tr '\n' ' ')" "0:ok:a.o build.log " \
+		"$t a missing denied path in a write root nested below a read-only one is fenced: nothing is written below it ($(head -1 "$errf"))"
+	[ ! -e "$W/build/out/keys" ]
+	ok $? "$t ... and the fence is gone after the call"
+
 	# A workspace this user cannot write needs no fence, and the call runs.
 	if [ -n "$AS" ]; then
 		mkdir -p "$P/rows"

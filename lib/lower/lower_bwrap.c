@@ -188,6 +188,20 @@ static const char *root_above(const struct lower_input *in, const char *path)
 /* A path that keeps writes out below a write root, outside the sandbox's
  * own filesystems and hidden directories, and below nothing else that
  * keeps writes out: the kind of path a fence is for. */
+/* A write root that exists strictly below `above` and at or above `path`:
+ * mounted after `above`, it makes what is under it writable again. */
+static bool reopened_between(const struct lower_input *in, const char *above, const char *path)
+{
+	struct stat st;
+	for (size_t k = 0; k < in->npaths; k++) {
+		const struct lower_path *w = &in->paths[k];
+		if (w->why == LOWER_WRITE_ROOT && strcmp(w->path, above) != 0 &&
+		    under(w->path, above) && under(path, w->path) && lstat(w->path, &st) == 0)
+			return true;
+	}
+	return false;
+}
+
 static bool fence_place(const struct lower_input *in, const struct lower_path *p)
 {
 	if (!keeps_out(in, p) || kernel_fs(p->path) || under_mask(in, p->path) ||
@@ -196,7 +210,7 @@ static bool fence_place(const struct lower_input *in, const struct lower_path *p
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *q = &in->paths[i];
 		if (q != p && strcmp(q->path, p->path) != 0 && under(p->path, q->path) &&
-		    keeps_out(in, q))
+		    keeps_out(in, q) && !reopened_between(in, q->path, p->path))
 			return false;
 	}
 	return true;
@@ -230,6 +244,7 @@ static const char *kept_out_above(const struct lower_input *in, const struct low
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *q = &in->paths[i];
 		if (strcmp(q->path, p->path) != 0 && under(p->path, q->path) && keeps_out(in, q) &&
+		    !reopened_between(in, q->path, p->path) &&
 		    (lstat(q->path, &st) == 0 || fenced(in, q)))
 			return q->path;
 	}
