@@ -1,5 +1,6 @@
 #!/bin/sh
-# The bwrap lowering: golden plans for a fixed tree, and the plan run under
+# The bwrap lowering: golden plans for a fixed tree (tests/data/golden/
+# POLICY.PRESET.bwrap), and the plan run under
 # the real bwrap, checking what a command inside can and cannot do.
 . "$srcdir/tests/lib.sh"
 
@@ -27,13 +28,13 @@ plan() { # plan POLICY PRESET KIND [extra context...]
 		--context session_dir="$T/ws/.agent/s" "$@")
 }
 
-cd "$srcdir/tests/golden-bwrap" || exit 1
+cd "$srcdir/tests/data/golden" || exit 1
 for case in "default read-only" "default workspace-write" "deny-read.cordon team" \
 	"deny-read.cordon online"; do
 	set -- $case
 	policy=$1 preset=$2
 	[ "$policy" = default ] && policy=
-	name=${1%.cordon}-$preset
+	name=${1%.cordon}.$preset
 	plan "${policy:+$PWD/$policy}" "$preset" bwrap > "$tmpdir/got" 2> "$tmpdir/err"
 	ok $? "$name: plan"
 	diag < "$tmpdir/err"
@@ -104,7 +105,7 @@ ok $((! $?)) "read-only: the workspace is not writable"
 inside "$tmpdir/ro" "echo x > /dev/null"
 ok $? "read-only: /dev/null is writable"
 
-plan "$srcdir/tests/golden-bwrap/deny-read.cordon" team bwrap-args > "$tmpdir/team"
+plan "$srcdir/tests/data/golden/deny-read.cordon" team bwrap-args > "$tmpdir/team"
 inside "$tmpdir/team" "echo x > $T/ws/.git/hooks/pre-commit"
 ok $((! $?)) "team: a write-denied dir inside the workspace is read-only"
 inside "$tmpdir/team" "cat $T/ws/config/prod.env"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The Seatbelt lowering (`--emit sbpl`, `--emit sbpl-argv`):
-#  - goldens in tests/golden-sbpl/ for fixed contexts of paths that need not
-#    exist (NAME.sbpl; NAME.args holds the compile arguments, one a line);
+#  - goldens in tests/data/golden/ for fixed contexts of paths that need not
+#    exist (POLICY.PRESET[.VARIANT].sbpl; the .args file of the same name
+#    holds the compile arguments, one a line);
 #  - every profile is well-formed by tests/sbpl-check;
 #  - the checker's interpreter agrees with `cordon eval` on reads and writes
 #    of the paths that matter, for the standard presets and several contexts
@@ -9,11 +10,10 @@
 #    host's facts (the default of --emit sbpl; the checker asks with the
 #    paths as a Mac's kernel reports them) and on this machine's;
 #  - presets without a sandbox and paths a profile cannot carry are refused.
-# CORDON_ACCEPT=1 writes the goldens instead of comparing them.
 . "$srcdir/tests/lib.sh"
 
 check=$builddir/tests/sbpl-check
-goldens=$srcdir/tests/golden-sbpl
+goldens=$srcdir/tests/data/golden
 
 # ---- the checker itself ----------------------------------------------------
 bad() { # bad DESCRIPTION PROFILE-TEXT
@@ -55,9 +55,6 @@ for args in "$goldens"/*.args; do
 	"$CORDON" compile "$@" > "$tmpdir/got" 2> "$tmpdir/err"
 	ok $? "$name: compiles"
 	diag < "$tmpdir/err"
-	if [ -n "${CORDON_ACCEPT:-}" ]; then
-		cp "$tmpdir/got" "$goldens/$name.sbpl"
-	fi
 	check_golden "$tmpdir/got" "$goldens/$name.sbpl" "$name: profile"
 	wellformed "$goldens/$name.sbpl" "$name: golden is well-formed"
 done
