@@ -263,16 +263,20 @@ if [ "$(uname -s)" = Darwin ] && [ -x /usr/bin/sandbox-exec ]; then
 		--context "cwd=$ws" --context "home=$home" --context "tmp=$tmp" \
 		--context "agent_dir=$ws/.agent" --context "session_dir=$ws/.agent/sessions/s1" \
 		> "$tmpdir/p.sb"
-	sb() { /usr/bin/sandbox-exec -f "$tmpdir/p.sb" -- /bin/sh -c "$1" 2>/dev/null; }
+	sb() { /usr/bin/sandbox-exec -f "$tmpdir/p.sb" -- /bin/sh -c "$1" 2> "$tmpdir/sb.err"; }
+	# refused_sb COMMAND DESCRIPTION: the profile ran and refused it (EPERM).
+	refused_sb() {
+		sb "$1"
+		refused_by sandbox $? "$tmpdir/sb.err" 'Operation not permitted'
+		ok $? "$2"
+		diag < "$tmpdir/sb.err"
+	}
 	sb "echo hi > '$ws/out.txt'"
 	ok $? "macOS: the workspace is writable"
-	sb "echo hi > '$ws/.agent/state.json'"
-	ok $(($? == 0)) "macOS: the agent's storage is not"
-	sb "echo hi > '$home/out.txt'"
-	ok $(($? == 0)) "macOS: the home directory is not"
+	refused_sb "echo hi > '$ws/.agent/state.json'" "macOS: the agent's storage is not (EPERM)"
+	refused_sb "echo hi > '$home/out.txt'" "macOS: the home directory is not (EPERM)"
 	: > "$home/.ssh/id_test"
-	sb "cat '$home/.ssh/id_test'"
-	ok $(($? == 0)) "macOS: credentials are unreadable"
+	refused_sb "cat '$home/.ssh/id_test'" "macOS: credentials are unreadable (EPERM)"
 else
 	skip "macOS: the profile runs under sandbox-exec" "not macOS"
 fi

@@ -266,13 +266,15 @@ fi
 
 if command -v unshare > /dev/null; then
 	inside "$tmpdir/ww.bpf" /bin/sh -c 'unshare -U true'
-	ok $((! $?)) "unshare -U true fails"
+	refused_by sandbox $? "$tmpdir/err" 'unshare failed: Operation not permitted'
+	ok $? "unshare -U true fails (EPERM)"
 fi
 inside "$tmpdir/ww.bpf" /bin/sh -c 'test "$(echo x | cat)" = x'
 ok $? "a pipe still works"
 if command -v python3 > /dev/null; then
 	inside "$tmpdir/ww.bpf" python3 -c 'import socket; socket.socket()'
-	ok $((! $?)) "python3: socket.socket() fails"
+	refused_by sandbox $? "$tmpdir/err" '\[Errno 97\] Address family not supported'
+	ok $? "python3: socket.socket() fails (EAFNOSUPPORT)"
 	inside "$tmpdir/ww.bpf" python3 -c 'import socket; socket.socketpair()'
 	ok $? "python3: socket.socketpair() works"
 fi
