@@ -12,7 +12,8 @@ ok() { # ok STATUS DESCRIPTION
 		echo "ok $tap_n - $2"
 	else
 		echo "not ok $tap_n - $2"
-		tap_failed=$((tap_failed + 1))
+		# A TODO directive marks a known gap: reported, not a failure.
+		case $2 in *"# TODO"*) ;; *) tap_failed=$((tap_failed + 1)) ;; esac
 	fi
 }
 
