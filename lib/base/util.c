@@ -240,6 +240,14 @@ void arena_free(struct arena *a)
 	a->head = NULL;
 }
 
+bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 0 || (n == 1 && dir[0] == '/'))
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
 size_t edit_distance(const char *a, const char *b)
 {
 	/* Optimal string alignment: a swap of neighbours ("wirte") counts once. */

@@ -20,6 +20,10 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
+/* Is path dir itself or a path inside it?  Both are absolute and clean
+ * ("/a/b", no trailing slash); the root "/" (or "") holds every path. */
+bool path_under(const char *path, const char *dir);
+
 /* qsort that accepts an empty (NULL) array. */
 void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 

@@ -251,11 +251,8 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 	size_t w = 0;
 	for (size_t k = 0; k < nroots; k++) {
 		bool inner = false;
-		for (size_t j = 0; j < nroots && !inner; j++) {
-			size_t n = strlen(roots[j]);
-			inner = j != k && strncmp(roots[k], roots[j], n) == 0 &&
-				(roots[k][n] == '/' || (n == 1 && roots[j][0] == '/'));
-		}
+		for (size_t j = 0; j < nroots && !inner; j++)
+			inner = strcmp(roots[k], roots[j]) != 0 && path_under(roots[k], roots[j]);
 		if (!inner)
 			roots[w++] = roots[k];
 	}

@@ -713,15 +713,6 @@ static enum contain_rel prog_relate(const struct gprog *a, const struct gprog *b
 	return from_subsets(gprog_subset(a, b), gprog_subset(b, a));
 }
 
-/* b is a, or a directory above it */
-static bool path_under(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-	if (n == 1 && b[0] == '/')
-		return true;
-	return strncmp(a, b, n) == 0 && (a[n] == '/' || a[n] == '\0');
-}
-
 static enum contain_rel path_relate(const struct matcher *a, const struct matcher *b)
 {
 	if (a->kind == IR_PAT_LITERAL && b->kind == IR_PAT_LITERAL) {

@@ -27,6 +27,18 @@ static void test_edit_distance(void)
 	is_str(closest_word("frobnicate", effects, 3), NULL, "nothing close");
 }
 
+static void test_path_under(void)
+{
+	ok(path_under("/a/b", "/a"), "/a/b is under /a");
+	ok(path_under("/a", "/a"), "a directory is under itself");
+	ok(!path_under("/ab", "/a"), "/ab is not under /a: a whole component");
+	ok(!path_under("/a", "/a/b"), "a parent is not under its child");
+	ok(path_under("/etc/passwd", "/"), "the root holds every path");
+	ok(path_under("/", "/"), "the root is under itself");
+	ok(path_under("/x", ""), "the empty directory is the root");
+	ok(!path_under("/dev", "/dev/null"), "a path is not under a longer one");
+}
+
 static void test_line_map(void)
 {
 	struct srcmgr sm;
@@ -380,6 +392,7 @@ static void test_targets(void)
 int main(void)
 {
 	test_edit_distance();
+	test_path_under();
 	test_line_map();
 	test_subst();
 	test_specificity();
