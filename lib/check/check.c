@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "check.h"
+#include "lang/literal.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -67,12 +68,6 @@ static const char *const sandbox_names[] = { "required", "none" };
 
 #define ERR(c, locp, id, ...) diag_add((c)->d, DIAG_ERROR, (locp), (id), __VA_ARGS__)
 
-static struct loc sub_loc(struct loc base, size_t from, size_t to)
-{
-	struct loc l = { base.file, base.start + (uint32_t)from, base.start + (uint32_t)to };
-	return l;
-}
-
 static int lookup(const char *word, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -112,92 +107,47 @@ static void scope_free(struct scope *s);
 
 /* ---- strings ------------------------------------------------------------ */
 
+/* What ${name} stands for in a string: a let string's value or a context
+ * variable (kept as a reference the evaluator fills in). */
+static bool string_var(void *arg, struct strbuf *sb, const char *name, size_t nlen, struct loc at)
+{
+	struct checker *c = arg;
+	struct let_var *lv = let_find(c, name, nlen);
+	if (lv)
+		lv->used = true;
+	int ctx = ir_ctx_var_lookup(name, nlen);
+	if (lv && !lv->is_list) {
+		/* A let whose own value was in error has none: that error
+		 * was reported where the let is. */
+		if (!lv->n)
+			return false;
+		sb_adds(sb, lv->values[0]);
+	} else if (lv) {
+		struct diag *d = ERR(c, &at, "bad-value",
+				     "list variable '%.*s' cannot be used inside a string",
+				     (int)nlen, name);
+		diag_hint(d, "write $%.*s as a pattern of its own", (int)nlen, name);
+		return false;
+	} else if (ctx >= 0) {
+		sb_addc(sb, IR_VAR_OPEN);
+		sb_add(sb, name, nlen);
+		sb_addc(sb, IR_VAR_CLOSE);
+	} else {
+		char *n = xstrndup(name, nlen);
+		struct diag *d = ERR(c, &at, "undefined-variable", "undefined variable '%s'", n);
+		hint_variable(c, d, n);
+		free(n);
+		return false;
+	}
+	return true;
+}
+
 /* Decode a string token into IR text.  With vars, ${name} refers to a let
  * string or a context variable; otherwise '$' is literal.  Returns NULL
  * after reporting an error. */
 static char *decode_string(struct checker *c, const struct ast *s, bool vars)
 {
-	const char *raw = s->u.tok.text;
-	size_t len = s->u.tok.len;
-	struct loc base = sub_loc(s->loc, 1, 1);
-	struct strbuf sb;
-	bool ok = true;
-
-	sb_init(&sb);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)raw[i];
-		if (ch == '\\') {
-			char e = raw[i + 1];
-			switch (e) {
-			case '"': sb_addc(&sb, '"'); break;
-			case '\\': sb_addc(&sb, '\\'); break;
-			case 'n': sb_addc(&sb, '\n'); break;
-			case 't': sb_addc(&sb, '\t'); break;
-			case '$': sb_addc(&sb, '$'); break;
-			default: {
-				struct loc at = sub_loc(base, i, i + 2);
-				ERR(c, &at, "syntax", "unknown escape sequence '\\%c' in string", e);
-				ok = false;
-			}
-			}
-			i++;
-			continue;
-		}
-		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
-			struct loc at = sub_loc(base, i, i + 1);
-			ERR(c, &at, "syntax", "control character 0x%02x in string", ch);
-			ok = false;
-			continue;
-		}
-		if (ch != '$' || !vars || raw[i + 1] != '{') {
-			sb_addc(&sb, (char)ch);
-			continue;
-		}
-		const char *close = memchr(raw + i + 2, '}', len - i - 2);
-		if (!close) {
-			struct loc at = sub_loc(base, i, len);
-			ERR(c, &at, "syntax", "unterminated '${' in string");
-			ok = false;
-			break;
-		}
-		const char *name = raw + i + 2;
-		size_t nlen = (size_t)(close - name), end = (size_t)(close - raw) + 1;
-		struct loc at = sub_loc(base, i, end);
-		struct let_var *lv = let_find(c, name, nlen);
-		if (lv)
-			lv->used = true;
-		int ctx = ir_ctx_var_lookup(name, nlen);
-		if (lv && !lv->is_list) {
-			/* A let whose own value was in error has none: that error
-			 * was reported where the let is. */
-			if (lv->n)
-				sb_adds(&sb, lv->values[0]);
-			else
-				ok = false;
-		} else if (lv) {
-			struct diag *d = ERR(c, &at, "bad-value",
-					     "list variable '%.*s' cannot be used inside a string",
-					     (int)nlen, name);
-			diag_hint(d, "write $%.*s as a pattern of its own", (int)nlen, name);
-			ok = false;
-		} else if (ctx >= 0) {
-			sb_addc(&sb, IR_VAR_OPEN);
-			sb_add(&sb, name, nlen);
-			sb_addc(&sb, IR_VAR_CLOSE);
-		} else {
-			char *n = xstrndup(name, nlen);
-			struct diag *d = ERR(c, &at, "undefined-variable", "undefined variable '%s'", n);
-			hint_variable(c, d, n);
-			free(n);
-			ok = false;
-		}
-		i = end - 1;
-	}
-	if (!ok) {
-		sb_free(&sb);
-		return NULL;
-	}
-	return sb_steal(&sb);
+	return lit_string(c->d, s, vars ? string_var : NULL, c);
 }
 
 /* ---- patterns ----------------------------------------------------------- */
@@ -205,10 +155,8 @@ static char *decode_string(struct checker *c, const struct ast *s, bool vars)
 /* Check a regex with pcre2; point an error at its offset in the literal. */
 static char *decode_regex(struct checker *c, const struct ast *r)
 {
-	const char *raw = r->u.tok.text;
 	size_t len = r->u.tok.len;
 	size_t *map = xcalloc(len + 1, sizeof(*map));
-	struct strbuf sb;
 	int errcode;
 	PCRE2_SIZE erroff;
 	pcre2_code *code;
@@ -218,33 +166,24 @@ static char *decode_regex(struct checker *c, const struct ast *r)
 		free(map);
 		return NULL;
 	}
-	sb_init(&sb);
-	for (size_t i = 0; i < len; i++) {
-		map[sb.len] = i;
-		if (raw[i] == '\\' && raw[i + 1] == '/') {
-			sb_addc(&sb, '/');
-			i++;
-			continue;
-		}
-		sb_addc(&sb, raw[i]);
-	}
-	map[sb.len] = len;
-	code = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, 0, &errcode, &erroff, NULL);
+	char *re = lit_regex(r, map);
+	size_t relen = strlen(re);
+	code = pcre2_compile((PCRE2_SPTR)re, relen, 0, &errcode, &erroff, NULL);
 	if (!code) {
 		PCRE2_UCHAR msg[256];
-		size_t at_raw = map[erroff <= sb.len ? erroff : sb.len];
-		struct loc at = sub_loc(r->loc, 1 + at_raw, 2 + at_raw);
+		size_t at_raw = map[erroff <= relen ? erroff : relen];
+		struct loc at = lit_sub_loc(r->loc, 1 + at_raw, 2 + at_raw);
 		if (at.end > r->loc.end - 1)
 			at.start = at.end = r->loc.end - 1;
 		pcre2_get_error_message(errcode, msg, sizeof(msg));
 		ERR(c, &at, "bad-regex", "invalid regex: %s", (const char *)msg);
 		free(map);
-		sb_free(&sb);
+		free(re);
 		return NULL;
 	}
 	pcre2_code_free(code);
 	free(map);
-	return sb_steal(&sb);
+	return re;
 }
 
 static bool has_wildcard(const char *s)

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "base/strmap.h"
+#include "lang/literal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,23 +25,18 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
 };
 
-/* A name in a spec: a plain string, escapes \" and \\ only. */
+/* A name in a spec: a string without variables or blanks. */
 static char *plain(struct diag_list *d, const struct ast *s, const char *what)
 {
-	struct strbuf sb;
-	sb_init(&sb);
-	for (size_t i = 0; i < s->u.tok.len; i++) {
-		char c = s->u.tok.text[i];
-		if (c == '\\' && (s->u.tok.text[i + 1] == '"' || s->u.tok.text[i + 1] == '\\'))
-			c = s->u.tok.text[++i];
-		sb_addc(&sb, c);
-	}
-	if (!sb.len || strpbrk(sb.buf, " \t")) {
-		ERR(d, &s->loc, "bad-value", "'%s' is not %s", sb.buf, what);
-		sb_free(&sb);
+	char *text = lit_string(d, s, NULL, NULL);
+	if (!text)
+		return NULL;
+	if (!*text || strpbrk(text, " \t\n")) {
+		ERR(d, &s->loc, "bad-value", "'%s' is not %s", text, what);
+		free(text);
 		return NULL;
 	}
-	return sb_steal(&sb);
+	return text;
 }
 
 static int role_of(struct diag_list *d, const struct ast *word, const bool *allowed)

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "lint_int.h"
+#include "lang/literal.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fnmatch.h>
@@ -12,39 +13,13 @@
 
 /* ---- the syntax tree -------------------------------------------------------------- */
 
-/* The text of a string token with its escapes applied (\$ stays '$'). */
+/* The text of a string token without variables (a preset name, an
+ * environment name).  The checks run only on a policy that checked, whose
+ * strings all decode. */
 static char *decode(const struct ast *s)
 {
-	struct strbuf sb;
-	sb_init(&sb);
-	for (const char *c = s->u.tok.text; *c; c++) {
-		if (*c == '\\' && c[1]) {
-			c++;
-			sb_addc(&sb, *c == 'n' ? '\n' : *c == 't' ? '\t' : *c);
-		} else {
-			sb_addc(&sb, *c);
-		}
-	}
-	return sb_steal(&sb);
-}
-
-/* The regex as pcre2 reads it: "\/" in the source is '/'. */
-static char *decode_regex(const struct ast *r)
-{
-	struct strbuf sb;
-	sb_init(&sb);
-	for (const char *c = r->u.tok.text; *c; c++) {
-		if (*c == '\\' && c[1] == '/') {
-			sb_addc(&sb, '/');
-			c++;
-		} else if (*c == '\\' && c[1]) {
-			sb_addc(&sb, *c++);
-			sb_addc(&sb, *c);
-		} else {
-			sb_addc(&sb, *c);
-		}
-	}
-	return sb_steal(&sb);
+	char *text = lit_string(NULL, s, NULL, NULL);
+	return text ? text : xstrdup("");
 }
 
 /* Where a node stands: the preset around it (NULL at top level) and, for
@@ -555,7 +530,7 @@ static void regex_backtracking(struct linter *l, const struct ast *node, const s
 	if (node->kind != AST_REGEX)
 		return;
 	bool redaction = where->what && strcmp(where->what, "redaction") == 0;
-	char *re = decode_regex(node);
+	char *re = lit_regex(node, NULL);
 	if (nested_repeat(re, &s, &e)) {
 		struct lint_finding *f = lint_report(
 			l, &node->loc, NULL,
@@ -579,7 +554,7 @@ static void regex_empty(struct linter *l, const struct ast *node, const struct s
 	(void)arg;
 	if (node->kind != AST_REGEX || !where->what)
 		return;
-	char *src = decode_regex(node);
+	char *src = lit_regex(node, NULL);
 	int code;
 	PCRE2_SIZE off;
 	pcre2_code *re = pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED,

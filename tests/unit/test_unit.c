@@ -5,6 +5,7 @@
 #include "ir/ir.h"
 #include "base/source.h"
 #include "base/util.h"
+#include "lang/literal.h"
 #include "cordon.h"
 
 #include <errno.h>
@@ -37,6 +38,55 @@ static void test_path_under(void)
 	ok(path_under("/", "/"), "the root is under itself");
 	ok(path_under("/x", ""), "the empty directory is the root");
 	ok(!path_under("/dev", "/dev/null"), "a path is not under a longer one");
+}
+
+/* A string token as the lexer hands it over: the text between the quotes,
+ * at offset 10 of file 0 (the opening quote). */
+static struct ast *token(struct arena *a, enum ast_kind kind, const char *text)
+{
+	struct loc at = { 0, 10, 10 + (uint32_t)strlen(text) + 2 };
+	return ast_token(a, kind, at, text, strlen(text));
+}
+
+static bool keep_var(void *arg, struct strbuf *out, const char *name, size_t len, struct loc at)
+{
+	(void)arg;
+	(void)at;
+	sb_addf(out, "<%.*s>", (int)len, name);
+	return true;
+}
+
+static void test_literals(void)
+{
+	struct arena a;
+	struct diag_list d;
+	arena_init(&a);
+	diag_init(&d);
+	char *t = lit_string(&d, token(&a, AST_STRING, "a\\\"b\\n\\t\\\\\\$"), NULL, NULL);
+	is_str(t, "a\"b\n\t\\$", "the five escapes of a string");
+	free(t);
+	t = lit_string(&d, token(&a, AST_STRING, "${x}/\\${y}"), keep_var, NULL);
+	is_str(t, "<x>/${y}", "${name} goes to the variable callback, \\$ does not");
+	free(t);
+	t = lit_string(&d, token(&a, AST_STRING, "${x}"), NULL, NULL);
+	is_str(t, "${x}", "without variables, $ is literal");
+	free(t);
+	ok(d.n == 0, "no diagnostic so far");
+	t = lit_string(&d, token(&a, AST_STRING, "x\\qy"), NULL, NULL);
+	ok(t == NULL && d.nerrors == 1 && d.items[0].loc.start == 12 && d.items[0].loc.end == 14,
+	   "an unknown escape is an error at its two bytes");
+	t = lit_string(&d, token(&a, AST_STRING, "x\001"), NULL, NULL);
+	ok(t == NULL && d.nerrors == 2, "a control character is an error");
+	t = lit_string(NULL, token(&a, AST_STRING, "\\q"), NULL, NULL);
+	ok(t == NULL && d.nerrors == 2, "without a list, nothing is reported");
+	size_t map[16];
+	t = lit_regex(token(&a, AST_REGEX, "^\\/a\\d\\\\"), map);
+	is_str(t, "^/a\\d\\\\", "a regex: \\/ is a slash, PCRE2's escapes stay");
+	ok(map[1] == 1 && map[2] == 3 && map[4] == 5 && map[5] == 6 && map[7] == 8,
+	   "each byte of the pattern maps to its place in the token");
+	free(t);
+	diag_free(&d);
+	arena_free(&a);
 }
 
 static void test_line_map(void)
@@ -393,6 +443,7 @@ int main(void)
 {
 	test_edit_distance();
 	test_path_under();
+	test_literals();
 	test_line_map();
 	test_subst();
 	test_specificity();
