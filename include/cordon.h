@@ -79,9 +79,9 @@ char *cordon_policy_dump(const cordon_policy *policy, const char *preset,
 typedef struct cordon_evaluator cordon_evaluator;
 typedef struct cordon_decision cordon_decision;
 
-enum cordon_op { CORDON_READ, CORDON_WRITE, CORDON_EXEC, CORDON_NET, CORDON_TOOL };
+enum cordon_op { CORDON_READ, CORDON_WRITE, CORDON_EXEC, CORDON_NET, CORDON_TOOL, CORDON_OP_COUNT };
 /* Ordered by severity. */
-enum cordon_effect { CORDON_ALLOW, CORDON_ASK, CORDON_DENY };
+enum cordon_effect { CORDON_ALLOW, CORDON_ASK, CORDON_DENY, CORDON_EFFECT_COUNT };
 
 struct cordon_request {
 	enum cordon_op op;

@@ -40,7 +40,7 @@ struct scope {
 	size_t nunprotect, unprotect_cap;
 	struct ir_env env;
 	struct ir_limit_value limits[IR_LIMIT_COUNT];
-	int state;              /* flattening: 0 new, 1 in progress, 2 done */
+	enum { FLAT_NEW, FLAT_IN_PROGRESS, FLAT_DONE } state; /* flattening */
 	struct ir_preset *out;
 };
 
@@ -60,11 +60,13 @@ struct checker {
 	struct ast *default_node;
 };
 
-static const char *const setting_names[] = {
-	"description", "approval", "sandbox", "protect", "unprotect",
+/* The settings of a preset; protect is also one of the top level. */
+enum setting { SET_DESCRIPTION, SET_APPROVAL, SET_SANDBOX, SET_PROTECT, SET_UNPROTECT, SET_COUNT };
+static const char *const setting_names[SET_COUNT] = {
+	[SET_DESCRIPTION] = "description", [SET_APPROVAL] = "approval",
+	[SET_SANDBOX] = "sandbox",	   [SET_PROTECT] = "protect",
+	[SET_UNPROTECT] = "unprotect",
 };
-static const char *const approval_names[] = { "ask", "never" };
-static const char *const sandbox_names[] = { "required", "none" };
 
 #define ERR(c, locp, id, ...) diag_add((c)->d, DIAG_ERROR, (locp), (id), __VA_ARGS__)
 
@@ -316,11 +318,11 @@ static bool check_host(struct checker *c, char *text, struct loc at)
 	return true;
 }
 
-/* Finish one textual pattern of operation op (or protect when op < 0). */
-static bool finish_text(struct checker *c, int op, char *text, struct loc at,
+/* Finish one textual pattern of operation op. */
+static bool finish_text(struct checker *c, enum ir_op op, char *text, struct loc at,
 			struct ir_pattern *out)
 {
-	if (op < 0 || op == IR_READ || op == IR_WRITE) {
+	if (ir_op_on_paths(op)) {
 		text = normalize_path(c, text, at);
 		if (!text)
 			return false;
@@ -351,8 +353,8 @@ static bool finish_text(struct checker *c, int op, char *text, struct loc at,
 typedef void (*pattern_sink)(struct checker *c, void *arg, struct ir_pattern pat, struct loc at);
 
 /* Turn one AST pattern into IR patterns (a list variable gives several). */
-static void lower_pattern(struct checker *c, int op, const struct ast *pat, pattern_sink sink,
-			  void *arg)
+static void lower_pattern(struct checker *c, enum ir_op op, const struct ast *pat,
+			  pattern_sink sink, void *arg)
 {
 	const struct ast *a = pat->u.seq.head;
 	struct ir_pattern out = { 0 };
@@ -496,7 +498,8 @@ static bool setting_once(struct checker *c, const struct ast *item, bool *seen,
 	return true;
 }
 
-static void check_rule(struct checker *c, struct scope *s, const struct ast *item, int op)
+static void check_rule(struct checker *c, struct scope *s, const struct ast *item,
+		       enum ir_op op)
 {
 	const struct ast *word = item->u.item.word;
 	struct rule_sink_arg arg = { .scope = s, .op = op, .origin = item->loc };
@@ -552,17 +555,18 @@ static bool only_word(struct checker *c, const struct ast *item, const char *wha
 	return true;
 }
 
-static void check_setting(struct checker *c, struct scope *s, const struct ast *item, int which)
+static void check_setting(struct checker *c, struct scope *s, const struct ast *item,
+			  enum setting which)
 {
 	const char *name = setting_names[which];
 	const struct ast *word = item->u.item.word;
 
-	if (!s->name && which != 3) {
+	if (!s->name && which != SET_PROTECT) {
 		ERR(c, &item->loc, "syntax", "'%s' belongs inside a preset", name);
 		return;
 	}
 	switch (which) {
-	case 0: /* description */
+	case SET_DESCRIPTION:
 		if (item->u.item.patterns.n != 1 || word ||
 		    item->u.item.patterns.head->u.seq.n != 1 ||
 		    item->u.item.patterns.head->u.seq.head->kind != AST_STRING) {
@@ -573,35 +577,39 @@ static void check_setting(struct checker *c, struct scope *s, const struct ast *
 			return;
 		s->description = decode_string(c, item->u.item.patterns.head->u.seq.head, true);
 		return;
-	case 1: /* approval */
-	case 2: { /* sandbox */
-		const char *const *values = which == 1 ? approval_names : sandbox_names;
-		if (!only_word(c, item, which == 1 ? "approval ask;" : "sandbox required;"))
+	case SET_APPROVAL:
+	case SET_SANDBOX: {
+		bool approval = which == SET_APPROVAL;
+		const char *const *values = approval ? ir_approval_names : ir_sandbox_names;
+		_Static_assert(IR_APPROVAL_COUNT == 2 && IR_SANDBOX_COUNT == 2,
+			       "the hint below names two values");
+		if (!only_word(c, item, approval ? "approval ask;" : "sandbox required;"))
 			return;
-		int v = lookup(word->u.tok.text, values, 2);
+		size_t n = approval ? IR_APPROVAL_COUNT : IR_SANDBOX_COUNT;
+		int v = lookup(word->u.tok.text, values, n);
 		if (v < 0) {
 			struct diag *d = ERR(c, &word->loc, "bad-value", "'%s' is not a valid %s value",
 					     word->u.tok.text, name);
-			hint_closest(d, word->u.tok.text, values, 2);
+			hint_closest(d, word->u.tok.text, values, n);
 			if (d && !d->hint)
 				diag_hint(d, "%s is %s or %s", name, values[0], values[1]);
 			return;
 		}
-		if (which == 1 && setting_once(c, item, &s->has_approval, &s->approval_loc))
+		if (approval && setting_once(c, item, &s->has_approval, &s->approval_loc))
 			s->approval = (enum ir_approval)v;
-		if (which == 2 && setting_once(c, item, &s->has_sandbox, &s->sandbox_loc))
+		if (!approval && setting_once(c, item, &s->has_sandbox, &s->sandbox_loc))
 			s->sandbox = (enum ir_sandbox)v;
 		return;
 	}
-	case 3: /* protect */
+	case SET_PROTECT:
 		if (!item->u.item.patterns.n || word) {
 			ERR(c, &item->loc, "syntax", "write 'protect \"/path\", ...;'");
 			return;
 		}
 		for (const struct ast *p = item->u.item.patterns.head; p; p = p->next)
-			lower_pattern(c, -1, p, add_protect, s);
+			lower_pattern(c, IR_PROTECT, p, add_protect, s);
 		return;
-	case 4: /* unprotect */
+	case SET_UNPROTECT:
 		if (word) {
 			ERR(c, &item->loc, "syntax", "write 'unprotect;' or 'unprotect \"/path\";'");
 			return;
@@ -609,8 +617,10 @@ static void check_setting(struct checker *c, struct scope *s, const struct ast *
 		if (!item->u.item.patterns.n)
 			s->unprotect_all = true;
 		for (const struct ast *p = item->u.item.patterns.head; p; p = p->next)
-			lower_pattern(c, -1, p, add_unprotect, s);
+			lower_pattern(c, IR_PROTECT, p, add_unprotect, s);
 		return;
+	case SET_COUNT:
+		break;
 	}
 }
 
@@ -669,20 +679,26 @@ static void check_item(struct checker *c, struct scope *s, const struct ast *ite
 	int op = lookup(name, ir_op_names, IR_OP_COUNT);
 	int setting = lookup(name, setting_names, ARRAY_SIZE(setting_names));
 	if (op >= 0) {
-		check_rule(c, s, item, op);
+		check_rule(c, s, item, (enum ir_op)op);
 	} else if (setting >= 0) {
-		check_setting(c, s, item, setting);
+		check_setting(c, s, item, (enum setting)setting);
 	} else if (strcmp(name, "redact") == 0) {
 		check_redact(c, s, item);
 	} else {
-		static const char *const words[] = {
-			"read", "write", "exec", "net", "tool", "description", "approval",
-			"sandbox", "protect", "unprotect", "include", "let", "preset",
-			"test", "default", "env", "cordon", "redact",
+		static const char *const statements[] = {
+			"include", "let", "preset", "test", "default", "env", "cordon", "redact",
 		};
+		const char *words[IR_OP_COUNT + SET_COUNT + ARRAY_SIZE(statements)];
+		size_t n = 0;
+		for (size_t i = 0; i < IR_OP_COUNT; i++)
+			words[n++] = ir_op_names[i];
+		for (size_t i = 0; i < SET_COUNT; i++)
+			words[n++] = setting_names[i];
+		for (size_t i = 0; i < ARRAY_SIZE(statements); i++)
+			words[n++] = statements[i];
 		struct diag *d = ERR(c, &item->u.item.name->loc, "unknown-operation",
 				     "unknown operation or setting '%s'", name);
-		hint_closest(d, name, words, ARRAY_SIZE(words));
+		hint_closest(d, name, words, n);
 		if (d && !d->hint)
 			diag_hint(d, "operations are read, write, exec, net and tool");
 	}
@@ -1109,9 +1125,9 @@ static bool flatten(struct checker *c, struct scope *s, struct scope **chain, si
 	struct scope *parent = NULL;
 	struct ir_preset *out = s->out;
 
-	if (s->state == 2)
+	if (s->state == FLAT_DONE)
 		return true;
-	if (s->state == 1) {
+	if (s->state == FLAT_IN_PROGRESS) {
 		struct strbuf sb;
 		sb_init(&sb);
 		for (size_t i = 0; i < depth; i++)
@@ -1122,7 +1138,7 @@ static bool flatten(struct checker *c, struct scope *s, struct scope **chain, si
 		sb_free(&sb);
 		return false;
 	}
-	s->state = 1;
+	s->state = FLAT_IN_PROGRESS;
 	chain[depth] = s;
 	if (s->parent) {
 		parent = find_scope(c, s->parent);
@@ -1161,7 +1177,7 @@ static bool flatten(struct checker *c, struct scope *s, struct scope **chain, si
 	}
 	apply_protection(c, out, s);
 	merge_env(&out->env, &s->env);
-	s->state = 2;
+	s->state = FLAT_DONE;
 	return true;
 }
 
@@ -1293,7 +1309,8 @@ static bool check_assert_node(struct checker *c, const struct ast *node, struct 
 	} else {
 		out->op = (enum ir_op)o;
 		for (const struct ast *p = node->u.assertion.patterns.head; p; p = p->next)
-			lower_pattern(c, o, p == last && reason ? &trimmed : p, add_assert_pattern, out);
+			lower_pattern(c, out->op, p == last && reason ? &trimmed : p,
+				      add_assert_pattern, out);
 	}
 	if (clause) {
 		const struct ast *word = clause->u.clause.word;

@@ -149,51 +149,56 @@ struct cover {
 	signed char *memo; /* (i, j, mode) -> -1 unknown, 0, 1 */
 };
 
-static bool cov(struct cover *c, size_t i, size_t j, int mode);
+/* COV_IN_TREE: A[i] is a G_TREE that has taken its '/' and now matches
+ * anything. */
+enum cov_mode { COV_TOKEN, COV_IN_TREE, COV_MODES };
 
-static bool cov_memo(struct cover *c, size_t i, size_t j, int mode)
+static bool cov(struct cover *c, size_t i, size_t j, enum cov_mode mode);
+
+static bool cov_memo(struct cover *c, size_t i, size_t j, enum cov_mode mode)
 {
-	size_t k = ((i * (c->b->n + 1)) + j) * 2 + (size_t)mode;
+	size_t k = ((i * (c->b->n + 1)) + j) * COV_MODES + (size_t)mode;
 	if (c->memo[k] < 0)
 		c->memo[k] = cov(c, i, j, mode);
 	return c->memo[k];
 }
 
-/* A[i..] covers B[j..]; in mode 1, A[i] is a G_TREE that has taken its '/'
- * and now matches anything. */
-static bool cov(struct cover *c, size_t i, size_t j, int mode)
+/* A[i..] covers B[j..] (in mode). */
+static bool cov(struct cover *c, size_t i, size_t j, enum cov_mode mode)
 {
 	const struct gseq *A = c->a, *B = c->b;
 	if (i == A->n)
 		return j == B->n;
 	const struct gtok *a = &A->t[i], *b = j < B->n ? &B->t[j] : NULL;
-	if (mode == 1)
-		return cov_memo(c, i + 1, j, 0) || (b && cov_memo(c, i, j + 1, 1));
+	if (mode == COV_IN_TREE)
+		return cov_memo(c, i + 1, j, COV_TOKEN) ||
+		       (b && cov_memo(c, i, j + 1, COV_IN_TREE));
 	switch (a->k) {
 	case G_CHAR:
 	case G_SLASH:
 	case G_VAR:
-		return b && tok_equal(a, b) && cov_memo(c, i + 1, j + 1, 0);
+		return b && tok_equal(a, b) && cov_memo(c, i + 1, j + 1, COV_TOKEN);
 	case G_ONE:
-		return b && one_byte(b) && cov_memo(c, i + 1, j + 1, 0);
+		return b && one_byte(b) && cov_memo(c, i + 1, j + 1, COV_TOKEN);
 	case G_SET:
 		if (!b)
 			return false;
 		if (tok_equal(a, b) || (b->k == G_CHAR && set_plain(a) && memchr(a->s + 1, b->s[0], a->n - 2)))
-			return cov_memo(c, i + 1, j + 1, 0);
+			return cov_memo(c, i + 1, j + 1, COV_TOKEN);
 		return false;
 	case G_STAR:
-		return cov_memo(c, i + 1, j, 0) ||
-		       (b && (one_byte(b) || b->k == G_STAR) && cov_memo(c, i, j + 1, 0));
+		return cov_memo(c, i + 1, j, COV_TOKEN) ||
+		       (b && (one_byte(b) || b->k == G_STAR) && cov_memo(c, i, j + 1, COV_TOKEN));
 	case G_ANY:
-		return cov_memo(c, i + 1, j, 0) || (b && cov_memo(c, i, j + 1, 0));
+		return cov_memo(c, i + 1, j, COV_TOKEN) ||
+		       (b && cov_memo(c, i, j + 1, COV_TOKEN));
 	case G_TREE:
-		if (cov_memo(c, i + 1, j, 0))
+		if (cov_memo(c, i + 1, j, COV_TOKEN))
 			return true;
 		if (b && b->k == G_TREE)
-			return cov_memo(c, i + 1, j + 1, 0);
+			return cov_memo(c, i + 1, j + 1, COV_TOKEN);
 		if (b && (b->k == G_SLASH || b->k == G_VAR))
-			return cov_memo(c, i, j + 1, 1);
+			return cov_memo(c, i, j + 1, COV_IN_TREE);
 		return false;
 	}
 	return false;
@@ -213,11 +218,11 @@ static bool glob_covers(enum ir_op op, const struct ir_pattern *a, const struct 
 	gtokenize(&A, a->text, path, a->kind == IR_PAT_LITERAL);
 	gtokenize(&B, b->text, path, b->kind == IR_PAT_LITERAL);
 	bool ok = false;
-	size_t cells = (A.n + 1) * (B.n + 1) * 2;
+	size_t cells = (A.n + 1) * (B.n + 1) * COV_MODES;
 	if (cells <= (1u << 20)) {
 		struct cover c = { &A, &B, xmalloc(cells) };
 		memset(c.memo, -1, cells);
-		ok = cov(&c, 0, 0, 0);
+		ok = cov(&c, 0, 0, COV_TOKEN);
 		free(c.memo);
 	}
 	free(A.t);

@@ -89,6 +89,22 @@ static void test_literals(void)
 	arena_free(&a);
 }
 
+/* Each enum's name table goes both ways. */
+static void test_names(void)
+{
+	bool both = true;
+	for (int i = 0; i < CORDON_OP_COUNT; i++)
+		both = both && cordon_op_from_name(cordon_op_name((enum cordon_op)i)) == i;
+	ok(both, "every operation's name is read back as that operation");
+	both = true;
+	for (int i = 0; i < CORDON_EFFECT_COUNT; i++)
+		both = both && cordon_effect_from_name(cordon_effect_name((enum cordon_effect)i)) == i;
+	ok(both, "every effect's name is read back as that effect");
+	is_str(cordon_op_name(CORDON_OP_COUNT), "?", "a value past the table has no name");
+	is_str(ir_approval_names[IR_APPROVAL_NEVER], "never", "approval never");
+	is_str(ir_sandbox_names[IR_SANDBOX_NONE], "none", "sandbox none");
+}
+
 static void test_line_map(void)
 {
 	struct srcmgr sm;
@@ -444,6 +460,7 @@ int main(void)
 	test_edit_distance();
 	test_path_under();
 	test_literals();
+	test_names();
 	test_line_map();
 	test_subst();
 	test_specificity();
