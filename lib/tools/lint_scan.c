@@ -285,7 +285,7 @@ static void keep_credential(struct linter *l, const struct ast *node, const stru
 			count = 1;
 		}
 		if (count) {
-			struct lint_finding *f =
+			struct diag *f =
 				has_glob(keep)
 					? lint_report(l, &n->loc, NULL,
 						      "env keep '%s' passes credentials into the sandbox "
@@ -294,7 +294,7 @@ static void keep_credential(struct linter *l, const struct ast *node, const stru
 					: lint_report(l, &n->loc, NULL,
 						      "env keep '%s' passes a credential into the sandbox",
 						      keep);
-			lint_hint(f, "leave it out, or add 'drop /(TOKEN|SECRET|KEY|PASSWORD)/;' to the "
+			diag_hint(f, "leave it out, or add 'drop /(TOKEN|SECRET|KEY|PASSWORD)/;' to the "
 				     "env block (drop beats keep)");
 		}
 		sb_free(&list);
@@ -351,7 +351,7 @@ void lint_env_secret(struct linter *l)
 			if (strchr(s->value, IR_VAR_OPEN) || !*s->value)
 				continue;
 			const char *kind = secret_kind(s->value);
-			struct lint_finding *f = NULL;
+			struct diag *f = NULL;
 			if (kind)
 				f = lint_report(l, &s->origin, NULL,
 						"env set '%s' writes what looks like %s into the policy",
@@ -359,7 +359,7 @@ void lint_env_secret(struct linter *l)
 			else if (is_credential_name(s->name))
 				f = lint_report(l, &s->origin, NULL,
 						"env set '%s' writes a credential into the policy", s->name);
-			lint_hint(f, "policy files are shared and reviewed: give the secret to the "
+			diag_hint(f, "policy files are shared and reviewed: give the secret to the "
 				     "command another way (a credential helper), not in the policy");
 		}
 	}
@@ -395,7 +395,7 @@ static void keep_hook(struct linter *l, const struct ast *node, const struct sit
 		sb_init(&list);
 		size_t count = keep_matches(l, where, keep, names, ARRAY_SIZE(names), pick_hook,
 					    &list, &first);
-		struct lint_finding *f = NULL;
+		struct diag *f = NULL;
 		if (count == 1 && !has_glob(keep))
 			f = lint_report(l, &n->loc, NULL,
 					"env keep '%s' passes a start-up hook into the sandbox: it %s",
@@ -405,7 +405,7 @@ static void keep_hook(struct linter *l, const struct ast *node, const struct sit
 					"env keep '%s' passes start-up hooks into the sandbox (it keeps "
 					"%s); %s %s",
 					keep, list.buf, first, hook_why(first));
-		lint_hint(f, "leave it out: whoever sets it on the host decides what code the "
+		diag_hint(f, "leave it out: whoever sets it on the host decides what code the "
 			     "agent's commands run");
 		sb_free(&list);
 		free(keep);
@@ -532,12 +532,12 @@ static void regex_backtracking(struct linter *l, const struct ast *node, const s
 	bool redaction = where->what && strcmp(where->what, "redaction") == 0;
 	char *re = lit_regex(node, NULL);
 	if (nested_repeat(re, &s, &e)) {
-		struct lint_finding *f = lint_report(
+		struct diag *f = lint_report(
 			l, &node->loc, NULL,
 			"/%s/ repeats a group that repeats inside ('%.*s'): %s that almost "
 			"matches can take exponential time",
 			node->u.tok.text, (int)(e - s), re + s, redaction ? "output" : "a request");
-		lint_hint(f, "let the inner part match one way only ((a+)+ is a+), or use an "
+		diag_hint(f, "let the inner part match one way only ((a+)+ is a+), or use an "
 			     "atomic group (?>...) or a possessive quantifier (a++)");
 	}
 	free(re);
@@ -571,7 +571,7 @@ static void regex_empty(struct linter *l, const struct ast *node, const struct s
 	pcre2_code_free(re);
 	if (!empty)
 		return;
-	struct lint_finding *f;
+	struct diag *f;
 	if (strcmp(where->what, "redaction") == 0)
 		f = lint_report(l, &node->loc, NULL,
 				"/%s/ matches the empty string: where it does, there is nothing to "
@@ -590,7 +590,7 @@ static void regex_empty(struct linter *l, const struct ast *node, const struct s
 		f = lint_report(l, &node->loc, NULL,
 				"/%s/ matches the empty string, which no %s is, and little else",
 				node->u.tok.text, where->what);
-	lint_hint(f, "require at least one character (+ instead of *), or anchor what must be "
+	diag_hint(f, "require at least one character (+ instead of *), or anchor what must be "
 		     "there");
 }
 
@@ -607,9 +607,9 @@ void lint_unused_let(struct linter *l)
 		const struct ir_let *v = &l->ir->lets[i];
 		if (v->used)
 			continue;
-		struct lint_finding *f = lint_report(l, &v->loc, NULL, "variable '%s' is never used",
-						     v->name);
-		lint_hint(f, "remove it, or use it as $%s", v->name);
+		struct diag *f = lint_report(l, &v->loc, NULL, "variable '%s' is never used",
+					     v->name);
+		diag_hint(f, "remove it, or use it as $%s", v->name);
 	}
 }
 
@@ -683,9 +683,9 @@ static void include_unused(struct linter *l, const struct ast *node, const struc
 	if (node->kind != AST_INCLUDE || !node->u.one.included || file_used(l, node->u.one.included))
 		return;
 	const struct src_file *f = srcmgr_file(l->sm, node->u.one.included->loc.file);
-	struct lint_finding *fd = lint_report(l, &node->loc, NULL, "nothing from '%s' is used",
+	struct diag *fd = lint_report(l, &node->loc, NULL, "nothing from '%s' is used",
 					      f ? f->name : "the included file");
-	lint_hint(fd, "remove the include");
+	diag_hint(fd, "remove the include");
 }
 
 void lint_unused_include(struct linter *l)
@@ -699,11 +699,11 @@ void lint_unused_preset(struct linter *l)
 		const struct ir_preset *p = LINT_PRESET(l, k);
 		if (preset_referenced(l->ir, p->name))
 			continue;
-		struct lint_finding *f = lint_report(
+		struct diag *f = lint_report(
 			l, &p->loc, NULL,
 			"preset '%s' is not the default, no preset extends it and no test names it",
 			p->name);
-		lint_hint(f, "a host can still choose it by name; remove it if none does");
+		diag_hint(f, "a host can still choose it by name; remove it if none does");
 	}
 }
 
@@ -713,9 +713,9 @@ void lint_no_description(struct linter *l)
 		const struct ir_preset *p = LINT_PRESET(l, k);
 		if (p->description && *p->description)
 			continue;
-		struct lint_finding *f = lint_report(l, &p->loc, NULL,
-						     "preset '%s' has no description", p->name);
-		lint_hint(f, "say what it allows, for the people who choose it: description \"...\";");
+		struct diag *f = lint_report(l, &p->loc, NULL,
+					     "preset '%s' has no description", p->name);
+		diag_hint(f, "say what it allows, for the people who choose it: description \"...\";");
 	}
 }
 
@@ -725,9 +725,9 @@ void lint_no_tests(struct linter *l)
 		const struct ir_preset *p = LINT_PRESET(l, k);
 		if (tested(l->ir, p->name))
 			continue;
-		struct lint_finding *f = lint_report(l, &p->loc, NULL, "no test names preset '%s'",
-						     p->name);
-		lint_hint(f, "add one: test \"...\" { preset \"%s\"; context ...; expect ...; }",
+		struct diag *f = lint_report(l, &p->loc, NULL, "no test names preset '%s'",
+					     p->name);
+		diag_hint(f, "add one: test \"...\" { preset \"%s\"; context ...; expect ...; }",
 			  p->name);
 	}
 }
