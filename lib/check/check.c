@@ -236,17 +236,9 @@ static char *normalize_path(struct checker *c, char *text, struct loc at)
 		goto fail;
 	}
 	/* Components: drop empty ones, refuse '.' and '..'. */
-	while (*p) {
-		const char *seg;
-		size_t n;
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		seg = p;
-		while (*p && *p != '/')
-			p++;
-		n = (size_t)(p - seg);
+	const char *seg;
+	size_t n;
+	while ((seg = path_next_component(&p, &n))) {
 		if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.')) {
 			ERR(c, &at, "relative-path",
 			    "path pattern contains a '%.*s' component; write the canonical path",

@@ -38,6 +38,23 @@ static void test_path_under(void)
 	ok(path_under("/", "/"), "the root is under itself");
 	ok(path_under("/x", ""), "the empty directory is the root");
 	ok(!path_under("/dev", "/dev/null"), "a path is not under a longer one");
+
+	struct strbuf sb;
+	const char *p = "//a/./bc//", *seg;
+	size_t n;
+	sb_init(&sb);
+	while ((seg = path_next_component(&p, &n)))
+		sb_addf(&sb, "[%.*s]", (int)n, seg);
+	is_str(sb.buf, "[a][.][bc]", "the components of //a/./bc// (got %s)", sb.buf);
+	sb_free(&sb);
+	sb_init(&sb);
+	sb_adds(&sb, "/a/b");
+	path_pop_component(&sb);
+	is_str(sb.buf, "/a", "/a/b less its last component");
+	path_pop_component(&sb);
+	path_pop_component(&sb);
+	is_str(sb.buf, "/", "the root has none to drop");
+	sb_free(&sb);
 }
 
 /* A string token as the lexer hands it over: the text between the quotes,
