@@ -54,6 +54,9 @@ void cordon_context_free(cordon_context *ctx);
  * whose value is not an absolute path. */
 int cordon_context_set(cordon_context *ctx, const char *name, const char *value, char **err);
 const char *cordon_context_get(const cordon_context *ctx, const char *name);
+/* The name of the i-th context variable ("workspace", "cwd", ...), or NULL
+ * past the last. */
+const char *cordon_context_name(size_t i);
 /* The host whose file system the paths mean: "linux" or "macos" (the
  * standard facts of that platform built in: on macOS /etc, /tmp and /var
  * are symlinks into /private).  Without it, this machine's.  Returns 0, or

@@ -120,6 +120,11 @@ static void test_names(void)
 	is_str(cordon_op_name(CORDON_OP_COUNT), "?", "a value past the table has no name");
 	is_str(ir_approval_names[IR_APPROVAL_NEVER], "never", "approval never");
 	is_str(ir_sandbox_names[IR_SANDBOX_NONE], "none", "sandbox none");
+	size_t n = 0;
+	while (cordon_context_name(n))
+		n++;
+	ok(n == CTX_COUNT && strcmp(cordon_context_name(CTX_HOME), "home") == 0,
+	   "the public list of context variables is the IR's (%zu names)", n);
 }
 
 static void test_line_map(void)
