@@ -55,7 +55,7 @@ static int set_checks(struct lint_options *opts, const char *list, bool disable)
 static void list_checks(void)
 {
 	for (size_t i = 0; i < lint_ncheck; i++)
-		printf("%-22s %-8s %s\n", lint_checks[i].id, lint_level_names[lint_checks[i].level],
+		printf("%-22s %-8s %s\n", lint_checks[i].id, diag_severity_names[lint_checks[i].level],
 		       lint_checks[i].summary);
 }
 
@@ -132,7 +132,7 @@ int cmd_lint(int argc, char **argv)
 		if (r->io_failed)
 			status = EXIT_USAGE;
 		else if (status == EXIT_OK &&
-			 (r->count[LINT_ERROR] || (werror && (r->count[LINT_WARNING] || r->count[LINT_INFO]))))
+			 (r->count[DIAG_ERROR] || (werror && (r->count[DIAG_WARNING] || r->count[DIAG_INFO]))))
 			status = EXIT_POLICY;
 		lint_result_free(rs[i]);
 	}

@@ -54,6 +54,9 @@ void cordon_context_free(cordon_context *ctx);
  * whose value is not an absolute path. */
 int cordon_context_set(cordon_context *ctx, const char *name, const char *value, char **err);
 const char *cordon_context_get(const cordon_context *ctx, const char *name);
+/* The name of the i-th context variable ("workspace", "cwd", ...), or NULL
+ * past the last. */
+const char *cordon_context_name(size_t i);
 /* The host whose file system the paths mean: "linux" or "macos" (the
  * standard facts of that platform built in: on macOS /etc, /tmp and /var
  * are symlinks into /private).  Without it, this machine's.  Returns 0, or
@@ -79,9 +82,9 @@ char *cordon_policy_dump(const cordon_policy *policy, const char *preset,
 typedef struct cordon_evaluator cordon_evaluator;
 typedef struct cordon_decision cordon_decision;
 
-enum cordon_op { CORDON_READ, CORDON_WRITE, CORDON_EXEC, CORDON_NET, CORDON_TOOL };
+enum cordon_op { CORDON_READ, CORDON_WRITE, CORDON_EXEC, CORDON_NET, CORDON_TOOL, CORDON_OP_COUNT };
 /* Ordered by severity. */
-enum cordon_effect { CORDON_ALLOW, CORDON_ASK, CORDON_DENY };
+enum cordon_effect { CORDON_ALLOW, CORDON_ASK, CORDON_DENY, CORDON_EFFECT_COUNT };
 
 struct cordon_request {
 	enum cordon_op op;

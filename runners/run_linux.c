@@ -108,8 +108,7 @@ bool run_helper_matches(const char *path)
 
 static bool inside(const char *path, const char *dir)
 {
-	size_t n = dir ? strlen(dir) : 0;
-	return n && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+	return dir && *dir && path_under(path, dir);
 }
 
 /* Where this user's per-call temp dirs live.  The places are fixed for the

@@ -218,6 +218,26 @@ ls -A"
 	run -p "$P/x.cordon" --preset two --workspace "$W" --context home="$H" -- sh -c "sh '$P/own.sh'"
 	is "$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" "ok:new " \
 		"$t a protected .git/hooks that does not exist is fenced alone: the workspace stays writable"
+	# The same below a write root that is "/" itself: the root holds every
+	# path, so the missing hooks directory is fenced there too.
+	W=$P/ws8
+	mkdir -p "$W"
+	mine "$W"
+	cat > "$P/root.cordon" << EOF
+cordon 1;
+protect "\${workspace}/.git/hooks";
+preset "everywhere" {
+  sandbox required;
+  read "/**" allow;
+  write "/**" allow;
+  exec "*" allow;
+}
+EOF
+	chmod 644 "$P/root.cordon"
+	script rootw "cd '$W' && echo ok > new; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit"
+	run -p "$P/root.cordon" --preset everywhere --workspace "$W" --context home="$H" -- sh -c "sh '$P/rootw.sh'"
+	is "$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" "ok:new " \
+		"$t below a write root of \"/\", a protected .git/hooks that does not exist is fenced too"
 	if [ -n "$GIT" ]; then
 		W=$P/ws3
 		U "$GIT" -C "$W" init -q && U "$GIT" -C "$W" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init

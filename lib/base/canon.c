@@ -14,37 +14,18 @@
 
 #define MAX_SYMLINKS 40 /* the kernel's own bound */
 
-/* Drop the last component of an absolute path held in sb. */
-static void pop_component(struct strbuf *sb)
-{
-	while (sb->len > 1 && sb->buf[sb->len - 1] != '/')
-		sb->len--;
-	if (sb->len > 1)
-		sb->len--;
-	sb->buf[sb->len] = '\0';
-}
-
 char *canon_lexical(const char *path)
 {
 	struct strbuf out;
-	const char *p = path;
+	const char *p = path, *seg;
+	size_t n;
 	sb_init(&out);
 	sb_addc(&out, '/');
-	while (*p) {
-		const char *seg;
-		size_t n;
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		seg = p;
-		while (*p && *p != '/')
-			p++;
-		n = (size_t)(p - seg);
+	while ((seg = path_next_component(&p, &n))) {
 		if (n == 1 && seg[0] == '.')
 			continue;
 		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
-			pop_component(&out);
+			path_pop_component(&out);
 			continue;
 		}
 		if (out.len > 1)
@@ -200,7 +181,7 @@ char *canon_path_memo(const char *path, size_t len, const char *cwd, struct cano
 		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
 			/* The prefix is free of symlinks, so its parent is its
 			 * lexical parent. */
-			pop_component(&out);
+			path_pop_component(&out);
 			/* Back out of a part that does not exist yet into one that
 			 * does: resolve links again from there, as a write that
 			 * first creates the missing directories would. */

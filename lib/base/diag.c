@@ -13,13 +13,18 @@ void diag_init(struct diag_list *dl)
 
 void diag_free(struct diag_list *dl)
 {
-	for (size_t i = 0; i < dl->n; i++) {
-		free(dl->items[i].message);
-		free(dl->items[i].hint);
-		free(dl->items[i].note);
-	}
+	for (size_t i = 0; i < dl->n; i++)
+		diag_record_free(&dl->items[i]);
 	free(dl->items);
 	diag_init(dl);
+}
+
+void diag_record_free(struct diag *d)
+{
+	free(d->message);
+	free(d->hint);
+	free(d->note);
+	free(d->key);
 }
 
 struct diag *diag_add(struct diag_list *dl, enum diag_severity sev, const struct loc *loc,
@@ -112,10 +117,10 @@ void diag_sort(struct diag_list *dl)
 	}
 }
 
-static const char *const severity_name[] = {
+const char *const diag_severity_names[DIAG_SEVERITY_COUNT] = {
 	[DIAG_ERROR] = "error",
 	[DIAG_WARNING] = "warning",
-	[DIAG_NOTE] = "note",
+	[DIAG_INFO] = "info",
 };
 
 void diag_print_include_chain(FILE *out, const struct srcmgr *sm, uint32_t file)
@@ -162,34 +167,37 @@ void diag_print_excerpt(FILE *out, const struct srcmgr *sm, struct loc loc)
 	fputc('\n', out);
 }
 
-void diag_print(FILE *out, const struct srcmgr *sm, const struct diag_list *dl)
+void diag_print_record(FILE *out, const struct srcmgr *sm, const struct diag *d)
 {
 	char where[512];
-	for (size_t i = 0; i < dl->n; i++) {
-		const struct diag *d = &dl->items[i];
-		if (d->has_loc && srcmgr_file(sm, d->loc.file)) {
-			diag_print_include_chain(out, sm, d->loc.file);
-			srcmgr_format_loc(sm, d->loc, where, sizeof(where));
-			fprintf(out, "%s: ", where);
-		} else {
-			fputs("cordon: ", out);
-		}
-		fprintf(out, "%s: %s", severity_name[d->severity], d->message);
-		if (d->id)
-			fprintf(out, " [%s]", d->id);
-		fputc('\n', out);
-		if (d->has_loc)
-			diag_print_excerpt(out, sm, d->loc);
-		if (d->hint)
-			fprintf(out, "      = hint: %s\n", d->hint);
-		if (d->has_note && srcmgr_file(sm, d->note_loc.file)) {
-			srcmgr_format_loc(sm, d->note_loc, where, sizeof(where));
-			fprintf(out, "%s: note: %s\n", where, d->note);
-			diag_print_excerpt(out, sm, d->note_loc);
-		} else if (d->note) {
-			fprintf(out, "cordon: note: %s\n", d->note);
-		}
+	if (d->has_loc && srcmgr_file(sm, d->loc.file)) {
+		diag_print_include_chain(out, sm, d->loc.file);
+		srcmgr_format_loc(sm, d->loc, where, sizeof(where));
+		fprintf(out, "%s: ", where);
+	} else {
+		fputs("cordon: ", out);
 	}
+	fprintf(out, "%s: %s", diag_severity_names[d->severity], d->message);
+	if (d->id)
+		fprintf(out, " [%s]", d->id);
+	fputc('\n', out);
+	if (d->has_loc)
+		diag_print_excerpt(out, sm, d->loc);
+	if (d->hint)
+		fprintf(out, "      = hint: %s\n", d->hint);
+	if (d->has_note && srcmgr_file(sm, d->note_loc.file)) {
+		srcmgr_format_loc(sm, d->note_loc, where, sizeof(where));
+		fprintf(out, "%s: note: %s\n", where, d->note);
+		diag_print_excerpt(out, sm, d->note_loc);
+	} else if (d->note) {
+		fprintf(out, "cordon: note: %s\n", d->note);
+	}
+}
+
+void diag_print(FILE *out, const struct srcmgr *sm, const struct diag_list *dl)
+{
+	for (size_t i = 0; i < dl->n; i++)
+		diag_print_record(out, sm, &dl->items[i]);
 	if (dl->truncated)
 		fprintf(out, "cordon: note: too many errors; stopped after %zu\n", dl->limit);
 	if (dl->nerrors)

@@ -183,25 +183,13 @@ static char *resolve_facts(const struct host_facts *h, const char *path, size_t 
 	sb_add(&in, path, len);
 	sb_init(&out);
 	sb_addc(&out, '/');
-	for (const char *p = in.buf; *p;) {
-		const char *seg;
-		size_t n;
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		seg = p;
-		while (*p && *p != '/')
-			p++;
-		n = (size_t)(p - seg);
+	const char *p = in.buf, *seg;
+	size_t n;
+	while ((seg = path_next_component(&p, &n))) {
 		if (n == 1 && seg[0] == '.')
 			continue;
 		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
-			while (out.len > 1 && out.buf[out.len - 1] != '/')
-				out.len--;
-			if (out.len > 1)
-				out.len--;
-			out.buf[out.len] = '\0';
+			path_pop_component(&out);
 			continue;
 		}
 		if (out.len > 1)

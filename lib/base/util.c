@@ -240,6 +240,38 @@ void arena_free(struct arena *a)
 	a->head = NULL;
 }
 
+bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 0 || (n == 1 && dir[0] == '/'))
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+const char *path_next_component(const char **p, size_t *n)
+{
+	const char *s = *p, *seg;
+	while (*s == '/')
+		s++;
+	if (!*s)
+		return NULL;
+	seg = s;
+	while (*s && *s != '/')
+		s++;
+	*n = (size_t)(s - seg);
+	*p = s;
+	return seg;
+}
+
+void path_pop_component(struct strbuf *sb)
+{
+	while (sb->len > 1 && sb->buf[sb->len - 1] != '/')
+		sb->len--;
+	if (sb->len > 1)
+		sb->len--;
+	sb->buf[sb->len] = '\0';
+}
+
 size_t edit_distance(const char *a, const char *b)
 {
 	/* Optimal string alignment: a swap of neighbours ("wirte") counts once. */

@@ -20,6 +20,13 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
+/* Is path dir itself or a path inside it?  Both are absolute and clean
+ * ("/a/b", no trailing slash); the root "/" (or "") holds every path. */
+bool path_under(const char *path, const char *dir);
+/* The next component of the path at *p, past the slashes before it, with
+ * its length in *n; *p moves past it.  NULL when no component is left. */
+const char *path_next_component(const char **p, size_t *n);
+
 /* qsort that accepts an empty (NULL) array. */
 void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
@@ -58,6 +65,8 @@ void sb_add_shell_word(struct strbuf *sb, const char *s);
 /* Append s as a double-quoted cordon string literal. */
 void sb_add_quoted(struct strbuf *sb, const char *s);
 char *sb_steal(struct strbuf *sb);
+/* Drop the last component of the absolute path in sb ("/" stays "/"). */
+void path_pop_component(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
 
 /* A bump allocator: everything of one compile is freed at once. */

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "check.h"
+#include "lang/literal.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -39,7 +40,7 @@ struct scope {
 	size_t nunprotect, unprotect_cap;
 	struct ir_env env;
 	struct ir_limit_value limits[IR_LIMIT_COUNT];
-	int state;              /* flattening: 0 new, 1 in progress, 2 done */
+	enum { FLAT_NEW, FLAT_IN_PROGRESS, FLAT_DONE } state; /* flattening */
 	struct ir_preset *out;
 };
 
@@ -59,19 +60,15 @@ struct checker {
 	struct ast *default_node;
 };
 
-static const char *const setting_names[] = {
-	"description", "approval", "sandbox", "protect", "unprotect",
+/* The settings of a preset; protect is also one of the top level. */
+enum setting { SET_DESCRIPTION, SET_APPROVAL, SET_SANDBOX, SET_PROTECT, SET_UNPROTECT, SET_COUNT };
+static const char *const setting_names[SET_COUNT] = {
+	[SET_DESCRIPTION] = "description", [SET_APPROVAL] = "approval",
+	[SET_SANDBOX] = "sandbox",	   [SET_PROTECT] = "protect",
+	[SET_UNPROTECT] = "unprotect",
 };
-static const char *const approval_names[] = { "ask", "never" };
-static const char *const sandbox_names[] = { "required", "none" };
 
 #define ERR(c, locp, id, ...) diag_add((c)->d, DIAG_ERROR, (locp), (id), __VA_ARGS__)
-
-static struct loc sub_loc(struct loc base, size_t from, size_t to)
-{
-	struct loc l = { base.file, base.start + (uint32_t)from, base.start + (uint32_t)to };
-	return l;
-}
 
 static int lookup(const char *word, const char *const *names, size_t n)
 {
@@ -112,92 +109,47 @@ static void scope_free(struct scope *s);
 
 /* ---- strings ------------------------------------------------------------ */
 
+/* What ${name} stands for in a string: a let string's value or a context
+ * variable (kept as a reference the evaluator fills in). */
+static bool string_var(void *arg, struct strbuf *sb, const char *name, size_t nlen, struct loc at)
+{
+	struct checker *c = arg;
+	struct let_var *lv = let_find(c, name, nlen);
+	if (lv)
+		lv->used = true;
+	int ctx = ir_ctx_var_lookup(name, nlen);
+	if (lv && !lv->is_list) {
+		/* A let whose own value was in error has none: that error
+		 * was reported where the let is. */
+		if (!lv->n)
+			return false;
+		sb_adds(sb, lv->values[0]);
+	} else if (lv) {
+		struct diag *d = ERR(c, &at, "bad-value",
+				     "list variable '%.*s' cannot be used inside a string",
+				     (int)nlen, name);
+		diag_hint(d, "write $%.*s as a pattern of its own", (int)nlen, name);
+		return false;
+	} else if (ctx >= 0) {
+		sb_addc(sb, IR_VAR_OPEN);
+		sb_add(sb, name, nlen);
+		sb_addc(sb, IR_VAR_CLOSE);
+	} else {
+		char *n = xstrndup(name, nlen);
+		struct diag *d = ERR(c, &at, "undefined-variable", "undefined variable '%s'", n);
+		hint_variable(c, d, n);
+		free(n);
+		return false;
+	}
+	return true;
+}
+
 /* Decode a string token into IR text.  With vars, ${name} refers to a let
  * string or a context variable; otherwise '$' is literal.  Returns NULL
  * after reporting an error. */
 static char *decode_string(struct checker *c, const struct ast *s, bool vars)
 {
-	const char *raw = s->u.tok.text;
-	size_t len = s->u.tok.len;
-	struct loc base = sub_loc(s->loc, 1, 1);
-	struct strbuf sb;
-	bool ok = true;
-
-	sb_init(&sb);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)raw[i];
-		if (ch == '\\') {
-			char e = raw[i + 1];
-			switch (e) {
-			case '"': sb_addc(&sb, '"'); break;
-			case '\\': sb_addc(&sb, '\\'); break;
-			case 'n': sb_addc(&sb, '\n'); break;
-			case 't': sb_addc(&sb, '\t'); break;
-			case '$': sb_addc(&sb, '$'); break;
-			default: {
-				struct loc at = sub_loc(base, i, i + 2);
-				ERR(c, &at, "syntax", "unknown escape sequence '\\%c' in string", e);
-				ok = false;
-			}
-			}
-			i++;
-			continue;
-		}
-		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
-			struct loc at = sub_loc(base, i, i + 1);
-			ERR(c, &at, "syntax", "control character 0x%02x in string", ch);
-			ok = false;
-			continue;
-		}
-		if (ch != '$' || !vars || raw[i + 1] != '{') {
-			sb_addc(&sb, (char)ch);
-			continue;
-		}
-		const char *close = memchr(raw + i + 2, '}', len - i - 2);
-		if (!close) {
-			struct loc at = sub_loc(base, i, len);
-			ERR(c, &at, "syntax", "unterminated '${' in string");
-			ok = false;
-			break;
-		}
-		const char *name = raw + i + 2;
-		size_t nlen = (size_t)(close - name), end = (size_t)(close - raw) + 1;
-		struct loc at = sub_loc(base, i, end);
-		struct let_var *lv = let_find(c, name, nlen);
-		if (lv)
-			lv->used = true;
-		int ctx = ir_ctx_var_lookup(name, nlen);
-		if (lv && !lv->is_list) {
-			/* A let whose own value was in error has none: that error
-			 * was reported where the let is. */
-			if (lv->n)
-				sb_adds(&sb, lv->values[0]);
-			else
-				ok = false;
-		} else if (lv) {
-			struct diag *d = ERR(c, &at, "bad-value",
-					     "list variable '%.*s' cannot be used inside a string",
-					     (int)nlen, name);
-			diag_hint(d, "write $%.*s as a pattern of its own", (int)nlen, name);
-			ok = false;
-		} else if (ctx >= 0) {
-			sb_addc(&sb, IR_VAR_OPEN);
-			sb_add(&sb, name, nlen);
-			sb_addc(&sb, IR_VAR_CLOSE);
-		} else {
-			char *n = xstrndup(name, nlen);
-			struct diag *d = ERR(c, &at, "undefined-variable", "undefined variable '%s'", n);
-			hint_variable(c, d, n);
-			free(n);
-			ok = false;
-		}
-		i = end - 1;
-	}
-	if (!ok) {
-		sb_free(&sb);
-		return NULL;
-	}
-	return sb_steal(&sb);
+	return lit_string(c->d, s, vars ? string_var : NULL, c);
 }
 
 /* ---- patterns ----------------------------------------------------------- */
@@ -205,10 +157,8 @@ static char *decode_string(struct checker *c, const struct ast *s, bool vars)
 /* Check a regex with pcre2; point an error at its offset in the literal. */
 static char *decode_regex(struct checker *c, const struct ast *r)
 {
-	const char *raw = r->u.tok.text;
 	size_t len = r->u.tok.len;
 	size_t *map = xcalloc(len + 1, sizeof(*map));
-	struct strbuf sb;
 	int errcode;
 	PCRE2_SIZE erroff;
 	pcre2_code *code;
@@ -218,33 +168,24 @@ static char *decode_regex(struct checker *c, const struct ast *r)
 		free(map);
 		return NULL;
 	}
-	sb_init(&sb);
-	for (size_t i = 0; i < len; i++) {
-		map[sb.len] = i;
-		if (raw[i] == '\\' && raw[i + 1] == '/') {
-			sb_addc(&sb, '/');
-			i++;
-			continue;
-		}
-		sb_addc(&sb, raw[i]);
-	}
-	map[sb.len] = len;
-	code = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, 0, &errcode, &erroff, NULL);
+	char *re = lit_regex(r, map);
+	size_t relen = strlen(re);
+	code = pcre2_compile((PCRE2_SPTR)re, relen, 0, &errcode, &erroff, NULL);
 	if (!code) {
 		PCRE2_UCHAR msg[256];
-		size_t at_raw = map[erroff <= sb.len ? erroff : sb.len];
-		struct loc at = sub_loc(r->loc, 1 + at_raw, 2 + at_raw);
+		size_t at_raw = map[erroff <= relen ? erroff : relen];
+		struct loc at = lit_sub_loc(r->loc, 1 + at_raw, 2 + at_raw);
 		if (at.end > r->loc.end - 1)
 			at.start = at.end = r->loc.end - 1;
 		pcre2_get_error_message(errcode, msg, sizeof(msg));
 		ERR(c, &at, "bad-regex", "invalid regex: %s", (const char *)msg);
 		free(map);
-		sb_free(&sb);
+		free(re);
 		return NULL;
 	}
 	pcre2_code_free(code);
 	free(map);
-	return sb_steal(&sb);
+	return re;
 }
 
 static bool has_wildcard(const char *s)
@@ -295,17 +236,9 @@ static char *normalize_path(struct checker *c, char *text, struct loc at)
 		goto fail;
 	}
 	/* Components: drop empty ones, refuse '.' and '..'. */
-	while (*p) {
-		const char *seg;
-		size_t n;
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		seg = p;
-		while (*p && *p != '/')
-			p++;
-		n = (size_t)(p - seg);
+	const char *seg;
+	size_t n;
+	while ((seg = path_next_component(&p, &n))) {
 		if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.')) {
 			ERR(c, &at, "relative-path",
 			    "path pattern contains a '%.*s' component; write the canonical path",
@@ -377,11 +310,11 @@ static bool check_host(struct checker *c, char *text, struct loc at)
 	return true;
 }
 
-/* Finish one textual pattern of operation op (or protect when op < 0). */
-static bool finish_text(struct checker *c, int op, char *text, struct loc at,
+/* Finish one textual pattern of operation op. */
+static bool finish_text(struct checker *c, enum ir_op op, char *text, struct loc at,
 			struct ir_pattern *out)
 {
-	if (op < 0 || op == IR_READ || op == IR_WRITE) {
+	if (ir_op_on_paths(op)) {
 		text = normalize_path(c, text, at);
 		if (!text)
 			return false;
@@ -412,8 +345,8 @@ static bool finish_text(struct checker *c, int op, char *text, struct loc at,
 typedef void (*pattern_sink)(struct checker *c, void *arg, struct ir_pattern pat, struct loc at);
 
 /* Turn one AST pattern into IR patterns (a list variable gives several). */
-static void lower_pattern(struct checker *c, int op, const struct ast *pat, pattern_sink sink,
-			  void *arg)
+static void lower_pattern(struct checker *c, enum ir_op op, const struct ast *pat,
+			  pattern_sink sink, void *arg)
 {
 	const struct ast *a = pat->u.seq.head;
 	struct ir_pattern out = { 0 };
@@ -557,7 +490,8 @@ static bool setting_once(struct checker *c, const struct ast *item, bool *seen,
 	return true;
 }
 
-static void check_rule(struct checker *c, struct scope *s, const struct ast *item, int op)
+static void check_rule(struct checker *c, struct scope *s, const struct ast *item,
+		       enum ir_op op)
 {
 	const struct ast *word = item->u.item.word;
 	struct rule_sink_arg arg = { .scope = s, .op = op, .origin = item->loc };
@@ -613,17 +547,18 @@ static bool only_word(struct checker *c, const struct ast *item, const char *wha
 	return true;
 }
 
-static void check_setting(struct checker *c, struct scope *s, const struct ast *item, int which)
+static void check_setting(struct checker *c, struct scope *s, const struct ast *item,
+			  enum setting which)
 {
 	const char *name = setting_names[which];
 	const struct ast *word = item->u.item.word;
 
-	if (!s->name && which != 3) {
+	if (!s->name && which != SET_PROTECT) {
 		ERR(c, &item->loc, "syntax", "'%s' belongs inside a preset", name);
 		return;
 	}
 	switch (which) {
-	case 0: /* description */
+	case SET_DESCRIPTION:
 		if (item->u.item.patterns.n != 1 || word ||
 		    item->u.item.patterns.head->u.seq.n != 1 ||
 		    item->u.item.patterns.head->u.seq.head->kind != AST_STRING) {
@@ -634,35 +569,39 @@ static void check_setting(struct checker *c, struct scope *s, const struct ast *
 			return;
 		s->description = decode_string(c, item->u.item.patterns.head->u.seq.head, true);
 		return;
-	case 1: /* approval */
-	case 2: { /* sandbox */
-		const char *const *values = which == 1 ? approval_names : sandbox_names;
-		if (!only_word(c, item, which == 1 ? "approval ask;" : "sandbox required;"))
+	case SET_APPROVAL:
+	case SET_SANDBOX: {
+		bool approval = which == SET_APPROVAL;
+		const char *const *values = approval ? ir_approval_names : ir_sandbox_names;
+		_Static_assert(IR_APPROVAL_COUNT == 2 && IR_SANDBOX_COUNT == 2,
+			       "the hint below names two values");
+		if (!only_word(c, item, approval ? "approval ask;" : "sandbox required;"))
 			return;
-		int v = lookup(word->u.tok.text, values, 2);
+		size_t n = approval ? IR_APPROVAL_COUNT : IR_SANDBOX_COUNT;
+		int v = lookup(word->u.tok.text, values, n);
 		if (v < 0) {
 			struct diag *d = ERR(c, &word->loc, "bad-value", "'%s' is not a valid %s value",
 					     word->u.tok.text, name);
-			hint_closest(d, word->u.tok.text, values, 2);
+			hint_closest(d, word->u.tok.text, values, n);
 			if (d && !d->hint)
 				diag_hint(d, "%s is %s or %s", name, values[0], values[1]);
 			return;
 		}
-		if (which == 1 && setting_once(c, item, &s->has_approval, &s->approval_loc))
+		if (approval && setting_once(c, item, &s->has_approval, &s->approval_loc))
 			s->approval = (enum ir_approval)v;
-		if (which == 2 && setting_once(c, item, &s->has_sandbox, &s->sandbox_loc))
+		if (!approval && setting_once(c, item, &s->has_sandbox, &s->sandbox_loc))
 			s->sandbox = (enum ir_sandbox)v;
 		return;
 	}
-	case 3: /* protect */
+	case SET_PROTECT:
 		if (!item->u.item.patterns.n || word) {
 			ERR(c, &item->loc, "syntax", "write 'protect \"/path\", ...;'");
 			return;
 		}
 		for (const struct ast *p = item->u.item.patterns.head; p; p = p->next)
-			lower_pattern(c, -1, p, add_protect, s);
+			lower_pattern(c, IR_PROTECT, p, add_protect, s);
 		return;
-	case 4: /* unprotect */
+	case SET_UNPROTECT:
 		if (word) {
 			ERR(c, &item->loc, "syntax", "write 'unprotect;' or 'unprotect \"/path\";'");
 			return;
@@ -670,8 +609,10 @@ static void check_setting(struct checker *c, struct scope *s, const struct ast *
 		if (!item->u.item.patterns.n)
 			s->unprotect_all = true;
 		for (const struct ast *p = item->u.item.patterns.head; p; p = p->next)
-			lower_pattern(c, -1, p, add_unprotect, s);
+			lower_pattern(c, IR_PROTECT, p, add_unprotect, s);
 		return;
+	case SET_COUNT:
+		break;
 	}
 }
 
@@ -730,20 +671,26 @@ static void check_item(struct checker *c, struct scope *s, const struct ast *ite
 	int op = lookup(name, ir_op_names, IR_OP_COUNT);
 	int setting = lookup(name, setting_names, ARRAY_SIZE(setting_names));
 	if (op >= 0) {
-		check_rule(c, s, item, op);
+		check_rule(c, s, item, (enum ir_op)op);
 	} else if (setting >= 0) {
-		check_setting(c, s, item, setting);
+		check_setting(c, s, item, (enum setting)setting);
 	} else if (strcmp(name, "redact") == 0) {
 		check_redact(c, s, item);
 	} else {
-		static const char *const words[] = {
-			"read", "write", "exec", "net", "tool", "description", "approval",
-			"sandbox", "protect", "unprotect", "include", "let", "preset",
-			"test", "default", "env", "cordon", "redact",
+		static const char *const statements[] = {
+			"include", "let", "preset", "test", "default", "env", "cordon", "redact",
 		};
+		const char *words[IR_OP_COUNT + SET_COUNT + ARRAY_SIZE(statements)];
+		size_t n = 0;
+		for (size_t i = 0; i < IR_OP_COUNT; i++)
+			words[n++] = ir_op_names[i];
+		for (size_t i = 0; i < SET_COUNT; i++)
+			words[n++] = setting_names[i];
+		for (size_t i = 0; i < ARRAY_SIZE(statements); i++)
+			words[n++] = statements[i];
 		struct diag *d = ERR(c, &item->u.item.name->loc, "unknown-operation",
 				     "unknown operation or setting '%s'", name);
-		hint_closest(d, name, words, ARRAY_SIZE(words));
+		hint_closest(d, name, words, n);
 		if (d && !d->hint)
 			diag_hint(d, "operations are read, write, exec, net and tool");
 	}
@@ -1170,9 +1117,9 @@ static bool flatten(struct checker *c, struct scope *s, struct scope **chain, si
 	struct scope *parent = NULL;
 	struct ir_preset *out = s->out;
 
-	if (s->state == 2)
+	if (s->state == FLAT_DONE)
 		return true;
-	if (s->state == 1) {
+	if (s->state == FLAT_IN_PROGRESS) {
 		struct strbuf sb;
 		sb_init(&sb);
 		for (size_t i = 0; i < depth; i++)
@@ -1183,7 +1130,7 @@ static bool flatten(struct checker *c, struct scope *s, struct scope **chain, si
 		sb_free(&sb);
 		return false;
 	}
-	s->state = 1;
+	s->state = FLAT_IN_PROGRESS;
 	chain[depth] = s;
 	if (s->parent) {
 		parent = find_scope(c, s->parent);
@@ -1222,7 +1169,7 @@ static bool flatten(struct checker *c, struct scope *s, struct scope **chain, si
 	}
 	apply_protection(c, out, s);
 	merge_env(&out->env, &s->env);
-	s->state = 2;
+	s->state = FLAT_DONE;
 	return true;
 }
 
@@ -1354,7 +1301,8 @@ static bool check_assert_node(struct checker *c, const struct ast *node, struct 
 	} else {
 		out->op = (enum ir_op)o;
 		for (const struct ast *p = node->u.assertion.patterns.head; p; p = p->next)
-			lower_pattern(c, o, p == last && reason ? &trimmed : p, add_assert_pattern, out);
+			lower_pattern(c, out->op, p == last && reason ? &trimmed : p,
+				      add_assert_pattern, out);
 	}
 	if (clause) {
 		const struct ast *word = clause->u.clause.word;

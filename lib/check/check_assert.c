@@ -106,14 +106,6 @@ static char *covered_dir(const struct ir_pattern *p)
 	return xstrndup(p->text, n - 3); /* "" for the root */
 }
 
-static bool path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	if (n == 0)
-		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* Does the evaluator's own matcher for d match the target text? */
 static bool literal_matches(enum ir_op op, const struct ir_pattern *d, const char *text)
 {

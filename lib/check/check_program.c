@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "base/strmap.h"
+#include "lang/literal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,23 +25,18 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
 };
 
-/* A name in a spec: a plain string, escapes \" and \\ only. */
+/* A name in a spec: a string without variables or blanks. */
 static char *plain(struct diag_list *d, const struct ast *s, const char *what)
 {
-	struct strbuf sb;
-	sb_init(&sb);
-	for (size_t i = 0; i < s->u.tok.len; i++) {
-		char c = s->u.tok.text[i];
-		if (c == '\\' && (s->u.tok.text[i + 1] == '"' || s->u.tok.text[i + 1] == '\\'))
-			c = s->u.tok.text[++i];
-		sb_addc(&sb, c);
-	}
-	if (!sb.len || strpbrk(sb.buf, " \t")) {
-		ERR(d, &s->loc, "bad-value", "'%s' is not %s", sb.buf, what);
-		sb_free(&sb);
+	char *text = lit_string(d, s, NULL, NULL);
+	if (!text)
+		return NULL;
+	if (!*text || strpbrk(text, " \t\n")) {
+		ERR(d, &s->loc, "bad-value", "'%s' is not %s", text, what);
+		free(text);
 		return NULL;
 	}
-	return sb_steal(&sb);
+	return text;
 }
 
 static int role_of(struct diag_list *d, const struct ast *word, const bool *allowed)
@@ -101,10 +97,22 @@ static void check_fixed(struct diag_list *d, const struct ast *it, const char *w
 	}
 }
 
+/* The items of a spec; the first three give the operands a role. */
+enum spec_item {
+	ITEM_OPERANDS, ITEM_FIRST, ITEM_LAST, ITEM_OPTION, ITEM_NET,
+	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_COUNT
+};
+static const char *const item_names[ITEM_COUNT] = {
+	[ITEM_OPERANDS] = "operands", [ITEM_FIRST] = "first", [ITEM_LAST] = "last",
+	[ITEM_OPTION] = "option",     [ITEM_NET] = "net",     [ITEM_READ] = "read",
+	[ITEM_WRITE] = "write",       [ITEM_RECURSIVE] = "recursive",
+	[ITEM_DELETE] = "delete",
+};
+
 static void check_body(struct diag_list *d, struct ir_spec *spec, const struct ast_seq *body)
 {
-	struct loc seen[3];
-	bool have[3] = { false, false, false };
+	struct loc seen[ITEM_OPTION];
+	bool have[ITEM_OPTION] = { false };
 	spec->operands = ROLE_READ; /* an operand of an unknown meaning: read at most */
 	for (const struct ast *it = body->head; it; it = it->next) {
 		if (it->kind == AST_SUBCOMMAND) {
@@ -115,57 +123,60 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			continue;
 		}
 		const char *what = it->u.item.name->u.tok.text;
-		static const char *const items[] = { "operands", "first", "last",     "option",
-						      "net",      "read",  "write",    "recursive",
-						      "delete" };
-		int k;
-		for (k = 0; k < 9 && strcmp(what, items[k]) != 0; k++)
+		enum spec_item k;
+		for (k = 0; k < ITEM_COUNT && strcmp(what, item_names[k]) != 0; k++)
 			;
-		if (k == 8) {
+		switch (k) {
+		case ITEM_DELETE:
 			check_fixed(d, it, "a path", ".", &spec->deletes, &spec->ndeletes,
 				    &spec->deletes_cap);
 			continue;
-		}
-		if (k == 9)
-			k = 8; /* unknown */
-		if (k == 7) {
+		case ITEM_RECURSIVE:
 			/* `recursive;`: operands are whole trees, no option needed (rg) */
 			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
 				ERR(d, &it->loc, "syntax", "write 'recursive;'");
 			spec->recursive = true;
 			continue;
-		}
-		if (k == 4) {
+		case ITEM_NET:
 			check_fixed(d, it, "a host name", "registry.npmjs.org", &spec->hosts, &spec->nhosts,
 				    &spec->hosts_cap);
 			continue;
-		}
-		if (k == 5 || k == 6) {
-			bool w = k == 6;
+		case ITEM_READ:
+		case ITEM_WRITE: {
+			bool w = k == ITEM_WRITE;
 			check_fixed(d, it, "a path", w ? ".git" : "~/.npmrc", w ? &spec->writes : &spec->reads,
 				    w ? &spec->nwrites : &spec->nreads,
 				    w ? &spec->writes_cap : &spec->reads_cap);
 			continue;
 		}
-		if (k == 8) {
+		case ITEM_COUNT: {
 			struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
 					      "unknown item '%s' in a program spec", what);
-			const char *best = closest_word(what, items, 9);
+			const char *best = closest_word(what, item_names, ITEM_COUNT);
 			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
 				  best ? best
 				       : "operands, first, last, option, net, read, write, delete, "
 					 "recursive, subcommand");
 			continue;
 		}
-		if (!it->u.item.word || it->u.item.reason || (k < 3) != !it->u.item.patterns.n) {
-			ERR(d, &it->loc, "syntax", k < 3 ? "write '%s ROLE;'" : "write 'option \"-x\", \"--long\" ROLE;'",
+		case ITEM_OPERANDS:
+		case ITEM_FIRST:
+		case ITEM_LAST:
+		case ITEM_OPTION:
+			break;
+		}
+		bool operand = k != ITEM_OPTION; /* a role for operands, not for an option */
+		if (!it->u.item.word || it->u.item.reason || operand != !it->u.item.patterns.n) {
+			ERR(d, &it->loc, "syntax",
+			    operand ? "write '%s ROLE;'"
+				    : "write 'option \"-x\", \"--long\" ROLE;'",
 			    what);
 			continue;
 		}
-		int role = role_of(d, it->u.item.word, k < 3 ? operand_role : option_role);
+		int role = role_of(d, it->u.item.word, operand ? operand_role : option_role);
 		if (role < 0)
 			continue;
-		if (k < 3) {
+		if (operand) {
 			if (have[k]) {
 				struct diag *dg = ERR(d, &it->loc, "duplicate-setting", "'%s' is set twice", what);
 				diag_note(dg, seen[k], "first set here");
@@ -173,9 +184,9 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			}
 			have[k] = true;
 			seen[k] = it->loc;
-			if (k == 0)
+			if (k == ITEM_OPERANDS)
 				spec->operands = (enum ir_role)role;
-			else if (k == 1)
+			else if (k == ITEM_FIRST)
 				spec->first = (enum ir_role)role, spec->has_first = true;
 			else
 				spec->last = (enum ir_role)role, spec->has_last = true;

@@ -158,8 +158,6 @@ static void limits_text(struct strbuf *sb, const struct srcmgr *sm, const struct
 	}
 }
 
-static const char *const approval_text[] = { "ask", "never" };
-static const char *const sandbox_text[] = { "required", "none" };
 
 char *ir_dump_text(const struct srcmgr *sm, const struct ir_preset *p,
 		   const struct ir_context *ctx, int flags)
@@ -182,8 +180,8 @@ char *ir_dump_text(const struct srcmgr *sm, const struct ir_preset *p,
 		quote_text(&sb, p->description);
 		sb_addc(&sb, '\n');
 	}
-	sb_addf(&sb, "  approval %s\n", approval_text[p->approval]);
-	sb_addf(&sb, "  sandbox %s\n", sandbox_text[p->sandbox]);
+	sb_addf(&sb, "  approval %s\n", ir_approval_names[p->approval]);
+	sb_addf(&sb, "  sandbox %s\n", ir_sandbox_names[p->sandbox]);
 	for (size_t i = 0; i < v.nprotect; i++) {
 		sb_adds(&sb, "  protect ");
 		pattern_text(&sb, &v.protect[i].pat);
@@ -305,8 +303,8 @@ char *ir_dump_json(const struct srcmgr *sm, const struct ir_preset *p,
 	json_object_set_new(root, "extends", p->parent ? json_string(p->parent) : json_null());
 	json_object_set_new(root, "description",
 			    p->description ? json_string(p->description) : json_null());
-	json_object_set_new(root, "approval", json_string(approval_text[p->approval]));
-	json_object_set_new(root, "sandbox", json_string(sandbox_text[p->sandbox]));
+	json_object_set_new(root, "approval", json_string(ir_approval_names[p->approval]));
+	json_object_set_new(root, "sandbox", json_string(ir_sandbox_names[p->sandbox]));
 
 	arr = json_array();
 	for (size_t i = 0; i < v.nprotect; i++) {

@@ -165,6 +165,11 @@ const char *cordon_context_get(const cordon_context *ctx, const char *name)
 	return var >= 0 ? ctx->vars.value[var] : NULL;
 }
 
+const char *cordon_context_name(size_t i)
+{
+	return i < CTX_COUNT ? ir_ctx_var_names[i] : NULL;
+}
+
 int cordon_context_set_host(cordon_context *ctx, const char *host, char **err)
 {
 	const struct host_facts *h = host_facts_find(host);

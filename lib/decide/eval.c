@@ -152,7 +152,7 @@ static int add_rule(cordon_evaluator *ev, const struct ir_context *ctx, enum ir_
 			     .ctx = *ctx };
 	int missing = -1;
 	char *why = NULL;
-	enum match_status st = matcher_build_host(&r.m, protect ? (enum ir_op) - 1 : op, pat, ctx,
+	enum match_status st = matcher_build_host(&r.m, protect ? IR_PROTECT : op, pat, ctx,
 						  ev->host, &missing, &why);
 	if (st == MATCH_ERROR) {
 		char *where = origin_text(ev->policy, origin);
@@ -251,11 +251,8 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 	size_t w = 0;
 	for (size_t k = 0; k < nroots; k++) {
 		bool inner = false;
-		for (size_t j = 0; j < nroots && !inner; j++) {
-			size_t n = strlen(roots[j]);
-			inner = j != k && strncmp(roots[k], roots[j], n) == 0 &&
-				(roots[k][n] == '/' || (n == 1 && roots[j][0] == '/'));
-		}
+		for (size_t j = 0; j < nroots && !inner; j++)
+			inner = strcmp(roots[k], roots[j]) != 0 && path_under(roots[k], roots[j]);
 		if (!inner)
 			roots[w++] = roots[k];
 	}
@@ -713,7 +710,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	d->sandboxed = req->sandboxed && ev->preset->sandbox == IR_SANDBOX_REQUIRED;
 	if (trace)
 		sb_addf(trace, "preset \"%s\" (approval %s, sandbox %s)\n", ev->preset->name,
-			ev->preset->approval == IR_APPROVAL_NEVER ? "never" : "ask", d->sandbox);
+			ir_approval_names[ev->preset->approval], d->sandbox);
 
 	if (req->argv) {
 		if (!req->argc) {

@@ -96,10 +96,7 @@ static bool masked_at_launch(const struct ev_rule *r)
 
 static bool path_meets(const char *a, const char *b)
 {
-	size_t an = strlen(a), bn = strlen(b), n = an < bn ? an : bn;
-	if (strcmp(a, "/") == 0 || strcmp(b, "/") == 0)
-		return true;
-	return memcmp(a, b, n) == 0 && (a[n] == '/' || a[n] == '\0' || b[n] == '/' || b[n] == '\0');
+	return path_under(a, b) || path_under(b, a);
 }
 
 /* Does the sandbox of a sandboxed request refuse, by itself, what rule r

@@ -22,17 +22,9 @@ const struct lower_mask_bounds lower_mask_default_bounds = {
 	.seconds = 5.0,
 };
 
-static bool under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-	if (n == 1 && root[0] == '/')
-		return path[0] == '/';
-	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 static bool kernel_fs(const char *path)
 {
-	return under(path, "/dev") || under(path, "/proc");
+	return path_under(path, "/dev") || path_under(path, "/proc");
 }
 
 /* The directory below which every match of the rule lies: the literal
@@ -74,9 +66,9 @@ char **lower_mask_roots(const struct lower_input *in, const struct lower_advisor
 			continue;
 		if (strcmp(p->path, "/") == 0 && strcmp(prefix, "/") == 0)
 			*complete = false; /* matches anywhere on a readable host */
-		if (under(prefix, p->path))
+		if (path_under(prefix, p->path))
 			walk = prefix; /* all its matches are readable through this root */
-		else if (under(p->path, prefix) && strcmp(p->path, "/") != 0)
+		else if (path_under(p->path, prefix) && strcmp(p->path, "/") != 0)
 			walk = p->path; /* its matches inside this root */
 		if (!walk || kernel_fs(walk))
 			continue;
@@ -85,13 +77,13 @@ char **lower_mask_roots(const struct lower_input *in, const struct lower_advisor
 			continue;
 		bool have = false;
 		for (size_t k = 0; k < *n && !have; k++)
-			have = under(walk, v[k]);
+			have = path_under(walk, v[k]);
 		if (have)
 			continue;
 		/* A root that covers ones taken before replaces them. */
 		size_t keep = 0;
 		for (size_t k = 0; k < *n; k++) {
-			if (under(v[k], walk))
+			if (path_under(v[k], walk))
 				free(v[k]);
 			else
 				v[keep++] = v[k];
@@ -162,10 +154,10 @@ static const struct lower_advisory *denied_by(struct walk *w, const char *path, 
 static bool masked_already(const struct walk *w, const char *path)
 {
 	for (size_t i = 0; i < w->in->npaths; i++)
-		if (w->in->paths[i].why == LOWER_MASK && under(path, w->in->paths[i].path))
+		if (w->in->paths[i].why == LOWER_MASK && path_under(path, w->in->paths[i].path))
 			return true;
 	for (size_t i = 0; i < w->nfound; i++)
-		if (under(path, w->found[i].path))
+		if (path_under(path, w->found[i].path))
 			return true;
 	return false;
 }
@@ -241,7 +233,7 @@ int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b
 		for (size_t r = 0; r < nroots; r++) {
 			bool seen = false;
 			for (size_t k = 0; k < ndone && !seen; k++)
-				seen = under(roots[r], done[k]);
+				seen = path_under(roots[r], done[k]);
 			if (seen || rc != 0) {
 				free(roots[r]);
 				continue;

@@ -713,15 +713,6 @@ static enum contain_rel prog_relate(const struct gprog *a, const struct gprog *b
 	return from_subsets(gprog_subset(a, b), gprog_subset(b, a));
 }
 
-/* b is a, or a directory above it */
-static bool path_under(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-	if (n == 1 && b[0] == '/')
-		return true;
-	return strncmp(a, b, n) == 0 && (a[n] == '/' || a[n] == '\0');
-}
-
 static enum contain_rel path_relate(const struct matcher *a, const struct matcher *b)
 {
 	if (a->kind == IR_PAT_LITERAL && b->kind == IR_PAT_LITERAL) {
@@ -793,7 +784,7 @@ static enum contain_rel net_relate(const struct matcher *a, const struct matcher
 
 enum contain_rel matcher_relate(const struct matcher *a, const struct matcher *b, enum ir_op op)
 {
-	bool path = op == IR_READ || op == IR_WRITE || (int)op < 0;
+	bool path = ir_op_on_paths(op);
 	/* A regex is comparable only with the same regex. */
 	if ((!a->text && a->kind != IR_PAT_OPAQUE) || (!b->text && b->kind != IR_PAT_OPAQUE))
 		return !a->text && !b->text && a->kind == b->kind && same_str(a->regex, b->regex)
@@ -814,7 +805,7 @@ enum contain_rel matcher_relate(const struct matcher *a, const struct matcher *b
 
 bool matcher_disjoint(const struct matcher *a, const struct matcher *b, enum ir_op op)
 {
-	bool path = op == IR_READ || op == IR_WRITE || (int)op < 0;
+	bool path = ir_op_on_paths(op);
 	if (!path || !a->text || !b->text || a->regex || b->regex || !a->prog || !b->prog)
 		return false;
 	if (a->kind == IR_PAT_LITERAL && b->kind == IR_PAT_LITERAL)

@@ -1,13 +1,35 @@
 #include "config.h"
 
 #include "ir.h"
+#include "cordon.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const ir_op_names[IR_OP_COUNT] = { "read", "write", "exec", "net", "tool" };
-const char *const ir_effect_names[IR_EFFECT_COUNT] = { "allow", "ask", "deny" };
+/* The public API's operations and effects are these, value by value: the
+ * evaluator hands one to the other by a cast. */
+_Static_assert(CORDON_READ == (int)IR_READ && CORDON_WRITE == (int)IR_WRITE &&
+		       CORDON_EXEC == (int)IR_EXEC && CORDON_NET == (int)IR_NET &&
+		       CORDON_TOOL == (int)IR_TOOL && CORDON_OP_COUNT == (int)IR_OP_COUNT,
+	       "enum cordon_op and enum ir_op differ");
+_Static_assert(CORDON_ALLOW == (int)IR_ALLOW && CORDON_ASK == (int)IR_ASK &&
+		       CORDON_DENY == (int)IR_DENY && CORDON_EFFECT_COUNT == (int)IR_EFFECT_COUNT,
+	       "enum cordon_effect and enum ir_effect differ");
+
+const char *const ir_op_names[IR_OP_COUNT] = {
+	[IR_READ] = "read", [IR_WRITE] = "write", [IR_EXEC] = "exec", [IR_NET] = "net",
+	[IR_TOOL] = "tool",
+};
+const char *const ir_effect_names[IR_EFFECT_COUNT] = {
+	[IR_ALLOW] = "allow", [IR_ASK] = "ask", [IR_DENY] = "deny",
+};
+const char *const ir_approval_names[IR_APPROVAL_COUNT] = {
+	[IR_APPROVAL_ASK] = "ask", [IR_APPROVAL_NEVER] = "never",
+};
+const char *const ir_sandbox_names[IR_SANDBOX_COUNT] = {
+	[IR_SANDBOX_REQUIRED] = "required", [IR_SANDBOX_NONE] = "none",
+};
 const char *const ir_ctx_var_names[CTX_COUNT] = {
 	"workspace", "cwd", "home", "tmp", "agent_dir", "session_dir", "user",
 };

@@ -17,11 +17,13 @@
 #define IR_VAR_OPEN '\x01'
 #define IR_VAR_CLOSE '\x02'
 
-enum ir_op { IR_READ, IR_WRITE, IR_EXEC, IR_NET, IR_TOOL, IR_OP_COUNT };
+/* IR_PROTECT: a protect pattern, matched as a path for no operation of
+ * its own; it is no request's operation and has no name. */
+enum ir_op { IR_PROTECT = -1, IR_READ, IR_WRITE, IR_EXEC, IR_NET, IR_TOOL, IR_OP_COUNT };
 /* Ordered by severity: a larger value is more severe. */
 enum ir_effect { IR_ALLOW, IR_ASK, IR_DENY, IR_EFFECT_COUNT };
-enum ir_approval { IR_APPROVAL_ASK, IR_APPROVAL_NEVER };
-enum ir_sandbox { IR_SANDBOX_REQUIRED, IR_SANDBOX_NONE };
+enum ir_approval { IR_APPROVAL_ASK, IR_APPROVAL_NEVER, IR_APPROVAL_COUNT };
+enum ir_sandbox { IR_SANDBOX_REQUIRED, IR_SANDBOX_NONE, IR_SANDBOX_COUNT };
 /* IR_PAT_OPAQUE: `exec opaque`, the parts of a command that cannot be
  * analysed statically ($CMD, eval, a substitution as the program). */
 enum ir_pat_kind { IR_PAT_LITERAL, IR_PAT_GLOB, IR_PAT_REGEX, IR_PAT_OPAQUE };
@@ -254,7 +256,16 @@ void ir_spec_free(struct ir_spec *s);
 
 extern const char *const ir_op_names[IR_OP_COUNT];
 extern const char *const ir_effect_names[IR_EFFECT_COUNT];
+/* The words of the approval and sandbox settings. */
+extern const char *const ir_approval_names[IR_APPROVAL_COUNT];
+extern const char *const ir_sandbox_names[IR_SANDBOX_COUNT];
 extern const char *const ir_ctx_var_names[CTX_COUNT];
+
+/* Whether op's patterns are paths (read, write and protect). */
+static inline bool ir_op_on_paths(enum ir_op op)
+{
+	return op == IR_PROTECT || op == IR_READ || op == IR_WRITE;
+}
 
 int ir_ctx_var_lookup(const char *name, size_t len);
 bool ir_ctx_var_is_path(enum ir_ctx_var var);

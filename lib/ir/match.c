@@ -286,7 +286,7 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 	memset(m, 0, sizeof(*m));
 	m->kind = pat->kind;
 	m->port = -1;
-	bool path_op = (int)op < 0 || op == IR_READ || op == IR_WRITE;
+	bool path_op = ir_op_on_paths(op);
 	m->regex = pat->regex && path_op ? host_alias_regex(facts, pat->regex, &m->alias) : NULL;
 	if (!m->regex && pat->regex)
 		m->regex = xstrdup(pat->regex);
@@ -302,7 +302,7 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 		if (!m->re)
 			return MATCH_ERROR;
 		char *prefix = ir_regex_prefix(m->regex);
-		bool path = op == IR_READ || op == IR_WRITE || (int)op < 0;
+		bool path = ir_op_on_paths(op);
 		m->spec.literal = prefix ? (unsigned)strlen(prefix) : 0;
 		m->spec.wildcards = 1;
 		m->anchor = prefix && path ? dir_anchor(prefix, strlen(prefix)) : NULL;
@@ -314,7 +314,7 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 		res_free(&r);
 		return MATCH_INACTIVE;
 	}
-	bool path = (int)op < 0 || op == IR_READ || op == IR_WRITE;
+	bool path = ir_op_on_paths(op);
 	if (path) {
 		res_normalize_path(&r);
 		m->alias = res_host_alias(&r, facts);

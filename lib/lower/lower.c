@@ -54,14 +54,6 @@ bool lower_env_kept(const struct lower_input *in, const char *name)
 	return false;
 }
 
-static bool path_under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-	if (n == 1 && root[0] == '/')
-		return true;
-	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 /* What a rule's literal path resolves to now: a mount follows symlinks, so
  * the plan names the place itself (a deny of a symlinked ~/.ssh hides the
  * directory it points to; the evaluator denies both names).  A path that

@@ -48,16 +48,10 @@ static void plan_free(struct bw_plan *pl)
 	free(pl->ops);
 }
 
-static bool under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 /* /dev and /proc are fresh inside the sandbox: nothing is bound there. */
 static bool kernel_fs(const char *path)
 {
-	return under(path, "/dev") || under(path, "/proc");
+	return path_under(path, "/dev") || path_under(path, "/proc");
 }
 
 static char *nearest_existing(const char *path)
@@ -120,7 +114,7 @@ static const char *under_mask(const struct lower_input *in, const char *path)
 	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++)
 		if (in->paths[i].why == LOWER_MASK && strcmp(path, in->paths[i].path) != 0 &&
-		    under(path, in->paths[i].path) && lstat(in->paths[i].path, &st) == 0)
+		    path_under(path, in->paths[i].path) && lstat(in->paths[i].path, &st) == 0)
 			return in->paths[i].path;
 	return NULL;
 }
@@ -128,7 +122,7 @@ static const char *under_mask(const struct lower_input *in, const char *path)
 static bool under_write_root(const struct lower_input *in, const char *path)
 {
 	for (size_t i = 0; i < in->npaths; i++)
-		if (in->paths[i].why == LOWER_WRITE_ROOT && under(path, in->paths[i].path))
+		if (in->paths[i].why == LOWER_WRITE_ROOT && path_under(path, in->paths[i].path))
 			return true;
 	return false;
 }
@@ -140,7 +134,7 @@ static bool shown_by_bind(const struct lower_input *in, const char *path)
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *p = &in->paths[i];
 		if ((p->why == LOWER_READ_ROOT || p->why == LOWER_WRITE_ROOT) &&
-		    strcmp(path, p->path) != 0 && under(path, p->path))
+		    strcmp(path, p->path) != 0 && path_under(path, p->path))
 			return true;
 	}
 	return false;
@@ -152,7 +146,7 @@ bool lower_bwrap_writable(const struct lower_input *in, const char *dir)
 	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *p = &in->paths[i];
-		if (!under(dir, p->path) || (best && strlen(p->path) < strlen(best->path)))
+		if (!path_under(dir, p->path) || (best && strlen(p->path) < strlen(best->path)))
 			continue;
 		if (p->why == LOWER_READ_ROOT && under_write_root(in, p->path))
 			continue; /* not mounted: readable through the write root */
@@ -178,7 +172,7 @@ static const char *root_above(const struct lower_input *in, const char *path)
 	const char *root = NULL;
 	for (size_t k = 0; k < in->npaths; k++) {
 		const struct lower_path *w = &in->paths[k];
-		if (w->why == LOWER_WRITE_ROOT && under(path, w->path) && strcmp(path, w->path) != 0 &&
+		if (w->why == LOWER_WRITE_ROOT && path_under(path, w->path) && strcmp(path, w->path) != 0 &&
 		    (!root || strlen(w->path) > strlen(root)))
 			root = w->path;
 	}
@@ -196,7 +190,7 @@ static bool reopened_between(const struct lower_input *in, const char *above, co
 	for (size_t k = 0; k < in->npaths; k++) {
 		const struct lower_path *w = &in->paths[k];
 		if (w->why == LOWER_WRITE_ROOT && strcmp(w->path, above) != 0 &&
-		    under(w->path, above) && under(path, w->path) && lstat(w->path, &st) == 0)
+		    path_under(w->path, above) && path_under(path, w->path) && lstat(w->path, &st) == 0)
 			return true;
 	}
 	return false;
@@ -209,7 +203,7 @@ static bool fence_place(const struct lower_input *in, const struct lower_path *p
 		return false;
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *q = &in->paths[i];
-		if (q != p && strcmp(q->path, p->path) != 0 && under(p->path, q->path) &&
+		if (q != p && strcmp(q->path, p->path) != 0 && path_under(p->path, q->path) &&
 		    keeps_out(in, q) && !reopened_between(in, q->path, p->path))
 			return false;
 	}
@@ -243,7 +237,7 @@ static const char *kept_out_above(const struct lower_input *in, const struct low
 	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *q = &in->paths[i];
-		if (strcmp(q->path, p->path) != 0 && under(p->path, q->path) && keeps_out(in, q) &&
+		if (strcmp(q->path, p->path) != 0 && path_under(p->path, q->path) && keeps_out(in, q) &&
 		    !reopened_between(in, q->path, p->path) &&
 		    (lstat(q->path, &st) == 0 || fenced(in, q)))
 			return q->path;
@@ -360,7 +354,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			FS(p->path, 9, p, NULL, NULL,
 			   xasprintf("%s is a fresh kernel filesystem inside the sandbox; nothing is "
 				     "bound there",
-				     under(p->path, "/dev") ? "/dev" : "/proc"));
+				     path_under(p->path, "/dev") ? "/dev" : "/proc"));
 			continue;
 		}
 		bool exists = lstat(p->path, &st) == 0;

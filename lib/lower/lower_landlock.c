@@ -31,14 +31,6 @@ static const struct {
 	{ 7, "6.15", "audit: logging flags for landlock_restrict_self" },
 };
 
-static bool under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-	if (n == 1 && root[0] == '/')
-		return true;
-	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 static bool root_is_slash(const struct lower_input *in)
 {
 	for (size_t i = 0; i < in->npaths; i++)
@@ -53,10 +45,10 @@ static const char *covered_by(const struct lower_input *in, const struct lower_p
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *q = &in->paths[i];
 		if (q->why == LOWER_WRITE_ROOT && strcmp(q->path, p->path) != 0 &&
-		    under(p->path, q->path))
+		    path_under(p->path, q->path))
 			return q->path;
 	}
-	if (strcmp(p->path, "/dev") != 0 && under(p->path, "/dev"))
+	if (strcmp(p->path, "/dev") != 0 && path_under(p->path, "/dev"))
 		return "/dev";
 	return NULL;
 }

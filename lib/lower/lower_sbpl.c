@@ -133,14 +133,6 @@ static void add_origin(struct strbuf *sb, const char *what, const char *origin)
 
 /* ---- paths --------------------------------------------------------------- */
 
-static bool under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-	if (n == 1 && root[0] == '/')
-		return true;
-	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 /* ---- path aliases --------------------------------------------------------- */
 
 static bool on_macos_facts(const struct lower_input *in)
@@ -651,7 +643,7 @@ static void emit_entry(struct strbuf *sb, const struct entry *e, const char *op,
 	if (e->allow && strcmp(op, "file-write*") == 0) {
 		for (size_t i = 0; i < in->npaths; i++) {
 			const struct lower_path *p = &in->paths[i];
-			if (p->why == LOWER_READ_ONLY && p->protect && under(p->path, e->text)) {
+			if (p->why == LOWER_READ_ONLY && p->protect && path_under(p->path, e->text)) {
 				if (nexcl++ == 0) {
 					sb_addf(sb, "(allow %s\n  (require-all ", op);
 					add_subpath_filter(sb, in, e->text);
@@ -688,7 +680,7 @@ static bool after(const cordon_evaluator *ev, const struct entry *x, const struc
 			return false;
 		/* no path meets both: either order decides the same */
 		if (x->kind == ENTRY_PATH && y->kind == ENTRY_PATH
-			    ? !under(x->text, y->text) && !under(y->text, x->text)
+			    ? !path_under(x->text, y->text) && !path_under(y->text, x->text)
 			    : matcher_disjoint(&x->rule->m, &y->rule->m, x->rule->op))
 			return false;
 	}

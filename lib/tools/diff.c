@@ -379,19 +379,17 @@ static void diff_limits(struct diff_result *res, struct diff_preset *dp,
 static void diff_settings(struct diff_result *res, struct diff_preset *dp,
 			  const struct ir_preset *a, const struct ir_preset *b)
 {
-	static const char *const approval[] = { "ask", "never" };
-	static const char *const sandbox[] = { "required", "none" };
 	diff_text_setting(res, dp, "description", a->description, b->description);
 	diff_text_setting(res, dp, "extends", a->parent, b->parent);
 	if (a->approval != b->approval)
 		/* never turns every ask into deny: ask is the wider one. */
 		change_add(res, dp, DIFF_SETTING,
 			   b->approval == IR_APPROVAL_ASK ? DIFF_WIDENED : DIFF_NARROWED, "approval",
-			   approval[a->approval], approval[b->approval]);
+			   ir_approval_names[a->approval], ir_approval_names[b->approval]);
 	if (a->sandbox != b->sandbox)
 		change_add(res, dp, DIFF_SETTING,
 			   b->sandbox == IR_SANDBOX_NONE ? DIFF_WIDENED : DIFF_NARROWED, "sandbox",
-			   sandbox[a->sandbox], sandbox[b->sandbox]);
+			   ir_sandbox_names[a->sandbox], ir_sandbox_names[b->sandbox]);
 	diff_limits(res, dp, a, b);
 }
 

@@ -12,94 +12,92 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const lint_level_names[LINT_LEVEL_COUNT] = { "error", "warning", "info" };
-
 const struct lint_check lint_checks[] = {
-	{ "unreachable-rule", LINT_ERROR, "a rule that can never decide",
+	{ "unreachable-rule", DIAG_ERROR, "a rule that can never decide",
 	  "A rule that another rule of the same preset always beats: one that matches the "
 	  "same requests, from the same place, with a more severe effect; or, for a regex "
 	  "(comparable only with the same regex), a more severe rule that matches every "
 	  "request the regex matches.  The finding names the rule that wins and why.",
 	  lint_unreachable_rule },
-	{ "shadowed-rule", LINT_WARNING, "a rule that never decides",
+	{ "shadowed-rule", DIAG_WARNING, "a rule that never decides",
 	  "A rule that never wins by design: a nearer preset's rule for the same requests "
 	  "overrides it, the same requests are given the same effect twice, or a protection "
 	  "makes its write impossible.",
 	  lint_shadowed_rule },
-	{ "duplicate-rule", LINT_WARNING, "the same rule written twice",
+	{ "duplicate-rule", DIAG_WARNING, "the same rule written twice",
 	  "Two rules with the same operation, pattern and effect in one preset: one of them "
 	  "can be removed without changing any decision.",
 	  lint_duplicate_rule },
-	{ "conflicting-rules", LINT_ERROR, "one pattern given two effects",
+	{ "conflicting-rules", DIAG_ERROR, "one pattern given two effects",
 	  "Two rules from the same place (the same preset, or the top level) with the same "
 	  "operation and pattern but different effects: the more severe one always wins, so "
 	  "the other never decides.",
 	  lint_conflicting_rules },
-	{ "broad-grant", LINT_WARNING, "a grant that removes a fence",
+	{ "broad-grant", DIAG_WARNING, "a grant that removes a fence",
 	  "write \"/**\" allow or net \"*\" allow in a restricted (sandbox required) preset, "
 	  "or a shell or interpreter allowed to run in a preset without a sandbox, where it "
 	  "can do anything the user can.",
 	  lint_broad_grant },
-	{ "unprotected-sensitive", LINT_WARNING, "a writable root holds a sensitive path",
+	{ "unprotected-sensitive", DIAG_WARNING, "a writable root holds a sensitive path",
 	  "A write allow makes writable a path that runs code or holds keys: git hooks and "
 	  "config, shell start-up files, ~/.ssh, or the agent's own storage, with no deny or "
 	  "protection for it.",
 	  lint_unprotected_sensitive },
-	{ "env-secret", LINT_WARNING, "a credential passed into the sandbox",
+	{ "env-secret", DIAG_WARNING, "a credential passed into the sandbox",
 	  "env keep of a variable whose name looks like a credential (*TOKEN*, *SECRET*, "
 	  "*KEY*, *PASSWORD*, AWS_*, GITHUB_*), or env set of a value that looks like a "
 	  "secret (a known token prefix or a long random string).",
 	  lint_env_secret },
-	{ "env-startup-hook", LINT_WARNING, "a variable that makes programs run code",
+	{ "env-startup-hook", DIAG_WARNING, "a variable that makes programs run code",
 	  "env keep of a variable that loads code into programs or names a program to run: "
 	  "LD_PRELOAD, BASH_ENV, PYTHONSTARTUP, NODE_OPTIONS, GIT_SSH_COMMAND and the like.",
 	  lint_env_startup_hook },
-	{ "readable-secret", LINT_WARNING, "credentials readable by the agent",
+	{ "readable-secret", DIAG_WARNING, "credentials readable by the agent",
 	  "A preset allows reading ~/.ssh, ~/.aws, ~/.gnupg or .env files in the workspace, "
 	  "decided by the evaluator for a representative context.",
 	  lint_readable_secret },
-	{ "credential-readable", LINT_WARNING, "credential stores readable by the agent",
+	{ "credential-readable", DIAG_WARNING, "credential stores readable by the agent",
 	  "A preset allows reading a common credential store: the token files of gh, git, "
 	  "npm, yarn, pip, cargo, gem, vault, docker, kubectl, gcloud, az and terraform, shell "
 	  "and REPL histories, /etc/shadow, or .env.* and .envrc files in the workspace, "
 	  "decided by the evaluator for a representative context.",
 	  lint_credential_readable },
-	{ "ask-under-never", LINT_WARNING, "an ask that can only deny",
+	{ "ask-under-never", DIAG_WARNING, "an ask that can only deny",
 	  "An ask rule written in a preset whose approval is never: nobody can approve, so it "
 	  "denies; write deny to say so.",
 	  lint_ask_under_never },
-	{ "net-never-matches", LINT_WARNING, "a host rule no contact can match",
+	{ "net-never-matches", DIAG_WARNING, "a host rule no contact can match",
 	  "A net rule whose host no contact can have: a character no host name has (a comma, "
 	  "a scheme), more than one ':' outside brackets on a name (read as an IPv6 address), "
 	  "or a port on \"unix\".",
 	  lint_net_never_matches },
-	{ "regex-backtracking", LINT_WARNING, "a regex that can backtrack without bound",
+	{ "regex-backtracking", DIAG_WARNING, "a regex that can backtrack without bound",
 	  "A regex with a quantified group that itself holds a quantifier, like (a+)+ or "
 	  "(.*)*: matching can take exponential time on a request that almost matches.",
 	  lint_regex_backtracking },
-	{ "regex-empty-match", LINT_WARNING, "a regex that matches the empty string",
+	{ "regex-empty-match", DIAG_WARNING, "a regex that matches the empty string",
 	  "A regex that matches the empty string matches every request (or, anchored, none "
 	  "at all), which is rarely what its rule means.",
 	  lint_regex_empty_match },
-	{ "unused-let", LINT_INFO, "a variable nothing uses",
+	{ "unused-let", DIAG_INFO, "a variable nothing uses",
 	  "A let that no rule, protection, environment value or other let uses.",
 	  lint_unused_let },
-	{ "unused-include", LINT_INFO, "an included file nothing uses",
+	{ "unused-include", DIAG_INFO, "an included file nothing uses",
 	  "An included file none of whose definitions are used: no let is used, no preset is "
 	  "the default, a parent or a test's subject, and it adds no top-level rule, "
 	  "protection, environment policy, test or default.",
 	  lint_unused_include },
-	{ "unused-preset", LINT_INFO, "a preset nothing refers to",
+	{ "unused-preset", DIAG_INFO, "a preset nothing refers to",
 	  "A preset that is not the default, extended by no other preset, and named by no "
 	  "test; a host may still select it by name.",
 	  lint_unused_preset },
-	{ "no-description", LINT_WARNING, "a preset without a description",
+	{ "no-description", DIAG_WARNING, "a preset without a description",
 	  "A preset with no description: people choosing a preset see only its name.",
 	  lint_no_description },
-	{ "no-tests", LINT_INFO, "a preset no test covers",
+	{ "no-tests", DIAG_INFO, "a preset no test covers",
 	  "A preset that no test block names, so `cordon test` checks none of its decisions.",
 	  lint_no_tests },
-	{ "advisory-deny", LINT_WARNING, "a deny the sandbox cannot enforce",
+	{ "advisory-deny", DIAG_WARNING, "a deny the sandbox cannot enforce",
 	  "A glob or regex deny or ask (or protection) in a restricted preset that the "
 	  "bubblewrap mount plan cannot express: file tools that ask cordon are refused, but "
 	  "a command inside the sandbox can still reach the path.  A glob or regex read deny "
@@ -133,12 +131,12 @@ const char *const lint_context[CTX_COUNT] = {
 
 /* ---- findings --------------------------------------------------------------- */
 
-static struct lint_finding *add_finding(struct lint_result *r, const char *id,
-					enum lint_level level, const struct loc *at, char *message,
+static struct diag *add_finding(struct lint_result *r, const char *id,
+					enum diag_severity level, const struct loc *at, char *message,
 					const char *key)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		const struct lint_finding *f = &r->items[i];
+		const struct diag *f = &r->items[i];
 		if (strcmp(f->id, id) == 0 && f->has_loc == (at != NULL) &&
 		    (!at || (f->loc.file == at->file && f->loc.start == at->start)) &&
 		    strcmp(f->key, key ? key : message) == 0) {
@@ -146,7 +144,7 @@ static struct lint_finding *add_finding(struct lint_result *r, const char *id,
 			return NULL;
 		}
 	}
-	struct lint_finding f = { .id = id, .level = level, .message = message };
+	struct diag f = { .id = id, .severity = level, .message = message };
 	f.key = xstrdup(key ? key : message);
 	if (at) {
 		f.has_loc = true;
@@ -156,7 +154,7 @@ static struct lint_finding *add_finding(struct lint_result *r, const char *id,
 	return &r->items[r->n - 1];
 }
 
-struct lint_finding *lint_report(struct linter *l, const struct loc *at, const char *key,
+struct diag *lint_report(struct linter *l, const struct loc *at, const char *key,
 				 const char *fmt, ...)
 {
 	struct strbuf sb;
@@ -168,35 +166,6 @@ struct lint_finding *lint_report(struct linter *l, const struct loc *at, const c
 	return add_finding(l->out, l->check->id, l->check->level, at, sb_steal(&sb), key);
 }
 
-void lint_hint(struct lint_finding *f, const char *fmt, ...)
-{
-	struct strbuf sb;
-	va_list ap;
-	if (!f)
-		return;
-	sb_init(&sb);
-	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	free(f->hint);
-	f->hint = sb_steal(&sb);
-}
-
-void lint_note(struct lint_finding *f, struct loc at, const char *fmt, ...)
-{
-	struct strbuf sb;
-	va_list ap;
-	if (!f)
-		return;
-	sb_init(&sb);
-	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	free(f->note);
-	f->note = sb_steal(&sb);
-	f->has_note = true;
-	f->note_loc = at;
-}
 
 /* ---- shared helpers ------------------------------------------------------------ */
 
@@ -318,7 +287,7 @@ static bool ignored_above(const struct srcmgr *sm, struct loc at, const char *id
 
 /* Silenced above its line; in a shipped file, which the user cannot edit,
  * also above the include that brought the file in. */
-static bool suppressed(const struct srcmgr *sm, const struct lint_finding *f)
+static bool suppressed(const struct srcmgr *sm, const struct diag *f)
 {
 	if (!f->has_loc)
 		return false;
@@ -335,15 +304,15 @@ static bool suppressed(const struct srcmgr *sm, const struct lint_finding *f)
 
 static int finding_cmp(const void *pa, const void *pb)
 {
-	const struct lint_finding *a = pa, *b = pb;
+	const struct diag *a = pa, *b = pb;
 	if (a->has_loc != b->has_loc)
 		return a->has_loc ? 1 : -1;
 	if (a->has_loc && a->loc.file != b->loc.file)
 		return a->loc.file < b->loc.file ? -1 : 1;
 	if (a->has_loc && a->loc.start != b->loc.start)
 		return a->loc.start < b->loc.start ? -1 : 1;
-	if (a->level != b->level)
-		return a->level < b->level ? -1 : 1;
+	if (a->severity != b->severity)
+		return a->severity < b->severity ? -1 : 1;
 	int c = strcmp(a->id, b->id);
 	return c ? c : strcmp(a->message, b->message);
 }
@@ -373,14 +342,10 @@ static void add_diagnostics(struct lint_result *r)
 	const struct diag_list *dl = &r->policy->diags;
 	for (size_t i = 0; i < dl->n; i++) {
 		const struct diag *d = &dl->items[i];
-		enum lint_level level = d->severity == DIAG_ERROR ? LINT_ERROR
-					: d->severity == DIAG_WARNING ? LINT_WARNING
-								      : LINT_INFO;
 		/* A check diagnostic is never a duplicate: no key collapses it. */
 		char *key = xasprintf("%zu", i);
-		struct lint_finding *f = add_finding(r, d->id ? d->id : "error", level,
-						     d->has_loc ? &d->loc : NULL,
-						     xstrdup(d->message), key);
+		struct diag *f = add_finding(r, d->id ? d->id : "error", d->severity,
+					     d->has_loc ? &d->loc : NULL, xstrdup(d->message), key);
 		free(key);
 		if (f && d->hint)
 			f->hint = xstrdup(d->hint);
@@ -461,14 +426,6 @@ static void run_checks(struct lint_result *r, const struct ast *root,
 	cordon_context_free(l.ctx);
 }
 
-static void finding_free(struct lint_finding *f)
-{
-	free(f->message);
-	free(f->hint);
-	free(f->note);
-	free(f->key);
-}
-
 /* Every finding of a file on disk (path) or a shipped one (ef), none dropped. */
 static struct lint_result *lint_all(const char *path, const struct embedded_file *ef,
 				    const struct lint_options *opts)
@@ -491,8 +448,8 @@ struct shipped_findings {
 	size_t n, cap;
 };
 
-static bool same_finding(const struct srcmgr *sa, const struct lint_finding *a,
-			 const struct srcmgr *sb, const struct lint_finding *b)
+static bool same_finding(const struct srcmgr *sa, const struct diag *a,
+			 const struct srcmgr *sb, const struct diag *b)
 {
 	return a->has_loc && b->has_loc && a->loc.start == b->loc.start &&
 	       a->loc.end == b->loc.end && strcmp(a->id, b->id) == 0 &&
@@ -504,7 +461,7 @@ static bool same_finding(const struct srcmgr *sa, const struct lint_finding *a,
  * finding the includer causes (its preset inherits a shipped rule and makes
  * it risky) is the includer's, and stays. */
 static bool shipped_own(struct shipped_findings *sf, const struct srcmgr *sm,
-			const struct lint_finding *f, const struct lint_options *opts)
+			const struct diag *f, const struct lint_options *opts)
 {
 	const char *name = srcmgr_file(sm, f->loc.file)->name;
 	struct lint_result *base = NULL;
@@ -528,21 +485,21 @@ struct lint_result *lint_file(const char *path, const struct lint_options *opts)
 
 	size_t w = 0;
 	for (size_t i = 0; i < r->n; i++) {
-		struct lint_finding *f = &r->items[i];
+		struct diag *f = &r->items[i];
 		/* A shipped file's own findings are its maintainers' business,
 		 * not the includer's: the user can neither edit nor silence them. */
-		if (f->level != LINT_ERROR && f->has_loc && !opts->include_shipped &&
+		if (f->severity != DIAG_ERROR && f->has_loc && !opts->include_shipped &&
 		    embedded_included(srcmgr_file(&r->policy->sm, f->loc.file)) &&
 		    shipped_own(&sf, &r->policy->sm, f, opts)) {
-			finding_free(f);
+			diag_record_free(f);
 			continue;
 		}
-		if (f->level != LINT_ERROR && suppressed(&r->policy->sm, f)) {
+		if (f->severity != DIAG_ERROR && suppressed(&r->policy->sm, f)) {
 			r->suppressed++;
-			finding_free(f);
+			diag_record_free(f);
 			continue;
 		}
-		r->count[f->level]++;
+		r->count[f->severity]++;
 		r->items[w++] = *f;
 	}
 	r->n = w;
@@ -559,7 +516,7 @@ void lint_result_free(struct lint_result *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->n; i++)
-		finding_free(&r->items[i]);
+		diag_record_free(&r->items[i]);
 	free(r->items);
 	cordon_policy_free(r->policy);
 	free(r);

@@ -15,15 +15,11 @@
 
 #include "check/policy.h"
 
-enum lint_level { LINT_ERROR, LINT_WARNING, LINT_INFO, LINT_LEVEL_COUNT };
-
-extern const char *const lint_level_names[LINT_LEVEL_COUNT];
-
 struct linter;
 
 struct lint_check {
 	const char *id;
-	enum lint_level level;
+	enum diag_severity level; /* of its findings */
 	const char *summary;     /* one line */
 	const char *description; /* what it finds and why it matters */
 	void (*run)(struct linter *l);
@@ -35,19 +31,6 @@ extern const size_t lint_ncheck;
 /* The index of a check in lint_checks, or -1. */
 int lint_check_lookup(const char *id);
 
-struct lint_finding {
-	const char *id;          /* a lint check's id, or a `cordon check` error id */
-	enum lint_level level;
-	bool has_loc;
-	struct loc loc;
-	char *message;
-	char *hint;              /* or NULL */
-	bool has_note;
-	struct loc note_loc;
-	char *note;              /* or NULL */
-	char *key;               /* what makes two findings at one place the same */
-};
-
 struct lint_options {
 	bool disabled[64];       /* indexed like lint_checks */
 	bool include_shipped;    /* report findings in included shipped files too */
@@ -55,9 +38,11 @@ struct lint_options {
 
 struct lint_result {
 	cordon_policy *policy;   /* owned */
-	struct lint_finding *items; /* sorted by file and offset */
+	struct diag *items; /* findings, sorted by file and offset: id always
+			     * set (a lint check's, or a `cordon check` error's),
+			     * key too */
 	size_t n, cap;
-	size_t count[LINT_LEVEL_COUNT];
+	size_t count[DIAG_SEVERITY_COUNT];
 	size_t suppressed;       /* silenced by `# cordon: ignore[ID]` comments */
 	bool io_failed;
 };

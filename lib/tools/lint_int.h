@@ -22,12 +22,10 @@ struct linter {
 
 /* Queue a finding of the running check at `at` (NULL: no location).  A
  * finding with the same id, place and key (the message when key is NULL)
- * as an earlier one is dropped: NULL is returned, and lint_hint/lint_note
+ * as an earlier one is dropped: NULL is returned, and diag_hint/diag_note
  * accept NULL. */
-struct lint_finding *lint_report(struct linter *l, const struct loc *at, const char *key,
-				 const char *fmt, ...) PRINTF_LIKE(4, 5);
-void lint_hint(struct lint_finding *f, const char *fmt, ...) PRINTF_LIKE(2, 3);
-void lint_note(struct lint_finding *f, struct loc at, const char *fmt, ...) PRINTF_LIKE(3, 4);
+struct diag *lint_report(struct linter *l, const struct loc *at, const char *key,
+			 const char *fmt, ...) PRINTF_LIKE(4, 5);
 
 /* The k-th preset in `order`: a finding first seen in a parent names the
  * parent rather than a preset that inherits it. */

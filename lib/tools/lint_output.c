@@ -14,45 +14,23 @@
 
 void lint_print_text(FILE *out, const struct lint_result *r)
 {
-	const struct srcmgr *sm = &r->policy->sm;
-	char where[512];
-	for (size_t i = 0; i < r->n; i++) {
-		const struct lint_finding *f = &r->items[i];
-		if (f->has_loc && srcmgr_file(sm, f->loc.file)) {
-			diag_print_include_chain(out, sm, f->loc.file);
-			srcmgr_format_loc(sm, f->loc, where, sizeof(where));
-			fprintf(out, "%s: ", where);
-		} else {
-			fputs("cordon: ", out);
-		}
-		fprintf(out, "%s: %s [%s]\n", lint_level_names[f->level], f->message, f->id);
-		if (f->has_loc)
-			diag_print_excerpt(out, sm, f->loc);
-		if (f->hint)
-			fprintf(out, "      = hint: %s\n", f->hint);
-		if (f->has_note && srcmgr_file(sm, f->note_loc.file)) {
-			srcmgr_format_loc(sm, f->note_loc, where, sizeof(where));
-			fprintf(out, "%s: note: %s\n", where, f->note);
-			diag_print_excerpt(out, sm, f->note_loc);
-		} else if (f->note) {
-			fprintf(out, "cordon: note: %s\n", f->note);
-		}
-	}
+	for (size_t i = 0; i < r->n; i++)
+		diag_print_record(out, &r->policy->sm, &r->items[i]);
 }
 
 void lint_print_summary(FILE *out, struct lint_result *const *rs, size_t n)
 {
-	size_t count[LINT_LEVEL_COUNT] = { 0 }, suppressed = 0;
-	static const char *const plural[LINT_LEVEL_COUNT][2] = {
+	size_t count[DIAG_SEVERITY_COUNT] = { 0 }, suppressed = 0;
+	static const char *const plural[DIAG_SEVERITY_COUNT][2] = {
 		{ "error", "errors" }, { "warning", "warnings" }, { "info", "info" },
 	};
 	for (size_t i = 0; i < n; i++) {
-		for (int l = 0; l < LINT_LEVEL_COUNT; l++)
+		for (int l = 0; l < DIAG_SEVERITY_COUNT; l++)
 			count[l] += rs[i]->count[l];
 		suppressed += rs[i]->suppressed;
 	}
 	bool any = false;
-	for (int l = 0; l < LINT_LEVEL_COUNT; l++) {
+	for (int l = 0; l < DIAG_SEVERITY_COUNT; l++) {
 		if (!count[l])
 			continue;
 		fprintf(out, "%s%zu %s", any ? ", " : "", count[l], plural[l][count[l] != 1]);
@@ -104,13 +82,13 @@ static void position(const struct srcmgr *sm, uint32_t file, uint32_t off, bool 
 	*col = cp;
 }
 
-static json_t *finding_json(const struct lint_result *r, const struct lint_finding *f)
+static json_t *finding_json(const struct lint_result *r, const struct diag *f)
 {
 	const struct srcmgr *sm = &r->policy->sm;
 	json_t *o = json_object();
 	unsigned line, col;
 	set_new(o, "id", jstr(f->id));
-	set_new(o, "level", json_string(lint_level_names[f->level]));
+	set_new(o, "level", json_string(diag_severity_names[f->severity]));
 	if (f->has_loc && srcmgr_file(sm, f->loc.file)) {
 		set_new(o, "file", jstr(srcmgr_file(sm, f->loc.file)->name));
 		position(sm, f->loc.file, f->loc.start, false, &line, &col);
@@ -158,7 +136,7 @@ void lint_print_json(FILE *out, struct lint_result *const *rs, size_t n)
 
 /* ---- SARIF 2.1.0 ----------------------------------------------------------------------- */
 
-static const char *const sarif_level[LINT_LEVEL_COUNT] = { "error", "warning", "note" };
+static const char *const sarif_level[DIAG_SEVERITY_COUNT] = { "error", "warning", "note" };
 
 /* A file name as a URI reference: relative names stay relative, absolute
  * ones become file:// URIs; bytes outside the unreserved set are escaped. */
@@ -250,14 +228,14 @@ static size_t rule_index(json_t *rules, const char *id)
 	return json_array_size(rules) - 1;
 }
 
-static json_t *result_json(const struct lint_result *r, const struct lint_finding *f,
+static json_t *result_json(const struct lint_result *r, const struct diag *f,
 			   json_t *rules)
 {
 	const struct srcmgr *sm = &r->policy->sm;
 	json_t *res = json_object();
 	set_new(res, "ruleId", jstr(f->id));
 	set_new(res, "ruleIndex", json_integer((json_int_t)rule_index(rules, f->id)));
-	set_new(res, "level", json_string(sarif_level[f->level]));
+	set_new(res, "level", json_string(sarif_level[f->severity]));
 	set_new(res, "message", text_object(f->message));
 	json_t *locs = json_array();
 	if (f->has_loc && srcmgr_file(sm, f->loc.file)) {
@@ -294,7 +272,7 @@ static bool names_shipped(struct lint_result *const *rs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct srcmgr *sm = &rs[i]->policy->sm;
 		for (size_t k = 0; k < rs[i]->n; k++) {
-			const struct lint_finding *f = &rs[i]->items[k];
+			const struct diag *f = &rs[i]->items[k];
 			if ((f->has_loc && embedded_included(srcmgr_file(sm, f->loc.file))) ||
 			    (f->has_note && embedded_included(srcmgr_file(sm, f->note_loc.file))))
 				return true;

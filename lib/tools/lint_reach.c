@@ -89,12 +89,12 @@ static void report(struct linter *l, const struct ir_rule *b, const struct ir_ru
 {
 	char *bt = lint_rule_text(b), *at = lint_rule_text(a);
 	char *key = xasprintf("%s|%u:%u", bt, a->origin.file, a->origin.start);
-	struct lint_finding *f = lint_report(l, &b->origin, key,
-					     "'%s' can never decide: '%s' always beats it (%s)", bt,
-					     at, why);
-	lint_hint(f, "make the exception a glob contained in the rule it carves out of (a regex "
+	struct diag *f = lint_report(l, &b->origin, key,
+				     "'%s' can never decide: '%s' always beats it (%s)", bt,
+				     at, why);
+	diag_hint(f, "make the exception a glob contained in the rule it carves out of (a regex "
 		     "is comparable only with the same regex), or remove one of them");
-	lint_note(f, a->origin, "the rule that always beats it");
+	diag_note(f, a->origin, "the rule that always beats it");
 	free(key);
 	free(bt);
 	free(at);

@@ -149,51 +149,56 @@ struct cover {
 	signed char *memo; /* (i, j, mode) -> -1 unknown, 0, 1 */
 };
 
-static bool cov(struct cover *c, size_t i, size_t j, int mode);
+/* COV_IN_TREE: A[i] is a G_TREE that has taken its '/' and now matches
+ * anything. */
+enum cov_mode { COV_TOKEN, COV_IN_TREE, COV_MODES };
 
-static bool cov_memo(struct cover *c, size_t i, size_t j, int mode)
+static bool cov(struct cover *c, size_t i, size_t j, enum cov_mode mode);
+
+static bool cov_memo(struct cover *c, size_t i, size_t j, enum cov_mode mode)
 {
-	size_t k = ((i * (c->b->n + 1)) + j) * 2 + (size_t)mode;
+	size_t k = ((i * (c->b->n + 1)) + j) * COV_MODES + (size_t)mode;
 	if (c->memo[k] < 0)
 		c->memo[k] = cov(c, i, j, mode);
 	return c->memo[k];
 }
 
-/* A[i..] covers B[j..]; in mode 1, A[i] is a G_TREE that has taken its '/'
- * and now matches anything. */
-static bool cov(struct cover *c, size_t i, size_t j, int mode)
+/* A[i..] covers B[j..] (in mode). */
+static bool cov(struct cover *c, size_t i, size_t j, enum cov_mode mode)
 {
 	const struct gseq *A = c->a, *B = c->b;
 	if (i == A->n)
 		return j == B->n;
 	const struct gtok *a = &A->t[i], *b = j < B->n ? &B->t[j] : NULL;
-	if (mode == 1)
-		return cov_memo(c, i + 1, j, 0) || (b && cov_memo(c, i, j + 1, 1));
+	if (mode == COV_IN_TREE)
+		return cov_memo(c, i + 1, j, COV_TOKEN) ||
+		       (b && cov_memo(c, i, j + 1, COV_IN_TREE));
 	switch (a->k) {
 	case G_CHAR:
 	case G_SLASH:
 	case G_VAR:
-		return b && tok_equal(a, b) && cov_memo(c, i + 1, j + 1, 0);
+		return b && tok_equal(a, b) && cov_memo(c, i + 1, j + 1, COV_TOKEN);
 	case G_ONE:
-		return b && one_byte(b) && cov_memo(c, i + 1, j + 1, 0);
+		return b && one_byte(b) && cov_memo(c, i + 1, j + 1, COV_TOKEN);
 	case G_SET:
 		if (!b)
 			return false;
 		if (tok_equal(a, b) || (b->k == G_CHAR && set_plain(a) && memchr(a->s + 1, b->s[0], a->n - 2)))
-			return cov_memo(c, i + 1, j + 1, 0);
+			return cov_memo(c, i + 1, j + 1, COV_TOKEN);
 		return false;
 	case G_STAR:
-		return cov_memo(c, i + 1, j, 0) ||
-		       (b && (one_byte(b) || b->k == G_STAR) && cov_memo(c, i, j + 1, 0));
+		return cov_memo(c, i + 1, j, COV_TOKEN) ||
+		       (b && (one_byte(b) || b->k == G_STAR) && cov_memo(c, i, j + 1, COV_TOKEN));
 	case G_ANY:
-		return cov_memo(c, i + 1, j, 0) || (b && cov_memo(c, i, j + 1, 0));
+		return cov_memo(c, i + 1, j, COV_TOKEN) ||
+		       (b && cov_memo(c, i, j + 1, COV_TOKEN));
 	case G_TREE:
-		if (cov_memo(c, i + 1, j, 0))
+		if (cov_memo(c, i + 1, j, COV_TOKEN))
 			return true;
 		if (b && b->k == G_TREE)
-			return cov_memo(c, i + 1, j + 1, 0);
+			return cov_memo(c, i + 1, j + 1, COV_TOKEN);
 		if (b && (b->k == G_SLASH || b->k == G_VAR))
-			return cov_memo(c, i, j + 1, 1);
+			return cov_memo(c, i, j + 1, COV_IN_TREE);
 		return false;
 	}
 	return false;
@@ -213,11 +218,11 @@ static bool glob_covers(enum ir_op op, const struct ir_pattern *a, const struct 
 	gtokenize(&A, a->text, path, a->kind == IR_PAT_LITERAL);
 	gtokenize(&B, b->text, path, b->kind == IR_PAT_LITERAL);
 	bool ok = false;
-	size_t cells = (A.n + 1) * (B.n + 1) * 2;
+	size_t cells = (A.n + 1) * (B.n + 1) * COV_MODES;
 	if (cells <= (1u << 20)) {
 		struct cover c = { &A, &B, xmalloc(cells) };
 		memset(c.memo, -1, cells);
-		ok = cov(&c, 0, 0, 0);
+		ok = cov(&c, 0, 0, COV_TOKEN);
 		free(c.memo);
 	}
 	free(A.t);
@@ -237,21 +242,21 @@ static void report_shadow(struct linter *l, const struct ir_rule *b, const struc
 {
 	char *bt = lint_rule_text(b), *at = lint_rule_text(a);
 	char *key = xasprintf("%s|%u:%u", bt, a->origin.file, a->origin.start);
-	struct lint_finding *f;
+	struct diag *f;
 	if (kind == SHADOW_OVERRIDE) {
 		f = lint_report(l, &b->origin, key,
 				"'%s' never decides in preset '%s', which overrides it with '%s'", bt,
 				a->from ? a->from : "?", at);
-		lint_hint(f, "if the override is meant, say so with '# cordon: ignore[shadowed-rule] "
+		diag_hint(f, "if the override is meant, say so with '# cordon: ignore[shadowed-rule] "
 			     "REASON' on the line above this rule");
 	} else {
 		f = lint_report(l, &b->origin, key,
 				"'%s' never changes a decision: '%s' matches every request it matches, "
 				"with the same effect",
 				bt, at);
-		lint_hint(f, "remove the rule that adds nothing");
+		diag_hint(f, "remove the rule that adds nothing");
 	}
-	lint_note(f, a->origin, "the rule that decides instead");
+	diag_note(f, a->origin, "the rule that decides instead");
 	free(key);
 	free(bt);
 	free(at);
@@ -297,13 +302,13 @@ static void shadow_protected(struct linter *l, const struct ir_preset *p, const 
 		sb_init(&shown);
 		lint_show_pattern(&shown, &pr->pat);
 		char *key = xasprintf("%s|protect %u:%u", rt, pr->origin.file, pr->origin.start);
-		struct lint_finding *f = lint_report(
+		struct diag *f = lint_report(
 			l, &r->origin, key,
 			"'%s' never decides in preset '%s': every path it matches is protected by "
 			"protect %s, which refuses every write",
 			rt, p->name, shown.buf);
-		lint_note(f, pr->origin, "the protection");
-		lint_hint(f, "remove the rule, or unprotect the path in this preset if the agent "
+		diag_note(f, pr->origin, "the protection");
+		diag_hint(f, "remove the rule, or unprotect the path in this preset if the agent "
 			     "must write there");
 		free(key);
 		free(rt);
@@ -342,7 +347,7 @@ void lint_duplicate_rule(struct linter *l)
 					if (a->effect != b->effect)
 						continue;
 					char *t = lint_rule_text(a);
-					struct lint_finding *f;
+					struct diag *f;
 					if (a->tier == b->tier) {
 						struct loc first = a->origin, later = b->origin;
 						if (loc_before(later, first)) {
@@ -354,19 +359,19 @@ void lint_duplicate_rule(struct linter *l)
 									"rule '%s' comes twice from this "
 									"statement: a list gives the pattern twice",
 									t);
-							lint_hint(f, "remove the repeated list element");
+							diag_hint(f, "remove the repeated list element");
 						} else {
 							f = lint_report(l, &later, t, "rule '%s' is written twice", t);
-							lint_note(f, first, "first written here");
-							lint_hint(f, "remove one of them");
+							diag_note(f, first, "first written here");
+							diag_hint(f, "remove one of them");
 						}
 					} else {
 						/* a is nearer: it repeats the inherited or top-level b. */
 						f = lint_report(l, &a->origin, t,
 								"rule '%s' repeats %s rule with the same effect",
 								t, b->from ? "an inherited" : "a top-level");
-						lint_note(f, b->origin, "the rule it repeats");
-						lint_hint(f, "remove it: the %s rule already decides the same way",
+						diag_note(f, b->origin, "the rule it repeats");
+						diag_hint(f, "remove it: the %s rule already decides the same way",
 							  b->from ? "inherited" : "top-level");
 					}
 					free(t);
@@ -393,13 +398,13 @@ void lint_conflicting_rules(struct linter *l)
 						continue;
 					char *bt = lint_rule_text(b), *at = lint_rule_text(a);
 					char *key = xasprintf("%s|%s", bt, at);
-					struct lint_finding *f = lint_report(
+					struct diag *f = lint_report(
 						l, &b->origin, key,
 						"'%s' conflicts with '%s': the same pattern with another "
 						"effect, and %s always wins, so this rule never decides",
 						bt, at, ir_effect_names[a->effect]);
-					lint_note(f, a->origin, "the rule that wins");
-					lint_hint(f, "keep one effect for the pattern");
+					diag_note(f, a->origin, "the rule that wins");
+					diag_hint(f, "keep one effect for the pattern");
 					free(key);
 					free(bt);
 					free(at);
@@ -461,13 +466,13 @@ void lint_broad_grant(struct linter *l)
 			if (r->effect != IR_ALLOW || !r->pat.text || r->pat.regex)
 				continue;
 			char *t = lint_rule_text(r);
-			struct lint_finding *f = NULL;
+			struct diag *f = NULL;
 			if (restricted && r->op == IR_WRITE && matches_everything(r->op, &r->pat)) {
 				f = lint_report(l, &r->origin, t,
 						"'%s' lets commands in the sandbox of restricted preset "
 						"'%s' write everywhere the user can",
 						t, p->name);
-				lint_hint(f, "allow the places the work needs: write \"${workspace}\" "
+				diag_hint(f, "allow the places the work needs: write \"${workspace}\" "
 					     "allow; write \"${tmp}\" allow;");
 			} else if (restricted && r->op == IR_NET && strcmp(r->pat.text, "*") == 0) {
 				f = lint_report(l, &r->origin, t,
@@ -476,7 +481,7 @@ void lint_broad_grant(struct linter *l)
 						"addresses stay refused): anything read can be sent "
 						"anywhere",
 						t, p->name);
-				lint_hint(f, "allow the hosts the work needs, e.g. net "
+				diag_hint(f, "allow the hosts the work needs, e.g. net "
 					     "\"registry.npmjs.org:443\" allow;");
 			} else if (!restricted && r->op == IR_EXEC && runs_anything(r->pat.text)) {
 				f = lint_report(l, &r->origin, t,
@@ -484,7 +489,7 @@ void lint_broad_grant(struct linter *l)
 						"program can run with the user's full rights",
 						t, strcmp(r->pat.text, "*") == 0 ? "every command" : "a shell or interpreter",
 						p->name);
-				lint_hint(f, "allow the programs the work needs, or make the preset "
+				diag_hint(f, "allow the programs the work needs, or make the preset "
 					     "'sandbox required'");
 			}
 			free(t);
@@ -504,12 +509,12 @@ void lint_ask_under_never(struct linter *l)
 			if (r->effect != IR_ASK || r->tier != 0)
 				continue;
 			char *t = lint_rule_text(r);
-			struct lint_finding *f = lint_report(
+			struct diag *f = lint_report(
 				l, &r->origin, t,
 				"'%s' asks, but preset '%s' has approval never: nobody can approve, "
 				"so it denies",
 				t, p->name);
-			lint_hint(f, "write deny (with a reason) to say what happens");
+			diag_hint(f, "write deny (with a reason) to say what happens");
 			free(t);
 		}
 	}
@@ -555,9 +560,9 @@ void lint_net_never_matches(struct linter *l)
 			    !(why = net_never_why(r->pat.text)))
 				continue;
 			char *t = lint_rule_text(r);
-			struct lint_finding *f =
+			struct diag *f =
 				lint_report(l, &r->origin, t, "'%s' can never match: %s", t, why);
-			lint_hint(f, "one host a rule, as the contact names it: net \"registry.npmjs.org:443\" "
+			diag_hint(f, "one host a rule, as the contact names it: net \"registry.npmjs.org:443\" "
 				     "allow; net \"*.pythonhosted.org\" allow;");
 			free(t);
 		}
@@ -643,10 +648,10 @@ static void report_sensitive(struct linter *l, const struct ir_preset *p,
 {
 	char *t = lint_rule_text(rule);
 	char *key = xasprintf("%s|%s", t, g->list.buf);
-	struct lint_finding *f = lint_report(
+	struct diag *f = lint_report(
 		l, &g->at, key, "in preset '%s', '%s' makes writable what runs code or holds keys: %s",
 		p->name, t, g->list.buf);
-	lint_hint(f, "protect them, e.g. protect \"%s\"; (the agent's storage is shown inside "
+	diag_hint(f, "protect them, e.g. protect \"%s\"; (the agent's storage is shown inside "
 		     "the workspace, as some hosts keep it)",
 		  g->first);
 	free(key);
@@ -670,10 +675,10 @@ static void report_readable(struct linter *l, const struct ir_preset *p,
 {
 	char *t = lint_rule_text(rule);
 	char *key = xasprintf("%s|%s", t, g->list.buf);
-	struct lint_finding *f = lint_report(l, &g->at, key,
-					     "in preset '%s', '%s' lets the agent read credentials: %s",
-					     p->name, t, g->list.buf);
-	lint_hint(f, "deny them, e.g. read \"~/.ssh\", \"~/.aws\", \"~/.gnupg\" deny; read "
+	struct diag *f = lint_report(l, &g->at, key,
+				     "in preset '%s', '%s' lets the agent read credentials: %s",
+				     p->name, t, g->list.buf);
+	diag_hint(f, "deny them, e.g. read \"~/.ssh\", \"~/.aws\", \"~/.gnupg\" deny; read "
 		     "\"${workspace}/**/.env\" deny;");
 	free(key);
 	free(t);
@@ -718,10 +723,10 @@ static void report_credential(struct linter *l, const struct ir_preset *p,
 {
 	char *t = lint_rule_text(rule);
 	char *key = xasprintf("%s|%s", t, g->list.buf);
-	struct lint_finding *f = lint_report(
+	struct diag *f = lint_report(
 		l, &g->at, key, "in preset '%s', '%s' leaves credential stores readable: %s", p->name,
 		t, g->list.buf);
-	lint_hint(f, "deny them, e.g. let stores = [\"%s\"]; read $stores deny; (the default "
+	diag_hint(f, "deny them, e.g. let stores = [\"%s\"]; read $stores deny; (the default "
 		     "policy's credential_stores lists common ones)",
 		  g->first);
 	free(key);
@@ -797,25 +802,25 @@ void lint_advisory_deny(struct linter *l)
 				found = true;
 			}
 			if (found && a->op == IR_READ && a->effect != IR_ALLOW) {
-				struct lint_finding *f = lint_report(
+				struct diag *f = lint_report(
 					l, &at, shown.buf,
 					"in restricted preset '%s', the sandbox enforces '%s' only below "
 					"%s, where `cordon run` looks for its matches when a call "
 					"starts: elsewhere commands inside it can still read the paths "
 					"it matches",
 					p->name, shown.buf, walked.len ? walked.buf : "no root");
-				lint_hint(f, "start the pattern with the directory its matches lie in "
+				diag_hint(f, "start the pattern with the directory its matches lie in "
 					     "(\"${workspace}/**/*.pem\" rather than \"/**/*.pem\"), so "
 					     "that the whole of it is looked up");
 			} else if (found) {
 				bool prot = strncmp(shown.buf, "protect ", 8) == 0;
-				struct lint_finding *f = lint_report(
+				struct diag *f = lint_report(
 					l, &at, shown.buf,
 					"in restricted preset '%s', the sandbox cannot enforce '%s': "
 					"commands inside it can still %s the paths it matches; only "
 					"requests decided by cordon are refused",
 					p->name, shown.buf, prot || a->op == IR_WRITE ? "write" : "read");
-				lint_hint(f, "the bubblewrap mount plan holds literal paths only; name "
+				diag_hint(f, "the bubblewrap mount plan holds literal paths only; name "
 					     "known paths literally, or treat this rule as advice to "
 					     "the file tools");
 			}

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "lint_int.h"
+#include "lang/literal.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fnmatch.h>
@@ -12,39 +13,13 @@
 
 /* ---- the syntax tree -------------------------------------------------------------- */
 
-/* The text of a string token with its escapes applied (\$ stays '$'). */
+/* The text of a string token without variables (a preset name, an
+ * environment name).  The checks run only on a policy that checked, whose
+ * strings all decode. */
 static char *decode(const struct ast *s)
 {
-	struct strbuf sb;
-	sb_init(&sb);
-	for (const char *c = s->u.tok.text; *c; c++) {
-		if (*c == '\\' && c[1]) {
-			c++;
-			sb_addc(&sb, *c == 'n' ? '\n' : *c == 't' ? '\t' : *c);
-		} else {
-			sb_addc(&sb, *c);
-		}
-	}
-	return sb_steal(&sb);
-}
-
-/* The regex as pcre2 reads it: "\/" in the source is '/'. */
-static char *decode_regex(const struct ast *r)
-{
-	struct strbuf sb;
-	sb_init(&sb);
-	for (const char *c = r->u.tok.text; *c; c++) {
-		if (*c == '\\' && c[1] == '/') {
-			sb_addc(&sb, '/');
-			c++;
-		} else if (*c == '\\' && c[1]) {
-			sb_addc(&sb, *c++);
-			sb_addc(&sb, *c);
-		} else {
-			sb_addc(&sb, *c);
-		}
-	}
-	return sb_steal(&sb);
+	char *text = lit_string(NULL, s, NULL, NULL);
+	return text ? text : xstrdup("");
 }
 
 /* Where a node stands: the preset around it (NULL at top level) and, for
@@ -310,7 +285,7 @@ static void keep_credential(struct linter *l, const struct ast *node, const stru
 			count = 1;
 		}
 		if (count) {
-			struct lint_finding *f =
+			struct diag *f =
 				has_glob(keep)
 					? lint_report(l, &n->loc, NULL,
 						      "env keep '%s' passes credentials into the sandbox "
@@ -319,7 +294,7 @@ static void keep_credential(struct linter *l, const struct ast *node, const stru
 					: lint_report(l, &n->loc, NULL,
 						      "env keep '%s' passes a credential into the sandbox",
 						      keep);
-			lint_hint(f, "leave it out, or add 'drop /(TOKEN|SECRET|KEY|PASSWORD)/;' to the "
+			diag_hint(f, "leave it out, or add 'drop /(TOKEN|SECRET|KEY|PASSWORD)/;' to the "
 				     "env block (drop beats keep)");
 		}
 		sb_free(&list);
@@ -376,7 +351,7 @@ void lint_env_secret(struct linter *l)
 			if (strchr(s->value, IR_VAR_OPEN) || !*s->value)
 				continue;
 			const char *kind = secret_kind(s->value);
-			struct lint_finding *f = NULL;
+			struct diag *f = NULL;
 			if (kind)
 				f = lint_report(l, &s->origin, NULL,
 						"env set '%s' writes what looks like %s into the policy",
@@ -384,7 +359,7 @@ void lint_env_secret(struct linter *l)
 			else if (is_credential_name(s->name))
 				f = lint_report(l, &s->origin, NULL,
 						"env set '%s' writes a credential into the policy", s->name);
-			lint_hint(f, "policy files are shared and reviewed: give the secret to the "
+			diag_hint(f, "policy files are shared and reviewed: give the secret to the "
 				     "command another way (a credential helper), not in the policy");
 		}
 	}
@@ -420,7 +395,7 @@ static void keep_hook(struct linter *l, const struct ast *node, const struct sit
 		sb_init(&list);
 		size_t count = keep_matches(l, where, keep, names, ARRAY_SIZE(names), pick_hook,
 					    &list, &first);
-		struct lint_finding *f = NULL;
+		struct diag *f = NULL;
 		if (count == 1 && !has_glob(keep))
 			f = lint_report(l, &n->loc, NULL,
 					"env keep '%s' passes a start-up hook into the sandbox: it %s",
@@ -430,7 +405,7 @@ static void keep_hook(struct linter *l, const struct ast *node, const struct sit
 					"env keep '%s' passes start-up hooks into the sandbox (it keeps "
 					"%s); %s %s",
 					keep, list.buf, first, hook_why(first));
-		lint_hint(f, "leave it out: whoever sets it on the host decides what code the "
+		diag_hint(f, "leave it out: whoever sets it on the host decides what code the "
 			     "agent's commands run");
 		sb_free(&list);
 		free(keep);
@@ -555,14 +530,14 @@ static void regex_backtracking(struct linter *l, const struct ast *node, const s
 	if (node->kind != AST_REGEX)
 		return;
 	bool redaction = where->what && strcmp(where->what, "redaction") == 0;
-	char *re = decode_regex(node);
+	char *re = lit_regex(node, NULL);
 	if (nested_repeat(re, &s, &e)) {
-		struct lint_finding *f = lint_report(
+		struct diag *f = lint_report(
 			l, &node->loc, NULL,
 			"/%s/ repeats a group that repeats inside ('%.*s'): %s that almost "
 			"matches can take exponential time",
 			node->u.tok.text, (int)(e - s), re + s, redaction ? "output" : "a request");
-		lint_hint(f, "let the inner part match one way only ((a+)+ is a+), or use an "
+		diag_hint(f, "let the inner part match one way only ((a+)+ is a+), or use an "
 			     "atomic group (?>...) or a possessive quantifier (a++)");
 	}
 	free(re);
@@ -579,7 +554,7 @@ static void regex_empty(struct linter *l, const struct ast *node, const struct s
 	(void)arg;
 	if (node->kind != AST_REGEX || !where->what)
 		return;
-	char *src = decode_regex(node);
+	char *src = lit_regex(node, NULL);
 	int code;
 	PCRE2_SIZE off;
 	pcre2_code *re = pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED,
@@ -596,7 +571,7 @@ static void regex_empty(struct linter *l, const struct ast *node, const struct s
 	pcre2_code_free(re);
 	if (!empty)
 		return;
-	struct lint_finding *f;
+	struct diag *f;
 	if (strcmp(where->what, "redaction") == 0)
 		f = lint_report(l, &node->loc, NULL,
 				"/%s/ matches the empty string: where it does, there is nothing to "
@@ -615,7 +590,7 @@ static void regex_empty(struct linter *l, const struct ast *node, const struct s
 		f = lint_report(l, &node->loc, NULL,
 				"/%s/ matches the empty string, which no %s is, and little else",
 				node->u.tok.text, where->what);
-	lint_hint(f, "require at least one character (+ instead of *), or anchor what must be "
+	diag_hint(f, "require at least one character (+ instead of *), or anchor what must be "
 		     "there");
 }
 
@@ -632,9 +607,9 @@ void lint_unused_let(struct linter *l)
 		const struct ir_let *v = &l->ir->lets[i];
 		if (v->used)
 			continue;
-		struct lint_finding *f = lint_report(l, &v->loc, NULL, "variable '%s' is never used",
-						     v->name);
-		lint_hint(f, "remove it, or use it as $%s", v->name);
+		struct diag *f = lint_report(l, &v->loc, NULL, "variable '%s' is never used",
+					     v->name);
+		diag_hint(f, "remove it, or use it as $%s", v->name);
 	}
 }
 
@@ -708,9 +683,9 @@ static void include_unused(struct linter *l, const struct ast *node, const struc
 	if (node->kind != AST_INCLUDE || !node->u.one.included || file_used(l, node->u.one.included))
 		return;
 	const struct src_file *f = srcmgr_file(l->sm, node->u.one.included->loc.file);
-	struct lint_finding *fd = lint_report(l, &node->loc, NULL, "nothing from '%s' is used",
+	struct diag *fd = lint_report(l, &node->loc, NULL, "nothing from '%s' is used",
 					      f ? f->name : "the included file");
-	lint_hint(fd, "remove the include");
+	diag_hint(fd, "remove the include");
 }
 
 void lint_unused_include(struct linter *l)
@@ -724,11 +699,11 @@ void lint_unused_preset(struct linter *l)
 		const struct ir_preset *p = LINT_PRESET(l, k);
 		if (preset_referenced(l->ir, p->name))
 			continue;
-		struct lint_finding *f = lint_report(
+		struct diag *f = lint_report(
 			l, &p->loc, NULL,
 			"preset '%s' is not the default, no preset extends it and no test names it",
 			p->name);
-		lint_hint(f, "a host can still choose it by name; remove it if none does");
+		diag_hint(f, "a host can still choose it by name; remove it if none does");
 	}
 }
 
@@ -738,9 +713,9 @@ void lint_no_description(struct linter *l)
 		const struct ir_preset *p = LINT_PRESET(l, k);
 		if (p->description && *p->description)
 			continue;
-		struct lint_finding *f = lint_report(l, &p->loc, NULL,
-						     "preset '%s' has no description", p->name);
-		lint_hint(f, "say what it allows, for the people who choose it: description \"...\";");
+		struct diag *f = lint_report(l, &p->loc, NULL,
+					     "preset '%s' has no description", p->name);
+		diag_hint(f, "say what it allows, for the people who choose it: description \"...\";");
 	}
 }
 
@@ -750,9 +725,9 @@ void lint_no_tests(struct linter *l)
 		const struct ir_preset *p = LINT_PRESET(l, k);
 		if (tested(l->ir, p->name))
 			continue;
-		struct lint_finding *f = lint_report(l, &p->loc, NULL, "no test names preset '%s'",
-						     p->name);
-		lint_hint(f, "add one: test \"...\" { preset \"%s\"; context ...; expect ...; }",
+		struct diag *f = lint_report(l, &p->loc, NULL, "no test names preset '%s'",
+					     p->name);
+		diag_hint(f, "add one: test \"...\" { preset \"%s\"; context ...; expect ...; }",
 			  p->name);
 	}
 }
