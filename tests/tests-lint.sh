@@ -90,7 +90,7 @@ for my $t (@tests) {
 			result(1, "$t asserts something: its TAP comes from $1");
 			next;
 		}
-		my $asserts = () = $code =~ /(?:^|[\s;&|({!])(?:ok|is|check_golden)\s+["\$(]/mg;
+		my $asserts = () = $code =~ /(?:^|[\s;&|({!])(?:ok|is|check_golden)\s+["\$(0-9]/mg;
 		my $plan = $code =~ /\bdone_testing\b|\b1\.\.\$|["']1\.\./;
 		my @why;
 		push @why, "no ok, is or check_golden call" unless $asserts;
