@@ -4,6 +4,10 @@
 
 #include "cordon.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Exit statuses shared by every verb. */
 enum {
 	EXIT_OK = 0,

@@ -3,7 +3,6 @@
 
 #include "cli.h"
 #include "run.h"
-#include "run_limits.h"
 
 #include <getopt.h>
 #include <limits.h>

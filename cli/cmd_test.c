@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "cli.h"
-#include "tools/policy_test.h"
+#include "cordon_tools.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -26,8 +26,8 @@ int cmd_test(int argc, char **argv)
 	bool coverage = false, has_threshold = false, include_shipped = false;
 	const char *host = NULL;
 	double threshold = 0, total;
-	char *end;
-	struct coverage cov;
+	char *end, *err = NULL;
+	cordon_coverage *cov = NULL;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -68,8 +68,11 @@ int cmd_test(int argc, char **argv)
 		return cli_usage_error("test", "--threshold needs --coverage");
 	if (optind >= argc)
 		return cli_usage_error("test", "no policy file given");
-	coverage_init(&cov);
-	cov.include_shipped = include_shipped;
+	if (coverage)
+		cov = cordon_coverage_new(include_shipped);
+	struct cordon_test_options topts = {
+		.include_shipped = include_shipped, .host = host, .coverage = cov,
+	};
 	for (int i = optind; i < argc; i++) {
 		cordon_policy *p = cordon_policy_load_file(argv[i]);
 		if (cordon_policy_error_count(p)) {
@@ -80,26 +83,28 @@ int cmd_test(int argc, char **argv)
 				status = EXIT_USAGE;
 		} else {
 			size_t before = n;
-			if (coverage)
-				coverage_add_policy(&cov, p);
-			failed += policy_run_tests(p, stdout, &n, coverage ? &cov : NULL, include_shipped,
-						   host);
-			if (n == before)
+			if (cordon_test_run(p, &topts, stdout, &n, &failed, &err) != 0) {
+				/* The host was checked above and the policy has no errors. */
+				fprintf(stderr, "cordon: %s\n", err);
+				free(err);
+				err = NULL;
+				status = EXIT_USAGE;
+			} else if (n == before)
 				printf("# %s has no test blocks\n", argv[i]);
 		}
 		cordon_policy_free(p);
 	}
 	printf("1..%zu\n", n);
 	if (coverage) {
-		total = coverage_finish(&cov);
-		coverage_print(stdout, &cov);
+		total = cordon_coverage_finish(cov);
+		cordon_coverage_print(cov, stdout);
 		if (has_threshold && total < threshold) {
 			printf("# coverage %.1f%% is below the threshold of %g%%\n", total, threshold);
 			if (status == EXIT_OK)
 				status = EXIT_POLICY;
 		}
 	}
-	coverage_free(&cov);
+	cordon_coverage_free(cov);
 	if (status == EXIT_OK && failed)
 		status = EXIT_POLICY;
 	return status;

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include "cordon_tools.h"
 #include "linediff.h"
 
 #include <stdbool.h>
@@ -252,4 +253,25 @@ void linediff_unified(struct strbuf *out, const char *old_name, const char *a, s
 	free(d.b.lines);
 	free(d.a.changed);
 	free(d.b.changed);
+}
+
+char *cordon_line_diff(const char *old_name, const char *old_text, size_t old_len,
+		       const char *new_name, const char *new_text, size_t new_len, size_t *len,
+		       char **err)
+{
+	struct strbuf sb;
+	if (!old_name || !new_name || (!old_text && old_len) || (!new_text && new_len)) {
+		if (err)
+			*err = xstrdup(!old_name || !new_name ? "cordon_line_diff: no name given"
+							       : "cordon_line_diff: no text given");
+		return NULL;
+	}
+	sb_init(&sb);
+	linediff_unified(&sb, old_name, old_text ? old_text : "", old_len, new_name,
+			 new_text ? new_text : "", new_len);
+	if (!sb.buf)
+		sb_add(&sb, "", 0);
+	if (len)
+		*len = sb.len;
+	return sb_steal(&sb);
 }

@@ -37,27 +37,10 @@ static bool same_id(const struct file_id *a, const struct file_id *b)
 	return a->dev == b->dev && a->ino == b->ino;
 }
 
-/* Read at most LOAD_MAX_FILE_BYTES + 1 bytes; errno-style result. */
-static int read_bounded(const char *path, char **text, size_t *len, struct file_id *id)
+int load_read_fd(int fd, char **text, size_t *len)
 {
-	struct stat st;
 	size_t cap = 0, n = 0;
 	char *buf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return errno;
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		return e;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
-		return EISDIR;
-	}
-	id->dev = st.st_dev;
-	id->ino = st.st_ino;
-	id->embedded = NULL;
 	for (;;) {
 		grow_array((void **)&buf, &cap, n + 65536 + 1, 1);
 		ssize_t r = read(fd, buf + n, cap - n - 1);
@@ -66,7 +49,6 @@ static int read_bounded(const char *path, char **text, size_t *len, struct file_
 				continue;
 			int e = errno;
 			free(buf);
-			close(fd);
 			return e;
 		}
 		if (r == 0)
@@ -75,10 +57,44 @@ static int read_bounded(const char *path, char **text, size_t *len, struct file_
 		if (n > LOAD_MAX_FILE_BYTES)
 			break;
 	}
-	close(fd);
 	buf[n] = '\0';
 	*text = buf;
 	*len = n;
+	return 0;
+}
+
+int load_read_path(const char *path, char **text, size_t *len, struct stat *st)
+{
+	struct stat own;
+	int err, fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (!st)
+		st = &own;
+	if (fd < 0)
+		return errno;
+	if (fstat(fd, st) != 0) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+	if (S_ISDIR(st->st_mode)) {
+		close(fd);
+		return EISDIR;
+	}
+	err = load_read_fd(fd, text, len);
+	close(fd);
+	return err;
+}
+
+/* Read at most LOAD_MAX_FILE_BYTES + 1 bytes; errno-style result. */
+static int read_bounded(const char *path, char **text, size_t *len, struct file_id *id)
+{
+	struct stat st;
+	int err = load_read_path(path, text, len, &st);
+	if (err)
+		return err;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->embedded = NULL;
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #define CORDON_LOAD_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "ast.h"
 #include "base/diag.h"
@@ -32,5 +33,13 @@ struct ast *load_text(struct load_ctx *lc, const char *name, const char *base_di
  * binary or oversized text as load_file does; record its comments in
  * *comments when that is not NULL. */
 struct ast *load_parse(struct load_ctx *lc, uint32_t file, struct comment_list *comments);
+
+/* All of fd, or up to one byte past LOAD_MAX_FILE_BYTES, so that load_parse
+ * refuses an oversized text: *text is malloc'd and NUL-terminated.  Returns
+ * 0 or an errno. */
+int load_read_fd(int fd, char **text, size_t *len);
+/* The file at path, read as load_file reads it (a directory is EISDIR);
+ * its fstat in *st when st is not NULL.  Returns 0 or an errno. */
+int load_read_path(const char *path, char **text, size_t *len, struct stat *st);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "check/policy.h"
 
@@ -62,5 +63,13 @@ struct diff_result {
 int diff_policies(const cordon_policy *old_p, const cordon_policy *new_p, const char *preset,
 		  const cordon_context *ctx, struct diff_result *out, char **err);
 void diff_result_free(struct diff_result *r);
+
+/* The result as `cordon diff` prints it (diff_output.c): text, or JSON
+ * naming the two policies and the context the diff was made under. */
+void diff_print_text(FILE *out, const struct diff_result *r);
+void diff_print_json(FILE *out, const struct diff_result *r, const char *old_name,
+		     const char *new_name, const struct ir_context *ctx);
+/* The first widening change in words (malloc'd), or NULL when none widened. */
+char *diff_first_widening(const struct diff_result *r);
 
 #endif
