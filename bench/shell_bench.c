@@ -22,8 +22,8 @@
 #include "config.h"
 
 #include "cordon.h"
-#include "shell.h"
-#include "util.h"
+#include "shell/shell.h"
+#include "base/util.h"
 #include "../tests/unit/shell_slow_inputs.h"
 
 #include <stdio.h>

@@ -5,6 +5,10 @@
 #include "cordon.h"
 #include "options.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Exit statuses shared by every verb. */
 enum {
 	EXIT_OK = 0,

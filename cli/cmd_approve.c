@@ -117,7 +117,7 @@ out:
 }
 
 /* approve --session tool NAME: a session grant for the named tool.  The
- * grant itself is libcordon's (engine/grant.c); this checks that the policy
+ * grant itself is libcordon's (lib/decide/grant.c); this checks that the policy
  * would ask, records the grant and audits it. */
 static int approve_tool(struct cli_args *a)
 {

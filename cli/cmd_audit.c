@@ -162,12 +162,11 @@ static void tally_free(struct tally *t)
 	free(t->items);
 }
 
-static const char *const decisions[] = { "allow", "ask", "deny" };
 #define TOP_DENIED 10
 
 struct summary {
 	size_t lines, skipped, matched;
-	size_t by_decision[3], other_decision;
+	size_t by_decision[CORDON_EFFECT_COUNT], other_decision;
 	struct tally presets, ops, denied;
 	json_t *matches;
 };
@@ -220,8 +219,8 @@ static void print_summary(const struct summary *s, const char *path, bool json)
 {
 	if (json) {
 		json_t *o = json_object(), *dec = json_object(), *top = json_array();
-		for (int i = 0; i < 3; i++)
-			json_object_set_new(dec, decisions[i],
+		for (int i = 0; i < CORDON_EFFECT_COUNT; i++)
+			json_object_set_new(dec, cordon_effect_name((enum cordon_effect)i),
 					    json_integer((json_int_t)s->by_decision[i]));
 		if (s->other_decision)
 			json_object_set_new(dec, "none",
@@ -246,8 +245,8 @@ static void print_summary(const struct summary *s, const char *path, bool json)
 	}
 	printf("%zu record%s match in %s (%zu line%s read, %zu skipped)\n", s->matched,
 	       s->matched == 1 ? "" : "s", path, s->lines, s->lines == 1 ? "" : "s", s->skipped);
-	printf("by decision: allow %zu, ask %zu, deny %zu", s->by_decision[0], s->by_decision[1],
-	       s->by_decision[2]);
+	printf("by decision: allow %zu, ask %zu, deny %zu", s->by_decision[CORDON_ALLOW],
+	       s->by_decision[CORDON_ASK], s->by_decision[CORDON_DENY]);
 	/* Grant revocations decide nothing. */
 	if (s->other_decision)
 		printf(", none %zu", s->other_decision);
@@ -297,13 +296,10 @@ static void summarise_line(struct summary *s, const char *path, size_t lineno, c
 		return;
 	}
 	s->matched++;
-	bool known = false;
-	for (int i = 0; i < 3; i++)
-		if (decision && strcmp(decision, decisions[i]) == 0) {
-			s->by_decision[i]++;
-			known = true;
-		}
-	if (!known)
+	int effect = decision ? cordon_effect_from_name(decision) : -1;
+	if (effect >= 0)
+		s->by_decision[effect]++;
+	else
 		s->other_decision++;
 	tally_add(&s->presets, str_field(rec, "preset"));
 	tally_add(&s->ops, str_field(rec, "op"));

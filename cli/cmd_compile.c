@@ -2,9 +2,9 @@
 #include "config.h"
 
 #include "cli.h"
-#include "util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,23 +35,46 @@ static const struct {
 	{ "sbpl", ";; " },
 };
 
+/* A malloc'd string from asprintf, which fails only without memory. */
+static char *must_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *must_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	return s;
+}
+
+static void *must_malloc(size_t n)
+{
+	void *p = malloc(n);
+	if (!p)
+		abort();
+	return p;
+}
+
 /* A stand-in for the per-call temp dir, made so the lowering sees the
  * existing directory the runner would give it; canonical, as lowered paths
  * are.  NULL with *err when none can be made. */
 static char *make_standin_tmp(char **made, char **err)
 {
 	const char *base = getenv("TMPDIR");
-	char *tmpl = xasprintf("%s/cordon-compile-XXXXXX", base && base[0] == '/' ? base : "/tmp");
+	char *tmpl = must_asprintf("%s/cordon-compile-XXXXXX",
+				   base && base[0] == '/' ? base : "/tmp");
 	if (!mkdtemp(tmpl)) {
-		*err = xasprintf("cannot make a stand-in for the per-call temp dir in %s: %s; give "
-				 "--context tmp=DIR",
-				 base && base[0] == '/' ? base : "/tmp", strerror(errno));
+		*err = must_asprintf("cannot make a stand-in for the per-call temp dir in %s: %s; "
+				     "give --context tmp=DIR",
+				     base && base[0] == '/' ? base : "/tmp", strerror(errno));
 		free(tmpl);
 		return NULL;
 	}
 	*made = tmpl;
 	char *real = realpath(tmpl, NULL);
-	return real ? real : xstrdup(tmpl);
+	return real ? real : must_asprintf("%s", tmpl);
 }
 
 /* out with every occurrence of path replaced by TMP_SHOWN; *count says how
@@ -59,23 +82,26 @@ static char *make_standin_tmp(char **made, char **err)
 static char *show_tmp(const char *out, size_t len, const char *path, size_t *newlen,
 		      size_t *count)
 {
-	struct strbuf sb;
-	size_t plen = strlen(path), i = 0;
-	sb_init(&sb);
+	size_t plen = strlen(path), slen = strlen(TMP_SHOWN), n = 0;
 	*count = 0;
-	while (i < len) {
+	for (size_t i = 0; i < len;)
+		if (len - i >= plen && memcmp(out + i, path, plen) == 0)
+			i += plen, (*count)++;
+		else
+			i++;
+	char *shown = must_malloc(len - *count * plen + *count * slen + 1);
+	for (size_t i = 0; i < len;) {
 		if (len - i >= plen && memcmp(out + i, path, plen) == 0) {
-			sb_adds(&sb, TMP_SHOWN);
+			memcpy(shown + n, TMP_SHOWN, slen);
+			n += slen;
 			i += plen;
-			(*count)++;
 		} else {
-			sb_addc(&sb, out[i++]);
+			shown[n++] = out[i++];
 		}
 	}
-	*newlen = sb.len;
-	if (!sb.buf)
-		sb_add(&sb, "", 0);
-	return sb_steal(&sb);
+	shown[n] = '\0';
+	*newlen = n;
+	return shown;
 }
 
 /* The output with the note on its second line, after the title. */
@@ -83,14 +109,17 @@ static char *add_tmp_comment(char *out, size_t *len, const char *opening)
 {
 	const char *nl = memchr(out, '\n', *len);
 	size_t head = nl ? (size_t)(nl - out) + 1 : 0;
-	struct strbuf sb;
-	sb_init(&sb);
-	sb_add(&sb, out, head);
-	sb_addf(&sb, "%s%s\n", opening, TMP_NOTE);
-	sb_add(&sb, out + head, *len - head);
+	char *note = must_asprintf("%s%s\n", opening, TMP_NOTE);
+	size_t nlen = strlen(note);
+	char *with = must_malloc(*len + nlen + 1);
+	memcpy(with, out, head);
+	memcpy(with + head, note, nlen);
+	memcpy(with + head + nlen, out + head, *len - head);
+	*len += nlen;
+	with[*len] = '\0';
+	free(note);
 	free(out);
-	*len = sb.len;
-	return sb_steal(&sb);
+	return with;
 }
 
 /* A lowering needs concrete paths: the context defaults apply.  The temp
@@ -123,7 +152,7 @@ static int emit_lowered(const char *policy_path, const char *preset, cordon_cont
 	if (!cordon_context_get(ctx, "tmp") && foreign) {
 		/* Nothing of another host's file system is read: the stand-in
 		 * need not exist, only be a path no alias of any host covers. */
-		standin = xstrdup(FOREIGN_TMP_STANDIN);
+		standin = must_asprintf("%s", FOREIGN_TMP_STANDIN);
 		if (cordon_context_set(ctx, "tmp", standin, &err) != 0) {
 			status = cli_usage_error(NULL, "%s", err);
 			goto out;

@@ -106,9 +106,6 @@ static void print_text(const cordon_decision *d)
 /* A longer line is answered with one error, read to its end first. */
 #define STREAM_LINE_MAX (16u << 20)
 
-static const char *const context_names[] = { "workspace", "cwd",	 "home", "tmp",
-					     "agent_dir", "session_dir", "user" };
-
 struct stream {
 	const cordon_policy *policy;
 	const struct eval_opts *o;
@@ -352,9 +349,9 @@ static cordon_evaluator *stream_evaluator(struct stream *st, const char *preset,
 	cordon_evaluator *ev = NULL;
 	if (host && cordon_context_set_host(ctx, host, err) != 0)
 		goto out;
-	for (size_t v = 0; v < sizeof(context_names) / sizeof(*context_names); v++) {
-		const char *given = cordon_context_get(st->o->ctx, context_names[v]);
-		if (given && cordon_context_set(ctx, context_names[v], given, err) != 0)
+	for (size_t v = 0; (name = cordon_context_name(v)); v++) {
+		const char *given = cordon_context_get(st->o->ctx, name);
+		if (given && cordon_context_set(ctx, name, given, err) != 0)
 			goto out;
 	}
 	if (context) {

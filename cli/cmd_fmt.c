@@ -3,10 +3,7 @@
 #include "config.h"
 
 #include "cli.h"
-#include "diag.h"
-#include "fmt.h"
-#include "linediff.h"
-#include "load.h"
+#include "cordon_tools.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,57 +19,6 @@ enum fmt_mode { MODE_PRINT, MODE_CHECK, MODE_DIFF, MODE_WRITE };
 static int worse(int a, int b)
 {
 	return a > b ? a : b;
-}
-
-/* All of fd, up to one byte past the loader's bound so that an oversized
- * file is refused as `cordon check` refuses it.  Returns 0 or an errno. */
-static int read_all(int fd, char **text, size_t *len)
-{
-	size_t cap = 0, n = 0;
-	char *buf = NULL;
-	for (;;) {
-		grow_array((void **)&buf, &cap, n + 65536 + 1, 1);
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			free(buf);
-			return e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > LOAD_MAX_FILE_BYTES)
-			break;
-	}
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
-static int read_policy(const char *path, char **text, size_t *len)
-{
-	struct stat st;
-	int err, fd;
-	if (strcmp(path, "-") == 0)
-		return read_all(STDIN_FILENO, text, len);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return errno;
-	if (fstat(fd, &st) != 0) {
-		err = errno;
-		close(fd);
-		return err;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
-		return EISDIR;
-	}
-	err = read_all(fd, text, len);
-	close(fd);
-	return err;
 }
 
 static int sync_dir(const char *dir)
@@ -98,9 +44,14 @@ static int write_in_place(const char *path, const char *text, size_t len)
 
 	if (!real || stat(real, &st) != 0)
 		goto out;
-	dir_copy = xstrdup(real);
+	if (!(dir_copy = strdup(real)))
+		goto out;
 	const char *dir = dirname(dir_copy);
-	tmp = xasprintf("%s/.%s.fmt-XXXXXX", dir, real + strlen(dir) + (strcmp(dir, "/") != 0));
+	if (asprintf(&tmp, "%s/.%s.fmt-XXXXXX", dir, real + strlen(dir) + (strcmp(dir, "/") != 0)) <
+	    0) {
+		tmp = NULL;
+		goto out;
+	}
 	step = "cannot create a temporary file for";
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
@@ -151,32 +102,27 @@ out:
 static int fmt_one(const char *path, enum fmt_mode mode)
 {
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	struct srcmgr sm;
-	struct diag_list diags;
-	struct arena arena;
-	char *text, *out;
-	size_t len, out_len;
-	int err = read_policy(path, &text, &len), status = EXIT_OK;
+	char *err = NULL;
+	cordon_formatted *f = strcmp(path, "-") == 0 ? cordon_format_fd(name, STDIN_FILENO, &err)
+						     : cordon_format_file(path, &err);
+	const char *src, *out;
+	size_t src_len, out_len;
+	int status = EXIT_OK;
 
-	if (err) {
-		fprintf(stderr, "cordon: cannot read '%s': %s\n", name, strerror(err));
+	if (!f) {
+		fprintf(stderr, "cordon: %s\n", err);
+		free(err);
 		return EXIT_USAGE;
 	}
-	srcmgr_init(&sm);
-	diag_init(&diags);
-	arena_init(&arena);
-	struct load_ctx lc = { &sm, &diags, &arena, false };
-	uint32_t file = srcmgr_add(&sm, name, strcmp(path, "-") ? path : NULL, text, len, NULL);
-	out = fmt_file(&lc, file, &out_len);
-	if (!out) {
+	if (cordon_formatted_error_count(f)) {
 		/* Never formatted, never written: the errors, as `cordon check`. */
-		diag_sort(&diags);
-		diag_print(stderr, &sm, &diags);
-		status = EXIT_POLICY;
-		goto done;
+		cordon_formatted_print_diagnostics(f, stderr);
+		cordon_formatted_free(f);
+		return EXIT_POLICY;
 	}
-	const struct src_file *sf = srcmgr_file(&sm, file);
-	bool formatted = out_len == sf->len && memcmp(out, sf->text, out_len) == 0;
+	src = cordon_formatted_source(f, &src_len);
+	out = cordon_formatted_text(f, &out_len);
+	bool formatted = !cordon_formatted_changed(f);
 	switch (mode) {
 	case MODE_PRINT:
 		fwrite(out, 1, out_len, stdout);
@@ -189,12 +135,13 @@ static int fmt_one(const char *path, enum fmt_mode mode)
 		break;
 	case MODE_DIFF:
 		if (!formatted) {
-			struct strbuf d;
-			char *a = xasprintf("a/%s", name), *b = xasprintf("b/%s", name);
-			sb_init(&d);
-			linediff_unified(&d, a, sf->text, sf->len, b, out, out_len);
-			fwrite(d.buf, 1, d.len, stdout);
-			sb_free(&d);
+			char *a = NULL, *b = NULL, *d;
+			size_t len;
+			if (asprintf(&a, "a/%s", name) < 0 || asprintf(&b, "b/%s", name) < 0 ||
+			    !(d = cordon_line_diff(a, src, src_len, b, out, out_len, &len, NULL)))
+				abort();
+			fwrite(d, 1, len, stdout);
+			free(d);
 			free(a);
 			free(b);
 			status = EXIT_POLICY;
@@ -205,11 +152,7 @@ static int fmt_one(const char *path, enum fmt_mode mode)
 			status = EXIT_USAGE;
 		break;
 	}
-	free(out);
-done:
-	arena_free(&arena);
-	diag_free(&diags);
-	srcmgr_free(&sm);
+	cordon_formatted_free(f);
 	return status;
 }
 

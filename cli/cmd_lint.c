@@ -3,66 +3,59 @@
 #include "config.h"
 
 #include "cli.h"
-#include "lint.h"
+#include "cordon_tools.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF };
-
 static const struct {
 	const char *name;
-	enum format format;
+	enum cordon_lint_format format;
 } formats[] = {
-	{ "text", FORMAT_TEXT },
-	{ "json", FORMAT_JSON },
-	{ "sarif", FORMAT_SARIF },
+	{ "text", CORDON_LINT_TEXT },
+	{ "json", CORDON_LINT_JSON },
+	{ "sarif", CORDON_LINT_SARIF },
 };
 
 /* Apply "--disable ID,..." or "--enable ID,...": `all` names every check. */
-static int set_checks(struct lint_options *opts, const char *list, bool disable)
+static int set_checks(cordon_lint_options *opts, const char *list, bool disable)
 {
-	char *copy = xstrdup(list), *save = NULL;
+	char *copy = strdup(list), *save = NULL, *err = NULL;
 	int status = EXIT_OK;
+	if (!copy)
+		abort();
 	for (char *id = strtok_r(copy, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
-		if (strcmp(id, "all") == 0) {
-			for (size_t i = 0; i < lint_ncheck; i++)
-				opts->disabled[i] = disable;
+		if (cordon_lint_options_enable(opts, id, !disable, &err) == 0)
 			continue;
-		}
-		int i = lint_check_lookup(id);
-		if (i < 0) {
-			const char **ids = xcalloc(lint_ncheck, sizeof(*ids));
-			for (size_t k = 0; k < lint_ncheck; k++)
-				ids[k] = lint_checks[k].id;
-			const char *best = closest_word(id, ids, lint_ncheck);
-			free(ids);
-			status = best ? cli_usage_error("lint", "unknown check '%s'; did you mean '%s'?",
-							id, best)
-				      : cli_usage_error("lint", "unknown check '%s' (--list-checks "
-								"shows them)",
-							id);
-			break;
-		}
-		opts->disabled[i] = disable;
+		/* The message suggests the nearest id, or else where the ids are. */
+		const char *where = cordon_lint_check_closest(id) ? "" : " (--list-checks shows them)";
+		status = cli_usage_error("lint", "%s%s", err, where);
+		free(err);
+		break;
 	}
 	free(copy);
 	return status;
 }
 
+static void free_options(cordon_lint_options **opts)
+{
+	cordon_lint_options_free(*opts);
+}
+
 static void list_checks(void)
 {
-	for (size_t i = 0; i < lint_ncheck; i++)
-		printf("%-22s %-8s %s\n", lint_checks[i].id, lint_level_names[lint_checks[i].level],
-		       lint_checks[i].summary);
+	const char *id, *summary;
+	enum cordon_lint_level level;
+	for (size_t i = 0; cordon_lint_check(i, &id, &level, &summary, NULL); i++)
+		printf("%-22s %-8s %s\n", id, cordon_lint_level_name(level), summary);
 }
 
 int cmd_lint(int argc, char **argv)
 {
-	struct lint_options lo = { 0 };
+	cordon_lint_options *lo __attribute__((cleanup(free_options))) = cordon_lint_options_new();
 	struct cli_args a;
-	enum format format = FORMAT_TEXT;
+	enum cordon_lint_format format = CORDON_LINT_TEXT;
 	bool werror = false, list = false;
 	const char *arg;
 	int id, status = EXIT_OK;
@@ -77,11 +70,11 @@ int cmd_lint(int argc, char **argv)
 			werror = true;
 			break;
 		case OPT_INCLUDE_SHIPPED:
-			lo.include_shipped = true;
+			cordon_lint_options_include_shipped(lo, true);
 			break;
 		case OPT_DISABLE:
 		case OPT_ENABLE:
-			if ((status = set_checks(&lo, arg, id == OPT_DISABLE)) != EXIT_OK)
+			if ((status = set_checks(lo, arg, id == OPT_DISABLE)) != EXIT_OK)
 				goto out;
 			break;
 		}
@@ -103,27 +96,27 @@ int cmd_lint(int argc, char **argv)
 	}
 
 	size_t n = (size_t)a.noperands;
-	struct lint_result **rs = xcalloc(n, sizeof(*rs));
+	cordon_lint **rs = calloc(n, sizeof(*rs));
+	if (!rs)
+		abort();
 	for (size_t i = 0; i < n; i++) {
-		rs[i] = lint_file(a.operands[i], &lo);
-		if (format == FORMAT_TEXT)
-			lint_print_text(stdout, rs[i]);
+		rs[i] = cordon_lint_file(a.operands[i], lo, NULL); /* a path: never NULL */
+		if (format == CORDON_LINT_TEXT)
+			cordon_lint_print(&rs[i], 1, CORDON_LINT_TEXT, stdout, NULL);
 	}
-	if (format == FORMAT_TEXT)
-		lint_print_summary(stdout, rs, n);
-	else if (format == FORMAT_JSON)
-		lint_print_json(stdout, rs, n);
-	else
-		lint_print_sarif(stdout, rs, n);
+	cordon_lint_print(rs, n, format == CORDON_LINT_TEXT ? CORDON_LINT_SUMMARY : format, stdout,
+			  NULL);
 
 	for (size_t i = 0; i < n; i++) {
-		const struct lint_result *r = rs[i];
-		if (r->io_failed)
+		const cordon_lint *r = rs[i];
+		if (cordon_lint_io_failed(r))
 			status = EXIT_USAGE;
 		else if (status == EXIT_OK &&
-			 (r->count[LINT_ERROR] || (werror && (r->count[LINT_WARNING] || r->count[LINT_INFO]))))
+			 (cordon_lint_count(r, CORDON_LINT_ERROR) ||
+			  (werror && (cordon_lint_count(r, CORDON_LINT_WARNING) ||
+				      cordon_lint_count(r, CORDON_LINT_INFO)))))
 			status = EXIT_POLICY;
-		lint_result_free(rs[i]);
+		cordon_lint_free(rs[i]);
 	}
 	free(rs);
 	if (fflush(stdout) != 0)

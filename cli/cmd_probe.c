@@ -3,7 +3,6 @@
 
 #include "cli.h"
 #include "run.h"
-#include "run_limits.h"
 
 #include <jansson.h>
 #include <stdio.h>

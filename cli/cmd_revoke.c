@@ -1,4 +1,4 @@
-/* cordon revoke: remove session grants of named tools (engine/grant.c),
+/* cordon revoke: remove session grants of named tools (lib/decide/grant.c),
  * and audit it. */
 #include "config.h"
 

@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "cli.h"
-#include "policy_test.h"
+#include "cordon_tools.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,9 +15,9 @@ int cmd_test(int argc, char **argv)
 	int id, status = EXIT_OK;
 	bool coverage = false, has_threshold = false, include_shipped = false;
 	double threshold = 0, total;
-	char *end;
+	char *end, *err = NULL;
 	const char *arg;
-	struct coverage cov;
+	cordon_coverage *cov = NULL;
 	struct cli_args a;
 
 	/* --host is checked by the parser, before any test runs. */
@@ -56,10 +56,12 @@ int cmd_test(int argc, char **argv)
 		status = cli_usage_error("test", "no policy file given");
 		goto out;
 	}
-	const char *host = a.host;
 	char **files = a.operands;
-	coverage_init(&cov);
-	cov.include_shipped = include_shipped;
+	if (coverage)
+		cov = cordon_coverage_new(include_shipped);
+	struct cordon_test_options topts = {
+		.include_shipped = include_shipped, .host = a.host, .coverage = cov,
+	};
 	for (int i = 0; i < a.noperands; i++) {
 		cordon_policy *p = cordon_policy_load_file(files[i]);
 		if (cordon_policy_error_count(p)) {
@@ -70,29 +72,31 @@ int cmd_test(int argc, char **argv)
 				status = EXIT_USAGE;
 		} else {
 			size_t before = n;
-			if (coverage)
-				coverage_add_policy(&cov, p);
-			failed += policy_run_tests(p, stdout, &n, coverage ? &cov : NULL, include_shipped,
-						   host);
-			if (n == before)
+			if (cordon_test_run(p, &topts, stdout, &n, &failed, &err) != 0) {
+				/* The host was checked by the parser and the policy has no errors. */
+				fprintf(stderr, "cordon: %s\n", err);
+				free(err);
+				err = NULL;
+				status = EXIT_USAGE;
+			} else if (n == before)
 				printf("# %s has no test blocks\n", files[i]);
 		}
 		cordon_policy_free(p);
 	}
 	printf("1..%zu\n", n);
 	if (coverage) {
-		total = coverage_finish(&cov);
-		coverage_print(stdout, &cov);
+		total = cordon_coverage_finish(cov);
+		cordon_coverage_print(cov, stdout);
 		if (has_threshold && total < threshold) {
 			printf("# coverage %.1f%% is below the threshold of %g%%\n", total, threshold);
 			if (status == EXIT_OK)
 				status = EXIT_POLICY;
 		}
 	}
-	coverage_free(&cov);
 	if (status == EXIT_OK && failed)
 		status = EXIT_POLICY;
 out:
+	cordon_coverage_free(cov);
 	cli_args_free(&a);
 	return status;
 }

@@ -6,8 +6,8 @@
 #include "config.h"
 
 #include "egress_relay.h"
-#include "landlock.h"
-#include "util.h"
+#include "kernel/landlock.h"
+#include "base/util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

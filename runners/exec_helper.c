@@ -22,8 +22,8 @@
 
 #include "build-id.h"
 #include "egress_relay.h"
-#include "landlock.h"
-#include "util.h"
+#include "kernel/landlock.h"
+#include "base/util.h"
 #include "rlimit.h"
 
 #include <errno.h>

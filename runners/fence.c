@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "fence.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

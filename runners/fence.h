@@ -15,7 +15,7 @@
 #ifndef CORDON_FENCE_H
 #define CORDON_FENCE_H
 
-#include "lower.h"
+#include "lower/lower.h"
 
 struct fence {
 	int reg;     /* the registry, or -1 */

@@ -3,9 +3,9 @@
 #include "config.h"
 
 #include "run.h"
-#include "util.h"
+#include "base/util.h"
 
-#include "landlock.h"
+#include "kernel/landlock.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,8 +6,8 @@
 #ifdef __linux__
 
 #include "proxy.h"
-#include "eval.h"
-#include "util.h"
+#include "decide/eval.h"
+#include "base/util.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -302,7 +302,7 @@ static void decide(struct proxy_loop *pl, struct conn *c)
 	enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 	const char *rule = d ? cordon_decision_rule(d) : NULL;
 	const char *reason = d ? cordon_decision_reason(d) : err;
-	const char *decision = e == CORDON_ALLOW ? "allow" : e == CORDON_ASK ? "ask" : "deny";
+	const char *decision = cordon_effect_name(e);
 	if (e == CORDON_ASK && pl->o->approve &&
 	    pl->o->approve(pl->o->approve_arg, c->host, c->port))
 		e = CORDON_ALLOW;

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "ir.h"
+#include "ir/ir.h"
 
 struct run_rlimit {
 	int resource;             /* RLIMIT_* */

@@ -82,5 +82,9 @@ struct probe_result {
 };
 void run_probe(struct probe_result *r, bool launch);
 void run_probe_free(struct probe_result *r);
+/* Linux: what this machine gives a call for memory and processes, in words
+ * for `cordon probe` (a cgroup is made and removed to find out;
+ * run_limits.c). */
+const char *run_limits_probe(void);
 
 #endif

@@ -1,7 +1,7 @@
 /* The approval of one call of `cordon run` (run_approval.h). */
 #include "config.h"
 
-#include "canon.h"
+#include "base/canon.h"
 #include "run_approval.h"
 
 #include <errno.h>

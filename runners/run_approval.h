@@ -5,8 +5,8 @@
 #ifndef CORDON_RUN_APPROVAL_H
 #define CORDON_RUN_APPROVAL_H
 
-#include "approval_exec.h"
-#include "lower.h"
+#include "host/approval_exec.h"
+#include "lower/lower.h"
 #include "run.h"
 
 struct run_approval {

@@ -4,9 +4,9 @@
  * says (the probes). */
 #include "config.h"
 
-#include "lower.h"
+#include "lower/lower.h"
 #include "run.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <ftw.h>

@@ -6,8 +6,9 @@
 #ifndef CORDON_RUN_LIMITS_H
 #define CORDON_RUN_LIMITS_H
 
-#include "lower.h"
+#include "lower/lower.h"
 #include "rlimit.h"
+#include "run.h"
 
 enum { RUN_CGROUP_MAX = 2 }; /* cgroup v1 keeps pids and memory apart */
 
@@ -28,9 +29,6 @@ void run_limits_helper_args(const struct lower_input *in, char ***v, size_t *n, 
 /* In the launched child, before exec: join the cgroup, set the rlimits of
  * an unsandboxed run.  -1 after printing why. */
 int run_limits_enter(const struct run_limits *lim);
-/* What this machine gives a call for memory and processes, in words for
- * `cordon probe` (a cgroup is made and removed to find out). */
-const char *run_limits_probe(void);
 /* After the call: kill what is left in the cgroup and remove it. */
 void run_limits_release(struct run_limits *lim);
 

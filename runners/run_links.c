@@ -11,9 +11,9 @@
  * protected .git/config), or in a directory the walk could not list. */
 #include "config.h"
 
-#include "host_walk.h"
+#include "host/host_walk.h"
 #include "run_links.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -45,12 +45,6 @@ struct links_walk {
 	const char *root;
 	char *err;
 };
-
-static bool under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
 
 static int visit(void *arg, const struct host_walk_entry *e)
 {
@@ -159,7 +153,7 @@ static char *report(struct links_walk *w)
 
 static bool kernel_fs(const char *path)
 {
-	return under(path, "/dev") || under(path, "/proc");
+	return path_under(path, "/dev") || path_under(path, "/proc");
 }
 
 int run_links_check(const struct lower_input *in, char **err)
@@ -184,7 +178,7 @@ int run_links_check(const struct lower_input *in, char **err)
 			return 0;
 		}
 		for (size_t k = 0; k < nroots && !nested; k++)
-			nested = under(p->path, roots[k]);
+			nested = path_under(p->path, roots[k]);
 		if (!nested) /* sorted by path: a root comes before those inside it */
 			VEC_PUSH(roots, nroots, cap, p->path);
 	}

@@ -4,7 +4,7 @@
 #ifndef CORDON_RUN_LINKS_H
 #define CORDON_RUN_LINKS_H
 
-#include "lower.h"
+#include "lower/lower.h"
 
 /* Walk the plan's writable roots (bounded like the expansion of glob
  * read denies) for regular files that have more names than the walk found

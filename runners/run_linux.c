@@ -7,12 +7,12 @@
 
 #include "fence.h"
 #include "proxy.h"
-#include "lower.h"
+#include "lower/lower.h"
 #include "run.h"
 #include "run_approval.h"
 #include "run_limits.h"
 #include "run_links.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "build-id.h"
-#include "landlock.h"
+#include "kernel/landlock.h"
 
 #include <linux/keyctl.h>
 
@@ -108,8 +108,7 @@ bool run_helper_matches(const char *path)
 
 static bool inside(const char *path, const char *dir)
 {
-	size_t n = dir ? strlen(dir) : 0;
-	return n && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+	return dir && *dir && path_under(path, dir);
 }
 
 /* Where this user's per-call temp dirs live.  The places are fixed for the

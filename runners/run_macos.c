@@ -20,10 +20,10 @@
 #ifdef __APPLE__
 #include "config.h"
 
-#include "lower.h"
+#include "lower/lower.h"
 #include "rlimit.h"
 #include "run.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,6 +16,12 @@ for policy in *.cordon; do
 	# assert never OP "T", ... [in "P", ...] ["REASON"];
 	sed -n 's/^assert never \([a-z]*\) \(.*\);$/\1 \2/p' "$policy" |
 		sed 's/\(.*"\) "[^"]*"$/\1/' > "$tmpdir/asserts"
+	# An empty scrape would check nothing below and still pass.
+	grep -c '^assert never ' "$policy" > "$tmpdir/n"
+	is "$(wc -l < "$tmpdir/asserts" | tr -d ' ')" "$(cat "$tmpdir/n")" \
+		"$policy: every assertion is read ($(cat "$tmpdir/n"))"
+	test -n "$presets"
+	ok $? "$policy: its presets are read"
 	while read -r op rest; do
 		case $rest in
 		*' in "'*)
@@ -27,6 +33,8 @@ for policy in *.cordon; do
 		printf '%s\n' "$targets" | tr ',' '\n' | sed 's/^ *"//; s/"$//' |
 			sed 's|^~|/home/u|; s|\${agent_dir}|/home/u/.cordon|; s|\*\*|x/y|g; s|\*|x|g' \
 				> "$tmpdir/targets"
+		test -s "$tmpdir/targets" && test -n "$named"
+		ok $? "$policy: assert never $op names targets and presets"
 		for preset in $named; do
 			while read -r target; do
 				# shellcheck disable=SC2086
@@ -66,17 +74,22 @@ case $got in allow*) ok 0 "with workspace=/etc the evaluator allows the write" ;
 *) ok 1 "with workspace=/etc the evaluator allows the write (got: $got)" ;; esac
 
 # Each violation in tests/bad/assert-violated.cordon is real: without its
-# assertions the policy loads, and the evaluator lets each through.
+# assertions the policy loads, and the evaluator lets each through (a
+# decision of allow or ask: no answer at all is no violation).
 bad="$tmpdir/violated.cordon"
 sed '/^assert /d' "$srcdir/tests/bad/assert-violated.cordon" > "$bad"
+"$CORDON" check "$bad" 2> "$tmpdir/err"
+ok $? "without its assertions, assert-violated.cordon loads"
+diag < "$tmpdir/err"
 for req in "base read /home/u/.ssh/id_ed25519" "dev net api.example.com:443" \
 	"base write /srv/data/db" "dev exec rm -rf /"; do
 	set -- $req
 	preset=$1 op=$2
 	shift 2
-	got=$("$CORDON" eval -p "$bad" --preset "$preset" $ctx "$op" "$*" | head -1)
-	case $got in deny*) ok 1 "violation is real: $preset $op $* (got: $got)" ;;
-	*) ok 0 "violation is real: $preset $op $* is $got" ;; esac
+	got=$("$CORDON" eval -p "$bad" --preset "$preset" $ctx "$op" "$*" 2> "$tmpdir/err" | head -1)
+	case $got in allow* | ask*) ok 0 "violation is real: $preset $op $* is $got" ;;
+	*) ok 1 "violation is real: $preset $op $* (got: ${got:-no decision})" ;; esac
+	diag < "$tmpdir/err"
 done
 
 done_testing

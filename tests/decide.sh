@@ -26,10 +26,13 @@
 #   OP         read, write, exec, net or tool
 #   TARGET     the rest of the line up to ` @ ` or ` => ` (spaces allowed, for
 #              exec); '' is the empty target
-#   RULE       the line in NAME.cordon of the deciding rule (`7`), FILE:LINE
-#              for a rule in an included file (`default.cordon:49`), or `-`
-#              when no rule decides (no match, an unresolvable path); for
-#              error, a text the message on stderr must contain
+#   RULE       the deciding rule, by its text: the one line of NAME.cordon
+#              that holds that text (runs of blanks count as one), such as
+#              `write "/ok"`; where two rules read alike, the line ends in
+#              a comment with a label, `# [NAME]`, and RULE is `[NAME]`.
+#              `-` when no rule decides (no match, an unresolvable path); for
+#              error, a text the message on stderr must contain.  A line
+#              number is refused: any edit above the rule would break it
 #   CANONICAL  the target the evaluator judged (the first operation's
 #              "target": the canonical path for read and write)
 #   escalate   ask to run outside the sandbox, with that justification
@@ -94,6 +97,17 @@ quoted() {
 	q_rest=${q_rest#*\"}
 	q_rest=${q_rest# }
 	return 0
+}
+
+# rule_line TEXT POLICY: the number of the one line of POLICY that holds
+# TEXT, runs of blanks squeezed in both; status 1 (and nothing) when no line
+# or more than one does.
+rule_line() {
+	want=$1 awk '
+	function squeeze(s) { gsub(/[ \t]+/, " ", s); sub(/^ /, "", s); sub(/ $/, "", s); return s }
+	BEGIN { want = squeeze(ENVIRON["want"]) }
+	index(squeeze($0), want) && squeeze($0) !~ /^#/ { hits++; at = NR }
+	END { if (hits != 1) exit 1; print at }' "$2"
 }
 
 # json_field NAME FILE: the decision's top-level "decision" or "rule"
@@ -210,10 +224,19 @@ run_case() {
 		if [ -n "$want_rule" ]; then
 			got_rule=$(json_field rule "$tmpdir/out")
 			case $want_rule in
-			-) [ "$got_rule" = null ] ;;
-			*:*) case $got_rule in "$want_rule":* | */"$want_rule":*) true ;; *) false ;; esac ;;
-			*) case $got_rule in "$name.cordon:$want_rule":* | */"$name.cordon:$want_rule":*) true ;; *) false ;; esac ;;
-			esac || fail="${fail:+$fail; }rule '$got_rule', wanted '$want_rule'"
+			-) [ "$got_rule" = null ] || fail="${fail:+$fail; }rule '$got_rule', wanted none" ;;
+			*[!0-9]*)
+				if ! at=$(rule_line "$want_rule" "$policy"); then
+					fail="${fail:+$fail; }not one line of $name.cordon holds '$want_rule'"
+				else
+					case $got_rule in
+					"$name.cordon:$at":* | */"$name.cordon:$at":*) ;;
+					*) fail="${fail:+$fail; }rule '$got_rule', wanted '$want_rule' ($name.cordon:$at)" ;;
+					esac
+				fi
+				;;
+			*) fail="${fail:+$fail; }a rule named by its line ($want_rule): name it by its text" ;;
+			esac
 		fi
 		if [ -n "$want_target" ]; then
 			got_target=$(json_field target "$tmpdir/out")

@@ -1,10 +1,15 @@
 #!/bin/sh
-# Compiled output is pinned: tests/golden/NAME.cordon beside NAME.ir (every
-# preset, `--emit ir`) and, where present, NAME.json and NAME.ctx.ir (with
-# the context listed in NAME.ctx, one k=v a line).
+# Compiled output is pinned in tests/data/golden, one layout for every
+# emitted kind: POLICY[.PRESET][.VARIANT].KIND, where POLICY is NAME for
+# NAME.cordon beside it and `default` for the shipped policy, KIND the
+# --emit kind (ir, json, bwrap, sbpl, seccomp, landlock) and no PRESET
+# means every preset.  This script checks NAME.ir (every preset, `--emit
+# ir`) and, where present, NAME.json and NAME.ctx.ir (with the context
+# listed in NAME.ctx, one k=v a line); tests/lower-*.sh check the rest.
+# `CORDON_ACCEPT=1 make check` accepts the output as the new goldens.
 . "$srcdir/tests/lib.sh"
 
-cd "$srcdir/tests/golden" || exit 1
+cd "$srcdir/tests/data/golden" || exit 1
 for policy in *.cordon; do
 	name=${policy%.cordon}
 	"$CORDON" compile -p "$policy" --all --emit ir > "$tmpdir/got" 2> "$tmpdir/err"
@@ -26,7 +31,7 @@ done
 # The embedded default policy, as `cordon compile` sees it without -p.
 "$CORDON" compile --all --emit ir > "$tmpdir/got"
 ok $? "embedded default policy compiles"
-check_golden "$tmpdir/got" default.embedded.ir "embedded default policy: IR"
+check_golden "$tmpdir/got" default.ir "embedded default policy: IR"
 "$CORDON" compile --preset workspace-write --emit ir \
 	--context workspace=/ws --context home=/home/u --context tmp=/tmp/call \
 	--context agent_dir=/ws/.agent --context session_dir=/ws/.agent/s > "$tmpdir/got"

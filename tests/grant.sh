@@ -40,7 +40,9 @@ ok $? "the grant is audited"
 
 is "$(decide tool "$T")" allow "the granted tool now decides allow"
 "$CORDON" eval -p "$policy" --preset asks $ctx --json tool "$T" > out
-grep -q '"reason":"granted for this session by ana at 20[0-9-]*T[0-9:.]*Z (needs approval by .*tools.cordon:14:3)"' out
+# The rule that asks, found by its text.
+asks_at=tools.cordon:$(grep -n -F -- '  tool  "*"   ask;' "$policy" | head -1 | cut -d: -f1):3
+grep -q "\"reason\":\"granted for this session by ana at 20[0-9-]*T[0-9:.]*Z (needs approval by .*$asks_at)\"" out
 ok $? "  ... with the reason: granted for this session by whom, when, and the rule that asks"
 
 for other in "mcp:github/create_issu" "mcp:github/create_issue2" "mcp:github/Create_issue" \

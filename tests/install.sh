@@ -30,7 +30,7 @@ ok $? "the cordon binary is installed"
 helper=$(find_one '*/libexec/cordon/cordon-exec')
 [ -n "$helper" ] && [ -x "$helper" ]
 ok $? "the cordon-exec helper is installed under libexec/cordon"
-for f in '*/lib/libcordon.a' '*/include/cordon.h' '*/man1/cordon.1' '*/man5/cordon.policy.5' \
+for f in '*/lib/libcordon.a' '*/include/cordon.h' '*/include/cordon_tools.h' '*/man1/cordon.1' '*/man5/cordon.policy.5' \
 	'*/bash-completion/completions/cordon'; do
 	[ -n "$(find_one "$f")" ]
 	ok $? "installed: $f"
@@ -50,6 +50,10 @@ ok $? "libcordon.a holds the engine, the parser and the scanner"
 hdr=$(find_one '*/include/cordon.h')
 grep '^#include' "$hdr" | grep -v '<std[a-z]*\.h>' > "$tmpdir/includes"
 ok $(($(wc -l < "$tmpdir/includes") != 0)) "cordon.h includes only standard headers"
+diag < "$tmpdir/includes"
+tools_hdr=$(find_one '*/include/cordon_tools.h')
+grep '^#include' "$tools_hdr" | grep -v '<std[a-z]*\.h>' | grep -v '^#include "cordon\.h"$' > "$tmpdir/includes"
+ok $(($(wc -l < "$tmpdir/includes") != 0)) "cordon_tools.h includes only standard headers and cordon.h"
 diag < "$tmpdir/includes"
 
 # A program of an agent host, linked through pkg-config.
@@ -79,6 +83,11 @@ else
 		"$srcdir/tests/host/use-libcordon.c" $static_libs > "$tmpdir/cc.log" 2>&1
 	ok $? "and with \$(pkg-config --static --libs cordon)"
 	diag < "$tmpdir/cc.log"
+	# shellcheck disable=SC2086
+	$CORDON_TEST_CC $CORDON_TEST_CFLAGS -std=c11 -Wall -Wextra -Werror $cflags -o "$tmpdir/use-cordon-tools" \
+		"$srcdir/tests/host/use-cordon-tools.c" $libs > "$tmpdir/cc.log" 2>&1
+	ok $? "a program of the tools' API (cordon_tools.h) compiles and links the same way"
+	diag < "$tmpdir/cc.log"
 	unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 
 	# The library decides as the installed command does.
@@ -106,6 +115,27 @@ else
 		exec git push --force origin main
 		tool mcp:github/create_issue
 	EOF
+fi
+
+# The tools' API formats and lints as the installed command does.
+if [ -x "$tmpdir/use-cordon-tools" ]; then
+	for f in "$share/default.cordon" "$share/examples/team.cordon"; do
+		for verb in fmt lint; do
+			if [ $verb = fmt ]; then
+				"$bin" fmt "$f" > "$tmpdir/cli.out" 2>&1
+			else
+				"$bin" lint --format json "$f" > "$tmpdir/cli.out" 2>&1
+			fi
+			"$tmpdir/use-cordon-tools" $verb "$f" > "$tmpdir/lib.out" 2> "$tmpdir/lib.err"
+			status=$?
+			[ $status -eq 0 ] && [ -s "$tmpdir/lib.out" ] && cmp -s "$tmpdir/lib.out" "$tmpdir/cli.out"
+			ok $? "libcordon and cordon $verb agree on ${f#"$share"/}"
+			diag < "$tmpdir/lib.err"
+			diff "$tmpdir/cli.out" "$tmpdir/lib.out" | head -20 | diag
+		done
+	done
+else
+	skip "the tools' API formats and lints as the command does" "the program was not built"
 fi
 
 # The installed binary on the installed policies.

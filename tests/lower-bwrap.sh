@@ -1,5 +1,6 @@
 #!/bin/sh
-# The bwrap lowering: golden plans for a fixed tree, and the plan run under
+# The bwrap lowering: golden plans for a fixed tree (tests/data/golden/
+# POLICY.PRESET.bwrap), and the plan run under
 # the real bwrap, checking what a command inside can and cannot do.
 . "$srcdir/tests/lib.sh"
 
@@ -27,13 +28,13 @@ plan() { # plan POLICY PRESET KIND [extra context...]
 		--context session_dir="$T/ws/.agent/s" "$@")
 }
 
-cd "$srcdir/tests/golden-bwrap" || exit 1
+cd "$srcdir/tests/data/golden" || exit 1
 for case in "default read-only" "default workspace-write" "deny-read.cordon team" \
 	"deny-read.cordon online"; do
 	set -- $case
 	policy=$1 preset=$2
 	[ "$policy" = default ] && policy=
-	name=${1%.cordon}-$preset
+	name=${1%.cordon}.$preset
 	plan "${policy:+$PWD/$policy}" "$preset" bwrap > "$tmpdir/got" 2> "$tmpdir/err"
 	ok $? "$name: plan"
 	diag < "$tmpdir/err"
@@ -76,44 +77,56 @@ inside() { # inside ARGS-FILE SHELL-COMMAND: run it in the sandbox
 	"$bwrap" --args 3 3< "$1" -- /bin/sh -c "$2" > "$tmpdir/out" 2>&1
 }
 
+# refused ARGS-FILE SHELL-COMMAND REASON DESCRIPTION: the command ran in the
+# sandbox and failed with REASON (an ERE) in its output; a bwrap that does
+# not start fails the check instead of passing it.
+refused() {
+	inside "$1" "$2"
+	refused_by sandbox $? "$tmpdir/out" "$3"
+	st=$?
+	ok $st "$4"
+	[ $st -eq 0 ] || diag < "$tmpdir/out"
+}
+
 plan "" workspace-write bwrap-args > "$tmpdir/ww"
 inside "$tmpdir/ww" "echo x > $T/ws/src/new.c"
 ok $? "workspace-write: a write inside the workspace works"
 test -f "$T/ws/src/new.c"
 ok $? "and lands on the host"
-inside "$tmpdir/ww" "echo x > $T/outside/new"
-ok $((! $?)) "workspace-write: a write outside the workspace fails"
-inside "$tmpdir/ww" "echo x > $T/ws/.agent/state"
-ok $((! $?)) "workspace-write: the protected agent dir inside the workspace is read-only"
+refused "$tmpdir/ww" "echo x > $T/outside/new" "cannot create .*: Read-only file system" \
+	"workspace-write: a write outside the workspace fails (EROFS)"
+refused "$tmpdir/ww" "echo x > $T/ws/.agent/state" "cannot create .*: Read-only file system" \
+	"workspace-write: the protected agent dir inside the workspace is read-only (EROFS)"
 inside "$tmpdir/ww" "echo x > $T/call/t && test \"\$TMPDIR\" = $T/call"
 ok $? "workspace-write: the private temp dir is writable and TMPDIR points at it"
 inside "$tmpdir/ww" 'test -z "$SECRET_TOKEN" && test -n "$PATH"'
 ok $? "workspace-write: the environment is the allowlist"
-inside "$tmpdir/ww" "cat $T/home/.ssh/id"
-ok $((! $?)) "workspace-write: ~/.ssh is unreadable"
+refused "$tmpdir/ww" "cat $T/home/.ssh/id" "id: No such file or directory" \
+	"workspace-write: ~/.ssh is unreadable (an empty directory: ENOENT)"
 inside "$tmpdir/ww" "cat $T/outside/file"
 ok $? "workspace-write: other files are readable"
-inside "$tmpdir/ww" "tail -n +3 /proc/net/dev | grep -v '^ *lo:' | grep -q ."
-ok $((! $?)) "workspace-write: no network interface but loopback"
+inside "$tmpdir/ww" "tail -n +3 /proc/net/dev | sed 's/:.*//; s/ //g'"
+is "$?:$(cat "$tmpdir/out" | tr '\n' ' ')" "0:lo " "workspace-write: no network interface but loopback"
 inside "$tmpdir/ww" "test \"\$(pwd)\" = $T/ws"
 ok $? "workspace-write: runs in the cwd"
 
 plan "" read-only bwrap-args > "$tmpdir/ro"
-inside "$tmpdir/ro" "echo x > $T/ws/src/other.c"
-ok $((! $?)) "read-only: the workspace is not writable"
+refused "$tmpdir/ro" "echo x > $T/ws/src/other.c" "cannot create .*: Read-only file system" \
+	"read-only: the workspace is not writable (EROFS)"
 inside "$tmpdir/ro" "echo x > /dev/null"
 ok $? "read-only: /dev/null is writable"
 
-plan "$srcdir/tests/golden-bwrap/deny-read.cordon" team bwrap-args > "$tmpdir/team"
-inside "$tmpdir/team" "echo x > $T/ws/.git/hooks/pre-commit"
-ok $((! $?)) "team: a write-denied dir inside the workspace is read-only"
+plan "$srcdir/tests/data/golden/deny-read.cordon" team bwrap-args > "$tmpdir/team"
+refused "$tmpdir/team" "echo x > $T/ws/.git/hooks/pre-commit" "cannot create .*: Read-only file system" \
+	"team: a write-denied dir inside the workspace is read-only (EROFS)"
 inside "$tmpdir/team" "cat $T/ws/config/prod.env"
 is "$?:$(cat "$tmpdir/out")" "0:" "team: a read-denied file is masked: it reads empty"
 inside "$tmpdir/team" "stat -c '%F %s %a' $T/ws/config/prod.env; echo x > $T/ws/config/prod.env"
-is "$(($? != 0)):$(head -1 "$tmpdir/out")" "1:regular empty file 0 444" \
-	"team: the mask is an empty read-only regular file, not a device, and cannot be written"
-inside "$tmpdir/team" "ls $T/ws/secrets | grep -q token"
-ok $((! $?)) "team: a read-denied dir is empty"
+is "$(($? != 0)):$(head -1 "$tmpdir/out"):$(sed -n 's/.*cannot create .*: //p' "$tmpdir/out")" \
+	"1:regular empty file 0 444:Read-only file system" \
+	"team: the mask is an empty read-only regular file, not a device, and cannot be written (EROFS)"
+inside "$tmpdir/team" "ls -A $T/ws/secrets"
+is "$?:$(cat "$tmpdir/out")" "0:" "team: a read-denied dir is empty"
 inside "$tmpdir/team" "echo x > $T/ws/src/ok.c"
 ok $? "team: the rest of the workspace is writable"
 

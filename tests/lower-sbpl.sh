@@ -1,7 +1,8 @@
 #!/bin/sh
 # The Seatbelt lowering (`--emit sbpl`, `--emit sbpl-argv`):
-#  - goldens in tests/golden-sbpl/ for fixed contexts of paths that need not
-#    exist (NAME.sbpl; NAME.args holds the compile arguments, one a line);
+#  - goldens in tests/data/golden/ for fixed contexts of paths that need not
+#    exist (POLICY.PRESET[.VARIANT].sbpl; the .args file of the same name
+#    holds the compile arguments, one a line);
 #  - every profile is well-formed by tests/sbpl-check;
 #  - the checker's interpreter agrees with `cordon eval` on reads and writes
 #    of the paths that matter, for the standard presets and several contexts
@@ -9,11 +10,10 @@
 #    host's facts (the default of --emit sbpl; the checker asks with the
 #    paths as a Mac's kernel reports them) and on this machine's;
 #  - presets without a sandbox and paths a profile cannot carry are refused.
-# CORDON_ACCEPT=1 writes the goldens instead of comparing them.
 . "$srcdir/tests/lib.sh"
 
 check=$builddir/tests/sbpl-check
-goldens=$srcdir/tests/golden-sbpl
+goldens=$srcdir/tests/data/golden
 
 # ---- the checker itself ----------------------------------------------------
 bad() { # bad DESCRIPTION PROFILE-TEXT
@@ -55,9 +55,6 @@ for args in "$goldens"/*.args; do
 	"$CORDON" compile "$@" > "$tmpdir/got" 2> "$tmpdir/err"
 	ok $? "$name: compiles"
 	diag < "$tmpdir/err"
-	if [ -n "${CORDON_ACCEPT:-}" ]; then
-		cp "$tmpdir/got" "$goldens/$name.sbpl"
-	fi
 	check_golden "$tmpdir/got" "$goldens/$name.sbpl" "$name: profile"
 	wellformed "$goldens/$name.sbpl" "$name: golden is well-formed"
 done
@@ -266,16 +263,20 @@ if [ "$(uname -s)" = Darwin ] && [ -x /usr/bin/sandbox-exec ]; then
 		--context "cwd=$ws" --context "home=$home" --context "tmp=$tmp" \
 		--context "agent_dir=$ws/.agent" --context "session_dir=$ws/.agent/sessions/s1" \
 		> "$tmpdir/p.sb"
-	sb() { /usr/bin/sandbox-exec -f "$tmpdir/p.sb" -- /bin/sh -c "$1" 2>/dev/null; }
+	sb() { /usr/bin/sandbox-exec -f "$tmpdir/p.sb" -- /bin/sh -c "$1" 2> "$tmpdir/sb.err"; }
+	# refused_sb COMMAND DESCRIPTION: the profile ran and refused it (EPERM).
+	refused_sb() {
+		sb "$1"
+		refused_by sandbox $? "$tmpdir/sb.err" 'Operation not permitted'
+		ok $? "$2"
+		diag < "$tmpdir/sb.err"
+	}
 	sb "echo hi > '$ws/out.txt'"
 	ok $? "macOS: the workspace is writable"
-	sb "echo hi > '$ws/.agent/state.json'"
-	ok $(($? == 0)) "macOS: the agent's storage is not"
-	sb "echo hi > '$home/out.txt'"
-	ok $(($? == 0)) "macOS: the home directory is not"
+	refused_sb "echo hi > '$ws/.agent/state.json'" "macOS: the agent's storage is not (EPERM)"
+	refused_sb "echo hi > '$home/out.txt'" "macOS: the home directory is not (EPERM)"
 	: > "$home/.ssh/id_test"
-	sb "cat '$home/.ssh/id_test'"
-	ok $(($? == 0)) "macOS: credentials are unreadable"
+	refused_sb "cat '$home/.ssh/id_test'" "macOS: credentials are unreadable (EPERM)"
 else
 	skip "macOS: the profile runs under sandbox-exec" "not macOS"
 fi

@@ -8,10 +8,10 @@
 
 cc=${CORDON_TEST_CC:-cc}
 flags=$(pkg-config --cflags libpcre2-8 jansson 2> /dev/null)
-for f in runners/run_macos.c cli/cmd_run.c engine/host_facts.c engine/eval.c; do
+for f in runners/run_macos.c cli/cmd_run.c lib/base/host_facts.c lib/decide/eval.c; do
 	# shellcheck disable=SC2086
 	$cc -std=c11 -fsyntax-only -Wall -Wextra -Werror -Wno-unused-function -D__APPLE__ \
-		-D_GNU_SOURCE -I"$builddir" -I"$srcdir/engine" -I"$srcdir/runners" -I"$srcdir/cli" \
+		-D_GNU_SOURCE -I"$builddir" -I"$srcdir/include" -I"$srcdir/lib" -I"$builddir/lib" -I"$builddir/lib/lang" -I"$srcdir/runners" -I"$srcdir/cli" \
 		$flags "$srcdir/$f" 2> "$tmpdir/err"
 	ok $? "$f compiles with __APPLE__ defined"
 	diag < "$tmpdir/err"

@@ -94,6 +94,23 @@ pass() { # pass NAME
 	[ $rc -eq 126 ] && ! pushed
 	ok $? "$t the same push as a shell string is refused too (exit $rc)"
 
+	# ---- a rule that names a program by name holds for the program run by a path ----------
+	rm_path=$(command -v rm)
+	printf '%s\n' 'cordon 1;' 'include "default.cordon";' \
+		'preset "no-rm" extends "workspace-write" {' '  exec "rm" deny;' '}' > "$P/no-rm.cordon"
+	echo keep > "$WS/victim"
+	[ -n "$AS" ] && chown 65534:65534 "$P/no-rm.cordon" "$WS/victim"
+	ww --policy "$P/no-rm.cordon" --preset no-rm -- "$rm_path" victim
+	[ $rc -eq 126 ] && grep -q "DENIED.*no-rm.cordon:4:3" "$errf" && [ -f "$WS/victim" ]
+	ok $? "$t exec \"rm\" deny refuses $rm_path victim (exit $rc), and victim stays"
+	[ $rc -eq 126 ] || diag < "$errf"
+	ww --policy "$P/no-rm.cordon" --preset no-rm --shell "cd . && env ./../ws/../../../../../..$rm_path victim"
+	[ $rc -eq 126 ] && [ -f "$WS/victim" ]
+	ok $? "$t ... and the same by a longer path behind env in a shell string (exit $rc)"
+	[ $rc -eq 126 ] || diag < "$errf"
+	ww --policy "$P/no-rm.cordon" --preset no-rm -- "$(command -v ls)" victim
+	is "$rc:$out" "0:victim" "$t while another program by its path still runs"
+
 	# ---- harmless argv the joined string made unparseable or wrong ------------------------
 	ww -- python3 -c 'print("hi")'
 	is "$rc:$out" "0:hi" "$t python3 -c 'print(\"hi\")' runs"

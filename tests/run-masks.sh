@@ -146,8 +146,9 @@ pass() { # pass NAME
 		chmod 644 "$WS/vault/server.pem"
 		chmod 711 "$WS/vault"
 		script "cat '$WS/vault/server.pem' 2>&1"
-		case $out in *LEAK-*) false ;; *) [ $rc -ne 0 ] ;; esac
-		ok $? "$t a matching file in a directory the walk cannot list is not readable (exit $rc)"
+		echo "$out" > "$tmpdir/vault.out"
+		case $out in *LEAK-*) false ;; *) refused_by sandbox $rc "$tmpdir/vault.out" 'No such file or directory|Permission denied' ;; esac
+		ok $? "$t a matching file in a directory the walk cannot list is not readable (exit $rc: $(head -1 "$tmpdir/vault.out"))"
 		rm -rf "$WS/vault"
 	else
 		skip "$t a directory the walk cannot list" "root lists every directory"

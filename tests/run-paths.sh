@@ -218,6 +218,26 @@ ls -A"
 	run -p "$P/x.cordon" --preset two --workspace "$W" --context home="$H" -- sh -c "sh '$P/own.sh'"
 	is "$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" "ok:new " \
 		"$t a protected .git/hooks that does not exist is fenced alone: the workspace stays writable"
+	# The same below a write root that is "/" itself: the root holds every
+	# path, so the missing hooks directory is fenced there too.
+	W=$P/ws8
+	mkdir -p "$W"
+	mine "$W"
+	cat > "$P/root.cordon" << EOF
+cordon 1;
+protect "\${workspace}/.git/hooks";
+preset "everywhere" {
+  sandbox required;
+  read "/**" allow;
+  write "/**" allow;
+  exec "*" allow;
+}
+EOF
+	chmod 644 "$P/root.cordon"
+	script rootw "cd '$W' && echo ok > new; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit"
+	run -p "$P/root.cordon" --preset everywhere --workspace "$W" --context home="$H" -- sh -c "sh '$P/rootw.sh'"
+	is "$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" "ok:new " \
+		"$t below a write root of \"/\", a protected .git/hooks that does not exist is fenced too"
 	if [ -n "$GIT" ]; then
 		W=$P/ws3
 		U "$GIT" -C "$W" init -q && U "$GIT" -C "$W" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init
@@ -246,6 +266,33 @@ mkdir sub && cd sub && '$GIT' init -q && '$GIT' -c user.name=t -c user.email=t@t
 	wsw "$W" "$H" "$P/gitfile.sh"
 	is "$(cat "$W/.git"):$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" \
 		"gitdir: $P/elsewhere:ok:.git new " "$t a .git file (a worktree) cannot be replaced, the rest stays writable"
+
+	# A missing write-denied path below a read-only directory, in a write
+	# root nested below that directory: the nested root makes the place
+	# writable again, so the path is fenced there (the plan once took it
+	# for one that could not be created and left it writable).
+	W=$P/ws8
+	mkdir -p "$W/build/out"
+	cat > "$P/nested.cordon" << EOF
+cordon 1;
+preset "nested" {
+  sandbox required;
+  read "/**" allow;
+  write "/dev/null" allow;
+  write "\${workspace}" allow;
+  write "\${workspace}/build" deny;
+  write "\${workspace}/build/out" allow;
+  write "\${workspace}/build/out/keys" deny;
+  exec "*" allow;
+}
+EOF
+	mine "$W" "$P/nested.cordon"
+	script nested "cd '$W/build/out' && echo ok > a.o; mkdir -p keys 2> /dev/null; echo evil > keys/k 2> /dev/null; echo evil > build.log; ls -A"
+	run -p "$P/nested.cordon" --preset nested --workspace "$W" -- sh -c "sh '$P/nested.sh'"
+	is "$rc:$(cat "$W/build/out/a.o" 2> /dev/null):$(ls -A "$W/build/out" | tr '\n' ' ')" "0:ok:a.o build.log " \
+		"$t a missing denied path in a write root nested below a read-only one is fenced: nothing is written below it ($(head -1 "$errf"))"
+	[ ! -e "$W/build/out/keys" ]
+	ok $? "$t ... and the fence is gone after the call"
 
 	# A workspace this user cannot write needs no fence, and the call runs.
 	if [ -n "$AS" ]; then

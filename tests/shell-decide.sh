@@ -18,7 +18,7 @@
 # case and preset is one TAP line; a mismatch shows the decision's JSON.
 # Then, per file, the operations every case became (with their effects under
 # both presets) are compared with tests/shell-decide/NAME.golden;
-# CORDON_ACCEPT=1 (tests/regen.sh) writes the goldens.
+# `CORDON_ACCEPT=1 make check` writes the goldens.
 #
 # Run by hand: CORDON=$PWD/cordon srcdir=$PWD builddir=$PWD sh tests/shell-decide.sh
 . "$srcdir/tests/lib.sh"

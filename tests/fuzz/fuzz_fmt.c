@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cordon.h"
-#include "fmt.h"
+#include "lang/fmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "cordon.h"
-#include "shell.h"
+#include "shell/shell.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

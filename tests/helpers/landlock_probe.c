@@ -4,7 +4,7 @@
  * kernel has no Landlock, 1 when applying fails. */
 #include "config.h"
 
-#include "landlock.h"
+#include "kernel/landlock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * nothing. */
 #include "config.h"
 
-#include "confusable.h"
+#include "shell/confusable.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Containment of path and tool-name globs (engine/contain.c) against
+/* Containment of path and tool-name globs (lib/ir/contain.c) against
  * brute force.
  *
  * Random globs over a small alphabet ('a', 'b', '.', with *, ?, [ab],
@@ -19,8 +19,8 @@
  *   CORDON_CONTAIN_SEED, CORDON_CONTAIN_PAIRS (default 1500) */
 #include "config.h"
 
-#include "contain.h"
-#include "match.h"
+#include "ir/contain.h"
+#include "ir/match.h"
 
 #include <stdint.h>
 #include <stdio.h>

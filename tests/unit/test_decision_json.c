@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "cordon.h"
-#include "json_write.h"
+#include "base/json_write.h"
 #include "tap.h"
 
 #include <jansson.h>

@@ -1,8 +1,8 @@
-/* The host facts (engine/host_facts.c): how a path and a regex are
+/* The host facts (lib/base/host_facts.c): how a path and a regex are
  * resolved on the built-in macOS facts, from any machine. */
 #include "config.h"
 
-#include "host_facts.h"
+#include "base/host_facts.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * what the plan then binds, and each bound stopping it with a message. */
 #include "config.h"
 
-#include "lower.h"
+#include "lower/lower.h"
 #include "tap.h"
 
 #include <limits.h>

@@ -4,7 +4,7 @@
  * longest common subsequence computed by dynamic programming). */
 #include "config.h"
 
-#include "linediff.h"
+#include "base/linediff.h"
 #include "tap.h"
 
 #include <stdbool.h>

@@ -4,7 +4,7 @@
  * denies inside a tree are, and nothing else changes. */
 #include "config.h"
 
-#include "lower.h"
+#include "lower/lower.h"
 #include "tap.h"
 
 #include <limits.h>

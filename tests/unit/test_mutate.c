@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "cordon.h"
-#include "mutate.h"
+#include "host/mutate.h"
 #include "tap.h"
 
 #include <dirent.h>

@@ -6,7 +6,7 @@
  * regex says a command reaches is never missed. */
 #include "config.h"
 
-#include "region.h"
+#include "ir/region.h"
 #include "tap.h"
 
 #include <stdio.h>

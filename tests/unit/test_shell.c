@@ -11,12 +11,13 @@
  *
  * with '#' comment lines allowed before the first case.  On a mismatch the
  * whole file is written again, with what the analyser printed, as
- * FILE.cases.got; with SHELL_CASES_ACCEPT=1 it replaces FILE.cases. */
+ * FILE.cases.got; with CORDON_ACCEPT set (`CORDON_ACCEPT=1 make check`, the
+ * switch of every golden) it replaces FILE.cases. */
 #include "config.h"
 
-#include "shell.h"
+#include "shell/shell.h"
 #include "shell_slow_inputs.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #ifdef __GLIBC__
@@ -178,9 +179,8 @@ static void run_file(const char *dir, const char *file)
 	}
 	total_cases += n;
 	if (mismatch) {
-		const char *accept = getenv("SHELL_CASES_ACCEPT");
-		char *out = accept && !strcmp(accept, "1") ? xstrdup(path)
-							   : xasprintf("%s.got", path);
+		const char *accept = getenv("CORDON_ACCEPT");
+		char *out = accept && *accept ? xstrdup(path) : xasprintf("%s.got", path);
 		FILE *f = fopen(out, "wb");
 		if (f) {
 			/* The last case ends without the blank line. */

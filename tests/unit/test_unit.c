@@ -1,10 +1,11 @@
 /* Unit tests of the library's building blocks. */
 #include "config.h"
 
-#include "diag.h"
-#include "ir.h"
-#include "source.h"
-#include "util.h"
+#include "base/diag.h"
+#include "ir/ir.h"
+#include "base/source.h"
+#include "base/util.h"
+#include "lang/literal.h"
 #include "cordon.h"
 
 #include <errno.h>
@@ -25,6 +26,105 @@ static void test_edit_distance(void)
 	static const char *const effects[] = { "allow", "ask", "deny" };
 	is_str(closest_word("alow", effects, 3), "allow", "closest to alow");
 	is_str(closest_word("frobnicate", effects, 3), NULL, "nothing close");
+}
+
+static void test_path_under(void)
+{
+	ok(path_under("/a/b", "/a"), "/a/b is under /a");
+	ok(path_under("/a", "/a"), "a directory is under itself");
+	ok(!path_under("/ab", "/a"), "/ab is not under /a: a whole component");
+	ok(!path_under("/a", "/a/b"), "a parent is not under its child");
+	ok(path_under("/etc/passwd", "/"), "the root holds every path");
+	ok(path_under("/", "/"), "the root is under itself");
+	ok(path_under("/x", ""), "the empty directory is the root");
+	ok(!path_under("/dev", "/dev/null"), "a path is not under a longer one");
+
+	struct strbuf sb;
+	const char *p = "//a/./bc//", *seg;
+	size_t n;
+	sb_init(&sb);
+	while ((seg = path_next_component(&p, &n)))
+		sb_addf(&sb, "[%.*s]", (int)n, seg);
+	is_str(sb.buf, "[a][.][bc]", "the components of //a/./bc// (got %s)", sb.buf);
+	sb_free(&sb);
+	sb_init(&sb);
+	sb_adds(&sb, "/a/b");
+	path_pop_component(&sb);
+	is_str(sb.buf, "/a", "/a/b less its last component");
+	path_pop_component(&sb);
+	path_pop_component(&sb);
+	is_str(sb.buf, "/", "the root has none to drop");
+	sb_free(&sb);
+}
+
+/* A string token as the lexer hands it over: the text between the quotes,
+ * at offset 10 of file 0 (the opening quote). */
+static struct ast *token(struct arena *a, enum ast_kind kind, const char *text)
+{
+	struct loc at = { 0, 10, 10 + (uint32_t)strlen(text) + 2 };
+	return ast_token(a, kind, at, text, strlen(text));
+}
+
+static bool keep_var(void *arg, struct strbuf *out, const char *name, size_t len, struct loc at)
+{
+	(void)arg;
+	(void)at;
+	sb_addf(out, "<%.*s>", (int)len, name);
+	return true;
+}
+
+static void test_literals(void)
+{
+	struct arena a;
+	struct diag_list d;
+	arena_init(&a);
+	diag_init(&d);
+	char *t = lit_string(&d, token(&a, AST_STRING, "a\\\"b\\n\\t\\\\\\$"), NULL, NULL);
+	is_str(t, "a\"b\n\t\\$", "the five escapes of a string");
+	free(t);
+	t = lit_string(&d, token(&a, AST_STRING, "${x}/\\${y}"), keep_var, NULL);
+	is_str(t, "<x>/${y}", "${name} goes to the variable callback, \\$ does not");
+	free(t);
+	t = lit_string(&d, token(&a, AST_STRING, "${x}"), NULL, NULL);
+	is_str(t, "${x}", "without variables, $ is literal");
+	free(t);
+	ok(d.n == 0, "no diagnostic so far");
+	t = lit_string(&d, token(&a, AST_STRING, "x\\qy"), NULL, NULL);
+	ok(t == NULL && d.nerrors == 1 && d.items[0].loc.start == 12 && d.items[0].loc.end == 14,
+	   "an unknown escape is an error at its two bytes");
+	t = lit_string(&d, token(&a, AST_STRING, "x\001"), NULL, NULL);
+	ok(t == NULL && d.nerrors == 2, "a control character is an error");
+	t = lit_string(NULL, token(&a, AST_STRING, "\\q"), NULL, NULL);
+	ok(t == NULL && d.nerrors == 2, "without a list, nothing is reported");
+	size_t map[16];
+	t = lit_regex(token(&a, AST_REGEX, "^\\/a\\d\\\\"), map);
+	is_str(t, "^/a\\d\\\\", "a regex: \\/ is a slash, PCRE2's escapes stay");
+	ok(map[1] == 1 && map[2] == 3 && map[4] == 5 && map[5] == 6 && map[7] == 8,
+	   "each byte of the pattern maps to its place in the token");
+	free(t);
+	diag_free(&d);
+	arena_free(&a);
+}
+
+/* Each enum's name table goes both ways. */
+static void test_names(void)
+{
+	bool both = true;
+	for (int i = 0; i < CORDON_OP_COUNT; i++)
+		both = both && cordon_op_from_name(cordon_op_name((enum cordon_op)i)) == i;
+	ok(both, "every operation's name is read back as that operation");
+	both = true;
+	for (int i = 0; i < CORDON_EFFECT_COUNT; i++)
+		both = both && cordon_effect_from_name(cordon_effect_name((enum cordon_effect)i)) == i;
+	ok(both, "every effect's name is read back as that effect");
+	is_str(cordon_op_name(CORDON_OP_COUNT), "?", "a value past the table has no name");
+	is_str(ir_approval_names[IR_APPROVAL_NEVER], "never", "approval never");
+	is_str(ir_sandbox_names[IR_SANDBOX_NONE], "none", "sandbox none");
+	size_t n = 0;
+	while (cordon_context_name(n))
+		n++;
+	ok(n == CTX_COUNT && strcmp(cordon_context_name(CTX_HOME), "home") == 0,
+	   "the public list of context variables is the IR's (%zu names)", n);
 }
 
 static void test_line_map(void)
@@ -380,6 +480,9 @@ static void test_targets(void)
 int main(void)
 {
 	test_edit_distance();
+	test_path_under();
+	test_literals();
+	test_names();
 	test_line_map();
 	test_subst();
 	test_specificity();

@@ -1,0 +1,263 @@
+#include "config.h"
+
+#include "canon.h"
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SYMLINKS 40 /* the kernel's own bound */
+
+char *canon_lexical(const char *path)
+{
+	struct strbuf out;
+	const char *p = path, *seg;
+	size_t n;
+	sb_init(&out);
+	sb_addc(&out, '/');
+	while ((seg = path_next_component(&p, &n))) {
+		if (n == 1 && seg[0] == '.')
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			path_pop_component(&out);
+			continue;
+		}
+		if (out.len > 1)
+			sb_addc(&out, '/');
+		sb_add(&out, seg, n);
+	}
+	return sb_steal(&out);
+}
+
+/* The home directory of a user, malloc'd, or NULL with *err. */
+static char *user_home(const char *user, char **err)
+{
+	long hint = sysconf(_SC_GETPW_R_SIZE_MAX);
+	size_t size = hint > 0 ? (size_t)hint : 4096;
+	struct passwd pw, *found = NULL;
+	for (;;) {
+		char *buf = xmalloc(size);
+		int rc = getpwnam_r(user, &pw, buf, size, &found);
+		if (rc == ERANGE && size < (1u << 20)) {
+			free(buf);
+			size *= 2;
+			continue;
+		}
+		char *home = NULL;
+		if (rc != 0)
+			*err = xasprintf("cannot look up user '%s': %s", user, strerror(rc));
+		else if (!found)
+			*err = xasprintf("'~%s': no such user", user);
+		else if (pw.pw_dir[0] != '/')
+			*err = xasprintf("'~%s': the home directory '%s' is not absolute", user,
+					 pw.pw_dir);
+		else
+			home = xstrdup(pw.pw_dir);
+		free(buf);
+		return home;
+	}
+}
+
+char *canon_tilde(const char *path, size_t len, const char *home, char **err)
+{
+	const char *slash = memchr(path, '/', len);
+	size_t name_len = (slash ? (size_t)(slash - path) : len) - 1;
+	size_t rest = len - 1 - name_len;
+	struct strbuf out;
+	char *dir;
+	if (name_len == 0) {
+		if (!home) {
+			*err = xstrdup("'~' needs the home context variable, which has no value");
+			return NULL;
+		}
+		dir = xstrdup(home);
+	} else {
+		char *user = xstrndup(path + 1, name_len);
+		dir = user_home(user, err);
+		free(user);
+		if (!dir)
+			return NULL;
+	}
+	sb_init(&out);
+	sb_adds(&out, dir);
+	sb_add(&out, path + 1 + name_len, rest);
+	free(dir);
+	return sb_steal(&out);
+}
+
+void canon_memo_free(struct canon_memo *memo)
+{
+	for (size_t i = 0; i < memo->n; i++)
+		free(memo->e[i].path);
+	memo->n = memo->next = 0;
+}
+
+/* 1: exists and is not a symlink, 0: does not exist, -1: not known. */
+static int memo_get(const struct canon_memo *memo, const char *path)
+{
+	for (size_t i = 0; memo && i < memo->n; i++)
+		if (strcmp(memo->e[i].path, path) == 0)
+			return memo->e[i].exists;
+	return -1;
+}
+
+static void memo_put(struct canon_memo *memo, const char *path, bool exists)
+{
+	size_t i;
+	if (!memo)
+		return;
+	if (memo->n < CANON_MEMO_SIZE) {
+		i = memo->n++;
+	} else {
+		i = memo->next; /* the oldest */
+		memo->next = (memo->next + 1) % CANON_MEMO_SIZE;
+		free(memo->e[i].path);
+	}
+	memo->e[i].path = xstrdup(path);
+	memo->e[i].exists = exists;
+}
+
+char *canon_path(const char *path, size_t len, const char *cwd, char **err)
+{
+	return canon_path_memo(path, len, cwd, NULL, err);
+}
+
+char *canon_path_memo(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
+		      char **err)
+{
+	struct strbuf out, todo;
+	size_t pos = 0;
+	int links = 0;
+	bool exists = true; /* the prefix resolved so far exists */
+
+	if (len == 0 || path[0] == '\0') {
+		*err = xstrdup("empty path");
+		return NULL;
+	}
+	if (strlen(path) != len) {
+		*err = xstrdup("path contains a NUL byte");
+		return NULL;
+	}
+	if (len >= PATH_MAX) {
+		*err = xasprintf("path is longer than %d bytes", PATH_MAX - 1);
+		return NULL;
+	}
+	sb_init(&todo);
+	if (path[0] != '/') {
+		if (!cwd || cwd[0] != '/') {
+			sb_free(&todo);
+			*err = xasprintf("relative path '%s' needs an absolute cwd", path);
+			return NULL;
+		}
+		sb_adds(&todo, cwd);
+		sb_addc(&todo, '/');
+	}
+	sb_adds(&todo, path);
+	sb_init(&out);
+	sb_addc(&out, '/');
+
+	/* todo holds the path still to walk from pos; out the resolved prefix. */
+	while (pos < todo.len) {
+		const char *seg;
+		size_t n, mark;
+		struct stat st;
+		while (pos < todo.len && todo.buf[pos] == '/')
+			pos++;
+		if (pos >= todo.len)
+			break;
+		seg = todo.buf + pos;
+		n = 0;
+		while (pos + n < todo.len && seg[n] != '/')
+			n++;
+		pos += n;
+		if (n == 1 && seg[0] == '.')
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			/* The prefix is free of symlinks, so its parent is its
+			 * lexical parent. */
+			path_pop_component(&out);
+			/* Back out of a part that does not exist yet into one that
+			 * does: resolve links again from there, as a write that
+			 * first creates the missing directories would. */
+			if (!exists)
+				exists = lstat(out.buf, &st) == 0;
+			continue;
+		}
+		mark = out.len;
+		if (out.len > 1)
+			sb_addc(&out, '/');
+		sb_add(&out, seg, n);
+		if (out.len >= PATH_MAX) {
+			*err = xasprintf("path is longer than %d bytes once resolved", PATH_MAX - 1);
+			goto fail;
+		}
+		if (!exists)
+			continue;
+		int known = memo_get(memo, out.buf);
+		if (known == 1)
+			continue;
+		if (known == 0) {
+			exists = false;
+			continue;
+		}
+		if (lstat(out.buf, &st) != 0) {
+			if (errno == ENOENT || errno == ENOTDIR) {
+				exists = false; /* the rest is what a write would create */
+				memo_put(memo, out.buf, false);
+				continue;
+			}
+			*err = xasprintf("cannot inspect '%s': %s", out.buf, strerror(errno));
+			goto fail;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			memo_put(memo, out.buf, true);
+			continue;
+		}
+		if (++links > MAX_SYMLINKS) {
+			*err = xasprintf("too many levels of symbolic links at '%s'", out.buf);
+			goto fail;
+		}
+		char target[PATH_MAX];
+		ssize_t tl = readlink(out.buf, target, sizeof(target) - 1);
+		if (tl < 0) {
+			*err = xasprintf("cannot read symlink '%s': %s", out.buf, strerror(errno));
+			goto fail;
+		}
+		target[tl] = '\0';
+		/* Replace the link by its target and walk that first. */
+		struct strbuf next;
+		sb_init(&next);
+		sb_add(&next, target, (size_t)tl);
+		sb_addc(&next, '/');
+		sb_add(&next, todo.buf + pos, todo.len - pos);
+		if (next.len >= 4 * PATH_MAX) {
+			sb_free(&next);
+			*err = xasprintf("path is longer than %d bytes once resolved", PATH_MAX - 1);
+			goto fail;
+		}
+		sb_free(&todo);
+		todo = next;
+		pos = 0;
+		if (target[0] == '/') {
+			out.len = 1;
+			out.buf[1] = '\0';
+		} else {
+			out.len = mark;
+			out.buf[mark] = '\0';
+			if (out.len == 0)
+				sb_addc(&out, '/');
+		}
+	}
+	sb_free(&todo);
+	return sb_steal(&out);
+fail:
+	sb_free(&todo);
+	sb_free(&out);
+	return NULL;
+}

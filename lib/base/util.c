@@ -1,0 +1,417 @@
+#include "config.h"
+
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void oom(void)
+{
+	fputs("cordon: out of memory\n", stderr);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct strbuf sb;
+	va_list ap;
+	sb_init(&sb);
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return sb_steal(&sb);
+}
+
+void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+void grow_array(void **items, size_t *cap, size_t need, size_t size)
+{
+	size_t n;
+	if (need <= *cap)
+		return;
+	n = *cap ? *cap : 8;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / size)
+			oom();
+		n *= 2;
+	}
+	*items = xrealloc(*items, n * size);
+	*cap = n;
+}
+
+void sb_init(struct strbuf *sb)
+{
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+	grow_array((void **)&sb->buf, &sb->cap, 1, 1);
+	sb->buf[0] = '\0';
+}
+
+void sb_add(struct strbuf *sb, const char *s, size_t n)
+{
+	grow_array((void **)&sb->buf, &sb->cap, sb->len + n + 1, 1);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_adds(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+void sb_addc(struct strbuf *sb, char c)
+{
+	sb_add(sb, &c, 1);
+}
+
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+	/* Formatted straight into the room there is (made at least 128
+	 * bytes); only text longer than that is formatted twice.  Measuring
+	 * first with vsnprintf(NULL, 0) costs as much as formatting. */
+	grow_array((void **)&sb->buf, &sb->cap, sb->len + 128, 1);
+	va_copy(cp, ap);
+	n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, cp);
+	va_end(cp);
+	if (n < 0) {
+		sb->buf[sb->len] = '\0';
+		return;
+	}
+	if ((size_t)n >= sb->cap - sb->len) {
+		grow_array((void **)&sb->buf, &sb->cap, sb->len + (size_t)n + 1, 1);
+		vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
+	sb->len += (size_t)n;
+}
+
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void sb_add_quoted(struct strbuf *sb, const char *s)
+{
+	sb_addc(sb, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
+		case '"': sb_adds(sb, "\\\""); break;
+		case '\\': sb_adds(sb, "\\\\"); break;
+		case '\n': sb_adds(sb, "\\n"); break;
+		case '\t': sb_adds(sb, "\\t"); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				sb_addf(sb, "\\x%02x", c);
+			else
+				sb_addc(sb, (char)c);
+		}
+	}
+	sb_addc(sb, '"');
+}
+
+char *sb_steal(struct strbuf *sb)
+{
+	char *p = sb->buf;
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+	return p;
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+/* Chunks start small, since most arenas hold one short command line, and
+ * double up to ARENA_CHUNK. */
+#define ARENA_FIRST (2 * 1024)
+#define ARENA_CHUNK (256 * 1024)
+
+void arena_init(struct arena *a)
+{
+	a->head = NULL;
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+	struct arena_chunk *c = a->head;
+	size_t align = _Alignof(max_align_t);
+	n = (n + align - 1) & ~(align - 1);
+	if (!c || c->size - c->used < n) {
+		size_t size = c ? c->size * 2 : ARENA_FIRST;
+		if (size > ARENA_CHUNK)
+			size = ARENA_CHUNK;
+		if (size < n)
+			size = n;
+		c = xmalloc(sizeof(*c) + size);
+		c->used = 0;
+		c->size = size;
+		c->next = a->head;
+		a->head = c;
+	}
+	void *p = (char *)c->data + c->used;
+	c->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+void arena_free(struct arena *a)
+{
+	struct arena_chunk *c = a->head;
+	while (c) {
+		struct arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	a->head = NULL;
+}
+
+bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 0 || (n == 1 && dir[0] == '/'))
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+const char *path_next_component(const char **p, size_t *n)
+{
+	const char *s = *p, *seg;
+	while (*s == '/')
+		s++;
+	if (!*s)
+		return NULL;
+	seg = s;
+	while (*s && *s != '/')
+		s++;
+	*n = (size_t)(s - seg);
+	*p = s;
+	return seg;
+}
+
+void path_pop_component(struct strbuf *sb)
+{
+	while (sb->len > 1 && sb->buf[sb->len - 1] != '/')
+		sb->len--;
+	if (sb->len > 1)
+		sb->len--;
+	sb->buf[sb->len] = '\0';
+}
+
+size_t edit_distance(const char *a, const char *b)
+{
+	/* Optimal string alignment: a swap of neighbours ("wirte") counts once. */
+	size_t la = strlen(a), lb = strlen(b);
+	size_t d[65][65];
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			size_t best = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+const char *closest_word(const char *word, const char *const *candidates, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	size_t len = strlen(word);
+	size_t limit = len / 3 > 1 ? len / 3 : 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(word, candidates[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = candidates[i];
+		}
+	}
+	return best_d <= limit && best_d > 0 && best_d < len ? best : NULL;
+}
+
+/* Offset of the first byte that breaks UTF-8, or len when the text is valid. */
+size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t n;
+		uint32_t cp;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			n = 1, cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2, cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3, cp = c & 0x07;
+		} else {
+			return i;
+		}
+		if (len - i <= n)
+			return i;
+		for (size_t k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return i;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+int write_all(int fd, const void *data, size_t n)
+{
+	const char *s = data;
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int close_fds_from(int lowfd)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0U) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EPERM)
+		return -1;
+#endif
+	/* Older kernels (and filters that refuse close_range). */
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		struct dirent *e;
+		int self = dirfd(d);
+		while ((e = readdir(d))) {
+			char *end;
+			long fd = strtol(e->d_name, &end, 10);
+			if (*end == '\0' && end != e->d_name && fd >= lowfd && fd != self)
+				close((int)fd);
+		}
+		closedir(d);
+		return 0;
+	}
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	rlim_t top = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (1U << 20) ? (1U << 20)
+									       : rl.rlim_max;
+	for (rlim_t fd = (rlim_t)lowfd; fd < top; fd++)
+		close((int)fd);
+	return 0;
+}
+
+void sb_add_shell_word(struct strbuf *sb, const char *s)
+{
+	size_t plain = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				 "_-./,:=+@%");
+	if (*s && !s[plain]) {
+		sb_adds(sb, s);
+		return;
+	}
+	sb_addc(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			sb_adds(sb, "'\\''");
+		else
+			sb_addc(sb, *s);
+	}
+	sb_addc(sb, '\'');
+}

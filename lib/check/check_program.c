@@ -1,0 +1,271 @@
+/* Checking program specs: `program "sed" { operands read; option "-i"
+ * modifies; subcommand ... { } }` into struct ir_spec. */
+#include "config.h"
+
+#include "check.h"
+#include "base/strmap.h"
+#include "lang/literal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ERR(d, locp, id, ...) diag_add((d), DIAG_ERROR, (locp), (id), __VA_ARGS__)
+
+/* Roles each item accepts. */
+static const bool operand_role[ROLE_COUNT] = {
+	[ROLE_NONE] = true,  [ROLE_READ] = true,   [ROLE_WRITE] = true,
+	[ROLE_DELETE] = true, [ROLE_NET] = true,    [ROLE_OPAQUE] = true, [ROLE_ARG] = true,
+	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true, [ROLE_SEDSCRIPT] = true,
+};
+static const bool option_role[ROLE_COUNT] = {
+	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
+	[ROLE_NET] = true,	[ROLE_OPAQUE] = true,    [ROLE_ARG] = true,
+	[ROLE_CWD] = true,	[ROLE_MODIFIES] = true,  [ROLE_RECURSIVE] = true,
+	[ROLE_FLAG] = true,	[ROLE_SCRIPT] = true,    [ROLE_SCRIPTFILE] = true,
+	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
+};
+
+/* A name in a spec: a string without variables or blanks. */
+static char *plain(struct diag_list *d, const struct ast *s, const char *what)
+{
+	char *text = lit_string(d, s, NULL, NULL);
+	if (!text)
+		return NULL;
+	if (!*text || strpbrk(text, " \t\n")) {
+		ERR(d, &s->loc, "bad-value", "'%s' is not %s", text, what);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int role_of(struct diag_list *d, const struct ast *word, const bool *allowed)
+{
+	const char *w = word->u.tok.text;
+	const char *names[ROLE_COUNT];
+	size_t n = 0;
+	for (int r = 0; r < ROLE_COUNT; r++) {
+		if (!allowed[r])
+			continue;
+		if (strcmp(w, ir_role_names[r]) == 0)
+			return r;
+		names[n++] = ir_role_names[r];
+	}
+	struct diag *dg = ERR(d, &word->loc, "bad-value", "'%s' is not a role here", w);
+	const char *best = closest_word(w, names, n);
+	if (best)
+		diag_hint(dg, "did you mean '%s'?", best);
+	else
+		diag_hint(dg, "roles: read, write, delete, net, opaque, arg, run%s",
+			  allowed == option_role
+				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites, "
+				    "sedscript"
+				  : ", none, refspec, sedscript");
+	return -1;
+}
+
+static void names_of(struct diag_list *d, const struct ast_seq *seq, char ***out, size_t *n)
+{
+	size_t cap = 0;
+	for (const struct ast *s = seq->head; s; s = s->next) {
+		char *name = plain(d, s, "a program or subcommand name");
+		if (name)
+			VEC_PUSH(*out, *n, cap, name);
+	}
+}
+
+/* `net "host", "host:port";` -- contacts the program makes whatever its
+ * words say; "*" is a host not known before it runs.  `read "path";` and
+ * `write "path";` -- likewise for files, relative to its working
+ * directory. */
+static void check_fixed(struct diag_list *d, const struct ast *it, const char *what,
+			const char *example, char ***out, size_t *n, size_t *cap)
+{
+	const char *item = it->u.item.name->u.tok.text;
+	if (it->u.item.word || it->u.item.reason || !it->u.item.patterns.n) {
+		ERR(d, &it->loc, "syntax", "write '%s \"%s\";'", item, example);
+		return;
+	}
+	for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
+		if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
+			ERR(d, &p->loc, "syntax", "%s is named by a string, as in \"%s\"", what, example);
+			continue;
+		}
+		char *v = plain(d, p->u.seq.head, what);
+		if (v)
+			VEC_PUSH(*out, *n, *cap, v);
+	}
+}
+
+/* The items of a spec; the first three give the operands a role. */
+enum spec_item {
+	ITEM_OPERANDS, ITEM_FIRST, ITEM_LAST, ITEM_OPTION, ITEM_NET,
+	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_COUNT
+};
+static const char *const item_names[ITEM_COUNT] = {
+	[ITEM_OPERANDS] = "operands", [ITEM_FIRST] = "first", [ITEM_LAST] = "last",
+	[ITEM_OPTION] = "option",     [ITEM_NET] = "net",     [ITEM_READ] = "read",
+	[ITEM_WRITE] = "write",       [ITEM_RECURSIVE] = "recursive",
+	[ITEM_DELETE] = "delete",
+};
+
+static void check_body(struct diag_list *d, struct ir_spec *spec, const struct ast_seq *body)
+{
+	struct loc seen[ITEM_OPTION];
+	bool have[ITEM_OPTION] = { false };
+	spec->operands = ROLE_READ; /* an operand of an unknown meaning: read at most */
+	for (const struct ast *it = body->head; it; it = it->next) {
+		if (it->kind == AST_SUBCOMMAND) {
+			struct ir_spec sub = { .origin = it->loc };
+			names_of(d, &it->u.prog.names, &sub.names, &sub.nnames);
+			check_body(d, &sub, &it->u.prog.body);
+			VEC_PUSH(spec->subs, spec->nsubs, spec->subs_cap, sub);
+			continue;
+		}
+		const char *what = it->u.item.name->u.tok.text;
+		enum spec_item k;
+		for (k = 0; k < ITEM_COUNT && strcmp(what, item_names[k]) != 0; k++)
+			;
+		switch (k) {
+		case ITEM_DELETE:
+			check_fixed(d, it, "a path", ".", &spec->deletes, &spec->ndeletes,
+				    &spec->deletes_cap);
+			continue;
+		case ITEM_RECURSIVE:
+			/* `recursive;`: operands are whole trees, no option needed (rg) */
+			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
+				ERR(d, &it->loc, "syntax", "write 'recursive;'");
+			spec->recursive = true;
+			continue;
+		case ITEM_NET:
+			check_fixed(d, it, "a host name", "registry.npmjs.org", &spec->hosts, &spec->nhosts,
+				    &spec->hosts_cap);
+			continue;
+		case ITEM_READ:
+		case ITEM_WRITE: {
+			bool w = k == ITEM_WRITE;
+			check_fixed(d, it, "a path", w ? ".git" : "~/.npmrc", w ? &spec->writes : &spec->reads,
+				    w ? &spec->nwrites : &spec->nreads,
+				    w ? &spec->writes_cap : &spec->reads_cap);
+			continue;
+		}
+		case ITEM_COUNT: {
+			struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
+					      "unknown item '%s' in a program spec", what);
+			const char *best = closest_word(what, item_names, ITEM_COUNT);
+			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
+				  best ? best
+				       : "operands, first, last, option, net, read, write, delete, "
+					 "recursive, subcommand");
+			continue;
+		}
+		case ITEM_OPERANDS:
+		case ITEM_FIRST:
+		case ITEM_LAST:
+		case ITEM_OPTION:
+			break;
+		}
+		bool operand = k != ITEM_OPTION; /* a role for operands, not for an option */
+		if (!it->u.item.word || it->u.item.reason || operand != !it->u.item.patterns.n) {
+			ERR(d, &it->loc, "syntax",
+			    operand ? "write '%s ROLE;'"
+				    : "write 'option \"-x\", \"--long\" ROLE;'",
+			    what);
+			continue;
+		}
+		int role = role_of(d, it->u.item.word, operand ? operand_role : option_role);
+		if (role < 0)
+			continue;
+		if (operand) {
+			if (have[k]) {
+				struct diag *dg = ERR(d, &it->loc, "duplicate-setting", "'%s' is set twice", what);
+				diag_note(dg, seen[k], "first set here");
+				continue;
+			}
+			have[k] = true;
+			seen[k] = it->loc;
+			if (k == ITEM_OPERANDS)
+				spec->operands = (enum ir_role)role;
+			else if (k == ITEM_FIRST)
+				spec->first = (enum ir_role)role, spec->has_first = true;
+			else
+				spec->last = (enum ir_role)role, spec->has_last = true;
+			continue;
+		}
+		struct ir_option opt = { .role = (enum ir_role)role, .origin = it->loc };
+		size_t cap = 0;
+		for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
+			if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
+				ERR(d, &p->loc, "syntax", "an option is named by a string, as in \"-i\"");
+				continue;
+			}
+			char *name = plain(d, p->u.seq.head, "an option name");
+			if (name && name[0] != '-' && name[strlen(name) - 1] != '=') {
+				ERR(d, &p->loc, "bad-value",
+				    "option '%s' neither starts with '-' nor ends with '=' (key=value)", name);
+				free(name);
+				continue;
+			}
+			if (name)
+				VEC_PUSH(opt.names, opt.nnames, cap, name);
+		}
+		VEC_PUSH(spec->options, spec->noptions, spec->options_cap, opt);
+	}
+}
+
+static int spec_cmp(const void *a, const void *b)
+{
+	const struct ir_spec *x = a, *y = b;
+	return strcmp(x->nnames ? x->names[0] : "", y->nnames ? y->names[0] : "");
+}
+
+void check_program(struct diag_list *d, struct ir_policy *ir, const struct ast *node)
+{
+	struct ir_spec spec = { .origin = node->loc };
+	names_of(d, &node->u.prog.names, &spec.names, &spec.nnames);
+	check_body(d, &spec, &node->u.prog.body);
+	/* A later spec replaces the names it gives in an earlier one: the
+	 * index says which spec has a name now, so that a policy of many
+	 * specs is not checked in quadratic time. */
+	if (!ir->spec_names) {
+		ir->spec_names = xmalloc(sizeof(*ir->spec_names));
+		strmap_init(ir->spec_names);
+	}
+	for (size_t n = 0; n < spec.nnames; n++) {
+		const char *name = spec.names[n];
+		const struct strmap_entry *e = strmap_get(ir->spec_names, name, strlen(name));
+		if (e && e->items[e->nitems - 1] < ir->nprograms) { /* not this spec's own */
+			struct ir_spec *old = &ir->programs[e->items[e->nitems - 1]];
+			for (size_t j = 0; j < old->nnames; j++) {
+				if (strcmp(old->names[j], name) != 0)
+					continue;
+				free(old->names[j]);
+				memmove(&old->names[j], &old->names[j + 1],
+					(old->nnames - j - 1) * sizeof(*old->names));
+				old->nnames--;
+				break;
+			}
+		}
+		strmap_add(ir->spec_names, name, strlen(name), (uint32_t)ir->nprograms);
+	}
+	VEC_PUSH(ir->programs, ir->nprograms, ir->programs_cap, spec);
+}
+
+void check_programs_done(struct ir_policy *ir)
+{
+	size_t w = 0;
+	if (ir->spec_names) {
+		strmap_free(ir->spec_names);
+		free(ir->spec_names);
+		ir->spec_names = NULL;
+	}
+	for (size_t i = 0; i < ir->nprograms; i++) {
+		if (!ir->programs[i].nnames) {
+			ir_spec_free(&ir->programs[i]);
+			continue;
+		}
+		ir->programs[w++] = ir->programs[i];
+	}
+	ir->nprograms = w;
+	sort_items(ir->programs, ir->nprograms, sizeof(*ir->programs), spec_cmp);
+}

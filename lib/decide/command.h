@@ -1,0 +1,76 @@
+/* What a shell command will do: the parsed command line (shell.h) read
+ * through the policy's program specs (rules/commands.cordon) into a list of
+ * operations -- the programs it runs, the files it reads, writes and
+ * deletes, the hosts it contacts.  No rule is consulted here; the evaluator
+ * judges each operation (eval_command.c).
+ *
+ * Paths are absolute and lexically normal but not yet resolved through the
+ * file system.  A path that is not fully known before the command runs is a
+ * region: a directory and an anchored pcre2 pattern over the absolute paths
+ * the word can name inside it. */
+#ifndef CORDON_COMMAND_H
+#define CORDON_COMMAND_H
+
+#include "ir/ir.h"
+#include "shell/shell.h"
+#include "base/strmap.h"
+
+enum cmd_path_kind {
+	CMD_PATH_EXACT,  /* `path` is the whole value */
+	CMD_PATH_REGION, /* `path` is a directory; `pattern` says which paths below it */
+};
+
+struct cmd_op {
+	enum ir_op op;       /* IR_READ, IR_WRITE, IR_EXEC or IR_NET */
+	char *target;        /* path, directory of a region, host[:port] ("*": unknown), command */
+	char *shown;         /* the word as written, for the preview */
+	char *detail;        /* "delete, recursive (rm)", "redirection >", ... */
+	/* paths */
+	enum cmd_path_kind kind;
+	char *pattern;       /* REGION: regex over absolute paths */
+	bool tree;           /* the path and everything below it */
+	bool maybe;          /* the value is unknown before run time ($X, unknown cwd) */
+	/* exec */
+	bool opaque;
+	bool unknown;        /* no program spec: what it does with its words is not seen */
+	char *caution;       /* why only a sandbox's environment bounds it, or NULL */
+	const struct shell_cmd *cmd;
+	/* The exec words: the static value, or the source text of a dynamic
+	 * word (then dyn[i] is set). */
+	char **words;
+	bool *dyn;
+	size_t nwords;
+};
+
+struct cmd_ops {
+	struct cmd_op *v;
+	size_t n, cap;
+};
+
+/* The analysis context: the directory the command starts in and the home
+ * directory (either may be NULL: unknown). */
+struct cmd_var {
+	const char *name, *value;
+};
+
+struct cmd_env {
+	const char *cwd;
+	const char *home;
+	/* Variables whose value the command will see, known before it runs
+	 * (those the preset's env block sets, HOME); one the command string
+	 * itself assigns is unknown again. */
+	const struct cmd_var *vars;
+	size_t nvars;
+	const struct ir_policy *ir;
+	const struct strmap *programs; /* program name -> index into ir->programs */
+};
+
+/* Build the name index of ir's program specs. */
+void cmd_programs_index(struct strmap *map, const struct ir_policy *ir);
+
+/* The operations of every command of the script, in order. */
+void cmd_analyse(const struct cmd_env *env, const struct shell_script *script,
+		 const char *text, size_t len, struct cmd_ops *out);
+void cmd_ops_free(struct cmd_ops *ops);
+
+#endif

@@ -1,0 +1,952 @@
+/* The evaluator: a preset with its context applied, rules compiled and
+ * indexed by literal anchor, and the decision for one request.
+ *
+ * Which rule wins: the most specific match, where a rule is more specific
+ * than another when every target it matches the other matches too
+ * (eval_rank.c); among matches that are incomparable the more severe; for
+ * the same targets the preset's own rule, then the nearer ancestor's, then
+ * top-level rules, then the more severe effect.  No match denies.  A protected path denies every write in it, whatever
+ * the rules say.  A session grant (grant.c) turns the ask of exactly the
+ * granted tool name into allow; `approval never` turns ask into deny. */
+#include "config.h"
+
+#include "base/canon.h"
+#include "command.h"
+#include "ir/match.h"
+#include "check/policy.h"
+#include "eval.h"
+#include "grant.h"
+#include "base/strmap.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- building ------------------------------------------------------------ */
+
+static void index_add(struct ev_index *ix, const struct matcher *m, uint32_t i)
+{
+	if (m->floating)
+		VEC_PUSH(ix->floating, ix->nfloating, ix->cap, i);
+	else
+		strmap_add(&ix->anchors, m->anchor, strlen(m->anchor), i);
+}
+
+static char *origin_text(const cordon_policy *p, struct loc loc)
+{
+	char buf[512];
+	srcmgr_format_loc(&p->sm, loc, buf, sizeof(buf));
+	return xstrdup(buf);
+}
+
+static int prepare_context(cordon_evaluator *ev, const cordon_context *ctx, char **err)
+{
+	for (int v = 0; v < CTX_COUNT; v++) {
+		const char *value = ctx ? ctx->vars.value[v] : NULL;
+		if (!value)
+			continue;
+		if (!ir_ctx_var_is_path(v)) {
+			ev->values[v] = xstrdup(value);
+			continue;
+		}
+		/* The host's own aliases (/tmp on macOS) are no symlink a command
+		 * could retarget: a workspace under one is named by its target. */
+		char *why = NULL, *plain = canon_lexical(value);
+		char *lexical = host_alias_apply(ev->host, plain);
+		char *real = host_resolve(ev->host, value, strlen(value), NULL, NULL, &why);
+		free(plain);
+		if (!real) {
+			*err = xasprintf("context variable '%s' ('%s') cannot be resolved: %s",
+					 ir_ctx_var_names[v], value, why);
+			free(why);
+			free(lexical);
+			return -1;
+		}
+		if (v == CTX_WORKSPACE && strcmp(real, lexical) != 0) {
+			*err = xasprintf("workspace '%s' is reached through a symlink (it resolves to "
+					 "'%s'); give the canonical path",
+					 value, real);
+			free(real);
+			free(lexical);
+			return -1;
+		}
+		free(lexical);
+		ev->values[v] = real;
+	}
+	for (int v = 0; v < CTX_COUNT; v++)
+		ev->ctx.value[v] = ev->values[v];
+	return 0;
+}
+
+static void push_rule(cordon_evaluator *ev, struct ev_rule *r, bool protect)
+{
+	if (protect) {
+		VEC_PUSH(ev->protect, ev->nprotect, ev->protect_cap, *r);
+		index_add(&ev->protect_index, &ev->protect[ev->nprotect - 1].m,
+			  (uint32_t)(ev->nprotect - 1));
+	} else {
+		VEC_PUSH(ev->rules, ev->nrules, ev->rules_cap, *r);
+		index_add(&ev->index[r->op], &ev->rules[ev->nrules - 1].m, (uint32_t)(ev->nrules - 1));
+	}
+}
+
+static bool kernel_path(const char *path);
+
+const struct ev_link *ev_link_find(const cordon_evaluator *ev, const char *path)
+{
+	for (size_t i = 0; i < ev->nlinks; i++)
+		if (strcmp(ev->links[i].path, path) == 0)
+			return &ev->links[i];
+	return NULL;
+}
+
+/* Take the host facts of a rule's literal path into the snapshot, once. */
+static const struct ev_link *record_link(cordon_evaluator *ev, const struct ev_rule *r)
+{
+	const struct ev_link *known = ev_link_find(ev, r->m.text);
+	if (known)
+		return known;
+	char *why = NULL;
+	struct ev_link l = { xstrdup(r->m.text), NULL, r->origin };
+	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
+	l.real = kernel_path(r->m.text)
+			 ? xstrdup(r->m.text)
+			 : host_resolve(ev->host, r->m.text, strlen(r->m.text), NULL, NULL, &why);
+	free(why);
+	VEC_PUSH(ev->links, ev->nlinks, ev->links_cap, l);
+	return &ev->links[ev->nlinks - 1];
+}
+
+/* A deny or a protection of a literal path holds for what the path
+ * resolves to as well.  Requests are decided on canonical paths, so a rule
+ * written for a symlink (~/.ssh kept by stow or home-manager) would
+ * otherwise never match.  Allows and asks are not followed: a link that a
+ * command retargets must not widen what the preset grants. */
+static void push_resolved(cordon_evaluator *ev, const struct ev_rule *r, bool protect)
+{
+	if (r->m.kind != IR_PAT_LITERAL || !r->m.text ||
+	    (!protect && r->op != IR_READ && r->op != IR_WRITE))
+		return;
+	const char *real = record_link(ev, r)->real;
+	if (!protect && r->effect != IR_DENY)
+		return;
+	/* A path that cannot be resolved (a loop) denies every request below
+	 * it already: the request cannot be resolved either. */
+	if (real && strcmp(real, r->m.text) != 0) {
+		struct ev_rule a = *r;
+		a.pat = NULL;
+		a.resolved_from = r->m.text;
+		matcher_build_path(&a.m, real);
+		a.reason = r->reason ? xstrdup(r->reason) : NULL;
+		a.origin = xstrdup(r->origin);
+		push_rule(ev, &a, protect);
+	}
+}
+
+static int add_rule(cordon_evaluator *ev, const struct ir_context *ctx, enum ir_op op,
+		    const struct ir_pattern *pat, enum ir_effect effect, const char *reason,
+		    struct loc origin, const char *from, unsigned tier, bool protect, char **err)
+{
+	struct ev_rule r = { .op = op, .effect = effect, .from = from, .tier = tier, .pat = pat,
+			     .ctx = *ctx };
+	int missing = -1;
+	char *why = NULL;
+	enum match_status st = matcher_build_host(&r.m, protect ? IR_PROTECT : op, pat, ctx,
+						  ev->host, &missing, &why);
+	if (st == MATCH_ERROR) {
+		char *where = origin_text(ev->policy, origin);
+		*err = xasprintf("%s: %s", where, why);
+		free(where);
+		free(why);
+		matcher_free(&r.m);
+		return -1;
+	}
+	if (st == MATCH_INACTIVE) {
+		matcher_free(&r.m);
+		if (effect == IR_DENY || protect) {
+			/* Dropping a deny would widen what the preset grants. */
+			char *where = origin_text(ev->policy, origin);
+			*err = xasprintf("%s: %s needs context variable '%s', which has no value "
+					 "(give it with --context %s=VALUE)",
+					 where, protect ? "a protection" : "a deny rule",
+					 ir_ctx_var_names[missing], ir_ctx_var_names[missing]);
+			free(where);
+			return -1;
+		}
+		return 0; /* an allow or ask that cannot apply */
+	}
+	r.reason = reason ? ir_text_resolve(reason, ctx, false) : NULL;
+	r.origin = origin_text(ev->policy, origin);
+	push_rule(ev, &r, protect);
+	push_resolved(ev, protect ? &ev->protect[ev->nprotect - 1] : &ev->rules[ev->nrules - 1],
+		      protect);
+	return 0;
+}
+
+/* The variables a sandboxed command will find set, for reading its paths:
+ * what the preset's env block sets to an absolute path, and HOME. */
+static void known_vars(cordon_evaluator *ev)
+{
+	const struct ir_env *env = &ev->preset->env;
+	bool home_set = false;
+	ev->vars = xcalloc(env->nset + 2, sizeof(*ev->vars));
+	for (size_t i = 0; i < env->nset; i++) {
+		int missing;
+		char *v = ir_text_subst(env->set[i].value, &ev->ctx, true, &missing);
+		if (!v)
+			continue;
+		if (v[0] == '/') {
+			ev->vars[ev->nvars].name = env->set[i].name;
+			ev->vars[ev->nvars++].value = v;
+			home_set = home_set || strcmp(env->set[i].name, "HOME") == 0;
+		} else {
+			free(v);
+		}
+	}
+	if (!home_set && ev->ctx.value[CTX_HOME] && ev->preset->sandbox != IR_SANDBOX_NONE) {
+		ev->vars[ev->nvars].name = "HOME";
+		ev->vars[ev->nvars++].value = xstrdup(ev->ctx.value[CTX_HOME]);
+	}
+}
+
+static bool kernel_path(const char *path)
+{
+	return strcmp(path, "/dev") == 0 || strncmp(path, "/dev/", 5) == 0 ||
+	       strcmp(path, "/proc") == 0 || strncmp(path, "/proc/", 6) == 0;
+}
+
+/* A protection written inside one write root (`${workspace}/.git/hooks`)
+ * holds at the same place in every other one: the write roots are the
+ * literal write allows that a decision confirms (but the per-call temp
+ * dir, files, and roots inside another), and the protection is resolved
+ * again with its leading variable set to each of them.  A persistence file matters wherever a command can
+ * write, so a second root must not open it. */
+static int protect_every_root(cordon_evaluator *ev, char **err)
+{
+	const struct ir_preset *p = ev->preset;
+	const char **roots = NULL;
+	size_t nroots = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if (r->op != IR_WRITE || r->effect != IR_ALLOW || r->m.kind != IR_PAT_LITERAL ||
+		    kernel_path(r->m.text))
+			continue;
+		struct cordon_request req = { .op = CORDON_WRITE, .target = r->m.text };
+		char *e = NULL;
+		cordon_decision *d = cordon_evaluate(ev, &req, &e);
+		/* Nothing written to the per-call temp dir outlives the call, and
+		 * nothing can be created below a file. */
+		struct stat st;
+		bool tmp = ev->ctx.value[CTX_TMP] && strcmp(r->m.text, ev->ctx.value[CTX_TMP]) == 0;
+		bool file = lstat(r->m.text, &st) == 0 && !S_ISDIR(st.st_mode);
+		if (d && d->effect == IR_ALLOW && !tmp && !file)
+			VEC_PUSH(roots, nroots, cap, r->m.text);
+		cordon_decision_free(d);
+		free(e);
+	}
+	/* A root inside another is part of that one's tree, where the
+	 * protection already stands at its own place. */
+	size_t w = 0;
+	for (size_t k = 0; k < nroots; k++) {
+		bool inner = false;
+		for (size_t j = 0; j < nroots && !inner; j++)
+			inner = strcmp(roots[k], roots[j]) != 0 && path_under(roots[k], roots[j]);
+		if (!inner)
+			roots[w++] = roots[k];
+	}
+	nroots = w;
+	for (size_t i = 0; i < p->nprotect && rc == 0; i++) {
+		const struct ir_protect *pr = &p->protect[i];
+		const char *t = pr->pat.text, *close;
+		if (!t || t[0] != IR_VAR_OPEN || !(close = strchr(t, IR_VAR_CLOSE)) || close[1] != '/')
+			continue;
+		int var = ir_ctx_var_lookup(t + 1, (size_t)(close - t - 1));
+		const char *home_root = var >= 0 ? ev->ctx.value[var] : NULL;
+		bool written_for_root = false;
+		for (size_t k = 0; home_root && k < nroots; k++)
+			written_for_root = written_for_root || strcmp(roots[k], home_root) == 0;
+		for (size_t k = 0; written_for_root && k < nroots && rc == 0; k++) {
+			if (strcmp(roots[k], home_root) == 0)
+				continue;
+			struct ir_context c = ev->ctx;
+			c.value[var] = roots[k];
+			rc = add_rule(ev, &c, IR_WRITE, &pr->pat, IR_DENY, NULL, pr->origin, pr->from, 0,
+				      true, err);
+		}
+	}
+	free(roots);
+	return rc;
+}
+
+cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *preset,
+				       const cordon_context *ctx, char **err)
+{
+	const struct ir_preset *p;
+	cordon_evaluator *ev;
+	char *dump_err = NULL;
+
+	if (cordon_policy_error_count(policy)) {
+		*err = xasprintf("%s has errors", cordon_policy_name(policy));
+		return NULL;
+	}
+	p = ir_preset_find(&policy->ir, preset);
+	if (!p) {
+		/* cordon_policy_dump words the "did you mean" for us. */
+		free(cordon_policy_dump(policy, preset, NULL, CORDON_DUMP_IR, 0, &dump_err));
+		*err = dump_err;
+		return NULL;
+	}
+	ev = xcalloc(1, sizeof(*ev));
+	ev->policy = policy;
+	ev->preset = p;
+	ev->host = ctx && ctx->host ? ctx->host : host_facts_native();
+	for (int i = 0; i < IR_OP_COUNT; i++)
+		strmap_init(&ev->index[i].anchors);
+	strmap_init(&ev->protect_index.anchors);
+	cmd_programs_index(&ev->programs, &policy->ir);
+	if (prepare_context(ev, ctx, err) != 0)
+		goto fail;
+	/* Two passes: the vectors must not move while the index is built. */
+	ev->rules = xcalloc(p->nrules + 1, sizeof(*ev->rules));
+	ev->rules_cap = p->nrules + 1;
+	ev->protect = xcalloc(p->nprotect + 1, sizeof(*ev->protect));
+	ev->protect_cap = p->nprotect + 1;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (add_rule(ev, &ev->ctx, r->op, &r->pat, r->effect, r->reason, r->origin, r->from,
+			     r->tier, false, err) != 0)
+			goto fail;
+	}
+	known_vars(ev);
+	ev_rank_build(ev);
+	for (size_t i = 0; i < p->nprotect; i++) {
+		const struct ir_protect *r = &p->protect[i];
+		if (add_rule(ev, &ev->ctx, IR_WRITE, &r->pat, IR_DENY, NULL, r->origin, r->from, 0,
+			     true, err) != 0)
+			goto fail;
+	}
+	if (protect_every_root(ev, err) != 0)
+		goto fail;
+	return ev;
+fail:
+	cordon_evaluator_free(ev);
+	return NULL;
+}
+
+static void rules_free(struct ev_rule *rules, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		matcher_free(&rules[i].m);
+		free(rules[i].beaten_by);
+		free(rules[i].same);
+		free(rules[i].reason);
+		free(rules[i].origin);
+	}
+	free(rules);
+}
+
+static void index_free(struct ev_index *ix)
+{
+	strmap_free(&ix->anchors);
+	free(ix->floating);
+}
+
+void cordon_evaluator_free(cordon_evaluator *ev)
+{
+	if (!ev)
+		return;
+	rules_free(ev->rules, ev->nrules);
+	rules_free(ev->protect, ev->nprotect);
+	for (int i = 0; i < IR_OP_COUNT; i++)
+		index_free(&ev->index[i]);
+	index_free(&ev->protect_index);
+	strmap_free(&ev->programs);
+	for (size_t i = 0; i < ev->nlinks; i++) {
+		free(ev->links[i].path);
+		free(ev->links[i].real);
+	}
+	free(ev->links);
+	for (size_t i = 0; i < ev->nvars; i++)
+		free((char *)ev->vars[i].value);
+	free(ev->vars);
+	for (int v = 0; v < CTX_COUNT; v++)
+		free(ev->values[v]);
+	free(ev);
+}
+
+/* ---- matching ------------------------------------------------------------ */
+
+static void trace_rule(struct strbuf *trace, const struct ev_rule *r, bool matched)
+{
+	struct strbuf pat;
+	if (!trace)
+		return;
+	sb_init(&pat);
+	if (r->m.text)
+		sb_add_quoted(&pat, r->m.text);
+	if (r->m.text && r->m.regex)
+		sb_addc(&pat, ' ');
+	if (r->m.regex) {
+		sb_addc(&pat, '/');
+		for (const char *c = r->m.regex; *c; c++) {
+			if (*c == '/')
+				sb_addc(&pat, '\\');
+			sb_addc(&pat, *c);
+		}
+		sb_addc(&pat, '/');
+	}
+	if (r->resolved_from) {
+		sb_adds(&pat, " (what ");
+		sb_add_quoted(&pat, r->resolved_from);
+		sb_adds(&pat, " resolves to)");
+	}
+	if (r->m.alias)
+		sb_addf(&pat, " (written under %s, which is %s here)", r->m.alias->path,
+			r->m.alias->target);
+	sb_addf(trace, "    %-8s %s %s %s  [%s]  %s\n", matched ? "match" : "no match",
+		ir_op_names[r->op], pat.buf, ir_effect_names[r->effect],
+		r->from ? (r->tier == 0 ? "own" : "inherited") : "top level", r->origin);
+	sb_free(&pat);
+}
+
+/* The rules that match one target; most requests match a few, so the
+ * list starts in place. */
+struct matches {
+	const struct ev_rule **v;
+	size_t n, cap;
+	const struct ev_rule *buf[16];
+};
+
+static void matches_init(struct matches *ms)
+{
+	ms->v = ms->buf;
+	ms->n = 0;
+	ms->cap = sizeof(ms->buf) / sizeof(*ms->buf);
+}
+
+static void matches_push(struct matches *ms, const struct ev_rule *r)
+{
+	if (ms->n == ms->cap) {
+		size_t cap = ms->cap * 2;
+		if (ms->v == ms->buf) {
+			ms->v = xcalloc(cap, sizeof(*ms->v));
+			memcpy(ms->v, ms->buf, sizeof(ms->buf));
+		} else {
+			ms->v = xrealloc(ms->v, cap * sizeof(*ms->v));
+		}
+		ms->cap = cap;
+	}
+	ms->v[ms->n++] = r;
+}
+
+static void matches_free(struct matches *ms)
+{
+	if (ms->v != ms->buf)
+		free(ms->v);
+	matches_init(ms);
+}
+
+/* t as its program's name: an exec whose first word is a path
+ * (/usr/bin/curl, ./git) with that word cut to its last component, or
+ * NULL when the first word is a bare name.  A rule that names a program
+ * by name and would deny or ask also speaks for the program run by a path
+ * ending in that name; an allow never does (a ./git in the workspace is
+ * not the git the allow trusts). */
+struct by_name {
+	struct target t;
+	size_t len0;
+	const char *name;
+};
+
+static const struct target *by_name_init(struct by_name *b, const struct target *t)
+{
+	if (t->op != IR_EXEC || t->opaque || !t->nwords)
+		return NULL;
+	const char *w = t->words[0], *slash = memrchr(w, '/', t->word_len[0]);
+	if (!slash || slash + 1 == w + t->word_len[0])
+		return NULL;
+	b->t = *t;
+	b->name = slash + 1;
+	b->len0 = t->word_len[0] - (size_t)(b->name - w);
+	b->t.words = xcalloc(t->nwords, sizeof(*t->words));
+	b->t.word_len = xcalloc(t->nwords, sizeof(*t->word_len));
+	memcpy(b->t.words, t->words, t->nwords * sizeof(*t->words));
+	memcpy(b->t.word_len, t->word_len, t->nwords * sizeof(*t->word_len));
+	b->t.words[0] = (char *)b->name;
+	b->t.word_len[0] = b->len0;
+	return &b->t;
+}
+
+static void by_name_free(const struct target *tb, struct by_name *b)
+{
+	if (!tb)
+		return;
+	free(b->t.words);
+	free(b->t.word_len);
+}
+
+static void consider(const struct ev_rule *rules, const uint32_t *items, size_t n,
+		     const struct target *t, const struct target *tb, pcre2_match_data *md,
+		     struct matches *ms, struct strbuf *trace)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ev_rule *r = &rules[items[i]];
+		bool m = (t && matcher_match(&r->m, t, md)) ||
+			 (tb && r->effect != IR_ALLOW && matcher_match(&r->m, tb, md));
+		trace_rule(trace, r, m);
+		if (m)
+			matches_push(ms, r);
+	}
+}
+
+/* The rules of an index that match a target. */
+static void matching_rules(const struct ev_rule *rules, const struct ev_index *ix,
+			   const struct target *t, pcre2_match_data *md, struct matches *ms,
+			   struct strbuf *trace)
+{
+	const struct strmap_entry *e;
+	struct by_name b;
+	const struct target *tb = by_name_init(&b, t);
+	if (t->op == IR_READ || t->op == IR_WRITE) {
+		/* Every ancestor of the path, and the path itself. */
+		for (size_t i = 1; i <= t->len; i++) {
+			if (i < t->len && t->text[i] != '/')
+				continue;
+			e = strmap_get(&ix->anchors, t->text, i);
+			if (e)
+				consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+		}
+		if (t->len > 1 && (e = strmap_get(&ix->anchors, "/", 1)))
+			consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+	} else if (t->op == IR_EXEC) {
+		if (t->nwords && (e = strmap_get(&ix->anchors, t->words[0], t->word_len[0])))
+			consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+		if (tb && (e = strmap_get(&ix->anchors, tb->words[0], tb->word_len[0])))
+			consider(rules, e->items, e->nitems, NULL, tb, md, ms, trace);
+	} else if (t->op == IR_NET) {
+		if ((e = strmap_get(&ix->anchors, t->host, strlen(t->host))))
+			consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+	} else if ((e = strmap_get(&ix->anchors, t->text, t->len))) {
+		consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+	}
+	consider(rules, ix->floating, ix->nfloating, t, tb, md, ms, trace);
+	by_name_free(tb, &b);
+}
+
+/* ---- deciding ------------------------------------------------------------ */
+
+void ev_add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
+	       char *reason, const char *rule)
+{
+	struct dec_op o = { .op = op, .target = xstrdup(target), .effect = effect, .reason = reason,
+			   .rule = rule ? xstrdup(rule) : NULL };
+	VEC_PUSH(d->ops, d->nops, d->ops_cap, o);
+}
+
+/* Decide one operation on a prepared target; returns the deciding rule
+ * (NULL for a protection or no match). */
+const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *d,
+				   const struct target *t, pcre2_match_data *md,
+				   struct strbuf *trace)
+{
+	const struct ev_rule *r;
+	struct matches ms;
+	enum ir_effect effect;
+	char *reason;
+
+	matches_init(&ms);
+	if (trace)
+		sb_addf(trace, "  %s %.*s\n", ir_op_names[t->op], (int)t->len, t->text);
+	if (t->op == IR_WRITE) {
+		if (trace && ev->nprotect)
+			sb_adds(trace, "  protections:\n");
+		matching_rules(ev->protect, &ev->protect_index, t, md, &ms, trace);
+		r = ms.n ? ms.v[0] : NULL;
+		matches_free(&ms);
+		if (r) {
+			if (trace)
+				sb_addf(trace, "  -> deny: protected by %s\n", r->origin);
+			ev_add_op(d, t->op, t->text, IR_DENY,
+			       xasprintf("'%s' is protected: no write reaches it, not even an approved one",
+					 t->text),
+			       r->origin);
+			return NULL;
+		}
+	}
+	if (trace)
+		sb_adds(trace, "  candidates:\n");
+	matching_rules(ev->rules, &ev->index[t->op], t, md, &ms, trace);
+	r = ev_pick(ev, ms.v, ms.n);
+	if (!r) {
+		matches_free(&ms);
+		if (trace)
+			sb_adds(trace, "  -> deny: no rule matches\n");
+		ev_add_op(d, t->op, t->text, IR_DENY,
+		       xasprintf("no rule of preset '%s' matches", ev->preset->name), NULL);
+		return NULL;
+	}
+	effect = r->effect;
+	reason = r->reason ? xstrdup(r->reason)
+			   : xasprintf("%s by %s", effect == IR_ALLOW ? "allowed"
+					   : effect == IR_ASK     ? "needs approval"
+								  : "denied",
+				       r->origin);
+	if (effect == IR_ASK && t->op == IR_TOOL && ev->preset->approval == IR_APPROVAL_ASK &&
+	    ev->ctx.value[CTX_SESSION_DIR]) {
+		/* A session grant answers this tool's ask; it never reaches
+		 * another operation, a deny, or a preset that never asks. */
+		struct grant_info g;
+		if (grant_lookup(ev->ctx.value[CTX_SESSION_DIR], t->text, t->len, &g)) {
+			char *r2 = xasprintf("granted for this session by %s at %s (%s)", g.actor,
+					     g.time, reason);
+			free(reason);
+			reason = r2;
+			effect = IR_ALLOW;
+			if (trace)
+				sb_addf(trace, "  session grant: by %s at %s turns ask into allow\n",
+					g.actor, g.time);
+			grant_info_free(&g);
+		}
+	}
+	if (effect == IR_ASK && ev->preset->approval == IR_APPROVAL_NEVER) {
+		char *r2 = xasprintf("%s; approval is 'never' in preset '%s', so it is denied", reason,
+				     ev->preset->name);
+		free(reason);
+		reason = r2;
+		effect = IR_DENY;
+	}
+	if (trace) {
+		sb_addf(trace, "  -> %s: %s wins (%s%s)\n", ir_effect_names[effect], r->origin,
+			ms.n == 1			    ? "the only match"
+			: ev_pick_alone(ev, r, ms.v, ms.n) ? "the most specific match"
+							    : "the most severe of the most specific matches",
+			!r->from ? ", a top-level rule" : r->tier ? ", inherited" : ", the preset's own");
+		ev_rank_trace(ev, trace, r, ms.v, ms.n);
+	}
+	matches_free(&ms);
+	ev_add_op(d, t->op, t->text, effect, reason, r->origin);
+	return r;
+}
+
+static void summarize(cordon_decision *d)
+{
+	size_t worst = 0;
+	for (size_t i = 1; i < d->nops; i++)
+		if (d->ops[i].effect > d->ops[worst].effect)
+			worst = i;
+	d->effect = d->ops[worst].effect;
+	free(d->reason);
+	free(d->rule);
+	d->reason = d->ops[worst].reason ? xstrdup(d->ops[worst].reason) : NULL;
+	d->rule = d->ops[worst].rule ? xstrdup(d->ops[worst].rule) : NULL;
+}
+
+/* A target that cannot be read as text the host wrote is refused rather
+ * than decided: a NUL would cut it short wherever it is used as a C
+ * string, and bytes that are not UTF-8 have no one meaning. */
+static bool target_refused(const char *target, size_t len, char **err)
+{
+	const char *nul = memchr(target, '\0', len);
+	size_t bad;
+	if (nul) {
+		*err = xasprintf("the target contains a NUL byte (at offset %zu)",
+				 (size_t)(nul - target));
+		return true;
+	}
+	if ((bad = utf8_invalid_at((const unsigned char *)target, len)) < len) {
+		*err = xasprintf("the target is not valid UTF-8 text (byte 0x%02x at offset %zu)",
+				 (unsigned char)target[bad], bad);
+		return true;
+	}
+	return false;
+}
+
+static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
+				 struct strbuf *trace, char **err)
+{
+	cordon_decision *d;
+	struct target t;
+	pcre2_match_data *md;
+	size_t len;
+	enum ir_op op = (enum ir_op)req->op;
+	char *canonical = NULL, *why = NULL;
+
+	if ((unsigned)req->op >= IR_OP_COUNT || (!req->target && !req->argv)) {
+		*err = xstrdup("malformed request: unknown operation or no target");
+		return NULL;
+	}
+	if (req->argv && (op != IR_EXEC || req->target)) {
+		*err = xstrdup(op != IR_EXEC ? "malformed request: only an exec request has an argv"
+					     : "malformed request: an exec request has either a target "
+					       "(a shell string) or an argv, not both");
+		return NULL;
+	}
+	for (size_t i = 0; req->argv && i < req->argc; i++) {
+		if (!req->argv[i]) {
+			*err = xasprintf("malformed request: argv[%zu] is NULL", i);
+			return NULL;
+		}
+	}
+	if (req->escalate && op != IR_EXEC) {
+		*err = xasprintf("only an exec request can ask to run outside the sandbox, not %s",
+				 ir_op_names[op]);
+		return NULL;
+	}
+	if (req->escalate && (!req->justification || !*req->justification)) {
+		*err = xstrdup("an escalation to run outside the sandbox needs a nonempty justification");
+		return NULL;
+	}
+	len = req->argv ? 0 : req->target_len ? req->target_len : strlen(req->target);
+	if (!req->argv && target_refused(req->target, len, err))
+		return NULL;
+	d = xcalloc(1, sizeof(*d));
+	d->preset = ev->preset->name;
+	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : ev->host->sandbox;
+	if (op == IR_EXEC)
+		d->analysed = req->argv ? "argv" : "shell";
+	/* Whether the command will run where glob read denies are masked. */
+	d->sandboxed = req->sandboxed && ev->preset->sandbox == IR_SANDBOX_REQUIRED;
+	if (trace)
+		sb_addf(trace, "preset \"%s\" (approval %s, sandbox %s)\n", ev->preset->name,
+			ir_approval_names[ev->preset->approval], d->sandbox);
+
+	if (req->argv) {
+		if (!req->argc) {
+			ev_add_op(d, op, "", IR_DENY, xstrdup("the argv is empty"), NULL);
+		} else {
+			md = pcre2_match_data_create(1, NULL);
+			ev_decide_argv(ev, d, req->argv, req->argc, md, trace);
+			pcre2_match_data_free(md);
+		}
+		summarize(d);
+		goto decided;
+	}
+
+	if ((op == IR_READ || op == IR_WRITE) && req->canonical) {
+		/* The host resolved the path: take it as it is, if it is spelled
+		 * as a canonical path is. */
+		canonical = xstrndup(req->target, len);
+		if (strlen(canonical) != len || canonical[0] != '/' || len >= PATH_MAX ||
+		    strstr(canonical, "//") || strstr(canonical, "/./") || strstr(canonical, "/../") ||
+		    (len > 1 && canonical[len - 1] == '/') ||
+		    (len >= 2 && strcmp(canonical + len - 2, "/.") == 0) ||
+		    (len >= 3 && strcmp(canonical + len - 3, "/..") == 0)) {
+			free(canonical);
+			char *shown = xstrndup(req->target, len);
+			if (trace)
+				sb_addf(trace, "  %s %s: marked canonical but not spelled as a canonical "
+					       "path\n  -> deny\n",
+					ir_op_names[op], shown);
+			ev_add_op(d, op, shown, IR_DENY,
+				  xstrdup("the path is marked canonical but is not spelled as one"), NULL);
+			free(shown);
+			summarize(d);
+			return d;
+		} else {
+			/* No path under one of the host's own aliases is canonical
+			 * there: name it as the rules were built for. */
+			char *named = host_alias_apply(ev->host, canonical);
+			free(canonical);
+			canonical = named;
+			len = strlen(canonical);
+		}
+	} else if (op == IR_READ || op == IR_WRITE) {
+		/* "~" and "~user" first, as a shell would: not a directory named
+		 * "~" under the cwd. */
+		if (req->target[0] != '~') {
+			canonical = host_resolve(ev->host, req->target, len, ev->ctx.value[CTX_CWD], NULL,
+						 &why);
+		} else {
+			char *home = canon_tilde(req->target, len, ev->ctx.value[CTX_HOME], &why);
+			if (home)
+				canonical = host_resolve(ev->host, home, strlen(home), NULL, NULL, &why);
+			free(home);
+		}
+		if (!canonical) {
+			char *shown = xstrndup(req->target, len);
+			if (trace)
+				sb_addf(trace, "  %s %s: cannot resolve: %s\n  -> deny\n", ir_op_names[op],
+					shown, why);
+			ev_add_op(d, op, shown, IR_DENY, xasprintf("cannot resolve the path: %s", why), NULL);
+			free(shown);
+			free(why);
+			summarize(d);
+			return d;
+		}
+		len = strlen(canonical);
+	} else if (len == 0) {
+		ev_add_op(d, op, "", IR_DENY, xstrdup("the target is empty"), NULL);
+		summarize(d);
+		return d;
+	} else {
+		/* A copy that ends in NUL: the request's text need not. */
+		canonical = xstrndup(req->target, len);
+	}
+	if (target_prepare(&t, op, canonical, len, &why) != 0) {
+		char *shown = xstrndup(req->target, len);
+		ev_add_op(d, op, shown, IR_DENY, why, NULL);
+		free(shown);
+		free(canonical);
+		summarize(d);
+		return d;
+	}
+	md = pcre2_match_data_create(1, NULL);
+	ev_decide_op(ev, d, &t, md, trace);
+	/* A shell command: the operations it will perform are decided too,
+	 * each in its own record; the worst of all is the decision. */
+	if (op == IR_EXEC)
+		ev_decide_command(ev, d, canonical, len, md, trace);
+	pcre2_match_data_free(md);
+	target_free(&t);
+	free(canonical);
+	summarize(d);
+
+decided:
+	if (req->escalate && ev->preset->sandbox != IR_SANDBOX_NONE && d->effect != IR_DENY) {
+		char *reason;
+		if (ev->preset->approval == IR_APPROVAL_NEVER) {
+			d->effect = IR_DENY;
+			reason = xasprintf("running outside the sandbox needs approval, and approval is "
+					   "'never' in preset '%s' (justification: %s)",
+					   ev->preset->name, req->justification);
+		} else {
+			d->effect = IR_ASK;
+			d->unsandboxed = true;
+			d->sandbox = "none";
+			reason = xasprintf("would run outside the sandbox, with the host's filesystem, "
+					   "network and environment (justification: %s)",
+					   req->justification);
+		}
+		free(d->reason);
+		d->reason = reason;
+		if (trace)
+			sb_addf(trace, "  escalation -> %s\n", ir_effect_names[d->effect]);
+	}
+	if (trace)
+		sb_addf(trace, "decision: %s\n", ir_effect_names[d->effect]);
+	return d;
+}
+
+cordon_decision *cordon_evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
+				 char **err)
+{
+	return evaluate(ev, req, NULL, err);
+}
+
+char *cordon_explain(const cordon_evaluator *ev, const struct cordon_request *req, char **err)
+{
+	struct strbuf trace;
+	cordon_decision *d;
+	sb_init(&trace);
+	d = evaluate(ev, req, &trace, err);
+	if (!d) {
+		sb_free(&trace);
+		return NULL;
+	}
+	sb_addf(&trace, "reason: %s\n", d->reason ? d->reason : "");
+	if (d->rule)
+		sb_addf(&trace, "rule: %s\n", d->rule);
+	cordon_decision_free(d);
+	return sb_steal(&trace);
+}
+
+void cordon_decision_free(cordon_decision *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nops; i++) {
+		free(d->ops[i].target);
+		free(d->ops[i].reason);
+		free(d->ops[i].rule);
+		free(d->ops[i].detail);
+	}
+	free(d->ops);
+	free(d->reason);
+	free(d->rule);
+	free(d);
+}
+
+enum cordon_effect cordon_decision_effect(const cordon_decision *d)
+{
+	return (enum cordon_effect)d->effect;
+}
+
+const char *cordon_decision_reason(const cordon_decision *d)
+{
+	return d->reason;
+}
+
+const char *cordon_decision_rule(const cordon_decision *d)
+{
+	return d->rule;
+}
+
+const char *cordon_decision_preset(const cordon_decision *d)
+{
+	return d->preset;
+}
+
+const char *cordon_decision_analysed(const cordon_decision *d)
+{
+	return d->analysed;
+}
+
+const char *cordon_decision_sandbox(const cordon_decision *d)
+{
+	return d->sandbox;
+}
+
+size_t cordon_decision_operation_count(const cordon_decision *d)
+{
+	return d->nops;
+}
+
+void cordon_decision_operation(const cordon_decision *d, size_t i, enum cordon_op *op,
+			       const char **target, enum cordon_effect *effect,
+			       const char **reason, const char **rule)
+{
+	const struct dec_op *o = &d->ops[i];
+	if (op)
+		*op = (enum cordon_op)o->op;
+	if (target)
+		*target = o->target;
+	if (effect)
+		*effect = (enum cordon_effect)o->effect;
+	if (reason)
+		*reason = o->reason;
+	if (rule)
+		*rule = o->rule;
+}
+
+const char *cordon_decision_operation_detail(const cordon_decision *d, size_t i)
+{
+	return d->ops[i].detail;
+}
+
+const char *cordon_op_name(enum cordon_op op)
+{
+	return (unsigned)op < IR_OP_COUNT ? ir_op_names[op] : "?";
+}
+
+const char *cordon_effect_name(enum cordon_effect effect)
+{
+	return (unsigned)effect < IR_EFFECT_COUNT ? ir_effect_names[effect] : "?";
+}
+
+int cordon_op_from_name(const char *name)
+{
+	for (int i = 0; i < IR_OP_COUNT; i++)
+		if (strcmp(ir_op_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+int cordon_effect_from_name(const char *name)
+{
+	for (int i = 0; i < IR_EFFECT_COUNT; i++)
+		if (strcmp(ir_effect_names[i], name) == 0)
+			return i;
+	return -1;
+}

@@ -1,0 +1,137 @@
+/* The evaluator's inside, shared with the lowerings (lower_*.c), which
+ * read the same resolved rules so that a sandbox grants exactly what a
+ * decision would. */
+#ifndef CORDON_EVAL_H
+#define CORDON_EVAL_H
+
+#include "command.h"
+#include "base/host_facts.h"
+#include "ir/match.h"
+#include "check/policy.h"
+#include "base/strmap.h"
+
+struct ev_rule {
+	enum ir_op op;
+	struct matcher m;
+	enum ir_effect effect;
+	char *reason;   /* context applied, or NULL */
+	char *origin;   /* "file:line:col" */
+	const char *from;
+	unsigned tier;
+	/* What the matcher was built from: the IR pattern (NULL for the
+	 * resolved form of a symlinked path) and the context it was resolved
+	 * with (a protection is resolved again in every write root). */
+	const struct ir_pattern *pat;
+	struct ir_context ctx;
+	const char *resolved_from; /* the symlinked path it resolves (borrowed), or NULL */
+	/* the rules that beat this one wherever both match (eval_rank.c),
+	 * indices into the evaluator's rules, sorted */
+	uint32_t *beaten_by;
+	size_t nbeaten_by, beaten_cap;
+	/* the rules that match exactly the same targets (any place, effect) */
+	uint32_t *same;
+	size_t nsame, same_cap;
+};
+
+/* The host facts of one literal path the rules name, taken once when the
+ * evaluator is built: the decisions and the lowerings read this snapshot,
+ * so that a plan follows the symlinks the decisions followed. */
+struct ev_link {
+	char *path;         /* as the rule names it, aliases applied */
+	char *real;         /* what it resolves to on the host; NULL: it cannot be */
+	const char *origin; /* the first rule that names it (borrowed) */
+};
+
+struct ev_index {
+	struct strmap anchors;
+	uint32_t *floating;
+	size_t nfloating, cap;
+};
+
+struct dec_op {
+	enum ir_op op;
+	char *target;
+	enum ir_effect effect;
+	char *reason;
+	char *rule;
+	char *detail; /* what the operation is: "delete, recursive (rm)" */
+	/* A path operation of a shell command: what an approval could make
+	 * writable for it (approval_exec.c). */
+	enum dec_shape {
+		DEC_SHAPE_NONE,    /* not a path of a command, or not known exactly */
+		DEC_SHAPE_FILE,    /* exactly target */
+		DEC_SHAPE_TREE,    /* target and everything below it */
+		DEC_SHAPE_REGION,  /* some paths below target, known at run time */
+		DEC_SHAPE_REACHED, /* a rule's path the operation may reach */
+	} shape;
+	bool maybe; /* the path is known only at run time */
+	bool contained; /* a sandboxed request's: the sandbox refuses it by itself */
+};
+
+struct cordon_decision {
+	enum ir_effect effect;
+	char *reason;
+	char *rule;
+	const char *preset;
+	const char *sandbox;
+	const char *analysed; /* exec: "shell" or "argv" */
+	bool unsandboxed;
+	bool sandboxed; /* the request's: runs under `cordon run` */
+	struct dec_op *ops;
+	size_t nops, ops_cap;
+};
+
+struct cordon_evaluator {
+	const cordon_policy *policy;
+	const struct ir_preset *preset;
+	/* The host whose file system paths are resolved on, requests and the
+	 * literal paths of rules alike; the lowerings read it too. */
+	const struct host_facts *host;
+	char *values[CTX_COUNT];
+	struct ir_context ctx;
+	struct ev_rule *rules;
+	size_t nrules, rules_cap;
+	struct ev_index index[IR_OP_COUNT];
+	struct ev_rule *protect;
+	size_t nprotect, protect_cap;
+	struct ev_index protect_index;
+	struct ev_link *links;
+	size_t nlinks, links_cap;
+	struct strmap programs; /* program spec names -> index in the IR */
+	struct cmd_var *vars;   /* environment values known before a command runs */
+	size_t nvars;
+};
+
+/* The snapshot of a literal path a rule names, or NULL when none does. */
+const struct ev_link *ev_link_find(const cordon_evaluator *ev, const char *path);
+
+/* Shared by the evaluator and the command analysis (eval_command.c). */
+const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *d,
+				   const struct target *t, pcre2_match_data *md,
+				   struct strbuf *trace);
+void ev_add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
+	       char *reason, const char *rule);
+/* Which rule decides (eval_rank.c).  ev_rank_build computes, once per
+ * evaluator, which rules beat which; ev_pick chooses among the rules that
+ * match a request; a may beat b somewhere unless b always beats a. */
+void ev_rank_build(cordon_evaluator *ev);
+const struct ev_rule *ev_pick(const cordon_evaluator *ev, const struct ev_rule *const *m,
+			      size_t n);
+bool ev_rule_always_beats(const cordon_evaluator *ev, const struct ev_rule *a,
+			  const struct ev_rule *b);
+bool ev_rule_may_beat(const cordon_evaluator *ev, const struct ev_rule *a, const struct ev_rule *b);
+/* Is w, among the matches m, the only one that no other match beats? */
+bool ev_pick_alone(const cordon_evaluator *ev, const struct ev_rule *w,
+		   const struct ev_rule *const *m, size_t n);
+/* For explain: how the winner w relates to each other match. */
+void ev_rank_trace(const cordon_evaluator *ev, struct strbuf *trace, const struct ev_rule *w,
+		   const struct ev_rule *const *m, size_t n);
+/* Decide the operations of a shell command (exec requests). */
+void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const char *text,
+		       size_t len, pcre2_match_data *md, struct strbuf *trace);
+/* Decide an exec request given as argv: the command itself, as its words,
+ * then every operation it performs. */
+void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *const *argv,
+		    size_t argc, pcre2_match_data *md, struct strbuf *trace);
+
+#endif

@@ -1,0 +1,304 @@
+/* The checked intermediate representation: one flattened record per preset
+ * (inheritance resolved, top-level rules merged), each rule keeping where it
+ * was written and which preset it came from.  Context variables stay
+ * symbolic (see IR_VAR_OPEN) until a context substitutes them. */
+#ifndef CORDON_IR_H
+#define CORDON_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/source.h"
+#include "base/util.h"
+
+/* A context variable inside IR text is written VAR_OPEN name VAR_CLOSE;
+ * source strings cannot contain these bytes, so literal text never
+ * collides with a reference. */
+#define IR_VAR_OPEN '\x01'
+#define IR_VAR_CLOSE '\x02'
+
+/* IR_PROTECT: a protect pattern, matched as a path for no operation of
+ * its own; it is no request's operation and has no name. */
+enum ir_op { IR_PROTECT = -1, IR_READ, IR_WRITE, IR_EXEC, IR_NET, IR_TOOL, IR_OP_COUNT };
+/* Ordered by severity: a larger value is more severe. */
+enum ir_effect { IR_ALLOW, IR_ASK, IR_DENY, IR_EFFECT_COUNT };
+enum ir_approval { IR_APPROVAL_ASK, IR_APPROVAL_NEVER, IR_APPROVAL_COUNT };
+enum ir_sandbox { IR_SANDBOX_REQUIRED, IR_SANDBOX_NONE, IR_SANDBOX_COUNT };
+/* IR_PAT_OPAQUE: `exec opaque`, the parts of a command that cannot be
+ * analysed statically ($CMD, eval, a substitution as the program). */
+enum ir_pat_kind { IR_PAT_LITERAL, IR_PAT_GLOB, IR_PAT_REGEX, IR_PAT_OPAQUE };
+
+enum ir_ctx_var {
+	CTX_WORKSPACE,
+	CTX_CWD,
+	CTX_HOME,
+	CTX_TMP,
+	CTX_AGENT_DIR,
+	CTX_SESSION_DIR,
+	CTX_USER,
+	CTX_COUNT
+};
+
+/* Specificity of a pattern's text: the literal prefix before any wildcard
+ * (for hosts, every literal character of the host, plus one for a port)
+ * and the number of wildcards (a "**" counts twice). */
+struct ir_specificity {
+	unsigned literal;
+	unsigned wildcards;
+};
+
+struct ir_pattern {
+	enum ir_pat_kind kind;
+	char *text;  /* path, host, tool or command prefix; NULL for a bare regex */
+	char *regex; /* pcre2 source, or NULL */
+};
+
+struct ir_rule {
+	enum ir_op op;
+	struct ir_pattern pat;
+	enum ir_effect effect;
+	char *reason;        /* or NULL */
+	struct loc origin;
+	char *from;          /* declaring preset, or NULL for a top-level rule */
+	unsigned tier;       /* 0 own, 1 parent, ...; top-level rules last */
+	struct ir_specificity spec; /* of pat, kept for sorting (ir_rule_cmp) */
+};
+
+struct ir_protect {
+	struct ir_pattern pat;
+	struct loc origin;
+	char *from;          /* declaring preset, or NULL at top level */
+};
+
+struct ir_env_set {
+	char *name, *value;
+	struct loc origin;
+};
+
+struct ir_env {
+	char **keep;         /* names or globs */
+	size_t nkeep, keep_cap;
+	struct ir_env_set *set;
+	size_t nset, set_cap;
+	struct ir_pattern *drop; /* globs or regexes on names */
+	size_t ndrop, drop_cap;
+};
+
+/* Resource limits (`limits { ... }` in a preset).  The first five are
+ * setrlimit(2) limits set just before the command runs; memory is a
+ * cgroup limit, and processes is a cgroup limit too where a cgroup can be
+ * had.  A value is a count, bytes or seconds; unlimited lifts a parent's
+ * value.  best_effort: where the machine cannot apply it, the command
+ * runs without it; otherwise it fails closed. */
+enum ir_limit {
+	IR_LIMIT_PROCESSES,
+	IR_LIMIT_OPEN_FILES,
+	IR_LIMIT_FILE_SIZE,
+	IR_LIMIT_CPU_TIME,
+	IR_LIMIT_ADDRESS_SPACE,
+	IR_LIMIT_MEMORY,
+	IR_LIMIT_COUNT
+};
+enum ir_limit_unit { IR_UNIT_COUNT, IR_UNIT_BYTES, IR_UNIT_SECONDS };
+
+struct ir_limit_value {
+	bool set;            /* written in this preset or an ancestor */
+	bool unlimited;
+	bool best_effort;
+	unsigned long long value;
+	struct loc origin;
+	char *from;          /* declaring preset */
+};
+
+extern const char *const ir_limit_names[IR_LIMIT_COUNT];
+extern const enum ir_limit_unit ir_limit_units[IR_LIMIT_COUNT];
+/* A value as the language spells it: 512, 8G, 10m, unlimited. */
+void ir_limit_print(struct strbuf *sb, enum ir_limit which, const struct ir_limit_value *v);
+
+struct ir_preset {
+	char *name;
+	char *parent;        /* or NULL */
+	char *description;   /* or NULL */
+	enum ir_approval approval;
+	enum ir_sandbox sandbox;
+	struct loc loc;
+	struct ir_rule *rules;
+	size_t nrules, rules_cap;
+	struct ir_protect *protect;
+	size_t nprotect, protect_cap;
+	struct ir_env env;
+	struct ir_limit_value limits[IR_LIMIT_COUNT];
+};
+
+struct ir_binding {
+	enum ir_ctx_var var;
+	char *value;
+	struct loc origin;
+};
+
+struct ir_expect {
+	enum ir_effect effect;
+	enum ir_op op;
+	char *target; /* NULL for an exec given as argv */
+	char **argv;  /* expect EFFECT exec argv [...]: the words */
+	size_t argc;
+	struct loc origin;
+};
+
+struct ir_test {
+	char *name;
+	char *preset;
+	struct loc loc;
+	struct ir_binding *context;
+	size_t ncontext, context_cap;
+	struct ir_expect *expects;
+	size_t nexpects, expects_cap;
+};
+
+/* Program specs: what a program does with its operands and options, so a
+ * shell command can be turned into the reads, writes and contacts it makes.
+ * They are policy data (rules/commands.cordon); a later spec for a name
+ * replaces an earlier one, so an administrator can override the shipped
+ * ones. */
+enum ir_role {
+	ROLE_NONE,      /* operands: ignored */
+	ROLE_READ,
+	ROLE_WRITE,
+	ROLE_DELETE,    /* a write that removes */
+	ROLE_NET,       /* a host or URL */
+	ROLE_OPAQUE,    /* code: the part cannot be analysed (python -c) */
+	ROLE_ARG,       /* option: takes an argument that means nothing here */
+	ROLE_CWD,       /* option: takes the directory the program works in (git -C) */
+	ROLE_MODIFIES,  /* option flag: the operands are written (sed -i) */
+	ROLE_RECURSIVE, /* option flag: operands are whole trees (rm -r) */
+	ROLE_FLAG,      /* option flag without meaning here */
+	ROLE_SCRIPT,    /* option: takes the program's code or pattern; `first` no longer applies */
+	ROLE_SCRIPTFILE, /* option: takes a file of code, read; `first` no longer applies */
+	ROLE_RUN,       /* a file of code the program runs (bash FILE): read, and the part is
+			 * opaque; "-" is the program read from stdin */
+	ROLE_REWRITES,  /* option flag: rewrites or deletes shared history (git push --force);
+			 * the part also runs as PROG SUB... FIRST-NAME, so one rule on the
+			 * first name catches every spelling */
+	ROLE_REFSPEC,   /* operand: a git refspec; "+SRC:DST" forces, ":DST" deletes */
+	ROLE_SEDSCRIPT, /* a sed program: its w/W files are written, r/R files read, and an e
+			 * command or flag runs code; `first` no longer applies */
+	ROLE_COUNT
+};
+
+extern const char *const ir_role_names[ROLE_COUNT];
+
+struct ir_option {
+	char **names;   /* "-i", "--in-place" */
+	size_t nnames;
+	enum ir_role role;
+	struct loc origin;
+};
+
+struct ir_spec {
+	char **names;   /* program basenames, or subcommand words */
+	size_t nnames;
+	enum ir_role operands, first, last;
+	bool has_first, has_last;
+	bool recursive; /* `recursive;`: operands are whole trees */
+	struct ir_option *options;
+	size_t noptions, options_cap;
+	struct ir_spec *subs;
+	size_t nsubs, subs_cap;
+	char **hosts;   /* `net "host";`: contacts made whatever the words; "*" unknown */
+	size_t nhosts, hosts_cap;
+	/* `read "path";`, `write ".git";`: paths used whatever the words,
+	 * relative to the program's working directory */
+	char **reads, **writes;
+	size_t nreads, reads_cap, nwrites, writes_cap;
+	/* `delete ".";`: the trees the program deletes from when no operand
+	 * says where (git clean removes the untracked files of its directory) */
+	char **deletes;
+	size_t ndeletes, deletes_cap;
+	struct loc origin;
+};
+
+/* A `let`, kept for analyses of the policy as written (unused variables). */
+struct ir_let {
+	char *name;
+	struct loc loc;
+	bool used;
+};
+
+/* A redaction pattern: secrets it matches in audit records and in output
+ * returned by `cordon run --redact` become [REDACTED:name].  A later
+ * pattern with the same name replaces an earlier one in place. */
+struct ir_redact {
+	char *name;
+	char *regex;    /* pcre2 source, checked */
+	struct loc origin;
+};
+
+struct ir_policy {
+	struct ir_preset *presets;  /* sorted by name */
+	size_t npresets, presets_cap;
+	struct ir_test *tests;      /* in source order */
+	size_t ntests, tests_cap;
+	char *default_preset;       /* or NULL */
+	struct ir_let *lets;        /* in definition order */
+	size_t nlets, lets_cap;
+	struct ir_spec *programs;   /* sorted by first name */
+	size_t nprograms, programs_cap;
+	struct ir_redact *redacts;  /* in definition order */
+	size_t nredacts, redacts_cap;
+	/* While checking only: program name -> index in programs of the spec
+	 * that names it last (check_program.c). */
+	struct strmap *spec_names;
+};
+
+/* The spec for a program name (basename), or NULL. */
+const struct ir_spec *ir_program_find(const struct ir_policy *ir, const char *name);
+void ir_spec_free(struct ir_spec *s);
+
+extern const char *const ir_op_names[IR_OP_COUNT];
+extern const char *const ir_effect_names[IR_EFFECT_COUNT];
+/* The words of the approval and sandbox settings. */
+extern const char *const ir_approval_names[IR_APPROVAL_COUNT];
+extern const char *const ir_sandbox_names[IR_SANDBOX_COUNT];
+extern const char *const ir_ctx_var_names[CTX_COUNT];
+
+/* Whether op's patterns are paths (read, write and protect). */
+static inline bool ir_op_on_paths(enum ir_op op)
+{
+	return op == IR_PROTECT || op == IR_READ || op == IR_WRITE;
+}
+
+int ir_ctx_var_lookup(const char *name, size_t len);
+bool ir_ctx_var_is_path(enum ir_ctx_var var);
+const struct ir_preset *ir_preset_find(const struct ir_policy *ir, const char *name);
+void ir_policy_free(struct ir_policy *ir);
+void ir_env_free(struct ir_env *env);
+
+/* Values for context variables; NULL entries stay symbolic. */
+struct ir_context {
+	const char *value[CTX_COUNT];
+};
+
+/* Substitute context values into IR text.  Returns a new string, or NULL
+ * with *missing set to the first variable that has no value when
+ * require_all is set. */
+char *ir_text_subst(const char *text, const struct ir_context *ctx, bool require_all,
+		    int *missing);
+/* IR text in source spelling: ${var} for references, \$ for a literal $. */
+void ir_text_print(struct strbuf *sb, const char *text);
+/* A pattern as the IR dump shows it: quoted text, /regex/, or opaque. */
+void ir_pattern_print(struct strbuf *sb, const struct ir_pattern *p);
+
+struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_pattern *p);
+struct ir_specificity ir_host_specificity(const char *host_port);
+/* The literal start of an anchored regex ("^/home/[^/]+" -> "/home/"),
+ * malloc'd, or NULL when it may match anywhere or alternates at the top. */
+char *ir_regex_prefix(const char *re);
+
+/* The canonical rule order: by operation, most specific first, then by
+ * text, tier and severity; a qsort comparator over struct ir_rule, which
+ * reads each rule's cached `spec` (set it with ir_pattern_specificity). */
+int ir_rule_cmp(const void *a, const void *b);
+/* Substitute the context values that are set; paths are re-normalised. */
+char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_path);
+
+#endif

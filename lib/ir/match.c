@@ -1,0 +1,569 @@
+#include "config.h"
+
+#include "base/host_facts.h"
+#include "match.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Resolved pattern text; lit[i] marks a character that came from a
+ * context value and so is never a wildcard. */
+struct resolved {
+	char *s;
+	bool *lit;
+	size_t n, cap, lit_cap;
+};
+
+static void res_add(struct resolved *r, char c, bool lit)
+{
+	grow_array((void **)&r->s, &r->cap, r->n + 2, 1);
+	grow_array((void **)&r->lit, &r->lit_cap, r->n + 1, sizeof(bool));
+	r->s[r->n] = c;
+	r->lit[r->n] = lit;
+	r->n++;
+	r->s[r->n] = '\0';
+}
+
+static bool resolve(struct resolved *r, const char *text, const struct ir_context *ctx,
+		    int *missing)
+{
+	memset(r, 0, sizeof(*r));
+	res_add(r, '\0', false);
+	r->n = 0;
+	for (const char *p = text; *p; p++) {
+		if (*p != IR_VAR_OPEN) {
+			res_add(r, *p, false);
+			continue;
+		}
+		const char *end = strchr(p, IR_VAR_CLOSE);
+		int var = ir_ctx_var_lookup(p + 1, (size_t)(end - p - 1));
+		const char *value = ctx && var >= 0 ? ctx->value[var] : NULL;
+		if (!value) {
+			*missing = var;
+			return false;
+		}
+		for (const char *v = value; *v; v++)
+			res_add(r, *v, true);
+		p = end;
+	}
+	return true;
+}
+
+static void res_free(struct resolved *r)
+{
+	free(r->s);
+	free(r->lit);
+}
+
+/* Collapse repeated slashes and drop a trailing one (paths). */
+static void res_normalize_path(struct resolved *r)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->s[i] == '/' && w > 0 && r->s[w - 1] == '/')
+			continue;
+		r->s[w] = r->s[i];
+		r->lit[w] = r->lit[i];
+		w++;
+	}
+	if (w > 1 && r->s[w - 1] == '/')
+		w--;
+	r->n = w;
+	r->s[w] = '\0';
+}
+
+static bool is_wild(const struct resolved *r, size_t i)
+{
+	return !r->lit[i] && (r->s[i] == '*' || r->s[i] == '?' || r->s[i] == '[');
+}
+
+static struct ir_specificity res_specificity(const struct resolved *r, enum ir_op op)
+{
+	struct ir_specificity s = { 0, 0 };
+	bool in_literal = true;
+	for (size_t i = 0; i < r->n; i++) {
+		if (is_wild(r, i)) {
+			in_literal = false;
+			s.wildcards++;
+			if (r->s[i] == '[') {
+				const char *close = strchr(r->s + i + 1, ']');
+				if (close)
+					i = (size_t)(close - r->s);
+			}
+		} else if (in_literal || op == IR_NET) {
+			s.literal++;
+		}
+	}
+	return s;
+}
+
+static void re_escape_char(struct strbuf *sb, char c)
+{
+	if (!isalnum((unsigned char)c) && (unsigned char)c < 0x80)
+		sb_addc(sb, '\\');
+	sb_addc(sb, c);
+}
+
+/* Translate a glob to an anchored regex.  In paths '*' and '?' stay within
+ * one component and "**" spans any depth (as the last component it also
+ * matches the directory itself); elsewhere '*' matches anything. */
+static char *glob_to_regex(const struct resolved *r, bool path)
+{
+	struct strbuf sb;
+	const char *any = path ? "[^/]" : ".";
+	sb_init(&sb);
+	sb_adds(&sb, "^(?:");
+	for (size_t i = 0; i < r->n; i++) {
+		char c = r->s[i];
+		if (r->lit[i]) {
+			re_escape_char(&sb, c);
+			continue;
+		}
+		if (path && c == '/' && i + 2 < r->n + 0 && r->s[i + 1] == '*' && r->s[i + 2] == '*' &&
+		    !r->lit[i + 1] && !r->lit[i + 2] && (i + 3 == r->n || r->s[i + 3] == '/')) {
+			sb_adds(&sb, "(?:/.*)?");
+			i += 2;
+			continue;
+		}
+		if (c == '*') {
+			if (i + 1 < r->n && r->s[i + 1] == '*' && !r->lit[i + 1]) {
+				sb_adds(&sb, ".*");
+				i++;
+			} else {
+				sb_addf(&sb, "%s*", any);
+			}
+		} else if (c == '?') {
+			sb_adds(&sb, any);
+		} else if (c == '[') {
+			const char *close = strchr(r->s + i + 1 + (r->s[i + 1] == ']'), ']');
+			if (!close) {
+				sb_adds(&sb, "\\[");
+				continue;
+			}
+			sb_addc(&sb, '[');
+			size_t j = i + 1;
+			if (r->s[j] == '!' || r->s[j] == '^') {
+				sb_addc(&sb, '^');
+				j++;
+			}
+			for (; r->s + j < close; j++) {
+				if (r->s[j] == '\\' || (r->s[j] == '[' && r->s[j + 1] == ':'))
+					sb_addc(&sb, '\\');
+				sb_addc(&sb, r->s[j]);
+			}
+			if (r->s + i + 1 + (r->s[i + 1] == ']') > close)
+				sb_adds(&sb, "\\]");
+			sb_addc(&sb, ']');
+			i = (size_t)(close - r->s);
+		} else {
+			re_escape_char(&sb, c);
+		}
+	}
+	sb_adds(&sb, ")$");
+	return sb_steal(&sb);
+}
+
+static pcre2_code *compile_re(const char *src, uint32_t options, char **err)
+{
+	int code;
+	PCRE2_SIZE off;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED,
+				       options | PCRE2_DOLLAR_ENDONLY, &code, &off, NULL);
+	if (!re) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(code, msg, sizeof(msg));
+		*err = xasprintf("cannot compile /%s/: %s", src, (const char *)msg);
+		return NULL;
+	}
+	/* JIT is an optimisation: where it is unavailable the interpreter runs.
+	 * CORDON_NO_JIT=1 asks for the interpreter (valgrind cannot follow
+	 * JIT-generated code and reports it). */
+	const char *no_jit = getenv("CORDON_NO_JIT");
+	if (!no_jit || strcmp(no_jit, "1") != 0)
+		(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+	return re;
+}
+
+static char *dir_anchor(const char *prefix, size_t n)
+{
+	while (n > 0 && prefix[n - 1] != '/')
+		n--;
+	if (n > 1)
+		n--; /* the directory, without its trailing slash */
+	return n == 0 ? NULL : xstrndup(prefix, n);
+}
+
+static int parse_port(const char *s, size_t n)
+{
+	int port = 0;
+	if (n == 0 || n > 5)
+		return -2;
+	for (size_t i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -2;
+		port = port * 10 + (s[i] - '0');
+	}
+	return port >= 1 && port <= 65535 ? port : -2;
+}
+
+/* Split host[:port]; "[v6]:port" and bare IPv6 literals too.  The host is
+ * lowercased, without a trailing dot. */
+static int split_hostport(const char *s, size_t len, char **host, int *port)
+{
+	const char *colon = NULL;
+	size_t hlen = len;
+	*port = -1;
+	if (len && s[0] == '[') {
+		const char *close = memchr(s, ']', len);
+		if (!close)
+			return -1;
+		hlen = (size_t)(close - s) + 1;
+		if (hlen < len) {
+			if (s[hlen] != ':')
+				return -1;
+			colon = s + hlen;
+		}
+	} else {
+		const char *first = memchr(s, ':', len);
+		if (first && !memchr(first + 1, ':', len - (size_t)(first - s) - 1))
+			colon = first;
+	}
+	if (colon) {
+		hlen = (size_t)(colon - s);
+		size_t plen = len - hlen - 1;
+		if (plen == 1 && colon[1] == '*')
+			*port = -1;
+		else if ((*port = parse_port(colon + 1, plen)) < 0)
+			return -1;
+	}
+	while (hlen > 1 && s[hlen - 1] == '.')
+		hlen--;
+	if (hlen == 0)
+		return -1;
+	*host = xstrndup(s, hlen);
+	for (char *p = *host; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return 0;
+}
+
+/* A path that starts with one of the host's aliases names the place the
+ * alias stands for, as a request is resolved: the alias's target replaces
+ * it, literal.  A wildcard in the alias's last component ("/etc*") makes
+ * no alias: that pattern names no one place. */
+static const struct host_alias *res_host_alias(struct resolved *r,
+					       const struct host_facts *host)
+{
+	const struct host_alias *alias = host_alias_of(host, r->s, r->n);
+	if (!alias)
+		return NULL;
+	const char *target = alias->target;
+	size_t k = strlen(alias->path);
+	struct resolved a;
+	memset(&a, 0, sizeof(a));
+	res_add(&a, '\0', false);
+	a.n = 0;
+	for (const char *t = target; *t; t++)
+		res_add(&a, *t, true);
+	for (size_t i = k; i < r->n; i++)
+		res_add(&a, r->s[i], r->lit[i]);
+	res_free(r);
+	*r = a;
+	return alias;
+}
+
+enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct ir_pattern *pat,
+				const struct ir_context *ctx, int *missing, char **err)
+{
+	return matcher_build_host(m, op, pat, ctx, NULL, missing, err);
+}
+
+enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
+				     const struct ir_pattern *pat, const struct ir_context *ctx,
+				     const struct host_facts *facts, int *missing, char **err)
+{
+	struct resolved r;
+	memset(m, 0, sizeof(*m));
+	m->kind = pat->kind;
+	m->port = -1;
+	bool path_op = ir_op_on_paths(op);
+	m->regex = pat->regex && path_op ? host_alias_regex(facts, pat->regex, &m->alias) : NULL;
+	if (!m->regex && pat->regex)
+		m->regex = xstrdup(pat->regex);
+
+	if (pat->kind == IR_PAT_OPAQUE) {
+		m->floating = true;
+		m->spec.literal = 1;
+		return MATCH_OK;
+	}
+	if (!pat->text) {
+		/* A bare regex: on the canonical path, host, tool name or command. */
+		m->re = compile_re(m->regex, PCRE2_DOTALL, err);
+		if (!m->re)
+			return MATCH_ERROR;
+		char *prefix = ir_regex_prefix(m->regex);
+		bool path = ir_op_on_paths(op);
+		m->spec.literal = prefix ? (unsigned)strlen(prefix) : 0;
+		m->spec.wildcards = 1;
+		m->anchor = prefix && path ? dir_anchor(prefix, strlen(prefix)) : NULL;
+		m->floating = !m->anchor;
+		free(prefix);
+		return MATCH_OK;
+	}
+	if (!resolve(&r, pat->text, ctx, missing)) {
+		res_free(&r);
+		return MATCH_INACTIVE;
+	}
+	bool path = ir_op_on_paths(op);
+	if (path) {
+		res_normalize_path(&r);
+		m->alias = res_host_alias(&r, facts);
+	}
+	m->text = xstrdup(r.s);
+	m->spec = res_specificity(&r, op);
+	size_t first_wild = 0;
+	while (first_wild < r.n && !is_wild(&r, first_wild))
+		first_wild++;
+	bool glob = first_wild < r.n;
+
+	if (op == IR_EXEC) {
+		/* Words of the command prefix. */
+		size_t start = 0;
+		for (size_t i = 0; i <= r.n; i++) {
+			if (i < r.n && r.s[i] != ' ')
+				continue;
+			if (i > start) {
+				struct resolved w = { 0 };
+				res_add(&w, '\0', false);
+				w.n = 0;
+				bool wild = false;
+				for (size_t k = start; k < i; k++) {
+					res_add(&w, r.s[k], r.lit[k]);
+					wild = wild || is_wild(&r, k);
+				}
+				m->word_re = xrealloc(m->word_re, (m->nwords + 1) * sizeof(*m->word_re));
+				m->words = xrealloc(m->words, (m->nwords + 1) * sizeof(*m->words));
+				m->words[m->nwords] = xstrdup(w.s);
+				m->word_re[m->nwords] = NULL;
+				m->word_prog = xrealloc(m->word_prog,
+							(m->nwords + 1) * sizeof(*m->word_prog));
+				m->word_prog[m->nwords] = gprog_build(w.s, w.lit, w.n, GPROG_WORD, !wild);
+				if (wild) {
+					char *src = glob_to_regex(&w, false);
+					m->word_re[m->nwords] = compile_re(src, PCRE2_DOTALL, err);
+					free(src);
+				}
+				m->nwords++;
+				res_free(&w);
+				if (wild && !m->word_re[m->nwords - 1]) {
+					res_free(&r);
+					return MATCH_ERROR;
+				}
+			}
+			start = i + 1;
+		}
+		if (m->nwords && !m->word_re[0])
+			m->anchor = xstrdup(m->words[0]);
+		m->floating = !m->anchor;
+		if (pat->regex) {
+			m->re = compile_re(pat->regex, PCRE2_DOTALL, err);
+			m->spec.literal++; /* a regex narrows the prefix */
+			if (!m->re) {
+				res_free(&r);
+				return MATCH_ERROR;
+			}
+		}
+		res_free(&r);
+		return MATCH_OK;
+	}
+	if (op == IR_NET) {
+		char *host = NULL;
+		int port;
+		if (split_hostport(r.s, r.n, &host, &port) != 0) {
+			*err = xasprintf("'%s' is not a host pattern", r.s);
+			res_free(&r);
+			return MATCH_ERROR;
+		}
+		m->port = port;
+		/* Rebuild the flags for the host part alone; brackets of an IPv6
+		 * literal are plain characters, not a glob set. */
+		struct resolved h = { 0 };
+		res_add(&h, '\0', false);
+		h.n = 0;
+		for (size_t i = 0; host[i]; i++)
+			res_add(&h, host[i],
+				(i < r.n && r.lit[i]) || host[i] == '[' || host[i] == ']');
+		/* Hosts narrow from the right: every literal character counts, and
+		 * naming a port adds one. */
+		m->spec.literal = 0;
+		m->spec.wildcards = 0;
+		for (size_t i = 0; i < h.n; i++) {
+			if (!h.lit[i] && (h.s[i] == '*' || h.s[i] == '?'))
+				m->spec.wildcards++;
+			else
+				m->spec.literal++;
+		}
+		if (port >= 0)
+			m->spec.literal++;
+		m->prog = gprog_build(h.s, h.lit, h.n, GPROG_HOST, m->spec.wildcards == 0);
+		if (m->spec.wildcards) {
+			char *src = glob_to_regex(&h, false);
+			m->re = compile_re(src, PCRE2_DOTALL | PCRE2_CASELESS, err);
+			free(src);
+			m->floating = true;
+		} else {
+			m->anchor = xstrdup(host);
+		}
+		free(host);
+		res_free(&h);
+		res_free(&r);
+		return m->re || m->anchor ? MATCH_OK : MATCH_ERROR;
+	}
+	m->prog = gprog_build(r.s, r.lit, r.n, path ? GPROG_PATH : GPROG_TEXT,
+			      pat->kind == IR_PAT_LITERAL || !glob);
+	if (glob) {
+		char *src = glob_to_regex(&r, path);
+		m->re = compile_re(src, PCRE2_DOTALL, err);
+		free(src);
+		if (!m->re) {
+			res_free(&r);
+			return MATCH_ERROR;
+		}
+		m->anchor = path ? dir_anchor(r.s, first_wild) : NULL;
+		if (path && !m->anchor)
+			m->anchor = xstrdup("/");
+	} else {
+		m->anchor = xstrdup(r.s);
+	}
+	m->floating = !m->anchor;
+	res_free(&r);
+	return MATCH_OK;
+}
+
+void matcher_build_path(struct matcher *m, const char *path)
+{
+	memset(m, 0, sizeof(*m));
+	m->kind = IR_PAT_LITERAL;
+	m->port = -1;
+	m->text = xstrdup(path);
+	m->anchor = xstrdup(path);
+	m->spec.literal = (unsigned)strlen(path);
+}
+
+void matcher_free(struct matcher *m)
+{
+	free(m->text);
+	free(m->regex);
+	free(m->anchor);
+	pcre2_code_free(m->re);
+	gprog_free(m->prog);
+	for (size_t i = 0; i < m->nwords; i++) {
+		free(m->words[i]);
+		pcre2_code_free(m->word_re[i]);
+		gprog_free(m->word_prog[i]);
+	}
+	free(m->word_prog);
+	free(m->words);
+	free(m->word_re);
+	memset(m, 0, sizeof(*m));
+}
+
+int target_prepare(struct target *t, enum ir_op op, const char *text, size_t len, char **err)
+{
+	memset(t, 0, sizeof(*t));
+	t->op = op;
+	t->text = text;
+	t->len = len;
+	t->port = -1;
+	if (op == IR_EXEC) {
+		size_t cap = 0, lcap = 0;
+		for (size_t i = 0; i < len;) {
+			while (i < len && isspace((unsigned char)text[i]))
+				i++;
+			size_t start = i;
+			while (i < len && !isspace((unsigned char)text[i]))
+				i++;
+			if (i > start) {
+				VEC_PUSH(t->words, t->nwords, cap, (char *)text + start);
+				t->nwords--;
+				VEC_PUSH(t->word_len, t->nwords, lcap, i - start);
+			}
+		}
+	} else if (op == IR_NET) {
+		if (split_hostport(text, len, &t->host, &t->port) != 0) {
+			*err = xasprintf("'%.*s' is not a host or host:port", (int)len, text);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void target_free(struct target *t)
+{
+	free(t->words);
+	free(t->word_len);
+	free(t->host);
+	memset(t, 0, sizeof(*t));
+}
+
+static bool re_match(const pcre2_code *re, const char *s, size_t n, pcre2_match_data *md)
+{
+	return pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL) >= 0;
+}
+
+bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_data *md)
+{
+	switch (t->op) {
+	case IR_EXEC:
+		if (m->kind == IR_PAT_OPAQUE)
+			return t->opaque;
+		if (t->opaque) {
+			/* Nothing is known of an opaque part's words: only "*" and a
+			 * regex on its text can speak for it. */
+			if (m->nwords == 1 && m->word_re[0] && strcmp(m->words[0], "*") == 0)
+				return !m->re || re_match(m->re, t->text, t->len, md);
+			return m->nwords == 0 && m->re && re_match(m->re, t->text, t->len, md);
+		}
+		if (m->nwords > t->nwords)
+			return false;
+		for (size_t i = 0; i < m->nwords; i++) {
+			if (m->word_re[i]) {
+				if (!re_match(m->word_re[i], t->words[i], t->word_len[i], md))
+					return false;
+			} else if (strlen(m->words[i]) != t->word_len[i] ||
+				   memcmp(m->words[i], t->words[i], t->word_len[i]) != 0) {
+				return false;
+			}
+		}
+		return !m->re || re_match(m->re, t->text, t->len, md);
+	case IR_NET:
+		if (m->port >= 0 && m->port != t->port)
+			return false;
+		if (m->re)
+			return re_match(m->re, t->host, strlen(t->host), md);
+		return strcmp(m->anchor, t->host) == 0;
+	case IR_READ:
+	case IR_WRITE:
+		if (m->kind == IR_PAT_LITERAL) {
+			size_t n = strlen(m->text);
+			if (n == 1 && m->text[0] == '/')
+				return true;
+			return t->len >= n && memcmp(t->text, m->text, n) == 0 &&
+			       (t->len == n || t->text[n] == '/');
+		}
+		return re_match(m->re, t->text, t->len, md);
+	default:
+		if (m->kind == IR_PAT_LITERAL)
+			return strlen(m->text) == t->len && memcmp(m->text, t->text, t->len) == 0;
+		return re_match(m->re, t->text, t->len, md);
+	}
+}
+
+int spec_cmp(struct ir_specificity a, struct ir_specificity b)
+{
+	if (a.literal != b.literal)
+		return a.literal > b.literal ? 1 : -1;
+	if (a.wildcards != b.wildcards)
+		return a.wildcards < b.wildcards ? 1 : -1;
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* Reading policy text: files from disk (bounded in size, never binary),
+ * embedded text, and the include graph, parsed into one tree per file. */
+#ifndef CORDON_LOAD_H
+#define CORDON_LOAD_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "ast.h"
+#include "base/diag.h"
+#include "base/source.h"
+
+struct comment_list; /* parse.h */
+
+#define LOAD_MAX_FILE_BYTES (8u << 20)
+#define LOAD_MAX_INCLUDE_DEPTH 32
+
+struct load_ctx {
+	struct srcmgr *sm;
+	struct diag_list *diags;
+	struct arena *arena;
+	bool io_error;  /* the root file itself could not be read */
+};
+
+/* Load, parse and resolve the includes of a file on disk.  Returns the
+ * root tree, or NULL when the root file could not be read. */
+struct ast *load_file(struct load_ctx *lc, const char *path);
+/* The same for text in memory; `name` is shown in diagnostics.  Includes
+ * resolve against the embedded files (see embedded.h) when base_dir is NULL. */
+struct ast *load_text(struct load_ctx *lc, const char *name, const char *base_dir,
+		      const char *text, size_t len);
+/* Parse file `file` of lc->sm on its own, its includes unread, refusing
+ * binary or oversized text as load_file does; record its comments in
+ * *comments when that is not NULL. */
+struct ast *load_parse(struct load_ctx *lc, uint32_t file, struct comment_list *comments);
+
+/* All of fd, or up to one byte past LOAD_MAX_FILE_BYTES, so that load_parse
+ * refuses an oversized text: *text is malloc'd and NUL-terminated.  Returns
+ * 0 or an errno. */
+int load_read_fd(int fd, char **text, size_t *len);
+/* The file at path, read as load_file reads it (a directory is EISDIR);
+ * its fstat in *st when st is not NULL.  Returns 0 or an errno. */
+int load_read_path(const char *path, char **text, size_t *len, struct stat *st);
+
+#endif

@@ -1,0 +1,47 @@
+/* What the scanner and the parser share: the per-parse state passed through
+ * %parse-param and yyextra (there is no global state), and the entry point. */
+#ifndef CORDON_PARSE_H
+#define CORDON_PARSE_H
+
+#include "ast.h"
+#include "base/diag.h"
+#include "base/source.h"
+
+/* Where a file's comments are, in order: the parser drops them, the
+ * formatter needs them back. */
+struct comment_list {
+	struct loc *items;
+	size_t n, cap;
+};
+
+struct parse_state {
+	struct srcmgr *sm;
+	struct diag_list *diags;
+	struct arena *arena;
+	uint32_t file;
+	const char *text;     /* the file's bytes */
+	size_t len;
+	uint32_t offset;      /* scanner position */
+	uint32_t prev_end;    /* end of the token before the current one */
+	uint32_t cur_end;
+	struct ast *root;
+	struct ast_seq partial; /* statements so far, kept if the parse aborts */
+	unsigned lex_errors;
+	bool lex_error_pending; /* a lexical error since the last token */
+	uint32_t lex_error_at;
+	struct comment_list *comments; /* NULL unless the caller keeps comments */
+};
+
+#define CORDON_YYLTYPE struct loc
+#define CORDON_YYLTYPE_IS_DECLARED 1
+
+/* Parse file `file` of sm; always returns an AST_FILE (possibly partial).
+ * Errors go to diags. */
+struct ast *parse_file(struct srcmgr *sm, uint32_t file, struct arena *arena,
+		       struct diag_list *diags);
+/* The same, also recording every comment in *comments when it is not NULL
+ * (the caller frees comments->items). */
+struct ast *parse_file_comments(struct srcmgr *sm, uint32_t file, struct arena *arena,
+				struct diag_list *diags, struct comment_list *comments);
+
+#endif

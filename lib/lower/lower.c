@@ -1,0 +1,405 @@
+#include "config.h"
+
+#include "base/host_facts.h"
+#include "lower.h"
+
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const char *path)
+{
+	struct cordon_request req = { .op = (enum cordon_op)op, .target = path };
+	char *err = NULL;
+	cordon_decision *d = cordon_evaluate(ev, &req, &err);
+	enum ir_effect e = d ? (enum ir_effect)cordon_decision_effect(d) : IR_DENY;
+	free(err);
+	cordon_decision_free(d);
+	return e;
+}
+
+bool lower_env_dropped(const struct lower_input *in, const char *name)
+{
+	for (size_t i = 0; i < in->ndrop; i++) {
+		const struct ir_pattern *d = &in->drop[i];
+		if (d->regex) {
+			pcre2_code *re;
+			int code;
+			PCRE2_SIZE off;
+			re = pcre2_compile((PCRE2_SPTR)d->regex, PCRE2_ZERO_TERMINATED, 0, &code, &off,
+					   NULL);
+			if (!re)
+				return true; /* cannot tell: keep it out */
+			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+			int rc = pcre2_match(re, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL);
+			pcre2_match_data_free(md);
+			pcre2_code_free(re);
+			if (rc >= 0)
+				return true;
+		} else if (fnmatch(d->text, name, 0) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+bool lower_env_kept(const struct lower_input *in, const char *name)
+{
+	for (size_t i = 0; i < in->nkeep; i++)
+		if (fnmatch(in->keep[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+/* What a rule's literal path resolves to now: a mount follows symlinks, so
+ * the plan names the place itself (a deny of a symlinked ~/.ssh hides the
+ * directory it points to; the evaluator denies both names).  A path that
+ * cannot be resolved is kept as written: bwrap then refuses it. */
+static char *resolved(const struct lower_input *in, const char *path)
+{
+	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
+	if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
+		return xstrdup(path);
+	/* The evaluator's snapshot, taken with the host facts its decisions use. */
+	const struct ev_link *l = ev_link_find(in->ev, path);
+	if (l)
+		return xstrdup(l->real ? l->real : path);
+	char *why = NULL, *real = host_resolve(in->ev->host, path, strlen(path), NULL, NULL, &why);
+	free(why);
+	return real ? real : xstrdup(path);
+}
+
+/* The symlinks along a root's written path, each once: the path is made
+ * canonical component by component, so each link found is named by where
+ * it really is. */
+static void add_links(struct lower_input *in, const char *path, const char *origin)
+{
+	if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
+		return;
+	size_t len = strlen(path);
+	for (size_t end = 1; end <= len; end++) {
+		if (end < len && path[end] != '/')
+			continue;
+		char *prefix = xstrndup(path, end), *slash = strrchr(prefix, '/');
+		struct stat st;
+		char target[PATH_MAX];
+		ssize_t n;
+		if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    (n = readlink(prefix, target, sizeof(target) - 1)) > 0) {
+			target[n] = '\0';
+			/* Its parent as it really is, so the link lands where the
+			 * host has it. */
+			char *parent;
+			if (slash == prefix) {
+				parent = xstrdup("/");
+			} else {
+				char *up = xstrndup(prefix, (size_t)(slash - prefix));
+				parent = resolved(in, up);
+				free(up);
+			}
+			char *at = strcmp(parent, "/") == 0 ? xasprintf("/%s", slash + 1)
+							    : xasprintf("%s/%s", parent, slash + 1);
+			bool known = false;
+			for (size_t i = 0; i < in->nlinks && !known; i++)
+				known = strcmp(in->links[i].path, at) == 0;
+			if (!known) {
+				struct lower_link l = { at, xstrdup(target), origin };
+				VEC_PUSH(in->links, in->nlinks, in->links_cap, l);
+			} else {
+				free(at);
+			}
+			free(parent);
+		}
+		free(prefix);
+	}
+}
+
+static void add_path(struct lower_input *in, const char *path, enum lower_why why,
+		     const char *origin, bool protect)
+{
+	/* Only this machine's file system has links to read; bwrap runs here. */
+	if ((why == LOWER_READ_ROOT || why == LOWER_WRITE_ROOT) && in->ev->host->live)
+		add_links(in, path, origin);
+	char *real = resolved(in, path);
+	for (size_t i = 0; i < in->npaths; i++) {
+		if (in->paths[i].why == why && strcmp(in->paths[i].path, real) == 0) {
+			in->paths[i].protect = in->paths[i].protect || protect;
+			free(real);
+			return;
+		}
+	}
+	struct lower_path p = { real, why, origin, protect, false };
+	VEC_PUSH(in->paths, in->npaths, in->paths_cap, p);
+}
+
+static bool under_any(const struct lower_input *in, const char *path, enum lower_why why)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		if (in->paths[i].why == why && path_under(path, in->paths[i].path))
+			return true;
+	return false;
+}
+
+static void add_advisory(struct lower_input *in, const struct ev_rule *r)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	if (r->m.text)
+		sb_add_quoted(&sb, r->m.text);
+	if (r->m.regex)
+		sb_addf(&sb, "%s/%s/", r->m.text ? " " : "", r->m.regex);
+	struct lower_advisory a = { r->op, sb_steal(&sb), r->effect, r->origin, r };
+	VEC_PUSH(in->advisories, in->nadvisories, in->adv_cap, a);
+}
+
+static int path_cmp(const void *pa, const void *pb)
+{
+	const struct lower_path *a = pa, *b = pb;
+	int r = strcmp(a->path, b->path);
+	return r ? r : (int)a->why - (int)b->why;
+}
+
+static bool bad_path(const char *s)
+{
+	return strpbrk(s, "\n\r") != NULL;
+}
+
+/* Is path exactly an approved one?  The ask rule on it is what the
+ * approval answered. */
+static bool granted_exactly(const struct lower_grant *g, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(g[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char **err)
+{
+	return lower_input_build_granted(ev, NULL, 0, in, err);
+}
+
+int lower_input_build_granted(const cordon_evaluator *ev, const struct lower_grant *grants,
+			      size_t ngrants, struct lower_input *in, char **err)
+{
+	const struct ir_preset *p = ev->preset;
+	memset(in, 0, sizeof(*in));
+	in->ev = ev;
+	in->preset = p->name;
+	in->restricted = p->sandbox == IR_SANDBOX_REQUIRED;
+	in->workspace = ev->ctx.value[CTX_WORKSPACE];
+	in->cwd = ev->ctx.value[CTX_CWD];
+	in->tmp = ev->ctx.value[CTX_TMP];
+	for (int v = 0; v < CTX_COUNT; v++) {
+		if (ev->ctx.value[v] && bad_path(ev->ctx.value[v])) {
+			*err = xasprintf("context variable '%s' contains a line break, which no "
+					 "sandbox profile or argument vector can carry",
+					 ir_ctx_var_names[v]);
+			return -1;
+		}
+	}
+
+	/* Roots first: literal allows that the evaluator confirms. */
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if ((r->op != IR_READ && r->op != IR_WRITE) || r->effect != IR_ALLOW)
+			continue;
+		if (r->m.kind != IR_PAT_LITERAL) {
+			/* The everything-glob is the root itself; other globs grant nothing here. */
+			if (r->m.text && strcmp(r->m.text, "/**") == 0 &&
+			    lower_decide(ev, r->op, "/") == IR_ALLOW)
+				add_path(in, "/", r->op == IR_READ ? LOWER_READ_ROOT : LOWER_WRITE_ROOT,
+					 r->origin, false);
+			continue;
+		}
+		/* /dev and /proc are the sandbox's own: their links (/dev/stdout)
+		 * resolve per process, so no decision about them is stable. */
+		bool kernel = strncmp(r->m.text, "/dev/", 5) == 0 || strncmp(r->m.text, "/proc/", 6) == 0;
+		if (kernel || lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
+			add_path(in, r->m.text, r->op == IR_READ ? LOWER_READ_ROOT : LOWER_WRITE_ROOT,
+				 r->origin, false);
+	}
+	for (size_t i = 0; i < ngrants; i++)
+		add_path(in, grants[i].path, LOWER_WRITE_ROOT, grants[i].origin, false);
+	/* Then what must be taken back inside them. */
+	for (size_t i = 0; i < ev->nprotect; i++) {
+		const struct ev_rule *r = &ev->protect[i];
+		if (r->m.kind != IR_PAT_LITERAL) {
+			add_advisory(in, r);
+			continue;
+		}
+		char *real = resolved(in, r->m.text);
+		if (under_any(in, real, LOWER_WRITE_ROOT))
+			add_path(in, real, LOWER_READ_ONLY, r->origin, true);
+		free(real);
+	}
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if ((r->op != IR_READ && r->op != IR_WRITE) || r->effect == IR_ALLOW)
+			continue;
+		enum lower_why root = r->op == IR_READ ? LOWER_READ_ROOT : LOWER_WRITE_ROOT;
+		if (r->m.kind != IR_PAT_LITERAL) {
+			if (r->m.text && strcmp(r->m.text, "/**") == 0)
+				continue; /* the fallback: it is what lies outside every root */
+			add_advisory(in, r);
+			continue;
+		}
+		/* A write root is readable too (a mount cannot be write-only):
+		 * what may not be read below it is masked like under a read root. */
+		char *real = resolved(in, r->m.text);
+		bool covered = under_any(in, real, root) ||
+			       (r->op == IR_READ && under_any(in, real, LOWER_WRITE_ROOT));
+		free(real);
+		if (!covered || lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
+			continue;
+		if (r->op == IR_WRITE && r->effect == IR_ASK) {
+			char *at = resolved(in, r->m.text);
+			bool answered = granted_exactly(grants, ngrants, at);
+			free(at);
+			if (answered)
+				continue;
+		}
+		add_path(in, r->m.text, r->op == IR_READ ? LOWER_MASK : LOWER_READ_ONLY, r->origin,
+			 false);
+	}
+	for (size_t i = 0; i < in->npaths; i++) {
+		if (bad_path(in->paths[i].path)) {
+			*err = xasprintf("%s: path '%s' contains a line break, which no sandbox profile "
+					 "or argument vector can carry",
+					 in->paths[i].origin, in->paths[i].path);
+			lower_input_free(in);
+			return -1;
+		}
+	}
+	sort_items(in->paths, in->npaths, sizeof(*in->paths), path_cmp);
+	in->mask_file = in->tmp ? xasprintf("%s.mask", in->tmp) : NULL;
+
+	/* The network: shared when any host may be contacted. */
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		/* "unix" names local sockets, not a host: it opens no network. */
+		bool unix_only = r->m.anchor && strcmp(r->m.anchor, "unix") == 0;
+		if (r->op == IR_NET && r->effect == IR_ALLOW && !unix_only && !in->net_allowed) {
+			in->net_allowed = true;
+			in->net_origin = r->origin;
+		}
+	}
+	struct cordon_request unix_req = { .op = CORDON_NET, .target = "unix" };
+	cordon_decision *d = cordon_evaluate(ev, &unix_req, err);
+	in->unix_allowed = d && cordon_decision_effect(d) == CORDON_ALLOW;
+	cordon_decision_free(d);
+
+	in->keep = p->env.keep;
+	in->nkeep = p->env.nkeep;
+	in->drop = p->env.drop;
+	in->ndrop = p->env.ndrop;
+	for (size_t i = 0; i < p->env.nset; i++) {
+		int missing = -1;
+		char *value = ir_text_subst(p->env.set[i].value, &ev->ctx, true, &missing);
+		if (!value) {
+			*err = xasprintf("environment variable %s needs context variable '%s', which has "
+					 "no value (give it with --context %s=VALUE)",
+					 p->env.set[i].name, ir_ctx_var_names[missing],
+					 ir_ctx_var_names[missing]);
+			lower_input_free(in);
+			return -1;
+		}
+		char where[512];
+		srcmgr_format_loc(&ev->policy->sm, p->env.set[i].origin, where, sizeof(where));
+		struct lower_env_var v = { p->env.set[i].name, value, xstrdup(where) };
+		VEC_PUSH(in->set, in->nset, in->set_cap, v);
+	}
+	lower_limits_build(ev, in);
+	return 0;
+}
+
+void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		VEC_PUSH(in->paths, in->npaths, in->paths_cap, masks[i]);
+	sort_items(in->paths, in->npaths, sizeof(*in->paths), path_cmp);
+}
+
+void lower_input_free(struct lower_input *in)
+{
+	free(in->mask_file);
+	for (size_t i = 0; i < in->npaths; i++)
+		free(in->paths[i].path);
+	free(in->paths);
+	for (size_t i = 0; i < in->nadvisories; i++)
+		free(in->advisories[i].pattern);
+	free(in->advisories);
+	for (size_t i = 0; i < in->nlinks; i++) {
+		free(in->links[i].path);
+		free(in->links[i].target);
+	}
+	free(in->links);
+	for (size_t i = 0; i < in->nset; i++) {
+		free(in->set[i].value);
+		free(in->set[i].origin);
+	}
+	free(in->set);
+	lower_limits_free(in);
+	memset(in, 0, sizeof(*in));
+}
+
+static const struct {
+	const char *name;
+	lower_fn fn;
+	const char *host; /* the host whose sandbox it is, or NULL: any host's paths do */
+} lowerings[] = {
+	{ "bwrap", lower_bwrap_json, "linux" },
+	{ "bwrap-args", lower_bwrap_args, "linux" },
+	{ "seccomp", lower_seccomp_text, "linux" },
+	{ "seccomp-bpf", lower_seccomp_bpf, "linux" },
+	{ "landlock", lower_landlock_text, "linux" },
+	{ "sbpl", lower_sbpl, NULL },
+	{ "sbpl-argv", lower_sbpl_argv, NULL },
+	{ "facts", lower_facts_text, NULL },
+};
+
+char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, char **err)
+{
+	struct lower_input in;
+	char *out;
+	size_t i;
+	for (i = 0; i < ARRAY_SIZE(lowerings); i++)
+		if (strcmp(lowerings[i].name, kind) == 0)
+			break;
+	if (i == ARRAY_SIZE(lowerings)) {
+		*err = xasprintf("unknown lowering '%s'", kind);
+		return NULL;
+	}
+	/* A Linux layer made of another host's paths would protect nothing
+	 * where it runs. */
+	if (lowerings[i].host && strcmp(lowerings[i].host, ev->host->name) != 0) {
+		*err = xasprintf("%s is a %s sandbox layer; the paths were resolved as on %s (give "
+				 "--host %s)",
+				 kind, lowerings[i].host, ev->host->name, lowerings[i].host);
+		return NULL;
+	}
+	if (ev->preset->sandbox == IR_SANDBOX_NONE) {
+		/* Each lowering says, in its own words, that there is nothing to
+		 * lower; the context need not be complete for that. */
+		memset(&in, 0, sizeof(in));
+		in.ev = ev;
+		in.preset = ev->preset->name;
+		return lowerings[i].fn(&in, len, err);
+	}
+	if (lower_input_build(ev, &in, err) != 0)
+		return NULL;
+	out = lowerings[i].fn(&in, len, err);
+	lower_input_free(&in);
+	return out;
+}
+
+bool cordon_lower_known(const char *kind)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(lowerings); i++)
+		if (strcmp(lowerings[i].name, kind) == 0)
+			return true;
+	return false;
+}

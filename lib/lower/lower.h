@@ -1,0 +1,188 @@
+/* What every lowering shares: a preset with its context applied, reduced to
+ * the paths a sandbox can express, each decided by the evaluator itself so
+ * that a mount plan or a profile grants exactly what a decision would.
+ *
+ * Only literal path rules can become mounts or path-beneath rules.  A glob
+ * or regex rule that would deny or ask is kept as an advisory: the file
+ * tools enforce it through decisions, the sandbox cannot (lower_*.c list
+ * them in their output; nothing is dropped silently). */
+#ifndef CORDON_LOWER_H
+#define CORDON_LOWER_H
+
+#include <stdbool.h>
+
+#include "decide/eval.h"
+
+enum lower_why {
+	LOWER_READ_ROOT,     /* a literal read allow */
+	LOWER_WRITE_ROOT,    /* a literal write allow */
+	LOWER_READ_ONLY,     /* a protection, or a write deny/ask, under a write root */
+	LOWER_MASK,          /* a read deny/ask under a read root */
+};
+
+struct lower_path {
+	char *path;          /* canonical */
+	enum lower_why why;
+	const char *origin;  /* "file:line:col" of the rule, borrowed from the evaluator */
+	bool protect;        /* READ_ONLY because of a protection */
+	bool expanded;       /* a MASK found at launch: a path a glob or regex matched */
+};
+
+/* A symlink a root is reached through on the host (/bin -> usr/bin): the
+ * plan binds what it resolves to, so the link itself is made again in the
+ * sandbox where nothing bound from the host shows it. */
+struct lower_link {
+	char *path;          /* the link, canonical up to its last component */
+	char *target;        /* what it holds, as readlink gives it */
+	const char *origin;
+};
+
+struct lower_advisory {
+	enum ir_op op;       /* read or write */
+	char *pattern;       /* as shown: "glob" or /regex/ */
+	enum ir_effect effect;
+	const char *origin;
+	const struct ev_rule *rule; /* borrowed from the evaluator */
+};
+
+struct lower_env_var {
+	const char *name;    /* borrowed from the IR */
+	char *value;         /* context applied */
+	char *origin;        /* "file:line:col" of the set */
+};
+
+/* A resource limit to apply (unlimited ones are not listed). */
+struct lower_limit {
+	enum ir_limit which;
+	unsigned long long value; /* count, bytes or seconds (ir_limit_units) */
+	bool best_effort;
+	char *origin;        /* "file:line:col" of the limit */
+};
+
+/* In the note of the bwrap plan's --unshare-net when the network goes
+ * through the egress proxy (the diff tells the two forms apart by it). */
+#define LOWER_EGRESS_MARK "egress proxy"
+
+struct lower_input {
+	const cordon_evaluator *ev;
+	const char *preset;
+	bool restricted;     /* sandbox required */
+	bool net_allowed;    /* some host may be contacted: through the egress proxy */
+	const char *net_origin;
+	bool unix_allowed;   /* `net "unix" allow`: AF_UNIX sockets in the sandbox */
+	struct lower_path *paths;   /* sorted by path, then by `why` */
+	size_t npaths, paths_cap;
+	struct lower_advisory *advisories;
+	size_t nadvisories, adv_cap;
+	struct lower_link *links;   /* in the order found */
+	size_t nlinks, links_cap;
+	char **keep;         /* kept variable names and globs (borrowed) */
+	size_t nkeep;
+	struct ir_pattern *drop; /* borrowed */
+	size_t ndrop;
+	struct lower_env_var *set;
+	size_t nset, set_cap;
+	const char *workspace, *cwd, *tmp;
+	struct lower_limit limits[IR_LIMIT_COUNT]; /* in ir_limit order */
+	size_t nlimits;
+	/* The empty read-only regular file a file mask is bound from:
+	 * "${tmp}.mask", beside the private temp dir and outside the
+	 * sandbox's view; the runner makes it.  NULL without a tmp. */
+	char *mask_file;
+};
+
+/* A path an approved call may write (approval_exec.h): exactly the file,
+ * or the directory and everything below it. */
+struct lower_grant {
+	const char *path; /* canonical */
+	bool tree;
+	const char *origin; /* "approval ID" */
+};
+
+/* Build the input of the lowerings.  Every directory context variable the
+ * plan needs must have a value, and paths that would break a profile or an
+ * argument vector (a newline, a NUL) are refused: -1 with *err. */
+int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char **err);
+/* The same for one approved call: each grant is a write root too, with
+ * the protections and denies inside it taken back as in any other. */
+int lower_input_build_granted(const cordon_evaluator *ev, const struct lower_grant *grants,
+			      size_t ngrants, struct lower_input *in, char **err);
+void lower_input_free(struct lower_input *in);
+
+/* The resource limits (lower_limits.c): built with the input, the one
+ * for a key or NULL, and the "limits" member of the bwrap plan's JSON. */
+void lower_limits_build(const cordon_evaluator *ev, struct lower_input *in);
+void lower_limits_free(struct lower_input *in);
+const struct lower_limit *lower_limit_find(const struct lower_input *in, enum ir_limit which);
+void lower_limits_json(const struct lower_input *in, struct strbuf *sb);
+/* Add masks found on the host (host_masks.c) and keep the paths sorted.
+ * The paths are taken over. */
+void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, size_t n);
+
+/* Bounds of the expansion of glob and regex read denies at launch. */
+struct lower_mask_bounds {
+	size_t entries;   /* directory entries visited, over every root */
+	size_t depth;     /* directory levels below a root */
+	size_t masks;     /* paths masked */
+	double seconds;   /* wall time */
+};
+extern const struct lower_mask_bounds lower_mask_default_bounds;
+
+/* Reads the host, so it runs at launch, never in a lowering: every path
+ * below the readable and writable roots that a glob or regex read deny or
+ * ask matches, and the evaluator does not allow reading, becomes a mask.
+ * Where the walk goes is lower_mask_roots'.  A bound that is hit is an
+ * error (-1, *err naming the rule, the root and the bound): the call must
+ * not start with a rule half enforced. */
+int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b, char **err);
+
+/* The directories the expansion of advisory read deny or ask `a` walks
+ * (malloc'd strings, *n set): the directory before its first wildcard,
+ * where a root makes it readable, and the roots inside that directory, "/"
+ * itself never.  *complete: every readable match lies in them (false for
+ * a regex, or a glob whose first wildcard follows the leading slash,
+ * under a read root of "/"). */
+char **lower_mask_roots(const struct lower_input *in, const struct lower_advisory *a, size_t *n,
+			bool *complete);
+
+/* The environment policy: is a variable of the host kept (a keep name or
+ * glob matches it), and is it dropped (a drop pattern matches it; drop
+ * beats keep)? */
+bool lower_env_kept(const struct lower_input *in, const char *name);
+bool lower_env_dropped(const struct lower_input *in, const char *name);
+
+/* The evaluator's effect for one path operation. */
+enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const char *path);
+
+/* One lowering: the bytes it emits (malloc'd, *len set), or NULL with *err.
+ * Each lives in its own file, lower_KIND.c, and is listed in lower.c. */
+typedef char *(*lower_fn)(const struct lower_input *in, size_t *len, char **err);
+char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err);
+char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
+/* The paths `cordon run` fences for the call (see lower_bwrap.c): each a
+ * path below the write root `root` that keeps writes out and is either a
+ * directory (to hold while the call runs) or missing (to make an empty
+ * directory, with its missing parents).  A malloc'd array of borrowed
+ * strings. */
+struct lower_fence {
+	const char *root;
+	const char *path;
+};
+struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n);
+/* Whether the mounts planned at or above path leave it writable: the
+ * deepest of them decides, as in the mount stack. */
+bool lower_bwrap_writable(const struct lower_input *in, const char *path);
+char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err);
+char *lower_seccomp_bpf(const struct lower_input *in, size_t *len, char **err);
+char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err);
+/* What the runner gives cordon_landlock_apply() (landlock.h) inside the
+ * sandbox: the write roots and /dev (a malloc'd array of borrowed strings),
+ * and its flags. */
+const char **lower_landlock_roots(const struct lower_input *in, size_t *n);
+unsigned lower_landlock_flags(const struct lower_input *in);
+char *lower_sbpl(const struct lower_input *in, size_t *len, char **err);
+/* The host facts the evaluator resolved paths with (lower_facts.c). */
+char *lower_facts_text(const struct lower_input *in, size_t *len, char **err);
+char *lower_sbpl_argv(const struct lower_input *in, size_t *len, char **err);
+
+#endif

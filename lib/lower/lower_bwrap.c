@@ -1,0 +1,654 @@
+/* The bubblewrap mount plan: an ordered list of bwrap options, each with
+ * the rule it came from.  Mounts are applied in order and a deeper mount
+ * covers an outer one, so the plan lists, per path in sorted order, the
+ * read root, the writable bind, then what is taken back (read-only binds,
+ * masks): the same precedence the evaluator applies. */
+#include "config.h"
+
+#include "kernel/landlock.h"
+#include "lower.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct bw_op {
+	const char *opt;
+	char *arg[2];
+	int nargs;
+	const char *origin; /* borrowed, or NULL */
+	char *note;
+};
+
+struct bw_plan {
+	struct bw_op *ops;
+	size_t n, cap;
+};
+
+static void emit(struct bw_plan *pl, const char *opt, const char *a, const char *b,
+		 const char *origin, char *note)
+{
+	struct bw_op op = { opt, { a ? xstrdup(a) : NULL, b ? xstrdup(b) : NULL },
+			    b ? 2 : a ? 1 : 0, origin, note };
+	VEC_PUSH(pl->ops, pl->n, pl->cap, op);
+}
+
+static void plan_free(struct bw_plan *pl)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		free(pl->ops[i].arg[0]);
+		free(pl->ops[i].arg[1]);
+		free(pl->ops[i].note);
+	}
+	free(pl->ops);
+}
+
+/* /dev and /proc are fresh inside the sandbox: nothing is bound there. */
+static bool kernel_fs(const char *path)
+{
+	return path_under(path, "/dev") || path_under(path, "/proc");
+}
+
+static char *nearest_existing(const char *path)
+{
+	char *p = xstrdup(path);
+	struct stat st;
+	while (strcmp(p, "/") != 0 && lstat(p, &st) != 0) {
+		char *slash = strrchr(p, '/');
+		if (slash == p)
+			p[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	return p;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The environment: cleared, then the kept variables the current process
+ * has, then the ones the policy sets (a set wins over a kept value). */
+static void plan_env(struct bw_plan *pl, const struct lower_input *in)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	emit(pl, "--clearenv", NULL, NULL, NULL, NULL);
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		char *name = xstrndup(*e, (size_t)(eq - *e));
+		bool set_by_policy = false;
+		for (size_t i = 0; i < in->nset; i++)
+			set_by_policy = set_by_policy || strcmp(in->set[i].name, name) == 0;
+		if (!set_by_policy && lower_env_kept(in, name) && !lower_env_dropped(in, name))
+			VEC_PUSH(names, n, cap, name);
+		else
+			free(name);
+	}
+	sort_items(names, n, sizeof(*names), str_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const char *value = getenv(names[i]);
+		if (value && !strpbrk(value, "\n"))
+			emit(pl, "--setenv", names[i], value, NULL, xstrdup("kept from the environment"));
+		free(names[i]);
+	}
+	free(names);
+	for (size_t i = 0; i < in->nset; i++)
+		emit(pl, "--setenv", in->set[i].name, in->set[i].value, in->set[i].origin, NULL);
+}
+
+/* The read mask strictly above path, or NULL. */
+/* The hidden directory path lies in, or NULL.  A mask of a path that does
+ * not exist hides nothing: what lies below it is created in the mount
+ * around it, so it needs its own mounts. */
+static const char *under_mask(const struct lower_input *in, const char *path)
+{
+	struct stat st;
+	for (size_t i = 0; i < in->npaths; i++)
+		if (in->paths[i].why == LOWER_MASK && strcmp(path, in->paths[i].path) != 0 &&
+		    path_under(path, in->paths[i].path) && lstat(in->paths[i].path, &st) == 0)
+			return in->paths[i].path;
+	return NULL;
+}
+
+static bool under_write_root(const struct lower_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		if (in->paths[i].why == LOWER_WRITE_ROOT && path_under(path, in->paths[i].path))
+			return true;
+	return false;
+}
+
+/* Whether a bind of a host directory at or above path's parent already
+ * shows path as the host has it (a link inside a bound directory). */
+static bool shown_by_bind(const struct lower_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		if ((p->why == LOWER_READ_ROOT || p->why == LOWER_WRITE_ROOT) &&
+		    strcmp(path, p->path) != 0 && path_under(path, p->path))
+			return true;
+	}
+	return false;
+}
+
+bool lower_bwrap_writable(const struct lower_input *in, const char *dir)
+{
+	const struct lower_path *best = NULL;
+	struct stat st;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		if (!path_under(dir, p->path) || (best && strlen(p->path) < strlen(best->path)))
+			continue;
+		if (p->why == LOWER_READ_ROOT && under_write_root(in, p->path))
+			continue; /* not mounted: readable through the write root */
+		if (p->why == LOWER_READ_ONLY && lstat(p->path, &st) != 0)
+			continue;
+		if (best && strlen(p->path) == strlen(best->path) && p->why < best->why)
+			continue; /* at one path the later kind is mounted last */
+		best = p;
+	}
+	return best && best->why == LOWER_WRITE_ROOT;
+}
+
+/* A read-only path that keeps writes out: a protection or a write deny. */
+static bool keeps_out(const struct lower_input *in, const struct lower_path *p)
+{
+	return p->why == LOWER_READ_ONLY &&
+	       (p->protect || lower_decide(in->ev, IR_WRITE, p->path) == IR_DENY);
+}
+
+/* The deepest write root strictly above path, or NULL. */
+static const char *root_above(const struct lower_input *in, const char *path)
+{
+	const char *root = NULL;
+	for (size_t k = 0; k < in->npaths; k++) {
+		const struct lower_path *w = &in->paths[k];
+		if (w->why == LOWER_WRITE_ROOT && path_under(path, w->path) && strcmp(path, w->path) != 0 &&
+		    (!root || strlen(w->path) > strlen(root)))
+			root = w->path;
+	}
+	return root;
+}
+
+/* A path that keeps writes out below a write root, outside the sandbox's
+ * own filesystems and hidden directories, and below nothing else that
+ * keeps writes out: the kind of path a fence is for. */
+/* A write root that exists strictly below `above` and at or above `path`:
+ * mounted after `above`, it makes what is under it writable again. */
+static bool reopened_between(const struct lower_input *in, const char *above, const char *path)
+{
+	struct stat st;
+	for (size_t k = 0; k < in->npaths; k++) {
+		const struct lower_path *w = &in->paths[k];
+		if (w->why == LOWER_WRITE_ROOT && strcmp(w->path, above) != 0 &&
+		    path_under(w->path, above) && path_under(path, w->path) && lstat(w->path, &st) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool fence_place(const struct lower_input *in, const struct lower_path *p)
+{
+	if (!keeps_out(in, p) || kernel_fs(p->path) || under_mask(in, p->path) ||
+	    !root_above(in, p->path))
+		return false;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *q = &in->paths[i];
+		if (q != p && strcmp(q->path, p->path) != 0 && path_under(p->path, q->path) &&
+		    keeps_out(in, q) && !reopened_between(in, q->path, p->path))
+			return false;
+	}
+	return true;
+}
+
+/* Such a path that does not exist, below a directory the plan leaves
+ * writable: it is fenced by itself.  `cordon run` makes it (and its
+ * missing parents) empty directories for the call and removes them
+ * afterwards (runners/fence.c); the plan mounts an empty read-only
+ * directory there.  Only that path is fenced, never the directory around
+ * it. */
+static bool fenced(const struct lower_input *in, const struct lower_path *p)
+{
+	struct stat st;
+	if (!fence_place(in, p) || lstat(p->path, &st) == 0 || errno != ENOENT)
+		return false;
+	/* A directory this user cannot write is none a command can create
+	 * anything in: no fence is needed, nor could one be made. */
+	char *anc = nearest_existing(p->path);
+	bool ok = lstat(anc, &st) == 0 && S_ISDIR(st.st_mode) && lower_bwrap_writable(in, anc) &&
+		  access(anc, W_OK) == 0;
+	free(anc);
+	return ok;
+}
+
+/* Below a path that keeps writes out and is bound read-only (it exists, or
+ * is fenced): nothing below it can be created. */
+static const char *kept_out_above(const struct lower_input *in, const struct lower_path *p)
+{
+	struct stat st;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *q = &in->paths[i];
+		if (strcmp(q->path, p->path) != 0 && path_under(p->path, q->path) && keeps_out(in, q) &&
+		    !reopened_between(in, q->path, p->path) &&
+		    (lstat(q->path, &st) == 0 || fenced(in, q)))
+			return q->path;
+	}
+	return NULL;
+}
+
+struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
+{
+	struct lower_fence *f = NULL;
+	size_t cap = 0;
+	*n = 0;
+	if (!in->restricted)
+		return NULL;
+	for (size_t i = 0; i < in->npaths; i++) {
+		/* A directory that exists may be a fence another call made: it
+		 * is held too, so that call cannot remove it under this one. */
+		struct stat st;
+		const struct lower_path *p = &in->paths[i];
+		bool dir = lstat(p->path, &st) == 0 && S_ISDIR(st.st_mode);
+		if (!(dir ? fence_place(in, p) : fenced(in, p)))
+			continue;
+		struct lower_fence x = { root_above(in, in->paths[i].path), in->paths[i].path };
+		VEC_PUSH(f, *n, cap, x);
+	}
+	return f;
+}
+
+/* A filesystem operation before ordering: mounted at `at`. */
+struct fs_op {
+	char *at;
+	int rank; /* read root, writable bind, read-only bind, mask; 9: only a note */
+	size_t seq;
+	const struct lower_path *p;
+	const char *opt;
+	char *src;
+	char *note;
+};
+
+static int fs_op_cmp(const void *pa, const void *pb)
+{
+	const struct fs_op *a = pa, *b = pb;
+	int r = strcmp(a->at, b->at);
+	if (r)
+		return r;
+	if (a->rank != b->rank)
+		return a->rank - b->rank;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* What a mask puts in place of a path, and why. */
+static char *mask_note(const struct lower_path *p, const char *kind)
+{
+	const char *what = strcmp(kind, "file") == 0 ? "an empty read-only file"
+						     : "an empty directory";
+	if (p->expanded)
+		return xasprintf("unreadable, matched by the rule when the call started: %s in its "
+				 "place",
+				 what);
+	return xasprintf("unreadable: %s in its place", what);
+}
+
+/* The network of a preset that allows some host: still a namespace of its
+ * own, left only through the call's egress proxy. */
+static char *egress_note(void)
+{
+	return xasprintf("a net rule allows some host: still a network namespace of its own; "
+			 "the only way out is cordon's per-call egress proxy (127.0.0.1:%d inside, "
+			 "HTTP_PROXY and ALL_PROXY set), which decides every contact",
+			 CORDON_EGRESS_PORT);
+}
+
+static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **err)
+{
+	struct stat st;
+	memset(pl, 0, sizeof(*pl));
+	if (!in->restricted) {
+		*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no "
+				 "bwrap plan",
+				 in->preset);
+		return -1;
+	}
+	emit(pl, "--unshare-user", NULL, NULL, NULL, NULL);
+	emit(pl, "--unshare-pid", NULL, NULL, NULL, NULL);
+	emit(pl, "--unshare-ipc", NULL, NULL, NULL, NULL);
+	emit(pl, "--unshare-uts", NULL, NULL, NULL, NULL);
+	emit(pl, "--unshare-cgroup-try", NULL, NULL, NULL, NULL);
+	if (!in->net_allowed)
+		emit(pl, "--unshare-net", NULL, NULL, NULL,
+		     xstrdup("no net rule allows a host: a network namespace with loopback only, "
+			     "and the seccomp filter refuses new sockets"));
+	else
+		emit(pl, "--unshare-net", NULL, NULL, in->net_origin,
+		     egress_note());
+	emit(pl, "--die-with-parent", NULL, NULL, NULL, NULL);
+	emit(pl, "--new-session", NULL, NULL, NULL, NULL);
+	emit(pl, "--cap-drop", "ALL", NULL, NULL, NULL);
+
+	/* Filesystem operations, ordered by the path they mount on (a parent
+	 * before its children), then read root, writable bind, read-only bind,
+	 * mask: so each deeper or later mount overrides what it covers. */
+	struct fs_op *fs = NULL;
+	size_t nfs = 0, fs_cap = 0;
+	char *fs_err = NULL;
+#define FS(at_, rank_, p_, opt_, src_, note_)                                                     \
+	do {                                                                                       \
+		struct fs_op f_ = { xstrdup(at_), rank_, nfs, p_, opt_, src_ ? xstrdup(src_) : NULL, \
+				    note_ };                                                       \
+		VEC_PUSH(fs, nfs, fs_cap, f_);                                                     \
+	} while (0)
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		if (kernel_fs(p->path)) {
+			FS(p->path, 9, p, NULL, NULL,
+			   xasprintf("%s is a fresh kernel filesystem inside the sandbox; nothing is "
+				     "bound there",
+				     path_under(p->path, "/dev") ? "/dev" : "/proc"));
+			continue;
+		}
+		bool exists = lstat(p->path, &st) == 0;
+		const char *mask = under_mask(in, p->path);
+		if (mask && (p->why == LOWER_WRITE_ROOT || p->why == LOWER_READ_ONLY)) {
+			/* Below a hidden directory only what may be read comes back:
+			 * a bind would show the host's content again. */
+			FS(p->path, 9, p, NULL, NULL,
+			   xasprintf("inside %s, which is hidden: not writable in the sandbox", mask));
+			continue;
+		}
+		switch (p->why) {
+		case LOWER_READ_ROOT:
+		case LOWER_WRITE_ROOT:
+			if (p->why == LOWER_READ_ROOT && !mask && under_write_root(in, p->path)) {
+				FS(p->path, 9, p, NULL, NULL,
+				   xstrdup("readable through the writable root around it"));
+				break;
+			}
+			if (exists)
+				FS(p->path, p->why == LOWER_READ_ROOT ? 0 : 1, p,
+				   p->why == LOWER_READ_ROOT ? "--ro-bind" : "--bind", p->path,
+				   p->why == LOWER_WRITE_ROOT &&
+						   lower_decide(in->ev, IR_READ, p->path) != IR_ALLOW
+					   ? xstrdup("writable, and so readable: a mount cannot be "
+						     "write-only, though no read rule allows reading it")
+					   : NULL);
+			else
+				FS(p->path, 9, p, NULL, NULL,
+				   xstrdup("does not exist: nothing to bind, and nothing can be created "
+					   "there inside the sandbox"));
+			break;
+		case LOWER_READ_ONLY: {
+			const char *above = exists ? NULL : kept_out_above(in, p);
+			bool fence = !exists && !above && fenced(in, p);
+			if (above) {
+				FS(p->path, 9, p, NULL, NULL,
+				   xasprintf("does not exist, below %s, which is read-only: it cannot be "
+					     "created",
+					     above));
+				break;
+			}
+			/* Each directory between the write root and what is made
+			 * read-only becomes a mount point too: a mount point cannot be
+			 * renamed, so `mv .git .git2; mkdir -p .git/hooks` cannot move
+			 * the protection out of the way. */
+			{
+				char *at = exists || fence ? xstrdup(p->path) : nearest_existing(p->path);
+				const char *root = root_above(in, at);
+				for (size_t n = root ? strlen(root) + 1 : 0; root && at[n]; n++) {
+					if (at[n] != '/')
+						continue;
+					char *dir = xstrndup(at, n);
+					/* The pin keeps the mode the mount stack gives the
+					 * directory, so nothing below it changes. */
+					bool rw = lower_bwrap_writable(in, dir);
+					FS(dir, rw ? 1 : 2, p, rw ? "--bind" : "--ro-bind", dir,
+					   xstrdup("pinned as a mount point: it cannot be renamed away from "
+						   "the read-only path below it"));
+					free(dir);
+				}
+				free(at);
+			}
+			if (exists) {
+				FS(p->path, 2, p, "--ro-bind", p->path, NULL);
+			} else if (fence) {
+				/* An empty read-only tmpfs: it needs no source, and bwrap
+				 * makes the mount point if the runner did not. */
+				FS(p->path, 2, p, "--tmpfs", NULL,
+				   xasprintf("%s does not exist: an empty read-only directory in its "
+					     "place; cordon run makes the mount point for the call and "
+					     "removes it afterwards",
+					     p->protect ? "protected path" : "write-denied path"));
+			} else if (keeps_out(in, p)) {
+				/* Where the nearest existing ancestor is writable but cannot
+				 * hold a fence (a file: .git of a worktree), a command could
+				 * replace it and create the path: it is bound read-only.  One
+				 * already read-only needs nothing. */
+				char *anc = nearest_existing(p->path);
+				if (lower_bwrap_writable(in, anc))
+					FS(anc, 2, p, "--ro-bind", anc,
+					   xasprintf("%s %s does not exist and %s cannot hold a fence (a file, or a "
+						     "directory this user cannot write): it is "
+						     "bound read-only in its place",
+						     p->protect ? "protected path" : "write-denied path",
+						     p->path, anc));
+				else
+					FS(p->path, 9, p, NULL, NULL,
+					   xasprintf("does not exist, and %s is read-only in the sandbox: it "
+						     "cannot be created",
+						     anc));
+				free(anc);
+			} else {
+				FS(p->path, 9, p, NULL, NULL,
+				   xstrdup("asks before writes but does not exist: inside the sandbox it "
+					   "is part of the writable root around it"));
+			}
+			break;
+		}
+		case LOWER_MASK:
+			if (!exists) {
+				FS(p->path, 9, p, NULL, NULL, xstrdup("does not exist: nothing to hide"));
+			} else if (S_ISDIR(st.st_mode)) {
+				FS(p->path, 3, p, "--tmpfs", NULL, mask_note(p, "directory"));
+			} else if (!in->mask_file) {
+				free(fs_err);
+				fs_err = xasprintf("%s: %s is masked with an empty file beside ${tmp}, which "
+						   "has no value (give it with --context tmp=DIR)",
+						   p->origin, p->path);
+			} else {
+				/* An empty read-only regular file, not /dev/null: git, pytest
+				 * and the like stop at a character device in a tree. */
+				FS(p->path, 3, p, "--ro-bind", in->mask_file, mask_note(p, "file"));
+			}
+			break;
+		}
+	}
+#undef FS
+	if (fs_err) {
+		for (size_t i = 0; i < nfs; i++) {
+			free(fs[i].at);
+			free(fs[i].src);
+			free(fs[i].note);
+		}
+		free(fs);
+		plan_free(pl);
+		*err = fs_err;
+		return -1;
+	}
+	sort_items(fs, nfs, sizeof(*fs), fs_op_cmp);
+	bool root_done = false;
+	struct fs_op **remount = NULL;
+	size_t nremount = 0, remount_cap = 0;
+	for (size_t i = 0; i < nfs; i++) {
+		struct fs_op *f = &fs[i];
+		bool same = false;
+		/* One mount per place: a directory pinned for two protections, or
+		 * two protections with one missing ancestor, are bound once. */
+		for (size_t j = 0; j < i && !same; j++)
+			same = fs[j].opt && f->opt && strcmp(fs[j].opt, f->opt) == 0 &&
+			       strcmp(fs[j].at, f->at) == 0 && fs[j].rank == f->rank;
+		if (same) {
+			free(f->note);
+			f->note = NULL;
+			f->opt = NULL;
+			f->rank = -1;
+			continue;
+		}
+		if (!root_done && strcmp(f->at, "/") != 0) {
+			emit(pl, "--dev", "/dev", NULL, NULL, NULL);
+			emit(pl, "--proc", "/proc", NULL, NULL, NULL);
+			root_done = true;
+		}
+		if (!f->opt)
+			emit(pl, NULL, f->p->path, NULL, f->p->origin, f->note);
+		else if (strcmp(f->opt, "--tmpfs") == 0) {
+			/* Read-only only once what is mounted below it is in place:
+			 * bwrap makes those mount points inside the empty tmpfs. */
+			emit(pl, "--tmpfs", f->at, NULL, f->p->origin, f->note);
+			VEC_PUSH(remount, nremount, remount_cap, f);
+		} else {
+			emit(pl, f->opt, f->src, f->at, f->p->origin, f->note);
+		}
+	}
+	/* The links roots are reached through, where no bind shows them. */
+	for (size_t i = 0; i < in->nlinks; i++) {
+		const struct lower_link *l = &in->links[i];
+		if (shown_by_bind(in, l->path))
+			continue;
+		emit(pl, "--symlink", l->target, l->path, l->origin,
+		     xasprintf("%s is a symlink on the host: the same link in the sandbox", l->path));
+	}
+	for (size_t i = 0; i < nremount; i++)
+		emit(pl, "--remount-ro", remount[i]->at, NULL, remount[i]->p->origin, NULL);
+	free(remount);
+	for (size_t i = 0; i < nfs; i++) {
+		free(fs[i].at);
+		free(fs[i].src);
+	}
+	free(fs);
+	if (!root_done) {
+		emit(pl, "--dev", "/dev", NULL, NULL, NULL);
+		emit(pl, "--proc", "/proc", NULL, NULL, NULL);
+	}
+	plan_env(pl, in);
+	if (in->cwd && stat(in->cwd, &st) == 0 && S_ISDIR(st.st_mode))
+		emit(pl, "--chdir", in->cwd, NULL, NULL, NULL);
+	return 0;
+}
+
+static json_t *jstr(const char *s)
+{
+	json_t *j = s ? json_string(s) : json_null();
+	return j ? j : json_string("(not UTF-8)");
+}
+
+/* One operation a line: a plan reads like the bwrap command it is. */
+static void add_line(struct strbuf *sb, json_t *o, bool last)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	sb_addf(sb, "    %s%s\n", s ? s : "{}", last ? "" : ",");
+	free(s);
+	json_decref(o);
+}
+
+/* A glob or regex is no mount.  A read deny or ask is expanded when
+ * `cordon run` starts a call (host_masks.c); the rest is advice. */
+static const char *advisory_note(const struct lower_input *in, const struct lower_advisory *a)
+{
+	size_t n = 0;
+	bool complete = false;
+	char **roots = lower_mask_roots(in, a, &n, &complete);
+	for (size_t i = 0; i < n; i++)
+		free(roots[i]);
+	free(roots);
+	if (a->op != IR_READ || a->effect == IR_ALLOW)
+		return "a glob or regex is no mount: enforced when file tools ask, not inside the "
+		       "sandbox";
+	if (complete)
+		return "expanded at launch: `cordon run` masks each path it matches when the call "
+		       "starts; a path created during the call is not masked";
+	return "expanded at launch below the writable and readable roots other than \"/\": "
+	       "`cordon run` masks each path it matches there when the call starts; elsewhere, "
+	       "and for paths created during the call, enforced when file tools ask only";
+}
+
+char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
+{
+	struct bw_plan pl;
+	struct strbuf sb;
+	json_t *name = json_string(in->preset);
+	char *s;
+	if (plan_build(in, &pl, err) != 0) {
+		json_decref(name);
+		return NULL;
+	}
+	sb_init(&sb);
+	s = json_dumps(name, JSON_ENCODE_ANY);
+	sb_addf(&sb, "{\n  \"preset\": %s,\n  \"sandbox\": \"bwrap\",\n  \"operations\": [\n", s);
+	free(s);
+	json_decref(name);
+	for (size_t i = 0; i < pl.n; i++) {
+		const struct bw_op *op = &pl.ops[i];
+		json_t *o = json_object(), *args = json_array();
+		if (op->opt) {
+			json_array_append_new(args, json_string(op->opt));
+			for (int a = 0; a < op->nargs; a++)
+				json_array_append_new(args, jstr(op->arg[a]));
+			json_object_set_new(o, "args", args);
+		} else {
+			json_decref(args);
+			json_object_set_new(o, "skipped", jstr(op->arg[0]));
+		}
+		if (op->origin)
+			json_object_set_new(o, "origin", json_string(op->origin));
+		if (op->note)
+			json_object_set_new(o, "note", jstr(op->note));
+		add_line(&sb, o, i + 1 == pl.n);
+	}
+	sb_adds(&sb, "  ],\n  \"advisories\": [\n");
+	for (size_t i = 0; i < in->nadvisories; i++) {
+		const struct lower_advisory *a = &in->advisories[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "op", json_string(ir_op_names[a->op]));
+		json_object_set_new(o, "pattern", jstr(a->pattern));
+		json_object_set_new(o, "effect", json_string(ir_effect_names[a->effect]));
+		json_object_set_new(o, "origin", json_string(a->origin));
+		json_object_set_new(o, "note", json_string(advisory_note(in, a)));
+		add_line(&sb, o, i + 1 == in->nadvisories);
+	}
+	sb_adds(&sb, "  ],\n");
+	lower_limits_json(in, &sb);
+	sb_adds(&sb, "}\n");
+	plan_free(&pl);
+	*len = sb.len;
+	return sb_steal(&sb);
+}
+
+char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err)
+{
+	struct bw_plan pl;
+	struct strbuf sb;
+	if (plan_build(in, &pl, err) != 0)
+		return NULL;
+	sb_init(&sb);
+	for (size_t i = 0; i < pl.n; i++) {
+		const struct bw_op *op = &pl.ops[i];
+		if (!op->opt)
+			continue;
+		sb_add(&sb, op->opt, strlen(op->opt) + 1);
+		for (int a = 0; a < op->nargs; a++)
+			sb_add(&sb, op->arg[a], strlen(op->arg[a]) + 1);
+	}
+	plan_free(&pl);
+	*len = sb.len;
+	return sb_steal(&sb);
+}
