@@ -404,6 +404,23 @@ char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, ch
 	return out;
 }
 
+int cordon_plan_build(const cordon_evaluator *ev, struct cordon_plan *plan, char **err)
+{
+	struct lower_input in;
+	memset(plan, 0, sizeof(*plan));
+	if (ev->preset->sandbox == IR_SANDBOX_NONE) {
+		*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no "
+				 "bwrap plan",
+				 ev->preset->name);
+		return -1;
+	}
+	if (lower_input_build(ev, &in, err) != 0)
+		return -1;
+	int rc = lower_bwrap_plan(&in, plan, err);
+	lower_input_free(&in);
+	return rc;
+}
+
 bool cordon_lower_known(const char *kind)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(lowerings); i++)

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "cordon/plan.h"
 #include "decide/eval.h"
 
 enum lower_why {
@@ -158,6 +159,12 @@ enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const cha
  * Each lives in its own file, lower_KIND.c, and is listed in lower.c. */
 typedef char *(*lower_fn)(const struct lower_input *in, size_t *len, char **err);
 char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err);
+/* The typed plan of the input (cordon/plan.h): 0, or -1 with *err. */
+int lower_bwrap_plan(const struct lower_input *in, struct cordon_plan *pl, char **err);
+/* Append one operation to a plan (plan.c); the strings are copied, the
+ * note is taken over. */
+void plan_push(struct cordon_plan *pl, enum cordon_plan_kind kind, const char *path,
+	       const char *source, const char *origin, char *note);
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
 /* The paths `cordon run` fences for the call (see lower_bwrap.c): each a
  * path below the write root `root` that keeps writes out and is either a

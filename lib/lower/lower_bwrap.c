@@ -17,37 +17,6 @@
 
 extern char **environ;
 
-struct bw_op {
-	const char *opt;
-	char *arg[2];
-	int nargs;
-	const char *origin; /* borrowed, or NULL */
-	char *note;
-};
-
-struct bw_plan {
-	struct bw_op *ops;
-	size_t n, cap;
-};
-
-static void emit(struct bw_plan *pl, const char *opt, const char *a, const char *b,
-		 const char *origin, char *note)
-{
-	struct bw_op op = { opt, { a ? xstrdup(a) : NULL, b ? xstrdup(b) : NULL },
-			    b ? 2 : a ? 1 : 0, origin, note };
-	VEC_PUSH(pl->ops, pl->n, pl->cap, op);
-}
-
-static void plan_free(struct bw_plan *pl)
-{
-	for (size_t i = 0; i < pl->n; i++) {
-		free(pl->ops[i].arg[0]);
-		free(pl->ops[i].arg[1]);
-		free(pl->ops[i].note);
-	}
-	free(pl->ops);
-}
-
 static bool under(const char *path, const char *root)
 {
 	size_t n = strlen(root);
@@ -81,11 +50,11 @@ static int str_cmp(const void *a, const void *b)
 
 /* The environment: cleared, then the kept variables the current process
  * has, then the ones the policy sets (a set wins over a kept value). */
-static void plan_env(struct bw_plan *pl, const struct lower_input *in)
+static void plan_env(struct cordon_plan *pl, const struct lower_input *in)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	emit(pl, "--clearenv", NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_CLEARENV, NULL, NULL, NULL, NULL);
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		if (!eq)
@@ -103,12 +72,14 @@ static void plan_env(struct bw_plan *pl, const struct lower_input *in)
 	for (size_t i = 0; i < n; i++) {
 		const char *value = getenv(names[i]);
 		if (value && !strpbrk(value, "\n"))
-			emit(pl, "--setenv", names[i], value, NULL, xstrdup("kept from the environment"));
+			plan_push(pl, CORDON_PLAN_SETENV, names[i], value, NULL,
+			     xstrdup("kept from the environment"));
 		free(names[i]);
 	}
 	free(names);
 	for (size_t i = 0; i < in->nset; i++)
-		emit(pl, "--setenv", in->set[i].name, in->set[i].value, in->set[i].origin, NULL);
+		plan_push(pl, CORDON_PLAN_SETENV, in->set[i].name, in->set[i].value, in->set[i].origin,
+		     NULL);
 }
 
 /* The read mask strictly above path, or NULL. */
@@ -263,7 +234,8 @@ struct fs_op {
 	int rank; /* read root, writable bind, read-only bind, mask; 9: only a note */
 	size_t seq;
 	const struct lower_path *p;
-	const char *opt;
+	enum cordon_plan_kind kind; /* CORDON_PLAN_SKIP: only a note */
+	bool dropped;               /* the same mount at the same place is made already */
 	char *src;
 	char *note;
 };
@@ -301,7 +273,7 @@ static char *egress_note(void)
 			 CORDON_EGRESS_PORT);
 }
 
-static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **err)
+static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char **err)
 {
 	struct stat st;
 	memset(pl, 0, sizeof(*pl));
@@ -311,21 +283,21 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 				 in->preset);
 		return -1;
 	}
-	emit(pl, "--unshare-user", NULL, NULL, NULL, NULL);
-	emit(pl, "--unshare-pid", NULL, NULL, NULL, NULL);
-	emit(pl, "--unshare-ipc", NULL, NULL, NULL, NULL);
-	emit(pl, "--unshare-uts", NULL, NULL, NULL, NULL);
-	emit(pl, "--unshare-cgroup-try", NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_UNSHARE_USER, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_UNSHARE_PID, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_UNSHARE_IPC, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_UNSHARE_UTS, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_UNSHARE_CGROUP_TRY, NULL, NULL, NULL, NULL);
 	if (!in->net_allowed)
-		emit(pl, "--unshare-net", NULL, NULL, NULL,
+		plan_push(pl, CORDON_PLAN_UNSHARE_NET, NULL, NULL, NULL,
 		     xstrdup("no net rule allows a host: a network namespace with loopback only, "
 			     "and the seccomp filter refuses new sockets"));
 	else
-		emit(pl, "--unshare-net", NULL, NULL, in->net_origin,
-		     egress_note());
-	emit(pl, "--die-with-parent", NULL, NULL, NULL, NULL);
-	emit(pl, "--new-session", NULL, NULL, NULL, NULL);
-	emit(pl, "--cap-drop", "ALL", NULL, NULL, NULL);
+		plan_push(pl, CORDON_PLAN_UNSHARE_NET_EGRESS, NULL, NULL, in->net_origin,
+			  egress_note());
+	plan_push(pl, CORDON_PLAN_DIE_WITH_PARENT, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_NEW_SESSION, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_CAP_DROP_ALL, NULL, NULL, NULL, NULL);
 
 	/* Filesystem operations, ordered by the path they mount on (a parent
 	 * before its children), then read root, writable bind, read-only bind,
@@ -333,16 +305,16 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 	struct fs_op *fs = NULL;
 	size_t nfs = 0, fs_cap = 0;
 	char *fs_err = NULL;
-#define FS(at_, rank_, p_, opt_, src_, note_)                                                     \
+#define FS(at_, rank_, p_, kind_, src_, note_)                                                    \
 	do {                                                                                       \
-		struct fs_op f_ = { xstrdup(at_), rank_, nfs, p_, opt_, src_ ? xstrdup(src_) : NULL, \
-				    note_ };                                                       \
+		struct fs_op f_ = { xstrdup(at_), rank_, nfs, p_, kind_, false,                    \
+				    src_ ? xstrdup(src_) : NULL, note_ };                          \
 		VEC_PUSH(fs, nfs, fs_cap, f_);                                                     \
 	} while (0)
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *p = &in->paths[i];
 		if (kernel_fs(p->path)) {
-			FS(p->path, 9, p, NULL, NULL,
+			FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 			   xasprintf("%s is a fresh kernel filesystem inside the sandbox; nothing is "
 				     "bound there",
 				     under(p->path, "/dev") ? "/dev" : "/proc"));
@@ -353,7 +325,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		if (mask && (p->why == LOWER_WRITE_ROOT || p->why == LOWER_READ_ONLY)) {
 			/* Below a hidden directory only what may be read comes back:
 			 * a bind would show the host's content again. */
-			FS(p->path, 9, p, NULL, NULL,
+			FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 			   xasprintf("inside %s, which is hidden: not writable in the sandbox", mask));
 			continue;
 		}
@@ -361,20 +333,21 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		case LOWER_READ_ROOT:
 		case LOWER_WRITE_ROOT:
 			if (p->why == LOWER_READ_ROOT && !mask && under_write_root(in, p->path)) {
-				FS(p->path, 9, p, NULL, NULL,
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 				   xstrdup("readable through the writable root around it"));
 				break;
 			}
 			if (exists)
 				FS(p->path, p->why == LOWER_READ_ROOT ? 0 : 1, p,
-				   p->why == LOWER_READ_ROOT ? "--ro-bind" : "--bind", p->path,
+				   p->why == LOWER_READ_ROOT ? CORDON_PLAN_RO_BIND : CORDON_PLAN_BIND,
+				   p->path,
 				   p->why == LOWER_WRITE_ROOT &&
 						   lower_decide(in->ev, IR_READ, p->path) != IR_ALLOW
 					   ? xstrdup("writable, and so readable: a mount cannot be "
 						     "write-only, though no read rule allows reading it")
 					   : NULL);
 			else
-				FS(p->path, 9, p, NULL, NULL,
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 				   xstrdup("does not exist: nothing to bind, and nothing can be created "
 					   "there inside the sandbox"));
 			break;
@@ -382,7 +355,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			const char *above = exists ? NULL : kept_out_above(in, p);
 			bool fence = !exists && !above && fenced(in, p);
 			if (above) {
-				FS(p->path, 9, p, NULL, NULL,
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 				   xasprintf("does not exist, below %s, which is read-only: it cannot be "
 					     "created",
 					     above));
@@ -402,7 +375,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 					/* The pin keeps the mode the mount stack gives the
 					 * directory, so nothing below it changes. */
 					bool rw = lower_bwrap_writable(in, dir);
-					FS(dir, rw ? 1 : 2, p, rw ? "--bind" : "--ro-bind", dir,
+					FS(dir, rw ? 1 : 2, p, rw ? CORDON_PLAN_BIND : CORDON_PLAN_RO_BIND, dir,
 					   xstrdup("pinned as a mount point: it cannot be renamed away from "
 						   "the read-only path below it"));
 					free(dir);
@@ -410,11 +383,11 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 				free(at);
 			}
 			if (exists) {
-				FS(p->path, 2, p, "--ro-bind", p->path, NULL);
+				FS(p->path, 2, p, CORDON_PLAN_RO_BIND, p->path, NULL);
 			} else if (fence) {
 				/* An empty read-only tmpfs: it needs no source, and bwrap
 				 * makes the mount point if the runner did not. */
-				FS(p->path, 2, p, "--tmpfs", NULL,
+				FS(p->path, 2, p, CORDON_PLAN_TMPFS, NULL,
 				   xasprintf("%s does not exist: an empty read-only directory in its "
 					     "place; cordon run makes the mount point for the call and "
 					     "removes it afterwards",
@@ -426,20 +399,20 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 				 * already read-only needs nothing. */
 				char *anc = nearest_existing(p->path);
 				if (lower_bwrap_writable(in, anc))
-					FS(anc, 2, p, "--ro-bind", anc,
+					FS(anc, 2, p, CORDON_PLAN_RO_BIND, anc,
 					   xasprintf("%s %s does not exist and %s cannot hold a fence (a file, or a "
 						     "directory this user cannot write): it is "
 						     "bound read-only in its place",
 						     p->protect ? "protected path" : "write-denied path",
 						     p->path, anc));
 				else
-					FS(p->path, 9, p, NULL, NULL,
+					FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 					   xasprintf("does not exist, and %s is read-only in the sandbox: it "
 						     "cannot be created",
 						     anc));
 				free(anc);
 			} else {
-				FS(p->path, 9, p, NULL, NULL,
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 				   xstrdup("asks before writes but does not exist: inside the sandbox it "
 					   "is part of the writable root around it"));
 			}
@@ -447,9 +420,9 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		}
 		case LOWER_MASK:
 			if (!exists) {
-				FS(p->path, 9, p, NULL, NULL, xstrdup("does not exist: nothing to hide"));
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL, xstrdup("does not exist: nothing to hide"));
 			} else if (S_ISDIR(st.st_mode)) {
-				FS(p->path, 3, p, "--tmpfs", NULL, mask_note(p, "directory"));
+				FS(p->path, 3, p, CORDON_PLAN_MASK_DIR, NULL, mask_note(p, "directory"));
 			} else if (!in->mask_file) {
 				free(fs_err);
 				fs_err = xasprintf("%s: %s is masked with an empty file beside ${tmp}, which "
@@ -458,7 +431,8 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			} else {
 				/* An empty read-only regular file, not /dev/null: git, pytest
 				 * and the like stop at a character device in a tree. */
-				FS(p->path, 3, p, "--ro-bind", in->mask_file, mask_note(p, "file"));
+				FS(p->path, 3, p, CORDON_PLAN_MASK_FILE, in->mask_file,
+				   mask_note(p, "file"));
 			}
 			break;
 		}
@@ -471,7 +445,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			free(fs[i].note);
 		}
 		free(fs);
-		plan_free(pl);
+		cordon_plan_free(pl);
 		*err = fs_err;
 		return -1;
 	}
@@ -485,29 +459,29 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		/* One mount per place: a directory pinned for two protections, or
 		 * two protections with one missing ancestor, are bound once. */
 		for (size_t j = 0; j < i && !same; j++)
-			same = fs[j].opt && f->opt && strcmp(fs[j].opt, f->opt) == 0 &&
-			       strcmp(fs[j].at, f->at) == 0 && fs[j].rank == f->rank;
+			same = !fs[j].dropped && fs[j].kind != CORDON_PLAN_SKIP &&
+			       fs[j].kind == f->kind && strcmp(fs[j].at, f->at) == 0 &&
+			       fs[j].rank == f->rank;
 		if (same) {
 			free(f->note);
 			f->note = NULL;
-			f->opt = NULL;
-			f->rank = -1;
+			f->dropped = true;
 			continue;
 		}
 		if (!root_done && strcmp(f->at, "/") != 0) {
-			emit(pl, "--dev", "/dev", NULL, NULL, NULL);
-			emit(pl, "--proc", "/proc", NULL, NULL, NULL);
+			plan_push(pl, CORDON_PLAN_DEV, "/dev", NULL, NULL, NULL);
+			plan_push(pl, CORDON_PLAN_PROC, "/proc", NULL, NULL, NULL);
 			root_done = true;
 		}
-		if (!f->opt)
-			emit(pl, NULL, f->p->path, NULL, f->p->origin, f->note);
-		else if (strcmp(f->opt, "--tmpfs") == 0) {
+		if (f->kind == CORDON_PLAN_SKIP) {
+			plan_push(pl, CORDON_PLAN_SKIP, f->p->path, NULL, f->p->origin, f->note);
+		} else if (f->kind == CORDON_PLAN_TMPFS || f->kind == CORDON_PLAN_MASK_DIR) {
 			/* Read-only only once what is mounted below it is in place:
 			 * bwrap makes those mount points inside the empty tmpfs. */
-			emit(pl, "--tmpfs", f->at, NULL, f->p->origin, f->note);
+			plan_push(pl, f->kind, f->at, NULL, f->p->origin, f->note);
 			VEC_PUSH(remount, nremount, remount_cap, f);
 		} else {
-			emit(pl, f->opt, f->src, f->at, f->p->origin, f->note);
+			plan_push(pl, f->kind, f->at, f->src, f->p->origin, f->note);
 		}
 	}
 	/* The links roots are reached through, where no bind shows them. */
@@ -515,11 +489,12 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		const struct lower_link *l = &in->links[i];
 		if (shown_by_bind(in, l->path))
 			continue;
-		emit(pl, "--symlink", l->target, l->path, l->origin,
+		plan_push(pl, CORDON_PLAN_SYMLINK, l->path, l->target, l->origin,
 		     xasprintf("%s is a symlink on the host: the same link in the sandbox", l->path));
 	}
 	for (size_t i = 0; i < nremount; i++)
-		emit(pl, "--remount-ro", remount[i]->at, NULL, remount[i]->p->origin, NULL);
+		plan_push(pl, CORDON_PLAN_REMOUNT_RO, remount[i]->at, NULL, remount[i]->p->origin,
+			  NULL);
 	free(remount);
 	for (size_t i = 0; i < nfs; i++) {
 		free(fs[i].at);
@@ -527,13 +502,20 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 	}
 	free(fs);
 	if (!root_done) {
-		emit(pl, "--dev", "/dev", NULL, NULL, NULL);
-		emit(pl, "--proc", "/proc", NULL, NULL, NULL);
+		plan_push(pl, CORDON_PLAN_DEV, "/dev", NULL, NULL, NULL);
+		plan_push(pl, CORDON_PLAN_PROC, "/proc", NULL, NULL, NULL);
 	}
 	plan_env(pl, in);
 	if (in->cwd && stat(in->cwd, &st) == 0 && S_ISDIR(st.st_mode))
-		emit(pl, "--chdir", in->cwd, NULL, NULL, NULL);
+		plan_push(pl, CORDON_PLAN_CHDIR, in->cwd, NULL, NULL, NULL);
 	return 0;
+}
+
+/* One operation a line: a plan reads like the bwrap command it is. */
+static void add_line(struct strbuf *sb, char *s, bool last)
+{
+	sb_addf(sb, "    %s%s\n", s, last ? "" : ",");
+	free(s);
 }
 
 static json_t *jstr(const char *s)
@@ -542,13 +524,11 @@ static json_t *jstr(const char *s)
 	return j ? j : json_string("(not UTF-8)");
 }
 
-/* One operation a line: a plan reads like the bwrap command it is. */
-static void add_line(struct strbuf *sb, json_t *o, bool last)
+static char *dump(json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	sb_addf(sb, "    %s%s\n", s ? s : "{}", last ? "" : ",");
-	free(s);
 	json_decref(o);
+	return s ? s : xstrdup("{}");
 }
 
 /* A glob or regex is no mount.  A read deny or ask is expanded when
@@ -572,9 +552,17 @@ static const char *advisory_note(const struct lower_input *in, const struct lowe
 	       "and for paths created during the call, enforced when file tools ask only";
 }
 
+int lower_bwrap_plan(const struct lower_input *in, struct cordon_plan *pl, char **err)
+{
+	if (plan_build(in, pl, err) != 0)
+		return -1;
+	pl->preset = xstrdup(in->preset);
+	return 0;
+}
+
 char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
 {
-	struct bw_plan pl;
+	struct cordon_plan pl;
 	struct strbuf sb;
 	json_t *name = json_string(in->preset);
 	char *s;
@@ -587,24 +575,8 @@ char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
 	sb_addf(&sb, "{\n  \"preset\": %s,\n  \"sandbox\": \"bwrap\",\n  \"operations\": [\n", s);
 	free(s);
 	json_decref(name);
-	for (size_t i = 0; i < pl.n; i++) {
-		const struct bw_op *op = &pl.ops[i];
-		json_t *o = json_object(), *args = json_array();
-		if (op->opt) {
-			json_array_append_new(args, json_string(op->opt));
-			for (int a = 0; a < op->nargs; a++)
-				json_array_append_new(args, jstr(op->arg[a]));
-			json_object_set_new(o, "args", args);
-		} else {
-			json_decref(args);
-			json_object_set_new(o, "skipped", jstr(op->arg[0]));
-		}
-		if (op->origin)
-			json_object_set_new(o, "origin", json_string(op->origin));
-		if (op->note)
-			json_object_set_new(o, "note", jstr(op->note));
-		add_line(&sb, o, i + 1 == pl.n);
-	}
+	for (size_t i = 0; i < pl.n; i++)
+		add_line(&sb, cordon_plan_op_json(&pl.ops[i], true, false), i + 1 == pl.n);
 	sb_adds(&sb, "  ],\n  \"advisories\": [\n");
 	for (size_t i = 0; i < in->nadvisories; i++) {
 		const struct lower_advisory *a = &in->advisories[i];
@@ -614,32 +586,22 @@ char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
 		json_object_set_new(o, "effect", json_string(ir_effect_names[a->effect]));
 		json_object_set_new(o, "origin", json_string(a->origin));
 		json_object_set_new(o, "note", json_string(advisory_note(in, a)));
-		add_line(&sb, o, i + 1 == in->nadvisories);
+		add_line(&sb, dump(o), i + 1 == in->nadvisories);
 	}
 	sb_adds(&sb, "  ],\n");
 	lower_limits_json(in, &sb);
 	sb_adds(&sb, "}\n");
-	plan_free(&pl);
+	cordon_plan_free(&pl);
 	*len = sb.len;
 	return sb_steal(&sb);
 }
 
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err)
 {
-	struct bw_plan pl;
-	struct strbuf sb;
+	struct cordon_plan pl;
 	if (plan_build(in, &pl, err) != 0)
 		return NULL;
-	sb_init(&sb);
-	for (size_t i = 0; i < pl.n; i++) {
-		const struct bw_op *op = &pl.ops[i];
-		if (!op->opt)
-			continue;
-		sb_add(&sb, op->opt, strlen(op->opt) + 1);
-		for (int a = 0; a < op->nargs; a++)
-			sb_add(&sb, op->arg[a], strlen(op->arg[a]) + 1);
-	}
-	plan_free(&pl);
-	*len = sb.len;
-	return sb_steal(&sb);
+	char *args = cordon_plan_bwrap_args(&pl, len);
+	cordon_plan_free(&pl);
+	return args;
 }
