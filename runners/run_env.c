@@ -17,22 +17,11 @@
 
 char **run_policy_environ(const struct lower_input *in)
 {
-	extern char **environ;
 	char **v = NULL;
 	size_t n = 0, cap = 0;
-	for (char **e = environ; *e; e++) {
-		const char *eq = strchr(*e, '=');
-		if (!eq)
-			continue;
-		char *name = xstrndup(*e, (size_t)(eq - *e));
-		bool keep = false, set = false;
-		keep = lower_env_kept(in, name);
-		for (size_t i = 0; i < in->nset; i++)
-			set = set || strcmp(in->set[i].name, name) == 0;
-		if (keep && !set && !lower_env_dropped(in, name))
-			VEC_PUSH(v, n, cap, xstrdup(*e));
-		free(name);
-	}
+	/* The snapshot holds exactly the host's variables that pass. */
+	for (size_t i = 0; i < in->host.nenv; i++)
+		VEC_PUSH(v, n, cap, xstrdup(in->host.env[i]));
 	for (size_t i = 0; i < in->nset; i++)
 		VEC_PUSH(v, n, cap, xasprintf("%s=%s", in->set[i].name, in->set[i].value));
 	VEC_PUSH(v, n, cap, NULL);

@@ -649,6 +649,8 @@ int run_command(const struct run_opts *o)
 		goto out;
 	}
 	have_in = true;
+	/* The host facts the lowerings need, read once for the call. */
+	lower_host_read(&in);
 	if (run_limits_prepare(&in, sandboxed, &lim, &err) != 0) {
 		status = unavailable("%s", err);
 		goto out;

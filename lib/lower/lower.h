@@ -60,9 +60,35 @@ struct lower_limit {
 	char *origin;        /* "file:line:col" of the limit */
 };
 
-/* In the note of the bwrap plan's --unshare-net when the network goes
- * through the egress proxy (the diff tells the two forms apart by it). */
-#define LOWER_EGRESS_MARK "egress proxy"
+/* A root's path as its rule wrote it: the symlinks along it are read
+ * with the host (lower_host_read). */
+struct lower_link_source {
+	const char *path;    /* borrowed from the rule or the grant */
+	const char *origin;
+};
+
+/* What one path is on the host, as the snapshot holds it. */
+struct lower_fact {
+	char *path;
+	int lstat_errno;     /* 0: lstat succeeded */
+	unsigned mode;       /* lstat's st_mode */
+	bool stat_dir;       /* stat, links followed, says a directory */
+	int stat_errno;      /* 0: stat succeeded */
+	bool writable;       /* access(W_OK) */
+};
+
+/* The host facts the lowerings need, read once (lower_host_read) by the
+ * runner, or by `cordon compile` and `cordon diff` for their user: the
+ * lowerings themselves read nothing but this. */
+struct lower_host {
+	bool read;
+	char **env;          /* the environment filtered, "NAME=VALUE", NULL-terminated */
+	size_t nenv;
+	struct lower_fact *facts; /* sorted by path */
+	size_t nfacts, facts_cap;
+	struct lower_link *links; /* the links roots are reached through, in the order found */
+	size_t nlinks, links_cap;
+};
 
 struct lower_input {
 	const cordon_evaluator *ev;
@@ -75,8 +101,8 @@ struct lower_input {
 	size_t npaths, paths_cap;
 	struct lower_advisory *advisories;
 	size_t nadvisories, adv_cap;
-	struct lower_link *links;   /* in the order found */
-	size_t nlinks, links_cap;
+	struct lower_link_source *link_sources; /* roots, as written, where the host is live */
+	size_t nlink_sources, link_sources_cap;
 	char **keep;         /* kept variable names and globs (borrowed) */
 	size_t nkeep;
 	struct ir_pattern *drop; /* borrowed */
@@ -90,6 +116,7 @@ struct lower_input {
 	 * "${tmp}.mask", beside the private temp dir and outside the
 	 * sandbox's view; the runner makes it.  NULL without a tmp. */
 	char *mask_file;
+	struct lower_host host; /* lower_host_read's snapshot */
 };
 
 /* A path an approved call may write (approval_exec.h): exactly the file,
@@ -146,11 +173,32 @@ int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b
 char **lower_mask_roots(const struct lower_input *in, const struct lower_advisory *a, size_t *n,
 			bool *complete);
 
+/* What a rule's literal path resolves to, by the evaluator's snapshot. */
+char *lower_resolved(const struct lower_input *in, const char *path);
+
+/* Read the host facts the lowerings of `in` need into in->host: the
+ * environment, the symlinks along the roots, and what each path of the
+ * input and its parents are.  Masks found later (lower_expand_masks) and
+ * fences the runner makes are noted one by one (lower_host_note). */
+void lower_host_read(struct lower_input *in);
+/* Read path and its parents again into the snapshot: the runner made it. */
+void lower_host_note(struct lower_input *in, const char *path);
+void lower_host_free(struct lower_host *h);
+/* The snapshot's fact of path; a path it does not hold reads as missing. */
+const struct lower_fact *lower_fact(const struct lower_input *in, const char *path);
+bool lower_fact_exists(const struct lower_input *in, const char *path);
+bool lower_fact_is_dir(const struct lower_input *in, const char *path);
+
 /* The environment policy: is a variable of the host kept (a keep name or
  * glob matches it), and is it dropped (a drop pattern matches it; drop
  * beats keep)? */
 bool lower_env_kept(const struct lower_input *in, const char *name);
 bool lower_env_dropped(const struct lower_input *in, const char *name);
+/* Whether the host's variable name reaches the command: kept, not dropped,
+ * and not one the policy sets itself. */
+bool lower_env_passes(const struct lower_input *in, const char *name);
+/* Its value in the snapshot's environment (the first), or NULL. */
+const char *lower_host_getenv(const struct lower_input *in, const char *name);
 
 /* The evaluator's effect for one path operation. */
 enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const char *path);

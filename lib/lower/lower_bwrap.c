@@ -12,10 +12,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-extern char **environ;
 
 static bool under(const char *path, const char *root)
 {
@@ -29,11 +25,10 @@ static bool kernel_fs(const char *path)
 	return under(path, "/dev") || under(path, "/proc");
 }
 
-static char *nearest_existing(const char *path)
+static char *nearest_existing(const struct lower_input *in, const char *path)
 {
 	char *p = xstrdup(path);
-	struct stat st;
-	while (strcmp(p, "/") != 0 && lstat(p, &st) != 0) {
+	while (strcmp(p, "/") != 0 && !lower_fact_exists(in, p)) {
 		char *slash = strrchr(p, '/');
 		if (slash == p)
 			p[1] = '\0';
@@ -48,29 +43,20 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The environment: cleared, then the kept variables the current process
+/* The environment: cleared, then the kept variables the host's snapshot
  * has, then the ones the policy sets (a set wins over a kept value). */
 static void plan_env(struct cordon_plan *pl, const struct lower_input *in)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	plan_push(pl, CORDON_PLAN_CLEARENV, NULL, NULL, NULL, NULL);
-	for (char **e = environ; e && *e; e++) {
-		const char *eq = strchr(*e, '=');
-		if (!eq)
-			continue;
-		char *name = xstrndup(*e, (size_t)(eq - *e));
-		bool set_by_policy = false;
-		for (size_t i = 0; i < in->nset; i++)
-			set_by_policy = set_by_policy || strcmp(in->set[i].name, name) == 0;
-		if (!set_by_policy && lower_env_kept(in, name) && !lower_env_dropped(in, name))
-			VEC_PUSH(names, n, cap, name);
-		else
-			free(name);
+	for (size_t i = 0; i < in->host.nenv; i++) {
+		const char *e = in->host.env[i], *eq = strchr(e, '=');
+		VEC_PUSH(names, n, cap, xstrndup(e, (size_t)(eq - e)));
 	}
 	sort_items(names, n, sizeof(*names), str_cmp);
 	for (size_t i = 0; i < n; i++) {
-		const char *value = getenv(names[i]);
+		const char *value = lower_host_getenv(in, names[i]);
 		if (value && !strpbrk(value, "\n"))
 			plan_push(pl, CORDON_PLAN_SETENV, names[i], value, NULL,
 			     xstrdup("kept from the environment"));
@@ -88,10 +74,9 @@ static void plan_env(struct cordon_plan *pl, const struct lower_input *in)
  * around it, so it needs its own mounts. */
 static const char *under_mask(const struct lower_input *in, const char *path)
 {
-	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++)
 		if (in->paths[i].why == LOWER_MASK && strcmp(path, in->paths[i].path) != 0 &&
-		    under(path, in->paths[i].path) && lstat(in->paths[i].path, &st) == 0)
+		    under(path, in->paths[i].path) && lower_fact_exists(in, in->paths[i].path))
 			return in->paths[i].path;
 	return NULL;
 }
@@ -120,14 +105,13 @@ static bool shown_by_bind(const struct lower_input *in, const char *path)
 bool lower_bwrap_writable(const struct lower_input *in, const char *dir)
 {
 	const struct lower_path *best = NULL;
-	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *p = &in->paths[i];
 		if (!under(dir, p->path) || (best && strlen(p->path) < strlen(best->path)))
 			continue;
 		if (p->why == LOWER_READ_ROOT && under_write_root(in, p->path))
 			continue; /* not mounted: readable through the write root */
-		if (p->why == LOWER_READ_ONLY && lstat(p->path, &st) != 0)
+		if (p->why == LOWER_READ_ONLY && !lower_fact_exists(in, p->path))
 			continue;
 		if (best && strlen(p->path) == strlen(best->path) && p->why < best->why)
 			continue; /* at one path the later kind is mounted last */
@@ -181,14 +165,13 @@ static bool fence_place(const struct lower_input *in, const struct lower_path *p
  * it. */
 static bool fenced(const struct lower_input *in, const struct lower_path *p)
 {
-	struct stat st;
-	if (!fence_place(in, p) || lstat(p->path, &st) == 0 || errno != ENOENT)
+	if (!fence_place(in, p) || lower_fact(in, p->path)->lstat_errno != ENOENT)
 		return false;
 	/* A directory this user cannot write is none a command can create
 	 * anything in: no fence is needed, nor could one be made. */
-	char *anc = nearest_existing(p->path);
-	bool ok = lstat(anc, &st) == 0 && S_ISDIR(st.st_mode) && lower_bwrap_writable(in, anc) &&
-		  access(anc, W_OK) == 0;
+	char *anc = nearest_existing(in, p->path);
+	bool ok = lower_fact_is_dir(in, anc) && lower_bwrap_writable(in, anc) &&
+		  lower_fact(in, anc)->writable;
 	free(anc);
 	return ok;
 }
@@ -197,11 +180,10 @@ static bool fenced(const struct lower_input *in, const struct lower_path *p)
  * is fenced): nothing below it can be created. */
 static const char *kept_out_above(const struct lower_input *in, const struct lower_path *p)
 {
-	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *q = &in->paths[i];
 		if (strcmp(q->path, p->path) != 0 && under(p->path, q->path) && keeps_out(in, q) &&
-		    (lstat(q->path, &st) == 0 || fenced(in, q)))
+		    (lower_fact_exists(in, q->path) || fenced(in, q)))
 			return q->path;
 	}
 	return NULL;
@@ -217,9 +199,8 @@ struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
 	for (size_t i = 0; i < in->npaths; i++) {
 		/* A directory that exists may be a fence another call made: it
 		 * is held too, so that call cannot remove it under this one. */
-		struct stat st;
 		const struct lower_path *p = &in->paths[i];
-		bool dir = lstat(p->path, &st) == 0 && S_ISDIR(st.st_mode);
+		bool dir = lower_fact_is_dir(in, p->path);
 		if (!(dir ? fence_place(in, p) : fenced(in, p)))
 			continue;
 		struct lower_fence x = { root_above(in, in->paths[i].path), in->paths[i].path };
@@ -275,8 +256,11 @@ static char *egress_note(void)
 
 static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char **err)
 {
-	struct stat st;
 	memset(pl, 0, sizeof(*pl));
+	if (in->restricted && !in->host.read) {
+		*err = xstrdup("the host facts of the plan were not read");
+		return -1;
+	}
 	if (!in->restricted) {
 		*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no "
 				 "bwrap plan",
@@ -320,7 +304,7 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 				     under(p->path, "/dev") ? "/dev" : "/proc"));
 			continue;
 		}
-		bool exists = lstat(p->path, &st) == 0;
+		bool exists = lower_fact_exists(in, p->path);
 		const char *mask = under_mask(in, p->path);
 		if (mask && (p->why == LOWER_WRITE_ROOT || p->why == LOWER_READ_ONLY)) {
 			/* Below a hidden directory only what may be read comes back:
@@ -366,7 +350,7 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 			 * renamed, so `mv .git .git2; mkdir -p .git/hooks` cannot move
 			 * the protection out of the way. */
 			{
-				char *at = exists || fence ? xstrdup(p->path) : nearest_existing(p->path);
+				char *at = exists || fence ? xstrdup(p->path) : nearest_existing(in, p->path);
 				const char *root = root_above(in, at);
 				for (size_t n = root ? strlen(root) + 1 : 0; root && at[n]; n++) {
 					if (at[n] != '/')
@@ -397,7 +381,7 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 				 * hold a fence (a file: .git of a worktree), a command could
 				 * replace it and create the path: it is bound read-only.  One
 				 * already read-only needs nothing. */
-				char *anc = nearest_existing(p->path);
+				char *anc = nearest_existing(in, p->path);
 				if (lower_bwrap_writable(in, anc))
 					FS(anc, 2, p, CORDON_PLAN_RO_BIND, anc,
 					   xasprintf("%s %s does not exist and %s cannot hold a fence (a file, or a "
@@ -421,7 +405,7 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 		case LOWER_MASK:
 			if (!exists) {
 				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL, xstrdup("does not exist: nothing to hide"));
-			} else if (S_ISDIR(st.st_mode)) {
+			} else if (lower_fact_is_dir(in, p->path)) {
 				FS(p->path, 3, p, CORDON_PLAN_MASK_DIR, NULL, mask_note(p, "directory"));
 			} else if (!in->mask_file) {
 				free(fs_err);
@@ -485,8 +469,8 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 		}
 	}
 	/* The links roots are reached through, where no bind shows them. */
-	for (size_t i = 0; i < in->nlinks; i++) {
-		const struct lower_link *l = &in->links[i];
+	for (size_t i = 0; i < in->host.nlinks; i++) {
+		const struct lower_link *l = &in->host.links[i];
 		if (shown_by_bind(in, l->path))
 			continue;
 		plan_push(pl, CORDON_PLAN_SYMLINK, l->path, l->target, l->origin,
@@ -506,7 +490,7 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 		plan_push(pl, CORDON_PLAN_PROC, "/proc", NULL, NULL, NULL);
 	}
 	plan_env(pl, in);
-	if (in->cwd && stat(in->cwd, &st) == 0 && S_ISDIR(st.st_mode))
+	if (in->cwd && lower_fact(in, in->cwd)->stat_dir)
 		plan_push(pl, CORDON_PLAN_CHDIR, in->cwd, NULL, NULL, NULL);
 	return 0;
 }
