@@ -23,6 +23,7 @@
 #include "lower/lower.h"
 #include "rlimit.h"
 #include "run.h"
+#include "base/cleanup.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -309,7 +310,7 @@ int run_command(const struct run_opts *o)
 	status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
 out:
 	if (tmp)
-		run_remove_tree(tmp);
+		remove_tree(tmp);
 	if (have_in)
 		lower_input_free(&in);
 	run_free_argv(envp);
