@@ -220,20 +220,11 @@ static int prepare_masks(struct lower_input *in, bool *made, char **err)
 
 static int memfd_with(const char *name, const char *data, size_t len)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC);
-	size_t off = 0;
-	if (fd < 0)
+	AUTO_FD int fd = memfd_create(name, MFD_CLOEXEC);
+	if (fd < 0 || write_all(fd, data, len) != 0)
 		return -1;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
-	}
 	lseek(fd, 0, SEEK_SET);
-	return fd;
+	return steal_fd(&fd);
 }
 
 static volatile sig_atomic_t got_signal;
@@ -422,7 +413,10 @@ struct launch {
 static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int egress,
 		     bool capture, const char *cwd, const struct run_limits *lim)
 {
-	int js[2] = { -1, -1 }, hs[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	/* Whatever is left open on the way out is closed: the write ends once
+	 * the child has them, everything when the launch fails. */
+	AUTO_PIPE int js[2] = { -1, -1 }, hs[2] = { -1, -1 }, po[2] = { -1, -1 },
+		      pe[2] = { -1, -1 };
 	if ((fds && (pipe2(js, O_CLOEXEC) != 0 || pipe2(hs, O_CLOEXEC) != 0)) ||
 	    (capture && (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)))
 		return -1;
@@ -485,18 +479,10 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int
 		_exit(RUN_UNAVAILABLE);
 	}
 	setpgid(l->pid, l->pid);
-	l->status_json = js[0];
-	l->helper = hs[0];
-	l->out[0] = po[0];
-	l->out[1] = pe[0];
-	if (js[1] >= 0)
-		close(js[1]);
-	if (hs[1] >= 0)
-		close(hs[1]);
-	if (po[1] >= 0)
-		close(po[1]);
-	if (pe[1] >= 0)
-		close(pe[1]);
+	l->status_json = steal_fd(&js[0]);
+	l->helper = steal_fd(&hs[0]);
+	l->out[0] = steal_fd(&po[0]);
+	l->out[1] = steal_fd(&pe[0]);
 	return 0;
 }
 

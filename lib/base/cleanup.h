@@ -5,6 +5,7 @@
  *
  *	AUTO_FREE char *path = xasprintf(...);   free()d
  *	AUTO_FD int fd = open(...);              close()d when >= 0
+ *	AUTO_PIPE int p[2] = { -1, -1 };         both ends close()d
  *	AUTO_TMPDIR char *dir = mkdtemp(...);    removed with what is in it, then free()d */
 #ifndef CORDON_CLEANUP_H
 #define CORDON_CLEANUP_H
@@ -27,6 +28,13 @@ static inline void cleanup_close(const int *fd)
  * (util.c); NULL does nothing. */
 void remove_tree(const char *dir);
 
+/* Both ends of a pipe(2), each closed when >= 0. */
+static inline void cleanup_pipe(int (*p)[2])
+{
+	cleanup_close(&(*p)[0]);
+	cleanup_close(&(*p)[1]);
+}
+
 static inline void cleanup_tmpdir(char **dir)
 {
 	if (*dir) {
@@ -37,6 +45,7 @@ static inline void cleanup_tmpdir(char **dir)
 
 #define AUTO_FREE __attribute__((cleanup(cleanup_free)))
 #define AUTO_FD __attribute__((cleanup(cleanup_close)))
+#define AUTO_PIPE __attribute__((cleanup(cleanup_pipe)))
 #define AUTO_TMPDIR __attribute__((cleanup(cleanup_tmpdir)))
 
 static inline void *steal_pointer(void *pp)
