@@ -63,7 +63,7 @@ struct lower_limit {
 /* A root's path as its rule wrote it: the symlinks along it are read
  * with the host (lower_host_read). */
 struct lower_link_source {
-	const char *path;    /* borrowed from the rule or the grant */
+	const char *path;    /* borrowed from the rule or the grant; read by lower_host_read only */
 	const char *origin;
 };
 

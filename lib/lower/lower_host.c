@@ -38,15 +38,10 @@ static void fact_read(struct lower_fact *f)
 	f->writable = !f->lstat_errno && access(f->path, W_OK) == 0;
 }
 
-/* Read path, whether the snapshot holds it or not; sorted at the end. */
+/* Read path unless the snapshot holds it (again: read it anew).  The
+ * facts are unsorted while they are read; facts_sort ends a read. */
 static void fact_add(struct lower_host *h, const char *path, bool again)
 {
-	struct lower_fact *known = fact_find(h, path);
-	if (known) {
-		if (again)
-			fact_read(known);
-		return;
-	}
 	for (size_t i = 0; i < h->nfacts; i++)
 		if (strcmp(h->facts[i].path, path) == 0) {
 			if (again)
