@@ -75,6 +75,7 @@ struct lower_fact {
 	bool stat_dir;       /* stat, links followed, says a directory */
 	int stat_errno;      /* 0: stat succeeded */
 	bool writable;       /* access(W_OK) */
+	int got;             /* which of stat and access were read (lower_host.c) */
 };
 
 /* The host facts the lowerings need, read once (lower_host_read) by the

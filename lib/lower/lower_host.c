@@ -28,46 +28,71 @@ static struct lower_fact *fact_find(const struct lower_host *h, const char *path
 	return h->nfacts ? bsearch(&key, h->facts, h->nfacts, sizeof(*h->facts), fact_cmp) : NULL;
 }
 
-static void fact_read(struct lower_fact *f)
+/* What to read of a path: lstat always; stat (links followed) for the
+ * roots Landlock is given and the working directory; access(W_OK) for the
+ * directory a missing path would be made in. */
+enum { READ_STAT = 1, READ_ACCESS = 2 };
+
+static void fact_read(struct lower_fact *f, int what)
 {
 	struct stat st;
 	f->lstat_errno = lstat(f->path, &st) == 0 ? 0 : errno;
 	f->mode = f->lstat_errno ? 0 : (unsigned)st.st_mode;
-	f->stat_errno = stat(f->path, &st) == 0 ? 0 : errno;
-	f->stat_dir = !f->stat_errno && S_ISDIR(st.st_mode);
-	f->writable = !f->lstat_errno && access(f->path, W_OK) == 0;
+	if (what & READ_STAT) {
+		f->stat_errno = stat(f->path, &st) == 0 ? 0 : errno;
+		f->stat_dir = !f->stat_errno && S_ISDIR(st.st_mode);
+	}
+	if (what & READ_ACCESS)
+		f->writable = !f->lstat_errno && access(f->path, W_OK) == 0;
+	f->got |= what;
 }
 
-/* Read path unless the snapshot holds it (again: read it anew).  The
- * facts are unsorted while they are read; facts_sort ends a read. */
-static void fact_add(struct lower_host *h, const char *path, bool again)
+/* The fact of path, added unread when the snapshot lacks it.  The facts
+ * are unsorted while they are read; facts_sort ends a read. */
+static struct lower_fact *fact_get(struct lower_host *h, const char *path, bool *added)
 {
+	*added = false;
 	for (size_t i = 0; i < h->nfacts; i++)
-		if (strcmp(h->facts[i].path, path) == 0) {
-			if (again)
-				fact_read(&h->facts[i]);
-			return;
-		}
-	struct lower_fact f = { .path = xstrdup(path) };
-	fact_read(&f);
+		if (strcmp(h->facts[i].path, path) == 0)
+			return &h->facts[i];
+	struct lower_fact f = { .path = xstrdup(path), .stat_errno = ENOENT };
 	VEC_PUSH(h->facts, h->nfacts, h->facts_cap, f);
+	*added = true;
+	return &h->facts[h->nfacts - 1];
 }
 
-/* path and each directory above it. */
-static void facts_along(struct lower_host *h, const char *path, bool again)
+/* Cut the last component off p, in place; false at "/". */
+static bool parent_of(char *p)
+{
+	char *slash = strrchr(p, '/');
+	if (!slash || (slash == p && p[1] == '\0'))
+		return false;
+	if (slash == p)
+		p[1] = '\0';
+	else
+		*slash = '\0';
+	return true;
+}
+
+/* path, and when it is missing each parent up to the first that exists
+ * (or "/"): what the plan asks of a path, as the mounts it makes ask it.
+ * again: read anew what the snapshot holds already. */
+static void read_path(struct lower_host *h, const char *path, int what, bool again)
 {
 	if (!path || path[0] != '/')
 		return;
 	char *p = xstrdup(path);
-	for (;;) {
-		fact_add(h, p, again);
-		char *slash = strrchr(p, '/');
-		if (slash == p) {
-			if (p[1] == '\0')
-				break;
-			p[1] = '\0';
-		} else {
-			*slash = '\0';
+	for (bool first = true;; first = false) {
+		bool added;
+		struct lower_fact *f = fact_get(h, p, &added);
+		int want = first ? what : 0;
+		if (added || again || (want & ~f->got))
+			fact_read(f, want);
+		if (f->lstat_errno == 0 || !parent_of(p)) {
+			/* The directory a missing path below would be made in. */
+			if (!first && !(f->got & READ_ACCESS))
+				fact_read(f, READ_ACCESS);
+			break;
 		}
 	}
 	free(p);
@@ -144,15 +169,25 @@ void lower_host_read(struct lower_input *in)
 	for (size_t i = 0; i < in->nlink_sources; i++)
 		add_links(in, in->link_sources[i].path, in->link_sources[i].origin);
 	for (size_t i = 0; i < in->npaths; i++)
-		facts_along(h, in->paths[i].path, false);
-	facts_along(h, in->cwd, false);
-	facts_along(h, "/dev", false);
+		read_path(h, in->paths[i].path,
+			  in->paths[i].why == LOWER_WRITE_ROOT ? READ_STAT : 0, false);
+	read_path(h, in->cwd, READ_STAT, false);
+	read_path(h, "/dev", READ_STAT, false);
 	facts_sort(h);
 }
 
 void lower_host_note(struct lower_input *in, const char *path)
 {
-	facts_along(&in->host, path, true);
+	/* What the snapshot holds as missing of path and its parents is read
+	 * anew: the runner made it, or found it.  What existed still does. */
+	char *p = xstrdup(path);
+	do {
+		for (size_t i = 0; i < in->host.nfacts; i++)
+			if (strcmp(in->host.facts[i].path, p) == 0 && in->host.facts[i].lstat_errno)
+				fact_read(&in->host.facts[i], READ_STAT | READ_ACCESS);
+	} while (parent_of(p));
+	free(p);
+	read_path(&in->host, path, READ_STAT, false);
 	facts_sort(&in->host);
 }
 
