@@ -174,28 +174,6 @@ static const char *runner_dir(char *const *roots, size_t n, const char *workspac
 	return NULL;
 }
 
-/* Whether path is there to see inside the sandbox: the deepest literal path
- * of the plan at or above it is not hidden. */
-static bool plan_shows(const struct lower_input *in, const char *path)
-{
-	size_t best = 0;
-	bool found = false, shown = false;
-	for (size_t i = 0; i < in->npaths; i++) {
-		const struct lower_path *p = &in->paths[i];
-		size_t len = strcmp(p->path, "/") == 0 ? 0 : strlen(p->path);
-		if (len && !inside(path, p->path))
-			continue;
-		if (!found || len > best) {
-			found = true;
-			best = len;
-			shown = p->why != LOWER_MASK;
-		} else if (len == best && p->why == LOWER_MASK) {
-			shown = false;
-		}
-	}
-	return shown;
-}
-
 /* ---- masks -------------------------------------------------------------- */
 
 /* What file masks are bound from: an empty file, read-only, beside the
@@ -340,7 +318,7 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 		 * empty tmpfs (a mount point, which cannot be renamed away), then
 		 * this call's own temp dir bound back into its place. */
 		for (size_t i = 0; i < nroots; i++) {
-			if (!private_dir(roots[i]) || !plan_shows(in, roots[i]))
+			if (!private_dir(roots[i]) || !lower_bwrap_shows(in, roots[i]))
 				continue;
 			ARG("--tmpfs");
 			ARG(roots[i]);

@@ -228,6 +228,9 @@ struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n);
 /* Whether the mounts planned at or above path leave it writable: the
  * deepest of them decides, as in the mount stack. */
 bool lower_bwrap_writable(const struct lower_input *in, const char *path);
+/* Whether path is there to see inside the sandbox: the deepest literal
+ * path of the plan at or above it is not hidden. */
+bool lower_bwrap_shows(const struct lower_input *in, const char *path);
 char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err);
 char *lower_seccomp_bpf(const struct lower_input *in, size_t *len, char **err);
 char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err);

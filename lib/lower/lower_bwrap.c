@@ -120,6 +120,28 @@ bool lower_bwrap_writable(const struct lower_input *in, const char *dir)
 	return best && best->why == LOWER_WRITE_ROOT;
 }
 
+/* Whether path is there to see inside the sandbox: the deepest literal path
+ * of the plan at or above it is not hidden. */
+bool lower_bwrap_shows(const struct lower_input *in, const char *path)
+{
+	size_t best = 0;
+	bool found = false, shown = false;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		size_t len = strcmp(p->path, "/") == 0 ? 0 : strlen(p->path);
+		if (len && !under(path, p->path))
+			continue;
+		if (!found || len > best) {
+			found = true;
+			best = len;
+			shown = p->why != LOWER_MASK;
+		} else if (len == best && p->why == LOWER_MASK) {
+			shown = false;
+		}
+	}
+	return shown;
+}
+
 /* A read-only path that keeps writes out: a protection or a write deny. */
 static bool keeps_out(const struct lower_input *in, const struct lower_path *p)
 {
