@@ -106,7 +106,7 @@ static int fence_make(struct fence *f, const char *root, const char *path, char 
 	return 0;
 }
 
-int fence_begin(struct fence *f, const char *dir, const struct lower_input *in, char **err)
+int fence_begin(struct fence *f, const char *dir, struct lower_input *in, char **err)
 {
 	size_t n;
 	struct lower_fence *want = lower_bwrap_fences(in, &n);
@@ -123,7 +123,8 @@ int fence_begin(struct fence *f, const char *dir, const struct lower_input *in, 
 		free(reg);
 	}
 	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = fence_make(f, want[i].root, want[i].path, err);
+		if ((rc = fence_make(f, want[i].root, want[i].path, err)) == 0)
+			lower_host_note(in, want[i].path);
 	if (f->reg >= 0)
 		flock(f->reg, LOCK_UN);
 	free(want);

@@ -23,9 +23,10 @@ struct fence {
 	size_t nheld, held_cap;
 };
 
-/* Make the fences of the plan's input (lower_bwrap_fences).  0, or -1 with
- * *err: the call must not start. */
-int fence_begin(struct fence *f, const char *dir, const struct lower_input *in, char **err);
+/* Make the fences of the plan's input (lower_bwrap_fences), each noted in
+ * the input's host facts as the directory it now is.  0, or -1 with *err:
+ * the call must not start. */
+int fence_begin(struct fence *f, const char *dir, struct lower_input *in, char **err);
 
 /* The call's sandbox is gone: drop its locks and remove every fence that no
  * other call uses.  Safe on a fence that never began. */

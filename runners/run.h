@@ -52,8 +52,6 @@ void run_refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_
 struct lower_input;
 char **run_policy_environ(const struct lower_input *in);
 void run_free_argv(char **v);
-/* Remove dir and everything below it, symlinks not followed. */
-void run_remove_tree(const char *dir);
 /* Run argv[0] with envp (NULL: this process's environment), its stdout and
  * stderr into one pipe: its exit status (-1 when it could not be run or
  * was killed) and the first line it wrote (malloc'd, or NULL). */

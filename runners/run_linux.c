@@ -12,6 +12,7 @@
 #include "run_approval.h"
 #include "run_limits.h"
 #include "run_links.h"
+#include "base/cleanup.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -172,28 +173,6 @@ static const char *runner_dir(char *const *roots, size_t n, const char *workspac
 	return NULL;
 }
 
-/* Whether path is there to see inside the sandbox: the deepest literal path
- * of the plan at or above it is not hidden. */
-static bool plan_shows(const struct lower_input *in, const char *path)
-{
-	size_t best = 0;
-	bool found = false, shown = false;
-	for (size_t i = 0; i < in->npaths; i++) {
-		const struct lower_path *p = &in->paths[i];
-		size_t len = strcmp(p->path, "/") == 0 ? 0 : strlen(p->path);
-		if (len && !inside(path, p->path))
-			continue;
-		if (!found || len > best) {
-			found = true;
-			best = len;
-			shown = p->why != LOWER_MASK;
-		} else if (len == best && p->why == LOWER_MASK) {
-			shown = false;
-		}
-	}
-	return shown;
-}
-
 /* ---- masks -------------------------------------------------------------- */
 
 /* What file masks are bound from: an empty file, read-only, beside the
@@ -218,20 +197,11 @@ static int prepare_masks(struct lower_input *in, bool *made, char **err)
 
 static int memfd_with(const char *name, const char *data, size_t len)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC);
-	size_t off = 0;
-	if (fd < 0)
+	AUTO_FD int fd = memfd_create(name, MFD_CLOEXEC);
+	if (fd < 0 || write_all(fd, data, len) != 0)
 		return -1;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
-	}
 	lseek(fd, 0, SEEK_SET);
-	return fd;
+	return steal_fd(&fd);
 }
 
 static volatile sig_atomic_t got_signal;
@@ -347,7 +317,7 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 		 * empty tmpfs (a mount point, which cannot be renamed away), then
 		 * this call's own temp dir bound back into its place. */
 		for (size_t i = 0; i < nroots; i++) {
-			if (!private_dir(roots[i]) || !plan_shows(in, roots[i]))
+			if (!private_dir(roots[i]) || !lower_bwrap_shows(in, roots[i]))
 				continue;
 			ARG("--tmpfs");
 			ARG(roots[i]);
@@ -420,7 +390,10 @@ struct launch {
 static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int egress,
 		     bool capture, const char *cwd, const struct run_limits *lim)
 {
-	int js[2] = { -1, -1 }, hs[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	/* Whatever is left open on the way out is closed: the write ends once
+	 * the child has them, everything when the launch fails. */
+	AUTO_PIPE int js[2] = { -1, -1 }, hs[2] = { -1, -1 }, po[2] = { -1, -1 },
+		      pe[2] = { -1, -1 };
 	if ((fds && (pipe2(js, O_CLOEXEC) != 0 || pipe2(hs, O_CLOEXEC) != 0)) ||
 	    (capture && (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)))
 		return -1;
@@ -483,18 +456,10 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int
 		_exit(RUN_UNAVAILABLE);
 	}
 	setpgid(l->pid, l->pid);
-	l->status_json = js[0];
-	l->helper = hs[0];
-	l->out[0] = po[0];
-	l->out[1] = pe[0];
-	if (js[1] >= 0)
-		close(js[1]);
-	if (hs[1] >= 0)
-		close(hs[1]);
-	if (po[1] >= 0)
-		close(po[1]);
-	if (pe[1] >= 0)
-		close(pe[1]);
+	l->status_json = steal_fd(&js[0]);
+	l->helper = steal_fd(&hs[0]);
+	l->out[0] = steal_fd(&po[0]);
+	l->out[1] = steal_fd(&pe[0]);
 	return 0;
 }
 
@@ -521,225 +486,260 @@ static void kill_group(pid_t pid)
 	kill(pid, SIGKILL);
 }
 
-int run_command(const struct run_opts *o)
-{
-	cordon_evaluator *ev = NULL;
-	struct lower_input in;
-	bool have_in = false;
-	char *err = NULL, *tmp = NULL, *helper = NULL, *roots[RUNNER_ROOTS_MAX];
-	const char *dir = NULL;
-	size_t nroots = runner_roots(roots);
-	char *plan = NULL, *bpf = NULL, **argv = NULL, **envp = NULL;
-	size_t plan_len = 0, bpf_len = 0;
-	int fds[2] = { -1, -1 }, status = RUN_UNAVAILABLE, out_file = -1;
-	struct launch l = { -1, -1, -1, { -1, -1 } };
-	struct output out = { o->max_output, 0, false, -1, o->output_file, NULL, { { 0 } }, { 0 } };
-	cordon_redactor *redactor = NULL;
-	cordon_decision *dec = NULL;
-	const char *outcome = "refused";
+/* ---- one call, step by step --------------------------------------------- */
+
+/* What a call holds from its first step to its end; call_end releases all
+ * of it, whichever step stopped. */
+struct call {
+	const struct run_opts *o;
+	cordon_evaluator *ev;
+	cordon_decision *dec; /* the decision the audit records */
+	const char *outcome;
 	char outcome_buf[32];
+	char *err;
+	char *roots[RUNNER_ROOTS_MAX];
+	size_t nroots;
+	const char *dir;      /* this user's runner dir, one of roots */
+	char *tmp;            /* the call's private temp dir */
+	char *helper;
+	const char *bwrap;
+	bool sandboxed, recheck, mask_made, have_in;
+	struct lower_input in;
+	struct run_approval ra;
+	struct run_limits lim;
+	struct fence fence;
+	struct proxy px;
+	cordon_redactor *redactor;
+	struct output out;
+	int fds[2];           /* the plan and the seccomp filter, as memfds */
+	char **argv, **envp;
+	struct launch l;
+};
+
+static void call_init(struct call *c, const struct run_opts *o)
+{
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->outcome = "refused";
+	c->nroots = runner_roots(c->roots);
+	c->fds[0] = c->fds[1] = -1;
+	c->lim.procs[0] = c->lim.procs[1] = -1;
+	c->fence.reg = -1;
+	c->px.pid = c->px.sandbox_fd = -1;
+	c->l = (struct launch){ -1, -1, -1, { -1, -1 } };
+	c->out = (struct output){ o->max_output, 0, false, -1, o->output_file, NULL, { { 0 } }, { 0 } };
+}
+
+/* The command must be allowed before anything else happens. */
+static int call_decide(struct call *c)
+{
+	const struct run_opts *o = c->o;
+	if (!(c->ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &c->err))) {
+		fprintf(stderr, "cordon: %s\n", c->err);
+		return 2;
+	}
+	struct cordon_request req = run_exec_request(o);
+	req.sandboxed = true;
+	cordon_decision *d = c->dec = cordon_evaluate(c->ev, &req, &c->err);
+	enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
+	/* An ask may come from $TMPDIR, unknown until the private temp dir
+	 * exists: decided again below.  A deny never gets better. */
+	if (d && run_approval_wanted(o, e) && run_approval_begin(o, c->ev, d, &c->ra) != 0) {
+		c->outcome = "approval-void";
+		return RUN_DENIED;
+	}
+	c->recheck = e == CORDON_ASK && !c->ra.active;
+	if (e == CORDON_DENY) {
+		run_refuse(o, d, e, c->err);
+		c->outcome = "denied";
+		return RUN_DENIED;
+	}
+	c->outcome = "sandbox-unavailable";
+	c->sandboxed = c->ev->preset->sandbox == IR_SANDBOX_REQUIRED;
+	return 0;
+}
+
+static int call_redactor(struct call *c)
+{
+	if (c->o->redact && !(c->redactor = cordon_redactor_new(c->o->policy, &c->err)))
+		return unavailable("%s", c->err);
+	c->out.redactor = c->redactor;
+	return 0;
+}
+
+/* bwrap, the helper of this build, and Landlock: every layer, or no call. */
+static int call_layers(struct call *c)
+{
+	if (!c->sandboxed)
+		return 0;
+	if (!(c->bwrap = find_bwrap()))
+		return unavailable("no usable bwrap in /usr/bin or /bin (install the Debian "
+				   "package 'bubblewrap')");
+	if (!(c->helper = c->o->exec_helper ? xstrdup(c->o->exec_helper) : run_find_helper()))
+		return unavailable("cordon-exec, the in-sandbox helper, is not installed next to "
+				   "cordon or in " LIBEXECDIR "/cordon");
+	if (!run_helper_matches(c->helper))
+		return unavailable("%s is not from this build of cordon (%s): install cordon and "
+				   "cordon-exec together",
+				   c->helper, CORDON_BUILD_ID);
+	if (cordon_landlock_abi() < 1)
+		return unavailable("the kernel has no Landlock (boot with lsm=...,landlock)");
+	return 0;
+}
+
+/* The private temp dir, and the evaluator of the call with it as ${tmp}. */
+static int call_tmp(struct call *c)
+{
+	const struct run_opts *o = c->o;
+	cordon_evaluator_free(c->ev);
+	c->ev = NULL;
+	if (!(c->dir = runner_dir(c->roots, c->nroots, cordon_context_get(o->ctx, "workspace"),
+				  &c->err)))
+		return unavailable("%s", c->err);
+	AUTO_FREE char *tmp = xasprintf("%s/call-XXXXXX", c->dir);
+	if (!mkdtemp(tmp))
+		return unavailable("cannot make a private temp dir in %s: %s", c->dir,
+				   strerror(errno));
+	c->tmp = steal_pointer(&tmp);
+	if (cordon_context_set(o->ctx, "tmp", c->tmp, &c->err) != 0 ||
+	    !(c->ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &c->err)))
+		return unavailable("%s", c->err);
+	return 0;
+}
+
+/* An ask decided again, now that ${tmp} has its value. */
+static int call_recheck(struct call *c)
+{
+	if (!c->recheck)
+		return 0;
+	struct cordon_request req = run_exec_request(c->o);
+	req.sandboxed = true;
+	cordon_decision *d = cordon_evaluate(c->ev, &req, &c->err);
+	enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
+	if (d) {
+		cordon_decision_free(c->dec); /* the audit records the final one */
+		c->dec = d;
+	}
+	if (e != CORDON_ALLOW) {
+		run_refuse(c->o, d, e, c->err);
+		c->outcome = e == CORDON_DENY ? "denied" : "needs-approval";
+		return RUN_DENIED;
+	}
+	return 0;
+}
+
+static int call_approval(struct call *c)
+{
+	if (c->ra.active && run_approval_prepare(&c->ra, &c->err) != 0) {
+		fprintf(stderr, "cordon: APPROVAL VOID: %s\n", c->err);
+		c->outcome = "approval-void";
+		return RUN_DENIED;
+	}
+	return 0;
+}
+
+/* The lowering input, built once for the call, and the host facts it
+ * needs, read once; then the limits that apply. */
+static int call_input(struct call *c)
+{
+	if (lower_input_build_granted(c->ev, c->ra.grants, c->ra.ngrants, &c->in, &c->err) != 0)
+		return unavailable("%s", c->err);
+	c->have_in = true;
+	lower_host_read(&c->in);
+	if (run_limits_prepare(&c->in, c->sandboxed, &c->lim, &c->err) != 0)
+		return unavailable("%s", c->err);
+	return 0;
+}
+
+/* The typed plan as bwrap's arguments, and the filter, each in a memfd. */
+static int call_plan(struct call *c)
+{
+	if (!c->sandboxed) {
+		c->envp = run_policy_environ(&c->in);
+		return 0;
+	}
+	/* Missing protected paths become fences before the plan is made, so
+	 * that it binds them like paths that exist. */
+	if (fence_begin(&c->fence, c->dir, &c->in, &c->err) != 0)
+		return unavailable("%s", c->err);
+	struct cordon_plan plan = { 0 };
+	AUTO_FREE char *args = NULL, *bpf = NULL;
+	size_t args_len = 0, bpf_len = 0;
+	if (prepare_masks(&c->in, &c->mask_made, &c->err) != 0 ||
+	    (c->o->check_links && run_links_check(&c->in, &c->err) != 0) ||
+	    lower_bwrap_plan(&c->in, &plan, &c->err) != 0 ||
+	    /* The filter reads only the input's network and unix terms, which
+	     * fences and masks leave as they are: one input for both. */
+	    !(bpf = lower_seccomp_bpf(&c->in, &bpf_len, &c->err))) {
+		cordon_plan_free(&plan);
+		return unavailable("%s", c->err);
+	}
+	args = cordon_plan_bwrap_args(&plan, &args_len);
+	cordon_plan_free(&plan);
+	if ((c->fds[0] = memfd_with("cordon-plan", args, args_len)) < 0 ||
+	    (c->fds[1] = memfd_with("cordon-seccomp", bpf, bpf_len)) < 0)
+		return unavailable("memfd: %s", strerror(errno));
+	return 0;
+}
+
+/* Where the whole output is kept, with --output-file or --max-output. */
+static int call_output(struct call *c)
+{
+	const struct run_opts *o = c->o;
+	if (!o->output_file && !o->max_output)
+		return 0;
+	AUTO_FREE char *made = o->output_file ? NULL
+					      : xasprintf("%s/output-%ld", c->dir, (long)getpid());
+	const char *path = o->output_file ? o->output_file : made;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return unavailable("cannot create the output file %s: %s", path, strerror(errno));
+	c->out.file = fd;
+	c->out.file_path = made ? steal_pointer(&made) : o->output_file;
+	return 0;
+}
+
+/* Launch, pass the output through, and wait: the command's status, or
+ * why there is none. */
+static int call_supervise(struct call *c)
+{
+	const struct run_opts *o = c->o;
+	struct launch *l = &c->l;
 	bool capture = o->max_output || o->output_file || o->redact;
-	const char *bwrap = NULL, *workspace = cordon_context_get(o->ctx, "workspace");
-	bool sandboxed, started = false, layers = false, recheck = false, mask_made = false;
-	struct sigaction sa, old_int, old_term;
-	struct run_limits lim = { .procs = { -1, -1 } };
-	struct fence fence = { .reg = -1 };
-	struct run_approval ra = { 0 };
-	struct proxy px = { -1, -1 };
-
-	/* The command must be allowed before anything else happens. */
-	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
-		fprintf(stderr, "cordon: %s\n", err);
-		status = 2;
-		goto out;
-	}
-	{
-		struct cordon_request req = run_exec_request(o);
-		req.sandboxed = true;
-		cordon_decision *d = dec = cordon_evaluate(ev, &req, &err);
-		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
-		/* An ask may come from $TMPDIR, unknown until the private temp
-		 * dir exists: decided again below.  A deny never gets better. */
-		if (d && run_approval_wanted(o, e) && run_approval_begin(o, ev, d, &ra) != 0) {
-			outcome = "approval-void";
-			status = RUN_DENIED;
-			goto out;
-		}
-		recheck = e == CORDON_ASK && !ra.active;
-		if (e == CORDON_DENY) {
-			run_refuse(o, d, e, err);
-			outcome = "denied";
-			status = RUN_DENIED;
-			goto out;
-		}
-	}
-	outcome = "sandbox-unavailable";
-	if (o->redact && !(redactor = cordon_redactor_new(o->policy, &err))) {
-		status = unavailable("%s", err);
-		goto out;
-	}
-	out.redactor = redactor;
-	sandboxed = ev->preset->sandbox == IR_SANDBOX_REQUIRED;
-	cordon_evaluator_free(ev);
-	ev = NULL;
-
-	if (sandboxed) {
-		if (!(bwrap = find_bwrap())) {
-			status = unavailable("no usable bwrap in /usr/bin or /bin (install the Debian "
-					     "package 'bubblewrap')");
-			goto out;
-		}
-		if (!(helper = o->exec_helper ? xstrdup(o->exec_helper) : run_find_helper())) {
-			status = unavailable("cordon-exec, the in-sandbox helper, is not installed "
-					     "next to cordon or in " LIBEXECDIR "/cordon");
-			goto out;
-		}
-		if (!run_helper_matches(helper)) {
-			status = unavailable("%s is not from this build of cordon (%s): install "
-					     "cordon and cordon-exec together",
-					     helper, CORDON_BUILD_ID);
-			goto out;
-		}
-		if (cordon_landlock_abi() < 1) {
-			status = unavailable("the kernel has no Landlock (boot with lsm=...,landlock)");
-			goto out;
-		}
-	}
-	if (!(dir = runner_dir(roots, nroots, workspace, &err))) {
-		status = unavailable("%s", err);
-		goto out;
-	}
-	tmp = xasprintf("%s/call-XXXXXX", dir);
-	if (!mkdtemp(tmp)) {
-		status = unavailable("cannot make a private temp dir in %s: %s", dir, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if (cordon_context_set(o->ctx, "tmp", tmp, &err) != 0 ||
-	    !(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
-		status = unavailable("%s", err);
-		goto out;
-	}
-	if (recheck) {
-		struct cordon_request req = run_exec_request(o);
-		req.sandboxed = true;
-		cordon_decision *d = cordon_evaluate(ev, &req, &err);
-		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
-		if (d) {
-			cordon_decision_free(dec); /* the audit records the final one */
-			dec = d;
-		}
-		if (e != CORDON_ALLOW) {
-			run_refuse(o, d, e, err);
-			outcome = e == CORDON_DENY ? "denied" : "needs-approval";
-			status = RUN_DENIED;
-			goto out;
-		}
-	}
-	if (ra.active && run_approval_prepare(&ra, &err) != 0) {
-		fprintf(stderr, "cordon: APPROVAL VOID: %s\n", err);
-		outcome = "approval-void";
-		status = RUN_DENIED;
-		goto out;
-	}
-	if (lower_input_build_granted(ev, ra.grants, ra.ngrants, &in, &err) != 0) {
-		status = unavailable("%s", err);
-		goto out;
-	}
-	have_in = true;
-	if (run_limits_prepare(&in, sandboxed, &lim, &err) != 0) {
-		status = unavailable("%s", err);
-		goto out;
-	}
-	if (sandboxed) {
-		/* Missing protected paths become fences before the plan is made,
-		 * so that it binds them like paths that exist. */
-		if (fence_begin(&fence, dir, &in, &err) != 0) {
-			status = unavailable("%s", err);
-			goto out;
-		}
-		if (prepare_masks(&in, &mask_made, &err) != 0 ||
-		    (o->check_links && run_links_check(&in, &err) != 0) ||
-		    !(plan = lower_bwrap_args(&in, &plan_len, &err)) ||
-		    /* The filter reads only the input's network and unix terms,
-		     * which fences and masks leave as they are: one input for both. */
-		    !(bpf = lower_seccomp_bpf(&in, &bpf_len, &err))) {
-			status = unavailable("%s", err);
-			goto out;
-		}
-		if ((fds[0] = memfd_with("cordon-plan", plan, plan_len)) < 0 ||
-		    (fds[1] = memfd_with("cordon-seccomp", bpf, bpf_len)) < 0) {
-			status = unavailable("memfd: %s", strerror(errno));
-			goto out;
-		}
-	} else {
-		envp = run_policy_environ(&in);
-	}
-	if (o->output_file || o->max_output) {
-		const char *path = o->output_file;
-		char *made = NULL;
-		if (!path)
-			path = made = xasprintf("%s/output-%ld", dir, (long)getpid());
-		out_file = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (out_file < 0) {
-			status = unavailable("cannot create the output file %s: %s", path,
-					     strerror(errno));
-			free(made);
-			goto out;
-		}
-		out.file = out_file;
-		out.file_path = made ? made : o->output_file;
-	}
-	argv = launch_argv(bwrap, helper, roots, nroots, &in, o, sandboxed);
-
-	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-		status = unavailable("pipe: %s", strerror(errno));
-		goto out;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	signal(SIGPIPE, SIG_IGN);
-
-	if (sandboxed && egress_begin(&px, o, ev, &in, &err) != 0) {
-		status = unavailable("egress proxy: %s", err);
-		goto restore;
-	}
-	if (do_launch(&l, argv, envp, sandboxed ? fds : NULL, px.sandbox_fd, capture,
-		      sandboxed ? NULL : in.cwd, &lim) != 0) {
-		status = unavailable("cannot launch: %s", strerror(errno));
-		goto restore;
-	}
-	proxy_launched(&px);
+	bool started = false, layers = false, timed_out = false;
+	int status, wstatus = 0;
+	if (c->sandboxed && egress_begin(&c->px, o, c->ev, &c->in, &c->err) != 0)
+		return unavailable("egress proxy: %s", c->err);
+	if (do_launch(l, c->argv, c->envp, c->sandboxed ? c->fds : NULL, c->px.sandbox_fd, capture,
+		      c->sandboxed ? NULL : c->in.cwd, &c->lim) != 0)
+		return unavailable("cannot launch: %s", strerror(errno));
+	proxy_launched(&c->px);
 	double deadline = o->timeout > 0 ? now() + o->timeout : 0;
-	bool timed_out = false;
-	int wstatus = 0;
 	char json[4096];
 	size_t json_len = 0;
 	/* A pidfd wakes the loop the moment the launched process exits. */
-	int pidfd = (int)syscall(SYS_pidfd_open, l.pid, 0);
+	int pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
 	for (;;) {
 		struct pollfd p[6] = {
-			{ signal_pipe[0], POLLIN, 0 }, { l.status_json, POLLIN, 0 },
-			{ l.helper, POLLIN, 0 },       { l.out[0], POLLIN, 0 },
-			{ l.out[1], POLLIN, 0 },       { pidfd, POLLIN, 0 },
+			{ signal_pipe[0], POLLIN, 0 }, { l->status_json, POLLIN, 0 },
+			{ l->helper, POLLIN, 0 },      { l->out[0], POLLIN, 0 },
+			{ l->out[1], POLLIN, 0 },      { pidfd, POLLIN, 0 },
 		};
 		int wait_ms = -1;
 		if (deadline) {
 			double left = deadline - now();
 			if (left <= 0) {
 				timed_out = true;
-				kill_group(l.pid);
+				kill_group(l->pid);
 				break;
 			}
 			wait_ms = (int)(left * 1000) + 1;
 		}
-		bool open_fds = l.status_json >= 0 || l.helper >= 0 || l.out[0] >= 0 || l.out[1] >= 0;
+		bool open_fds = l->status_json >= 0 || l->helper >= 0 || l->out[0] >= 0 ||
+				l->out[1] >= 0;
 		if (!open_fds || pidfd >= 0) {
 			/* Exited with its pipes drained (or being drained): done. */
-			if (!open_fds && waitpid(l.pid, &wstatus, WNOHANG) == l.pid)
+			if (!open_fds && waitpid(l->pid, &wstatus, WNOHANG) == l->pid)
 				goto reaped;
 			if (pidfd < 0 && (wait_ms < 0 || wait_ms > 50))
 				wait_ms = 50;
@@ -748,7 +748,7 @@ int run_command(const struct run_opts *o)
 		if (r < 0 && errno != EINTR)
 			break;
 		if (got_signal) {
-			kill_group(l.pid);
+			kill_group(l->pid);
 			break;
 		}
 		char buf[65536];
@@ -758,41 +758,42 @@ int run_command(const struct run_opts *o)
 			pidfd = -1;
 		}
 		if (p[1].revents) {
-			ssize_t n = read(l.status_json, json + json_len, sizeof(json) - 1 - json_len);
+			ssize_t n = read(l->status_json, json + json_len, sizeof(json) - 1 - json_len);
 			if (n > 0) {
 				json_len += (size_t)n;
 				json[json_len] = '\0';
 				if (strstr(json, "\"child-pid\""))
 					started = true;
 			} else {
-				close(l.status_json);
-				l.status_json = -1;
+				close(l->status_json);
+				l->status_json = -1;
 			}
 		}
 		if (p[2].revents) {
-			char c;
-			if (read(l.helper, &c, 1) == 1 && c == 'L')
+			char ch;
+			if (read(l->helper, &ch, 1) == 1 && ch == 'L')
 				layers = true;
-			close(l.helper);
-			l.helper = -1;
+			close(l->helper);
+			l->helper = -1;
 		}
 		for (int k = 0; k < 2; k++) {
 			if (!p[3 + k].revents)
 				continue;
-			ssize_t n = read(l.out[k], buf, sizeof(buf));
+			ssize_t n = read(l->out[k], buf, sizeof(buf));
 			if (n > 0) {
-				pass_output(&out, k + 1, buf, (size_t)n);
+				pass_output(&c->out, k + 1, buf, (size_t)n);
 			} else {
-				close(l.out[k]);
-				l.out[k] = -1;
+				close(l->out[k]);
+				l->out[k] = -1;
 			}
 		}
 	}
-	waitpid(l.pid, &wstatus, 0);
+	waitpid(l->pid, &wstatus, 0);
 reaped:
 	if (pidfd >= 0)
 		close(pidfd);
-	flush_redacted(&out);
+	flush_redacted(&c->out);
+	status = RUN_UNAVAILABLE;
 	if (timed_out) {
 		fprintf(stderr, "cordon: the command timed out after %g s (preset '%s'); its "
 				"processes were killed\n",
@@ -800,7 +801,7 @@ reaped:
 		status = RUN_TIMEOUT;
 	} else if (got_signal) {
 		status = 128 + got_signal;
-	} else if (sandboxed && (!started || !layers)) {
+	} else if (c->sandboxed && (!started || !layers)) {
 		status = unavailable("bwrap could not set up the sandbox for preset '%s'%s", o->preset,
 				     started ? " (the in-sandbox layers did not apply)" : "");
 	} else if (WIFEXITED(wstatus)) {
@@ -809,79 +810,115 @@ reaped:
 		status = 128 + WTERMSIG(wstatus);
 	}
 	if (timed_out) {
-		outcome = "timeout";
+		c->outcome = "timeout";
 	} else if (got_signal) {
-		outcome = "cancelled";
+		c->outcome = "cancelled";
 	} else if (status != RUN_UNAVAILABLE) {
-		snprintf(outcome_buf, sizeof(outcome_buf), "exit:%d", status);
-		outcome = outcome_buf;
+		snprintf(c->outcome_buf, sizeof(c->outcome_buf), "exit:%d", status);
+		c->outcome = c->outcome_buf;
 	}
 	if (!timed_out && !got_signal && status != 0 && status != RUN_UNAVAILABLE)
 		fprintf(stderr, "cordon: the command exited with status %d (preset '%s')\n", status,
 			o->preset);
-restore:
+	return status;
+}
+
+/* The launch with SIGINT and SIGTERM caught (they end the command's
+ * group), restored afterwards. */
+static int call_launch(struct call *c)
+{
+	struct sigaction sa, old_int, old_term;
+	c->argv = launch_argv(c->bwrap, c->helper, c->roots, c->nroots, &c->in, c->o, c->sandboxed);
+	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		return unavailable("pipe: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	signal(SIGPIPE, SIG_IGN);
+	int status = call_supervise(c);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	close(signal_pipe[0]);
 	close(signal_pipe[1]);
 	signal_pipe[0] = signal_pipe[1] = -1;
-out:
-	if (o->audit && dec) {
-		struct cordon_audit_record rec = { .actor = o->actor, .outcome = outcome };
-		size_t nargs = 0;
-		char *aerr = NULL;
-		if (!o->shell)
-			while (o->argv[nargs])
-				nargs++;
-		cordon_audit_record_decision(&rec, dec);
-		rec.args = (const char *const *)o->argv;
-		rec.nargs = nargs;
-		if (ra.active)
-			rec.approval = ra.ap.id;
-		if (cordon_audit_append(o->audit, &rec, &aerr) != 0) {
-			fprintf(stderr, "cordon: %s\n", aerr);
-			free(aerr);
-		}
-	}
-	cordon_decision_free(dec);
-	run_approval_end(&ra);
-	cordon_redactor_free(redactor);
+	return status;
+}
+
+static void call_audit(struct call *c)
+{
+	const struct run_opts *o = c->o;
+	if (!o->audit || !c->dec)
+		return;
+	struct cordon_audit_record rec = { .actor = o->actor, .outcome = c->outcome };
+	size_t nargs = 0;
+	AUTO_FREE char *aerr = NULL;
+	if (!o->shell)
+		while (o->argv[nargs])
+			nargs++;
+	cordon_audit_record_decision(&rec, c->dec);
+	rec.args = (const char *const *)o->argv;
+	rec.nargs = nargs;
+	if (c->ra.active)
+		rec.approval = c->ra.ap.id;
+	if (cordon_audit_append(o->audit, &rec, &aerr) != 0)
+		fprintf(stderr, "cordon: %s\n", aerr);
+}
+
+/* The record of the call, then everything it holds, in the order that
+ * keeps the sandbox's supports until the sandbox is gone. */
+static void call_end(struct call *c)
+{
+	call_audit(c);
+	cordon_decision_free(c->dec);
+	run_approval_end(&c->ra);
+	cordon_redactor_free(c->redactor);
 	for (int k = 0; k < 2; k++)
-		sb_free(&out.held[k]);
+		sb_free(&c->out.held[k]);
 	for (int k = 0; k < 2; k++)
-		if (l.out[k] >= 0)
-			close(l.out[k]);
-	if (l.status_json >= 0)
-		close(l.status_json);
-	if (l.helper >= 0)
-		close(l.helper);
-	if (fds[0] >= 0)
-		close(fds[0]);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	if (out_file >= 0) {
-		close(out_file);
-		if (!o->output_file)
-			free((char *)out.file_path);
+		cleanup_close(&c->l.out[k]);
+	cleanup_close(&c->l.status_json);
+	cleanup_close(&c->l.helper);
+	cleanup_close(&c->fds[0]);
+	cleanup_close(&c->fds[1]);
+	if (c->out.file >= 0) {
+		close(c->out.file);
+		if (!c->o->output_file)
+			free((char *)c->out.file_path);
 	}
-	proxy_stop(&px); /* the sandbox is gone: so is its way out */
-	run_limits_release(&lim);
-	run_remove_tree(tmp);
-	if (mask_made)
-		unlink(in.mask_file);
-	fence_end(&fence); /* the sandbox is gone: nothing relies on them now */
-	if (have_in)
-		lower_input_free(&in);
-	run_free_argv(argv);
-	run_free_argv(envp);
-	free(plan);
-	free(bpf);
-	free(tmp);
-	for (size_t i = 0; i < nroots; i++)
-		free(roots[i]);
-	free(helper);
-	free(err);
-	cordon_evaluator_free(ev);
+	proxy_stop(&c->px); /* the sandbox is gone: so is its way out */
+	run_limits_release(&c->lim);
+	cleanup_tmpdir(&c->tmp);
+	if (c->mask_made)
+		unlink(c->in.mask_file);
+	fence_end(&c->fence); /* the sandbox is gone: nothing relies on them now */
+	if (c->have_in)
+		lower_input_free(&c->in);
+	run_free_argv(c->argv);
+	run_free_argv(c->envp);
+	for (size_t i = 0; i < c->nroots; i++)
+		free(c->roots[i]);
+	free(c->helper);
+	free(c->err);
+	cordon_evaluator_free(c->ev);
+}
+
+/* The setup of a call, in order.  Each step returns 0 or the exit status
+ * that ends the call: the first that fails stops it before the command
+ * runs. */
+static int (*const call_steps[])(struct call *) = {
+	call_decide, call_redactor, call_layers, call_tmp,    call_recheck,
+	call_approval, call_input,  call_plan,   call_output, call_launch,
+};
+
+int run_command(const struct run_opts *o)
+{
+	struct call c;
+	int status = 0;
+	call_init(&c, o);
+	for (size_t i = 0; i < ARRAY_SIZE(call_steps) && status == 0; i++)
+		status = call_steps[i](&c);
+	call_end(&c);
 	return status;
 }
 #endif

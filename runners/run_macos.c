@@ -23,6 +23,7 @@
 #include "lower/lower.h"
 #include "rlimit.h"
 #include "run.h"
+#include "base/cleanup.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -224,12 +225,20 @@ int run_command(const struct run_opts *o)
 		cordon_decision_free(d);
 	}
 	bool sandboxed = ev->preset->sandbox == IR_SANDBOX_REQUIRED;
+	if (sandboxed && access(sandbox_exec, X_OK) != 0) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s is missing\n", sandbox_exec);
+		goto out;
+	}
+	/* One lowering input for the profile, the limits and the environment,
+	 * with the host read once for it. */
+	if (lower_input_build(ev, &in, &err) != 0) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
+		goto out;
+	}
+	have_in = true;
+	lower_host_read(&in);
 	if (sandboxed) {
-		if (access(sandbox_exec, X_OK) != 0) {
-			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s is missing\n", sandbox_exec);
-			goto out;
-		}
-		if (!(profile = cordon_lower(ev, "sbpl", &len, &err))) {
+		if (!(profile = lower_sbpl(&in, &len, &err))) {
 			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
 			goto out;
 		}
@@ -238,11 +247,6 @@ int run_command(const struct run_opts *o)
 			goto out;
 		}
 	}
-	if (lower_input_build(ev, &in, &err) != 0) {
-		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
-		goto out;
-	}
-	have_in = true;
 	if (macos_limits_check(&in) != 0)
 		goto out;
 	envp = run_policy_environ(&in);
@@ -306,7 +310,7 @@ int run_command(const struct run_opts *o)
 	status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
 out:
 	if (tmp)
-		run_remove_tree(tmp);
+		remove_tree(tmp);
 	if (have_in)
 		lower_input_free(&in);
 	run_free_argv(envp);

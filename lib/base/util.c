@@ -1,9 +1,11 @@
 #include "config.h"
 
+#include "cleanup.h"
 #include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,4 +416,22 @@ void sb_add_shell_word(struct strbuf *sb, const char *s)
 			sb_addc(sb, *s);
 	}
 	sb_addc(sb, '\'');
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	/* What cannot be removed stays; the rest goes. */
+	if (flag == FTW_DP)
+		(void)rmdir(path);
+	else
+		(void)unlink(path);
+	return 0;
+}
+
+void remove_tree(const char *dir)
+{
+	if (dir)
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "approval.h"
+#include "base/cleanup.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -109,41 +110,32 @@ static int make_dirs(const char *path, char **err)
 static int open_store(const char *session_dir, bool create, char **err)
 {
 	struct stat st;
-	char *dir;
-	int fd;
 	if (!session_dir || session_dir[0] != '/') {
 		*err = xstrdup("approvals need the context variable session_dir (an absolute path)");
 		return -1;
 	}
-	dir = xasprintf("%s/approvals", session_dir);
-	if (create && make_dirs(dir, err) != 0) {
-		free(dir);
+	AUTO_FREE char *dir = xasprintf("%s/approvals", session_dir);
+	if (create && make_dirs(dir, err) != 0)
 		return -1;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	AUTO_FD int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		*err = xasprintf("cannot open the approvals directory '%s': %s", dir, strerror(errno));
-		free(dir);
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
 		*err = xasprintf("the approvals directory '%s' must be owned by this user with "
 				 "mode 0700",
 				 dir);
-		close(fd);
-		free(dir);
 		return -1;
 	}
-	free(dir);
-	return fd;
+	return steal_fd(&fd);
 }
 
 char *approval_store_ready(const char *session_dir, char **err)
 {
-	int fd = open_store(session_dir, true, err);
+	AUTO_FD int fd = open_store(session_dir, true, err);
 	if (fd < 0)
 		return NULL;
-	close(fd);
 	return xasprintf("%s/approvals", session_dir);
 }
 
@@ -214,19 +206,19 @@ int approval_store_json(const char *session_dir, json_t *j, char id[APPROVAL_ID_
 			char **err)
 {
 	char tmp[APPROVAL_ID_LEN + 16], name[APPROVAL_ID_LEN + 8];
-	char *text;
-	int dfd, fd, rc = -1;
+	int rc = -1;
 
 	if (approval_new_id(id, err) != 0)
 		return -1;
-	if ((dfd = open_store(session_dir, true, err)) < 0)
+	AUTO_FD int dfd = open_store(session_dir, true, err);
+	if (dfd < 0)
 		return -1;
 	sweep_store(dfd, time(NULL));
 	json_object_set_new(j, "id", json_string(id));
-	text = json_dumps(j, JSON_PRESERVE_ORDER | JSON_INDENT(1));
+	AUTO_FREE char *text = json_dumps(j, JSON_PRESERVE_ORDER | JSON_INDENT(1));
 	snprintf(tmp, sizeof(tmp), ".%s.new", id);
 	snprintf(name, sizeof(name), "%s.json", id);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	AUTO_FD int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || write_all(fd, text, strlen(text)) != 0 || write_all(fd, "\n", 1) != 0 ||
 	    fsync(fd) != 0) {
 		*err = xasprintf("cannot write the approval in '%s/approvals': %s", session_dir,
@@ -241,10 +233,6 @@ int approval_store_json(const char *session_dir, json_t *j, char id[APPROVAL_ID_
 		fsync(dfd);
 		rc = 0;
 	}
-	if (fd >= 0)
-		close(fd);
-	close(dfd);
-	free(text);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
  * line; readers skip it with a warning. */
 #include "config.h"
 
+#include "base/cleanup.h"
 #include "check/policy.h"
 #include "redact.h"
 #include "shell/shell.h"
@@ -36,7 +37,6 @@ cordon_audit *cordon_audit_open(const char *path, const cordon_policy *policy, c
 	cordon_policy *own = NULL;
 	cordon_audit *log;
 	struct stat st;
-	int fd;
 
 	if (!path || !*path) {
 		*err = xstrdup("the audit log path is empty");
@@ -44,20 +44,19 @@ cordon_audit *cordon_audit_open(const char *path, const cordon_policy *policy, c
 	}
 	/* O_NONBLOCK: a FIFO without a reader fails here instead of hanging;
 	 * it is refused below anyway, and means nothing for a regular file. */
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
+	AUTO_FD int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
 	if (fd < 0) {
 		*err = xasprintf("cannot open the audit log %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		*err = xasprintf("the audit log %s is not a regular file", path);
-		close(fd);
 		return NULL;
 	}
 	if (!policy)
 		policy = own = cordon_policy_load_embedded();
 	log = xcalloc(1, sizeof(*log));
-	log->fd = fd;
+	log->fd = steal_fd(&fd);
 	log->path = xstrdup(path);
 	const char *user = getenv("USER");
 	if (!user || !*user) {
@@ -95,21 +94,18 @@ static json_t *text(const char *s)
 		return json_null();
 	if ((j = json_string(s)))
 		return j;
-	char *copy = xstrdup(s);
+	AUTO_FREE char *copy = xstrdup(s);
 	size_t len = strlen(copy), at;
 	while ((at = utf8_invalid_at((const unsigned char *)copy, len)) < len)
 		copy[at] = '?';
 	j = json_string(copy);
-	free(copy);
 	return j ? j : json_null();
 }
 
 static json_t *redacted(const cordon_audit *log, const char *s)
 {
-	char *r = redact_str(log->redactor, s);
-	json_t *j = text(r);
-	free(r);
-	return j;
+	AUTO_FREE char *r = redact_str(log->redactor, s);
+	return text(r);
 }
 
 /* The words of text when it is a command line shell_quote_word wrote

@@ -259,6 +259,10 @@ int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b
 		return -1;
 	}
 	lower_input_add_masks(in, w.found, w.nfound);
+	/* What a mask is, directory or file, decides the mount: the host read
+	 * that found it tells the plan. */
+	for (size_t i = 0; i < w.nfound; i++)
+		lower_host_note(in, w.found[i].path);
 	free(w.found);
 	return 0;
 }

@@ -46,6 +46,14 @@ bool lower_env_dropped(const struct lower_input *in, const char *name)
 	return false;
 }
 
+bool lower_env_passes(const struct lower_input *in, const char *name)
+{
+	for (size_t i = 0; i < in->nset; i++)
+		if (strcmp(in->set[i].name, name) == 0)
+			return false;
+	return lower_env_kept(in, name) && !lower_env_dropped(in, name);
+}
+
 bool lower_env_kept(const struct lower_input *in, const char *name)
 {
 	for (size_t i = 0; i < in->nkeep; i++)
@@ -58,7 +66,7 @@ bool lower_env_kept(const struct lower_input *in, const char *name)
  * the plan names the place itself (a deny of a symlinked ~/.ssh hides the
  * directory it points to; the evaluator denies both names).  A path that
  * cannot be resolved is kept as written: bwrap then refuses it. */
-static char *resolved(const struct lower_input *in, const char *path)
+char *lower_resolved(const struct lower_input *in, const char *path)
 {
 	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
 	if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
@@ -72,58 +80,15 @@ static char *resolved(const struct lower_input *in, const char *path)
 	return real ? real : xstrdup(path);
 }
 
-/* The symlinks along a root's written path, each once: the path is made
- * canonical component by component, so each link found is named by where
- * it really is. */
-static void add_links(struct lower_input *in, const char *path, const char *origin)
-{
-	if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
-		return;
-	size_t len = strlen(path);
-	for (size_t end = 1; end <= len; end++) {
-		if (end < len && path[end] != '/')
-			continue;
-		char *prefix = xstrndup(path, end), *slash = strrchr(prefix, '/');
-		struct stat st;
-		char target[PATH_MAX];
-		ssize_t n;
-		if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode) &&
-		    (n = readlink(prefix, target, sizeof(target) - 1)) > 0) {
-			target[n] = '\0';
-			/* Its parent as it really is, so the link lands where the
-			 * host has it. */
-			char *parent;
-			if (slash == prefix) {
-				parent = xstrdup("/");
-			} else {
-				char *up = xstrndup(prefix, (size_t)(slash - prefix));
-				parent = resolved(in, up);
-				free(up);
-			}
-			char *at = strcmp(parent, "/") == 0 ? xasprintf("/%s", slash + 1)
-							    : xasprintf("%s/%s", parent, slash + 1);
-			bool known = false;
-			for (size_t i = 0; i < in->nlinks && !known; i++)
-				known = strcmp(in->links[i].path, at) == 0;
-			if (!known) {
-				struct lower_link l = { at, xstrdup(target), origin };
-				VEC_PUSH(in->links, in->nlinks, in->links_cap, l);
-			} else {
-				free(at);
-			}
-			free(parent);
-		}
-		free(prefix);
-	}
-}
-
 static void add_path(struct lower_input *in, const char *path, enum lower_why why,
 		     const char *origin, bool protect)
 {
 	/* Only this machine's file system has links to read; bwrap runs here. */
-	if ((why == LOWER_READ_ROOT || why == LOWER_WRITE_ROOT) && in->ev->host->live)
-		add_links(in, path, origin);
-	char *real = resolved(in, path);
+	if ((why == LOWER_READ_ROOT || why == LOWER_WRITE_ROOT) && in->ev->host->live) {
+		struct lower_link_source l = { path, origin };
+		VEC_PUSH(in->link_sources, in->nlink_sources, in->link_sources_cap, l);
+	}
+	char *real = lower_resolved(in, path);
 	for (size_t i = 0; i < in->npaths; i++) {
 		if (in->paths[i].why == why && strcmp(in->paths[i].path, real) == 0) {
 			in->paths[i].protect = in->paths[i].protect || protect;
@@ -231,7 +196,7 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct lower_gra
 			add_advisory(in, r);
 			continue;
 		}
-		char *real = resolved(in, r->m.text);
+		char *real = lower_resolved(in, r->m.text);
 		if (under_any(in, real, LOWER_WRITE_ROOT))
 			add_path(in, real, LOWER_READ_ONLY, r->origin, true);
 		free(real);
@@ -249,14 +214,14 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct lower_gra
 		}
 		/* A write root is readable too (a mount cannot be write-only):
 		 * what may not be read below it is masked like under a read root. */
-		char *real = resolved(in, r->m.text);
+		char *real = lower_resolved(in, r->m.text);
 		bool covered = under_any(in, real, root) ||
 			       (r->op == IR_READ && under_any(in, real, LOWER_WRITE_ROOT));
 		free(real);
 		if (!covered || lower_decide(ev, r->op, r->m.text) == IR_ALLOW)
 			continue;
 		if (r->op == IR_WRITE && r->effect == IR_ASK) {
-			char *at = resolved(in, r->m.text);
+			char *at = lower_resolved(in, r->m.text);
 			bool answered = granted_exactly(grants, ngrants, at);
 			free(at);
 			if (answered)
@@ -332,11 +297,8 @@ void lower_input_free(struct lower_input *in)
 	for (size_t i = 0; i < in->nadvisories; i++)
 		free(in->advisories[i].pattern);
 	free(in->advisories);
-	for (size_t i = 0; i < in->nlinks; i++) {
-		free(in->links[i].path);
-		free(in->links[i].target);
-	}
-	free(in->links);
+	free(in->link_sources);
+	lower_host_free(&in->host);
 	for (size_t i = 0; i < in->nset; i++) {
 		free(in->set[i].value);
 		free(in->set[i].origin);
@@ -391,9 +353,29 @@ char *cordon_lower(const cordon_evaluator *ev, const char *kind, size_t *len, ch
 	}
 	if (lower_input_build(ev, &in, err) != 0)
 		return NULL;
+	/* The host is read for the user of `cordon compile`, as for a call. */
+	lower_host_read(&in);
 	out = lowerings[i].fn(&in, len, err);
 	lower_input_free(&in);
 	return out;
+}
+
+int cordon_plan_build(const cordon_evaluator *ev, struct cordon_plan *plan, char **err)
+{
+	struct lower_input in;
+	memset(plan, 0, sizeof(*plan));
+	if (ev->preset->sandbox == IR_SANDBOX_NONE) {
+		*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no "
+				 "bwrap plan",
+				 ev->preset->name);
+		return -1;
+	}
+	if (lower_input_build(ev, &in, err) != 0)
+		return -1;
+	lower_host_read(&in);
+	int rc = lower_bwrap_plan(&in, plan, err);
+	lower_input_free(&in);
+	return rc;
 }
 
 bool cordon_lower_known(const char *kind)

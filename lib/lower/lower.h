@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "cordon/plan.h"
 #include "decide/eval.h"
 
 enum lower_why {
@@ -59,9 +60,36 @@ struct lower_limit {
 	char *origin;        /* "file:line:col" of the limit */
 };
 
-/* In the note of the bwrap plan's --unshare-net when the network goes
- * through the egress proxy (the diff tells the two forms apart by it). */
-#define LOWER_EGRESS_MARK "egress proxy"
+/* A root's path as its rule wrote it: the symlinks along it are read
+ * with the host (lower_host_read). */
+struct lower_link_source {
+	const char *path;    /* borrowed from the rule or the grant; read by lower_host_read only */
+	const char *origin;
+};
+
+/* What one path is on the host, as the snapshot holds it. */
+struct lower_fact {
+	char *path;
+	int lstat_errno;     /* 0: lstat succeeded */
+	unsigned mode;       /* lstat's st_mode */
+	bool stat_dir;       /* stat, links followed, says a directory */
+	int stat_errno;      /* 0: stat succeeded */
+	bool writable;       /* access(W_OK) */
+	int got;             /* which of stat and access were read (lower_host.c) */
+};
+
+/* The host facts the lowerings need, read once (lower_host_read) by the
+ * runner, or by `cordon compile` and `cordon diff` for their user: the
+ * lowerings themselves read nothing but this. */
+struct lower_host {
+	bool read;
+	char **env;          /* the environment filtered, "NAME=VALUE", NULL-terminated */
+	size_t nenv;
+	struct lower_fact *facts; /* sorted by path */
+	size_t nfacts, facts_cap;
+	struct lower_link *links; /* the links roots are reached through, in the order found */
+	size_t nlinks, links_cap;
+};
 
 struct lower_input {
 	const cordon_evaluator *ev;
@@ -74,8 +102,8 @@ struct lower_input {
 	size_t npaths, paths_cap;
 	struct lower_advisory *advisories;
 	size_t nadvisories, adv_cap;
-	struct lower_link *links;   /* in the order found */
-	size_t nlinks, links_cap;
+	struct lower_link_source *link_sources; /* roots, as written, where the host is live */
+	size_t nlink_sources, link_sources_cap;
 	char **keep;         /* kept variable names and globs (borrowed) */
 	size_t nkeep;
 	struct ir_pattern *drop; /* borrowed */
@@ -89,6 +117,7 @@ struct lower_input {
 	 * "${tmp}.mask", beside the private temp dir and outside the
 	 * sandbox's view; the runner makes it.  NULL without a tmp. */
 	char *mask_file;
+	struct lower_host host; /* lower_host_read's snapshot */
 };
 
 /* A path an approved call may write (approval_exec.h): exactly the file,
@@ -145,11 +174,32 @@ int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b
 char **lower_mask_roots(const struct lower_input *in, const struct lower_advisory *a, size_t *n,
 			bool *complete);
 
+/* What a rule's literal path resolves to, by the evaluator's snapshot. */
+char *lower_resolved(const struct lower_input *in, const char *path);
+
+/* Read the host facts the lowerings of `in` need into in->host: the
+ * environment, the symlinks along the roots, and what each path of the
+ * input and its parents are.  Masks found later (lower_expand_masks) and
+ * fences the runner makes are noted one by one (lower_host_note). */
+void lower_host_read(struct lower_input *in);
+/* Read path and its parents again into the snapshot: the runner made it. */
+void lower_host_note(struct lower_input *in, const char *path);
+void lower_host_free(struct lower_host *h);
+/* The snapshot's fact of path; a path it does not hold reads as missing. */
+const struct lower_fact *lower_fact(const struct lower_input *in, const char *path);
+bool lower_fact_exists(const struct lower_input *in, const char *path);
+bool lower_fact_is_dir(const struct lower_input *in, const char *path);
+
 /* The environment policy: is a variable of the host kept (a keep name or
  * glob matches it), and is it dropped (a drop pattern matches it; drop
  * beats keep)? */
 bool lower_env_kept(const struct lower_input *in, const char *name);
 bool lower_env_dropped(const struct lower_input *in, const char *name);
+/* Whether the host's variable name reaches the command: kept, not dropped,
+ * and not one the policy sets itself. */
+bool lower_env_passes(const struct lower_input *in, const char *name);
+/* Its value in the snapshot's environment (the first), or NULL. */
+const char *lower_host_getenv(const struct lower_input *in, const char *name);
 
 /* The evaluator's effect for one path operation. */
 enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const char *path);
@@ -158,6 +208,12 @@ enum ir_effect lower_decide(const cordon_evaluator *ev, enum ir_op op, const cha
  * Each lives in its own file, lower_KIND.c, and is listed in lower.c. */
 typedef char *(*lower_fn)(const struct lower_input *in, size_t *len, char **err);
 char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err);
+/* The typed plan of the input (cordon/plan.h): 0, or -1 with *err. */
+int lower_bwrap_plan(const struct lower_input *in, struct cordon_plan *pl, char **err);
+/* Append one operation to a plan (plan.c); the strings are copied, the
+ * note is taken over. */
+void plan_push(struct cordon_plan *pl, enum cordon_plan_kind kind, const char *path,
+	       const char *source, const char *origin, char *note);
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
 /* The paths `cordon run` fences for the call (see lower_bwrap.c): each a
  * path below the write root `root` that keeps writes out and is either a
@@ -172,6 +228,9 @@ struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n);
 /* Whether the mounts planned at or above path leave it writable: the
  * deepest of them decides, as in the mount stack. */
 bool lower_bwrap_writable(const struct lower_input *in, const char *path);
+/* Whether path is there to see inside the sandbox: the deepest literal
+ * path of the plan at or above it is not hidden. */
+bool lower_bwrap_shows(const struct lower_input *in, const char *path);
 char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err);
 char *lower_seccomp_bpf(const struct lower_input *in, size_t *len, char **err);
 char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err);

@@ -12,41 +12,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-extern char **environ;
-
-struct bw_op {
-	const char *opt;
-	char *arg[2];
-	int nargs;
-	const char *origin; /* borrowed, or NULL */
-	char *note;
-};
-
-struct bw_plan {
-	struct bw_op *ops;
-	size_t n, cap;
-};
-
-static void emit(struct bw_plan *pl, const char *opt, const char *a, const char *b,
-		 const char *origin, char *note)
-{
-	struct bw_op op = { opt, { a ? xstrdup(a) : NULL, b ? xstrdup(b) : NULL },
-			    b ? 2 : a ? 1 : 0, origin, note };
-	VEC_PUSH(pl->ops, pl->n, pl->cap, op);
-}
-
-static void plan_free(struct bw_plan *pl)
-{
-	for (size_t i = 0; i < pl->n; i++) {
-		free(pl->ops[i].arg[0]);
-		free(pl->ops[i].arg[1]);
-		free(pl->ops[i].note);
-	}
-	free(pl->ops);
-}
 
 /* /dev and /proc are fresh inside the sandbox: nothing is bound there. */
 static bool kernel_fs(const char *path)
@@ -54,11 +19,10 @@ static bool kernel_fs(const char *path)
 	return path_under(path, "/dev") || path_under(path, "/proc");
 }
 
-static char *nearest_existing(const char *path)
+static char *nearest_existing(const struct lower_input *in, const char *path)
 {
 	char *p = xstrdup(path);
-	struct stat st;
-	while (strcmp(p, "/") != 0 && lstat(p, &st) != 0) {
+	while (strcmp(p, "/") != 0 && !lower_fact_exists(in, p)) {
 		char *slash = strrchr(p, '/');
 		if (slash == p)
 			p[1] = '\0';
@@ -73,36 +37,29 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The environment: cleared, then the kept variables the current process
+/* The environment: cleared, then the kept variables the host's snapshot
  * has, then the ones the policy sets (a set wins over a kept value). */
-static void plan_env(struct bw_plan *pl, const struct lower_input *in)
+static void plan_env(struct cordon_plan *pl, const struct lower_input *in)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	emit(pl, "--clearenv", NULL, NULL, NULL, NULL);
-	for (char **e = environ; e && *e; e++) {
-		const char *eq = strchr(*e, '=');
-		if (!eq)
-			continue;
-		char *name = xstrndup(*e, (size_t)(eq - *e));
-		bool set_by_policy = false;
-		for (size_t i = 0; i < in->nset; i++)
-			set_by_policy = set_by_policy || strcmp(in->set[i].name, name) == 0;
-		if (!set_by_policy && lower_env_kept(in, name) && !lower_env_dropped(in, name))
-			VEC_PUSH(names, n, cap, name);
-		else
-			free(name);
+	plan_push(pl, CORDON_PLAN_CLEARENV, NULL, NULL, NULL, NULL);
+	for (size_t i = 0; i < in->host.nenv; i++) {
+		const char *e = in->host.env[i], *eq = strchr(e, '=');
+		VEC_PUSH(names, n, cap, xstrndup(e, (size_t)(eq - e)));
 	}
 	sort_items(names, n, sizeof(*names), str_cmp);
 	for (size_t i = 0; i < n; i++) {
-		const char *value = getenv(names[i]);
+		const char *value = lower_host_getenv(in, names[i]);
 		if (value && !strpbrk(value, "\n"))
-			emit(pl, "--setenv", names[i], value, NULL, xstrdup("kept from the environment"));
+			plan_push(pl, CORDON_PLAN_SETENV, names[i], value, NULL,
+			     xstrdup("kept from the environment"));
 		free(names[i]);
 	}
 	free(names);
 	for (size_t i = 0; i < in->nset; i++)
-		emit(pl, "--setenv", in->set[i].name, in->set[i].value, in->set[i].origin, NULL);
+		plan_push(pl, CORDON_PLAN_SETENV, in->set[i].name, in->set[i].value, in->set[i].origin,
+		     NULL);
 }
 
 /* The read mask strictly above path, or NULL. */
@@ -111,10 +68,9 @@ static void plan_env(struct bw_plan *pl, const struct lower_input *in)
  * around it, so it needs its own mounts. */
 static const char *under_mask(const struct lower_input *in, const char *path)
 {
-	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++)
 		if (in->paths[i].why == LOWER_MASK && strcmp(path, in->paths[i].path) != 0 &&
-		    path_under(path, in->paths[i].path) && lstat(in->paths[i].path, &st) == 0)
+		    path_under(path, in->paths[i].path) && lower_fact_exists(in, in->paths[i].path))
 			return in->paths[i].path;
 	return NULL;
 }
@@ -143,20 +99,41 @@ static bool shown_by_bind(const struct lower_input *in, const char *path)
 bool lower_bwrap_writable(const struct lower_input *in, const char *dir)
 {
 	const struct lower_path *best = NULL;
-	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *p = &in->paths[i];
 		if (!path_under(dir, p->path) || (best && strlen(p->path) < strlen(best->path)))
 			continue;
 		if (p->why == LOWER_READ_ROOT && under_write_root(in, p->path))
 			continue; /* not mounted: readable through the write root */
-		if (p->why == LOWER_READ_ONLY && lstat(p->path, &st) != 0)
+		if (p->why == LOWER_READ_ONLY && !lower_fact_exists(in, p->path))
 			continue;
 		if (best && strlen(p->path) == strlen(best->path) && p->why < best->why)
 			continue; /* at one path the later kind is mounted last */
 		best = p;
 	}
 	return best && best->why == LOWER_WRITE_ROOT;
+}
+
+/* Whether path is there to see inside the sandbox: the deepest literal path
+ * of the plan at or above it is not hidden. */
+bool lower_bwrap_shows(const struct lower_input *in, const char *path)
+{
+	size_t best = 0;
+	bool found = false, shown = false;
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		size_t len = strcmp(p->path, "/") == 0 ? 0 : strlen(p->path);
+		if (len && !path_under(path, p->path))
+			continue;
+		if (!found || len > best) {
+			found = true;
+			best = len;
+			shown = p->why != LOWER_MASK;
+		} else if (len == best && p->why == LOWER_MASK) {
+			shown = false;
+		}
+	}
+	return shown;
 }
 
 /* A read-only path that keeps writes out: a protection or a write deny. */
@@ -186,11 +163,11 @@ static const char *root_above(const struct lower_input *in, const char *path)
  * mounted after `above`, it makes what is under it writable again. */
 static bool reopened_between(const struct lower_input *in, const char *above, const char *path)
 {
-	struct stat st;
 	for (size_t k = 0; k < in->npaths; k++) {
 		const struct lower_path *w = &in->paths[k];
 		if (w->why == LOWER_WRITE_ROOT && strcmp(w->path, above) != 0 &&
-		    path_under(w->path, above) && path_under(path, w->path) && lstat(w->path, &st) == 0)
+		    path_under(w->path, above) && path_under(path, w->path) &&
+		    lower_fact_exists(in, w->path))
 			return true;
 	}
 	return false;
@@ -218,14 +195,13 @@ static bool fence_place(const struct lower_input *in, const struct lower_path *p
  * it. */
 static bool fenced(const struct lower_input *in, const struct lower_path *p)
 {
-	struct stat st;
-	if (!fence_place(in, p) || lstat(p->path, &st) == 0 || errno != ENOENT)
+	if (!fence_place(in, p) || lower_fact(in, p->path)->lstat_errno != ENOENT)
 		return false;
 	/* A directory this user cannot write is none a command can create
 	 * anything in: no fence is needed, nor could one be made. */
-	char *anc = nearest_existing(p->path);
-	bool ok = lstat(anc, &st) == 0 && S_ISDIR(st.st_mode) && lower_bwrap_writable(in, anc) &&
-		  access(anc, W_OK) == 0;
+	char *anc = nearest_existing(in, p->path);
+	bool ok = lower_fact_is_dir(in, anc) && lower_bwrap_writable(in, anc) &&
+		  lower_fact(in, anc)->writable;
 	free(anc);
 	return ok;
 }
@@ -234,12 +210,11 @@ static bool fenced(const struct lower_input *in, const struct lower_path *p)
  * is fenced): nothing below it can be created. */
 static const char *kept_out_above(const struct lower_input *in, const struct lower_path *p)
 {
-	struct stat st;
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *q = &in->paths[i];
 		if (strcmp(q->path, p->path) != 0 && path_under(p->path, q->path) && keeps_out(in, q) &&
 		    !reopened_between(in, q->path, p->path) &&
-		    (lstat(q->path, &st) == 0 || fenced(in, q)))
+		    (lower_fact_exists(in, q->path) || fenced(in, q)))
 			return q->path;
 	}
 	return NULL;
@@ -255,9 +230,8 @@ struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
 	for (size_t i = 0; i < in->npaths; i++) {
 		/* A directory that exists may be a fence another call made: it
 		 * is held too, so that call cannot remove it under this one. */
-		struct stat st;
 		const struct lower_path *p = &in->paths[i];
-		bool dir = lstat(p->path, &st) == 0 && S_ISDIR(st.st_mode);
+		bool dir = lower_fact_is_dir(in, p->path);
 		if (!(dir ? fence_place(in, p) : fenced(in, p)))
 			continue;
 		struct lower_fence x = { root_above(in, in->paths[i].path), in->paths[i].path };
@@ -272,7 +246,8 @@ struct fs_op {
 	int rank; /* read root, writable bind, read-only bind, mask; 9: only a note */
 	size_t seq;
 	const struct lower_path *p;
-	const char *opt;
+	enum cordon_plan_kind kind; /* CORDON_PLAN_SKIP: only a note */
+	bool dropped;               /* the same mount at the same place is made already */
 	char *src;
 	char *note;
 };
@@ -310,31 +285,34 @@ static char *egress_note(void)
 			 CORDON_EGRESS_PORT);
 }
 
-static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **err)
+static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char **err)
 {
-	struct stat st;
 	memset(pl, 0, sizeof(*pl));
+	if (in->restricted && !in->host.read) {
+		*err = xstrdup("the host facts of the plan were not read");
+		return -1;
+	}
 	if (!in->restricted) {
 		*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no "
 				 "bwrap plan",
 				 in->preset);
 		return -1;
 	}
-	emit(pl, "--unshare-user", NULL, NULL, NULL, NULL);
-	emit(pl, "--unshare-pid", NULL, NULL, NULL, NULL);
-	emit(pl, "--unshare-ipc", NULL, NULL, NULL, NULL);
-	emit(pl, "--unshare-uts", NULL, NULL, NULL, NULL);
-	emit(pl, "--unshare-cgroup-try", NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_UNSHARE_USER, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_UNSHARE_PID, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_UNSHARE_IPC, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_UNSHARE_UTS, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_UNSHARE_CGROUP_TRY, NULL, NULL, NULL, NULL);
 	if (!in->net_allowed)
-		emit(pl, "--unshare-net", NULL, NULL, NULL,
+		plan_push(pl, CORDON_PLAN_UNSHARE_NET, NULL, NULL, NULL,
 		     xstrdup("no net rule allows a host: a network namespace with loopback only, "
 			     "and the seccomp filter refuses new sockets"));
 	else
-		emit(pl, "--unshare-net", NULL, NULL, in->net_origin,
-		     egress_note());
-	emit(pl, "--die-with-parent", NULL, NULL, NULL, NULL);
-	emit(pl, "--new-session", NULL, NULL, NULL, NULL);
-	emit(pl, "--cap-drop", "ALL", NULL, NULL, NULL);
+		plan_push(pl, CORDON_PLAN_UNSHARE_NET_EGRESS, NULL, NULL, in->net_origin,
+			  egress_note());
+	plan_push(pl, CORDON_PLAN_DIE_WITH_PARENT, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_NEW_SESSION, NULL, NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_CAP_DROP_ALL, NULL, NULL, NULL, NULL);
 
 	/* Filesystem operations, ordered by the path they mount on (a parent
 	 * before its children), then read root, writable bind, read-only bind,
@@ -342,27 +320,27 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 	struct fs_op *fs = NULL;
 	size_t nfs = 0, fs_cap = 0;
 	char *fs_err = NULL;
-#define FS(at_, rank_, p_, opt_, src_, note_)                                                     \
+#define FS(at_, rank_, p_, kind_, src_, note_)                                                    \
 	do {                                                                                       \
-		struct fs_op f_ = { xstrdup(at_), rank_, nfs, p_, opt_, src_ ? xstrdup(src_) : NULL, \
-				    note_ };                                                       \
+		struct fs_op f_ = { xstrdup(at_), rank_, nfs, p_, kind_, false,                    \
+				    src_ ? xstrdup(src_) : NULL, note_ };                          \
 		VEC_PUSH(fs, nfs, fs_cap, f_);                                                     \
 	} while (0)
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *p = &in->paths[i];
 		if (kernel_fs(p->path)) {
-			FS(p->path, 9, p, NULL, NULL,
+			FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 			   xasprintf("%s is a fresh kernel filesystem inside the sandbox; nothing is "
 				     "bound there",
 				     path_under(p->path, "/dev") ? "/dev" : "/proc"));
 			continue;
 		}
-		bool exists = lstat(p->path, &st) == 0;
+		bool exists = lower_fact_exists(in, p->path);
 		const char *mask = under_mask(in, p->path);
 		if (mask && (p->why == LOWER_WRITE_ROOT || p->why == LOWER_READ_ONLY)) {
 			/* Below a hidden directory only what may be read comes back:
 			 * a bind would show the host's content again. */
-			FS(p->path, 9, p, NULL, NULL,
+			FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 			   xasprintf("inside %s, which is hidden: not writable in the sandbox", mask));
 			continue;
 		}
@@ -370,20 +348,21 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		case LOWER_READ_ROOT:
 		case LOWER_WRITE_ROOT:
 			if (p->why == LOWER_READ_ROOT && !mask && under_write_root(in, p->path)) {
-				FS(p->path, 9, p, NULL, NULL,
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 				   xstrdup("readable through the writable root around it"));
 				break;
 			}
 			if (exists)
 				FS(p->path, p->why == LOWER_READ_ROOT ? 0 : 1, p,
-				   p->why == LOWER_READ_ROOT ? "--ro-bind" : "--bind", p->path,
+				   p->why == LOWER_READ_ROOT ? CORDON_PLAN_RO_BIND : CORDON_PLAN_BIND,
+				   p->path,
 				   p->why == LOWER_WRITE_ROOT &&
 						   lower_decide(in->ev, IR_READ, p->path) != IR_ALLOW
 					   ? xstrdup("writable, and so readable: a mount cannot be "
 						     "write-only, though no read rule allows reading it")
 					   : NULL);
 			else
-				FS(p->path, 9, p, NULL, NULL,
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 				   xstrdup("does not exist: nothing to bind, and nothing can be created "
 					   "there inside the sandbox"));
 			break;
@@ -391,7 +370,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			const char *above = exists ? NULL : kept_out_above(in, p);
 			bool fence = !exists && !above && fenced(in, p);
 			if (above) {
-				FS(p->path, 9, p, NULL, NULL,
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 				   xasprintf("does not exist, below %s, which is read-only: it cannot be "
 					     "created",
 					     above));
@@ -402,7 +381,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			 * renamed, so `mv .git .git2; mkdir -p .git/hooks` cannot move
 			 * the protection out of the way. */
 			{
-				char *at = exists || fence ? xstrdup(p->path) : nearest_existing(p->path);
+				char *at = exists || fence ? xstrdup(p->path) : nearest_existing(in, p->path);
 				const char *root = root_above(in, at);
 				for (size_t n = root ? strlen(root) + 1 : 0; root && at[n]; n++) {
 					if (at[n] != '/')
@@ -411,7 +390,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 					/* The pin keeps the mode the mount stack gives the
 					 * directory, so nothing below it changes. */
 					bool rw = lower_bwrap_writable(in, dir);
-					FS(dir, rw ? 1 : 2, p, rw ? "--bind" : "--ro-bind", dir,
+					FS(dir, rw ? 1 : 2, p, rw ? CORDON_PLAN_BIND : CORDON_PLAN_RO_BIND, dir,
 					   xstrdup("pinned as a mount point: it cannot be renamed away from "
 						   "the read-only path below it"));
 					free(dir);
@@ -419,11 +398,11 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 				free(at);
 			}
 			if (exists) {
-				FS(p->path, 2, p, "--ro-bind", p->path, NULL);
+				FS(p->path, 2, p, CORDON_PLAN_RO_BIND, p->path, NULL);
 			} else if (fence) {
 				/* An empty read-only tmpfs: it needs no source, and bwrap
 				 * makes the mount point if the runner did not. */
-				FS(p->path, 2, p, "--tmpfs", NULL,
+				FS(p->path, 2, p, CORDON_PLAN_TMPFS, NULL,
 				   xasprintf("%s does not exist: an empty read-only directory in its "
 					     "place; cordon run makes the mount point for the call and "
 					     "removes it afterwards",
@@ -433,22 +412,22 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 				 * hold a fence (a file: .git of a worktree), a command could
 				 * replace it and create the path: it is bound read-only.  One
 				 * already read-only needs nothing. */
-				char *anc = nearest_existing(p->path);
+				char *anc = nearest_existing(in, p->path);
 				if (lower_bwrap_writable(in, anc))
-					FS(anc, 2, p, "--ro-bind", anc,
+					FS(anc, 2, p, CORDON_PLAN_RO_BIND, anc,
 					   xasprintf("%s %s does not exist and %s cannot hold a fence (a file, or a "
 						     "directory this user cannot write): it is "
 						     "bound read-only in its place",
 						     p->protect ? "protected path" : "write-denied path",
 						     p->path, anc));
 				else
-					FS(p->path, 9, p, NULL, NULL,
+					FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 					   xasprintf("does not exist, and %s is read-only in the sandbox: it "
 						     "cannot be created",
 						     anc));
 				free(anc);
 			} else {
-				FS(p->path, 9, p, NULL, NULL,
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 				   xstrdup("asks before writes but does not exist: inside the sandbox it "
 					   "is part of the writable root around it"));
 			}
@@ -456,9 +435,9 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		}
 		case LOWER_MASK:
 			if (!exists) {
-				FS(p->path, 9, p, NULL, NULL, xstrdup("does not exist: nothing to hide"));
-			} else if (S_ISDIR(st.st_mode)) {
-				FS(p->path, 3, p, "--tmpfs", NULL, mask_note(p, "directory"));
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL, xstrdup("does not exist: nothing to hide"));
+			} else if (lower_fact_is_dir(in, p->path)) {
+				FS(p->path, 3, p, CORDON_PLAN_MASK_DIR, NULL, mask_note(p, "directory"));
 			} else if (!in->mask_file) {
 				free(fs_err);
 				fs_err = xasprintf("%s: %s is masked with an empty file beside ${tmp}, which "
@@ -467,7 +446,8 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			} else {
 				/* An empty read-only regular file, not /dev/null: git, pytest
 				 * and the like stop at a character device in a tree. */
-				FS(p->path, 3, p, "--ro-bind", in->mask_file, mask_note(p, "file"));
+				FS(p->path, 3, p, CORDON_PLAN_MASK_FILE, in->mask_file,
+				   mask_note(p, "file"));
 			}
 			break;
 		}
@@ -480,7 +460,7 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 			free(fs[i].note);
 		}
 		free(fs);
-		plan_free(pl);
+		cordon_plan_free(pl);
 		*err = fs_err;
 		return -1;
 	}
@@ -494,41 +474,42 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 		/* One mount per place: a directory pinned for two protections, or
 		 * two protections with one missing ancestor, are bound once. */
 		for (size_t j = 0; j < i && !same; j++)
-			same = fs[j].opt && f->opt && strcmp(fs[j].opt, f->opt) == 0 &&
-			       strcmp(fs[j].at, f->at) == 0 && fs[j].rank == f->rank;
+			same = !fs[j].dropped && fs[j].kind != CORDON_PLAN_SKIP &&
+			       fs[j].kind == f->kind && strcmp(fs[j].at, f->at) == 0 &&
+			       fs[j].rank == f->rank;
 		if (same) {
 			free(f->note);
 			f->note = NULL;
-			f->opt = NULL;
-			f->rank = -1;
+			f->dropped = true;
 			continue;
 		}
 		if (!root_done && strcmp(f->at, "/") != 0) {
-			emit(pl, "--dev", "/dev", NULL, NULL, NULL);
-			emit(pl, "--proc", "/proc", NULL, NULL, NULL);
+			plan_push(pl, CORDON_PLAN_DEV, "/dev", NULL, NULL, NULL);
+			plan_push(pl, CORDON_PLAN_PROC, "/proc", NULL, NULL, NULL);
 			root_done = true;
 		}
-		if (!f->opt)
-			emit(pl, NULL, f->p->path, NULL, f->p->origin, f->note);
-		else if (strcmp(f->opt, "--tmpfs") == 0) {
+		if (f->kind == CORDON_PLAN_SKIP) {
+			plan_push(pl, CORDON_PLAN_SKIP, f->p->path, NULL, f->p->origin, f->note);
+		} else if (f->kind == CORDON_PLAN_TMPFS || f->kind == CORDON_PLAN_MASK_DIR) {
 			/* Read-only only once what is mounted below it is in place:
 			 * bwrap makes those mount points inside the empty tmpfs. */
-			emit(pl, "--tmpfs", f->at, NULL, f->p->origin, f->note);
+			plan_push(pl, f->kind, f->at, NULL, f->p->origin, f->note);
 			VEC_PUSH(remount, nremount, remount_cap, f);
 		} else {
-			emit(pl, f->opt, f->src, f->at, f->p->origin, f->note);
+			plan_push(pl, f->kind, f->at, f->src, f->p->origin, f->note);
 		}
 	}
 	/* The links roots are reached through, where no bind shows them. */
-	for (size_t i = 0; i < in->nlinks; i++) {
-		const struct lower_link *l = &in->links[i];
+	for (size_t i = 0; i < in->host.nlinks; i++) {
+		const struct lower_link *l = &in->host.links[i];
 		if (shown_by_bind(in, l->path))
 			continue;
-		emit(pl, "--symlink", l->target, l->path, l->origin,
+		plan_push(pl, CORDON_PLAN_SYMLINK, l->path, l->target, l->origin,
 		     xasprintf("%s is a symlink on the host: the same link in the sandbox", l->path));
 	}
 	for (size_t i = 0; i < nremount; i++)
-		emit(pl, "--remount-ro", remount[i]->at, NULL, remount[i]->p->origin, NULL);
+		plan_push(pl, CORDON_PLAN_REMOUNT_RO, remount[i]->at, NULL, remount[i]->p->origin,
+			  NULL);
 	free(remount);
 	for (size_t i = 0; i < nfs; i++) {
 		free(fs[i].at);
@@ -536,13 +517,20 @@ static int plan_build(const struct lower_input *in, struct bw_plan *pl, char **e
 	}
 	free(fs);
 	if (!root_done) {
-		emit(pl, "--dev", "/dev", NULL, NULL, NULL);
-		emit(pl, "--proc", "/proc", NULL, NULL, NULL);
+		plan_push(pl, CORDON_PLAN_DEV, "/dev", NULL, NULL, NULL);
+		plan_push(pl, CORDON_PLAN_PROC, "/proc", NULL, NULL, NULL);
 	}
 	plan_env(pl, in);
-	if (in->cwd && stat(in->cwd, &st) == 0 && S_ISDIR(st.st_mode))
-		emit(pl, "--chdir", in->cwd, NULL, NULL, NULL);
+	if (in->cwd && lower_fact(in, in->cwd)->stat_dir)
+		plan_push(pl, CORDON_PLAN_CHDIR, in->cwd, NULL, NULL, NULL);
 	return 0;
+}
+
+/* One operation a line: a plan reads like the bwrap command it is. */
+static void add_line(struct strbuf *sb, char *s, bool last)
+{
+	sb_addf(sb, "    %s%s\n", s, last ? "" : ",");
+	free(s);
 }
 
 static json_t *jstr(const char *s)
@@ -551,13 +539,11 @@ static json_t *jstr(const char *s)
 	return j ? j : json_string("(not UTF-8)");
 }
 
-/* One operation a line: a plan reads like the bwrap command it is. */
-static void add_line(struct strbuf *sb, json_t *o, bool last)
+static char *dump(json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	sb_addf(sb, "    %s%s\n", s ? s : "{}", last ? "" : ",");
-	free(s);
 	json_decref(o);
+	return s ? s : xstrdup("{}");
 }
 
 /* A glob or regex is no mount.  A read deny or ask is expanded when
@@ -581,9 +567,17 @@ static const char *advisory_note(const struct lower_input *in, const struct lowe
 	       "and for paths created during the call, enforced when file tools ask only";
 }
 
+int lower_bwrap_plan(const struct lower_input *in, struct cordon_plan *pl, char **err)
+{
+	if (plan_build(in, pl, err) != 0)
+		return -1;
+	pl->preset = xstrdup(in->preset);
+	return 0;
+}
+
 char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
 {
-	struct bw_plan pl;
+	struct cordon_plan pl;
 	struct strbuf sb;
 	json_t *name = json_string(in->preset);
 	char *s;
@@ -596,24 +590,8 @@ char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
 	sb_addf(&sb, "{\n  \"preset\": %s,\n  \"sandbox\": \"bwrap\",\n  \"operations\": [\n", s);
 	free(s);
 	json_decref(name);
-	for (size_t i = 0; i < pl.n; i++) {
-		const struct bw_op *op = &pl.ops[i];
-		json_t *o = json_object(), *args = json_array();
-		if (op->opt) {
-			json_array_append_new(args, json_string(op->opt));
-			for (int a = 0; a < op->nargs; a++)
-				json_array_append_new(args, jstr(op->arg[a]));
-			json_object_set_new(o, "args", args);
-		} else {
-			json_decref(args);
-			json_object_set_new(o, "skipped", jstr(op->arg[0]));
-		}
-		if (op->origin)
-			json_object_set_new(o, "origin", json_string(op->origin));
-		if (op->note)
-			json_object_set_new(o, "note", jstr(op->note));
-		add_line(&sb, o, i + 1 == pl.n);
-	}
+	for (size_t i = 0; i < pl.n; i++)
+		add_line(&sb, cordon_plan_op_json(&pl.ops[i], true, false), i + 1 == pl.n);
 	sb_adds(&sb, "  ],\n  \"advisories\": [\n");
 	for (size_t i = 0; i < in->nadvisories; i++) {
 		const struct lower_advisory *a = &in->advisories[i];
@@ -623,32 +601,22 @@ char *lower_bwrap_json(const struct lower_input *in, size_t *len, char **err)
 		json_object_set_new(o, "effect", json_string(ir_effect_names[a->effect]));
 		json_object_set_new(o, "origin", json_string(a->origin));
 		json_object_set_new(o, "note", json_string(advisory_note(in, a)));
-		add_line(&sb, o, i + 1 == in->nadvisories);
+		add_line(&sb, dump(o), i + 1 == in->nadvisories);
 	}
 	sb_adds(&sb, "  ],\n");
 	lower_limits_json(in, &sb);
 	sb_adds(&sb, "}\n");
-	plan_free(&pl);
+	cordon_plan_free(&pl);
 	*len = sb.len;
 	return sb_steal(&sb);
 }
 
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err)
 {
-	struct bw_plan pl;
-	struct strbuf sb;
+	struct cordon_plan pl;
 	if (plan_build(in, &pl, err) != 0)
 		return NULL;
-	sb_init(&sb);
-	for (size_t i = 0; i < pl.n; i++) {
-		const struct bw_op *op = &pl.ops[i];
-		if (!op->opt)
-			continue;
-		sb_add(&sb, op->opt, strlen(op->opt) + 1);
-		for (int a = 0; a < op->nargs; a++)
-			sb_add(&sb, op->arg[a], strlen(op->arg[a]) + 1);
-	}
-	plan_free(&pl);
-	*len = sb.len;
-	return sb_steal(&sb);
+	char *args = cordon_plan_bwrap_args(&pl, len);
+	cordon_plan_free(&pl);
+	return args;
 }

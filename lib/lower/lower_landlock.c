@@ -175,10 +175,10 @@ char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err)
 	char **what = xcalloc(nroots ? nroots : 1, sizeof(*what));
 	size_t ww = 0;
 	for (size_t i = 0; i < nroots; i++) {
-		struct stat st;
-		if (stat(roots[i], &st) != 0) {
+		const struct lower_fact *f = lower_fact(in, roots[i]);
+		if (f->stat_errno) {
 			what[i] = xstrdup("skipped: does not exist");
-		} else if (S_ISDIR(st.st_mode)) {
+		} else if (f->stat_dir) {
 			what[i] = xstrdup("every handled right");
 		} else {
 			cordon_landlock_fs_names(cordon_landlock_fs_file_writes(abi), names, sizeof(names));

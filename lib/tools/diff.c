@@ -17,7 +17,6 @@
 #include "decide/eval.h"
 #include "lower/lower.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -497,82 +496,88 @@ static void diff_protect_env(struct diff_result *res, struct diff_preset *dp,
 
 /* ---- the lowered plan ------------------------------------------------------ */
 
-/* One line per plan operation, without its origin (line numbers move when
- * a file is edited; the mount does not). */
-static void plan_lines(const cordon_evaluator *ev, struct strset *out)
+/* A plan operation the other side does not have, shown as its JSON
+ * without the origin (line numbers move when a file is edited; the mount
+ * does not). */
+struct plan_change {
+	char *subject;
+	enum diff_class cls;
+};
+
+static int plan_change_cmp(const void *pa, const void *pb)
 {
-	size_t len;
-	char *err = NULL, *text = cordon_lower(ev, "bwrap", &len, &err);
-	json_t *root, *ops, *op;
-	size_t i;
-	free(err);
-	if (!text)
-		return;
-	root = json_loadb(text, len, 0, NULL);
-	free(text);
-	ops = json_object_get(root, "operations");
-	json_array_foreach(ops, i, op)
-	{
-		json_t *copy = json_deep_copy(op);
-		json_object_del(copy, "origin");
-		char *line = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
-		if (line)
-			set_add(out, line);
-		json_decref(copy);
-	}
-	json_decref(root);
+	const struct plan_change *a = pa, *b = pb;
+	return strcmp(a->subject, b->subject);
 }
 
-/* Which way a plan operation widens when it is added. */
-static enum diff_class plan_class(const char *line)
+static bool plan_has(const struct cordon_plan *pl, const struct cordon_plan_op *op)
 {
-	static const char *const wider[] = {
-		"\"--bind\"", "\"--bind-try\"", "\"--dev-bind\"", "\"--dev-bind-try\"", "\"--share-net\"",
-	};
-	static const char *const narrower[] = {
-		"\"--ro-bind\"", "\"--ro-bind-try\"", "\"--unshare-", "\"--tmpfs\"", "\"--remount-ro\"",
-		"\"--cap-drop\"", "\"--seccomp\"", "\"--clearenv\"",
-	};
-	const char *args = strstr(line, "\"args\":[");
-	if (!args)
-		return DIFF_CHANGED;
-	args += strlen("\"args\":[");
-	/* A namespace left through the egress proxy (lower_bwrap.c's note)
-	 * is wider than one with no way out. */
-	if (strncmp(args, "\"--unshare-net\"", 15) == 0 && strstr(line, LOWER_EGRESS_MARK))
+	for (size_t i = 0; i < pl->n; i++)
+		if (cordon_plan_op_same(&pl->ops[i], op))
+			return true;
+	return false;
+}
+
+static enum diff_class plan_class(enum cordon_plan_kind kind)
+{
+	switch (cordon_plan_kind_effect(kind)) {
+	case CORDON_PLAN_WIDENS:
 		return DIFF_WIDENED;
-	for (size_t i = 0; i < ARRAY_SIZE(wider); i++)
-		if (strncmp(args, wider[i], strlen(wider[i])) == 0)
-			return DIFF_WIDENED;
-	for (size_t i = 0; i < ARRAY_SIZE(narrower); i++)
-		if (strncmp(args, narrower[i], strlen(narrower[i])) == 0)
-			return DIFF_NARROWED;
+	case CORDON_PLAN_NARROWS:
+		return DIFF_NARROWED;
+	case CORDON_PLAN_NEUTRAL:
+		break;
+	}
 	return DIFF_CHANGED;
+}
+
+/* The operations of `from` that `to` lacks, each once, in the order of
+ * their text: removed ones move the other way from added ones. */
+static void plan_changes(struct diff_result *res, struct diff_preset *dp,
+			 const struct cordon_plan *from, const struct cordon_plan *to, bool added)
+{
+	struct plan_change *c = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < from->n; i++) {
+		const struct cordon_plan_op *op = &from->ops[i];
+		if (plan_has(to, op))
+			continue;
+		enum diff_class cls = plan_class(op->kind);
+		if (!added)
+			cls = cls == DIFF_WIDENED ? DIFF_NARROWED : cls == DIFF_NARROWED ? DIFF_WIDENED : cls;
+		struct plan_change x = { cordon_plan_op_json(op, false, true), cls };
+		VEC_PUSH(c, n, cap, x);
+	}
+	sort_items(c, n, sizeof(*c), plan_change_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || strcmp(c[i - 1].subject, c[i].subject) != 0)
+			change_add(res, dp, DIFF_PLAN, c[i].cls, c[i].subject, added ? NULL : "present",
+				   added ? "present" : NULL);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(c[i].subject);
+	free(c);
 }
 
 static void diff_plan(struct diff_result *res, struct diff_preset *dp,
 		      const cordon_evaluator *ev_old, const cordon_evaluator *ev_new)
 {
-	struct strset a = { 0 }, b = { 0 };
+	struct cordon_plan a = { 0 }, b = { 0 };
+	char *err = NULL;
 	/* A preset without a sandbox has no plan; the sandbox setting says so. */
 	if (ev_old->preset->sandbox == IR_SANDBOX_NONE || ev_new->preset->sandbox == IR_SANDBOX_NONE)
 		return;
-	plan_lines(ev_old, &a);
-	plan_lines(ev_new, &b);
-	set_finish(&a);
-	set_finish(&b);
-	for (size_t i = 0; i < a.n; i++)
-		if (!set_has(&b, a.items[i])) {
-			enum diff_class c = plan_class(a.items[i]);
-			c = c == DIFF_WIDENED ? DIFF_NARROWED : c == DIFF_NARROWED ? DIFF_WIDENED : c;
-			change_add(res, dp, DIFF_PLAN, c, a.items[i], "present", NULL);
-		}
-	for (size_t i = 0; i < b.n; i++)
-		if (!set_has(&a, b.items[i]))
-			change_add(res, dp, DIFF_PLAN, plan_class(b.items[i]), b.items[i], NULL,
-				   "present");
-	set_free(&a);
-	set_free(&b);
+	/* A plan that cannot be built has no operations. */
+	if (cordon_plan_build(ev_old, &a, &err) != 0) {
+		free(err);
+		err = NULL;
+	}
+	if (cordon_plan_build(ev_new, &b, &err) != 0)
+		free(err);
+	plan_changes(res, dp, &a, &b, false);
+	plan_changes(res, dp, &b, &a, true);
+	cordon_plan_free(&a);
+	cordon_plan_free(&b);
 }
 
 /* ---- presets --------------------------------------------------------------- */

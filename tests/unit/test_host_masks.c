@@ -163,6 +163,7 @@ int main(void)
 		free(roots[i]);
 	free(roots);
 
+	lower_host_read(&in);
 	ok(lower_expand_masks(&in, &lower_mask_default_bounds, &err) == 0, "the expansion runs (%s)",
 	   err ? err : "");
 	ok(masked(&in, at("ws/server.pem")) && masked(&in, at("ws/a/b/key.pem")),

@@ -106,6 +106,7 @@ int main(void)
 
 	struct lower_input in;
 	ok(lower_input_build(ev, &in, &err) == 0, "the plan without grants builds");
+	lower_host_read(&in);
 	ok(!has_path(&in, at("out/f"), LOWER_WRITE_ROOT) && !binds(&in, at("out/f")) &&
 		   !landlock_has(&in, at("out/f")),
 	   "without an approval, out/f is writable in neither bwrap nor Landlock");
@@ -120,6 +121,7 @@ int main(void)
 		{ tree_path, true, "approval test" },
 	};
 	ok(lower_input_build_granted(ev, grants, 2, &in, &err) == 0, "the plan with grants builds");
+	lower_host_read(&in);
 	ok(has_path(&in, f_path, LOWER_WRITE_ROOT) && binds(&in, f_path) && landlock_has(&in, f_path),
 	   "an approved file is writable in the bwrap plan and the Landlock ruleset");
 	ok(!has_path(&in, f_path, LOWER_READ_ONLY),
