@@ -495,19 +495,28 @@ static void matching_rules(const struct ev_rule *rules, const struct ev_index *i
 
 /* ---- deciding ------------------------------------------------------------ */
 
-void ev_add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
-	       char *reason, const char *rule)
+struct ev_verdict ev_refused(char *reason)
 {
-	struct dec_op o = { .op = op, .target = xstrdup(target), .effect = effect, .reason = reason,
-			   .rule = rule ? xstrdup(rule) : NULL };
-	VEC_PUSH(d->ops, d->nops, d->ops_cap, o);
+	return (struct ev_verdict){ .effect = IR_DENY, .reason = reason };
 }
 
-/* Decide one operation on a prepared target; returns the deciding rule
- * (NULL for a protection or no match). */
-const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *d,
-				   const struct target *t, pcre2_match_data *md,
-				   struct strbuf *trace)
+struct dec_op ev_record(enum ir_op op, const char *target, struct ev_verdict *v)
+{
+	struct dec_op o = { .op = op, .target = xstrdup(target), .effect = v->effect,
+			    .reason = v->reason, .rule = v->rule ? xstrdup(v->rule) : NULL };
+	v->reason = NULL;
+	return o;
+}
+
+void ev_append(cordon_decision *d, struct dec_op *o)
+{
+	VEC_PUSH(d->ops, d->nops, d->ops_cap, *o);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Decide one operation on a prepared target. */
+struct ev_verdict ev_judge(const cordon_evaluator *ev, const struct target *t, const char *name,
+			   pcre2_match_data *md, struct strbuf *trace)
 {
 	const struct ev_rule *r;
 	struct matches ms;
@@ -526,11 +535,16 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 		if (r) {
 			if (trace)
 				sb_addf(trace, "  -> deny: protected by %s\n", r->origin);
-			ev_add_op(d, t->op, t->text, IR_DENY,
-			       xasprintf("'%s' is protected: no write reaches it, not even an approved one",
-					 t->text),
-			       r->origin);
-			return NULL;
+			return (struct ev_verdict){
+				.effect = IR_DENY,
+				.reason = name ? xasprintf("'%s' is protected: no write reaches it, not "
+							   "even an approved one",
+							   name)
+					       : xasprintf("'%.*s' is protected: no write reaches it, not "
+							   "even an approved one",
+							   (int)t->len, t->text),
+				.rule = r->origin
+			};
 		}
 	}
 	if (trace)
@@ -541,9 +555,7 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 		matches_free(&ms);
 		if (trace)
 			sb_adds(trace, "  -> deny: no rule matches\n");
-		ev_add_op(d, t->op, t->text, IR_DENY,
-		       xasprintf("no rule of preset '%s' matches", ev->preset->name), NULL);
-		return NULL;
+		return ev_refused(xasprintf("no rule of preset '%s' matches", ev->preset->name));
 	}
 	effect = r->effect;
 	reason = r->reason ? xstrdup(r->reason)
@@ -584,8 +596,15 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 		ev_rank_trace(ev, trace, r, ms.v, ms.n);
 	}
 	matches_free(&ms);
-	ev_add_op(d, t->op, t->text, effect, reason, r->origin);
-	return r;
+	return (struct ev_verdict){ .effect = effect, .reason = reason, .rule = r->origin, .by = r };
+}
+
+/* A request refused before any rule is asked. */
+static void add_refusal(cordon_decision *d, enum ir_op op, const char *target, char *reason)
+{
+	struct ev_verdict v = ev_refused(reason);
+	struct dec_op o = ev_record(op, target, &v);
+	ev_append(d, &o);
 }
 
 static void summarize(cordon_decision *d)
@@ -672,7 +691,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 
 	if (req->argv) {
 		if (!req->argc) {
-			ev_add_op(d, op, "", IR_DENY, xstrdup("the argv is empty"), NULL);
+			add_refusal(d, op, "", xstrdup("the argv is empty"));
 		} else {
 			md = pcre2_match_data_create(1, NULL);
 			ev_decide_argv(ev, d, req->argv, req->argc, md, trace);
@@ -697,8 +716,8 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 				sb_addf(trace, "  %s %s: marked canonical but not spelled as a canonical "
 					       "path\n  -> deny\n",
 					ir_op_names[op], shown);
-			ev_add_op(d, op, shown, IR_DENY,
-				  xstrdup("the path is marked canonical but is not spelled as one"), NULL);
+			add_refusal(d, op, shown,
+				    xstrdup("the path is marked canonical but is not spelled as one"));
 			free(shown);
 			summarize(d);
 			return d;
@@ -727,7 +746,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 			if (trace)
 				sb_addf(trace, "  %s %s: cannot resolve: %s\n  -> deny\n", ir_op_names[op],
 					shown, why);
-			ev_add_op(d, op, shown, IR_DENY, xasprintf("cannot resolve the path: %s", why), NULL);
+			add_refusal(d, op, shown, xasprintf("cannot resolve the path: %s", why));
 			free(shown);
 			free(why);
 			summarize(d);
@@ -735,7 +754,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		}
 		len = strlen(canonical);
 	} else if (len == 0) {
-		ev_add_op(d, op, "", IR_DENY, xstrdup("the target is empty"), NULL);
+		add_refusal(d, op, "", xstrdup("the target is empty"));
 		summarize(d);
 		return d;
 	} else {
@@ -744,18 +763,21 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	}
 	if (target_prepare(&t, op, canonical, len, &why) != 0) {
 		char *shown = xstrndup(req->target, len);
-		ev_add_op(d, op, shown, IR_DENY, why, NULL);
+		add_refusal(d, op, shown, why);
 		free(shown);
 		free(canonical);
 		summarize(d);
 		return d;
 	}
 	md = pcre2_match_data_create(1, NULL);
-	ev_decide_op(ev, d, &t, md, trace);
+	struct ev_verdict v = ev_judge(ev, &t, NULL, md, trace);
+	struct dec_op rec = ev_record(op, canonical, &v);
 	/* A shell command: the operations it will perform are decided too,
 	 * each in its own record; the worst of all is the decision. */
 	if (op == IR_EXEC)
-		ev_decide_command(ev, d, canonical, len, md, trace);
+		ev_decide_command(ev, d, &rec, canonical, len, md, trace);
+	else
+		ev_append(d, &rec);
 	pcre2_match_data_free(md);
 	target_free(&t);
 	free(canonical);

@@ -30,16 +30,14 @@ static enum ir_effect under_approval(const cordon_evaluator *ev, enum ir_effect 
 	return e == IR_ASK && ev->preset->approval == IR_APPROVAL_NEVER ? IR_DENY : e;
 }
 
-static void set_last(cordon_decision *d, const struct cmd_op *o, const char *shown_target)
+/* The record of an analysed operation: the verdict on it, shown as
+ * target, with what the analysis says of it. */
+static struct dec_op op_record(const struct cmd_op *o, const char *target, struct ev_verdict *v)
 {
-	struct dec_op *last = &d->ops[d->nops - 1];
-	free(last->detail);
-	last->detail = xstrdup(o->detail);
-	last->maybe = o->maybe;
-	if (shown_target) {
-		free(last->target);
-		last->target = xstrdup(shown_target);
-	}
+	struct dec_op rec = ev_record(o->op, target, v);
+	rec.detail = xstrdup(o->detail);
+	rec.maybe = o->maybe;
+	return rec;
 }
 
 /* Does rule m apply somewhere in the region?  *sure: for every path the
@@ -134,21 +132,20 @@ static bool sandbox_refuses(const cordon_evaluator *ev, const cordon_decision *d
 	return true;
 }
 
-/* The last record: reached only at run time, and refused by the sandbox
- * itself, so it needs no person; it stays in the preview. */
-static void contain_last(cordon_decision *d, const char *what)
+/* A record reached only at run time, and refused by the sandbox itself,
+ * so it needs no person; it stays in the preview. */
+static void contain(struct dec_op *rec, const char *what)
 {
-	struct dec_op *last = &d->ops[d->nops - 1];
 	char *reason = xasprintf("%s; known only at run time and contained: the sandbox refuses it "
 				 "by itself (%s), so it needs no approval",
-				 last->reason ? last->reason : "", what);
-	free(last->reason);
-	last->reason = reason;
-	char *detail = xasprintf("%s, contained by the sandbox", last->detail ? last->detail : "");
-	free(last->detail);
-	last->detail = detail;
-	last->effect = IR_ALLOW;
-	last->contained = true;
+				 rec->reason ? rec->reason : "", what);
+	free(rec->reason);
+	rec->reason = reason;
+	char *detail = xasprintf("%s, contained by the sandbox", rec->detail ? rec->detail : "");
+	free(rec->detail);
+	rec->detail = detail;
+	rec->effect = IR_ALLOW;
+	rec->contained = true;
 }
 
 static const char *refusal(const struct ev_rule *r, bool protect)
@@ -166,24 +163,21 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 	char *why = NULL;
 	char *root = host_resolve(ev->host, o->target, strlen(o->target), NULL, memo, &why);
 	if (!root) {
-		ev_add_op(d, o->op, o->shown, IR_DENY, xasprintf("cannot resolve the path: %s", why),
-			  NULL);
-		set_last(d, o, NULL);
+		struct ev_verdict v = ev_refused(xasprintf("cannot resolve the path: %s", why));
+		struct dec_op rec = op_record(o, o->shown, &v);
+		ev_append(d, &rec);
 		free(why);
 		return;
 	}
 	struct target t;
-	const struct ev_rule *base;
+	struct ev_verdict v;
+	struct dec_op rec;
 	if (o->kind == CMD_PATH_EXACT) {
 		target_prepare(&t, o->op, root, strlen(root), NULL);
-		base = ev_decide_op(ev, d, &t, md, trace);
+		v = ev_judge(ev, &t, NULL, md, trace);
 		target_free(&t);
-		set_last(d, o, NULL);
-		d->ops[d->nops - 1].shape = o->tree ? DEC_SHAPE_TREE : DEC_SHAPE_FILE;
-		if (!o->tree) {
-			free(root);
-			return;
-		}
+		rec = op_record(o, root, &v);
+		rec.shape = o->tree ? DEC_SHAPE_TREE : DEC_SHAPE_FILE;
 	} else {
 		/* An ordinary child of the region's directory. */
 		if (trace)
@@ -191,29 +185,36 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 				"first, shown as %s/\\x01\n",
 				o->shown, root, o->pattern, strcmp(root, "/") == 0 ? "" : root);
 		char *child = xasprintf("%s/\x01", strcmp(root, "/") == 0 ? "" : root);
+		char *shown = xasprintf("%s (in %s)", o->shown, root);
 		target_prepare(&t, o->op, child, strlen(child), NULL);
-		base = ev_decide_op(ev, d, &t, md, trace);
+		v = ev_judge(ev, &t, NULL, md, trace);
 		target_free(&t);
 		free(child);
-		char *shown = xasprintf("%s (in %s)", o->shown, root);
-		set_last(d, o, shown);
-		d->ops[d->nops - 1].shape = DEC_SHAPE_REGION;
+		rec = op_record(o, shown, &v);
+		rec.shape = DEC_SHAPE_REGION;
 		free(shown);
 	}
-	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
-	if (o->maybe && base_effect != IR_ALLOW && base && sandbox_refuses(ev, d, base, false)) {
-		contain_last(d, refusal(base, false));
+	/* A file is the whole of what the operation touches. */
+	bool file = o->kind == CMD_PATH_EXACT && !o->tree;
+	const struct ev_rule *base = v.by;
+	enum ir_effect base_effect = rec.effect;
+	if (!file && o->maybe && base_effect != IR_ALLOW && base &&
+	    sandbox_refuses(ev, d, base, false)) {
+		contain(&rec, refusal(base, false));
 		base_effect = IR_ALLOW;
 	}
-	if (base_effect == IR_DENY) {
+	ev_append(d, &rec);
+	if (file || base_effect == IR_DENY) {
 		free(root);
 		return;
 	}
 	struct region g;
 	if (region_init(&g, root, o->kind == CMD_PATH_EXACT ? NULL : o->pattern, o->tree) != 0) {
 		/* Cannot happen for the patterns command.c writes; fail closed. */
-		ev_add_op(d, o->op, o->shown, IR_DENY,
-			  xstrdup("internal error: the path pattern does not compile"), NULL);
+		struct ev_verdict bad =
+			ev_refused(xstrdup("internal error: the path pattern does not compile"));
+		rec = ev_record(o->op, o->shown, &bad);
+		ev_append(d, &rec);
 		free(root);
 		return;
 	}
@@ -275,13 +276,13 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		if (trace)
 			sb_addf(trace, "    %s %s -> %s (%s)\n", h->sure ? "reaches" : "may reach", what,
 				ir_effect_names[h->effect], h->r->origin);
-		ev_add_op(d, o->op, what, h->effect, reason, h->r->origin);
-		char *detail = xasprintf("%s, via %s", o->detail, o->shown);
-		free(d->ops[d->nops - 1].detail);
-		d->ops[d->nops - 1].detail = detail;
-		d->ops[d->nops - 1].shape = DEC_SHAPE_REACHED;
+		struct ev_verdict hv = { .effect = h->effect, .reason = reason, .rule = h->r->origin };
+		rec = ev_record(o->op, what, &hv);
+		rec.detail = xasprintf("%s, via %s", o->detail, o->shown);
+		rec.shape = DEC_SHAPE_REACHED;
 		if (h->contained)
-			contain_last(d, refusal(h->r, h->protect));
+			contain(&rec, refusal(h->r, h->protect));
+		ev_append(d, &rec);
 	}
 	free(hits);
 	region_free(&g);
@@ -295,14 +296,17 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 	char *why = NULL;
 	const char *host = o->maybe ? "unknown.invalid" : o->target;
 	if (target_prepare(&t, IR_NET, host, strlen(host), &why) != 0) {
-		ev_add_op(d, IR_NET, o->target, IR_DENY, why, NULL);
-		set_last(d, o, NULL);
+		struct ev_verdict v = ev_refused(why);
+		struct dec_op rec = op_record(o, o->target, &v);
+		ev_append(d, &rec);
 		return;
 	}
-	const struct ev_rule *base = ev_decide_op(ev, d, &t, md, trace);
+	struct ev_verdict v = ev_judge(ev, &t, NULL, md, trace);
 	target_free(&t);
-	set_last(d, o, o->maybe ? "(a host known only at run time)" : NULL);
-	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
+	const struct ev_rule *base = v.by;
+	enum ir_effect base_effect = v.effect;
+	struct dec_op rec = op_record(o, o->maybe ? "(a host known only at run time)" : o->target, &v);
+	ev_append(d, &rec);
 	if (!o->maybe || base_effect == IR_DENY)
 		return;
 	/* Any host: a rule that might win for it can make this ask. */
@@ -311,12 +315,15 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 		if (r->op != IR_NET || r == base || r->effect <= base_effect ||
 		    (base && !ev_rule_may_beat(ev, r, base)))
 			continue;
-		ev_add_op(d, IR_NET, r->m.text ? r->m.text : "*", under_approval(ev, IR_ASK),
-			  xasprintf("the host is known only at run time and may be %s, where %s",
-				    r->m.text ? r->m.text : r->m.regex,
-				    r->reason ? r->reason : "the policy is stricter"),
-			  r->origin);
-		set_last(d, o, NULL);
+		struct ev_verdict may = {
+			.effect = under_approval(ev, IR_ASK),
+			.reason = xasprintf("the host is known only at run time and may be %s, where %s",
+					    r->m.text ? r->m.text : r->m.regex,
+					    r->reason ? r->reason : "the policy is stricter"),
+			.rule = r->origin
+		};
+		rec = op_record(o, r->m.text ? r->m.text : "*", &may);
+		ev_append(d, &rec);
 		return;
 	}
 }
@@ -355,10 +362,13 @@ static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const st
 		t.word_len[i] = strlen(o->words[i]);
 		dyn = dyn || o->dyn[i];
 	}
-	const struct ev_rule *base = ev_decide_op(ev, d, &t, md, trace);
+	struct ev_verdict v = ev_judge(ev, &t, NULL, md, trace);
 	free(t.word_len);
-	set_last(d, o, NULL);
-	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
+	const struct ev_rule *base = v.by;
+	enum ir_effect base_effect = v.effect;
+	struct dec_op rec = op_record(o, o->target, &v);
+	ev_append(d, &rec);
+	struct ev_verdict stricter = { 0 };
 	/* A rule that names the program is the policy's judgment of it. */
 	bool named = base && base->m.kind != IR_PAT_OPAQUE && base->m.nwords >= 1 &&
 		     !base->m.word_re[0];
@@ -366,39 +376,34 @@ static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const st
 	    ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
 		/* The preset lets what it cannot see run because its sandbox
 		 * bounds it; this request runs without it. */
-		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
-			  xasprintf("what it does is not known (%s), and it does not run under "
-				    "cordon's sandbox, which would bound it: it needs approval",
-				    o->detail),
-			  NULL);
-		set_last(d, o, NULL);
-		return;
-	}
-	if (o->caution && base_effect == IR_ALLOW && ev->preset->sandbox == IR_SANDBOX_REQUIRED &&
-	    !d->sandboxed) {
+		stricter.reason = xasprintf("what it does is not known (%s), and it does not run "
+					    "under cordon's sandbox, which would bound it: it needs "
+					    "approval",
+					    o->detail);
+	} else if (o->caution && base_effect == IR_ALLOW &&
+		   ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
 		/* Under the sandbox the environment is the preset's allowlist. */
-		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
-			  xasprintf("%s, and it does not run under cordon's sandbox, whose "
-				    "environment is the preset's allowlist: it needs approval",
-				    o->caution),
-			  NULL);
-		set_last(d, o, NULL);
-		return;
+		stricter.reason = xasprintf("%s, and it does not run under cordon's sandbox, whose "
+					    "environment is the preset's allowlist: it needs approval",
+					    o->caution);
+	} else if (dyn && !o->opaque && base_effect != IR_DENY) {
+		for (size_t i = 0; i < ev->nrules && !stricter.reason; i++) {
+			const struct ev_rule *r = &ev->rules[i];
+			if (r->op != IR_EXEC || r == base || r->effect <= base_effect ||
+			    (base && !ev_rule_may_beat(ev, r, base)) || !exec_may_match(&r->m, o, md))
+				continue;
+			stricter.reason = xasprintf("words known only at run time may make it match "
+						    "%s%s%s",
+						    r->origin, r->reason ? ": " : "",
+						    r->reason ? r->reason : "");
+			stricter.rule = r->origin;
+		}
 	}
-	if (!dyn || o->opaque || base_effect == IR_DENY)
+	if (!stricter.reason)
 		return;
-	for (size_t i = 0; i < ev->nrules; i++) {
-		const struct ev_rule *r = &ev->rules[i];
-		if (r->op != IR_EXEC || r == base || r->effect <= base_effect ||
-		    (base && !ev_rule_may_beat(ev, r, base)) || !exec_may_match(&r->m, o, md))
-			continue;
-		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
-			  xasprintf("words known only at run time may make it match %s%s%s",
-				    r->origin, r->reason ? ": " : "", r->reason ? r->reason : ""),
-			  r->origin);
-		set_last(d, o, NULL);
-		return;
-	}
+	stricter.effect = under_approval(ev, IR_ASK);
+	rec = op_record(o, o->target, &stricter);
+	ev_append(d, &rec);
 }
 
 static void trace_parse(struct strbuf *trace, const struct shell_script *sc, const char *text,
@@ -429,10 +434,24 @@ static void trace_parse(struct strbuf *trace, const struct shell_script *sc, con
 	}
 }
 
+/* Is o the command of the request itself, spelled as text? */
+static bool is_request(const struct cmd_op *o, const char *text, size_t len)
+{
+	return strlen(o->target) == len && memcmp(o->target, text, len) == 0;
+}
+
+static bool has_dynamic_word(const struct cmd_op *o)
+{
+	for (size_t k = 0; k < o->nwords; k++)
+		if (o->dyn[k])
+			return true;
+	return false;
+}
+
 /* Decide every operation of a split command line; text is what the
- * script's offsets point into, and the request's own exec (already
- * decided) is the command spelled exactly as text. */
-static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
+ * script's offsets point into, and request is the record of the request's
+ * own exec, the command spelled exactly as text, not yet appended. */
+static void decide_script(const cordon_evaluator *ev, cordon_decision *d, struct dec_op *request,
 			  const struct shell_script *sc, const char *text, size_t len,
 			  pcre2_match_data *md, struct strbuf *trace)
 {
@@ -444,32 +463,37 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 	cmd_analyse(&env, sc, text, len, &ops);
 	if (trace)
 		trace_parse(trace, sc, text, &ops);
+	/* One command spelled as the request, with nothing to add: decided
+	 * already, the record of the request says what it is. */
+	bool *done = xcalloc(ops.n + 1, sizeof(*done));
 	for (size_t i = 0; i < ops.n; i++) {
 		const struct cmd_op *o = &ops.v[i];
-		if (o->op == IR_EXEC) {
-			/* One command spelled as the request: decided already. */
-			bool dyn = false;
-			for (size_t k = 0; k < o->nwords; k++)
-				dyn = dyn || o->dyn[k];
-			if (strlen(o->target) == len && memcmp(o->target, text, len) == 0 &&
-			    !o->opaque && !o->unknown && !o->caution && !dyn) {
-				if (!d->ops[0].detail)
-					d->ops[0].detail = xstrdup(o->detail);
-				continue;
-			}
-			decide_exec(ev, d, o, md, trace);
-		} else if (o->op == IR_NET) {
-			decide_net(ev, d, o, md, trace);
-		} else {
-			decide_region(ev, d, o, md, &memo, trace);
-		}
+		if (o->op != IR_EXEC || !is_request(o, text, len) || o->opaque || o->unknown ||
+		    o->caution || has_dynamic_word(o))
+			continue;
+		done[i] = true;
+		if (!request->detail)
+			request->detail = xstrdup(o->detail);
 	}
+	ev_append(d, request);
+	for (size_t i = 0; i < ops.n; i++) {
+		const struct cmd_op *o = &ops.v[i];
+		if (done[i])
+			continue;
+		if (o->op == IR_EXEC)
+			decide_exec(ev, d, o, md, trace);
+		else if (o->op == IR_NET)
+			decide_net(ev, d, o, md, trace);
+		else
+			decide_region(ev, d, o, md, &memo, trace);
+	}
+	free(done);
 	canon_memo_free(&memo);
 	cmd_ops_free(&ops);
 }
 
-void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const char *text,
-		       size_t len, pcre2_match_data *md, struct strbuf *trace)
+void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, struct dec_op *request,
+		       const char *text, size_t len, pcre2_match_data *md, struct strbuf *trace)
 {
 	struct shell_error err;
 	struct shell_script *sc = shell_parse(text, len, &err);
@@ -478,16 +502,20 @@ void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const cha
 		if (trace)
 			sb_addf(trace, "parse: error at byte %zu: %s\n  -> at least ask\n", err.offset,
 				err.message);
-		ev_add_op(d, IR_EXEC, shown, under_approval(ev, IR_ASK),
-			  xasprintf("the command cannot be parsed (%s, at byte %zu), so what it "
-				    "would do is unknown; it needs approval",
-				    err.message, err.offset),
-			  NULL);
-		d->ops[d->nops - 1].detail = xstrdup("unparsed");
+		struct ev_verdict v = {
+			.effect = under_approval(ev, IR_ASK),
+			.reason = xasprintf("the command cannot be parsed (%s, at byte %zu), so what "
+					    "it would do is unknown; it needs approval",
+					    err.message, err.offset)
+		};
+		struct dec_op rec = ev_record(IR_EXEC, shown, &v);
+		rec.detail = xstrdup("unparsed");
+		ev_append(d, request);
+		ev_append(d, &rec);
 		free(shown);
 		return;
 	}
-	decide_script(ev, d, sc, text, len, md, trace);
+	decide_script(ev, d, request, sc, text, len, md, trace);
 	shell_free(sc);
 }
 
@@ -501,8 +529,10 @@ void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *
 	if (!sc) {
 		if (trace)
 			sb_addf(trace, "argv: %s\n  -> deny\n", err.message);
-		ev_add_op(d, IR_EXEC, argc ? argv[0] : "", IR_DENY,
-			  xasprintf("the argv cannot be analysed: %s", err.message), NULL);
+		struct ev_verdict v =
+			ev_refused(xasprintf("the argv cannot be analysed: %s", err.message));
+		struct dec_op rec = ev_record(IR_EXEC, argc ? argv[0] : "", &v);
+		ev_append(d, &rec);
 		sb_free(&text);
 		return;
 	}
@@ -516,9 +546,10 @@ void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *
 	t.word_len = xcalloc(argc, sizeof(*t.word_len));
 	for (size_t i = 0; i < argc; i++)
 		t.word_len[i] = strlen(argv[i]);
-	ev_decide_op(ev, d, &t, md, trace);
+	struct ev_verdict v = ev_judge(ev, &t, NULL, md, trace);
 	free(t.word_len);
-	decide_script(ev, d, sc, text.buf, text.len, md, trace);
+	struct dec_op request = ev_record(IR_EXEC, text.buf, &v);
+	decide_script(ev, d, &request, sc, text.buf, text.len, md, trace);
 	shell_free(sc);
 	sb_free(&text);
 }
