@@ -771,13 +771,14 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	}
 	md = pcre2_match_data_create(1, NULL);
 	struct ev_verdict v = ev_judge(ev, &t, NULL, md, trace);
-	struct dec_op rec = ev_record(op, canonical, &v);
 	/* A shell command: the operations it will perform are decided too,
 	 * each in its own record; the worst of all is the decision. */
-	if (op == IR_EXEC)
-		ev_decide_command(ev, d, &rec, canonical, len, md, trace);
-	else
+	if (op == IR_EXEC) {
+		ev_decide_command(ev, d, &t, &v, md, trace);
+	} else {
+		struct dec_op rec = ev_record(op, canonical, &v);
 		ev_append(d, &rec);
+	}
 	pcre2_match_data_free(md);
 	target_free(&t);
 	free(canonical);

@@ -141,10 +141,12 @@ bool ev_pick_alone(const cordon_evaluator *ev, const struct ev_rule *w,
 /* For explain: how the winner w relates to each other match. */
 void ev_rank_trace(const cordon_evaluator *ev, struct strbuf *trace, const struct ev_rule *w,
 		   const struct ev_rule *const *m, size_t n);
-/* Decide the operations of a shell command (exec requests); request is
- * the record of the command as a whole, which the decision takes. */
-void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, struct dec_op *request,
-		       const char *text, size_t len, pcre2_match_data *md, struct strbuf *trace);
+/* Decide the operations of a shell command (exec requests): whole is the
+ * command line judged as one target, v its verdict (the decision takes
+ * its reason); an analysed command that is the request itself is one
+ * record with it. */
+void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const struct target *whole,
+		       struct ev_verdict *v, pcre2_match_data *md, struct strbuf *trace);
 /* Decide an exec request given as argv: the command itself, as its words,
  * then every operation it performs. */
 void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *const *argv,

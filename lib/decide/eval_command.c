@@ -20,6 +20,7 @@
 #include "eval.h"
 #include "ir/region.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,25 +350,45 @@ static bool exec_may_match(const struct matcher *m, const struct cmd_op *o,
 	return true;
 }
 
-static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
-			pcre2_match_data *md, struct strbuf *trace)
+/* Is o the command of the request itself, spelled as text? */
+static bool is_request(const struct cmd_op *o, const char *text, size_t len)
 {
-	struct target t = { .op = IR_EXEC, .text = o->target, .len = strlen(o->target), .port = -1,
-			    .opaque = o->opaque };
-	bool dyn = false;
-	t.words = o->words;
-	t.nwords = o->nwords;
-	t.word_len = xcalloc(o->nwords + 1, sizeof(*t.word_len));
-	for (size_t i = 0; i < o->nwords; i++) {
-		t.word_len[i] = strlen(o->words[i]);
-		dyn = dyn || o->dyn[i];
+	return strlen(o->target) == len && memcmp(o->target, text, len) == 0;
+}
+
+static bool has_dynamic_word(const struct cmd_op *o)
+{
+	for (size_t k = 0; k < o->nwords; k++)
+		if (o->dyn[k])
+			return true;
+	return false;
+}
+
+/* The one record of an analysed exec: the rules' verdict on its words
+ * (judged here, or given as known when the same target was judged
+ * already), or, where what is not known of it makes it stricter, that
+ * stricter judgment with its reason. */
+static struct dec_op exec_record(const cordon_evaluator *ev, const cordon_decision *d,
+				 const struct cmd_op *o, const struct ev_verdict *known,
+				 pcre2_match_data *md, struct strbuf *trace)
+{
+	struct ev_verdict v;
+	if (known) {
+		v = *known;
+		v.reason = known->reason ? xstrdup(known->reason) : NULL;
+	} else {
+		struct target t = { .op = IR_EXEC, .text = o->target, .len = strlen(o->target),
+				    .port = -1, .opaque = o->opaque };
+		t.words = o->words;
+		t.nwords = o->nwords;
+		t.word_len = xcalloc(o->nwords + 1, sizeof(*t.word_len));
+		for (size_t i = 0; i < o->nwords; i++)
+			t.word_len[i] = strlen(o->words[i]);
+		v = ev_judge(ev, &t, NULL, md, trace);
+		free(t.word_len);
 	}
-	struct ev_verdict v = ev_judge(ev, &t, NULL, md, trace);
-	free(t.word_len);
 	const struct ev_rule *base = v.by;
 	enum ir_effect base_effect = v.effect;
-	struct dec_op rec = op_record(o, o->target, &v);
-	ev_append(d, &rec);
 	struct ev_verdict stricter = { 0 };
 	/* A rule that names the program is the policy's judgment of it. */
 	bool named = base && base->m.kind != IR_PAT_OPAQUE && base->m.nwords >= 1 &&
@@ -386,7 +407,7 @@ static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const st
 		stricter.reason = xasprintf("%s, and it does not run under cordon's sandbox, whose "
 					    "environment is the preset's allowlist: it needs approval",
 					    o->caution);
-	} else if (dyn && !o->opaque && base_effect != IR_DENY) {
+	} else if (has_dynamic_word(o) && !o->opaque && base_effect != IR_DENY) {
 		for (size_t i = 0; i < ev->nrules && !stricter.reason; i++) {
 			const struct ev_rule *r = &ev->rules[i];
 			if (r->op != IR_EXEC || r == base || r->effect <= base_effect ||
@@ -399,11 +420,12 @@ static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const st
 			stricter.rule = r->origin;
 		}
 	}
-	if (!stricter.reason)
-		return;
-	stricter.effect = under_approval(ev, IR_ASK);
-	rec = op_record(o, o->target, &stricter);
-	ev_append(d, &rec);
+	if (stricter.reason) {
+		free(v.reason);
+		v = stricter;
+		v.effect = under_approval(ev, IR_ASK);
+	}
+	return op_record(o, o->target, &v);
 }
 
 static void trace_parse(struct strbuf *trace, const struct shell_script *sc, const char *text,
@@ -434,24 +456,43 @@ static void trace_parse(struct strbuf *trace, const struct shell_script *sc, con
 	}
 }
 
-/* Is o the command of the request itself, spelled as text? */
-static bool is_request(const struct cmd_op *o, const char *text, size_t len)
+/* Does o name exactly the target judged for the request as a whole?
+ * Then the rules said of it what they said of the request. */
+static bool same_target(const struct cmd_op *o, const struct target *whole)
 {
-	return strlen(o->target) == len && memcmp(o->target, text, len) == 0;
+	if (o->opaque || o->nwords != whole->nwords)
+		return false;
+	for (size_t i = 0; i < o->nwords; i++)
+		if (strlen(o->words[i]) != whole->word_len[i] ||
+		    memcmp(o->words[i], whole->words[i], whole->word_len[i]) != 0)
+			return false;
+	return true;
 }
 
-static bool has_dynamic_word(const struct cmd_op *o)
+/* The request's own exec and its analysis are one operation: one record,
+ * the analysis' where it is stricter, the request's with the analysis'
+ * detail where it is not. */
+static void merge_request(struct dec_op *request, struct dec_op *analysed)
 {
-	for (size_t k = 0; k < o->nwords; k++)
-		if (o->dyn[k])
-			return true;
-	return false;
+	if (analysed->effect > request->effect) {
+		struct dec_op keep = *analysed;
+		*analysed = *request;
+		*request = keep;
+	} else if (!request->detail) {
+		request->detail = analysed->detail;
+		analysed->detail = NULL;
+	}
+	free(analysed->target);
+	free(analysed->reason);
+	free(analysed->rule);
+	free(analysed->detail);
 }
 
 /* Decide every operation of a split command line; text is what the
- * script's offsets point into, and request is the record of the request's
- * own exec, the command spelled exactly as text, not yet appended. */
-static void decide_script(const cordon_evaluator *ev, cordon_decision *d, struct dec_op *request,
+ * script's offsets point into, the command of the request spelled
+ * exactly, judged as whole with verdict v. */
+static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
+			  const struct target *whole, struct ev_verdict *v,
 			  const struct shell_script *sc, const char *text, size_t len,
 			  pcre2_match_data *md, struct strbuf *trace)
 {
@@ -463,59 +504,81 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d, struct
 	cmd_analyse(&env, sc, text, len, &ops);
 	if (trace)
 		trace_parse(trace, sc, text, &ops);
-	/* One command spelled as the request, with nothing to add: decided
-	 * already, the record of the request says what it is. */
+	/* The analysed command that is the request itself is decided into
+	 * the request's record: where the analysis adds nothing, that record
+	 * stays first, with its detail; where it does (words known only at
+	 * run time, an opaque part), the one record stands where the
+	 * analysis judged it, judged again only where its words differ from
+	 * those the request was judged on. */
+	const struct ev_verdict known = *v;
+	struct dec_op request = ev_record(IR_EXEC, text, v);
 	bool *done = xcalloc(ops.n + 1, sizeof(*done));
+	size_t at = SIZE_MAX; /* the analysed request that judges it again */
 	for (size_t i = 0; i < ops.n; i++) {
 		const struct cmd_op *o = &ops.v[i];
-		if (o->op != IR_EXEC || !is_request(o, text, len) || o->opaque || o->unknown ||
-		    o->caution || has_dynamic_word(o))
+		if (o->op != IR_EXEC || !is_request(o, text, len))
 			continue;
+		if (o->opaque || o->unknown || o->caution || has_dynamic_word(o)) {
+			if (at == SIZE_MAX)
+				at = i;
+			continue;
+		}
 		done[i] = true;
-		if (!request->detail)
-			request->detail = xstrdup(o->detail);
+		if (!request.detail)
+			request.detail = xstrdup(o->detail);
 	}
-	ev_append(d, request);
+	if (at == SIZE_MAX)
+		ev_append(d, &request);
 	for (size_t i = 0; i < ops.n; i++) {
 		const struct cmd_op *o = &ops.v[i];
+		struct dec_op rec;
 		if (done[i])
 			continue;
-		if (o->op == IR_EXEC)
-			decide_exec(ev, d, o, md, trace);
-		else if (o->op == IR_NET)
+		if (i == at) {
+			struct ev_verdict same = known;
+			same.reason = request.reason;
+			rec = exec_record(ev, d, o, same_target(o, whole) ? &same : NULL, md, trace);
+			merge_request(&request, &rec);
+			ev_append(d, &request);
+		} else if (o->op == IR_EXEC) {
+			rec = exec_record(ev, d, o, NULL, md, trace);
+			ev_append(d, &rec);
+		} else if (o->op == IR_NET) {
 			decide_net(ev, d, o, md, trace);
-		else
+		} else {
 			decide_region(ev, d, o, md, &memo, trace);
+		}
 	}
 	free(done);
 	canon_memo_free(&memo);
 	cmd_ops_free(&ops);
 }
 
-void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, struct dec_op *request,
-		       const char *text, size_t len, pcre2_match_data *md, struct strbuf *trace)
+void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const struct target *whole,
+		       struct ev_verdict *v, pcre2_match_data *md, struct strbuf *trace)
 {
 	struct shell_error err;
+	const char *text = whole->text;
+	size_t len = whole->len;
 	struct shell_script *sc = shell_parse(text, len, &err);
 	if (!sc) {
-		char *shown = xstrndup(text, len);
 		if (trace)
 			sb_addf(trace, "parse: error at byte %zu: %s\n  -> at least ask\n", err.offset,
 				err.message);
-		struct ev_verdict v = {
+		struct ev_verdict unparsed = {
 			.effect = under_approval(ev, IR_ASK),
 			.reason = xasprintf("the command cannot be parsed (%s, at byte %zu), so what "
 					    "it would do is unknown; it needs approval",
 					    err.message, err.offset)
 		};
-		struct dec_op rec = ev_record(IR_EXEC, shown, &v);
+		struct dec_op request = ev_record(IR_EXEC, text, v);
+		struct dec_op rec = ev_record(IR_EXEC, text, &unparsed);
 		rec.detail = xstrdup("unparsed");
-		ev_append(d, request);
-		ev_append(d, &rec);
-		free(shown);
+		merge_request(&request, &rec);
+		ev_append(d, &request);
 		return;
 	}
-	decide_script(ev, d, request, sc, text, len, md, trace);
+	decide_script(ev, d, whole, v, sc, text, len, md, trace);
 	shell_free(sc);
 }
 
@@ -547,9 +610,8 @@ void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *
 	for (size_t i = 0; i < argc; i++)
 		t.word_len[i] = strlen(argv[i]);
 	struct ev_verdict v = ev_judge(ev, &t, NULL, md, trace);
+	decide_script(ev, d, &t, &v, sc, text.buf, text.len, md, trace);
 	free(t.word_len);
-	struct dec_op request = ev_record(IR_EXEC, text.buf, &v);
-	decide_script(ev, d, &request, sc, text.buf, text.len, md, trace);
 	shell_free(sc);
 	sb_free(&text);
 }
