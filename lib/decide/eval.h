@@ -5,6 +5,7 @@
 #define CORDON_EVAL_H
 
 #include "command.h"
+#include "explain.h"
 #include "base/host_facts.h"
 #include "ir/match.h"
 #include "check/policy.h"
@@ -116,9 +117,9 @@ struct ev_verdict {
 };
 
 /* Judge a prepared target; name is the target as a reason names it
- * (NULL: its text). */
+ * (NULL: its text).  j, when explaining, records how. */
 struct ev_verdict ev_judge(const cordon_evaluator *ev, const struct target *t, const char *name,
-			   pcre2_match_data *md, struct strbuf *trace);
+			   pcre2_match_data *md, struct xp_judgment *j);
 /* A verdict of no rule: deny, for reason (taken). */
 struct ev_verdict ev_refused(char *reason);
 /* The record of operation op on target, with the verdict's effect, reason
@@ -139,17 +140,17 @@ bool ev_rule_may_beat(const cordon_evaluator *ev, const struct ev_rule *a, const
 bool ev_pick_alone(const cordon_evaluator *ev, const struct ev_rule *w,
 		   const struct ev_rule *const *m, size_t n);
 /* For explain: how the winner w relates to each other match. */
-void ev_rank_trace(const cordon_evaluator *ev, struct strbuf *trace, const struct ev_rule *w,
+void ev_rank_notes(const cordon_evaluator *ev, struct xp_judgment *j, const struct ev_rule *w,
 		   const struct ev_rule *const *m, size_t n);
 /* Decide the operations of a shell command (exec requests): whole is the
  * command line judged as one target, v its verdict (the decision takes
  * its reason); an analysed command that is the request itself is one
  * record with it. */
 void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const struct target *whole,
-		       struct ev_verdict *v, pcre2_match_data *md, struct strbuf *trace);
+		       struct ev_verdict *v, pcre2_match_data *md, struct explain *x);
 /* Decide an exec request given as argv: the command itself, as its words,
  * then every operation it performs. */
 void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *const *argv,
-		    size_t argc, pcre2_match_data *md, struct strbuf *trace);
+		    size_t argc, pcre2_match_data *md, struct explain *x);
 
 #endif

@@ -159,7 +159,7 @@ static const char *refusal(const struct ev_rule *r, bool protect)
 }
 
 static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
-			  pcre2_match_data *md, struct canon_memo *memo, struct strbuf *trace)
+			  pcre2_match_data *md, struct canon_memo *memo, struct explain *x)
 {
 	char *why = NULL;
 	char *root = host_resolve(ev->host, o->target, strlen(o->target), NULL, memo, &why);
@@ -173,22 +173,28 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 	struct target t;
 	struct ev_verdict v;
 	struct dec_op rec;
+	struct xp_step *xs = xp_step_add(x, XP_OP);
 	if (o->kind == CMD_PATH_EXACT) {
 		target_prepare(&t, o->op, root, strlen(root), NULL);
-		v = ev_judge(ev, &t, NULL, md, trace);
+		v = ev_judge(ev, &t, NULL, md, xs ? &xs->j : NULL);
 		target_free(&t);
 		rec = op_record(o, root, &v);
 		rec.shape = o->tree ? DEC_SHAPE_TREE : DEC_SHAPE_FILE;
 	} else {
-		/* An ordinary child of the region's directory. */
-		if (trace)
-			sb_addf(trace, "  region %s: paths below %s matching /%s/; an ordinary child "
-				"first, shown as %s/\\x01\n",
-				o->shown, root, o->pattern, strcmp(root, "/") == 0 ? "" : root);
+		/* An ordinary child of the region's directory: a name no
+		 * pattern spells (the byte that starts a variable in the IR). */
 		char *child = xasprintf("%s/\x01", strcmp(root, "/") == 0 ? "" : root);
 		char *shown = xasprintf("%s (in %s)", o->shown, root);
+		if (xs) {
+			xs->region = true;
+			xs->shown = xstrdup(o->shown);
+			xs->root = xstrdup(root);
+			xs->pattern = xstrdup(o->pattern);
+			xs->j.target = xstrdup(root);
+			xs->j.child = true;
+		}
 		target_prepare(&t, o->op, child, strlen(child), NULL);
-		v = ev_judge(ev, &t, NULL, md, trace);
+		v = ev_judge(ev, &t, shown, md, xs ? &xs->j : NULL);
 		target_free(&t);
 		free(child);
 		rec = op_record(o, shown, &v);
@@ -274,9 +280,10 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 					   h->effect == IR_DENY && h->r->effect == IR_ASK
 						   ? "; approval is 'never', so it is denied"
 						   : "");
-		if (trace)
-			sb_addf(trace, "    %s %s -> %s (%s)\n", h->sure ? "reaches" : "may reach", what,
-				ir_effect_names[h->effect], h->r->origin);
+		if (xs) {
+			struct xp_reach e = { h->sure, xstrdup(what), h->effect, h->r->origin };
+			VEC_PUSH(xs->reached, xs->nreached, xs->reached_cap, e);
+		}
 		struct ev_verdict hv = { .effect = h->effect, .reason = reason, .rule = h->r->origin };
 		rec = ev_record(o->op, what, &hv);
 		rec.detail = xasprintf("%s, via %s", o->detail, o->shown);
@@ -291,7 +298,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 }
 
 static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
-		       pcre2_match_data *md, struct strbuf *trace)
+		       pcre2_match_data *md, struct explain *x)
 {
 	struct target t;
 	char *why = NULL;
@@ -302,7 +309,7 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 		ev_append(d, &rec);
 		return;
 	}
-	struct ev_verdict v = ev_judge(ev, &t, NULL, md, trace);
+	struct ev_verdict v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
 	target_free(&t);
 	const struct ev_rule *base = v.by;
 	enum ir_effect base_effect = v.effect;
@@ -370,7 +377,7 @@ static bool has_dynamic_word(const struct cmd_op *o)
  * stricter judgment with its reason. */
 static struct dec_op exec_record(const cordon_evaluator *ev, const cordon_decision *d,
 				 const struct cmd_op *o, const struct ev_verdict *known,
-				 pcre2_match_data *md, struct strbuf *trace)
+				 pcre2_match_data *md, struct explain *x)
 {
 	struct ev_verdict v;
 	if (known) {
@@ -384,7 +391,7 @@ static struct dec_op exec_record(const cordon_evaluator *ev, const cordon_decisi
 		t.word_len = xcalloc(o->nwords + 1, sizeof(*t.word_len));
 		for (size_t i = 0; i < o->nwords; i++)
 			t.word_len[i] = strlen(o->words[i]);
-		v = ev_judge(ev, &t, NULL, md, trace);
+		v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
 		free(t.word_len);
 	}
 	const struct ev_rule *base = v.by;
@@ -428,34 +435,6 @@ static struct dec_op exec_record(const cordon_evaluator *ev, const cordon_decisi
 	return op_record(o, o->target, &v);
 }
 
-static void trace_parse(struct strbuf *trace, const struct shell_script *sc, const char *text,
-			const struct cmd_ops *ops)
-{
-	size_t n = shell_cmd_count(sc);
-	sb_addf(trace, "parse: %zu command%s\n", n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++) {
-		const struct shell_cmd *c = shell_cmd_get(sc, i);
-		sb_addf(trace, "  [%zu] %.*s\n", i + 1, (int)(c->end - c->start), text + c->start);
-		if (c->nwrappers) {
-			sb_adds(trace, "      behind:");
-			for (size_t w = 0; w < c->nwrappers; w++)
-				sb_addf(trace, " %s", c->wrappers[w].name);
-			sb_addc(trace, '\n');
-		}
-		sb_addf(trace, "      cwd: %s%s%s\n", c->cwd ? c->cwd : "(unknown)",
-			c->flags & SHELL_CMD_OPAQUE ? "; opaque: " : "",
-			c->flags & SHELL_CMD_OPAQUE ? (c->reason ? c->reason : "yes") : "");
-		for (size_t k = 0; k < ops->n; k++) {
-			const struct cmd_op *o = &ops->v[k];
-			if (o->cmd != c)
-				continue;
-			sb_addf(trace, "      %s %s: %s\n", ir_op_names[o->op],
-				o->op == IR_EXEC ? o->target : o->shown ? o->shown : o->target,
-				o->detail);
-		}
-	}
-}
-
 /* Does o name exactly the target judged for the request as a whole?
  * Then the rules said of it what they said of the request. */
 static bool same_target(const struct cmd_op *o, const struct target *whole)
@@ -494,7 +473,7 @@ static void merge_request(struct dec_op *request, struct dec_op *analysed)
 static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 			  const struct target *whole, struct ev_verdict *v,
 			  const struct shell_script *sc, const char *text, size_t len,
-			  pcre2_match_data *md, struct strbuf *trace)
+			  pcre2_match_data *md, struct explain *x)
 {
 	struct cmd_env env = { .cwd = ev->ctx.value[CTX_CWD], .home = ev->ctx.value[CTX_HOME],
 			       .ir = &ev->policy->ir, .programs = &ev->programs,
@@ -502,8 +481,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 	struct cmd_ops ops = { 0 };
 	struct canon_memo memo = { 0 };
 	cmd_analyse(&env, sc, text, len, &ops);
-	if (trace)
-		trace_parse(trace, sc, text, &ops);
+	xp_parse(x, sc, text, &ops);
 	/* The analysed command that is the request itself is decided into
 	 * the request's record: where the analysis adds nothing, that record
 	 * stays first, with its detail; where it does (words known only at
@@ -537,16 +515,16 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 		if (i == at) {
 			struct ev_verdict same = known;
 			same.reason = request.reason;
-			rec = exec_record(ev, d, o, same_target(o, whole) ? &same : NULL, md, trace);
+			rec = exec_record(ev, d, o, same_target(o, whole) ? &same : NULL, md, x);
 			merge_request(&request, &rec);
 			ev_append(d, &request);
 		} else if (o->op == IR_EXEC) {
-			rec = exec_record(ev, d, o, NULL, md, trace);
+			rec = exec_record(ev, d, o, NULL, md, x);
 			ev_append(d, &rec);
 		} else if (o->op == IR_NET) {
-			decide_net(ev, d, o, md, trace);
+			decide_net(ev, d, o, md, x);
 		} else {
-			decide_region(ev, d, o, md, &memo, trace);
+			decide_region(ev, d, o, md, &memo, x);
 		}
 	}
 	free(done);
@@ -555,16 +533,18 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 }
 
 void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const struct target *whole,
-		       struct ev_verdict *v, pcre2_match_data *md, struct strbuf *trace)
+		       struct ev_verdict *v, pcre2_match_data *md, struct explain *x)
 {
 	struct shell_error err;
 	const char *text = whole->text;
 	size_t len = whole->len;
 	struct shell_script *sc = shell_parse(text, len, &err);
 	if (!sc) {
-		if (trace)
-			sb_addf(trace, "parse: error at byte %zu: %s\n  -> at least ask\n", err.offset,
-				err.message);
+		struct xp_step *xs = xp_step_add(x, XP_PARSE_ERROR);
+		if (xs) {
+			xs->offset = err.offset;
+			xs->why = xstrdup(err.message);
+		}
 		struct ev_verdict unparsed = {
 			.effect = under_approval(ev, IR_ASK),
 			.reason = xasprintf("the command cannot be parsed (%s, at byte %zu), so what "
@@ -578,20 +558,21 @@ void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const str
 		ev_append(d, &request);
 		return;
 	}
-	decide_script(ev, d, whole, v, sc, text, len, md, trace);
+	decide_script(ev, d, whole, v, sc, text, len, md, x);
 	shell_free(sc);
 }
 
 void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *const *argv,
-		    size_t argc, pcre2_match_data *md, struct strbuf *trace)
+		    size_t argc, pcre2_match_data *md, struct explain *x)
 {
 	struct shell_error err;
 	struct strbuf text;
 	sb_init(&text);
 	struct shell_script *sc = shell_argv(argv, argc, &text, &err);
 	if (!sc) {
-		if (trace)
-			sb_addf(trace, "argv: %s\n  -> deny\n", err.message);
+		struct xp_step *xs = xp_step_add(x, XP_ARGV_ERROR);
+		if (xs)
+			xs->why = xstrdup(err.message);
 		struct ev_verdict v =
 			ev_refused(xasprintf("the argv cannot be analysed: %s", err.message));
 		struct dec_op rec = ev_record(IR_EXEC, argc ? argv[0] : "", &v);
@@ -599,9 +580,11 @@ void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *
 		sb_free(&text);
 		return;
 	}
-	if (trace)
-		sb_addf(trace, "argv: %zu word%s, as the line exec rules match: %s\n", argc,
-			argc == 1 ? "" : "s", text.buf);
+	struct xp_step *xs = xp_step_add(x, XP_ARGV);
+	if (xs) {
+		xs->offset = argc;
+		xs->why = xstrdup(text.buf);
+	}
 	/* The command itself: its words exactly, its line for the regexes. */
 	struct target t = { .op = IR_EXEC, .text = text.buf, .len = text.len, .port = -1 };
 	t.words = (char **)argv;
@@ -609,8 +592,8 @@ void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *
 	t.word_len = xcalloc(argc, sizeof(*t.word_len));
 	for (size_t i = 0; i < argc; i++)
 		t.word_len[i] = strlen(argv[i]);
-	struct ev_verdict v = ev_judge(ev, &t, NULL, md, trace);
-	decide_script(ev, d, &t, &v, sc, text.buf, text.len, md, trace);
+	struct ev_verdict v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
+	decide_script(ev, d, &t, &v, sc, text.buf, text.len, md, x);
 	free(t.word_len);
 	shell_free(sc);
 	sb_free(&text);
