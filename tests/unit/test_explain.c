@@ -1,12 +1,12 @@
 /* One way through a decision: every operation of an exec request is one
  * record, and `cordon explain` prints nothing internal.
  *
- * The corpus of tests/shell-decide (every NAME.cases) is explained under the presets
- * read-only and workspace-write of rules/default.cordon, for a host that
- * runs the command itself and under cordon's sandbox: no output holds a
- * byte below 0x20 but a newline (a region's probe child, the byte that
- * starts a variable in the IR, was printed raw).  Then single requests
- * whose command line and analysis were two records. */
+ * The corpus of tests/shell-decide (every NAME.cases) is explained under
+ * the presets read-only and workspace-write of rules/default.cordon, for a
+ * host that runs the command itself and under cordon's sandbox: no output
+ * holds a byte below 0x20 but a newline (a region's probe child, the byte
+ * that starts a variable in the IR, was printed raw).  Then single
+ * requests whose command line and analysis were two records. */
 #include "config.h"
 
 #include "cordon.h"
@@ -27,10 +27,11 @@ static cordon_evaluator *evaluator(const cordon_policy *p, const char *preset)
 {
 	cordon_context *ctx = cordon_context_new();
 	char *err = NULL;
-	for (size_t i = 0; i < sizeof(context) / sizeof(context[0]); i++)
-		if (cordon_context_set(ctx, context[i][0], context[i][1], &err) != 0)
-			return NULL;
-	cordon_evaluator *ev = cordon_evaluator_new(p, preset, ctx, &err);
+	cordon_evaluator *ev = NULL;
+	for (size_t i = 0; i < sizeof(context) / sizeof(context[0]) && !err; i++)
+		cordon_context_set(ctx, context[i][0], context[i][1], &err);
+	if (!err)
+		ev = cordon_evaluator_new(p, preset, ctx, &err);
 	if (!ev)
 		printf("# %s: %s\n", preset, err);
 	free(err);
