@@ -15,6 +15,7 @@
 #include "ir/match.h"
 #include "check/policy.h"
 #include "eval.h"
+#include "explain.h"
 #include "grant.h"
 #include "base/strmap.h"
 
@@ -378,39 +379,6 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 
 /* ---- matching ------------------------------------------------------------ */
 
-static void trace_rule(struct strbuf *trace, const struct ev_rule *r, bool matched)
-{
-	struct strbuf pat;
-	if (!trace)
-		return;
-	sb_init(&pat);
-	if (r->m.text)
-		sb_add_quoted(&pat, r->m.text);
-	if (r->m.text && r->m.regex)
-		sb_addc(&pat, ' ');
-	if (r->m.regex) {
-		sb_addc(&pat, '/');
-		for (const char *c = r->m.regex; *c; c++) {
-			if (*c == '/')
-				sb_addc(&pat, '\\');
-			sb_addc(&pat, *c);
-		}
-		sb_addc(&pat, '/');
-	}
-	if (r->resolved_from) {
-		sb_adds(&pat, " (what ");
-		sb_add_quoted(&pat, r->resolved_from);
-		sb_adds(&pat, " resolves to)");
-	}
-	if (r->m.alias)
-		sb_addf(&pat, " (written under %s, which is %s here)", r->m.alias->path,
-			r->m.alias->target);
-	sb_addf(trace, "    %-8s %s %s %s  [%s]  %s\n", matched ? "match" : "no match",
-		ir_op_names[r->op], pat.buf, ir_effect_names[r->effect],
-		r->from ? (r->tier == 0 ? "own" : "inherited") : "top level", r->origin);
-	sb_free(&pat);
-}
-
 /* The rules that match one target; most requests match a few, so the
  * list starts in place. */
 struct matches {
@@ -489,13 +457,14 @@ static void by_name_free(const struct target *tb, struct by_name *b)
 
 static void consider(const struct ev_rule *rules, const uint32_t *items, size_t n,
 		     const struct target *t, const struct target *tb, pcre2_match_data *md,
-		     struct matches *ms, struct strbuf *trace)
+		     struct matches *ms, struct xp_rules *seen)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct ev_rule *r = &rules[items[i]];
 		bool m = (t && matcher_match(&r->m, t, md)) ||
 			 (tb && r->effect != IR_ALLOW && matcher_match(&r->m, tb, md));
-		trace_rule(trace, r, m);
+		if (seen)
+			xp_rule_push(seen, r, m);
 		if (m)
 			matches_push(ms, r);
 	}
@@ -504,7 +473,7 @@ static void consider(const struct ev_rule *rules, const uint32_t *items, size_t 
 /* The rules of an index that match a target. */
 static void matching_rules(const struct ev_rule *rules, const struct ev_index *ix,
 			   const struct target *t, pcre2_match_data *md, struct matches *ms,
-			   struct strbuf *trace)
+			   struct xp_rules *seen)
 {
 	const struct strmap_entry *e;
 	struct by_name b;
@@ -516,40 +485,49 @@ static void matching_rules(const struct ev_rule *rules, const struct ev_index *i
 				continue;
 			e = strmap_get(&ix->anchors, t->text, i);
 			if (e)
-				consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+				consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
 		}
 		if (t->len > 1 && (e = strmap_get(&ix->anchors, "/", 1)))
-			consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+			consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
 	} else if (t->op == IR_EXEC) {
 		if (t->nwords && (e = strmap_get(&ix->anchors, t->words[0], t->word_len[0])))
-			consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+			consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
 		if (tb && (e = strmap_get(&ix->anchors, tb->words[0], tb->word_len[0])))
-			consider(rules, e->items, e->nitems, NULL, tb, md, ms, trace);
+			consider(rules, e->items, e->nitems, NULL, tb, md, ms, seen);
 	} else if (t->op == IR_NET) {
 		if ((e = strmap_get(&ix->anchors, t->host, strlen(t->host))))
-			consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+			consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
 	} else if ((e = strmap_get(&ix->anchors, t->text, t->len))) {
-		consider(rules, e->items, e->nitems, t, NULL, md, ms, trace);
+		consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
 	}
-	consider(rules, ix->floating, ix->nfloating, t, tb, md, ms, trace);
+	consider(rules, ix->floating, ix->nfloating, t, tb, md, ms, seen);
 	by_name_free(tb, &b);
 }
 
 /* ---- deciding ------------------------------------------------------------ */
 
-void ev_add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
-	       char *reason, const char *rule)
+struct ev_verdict ev_refused(char *reason)
 {
-	struct dec_op o = { .op = op, .target = xstrdup(target), .effect = effect, .reason = reason,
-			   .rule = rule ? xstrdup(rule) : NULL };
-	VEC_PUSH(d->ops, d->nops, d->ops_cap, o);
+	return (struct ev_verdict){ .effect = IR_DENY, .reason = reason };
 }
 
-/* Decide one operation on a prepared target; returns the deciding rule
- * (NULL for a protection or no match). */
-const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *d,
-				   const struct target *t, pcre2_match_data *md,
-				   struct strbuf *trace)
+struct dec_op ev_record(enum ir_op op, const char *target, struct ev_verdict *v)
+{
+	struct dec_op o = { .op = op, .target = xstrdup(target), .effect = v->effect,
+			    .reason = v->reason, .rule = v->rule ? xstrdup(v->rule) : NULL };
+	v->reason = NULL;
+	return o;
+}
+
+void ev_append(cordon_decision *d, struct dec_op *o)
+{
+	VEC_PUSH(d->ops, d->nops, d->ops_cap, *o);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Decide one operation on a prepared target. */
+struct ev_verdict ev_judge(const cordon_evaluator *ev, const struct target *t, const char *name,
+			   pcre2_match_data *md, struct xp_judgment *j)
 {
 	const struct ev_rule *r;
 	struct matches ms;
@@ -557,35 +535,44 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 	char *reason;
 
 	matches_init(&ms);
-	if (trace)
-		sb_addf(trace, "  %s %.*s\n", ir_op_names[t->op], (int)t->len, t->text);
+	if (j) {
+		j->op = t->op;
+		if (!j->target)
+			j->target = xstrndup(t->text, t->len);
+	}
 	if (t->op == IR_WRITE) {
-		if (trace && ev->nprotect)
-			sb_adds(trace, "  protections:\n");
-		matching_rules(ev->protect, &ev->protect_index, t, md, &ms, trace);
+		if (j)
+			j->protections = ev->nprotect > 0;
+		matching_rules(ev->protect, &ev->protect_index, t, md, &ms, j ? &j->prot : NULL);
 		r = ms.n ? ms.v[0] : NULL;
 		matches_free(&ms);
 		if (r) {
-			if (trace)
-				sb_addf(trace, "  -> deny: protected by %s\n", r->origin);
-			ev_add_op(d, t->op, t->text, IR_DENY,
-			       xasprintf("'%s' is protected: no write reaches it, not even an approved one",
-					 t->text),
-			       r->origin);
-			return NULL;
+			if (j) {
+				j->why = XP_PROTECTED;
+				j->winner = r;
+				j->effect = IR_DENY;
+			}
+			return (struct ev_verdict){
+				.effect = IR_DENY,
+				.reason = name ? xasprintf("'%s' is protected: no write reaches it, not "
+							   "even an approved one",
+							   name)
+					       : xasprintf("'%.*s' is protected: no write reaches it, not "
+							   "even an approved one",
+							   (int)t->len, t->text),
+				.rule = r->origin
+			};
 		}
 	}
-	if (trace)
-		sb_adds(trace, "  candidates:\n");
-	matching_rules(ev->rules, &ev->index[t->op], t, md, &ms, trace);
+	matching_rules(ev->rules, &ev->index[t->op], t, md, &ms, j ? &j->cand : NULL);
 	r = ev_pick(ev, ms.v, ms.n);
 	if (!r) {
 		matches_free(&ms);
-		if (trace)
-			sb_adds(trace, "  -> deny: no rule matches\n");
-		ev_add_op(d, t->op, t->text, IR_DENY,
-		       xasprintf("no rule of preset '%s' matches", ev->preset->name), NULL);
-		return NULL;
+		if (j) {
+			j->why = XP_NO_RULE;
+			j->effect = IR_DENY;
+		}
+		return ev_refused(xasprintf("no rule of preset '%s' matches", ev->preset->name));
 	}
 	effect = r->effect;
 	reason = r->reason ? xstrdup(r->reason)
@@ -604,9 +591,10 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 			free(reason);
 			reason = r2;
 			effect = IR_ALLOW;
-			if (trace)
-				sb_addf(trace, "  session grant: by %s at %s turns ask into allow\n",
-					g.actor, g.time);
+			if (j) {
+				j->grant_actor = xstrdup(g.actor);
+				j->grant_time = xstrdup(g.time);
+			}
 			grant_info_free(&g);
 		}
 	}
@@ -617,17 +605,24 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 		reason = r2;
 		effect = IR_DENY;
 	}
-	if (trace) {
-		sb_addf(trace, "  -> %s: %s wins (%s%s)\n", ir_effect_names[effect], r->origin,
-			ms.n == 1			    ? "the only match"
-			: ev_pick_alone(ev, r, ms.v, ms.n) ? "the most specific match"
-							    : "the most severe of the most specific matches",
-			!r->from ? ", a top-level rule" : r->tier ? ", inherited" : ", the preset's own");
-		ev_rank_trace(ev, trace, r, ms.v, ms.n);
+	if (j) {
+		j->winner = r;
+		j->effect = effect;
+		j->why = ms.n == 1			? XP_ONLY_MATCH
+			 : ev_pick_alone(ev, r, ms.v, ms.n) ? XP_MOST_SPECIFIC
+							    : XP_MOST_SEVERE;
+		ev_rank_notes(ev, j, r, ms.v, ms.n);
 	}
 	matches_free(&ms);
-	ev_add_op(d, t->op, t->text, effect, reason, r->origin);
-	return r;
+	return (struct ev_verdict){ .effect = effect, .reason = reason, .rule = r->origin, .by = r };
+}
+
+/* A request refused before any rule is asked. */
+static void add_refusal(cordon_decision *d, enum ir_op op, const char *target, char *reason)
+{
+	struct ev_verdict v = ev_refused(reason);
+	struct dec_op o = ev_record(op, target, &v);
+	ev_append(d, &o);
 }
 
 static void summarize(cordon_decision *d)
@@ -664,7 +659,7 @@ static bool target_refused(const char *target, size_t len, char **err)
 }
 
 static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
-				 struct strbuf *trace, char **err)
+				 struct explain *x, char **err)
 {
 	cordon_decision *d;
 	struct target t;
@@ -708,16 +703,18 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		d->analysed = req->argv ? "argv" : "shell";
 	/* Whether the command will run where glob read denies are masked. */
 	d->sandboxed = req->sandboxed && ev->preset->sandbox == IR_SANDBOX_REQUIRED;
-	if (trace)
-		sb_addf(trace, "preset \"%s\" (approval %s, sandbox %s)\n", ev->preset->name,
-			ir_approval_names[ev->preset->approval], d->sandbox);
+	if (x) {
+		x->preset = ev->preset->name;
+		x->approval_never = ev->preset->approval == IR_APPROVAL_NEVER;
+		x->sandbox = d->sandbox;
+	}
 
 	if (req->argv) {
 		if (!req->argc) {
-			ev_add_op(d, op, "", IR_DENY, xstrdup("the argv is empty"), NULL);
+			add_refusal(d, op, "", xstrdup("the argv is empty"));
 		} else {
 			md = pcre2_match_data_create(1, NULL);
-			ev_decide_argv(ev, d, req->argv, req->argc, md, trace);
+			ev_decide_argv(ev, d, req->argv, req->argc, md, x);
 			pcre2_match_data_free(md);
 		}
 		summarize(d);
@@ -735,12 +732,9 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		    (len >= 3 && strcmp(canonical + len - 3, "/..") == 0)) {
 			free(canonical);
 			char *shown = xstrndup(req->target, len);
-			if (trace)
-				sb_addf(trace, "  %s %s: marked canonical but not spelled as a canonical "
-					       "path\n  -> deny\n",
-					ir_op_names[op], shown);
-			ev_add_op(d, op, shown, IR_DENY,
-				  xstrdup("the path is marked canonical but is not spelled as one"), NULL);
+			xp_refused(x, XP_NOT_CANONICAL, op, shown, NULL);
+			add_refusal(d, op, shown,
+				    xstrdup("the path is marked canonical but is not spelled as one"));
 			free(shown);
 			summarize(d);
 			return d;
@@ -766,10 +760,8 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		}
 		if (!canonical) {
 			char *shown = xstrndup(req->target, len);
-			if (trace)
-				sb_addf(trace, "  %s %s: cannot resolve: %s\n  -> deny\n", ir_op_names[op],
-					shown, why);
-			ev_add_op(d, op, shown, IR_DENY, xasprintf("cannot resolve the path: %s", why), NULL);
+			xp_refused(x, XP_UNRESOLVED, op, shown, why);
+			add_refusal(d, op, shown, xasprintf("cannot resolve the path: %s", why));
 			free(shown);
 			free(why);
 			summarize(d);
@@ -777,7 +769,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		}
 		len = strlen(canonical);
 	} else if (len == 0) {
-		ev_add_op(d, op, "", IR_DENY, xstrdup("the target is empty"), NULL);
+		add_refusal(d, op, "", xstrdup("the target is empty"));
 		summarize(d);
 		return d;
 	} else {
@@ -786,18 +778,22 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	}
 	if (target_prepare(&t, op, canonical, len, &why) != 0) {
 		char *shown = xstrndup(req->target, len);
-		ev_add_op(d, op, shown, IR_DENY, why, NULL);
+		add_refusal(d, op, shown, why);
 		free(shown);
 		free(canonical);
 		summarize(d);
 		return d;
 	}
 	md = pcre2_match_data_create(1, NULL);
-	ev_decide_op(ev, d, &t, md, trace);
+	struct ev_verdict v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
 	/* A shell command: the operations it will perform are decided too,
 	 * each in its own record; the worst of all is the decision. */
-	if (op == IR_EXEC)
-		ev_decide_command(ev, d, canonical, len, md, trace);
+	if (op == IR_EXEC) {
+		ev_decide_command(ev, d, &t, &v, md, x);
+	} else {
+		struct dec_op rec = ev_record(op, canonical, &v);
+		ev_append(d, &rec);
+	}
 	pcre2_match_data_free(md);
 	target_free(&t);
 	free(canonical);
@@ -821,11 +817,11 @@ decided:
 		}
 		free(d->reason);
 		d->reason = reason;
-		if (trace)
-			sb_addf(trace, "  escalation -> %s\n", ir_effect_names[d->effect]);
+		if (x)
+			x->escalated = true;
 	}
-	if (trace)
-		sb_addf(trace, "decision: %s\n", ir_effect_names[d->effect]);
+	if (x)
+		x->decided = true;
 	return d;
 }
 
@@ -837,19 +833,18 @@ cordon_decision *cordon_evaluate(const cordon_evaluator *ev, const struct cordon
 
 char *cordon_explain(const cordon_evaluator *ev, const struct cordon_request *req, char **err)
 {
-	struct strbuf trace;
-	cordon_decision *d;
-	sb_init(&trace);
-	d = evaluate(ev, req, &trace, err);
-	if (!d) {
-		sb_free(&trace);
-		return NULL;
+	struct explain x = { 0 };
+	cordon_decision *d = evaluate(ev, req, &x, err);
+	char *text = NULL;
+	if (d) {
+		x.effect = d->effect;
+		x.reason = d->reason;
+		x.rule = d->rule;
+		text = xp_render(&x);
 	}
-	sb_addf(&trace, "reason: %s\n", d->reason ? d->reason : "");
-	if (d->rule)
-		sb_addf(&trace, "rule: %s\n", d->rule);
+	xp_free(&x);
 	cordon_decision_free(d);
-	return sb_steal(&trace);
+	return text;
 }
 
 void cordon_decision_free(cordon_decision *d)

@@ -5,6 +5,7 @@
 #define CORDON_EVAL_H
 
 #include "command.h"
+#include "explain.h"
 #include "base/host_facts.h"
 #include "ir/match.h"
 #include "check/policy.h"
@@ -105,12 +106,27 @@ struct cordon_evaluator {
 /* The snapshot of a literal path a rule names, or NULL when none does. */
 const struct ev_link *ev_link_find(const cordon_evaluator *ev, const char *path);
 
-/* Shared by the evaluator and the command analysis (eval_command.c). */
-const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *d,
-				   const struct target *t, pcre2_match_data *md,
-				   struct strbuf *trace);
-void ev_add_op(cordon_decision *d, enum ir_op op, const char *target, enum ir_effect effect,
-	       char *reason, const char *rule);
+/* What the rules say of one target.  Deciding an operation yields a
+ * verdict and touches no decision: its caller makes the complete record
+ * of the operation from it and appends that once (ev_append). */
+struct ev_verdict {
+	enum ir_effect effect;
+	char *reason;             /* owned, until a record takes it */
+	const char *rule;         /* the deciding rule's or protection's origin, or NULL */
+	const struct ev_rule *by; /* the deciding rule: NULL for a protection or no match */
+};
+
+/* Judge a prepared target; name is the target as a reason names it
+ * (NULL: its text).  j, when explaining, records how. */
+struct ev_verdict ev_judge(const cordon_evaluator *ev, const struct target *t, const char *name,
+			   pcre2_match_data *md, struct xp_judgment *j);
+/* A verdict of no rule: deny, for reason (taken). */
+struct ev_verdict ev_refused(char *reason);
+/* The record of operation op on target, with the verdict's effect, reason
+ * (taken) and rule; the caller completes what it knows (detail, shape). */
+struct dec_op ev_record(enum ir_op op, const char *target, struct ev_verdict *v);
+/* Append a complete record; the decision takes what it holds. */
+void ev_append(cordon_decision *d, struct dec_op *o);
 /* Which rule decides (eval_rank.c).  ev_rank_build computes, once per
  * evaluator, which rules beat which; ev_pick chooses among the rules that
  * match a request; a may beat b somewhere unless b always beats a. */
@@ -124,14 +140,17 @@ bool ev_rule_may_beat(const cordon_evaluator *ev, const struct ev_rule *a, const
 bool ev_pick_alone(const cordon_evaluator *ev, const struct ev_rule *w,
 		   const struct ev_rule *const *m, size_t n);
 /* For explain: how the winner w relates to each other match. */
-void ev_rank_trace(const cordon_evaluator *ev, struct strbuf *trace, const struct ev_rule *w,
+void ev_rank_notes(const cordon_evaluator *ev, struct xp_judgment *j, const struct ev_rule *w,
 		   const struct ev_rule *const *m, size_t n);
-/* Decide the operations of a shell command (exec requests). */
-void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const char *text,
-		       size_t len, pcre2_match_data *md, struct strbuf *trace);
+/* Decide the operations of a shell command (exec requests): whole is the
+ * command line judged as one target, v its verdict (the decision takes
+ * its reason); an analysed command that is the request itself is one
+ * record with it. */
+void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const struct target *whole,
+		       struct ev_verdict *v, pcre2_match_data *md, struct explain *x);
 /* Decide an exec request given as argv: the command itself, as its words,
  * then every operation it performs. */
 void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *const *argv,
-		    size_t argc, pcre2_match_data *md, struct strbuf *trace);
+		    size_t argc, pcre2_match_data *md, struct explain *x);
 
 #endif

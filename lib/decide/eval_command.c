@@ -20,6 +20,7 @@
 #include "eval.h"
 #include "ir/region.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,16 +31,14 @@ static enum ir_effect under_approval(const cordon_evaluator *ev, enum ir_effect 
 	return e == IR_ASK && ev->preset->approval == IR_APPROVAL_NEVER ? IR_DENY : e;
 }
 
-static void set_last(cordon_decision *d, const struct cmd_op *o, const char *shown_target)
+/* The record of an analysed operation: the verdict on it, shown as
+ * target, with what the analysis says of it. */
+static struct dec_op op_record(const struct cmd_op *o, const char *target, struct ev_verdict *v)
 {
-	struct dec_op *last = &d->ops[d->nops - 1];
-	free(last->detail);
-	last->detail = xstrdup(o->detail);
-	last->maybe = o->maybe;
-	if (shown_target) {
-		free(last->target);
-		last->target = xstrdup(shown_target);
-	}
+	struct dec_op rec = ev_record(o->op, target, v);
+	rec.detail = xstrdup(o->detail);
+	rec.maybe = o->maybe;
+	return rec;
 }
 
 /* Does rule m apply somewhere in the region?  *sure: for every path the
@@ -131,21 +130,20 @@ static bool sandbox_refuses(const cordon_evaluator *ev, const cordon_decision *d
 	return true;
 }
 
-/* The last record: reached only at run time, and refused by the sandbox
- * itself, so it needs no person; it stays in the preview. */
-static void contain_last(cordon_decision *d, const char *what)
+/* A record reached only at run time, and refused by the sandbox itself,
+ * so it needs no person; it stays in the preview. */
+static void contain(struct dec_op *rec, const char *what)
 {
-	struct dec_op *last = &d->ops[d->nops - 1];
 	char *reason = xasprintf("%s; known only at run time and contained: the sandbox refuses it "
 				 "by itself (%s), so it needs no approval",
-				 last->reason ? last->reason : "", what);
-	free(last->reason);
-	last->reason = reason;
-	char *detail = xasprintf("%s, contained by the sandbox", last->detail ? last->detail : "");
-	free(last->detail);
-	last->detail = detail;
-	last->effect = IR_ALLOW;
-	last->contained = true;
+				 rec->reason ? rec->reason : "", what);
+	free(rec->reason);
+	rec->reason = reason;
+	char *detail = xasprintf("%s, contained by the sandbox", rec->detail ? rec->detail : "");
+	free(rec->detail);
+	rec->detail = detail;
+	rec->effect = IR_ALLOW;
+	rec->contained = true;
 }
 
 static const char *refusal(const struct ev_rule *r, bool protect)
@@ -158,59 +156,69 @@ static const char *refusal(const struct ev_rule *r, bool protect)
 }
 
 static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
-			  pcre2_match_data *md, struct canon_memo *memo, struct strbuf *trace)
+			  pcre2_match_data *md, struct canon_memo *memo, struct explain *x)
 {
 	char *why = NULL;
 	char *root = host_resolve(ev->host, o->target, strlen(o->target), NULL, memo, &why);
 	if (!root) {
-		ev_add_op(d, o->op, o->shown, IR_DENY, xasprintf("cannot resolve the path: %s", why),
-			  NULL);
-		set_last(d, o, NULL);
+		struct ev_verdict v = ev_refused(xasprintf("cannot resolve the path: %s", why));
+		struct dec_op rec = op_record(o, o->shown, &v);
+		ev_append(d, &rec);
 		free(why);
 		return;
 	}
 	struct target t;
-	const struct ev_rule *base;
+	struct ev_verdict v;
+	struct dec_op rec;
+	struct xp_step *xs = xp_step_add(x, XP_OP);
 	if (o->kind == CMD_PATH_EXACT) {
 		target_prepare(&t, o->op, root, strlen(root), NULL);
-		base = ev_decide_op(ev, d, &t, md, trace);
+		v = ev_judge(ev, &t, NULL, md, xs ? &xs->j : NULL);
 		target_free(&t);
-		set_last(d, o, NULL);
-		d->ops[d->nops - 1].shape = o->tree ? DEC_SHAPE_TREE : DEC_SHAPE_FILE;
-		if (!o->tree) {
-			free(root);
-			return;
-		}
+		rec = op_record(o, root, &v);
+		rec.shape = o->tree ? DEC_SHAPE_TREE : DEC_SHAPE_FILE;
 	} else {
-		/* An ordinary child of the region's directory. */
-		if (trace)
-			sb_addf(trace, "  region %s: paths below %s matching /%s/; an ordinary child "
-				"first, shown as %s/\\x01\n",
-				o->shown, root, o->pattern, strcmp(root, "/") == 0 ? "" : root);
+		/* An ordinary child of the region's directory: a name no
+		 * pattern spells (the byte that starts a variable in the IR). */
 		char *child = xasprintf("%s/\x01", strcmp(root, "/") == 0 ? "" : root);
+		char *shown = xasprintf("%s (in %s)", o->shown, root);
+		if (xs) {
+			xs->region = true;
+			xs->shown = xstrdup(o->shown);
+			xs->root = xstrdup(root);
+			xs->pattern = xstrdup(o->pattern);
+			xs->j.target = xstrdup(root);
+			xs->j.child = true;
+		}
 		target_prepare(&t, o->op, child, strlen(child), NULL);
-		base = ev_decide_op(ev, d, &t, md, trace);
+		v = ev_judge(ev, &t, shown, md, xs ? &xs->j : NULL);
 		target_free(&t);
 		free(child);
-		char *shown = xasprintf("%s (in %s)", o->shown, root);
-		set_last(d, o, shown);
-		d->ops[d->nops - 1].shape = DEC_SHAPE_REGION;
+		rec = op_record(o, shown, &v);
+		rec.shape = DEC_SHAPE_REGION;
 		free(shown);
 	}
-	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
-	if (o->maybe && base_effect != IR_ALLOW && base && sandbox_refuses(ev, d, base, false)) {
-		contain_last(d, refusal(base, false));
+	/* A file is the whole of what the operation touches. */
+	bool file = o->kind == CMD_PATH_EXACT && !o->tree;
+	const struct ev_rule *base = v.by;
+	enum ir_effect base_effect = rec.effect;
+	if (!file && o->maybe && base_effect != IR_ALLOW && base &&
+	    sandbox_refuses(ev, d, base, false)) {
+		contain(&rec, refusal(base, false));
 		base_effect = IR_ALLOW;
 	}
-	if (base_effect == IR_DENY) {
+	ev_append(d, &rec);
+	if (file || base_effect == IR_DENY) {
 		free(root);
 		return;
 	}
 	struct region g;
 	if (region_init(&g, root, o->kind == CMD_PATH_EXACT ? NULL : o->pattern, o->tree) != 0) {
 		/* Cannot happen for the patterns command.c writes; fail closed. */
-		ev_add_op(d, o->op, o->shown, IR_DENY,
-			  xstrdup("internal error: the path pattern does not compile"), NULL);
+		struct ev_verdict bad =
+			ev_refused(xstrdup("internal error: the path pattern does not compile"));
+		rec = ev_record(o->op, o->shown, &bad);
+		ev_append(d, &rec);
 		free(root);
 		return;
 	}
@@ -269,16 +277,17 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 					   h->effect == IR_DENY && h->r->effect == IR_ASK
 						   ? "; approval is 'never', so it is denied"
 						   : "");
-		if (trace)
-			sb_addf(trace, "    %s %s -> %s (%s)\n", h->sure ? "reaches" : "may reach", what,
-				ir_effect_names[h->effect], h->r->origin);
-		ev_add_op(d, o->op, what, h->effect, reason, h->r->origin);
-		char *detail = xasprintf("%s, via %s", o->detail, o->shown);
-		free(d->ops[d->nops - 1].detail);
-		d->ops[d->nops - 1].detail = detail;
-		d->ops[d->nops - 1].shape = DEC_SHAPE_REACHED;
+		if (xs) {
+			struct xp_reach e = { h->sure, xstrdup(what), h->effect, h->r->origin };
+			VEC_PUSH(xs->reached, xs->nreached, xs->reached_cap, e);
+		}
+		struct ev_verdict hv = { .effect = h->effect, .reason = reason, .rule = h->r->origin };
+		rec = ev_record(o->op, what, &hv);
+		rec.detail = xasprintf("%s, via %s", o->detail, o->shown);
+		rec.shape = DEC_SHAPE_REACHED;
 		if (h->contained)
-			contain_last(d, refusal(h->r, h->protect));
+			contain(&rec, refusal(h->r, h->protect));
+		ev_append(d, &rec);
 	}
 	free(hits);
 	region_free(&g);
@@ -286,20 +295,23 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 }
 
 static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
-		       pcre2_match_data *md, struct strbuf *trace)
+		       pcre2_match_data *md, struct explain *x)
 {
 	struct target t;
 	char *why = NULL;
 	const char *host = o->maybe ? "unknown.invalid" : o->target;
 	if (target_prepare(&t, IR_NET, host, strlen(host), &why) != 0) {
-		ev_add_op(d, IR_NET, o->target, IR_DENY, why, NULL);
-		set_last(d, o, NULL);
+		struct ev_verdict v = ev_refused(why);
+		struct dec_op rec = op_record(o, o->target, &v);
+		ev_append(d, &rec);
 		return;
 	}
-	const struct ev_rule *base = ev_decide_op(ev, d, &t, md, trace);
+	struct ev_verdict v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
 	target_free(&t);
-	set_last(d, o, o->maybe ? "(a host known only at run time)" : NULL);
-	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
+	const struct ev_rule *base = v.by;
+	enum ir_effect base_effect = v.effect;
+	struct dec_op rec = op_record(o, o->maybe ? "(a host known only at run time)" : o->target, &v);
+	ev_append(d, &rec);
 	if (!o->maybe || base_effect == IR_DENY)
 		return;
 	/* Any host: a rule that might win for it can make this ask. */
@@ -308,12 +320,15 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 		if (r->op != IR_NET || r == base || r->effect <= base_effect ||
 		    (base && !ev_rule_may_beat(ev, r, base)))
 			continue;
-		ev_add_op(d, IR_NET, r->m.text ? r->m.text : "*", under_approval(ev, IR_ASK),
-			  xasprintf("the host is known only at run time and may be %s, where %s",
-				    r->m.text ? r->m.text : r->m.regex,
-				    r->reason ? r->reason : "the policy is stricter"),
-			  r->origin);
-		set_last(d, o, NULL);
+		struct ev_verdict may = {
+			.effect = under_approval(ev, IR_ASK),
+			.reason = xasprintf("the host is known only at run time and may be %s, where %s",
+					    r->m.text ? r->m.text : r->m.regex,
+					    r->reason ? r->reason : "the policy is stricter"),
+			.rule = r->origin
+		};
+		rec = op_record(o, r->m.text ? r->m.text : "*", &may);
+		ev_append(d, &rec);
 		return;
 	}
 }
@@ -347,23 +362,46 @@ static bool exec_may_match(const struct matcher *m, const struct cmd_op *o,
 	return true;
 }
 
-static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
-			pcre2_match_data *md, struct strbuf *trace)
+/* Is o the command of the request itself, spelled as text? */
+static bool is_request(const struct cmd_op *o, const char *text, size_t len)
 {
-	struct target t = { .op = IR_EXEC, .text = o->target, .len = strlen(o->target), .port = -1,
-			    .opaque = o->opaque };
-	bool dyn = false;
-	t.words = o->words;
-	t.nwords = o->nwords;
-	t.word_len = xcalloc(o->nwords + 1, sizeof(*t.word_len));
-	for (size_t i = 0; i < o->nwords; i++) {
-		t.word_len[i] = strlen(o->words[i]);
-		dyn = dyn || o->dyn[i];
+	return strlen(o->target) == len && memcmp(o->target, text, len) == 0;
+}
+
+static bool has_dynamic_word(const struct cmd_op *o)
+{
+	for (size_t k = 0; k < o->nwords; k++)
+		if (o->dyn[k])
+			return true;
+	return false;
+}
+
+/* The one record of an analysed exec: the rules' verdict on its words
+ * (judged here, or given as known when the same target was judged
+ * already), or, where what is not known of it makes it stricter, that
+ * stricter judgment with its reason. */
+static struct dec_op exec_record(const cordon_evaluator *ev, const cordon_decision *d,
+				 const struct cmd_op *o, const struct ev_verdict *known,
+				 pcre2_match_data *md, struct explain *x)
+{
+	struct ev_verdict v;
+	if (known) {
+		v = *known;
+		v.reason = known->reason ? xstrdup(known->reason) : NULL;
+	} else {
+		struct target t = { .op = IR_EXEC, .text = o->target, .len = strlen(o->target),
+				    .port = -1, .opaque = o->opaque };
+		t.words = o->words;
+		t.nwords = o->nwords;
+		t.word_len = xcalloc(o->nwords + 1, sizeof(*t.word_len));
+		for (size_t i = 0; i < o->nwords; i++)
+			t.word_len[i] = strlen(o->words[i]);
+		v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
+		free(t.word_len);
 	}
-	const struct ev_rule *base = ev_decide_op(ev, d, &t, md, trace);
-	free(t.word_len);
-	set_last(d, o, NULL);
-	enum ir_effect base_effect = d->ops[d->nops - 1].effect;
+	const struct ev_rule *base = v.by;
+	enum ir_effect base_effect = v.effect;
+	struct ev_verdict stricter = { 0 };
 	/* A rule that names the program is the policy's judgment of it. */
 	bool named = base && base->m.kind != IR_PAT_OPAQUE && base->m.nwords >= 1 &&
 		     !base->m.word_re[0];
@@ -371,75 +409,76 @@ static void decide_exec(const cordon_evaluator *ev, cordon_decision *d, const st
 	    ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
 		/* The preset lets what it cannot see run because its sandbox
 		 * bounds it; this request runs without it. */
-		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
-			  xasprintf("what it does is not known (%s), and it does not run under "
-				    "cordon's sandbox, which would bound it: it needs approval",
-				    o->detail),
-			  NULL);
-		set_last(d, o, NULL);
-		return;
-	}
-	if (o->caution && base_effect == IR_ALLOW && ev->preset->sandbox == IR_SANDBOX_REQUIRED &&
-	    !d->sandboxed) {
+		stricter.reason = xasprintf("what it does is not known (%s), and it does not run "
+					    "under cordon's sandbox, which would bound it: it needs "
+					    "approval",
+					    o->detail);
+	} else if (o->caution && base_effect == IR_ALLOW &&
+		   ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
 		/* Under the sandbox the environment is the preset's allowlist. */
-		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
-			  xasprintf("%s, and it does not run under cordon's sandbox, whose "
-				    "environment is the preset's allowlist: it needs approval",
-				    o->caution),
-			  NULL);
-		set_last(d, o, NULL);
-		return;
+		stricter.reason = xasprintf("%s, and it does not run under cordon's sandbox, whose "
+					    "environment is the preset's allowlist: it needs approval",
+					    o->caution);
+	} else if (has_dynamic_word(o) && !o->opaque && base_effect != IR_DENY) {
+		for (size_t i = 0; i < ev->nrules && !stricter.reason; i++) {
+			const struct ev_rule *r = &ev->rules[i];
+			if (r->op != IR_EXEC || r == base || r->effect <= base_effect ||
+			    (base && !ev_rule_may_beat(ev, r, base)) || !exec_may_match(&r->m, o, md))
+				continue;
+			stricter.reason = xasprintf("words known only at run time may make it match "
+						    "%s%s%s",
+						    r->origin, r->reason ? ": " : "",
+						    r->reason ? r->reason : "");
+			stricter.rule = r->origin;
+		}
 	}
-	if (!dyn || o->opaque || base_effect == IR_DENY)
-		return;
-	for (size_t i = 0; i < ev->nrules; i++) {
-		const struct ev_rule *r = &ev->rules[i];
-		if (r->op != IR_EXEC || r == base || r->effect <= base_effect ||
-		    (base && !ev_rule_may_beat(ev, r, base)) || !exec_may_match(&r->m, o, md))
-			continue;
-		ev_add_op(d, IR_EXEC, o->target, under_approval(ev, IR_ASK),
-			  xasprintf("words known only at run time may make it match %s%s%s",
-				    r->origin, r->reason ? ": " : "", r->reason ? r->reason : ""),
-			  r->origin);
-		set_last(d, o, NULL);
-		return;
+	if (stricter.reason) {
+		free(v.reason);
+		v = stricter;
+		v.effect = under_approval(ev, IR_ASK);
 	}
+	return op_record(o, o->target, &v);
 }
 
-static void trace_parse(struct strbuf *trace, const struct shell_script *sc, const char *text,
-			const struct cmd_ops *ops)
+/* Does o name exactly the target judged for the request as a whole?
+ * Then the rules said of it what they said of the request. */
+static bool same_target(const struct cmd_op *o, const struct target *whole)
 {
-	size_t n = shell_cmd_count(sc);
-	sb_addf(trace, "parse: %zu command%s\n", n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++) {
-		const struct shell_cmd *c = shell_cmd_get(sc, i);
-		sb_addf(trace, "  [%zu] %.*s\n", i + 1, (int)(c->end - c->start), text + c->start);
-		if (c->nwrappers) {
-			sb_adds(trace, "      behind:");
-			for (size_t w = 0; w < c->nwrappers; w++)
-				sb_addf(trace, " %s", c->wrappers[w].name);
-			sb_addc(trace, '\n');
-		}
-		sb_addf(trace, "      cwd: %s%s%s\n", c->cwd ? c->cwd : "(unknown)",
-			c->flags & SHELL_CMD_OPAQUE ? "; opaque: " : "",
-			c->flags & SHELL_CMD_OPAQUE ? (c->reason ? c->reason : "yes") : "");
-		for (size_t k = 0; k < ops->n; k++) {
-			const struct cmd_op *o = &ops->v[k];
-			if (o->cmd != c)
-				continue;
-			sb_addf(trace, "      %s %s: %s\n", ir_op_names[o->op],
-				o->op == IR_EXEC ? o->target : o->shown ? o->shown : o->target,
-				o->detail);
-		}
+	if (o->opaque || o->nwords != whole->nwords)
+		return false;
+	for (size_t i = 0; i < o->nwords; i++)
+		if (strlen(o->words[i]) != whole->word_len[i] ||
+		    memcmp(o->words[i], whole->words[i], whole->word_len[i]) != 0)
+			return false;
+	return true;
+}
+
+/* The request's own exec and its analysis are one operation: one record,
+ * the analysis' where it is stricter, the request's with the analysis'
+ * detail where it is not. */
+static void merge_request(struct dec_op *request, struct dec_op *analysed)
+{
+	if (analysed->effect > request->effect) {
+		struct dec_op keep = *analysed;
+		*analysed = *request;
+		*request = keep;
+	} else if (!request->detail) {
+		request->detail = analysed->detail;
+		analysed->detail = NULL;
 	}
+	free(analysed->target);
+	free(analysed->reason);
+	free(analysed->rule);
+	free(analysed->detail);
 }
 
 /* Decide every operation of a split command line; text is what the
- * script's offsets point into, and the request's own exec (already
- * decided) is the command spelled exactly as text. */
+ * script's offsets point into, the command of the request spelled
+ * exactly, judged as whole with verdict v. */
 static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
+			  const struct target *whole, struct ev_verdict *v,
 			  const struct shell_script *sc, const char *text, size_t len,
-			  pcre2_match_data *md, struct strbuf *trace)
+			  pcre2_match_data *md, struct explain *x)
 {
 	struct cmd_env env = { .cwd = ev->ctx.value[CTX_CWD], .home = ev->ctx.value[CTX_HOME],
 			       .ir = &ev->policy->ir, .programs = &ev->programs,
@@ -447,73 +486,110 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 	struct cmd_ops ops = { 0 };
 	struct canon_memo memo = { 0 };
 	cmd_analyse(&env, sc, text, len, &ops);
-	if (trace)
-		trace_parse(trace, sc, text, &ops);
+	xp_parse(x, sc, text, &ops);
+	/* The analysed command that is the request itself is decided into
+	 * the request's record: where the analysis adds nothing, that record
+	 * stays first, with its detail; where it does (words known only at
+	 * run time, an opaque part), the one record stands where the
+	 * analysis judged it, judged again only where its words differ from
+	 * those the request was judged on. */
+	const struct ev_verdict known = *v;
+	struct dec_op request = ev_record(IR_EXEC, text, v);
+	bool *done = xcalloc(ops.n + 1, sizeof(*done));
+	size_t at = SIZE_MAX; /* the analysed request that judges it again */
 	for (size_t i = 0; i < ops.n; i++) {
 		const struct cmd_op *o = &ops.v[i];
-		if (o->op == IR_EXEC) {
-			/* One command spelled as the request: decided already. */
-			bool dyn = false;
-			for (size_t k = 0; k < o->nwords; k++)
-				dyn = dyn || o->dyn[k];
-			if (strlen(o->target) == len && memcmp(o->target, text, len) == 0 &&
-			    !o->opaque && !o->unknown && !o->caution && !dyn) {
-				if (!d->ops[0].detail)
-					d->ops[0].detail = xstrdup(o->detail);
-				continue;
-			}
-			decide_exec(ev, d, o, md, trace);
+		if (o->op != IR_EXEC || !is_request(o, text, len))
+			continue;
+		if (o->opaque || o->unknown || o->caution || has_dynamic_word(o)) {
+			if (at == SIZE_MAX)
+				at = i;
+			continue;
+		}
+		done[i] = true;
+		if (!request.detail)
+			request.detail = xstrdup(o->detail);
+	}
+	if (at == SIZE_MAX)
+		ev_append(d, &request);
+	for (size_t i = 0; i < ops.n; i++) {
+		const struct cmd_op *o = &ops.v[i];
+		struct dec_op rec;
+		if (done[i])
+			continue;
+		if (i == at) {
+			struct ev_verdict same = known;
+			same.reason = request.reason;
+			rec = exec_record(ev, d, o, same_target(o, whole) ? &same : NULL, md, x);
+			merge_request(&request, &rec);
+			ev_append(d, &request);
+		} else if (o->op == IR_EXEC) {
+			rec = exec_record(ev, d, o, NULL, md, x);
+			ev_append(d, &rec);
 		} else if (o->op == IR_NET) {
-			decide_net(ev, d, o, md, trace);
+			decide_net(ev, d, o, md, x);
 		} else {
-			decide_region(ev, d, o, md, &memo, trace);
+			decide_region(ev, d, o, md, &memo, x);
 		}
 	}
+	free(done);
 	canon_memo_free(&memo);
 	cmd_ops_free(&ops);
 }
 
-void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const char *text,
-		       size_t len, pcre2_match_data *md, struct strbuf *trace)
+void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const struct target *whole,
+		       struct ev_verdict *v, pcre2_match_data *md, struct explain *x)
 {
 	struct shell_error err;
+	const char *text = whole->text;
+	size_t len = whole->len;
 	struct shell_script *sc = shell_parse(text, len, &err);
 	if (!sc) {
-		char *shown = xstrndup(text, len);
-		if (trace)
-			sb_addf(trace, "parse: error at byte %zu: %s\n  -> at least ask\n", err.offset,
-				err.message);
-		ev_add_op(d, IR_EXEC, shown, under_approval(ev, IR_ASK),
-			  xasprintf("the command cannot be parsed (%s, at byte %zu), so what it "
-				    "would do is unknown; it needs approval",
-				    err.message, err.offset),
-			  NULL);
-		d->ops[d->nops - 1].detail = xstrdup("unparsed");
-		free(shown);
+		struct xp_step *xs = xp_step_add(x, XP_PARSE_ERROR);
+		if (xs) {
+			xs->offset = err.offset;
+			xs->why = xstrdup(err.message);
+		}
+		struct ev_verdict unparsed = {
+			.effect = under_approval(ev, IR_ASK),
+			.reason = xasprintf("the command cannot be parsed (%s, at byte %zu), so what "
+					    "it would do is unknown; it needs approval",
+					    err.message, err.offset)
+		};
+		struct dec_op request = ev_record(IR_EXEC, text, v);
+		struct dec_op rec = ev_record(IR_EXEC, text, &unparsed);
+		rec.detail = xstrdup("unparsed");
+		merge_request(&request, &rec);
+		ev_append(d, &request);
 		return;
 	}
-	decide_script(ev, d, sc, text, len, md, trace);
+	decide_script(ev, d, whole, v, sc, text, len, md, x);
 	shell_free(sc);
 }
 
 void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *const *argv,
-		    size_t argc, pcre2_match_data *md, struct strbuf *trace)
+		    size_t argc, pcre2_match_data *md, struct explain *x)
 {
 	struct shell_error err;
 	struct strbuf text;
 	sb_init(&text);
 	struct shell_script *sc = shell_argv(argv, argc, &text, &err);
 	if (!sc) {
-		if (trace)
-			sb_addf(trace, "argv: %s\n  -> deny\n", err.message);
-		ev_add_op(d, IR_EXEC, argc ? argv[0] : "", IR_DENY,
-			  xasprintf("the argv cannot be analysed: %s", err.message), NULL);
+		struct xp_step *xs = xp_step_add(x, XP_ARGV_ERROR);
+		if (xs)
+			xs->why = xstrdup(err.message);
+		struct ev_verdict v =
+			ev_refused(xasprintf("the argv cannot be analysed: %s", err.message));
+		struct dec_op rec = ev_record(IR_EXEC, argc ? argv[0] : "", &v);
+		ev_append(d, &rec);
 		sb_free(&text);
 		return;
 	}
-	if (trace)
-		sb_addf(trace, "argv: %zu word%s, as the line exec rules match: %s\n", argc,
-			argc == 1 ? "" : "s", text.buf);
+	struct xp_step *xs = xp_step_add(x, XP_ARGV);
+	if (xs) {
+		xs->offset = argc;
+		xs->why = xstrdup(text.buf);
+	}
 	/* The command itself: its words exactly, its line for the regexes. */
 	struct target t = { .op = IR_EXEC, .text = text.buf, .len = text.len, .port = -1 };
 	t.words = (char **)argv;
@@ -521,9 +597,9 @@ void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *
 	t.word_len = xcalloc(argc, sizeof(*t.word_len));
 	for (size_t i = 0; i < argc; i++)
 		t.word_len[i] = strlen(argv[i]);
-	ev_decide_op(ev, d, &t, md, trace);
+	struct ev_verdict v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
+	decide_script(ev, d, &t, &v, sc, text.buf, text.len, md, x);
 	free(t.word_len);
-	decide_script(ev, d, sc, text.buf, text.len, md, trace);
 	shell_free(sc);
 	sb_free(&text);
 }

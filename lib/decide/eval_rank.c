@@ -203,21 +203,7 @@ bool ev_rule_may_beat(const cordon_evaluator *ev, const struct ev_rule *a, const
 	return !ev_rule_always_beats(ev, b, a);
 }
 
-static void show_rule(struct strbuf *sb, const struct ev_rule *r)
-{
-	sb_addf(sb, "%s ", ir_op_names[r->op]);
-	if (r->m.text)
-		sb_add_quoted(sb, r->m.text);
-	if (r->m.text && r->m.regex)
-		sb_addc(sb, ' ');
-	if (r->m.regex)
-		sb_addf(sb, "/%s/", r->m.regex);
-	if (r->m.kind == IR_PAT_OPAQUE)
-		sb_adds(sb, "opaque");
-	sb_addf(sb, " %s (%s)", ir_effect_names[r->effect], r->origin);
-}
-
-void ev_rank_trace(const cordon_evaluator *ev, struct strbuf *trace, const struct ev_rule *w,
+void ev_rank_notes(const cordon_evaluator *ev, struct xp_judgment *j, const struct ev_rule *w,
 		   const struct ev_rule *const *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -225,37 +211,26 @@ void ev_rank_trace(const cordon_evaluator *ev, struct strbuf *trace, const struc
 		if (x == w)
 			continue;
 		enum contain_rel rel = matcher_relate(&w->m, &x->m, w->op);
-		sb_adds(trace, "     ");
 		if (rel == REL_SUBSET) {
-			sb_adds(trace, "more specific than ");
-			show_rule(trace, x);
+			xp_rank_push(j, XP_REL_MORE_SPECIFIC, x, NULL);
 		} else if (rel == REL_EQUAL) {
-			sb_adds(trace, "matches what ");
-			show_rule(trace, x);
-			sb_adds(trace, " matches, and ");
-			sb_adds(trace, w->tier != x->tier ? (x->from ? "a preset's own rule beats an inherited one"
-							       : "a preset's rule beats a top-level one")
-				       : w->effect != x->effect ? "the more severe wins"
-								: "decides the same");
+			xp_rank_push(j,
+				     w->tier != x->tier ? (x->from ? XP_REL_SAME_OWN : XP_REL_SAME_PRESET)
+				     : w->effect != x->effect ? XP_REL_SAME_SEVERE
+							      : XP_REL_SAME_EFFECT,
+				     x, NULL);
 		} else {
 			const struct ev_rule *by = NULL;
-			for (size_t j = 0; j < n && !by; j++)
-				if (m[j] != x && ev_rule_always_beats(ev, m[j], x))
-					by = m[j];
-			if (rel == REL_SUPERSET || by) {
-				show_rule(trace, x);
-				sb_adds(trace, " is beaten by ");
-				if (by)
-					show_rule(trace, by);
-				else
-					sb_adds(trace, "a more specific rule");
-			} else {
-				sb_adds(trace, "incomparable with ");
-				show_rule(trace, x);
-				sb_adds(trace, x->effect == w->effect ? ", the same effect"
-								       : ", the more severe wins");
-			}
+			for (size_t k = 0; k < n && !by; k++)
+				if (m[k] != x && ev_rule_always_beats(ev, m[k], x))
+					by = m[k];
+			if (rel == REL_SUPERSET || by)
+				xp_rank_push(j, XP_REL_BEATEN, x, by);
+			else
+				xp_rank_push(j,
+					     x->effect == w->effect ? XP_REL_INCOMPARABLE
+								    : XP_REL_INCOMPARABLE_SEVERE,
+					     x, NULL);
 		}
-		sb_addc(trace, '\n');
 	}
 }
