@@ -183,25 +183,41 @@ static inline int at(const struct parser *p, size_t i)
 	return i < p->len ? (unsigned char)p->s[i] : -1;
 }
 
-/* shell_lex.c */
+/* shell_lex.c: words and their parts */
 _Noreturn void shell_fail(struct parser *p, size_t off, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void shell_enter(struct parser *p, size_t off); /* one level deeper, or fail */
 void shell_leave(struct parser *p);
-struct token *shell_peek(struct parser *p);
-void shell_next(struct parser *p);
-const char *shell_tok_desc(struct parser *p, const struct token *t, char *buf, size_t size);
+/* An arena string being built. */
+struct abuf {
+	char *s;
+	size_t len, cap;
+};
+void shell_abuf_add(struct arena *a, struct abuf *b, const char *s, size_t n);
+/* Blanks, escaped newlines and a comment before the next token. */
+void shell_skip_blanks(struct parser *p);
+/* The word at p->pos; *assign set for NAME=value where one may stand. */
+struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign);
 /* A word of one literal part; offsets [start, end) in p's buffer. */
 struct shell_word *shell_lit_word(struct parser *p, const char *s, size_t n, size_t start,
 				  size_t end);
+/* An unquoted here-document body: expansions and substitutions as in
+ * double quotes, but '"' is an ordinary character. */
+struct shell_word *shell_heredoc_body(struct parser *p, const char *text, size_t len,
+				      size_t ostart, size_t oend);
 /* Whether "((" before i opens an arithmetic expression. */
 bool shell_arith_scan(const struct parser *p, size_t i);
 /* The arithmetic word of "((" at the current token. */
 struct shell_word *shell_arith_word(struct parser *p);
-void shell_heredoc_register(struct parser *p, struct shell_redir *r, size_t ws, size_t we);
 /* A parser for a string of p's script parsed again: text, mapped to
  * [ostart, oend) of p's buffer. */
 void shell_child_init(struct parser *c, struct parser *p, const char *text, size_t len,
 		      size_t ostart, size_t oend);
+
+/* shell_token.c: tokens, lookahead, here-documents */
+struct token *shell_peek(struct parser *p);
+void shell_next(struct parser *p);
+const char *shell_tok_desc(struct parser *p, const struct token *t, char *buf, size_t size);
+void shell_heredoc_register(struct parser *p, struct shell_redir *r, size_t ws, size_t we);
 
 /* shell_parse.c */
 struct shell_node *shell_parse_list(struct parser *p);

@@ -1,6 +1,5 @@
 /* The shell lexer: words cut into parts (quotes, expansions, substitutions,
- * globs, braces, tildes) and the tokens around them, with here-document
- * bodies read after the line that announced them.
+ * globs, braces, tildes); shell_token.c makes the tokens around them.
  *
  * The lexer runs on demand, one token of lookahead, because shell lexing
  * depends on where the parser is (reserved words, here-document bodies,
@@ -34,13 +33,7 @@ void shell_avec_grow(struct arena *a, void **items, size_t *cap, size_t size)
 	*cap = n;
 }
 
-/* An arena string being built. */
-struct abuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void abuf_add(struct arena *a, struct abuf *b, const char *s, size_t n)
+void shell_abuf_add(struct arena *a, struct abuf *b, const char *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 16;
@@ -133,9 +126,9 @@ static void wb_lit(struct parser *p, struct wb *w, const char *s, size_t n, bool
 		w->lquoted = quoted;
 		w->lstart = off;
 		memset(&w->lit, 0, sizeof(w->lit));
-		abuf_add(p->a, &w->lit, "", 0);
+		shell_abuf_add(p->a, &w->lit, "", 0);
 	}
-	abuf_add(p->a, &w->lit, s, n);
+	shell_abuf_add(p->a, &w->lit, s, n);
 }
 
 /* Add a dynamic part whose source text is [start, end). */
@@ -226,7 +219,6 @@ struct shell_word *shell_lit_word(struct parser *p, const char *s, size_t n, siz
 	return wb_finish(p, &w, start, end);
 }
 
-static struct shell_word *lex_word(struct parser *p, struct shell_assign **assign);
 static void scan_dollar(struct parser *p, struct wb *w, bool quoted);
 static void scan_backtick(struct parser *p, struct wb *w, bool quoted, bool dq);
 
@@ -626,7 +618,7 @@ static void scan_backtick(struct parser *p, struct wb *w, bool quoted, bool dq)
 {
 	struct abuf b = { 0 };
 	size_t st = p->pos++;
-	abuf_add(p->a, &b, "", 0);
+	shell_abuf_add(p->a, &b, "", 0);
 	for (;;) {
 		int c = at(p, p->pos);
 		if (c < 0)
@@ -639,12 +631,12 @@ static void scan_backtick(struct parser *p, struct wb *w, bool quoted, bool dq)
 			int d = at(p, p->pos + 1);
 			if (d == '`' || d == '\\' || d == '$' || (dq && d == '"')) {
 				char ch = (char)d;
-				abuf_add(p->a, &b, &ch, 1);
+				shell_abuf_add(p->a, &b, &ch, 1);
 				p->pos += 2;
 				continue;
 			}
 		}
-		abuf_add(p->a, &b, p->s + p->pos, 1);
+		shell_abuf_add(p->a, &b, p->s + p->pos, 1);
 		p->pos++;
 	}
 	struct shell_node *body = shell_parse_child(p, b.s, b.len, st, p->pos);
@@ -758,7 +750,7 @@ static bool scan_tilde(struct parser *p, struct wb *w, bool assign)
 	return true;
 }
 
-static void skip_blanks(struct parser *p)
+void shell_skip_blanks(struct parser *p)
 {
 	for (;;) {
 		int c = at(p, p->pos);
@@ -784,7 +776,7 @@ static void scan_array(struct parser *p, struct wb *w)
 	shell_enter(p, st);
 	p->in_array = true;
 	for (;;) {
-		skip_blanks(p);
+		shell_skip_blanks(p);
 		int c = at(p, p->pos);
 		if (c == '\n') {
 			p->pos++;
@@ -797,7 +789,7 @@ static void scan_array(struct parser *p, struct wb *w)
 			break;
 		}
 		size_t before = p->pos;
-		struct shell_word *e = lex_word(p, NULL);
+		struct shell_word *e = shell_lex_word(p, NULL);
 		if (p->pos == before)
 			shell_fail(p, before, "unexpected '%c' in array assignment", c);
 		for (size_t i = 0; i < e->nparts; i++)
@@ -840,7 +832,7 @@ static bool is_word_special(int c)
 }
 
 /* A word at p->pos: unquoted context, up to a blank or an operator. */
-static struct shell_word *lex_word(struct parser *p, struct shell_assign **assign)
+struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign)
 {
 	struct wb w = { 0 };
 	size_t start = p->pos;
@@ -941,221 +933,6 @@ static struct shell_word *lex_word(struct parser *p, struct shell_assign **assig
 	return word;
 }
 
-/* ---- tokens ----------------------------------------------------------------- */
-
-static struct shell_word *heredoc_body(struct parser *p, const char *text, size_t len,
-				       size_t ostart, size_t oend);
-
-static void read_heredoc(struct parser *p, const struct heredoc *h)
-{
-	struct abuf b = { 0 };
-	size_t start = p->pos;
-	abuf_add(p->a, &b, "", 0);
-	while (p->pos < p->len) {
-		size_t ls = p->pos, cs = ls;
-		const char *nl = memchr(p->s + ls, '\n', p->len - ls);
-		size_t le = nl ? (size_t)(nl - p->s) : p->len;
-		if (h->strip)
-			while (cs < le && p->s[cs] == '\t')
-				cs++;
-		p->pos = nl ? le + 1 : le;
-		if (le - cs == h->dlen && memcmp(p->s + cs, h->delim, h->dlen) == 0)
-			break;
-		abuf_add(p->a, &b, p->s + cs, le - cs);
-		if (nl)
-			abuf_add(p->a, &b, "\n", 1);
-	}
-	if (h->quoted)
-		h->r->body = shell_lit_word(p, b.s, b.len, start, p->pos);
-	else
-		h->r->body = heredoc_body(p, b.s, b.len, start, p->pos);
-}
-
-/* After a newline: the bodies of the here-documents of that line. */
-static void read_heredocs(struct parser *p)
-{
-	struct heredoc *hd = p->hd;
-	size_t n = p->nhd;
-	p->hd = NULL;
-	p->nhd = p->hdcap = 0;
-	for (size_t i = 0; i < n; i++)
-		read_heredoc(p, &hd[i]);
-}
-
-void shell_heredoc_register(struct parser *p, struct shell_redir *r, size_t ws, size_t we)
-{
-	struct abuf d = { 0 };
-	struct heredoc h = { 0 };
-	abuf_add(p->a, &d, "", 0);
-	for (size_t i = ws; i < we; i++) {
-		char c = p->s[i];
-		if (c == '\\' && i + 1 < we) {
-			h.quoted = true;
-			abuf_add(p->a, &d, p->s + ++i, 1);
-		} else if (c == '\'' || c == '"') {
-			h.quoted = true;
-		} else {
-			abuf_add(p->a, &d, &c, 1);
-		}
-	}
-	h.r = r;
-	h.delim = d.s;
-	h.dlen = d.len;
-	h.strip = r->op == SHELL_REDIR_HEREDOC_TABS;
-	AVEC_PUSH(p->a, p->hd, p->nhd, p->hdcap, h);
-}
-
-static struct token lex(struct parser *p)
-{
-	struct token t;
-	memset(&t, 0, sizeof(t));
-	t.fd = -1;
-	skip_blanks(p);
-	size_t i = p->pos;
-	int c = at(p, i), d = at(p, i + 1);
-	size_t n = 1;
-	t.start = i;
-	switch (c) {
-	case -1:
-		t.kind = T_EOF;
-		t.end = i;
-		return t;
-	case '\n':
-		p->pos = t.end = i + 1;
-		t.kind = T_NEWLINE;
-		read_heredocs(p);
-		return t;
-	case ';':
-		if (d == ';' && at(p, i + 2) == '&')
-			t.kind = T_DSEMI_AMP, n = 3;
-		else if (d == ';')
-			t.kind = T_DSEMI, n = 2;
-		else if (d == '&')
-			t.kind = T_SEMI_AMP, n = 2;
-		else
-			t.kind = T_SEMI;
-		break;
-	case '&':
-		if (d == '&') {
-			t.kind = T_AND, n = 2;
-		} else if (d == '>') {
-			t.kind = T_REDIR;
-			t.op = at(p, i + 2) == '>' ? SHELL_REDIR_APPEND_ERR : SHELL_REDIR_OUT_ERR;
-			n = t.op == SHELL_REDIR_APPEND_ERR ? 3 : 2;
-		} else {
-			t.kind = T_AMP;
-		}
-		break;
-	case '|':
-		if (d == '|')
-			t.kind = T_OR, n = 2;
-		else if (d == '&')
-			t.kind = T_PIPE_AMP, n = 2;
-		else
-			t.kind = T_PIPE;
-		break;
-	case '(':
-		t.kind = T_LPAREN;
-		break;
-	case ')':
-		t.kind = T_RPAREN;
-		break;
-	default:
-		if (is_digit(c)) {
-			size_t j = i;
-			while (is_digit(at(p, j)))
-				j++;
-			int e = at(p, j);
-			if ((e == '<' || e == '>') && at(p, j + 1) != '(' && j - i <= 6) {
-				t.fd = 0;
-				for (size_t k = i; k < j; k++)
-					t.fd = t.fd * 10 + (p->s[k] - '0');
-				i = j;
-				c = e;
-				d = at(p, i + 1);
-			}
-		}
-		if ((c == '<' || c == '>') && d != '(') {
-			t.kind = T_REDIR;
-			if (c == '<' && d == '<' && at(p, i + 2) == '<')
-				t.op = SHELL_REDIR_HERESTRING, n = 3;
-			else if (c == '<' && d == '<' && at(p, i + 2) == '-')
-				t.op = SHELL_REDIR_HEREDOC_TABS, n = 3;
-			else if (c == '<' && d == '<')
-				t.op = SHELL_REDIR_HEREDOC, n = 2;
-			else if (c == '<' && d == '&')
-				t.op = SHELL_REDIR_DUP_IN, n = 2;
-			else if (c == '<' && d == '>')
-				t.op = SHELL_REDIR_RDWR, n = 2;
-			else if (c == '<')
-				t.op = SHELL_REDIR_IN;
-			else if (d == '>')
-				t.op = SHELL_REDIR_APPEND, n = 2;
-			else if (d == '&')
-				t.op = SHELL_REDIR_DUP_OUT, n = 2;
-			else if (d == '|')
-				t.op = SHELL_REDIR_CLOBBER, n = 2;
-			else
-				t.op = SHELL_REDIR_OUT;
-			break;
-		}
-		t.kind = T_WORD;
-		t.word = lex_word(p, &t.assign);
-		t.end = p->pos;
-		return t;
-	}
-	p->pos = t.end = i + n;
-	return t;
-}
-
-struct token *shell_peek(struct parser *p)
-{
-	if (!p->have) {
-		struct token t = lex(p);
-		p->tok = t;
-		p->have = true;
-	}
-	return &p->tok;
-}
-
-void shell_next(struct parser *p)
-{
-	shell_peek(p);
-	p->last_end = p->tok.end;
-	p->have = false;
-}
-
-const char *const shell_redir_names[] = {
-	[SHELL_REDIR_IN] = "<",          [SHELL_REDIR_OUT] = ">",
-	[SHELL_REDIR_APPEND] = ">>",     [SHELL_REDIR_CLOBBER] = ">|",
-	[SHELL_REDIR_RDWR] = "<>",       [SHELL_REDIR_HEREDOC] = "<<",
-	[SHELL_REDIR_HEREDOC_TABS] = "<<-", [SHELL_REDIR_HERESTRING] = "<<<",
-	[SHELL_REDIR_DUP_IN] = "<&",     [SHELL_REDIR_DUP_OUT] = ">&",
-	[SHELL_REDIR_OUT_ERR] = "&>",    [SHELL_REDIR_APPEND_ERR] = "&>>",
-};
-
-const char *shell_tok_desc(struct parser *p, const struct token *t, char *buf, size_t size)
-{
-	if (t->kind == T_EOF)
-		return "end of input";
-	if (t->kind == T_NEWLINE)
-		return "newline";
-	size_t n = t->end - t->start, k = 0;
-	if (n > 24)
-		n = 24;
-	buf[k++] = '\'';
-	for (size_t i = 0; i < n && k + 6 < size; i++) {
-		unsigned char c = (unsigned char)p->s[t->start + i];
-		buf[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	if (t->end - t->start > n)
-		buf[k++] = '.', buf[k++] = '.', buf[k++] = '.';
-	buf[k++] = '\'';
-	buf[k] = '\0';
-	return buf;
-}
-
-/* An arithmetic word for "((" at the current token. */
 struct shell_word *shell_arith_word(struct parser *p)
 {
 	struct wb w = { 0 };
@@ -1181,10 +958,8 @@ void shell_child_init(struct parser *c, struct parser *p, const char *text, size
 	c->mend = map_end(p, oend);
 }
 
-/* An unquoted here-document body: expansions and substitutions as in
- * double quotes, but '"' is an ordinary character. */
-static struct shell_word *heredoc_body(struct parser *p, const char *text, size_t len,
-				       size_t ostart, size_t oend)
+struct shell_word *shell_heredoc_body(struct parser *p, const char *text, size_t len,
+				      size_t ostart, size_t oend)
 {
 	struct parser c;
 	struct wb w = { 0 };

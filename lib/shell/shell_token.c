@@ -1,0 +1,224 @@
+/* The shell lexer's tokens: operators, reserved words and words (cut into
+ * parts by shell_lex.c), one token of lookahead, and the bodies of
+ * here-documents, read after the line that announced them. */
+#include "config.h"
+
+#include "shell_int.h"
+
+#include <string.h>
+
+static bool is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static void read_heredoc(struct parser *p, const struct heredoc *h)
+{
+	struct abuf b = { 0 };
+	size_t start = p->pos;
+	shell_abuf_add(p->a, &b, "", 0);
+	while (p->pos < p->len) {
+		size_t ls = p->pos, cs = ls;
+		const char *nl = memchr(p->s + ls, '\n', p->len - ls);
+		size_t le = nl ? (size_t)(nl - p->s) : p->len;
+		if (h->strip)
+			while (cs < le && p->s[cs] == '\t')
+				cs++;
+		p->pos = nl ? le + 1 : le;
+		if (le - cs == h->dlen && memcmp(p->s + cs, h->delim, h->dlen) == 0)
+			break;
+		shell_abuf_add(p->a, &b, p->s + cs, le - cs);
+		if (nl)
+			shell_abuf_add(p->a, &b, "\n", 1);
+	}
+	if (h->quoted)
+		h->r->body = shell_lit_word(p, b.s, b.len, start, p->pos);
+	else
+		h->r->body = shell_heredoc_body(p, b.s, b.len, start, p->pos);
+}
+
+/* After a newline: the bodies of the here-documents of that line. */
+static void read_heredocs(struct parser *p)
+{
+	struct heredoc *hd = p->hd;
+	size_t n = p->nhd;
+	p->hd = NULL;
+	p->nhd = p->hdcap = 0;
+	for (size_t i = 0; i < n; i++)
+		read_heredoc(p, &hd[i]);
+}
+
+void shell_heredoc_register(struct parser *p, struct shell_redir *r, size_t ws, size_t we)
+{
+	struct abuf d = { 0 };
+	struct heredoc h = { 0 };
+	shell_abuf_add(p->a, &d, "", 0);
+	for (size_t i = ws; i < we; i++) {
+		char c = p->s[i];
+		if (c == '\\' && i + 1 < we) {
+			h.quoted = true;
+			shell_abuf_add(p->a, &d, p->s + ++i, 1);
+		} else if (c == '\'' || c == '"') {
+			h.quoted = true;
+		} else {
+			shell_abuf_add(p->a, &d, &c, 1);
+		}
+	}
+	h.r = r;
+	h.delim = d.s;
+	h.dlen = d.len;
+	h.strip = r->op == SHELL_REDIR_HEREDOC_TABS;
+	AVEC_PUSH(p->a, p->hd, p->nhd, p->hdcap, h);
+}
+
+static struct token lex(struct parser *p)
+{
+	struct token t;
+	memset(&t, 0, sizeof(t));
+	t.fd = -1;
+	shell_skip_blanks(p);
+	size_t i = p->pos;
+	int c = at(p, i), d = at(p, i + 1);
+	size_t n = 1;
+	t.start = i;
+	switch (c) {
+	case -1:
+		t.kind = T_EOF;
+		t.end = i;
+		return t;
+	case '\n':
+		p->pos = t.end = i + 1;
+		t.kind = T_NEWLINE;
+		read_heredocs(p);
+		return t;
+	case ';':
+		if (d == ';' && at(p, i + 2) == '&')
+			t.kind = T_DSEMI_AMP, n = 3;
+		else if (d == ';')
+			t.kind = T_DSEMI, n = 2;
+		else if (d == '&')
+			t.kind = T_SEMI_AMP, n = 2;
+		else
+			t.kind = T_SEMI;
+		break;
+	case '&':
+		if (d == '&') {
+			t.kind = T_AND, n = 2;
+		} else if (d == '>') {
+			t.kind = T_REDIR;
+			t.op = at(p, i + 2) == '>' ? SHELL_REDIR_APPEND_ERR : SHELL_REDIR_OUT_ERR;
+			n = t.op == SHELL_REDIR_APPEND_ERR ? 3 : 2;
+		} else {
+			t.kind = T_AMP;
+		}
+		break;
+	case '|':
+		if (d == '|')
+			t.kind = T_OR, n = 2;
+		else if (d == '&')
+			t.kind = T_PIPE_AMP, n = 2;
+		else
+			t.kind = T_PIPE;
+		break;
+	case '(':
+		t.kind = T_LPAREN;
+		break;
+	case ')':
+		t.kind = T_RPAREN;
+		break;
+	default:
+		if (is_digit(c)) {
+			size_t j = i;
+			while (is_digit(at(p, j)))
+				j++;
+			int e = at(p, j);
+			if ((e == '<' || e == '>') && at(p, j + 1) != '(' && j - i <= 6) {
+				t.fd = 0;
+				for (size_t k = i; k < j; k++)
+					t.fd = t.fd * 10 + (p->s[k] - '0');
+				i = j;
+				c = e;
+				d = at(p, i + 1);
+			}
+		}
+		if ((c == '<' || c == '>') && d != '(') {
+			t.kind = T_REDIR;
+			if (c == '<' && d == '<' && at(p, i + 2) == '<')
+				t.op = SHELL_REDIR_HERESTRING, n = 3;
+			else if (c == '<' && d == '<' && at(p, i + 2) == '-')
+				t.op = SHELL_REDIR_HEREDOC_TABS, n = 3;
+			else if (c == '<' && d == '<')
+				t.op = SHELL_REDIR_HEREDOC, n = 2;
+			else if (c == '<' && d == '&')
+				t.op = SHELL_REDIR_DUP_IN, n = 2;
+			else if (c == '<' && d == '>')
+				t.op = SHELL_REDIR_RDWR, n = 2;
+			else if (c == '<')
+				t.op = SHELL_REDIR_IN;
+			else if (d == '>')
+				t.op = SHELL_REDIR_APPEND, n = 2;
+			else if (d == '&')
+				t.op = SHELL_REDIR_DUP_OUT, n = 2;
+			else if (d == '|')
+				t.op = SHELL_REDIR_CLOBBER, n = 2;
+			else
+				t.op = SHELL_REDIR_OUT;
+			break;
+		}
+		t.kind = T_WORD;
+		t.word = shell_lex_word(p, &t.assign);
+		t.end = p->pos;
+		return t;
+	}
+	p->pos = t.end = i + n;
+	return t;
+}
+
+struct token *shell_peek(struct parser *p)
+{
+	if (!p->have) {
+		struct token t = lex(p);
+		p->tok = t;
+		p->have = true;
+	}
+	return &p->tok;
+}
+
+void shell_next(struct parser *p)
+{
+	shell_peek(p);
+	p->last_end = p->tok.end;
+	p->have = false;
+}
+
+const char *const shell_redir_names[] = {
+	[SHELL_REDIR_IN] = "<",          [SHELL_REDIR_OUT] = ">",
+	[SHELL_REDIR_APPEND] = ">>",     [SHELL_REDIR_CLOBBER] = ">|",
+	[SHELL_REDIR_RDWR] = "<>",       [SHELL_REDIR_HEREDOC] = "<<",
+	[SHELL_REDIR_HEREDOC_TABS] = "<<-", [SHELL_REDIR_HERESTRING] = "<<<",
+	[SHELL_REDIR_DUP_IN] = "<&",     [SHELL_REDIR_DUP_OUT] = ">&",
+	[SHELL_REDIR_OUT_ERR] = "&>",    [SHELL_REDIR_APPEND_ERR] = "&>>",
+};
+
+const char *shell_tok_desc(struct parser *p, const struct token *t, char *buf, size_t size)
+{
+	if (t->kind == T_EOF)
+		return "end of input";
+	if (t->kind == T_NEWLINE)
+		return "newline";
+	size_t n = t->end - t->start, k = 0;
+	if (n > 24)
+		n = 24;
+	buf[k++] = '\'';
+	for (size_t i = 0; i < n && k + 6 < size; i++) {
+		unsigned char c = (unsigned char)p->s[t->start + i];
+		buf[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	if (t->end - t->start > n)
+		buf[k++] = '.', buf[k++] = '.', buf[k++] = '.';
+	buf[k++] = '\'';
+	buf[k] = '\0';
+	return buf;
+}
+
+/* An arithmetic word for "((" at the current token. */
