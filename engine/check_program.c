@@ -15,6 +15,7 @@ static const bool operand_role[ROLE_COUNT] = {
 	[ROLE_NONE] = true,  [ROLE_READ] = true,   [ROLE_WRITE] = true,
 	[ROLE_DELETE] = true, [ROLE_NET] = true,    [ROLE_OPAQUE] = true, [ROLE_ARG] = true,
 	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true, [ROLE_SEDSCRIPT] = true,
+	[ROLE_CHANGES] = true, [ROLE_VARIABLE] = true,
 };
 static const bool option_role[ROLE_COUNT] = {
 	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
@@ -22,6 +23,8 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_CWD] = true,	[ROLE_MODIFIES] = true,  [ROLE_RECURSIVE] = true,
 	[ROLE_FLAG] = true,	[ROLE_SCRIPT] = true,    [ROLE_SCRIPTFILE] = true,
 	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
+	[ROLE_EXTRACTS] = true, [ROLE_INTO] = true,      [ROLE_LISTS] = true,
+	[ROLE_DELETES] = true,	[ROLE_CHANGES] = true,   [ROLE_STORE] = true,
 };
 
 /* A name in a spec: a plain string, escapes \" and \\ only. */
@@ -63,8 +66,8 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 		diag_hint(dg, "roles: read, write, delete, net, opaque, arg, run%s",
 			  allowed == option_role
 				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites, "
-				    "sedscript"
-				  : ", none, refspec, sedscript");
+				    "sedscript, extracts, into, lists, deletes, changes, store"
+				  : ", none, refspec, sedscript, changes, variable");
 	return -1;
 }
 
@@ -115,24 +118,34 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			continue;
 		}
 		const char *what = it->u.item.name->u.tok.text;
-		static const char *const items[] = { "operands", "first", "last",     "option",
-						      "net",      "read",  "write",    "recursive",
-						      "delete" };
+		static const char *const items[] = { "operands", "first",   "last",      "option",
+						      "net",      "read",    "write",     "recursive",
+						      "delete",   "changes", "extracts",  "environment" };
+		enum { NITEMS = sizeof(items) / sizeof(*items) };
 		int k;
-		for (k = 0; k < 9 && strcmp(what, items[k]) != 0; k++)
+		for (k = 0; k < NITEMS && strcmp(what, items[k]) != 0; k++)
 			;
-		if (k == 8) {
-			check_fixed(d, it, "a path", ".", &spec->deletes, &spec->ndeletes,
-				    &spec->deletes_cap);
+		if (k == 8 || k == 9) {
+			check_fixed(d, it, "a path", k == 8 ? "." : ".git",
+				    k == 8 ? &spec->deletes : &spec->changes,
+				    k == 8 ? &spec->ndeletes : &spec->nchanges,
+				    k == 8 ? &spec->deletes_cap : &spec->changes_cap);
 			continue;
 		}
-		if (k == 9)
+		if (k == NITEMS)
 			k = 8; /* unknown */
-		if (k == 7) {
-			/* `recursive;`: operands are whole trees, no option needed (rg) */
+		else if (k == 7 || k >= 10) {
+			/* `recursive;`: operands are whole trees, no option needed (rg);
+			 * `extracts;`: files it does not name land below its directory
+			 * (unzip); `environment;`: it prints the environment (env) */
 			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
-				ERR(d, &it->loc, "syntax", "write 'recursive;'");
-			spec->recursive = true;
+				ERR(d, &it->loc, "syntax", "write '%s;'", what);
+			if (k == 7)
+				spec->recursive = true;
+			else if (k == 10)
+				spec->extracts = true;
+			else
+				spec->environment = true;
 			continue;
 		}
 		if (k == 4) {
@@ -150,14 +163,22 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		if (k == 8) {
 			struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
 					      "unknown item '%s' in a program spec", what);
-			const char *best = closest_word(what, items, 9);
+			const char *best = closest_word(what, items, NITEMS);
 			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
 				  best ? best
 				       : "operands, first, last, option, net, read, write, delete, "
-					 "recursive, subcommand");
+					 "changes, recursive, extracts, environment, subcommand");
 			continue;
 		}
-		if (!it->u.item.word || it->u.item.reason || (k < 3) != !it->u.item.patterns.n) {
+		/* `option "--global" store "~/.gitconfig";`: the one role with a path. */
+		bool store = k == 3 && it->u.item.word &&
+			     strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_STORE]) == 0;
+		if (store && !it->u.item.reason) {
+			ERR(d, &it->loc, "syntax", "write 'option \"--global\" store \"~/.gitconfig\";'");
+			continue;
+		}
+		if (!it->u.item.word || (it->u.item.reason && !store) ||
+		    (k < 3) != !it->u.item.patterns.n) {
 			ERR(d, &it->loc, "syntax", k < 3 ? "write '%s ROLE;'" : "write 'option \"-x\", \"--long\" ROLE;'",
 			    what);
 			continue;
@@ -182,6 +203,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			continue;
 		}
 		struct ir_option opt = { .role = (enum ir_role)role, .origin = it->loc };
+		if (store && !(opt.path = plain(d, it->u.item.reason, "a path")))
+			continue;
 		size_t cap = 0;
 		for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
 			if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {

@@ -394,7 +394,9 @@ static const struct ir_option *lookup(const struct ir_spec *sub, const struct ir
 
 static bool takes_arg(enum ir_role r)
 {
-	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES;
+	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES &&
+	       r != ROLE_EXTRACTS && r != ROLE_LISTS && r != ROLE_DELETES && r != ROLE_CHANGES &&
+	       r != ROLE_STORE;
 }
 
 /* --PREFIX of a long option that rewrites history, as getopt_long and git
@@ -422,12 +424,17 @@ static const struct ir_option *abbreviation(const struct ir_spec *sub, const str
 	return NULL;
 }
 
-static bool declares_recursive(const struct ir_spec *s)
+static bool declares(const struct ir_spec *s, enum ir_role role)
 {
 	for (size_t i = 0; s && i < s->noptions; i++)
-		if (s->options[i].role == ROLE_RECURSIVE)
+		if (s->options[i].role == role)
 			return true;
 	return false;
+}
+
+static bool declares_recursive(const struct ir_spec *s)
+{
+	return declares(s, ROLE_RECURSIVE);
 }
 
 struct operand {
@@ -443,6 +450,10 @@ struct reading {
 	const char *prog;
 	char *dir;           /* where operands are resolved */
 	bool modifies, recursive, script, opaque;
+	bool extracts, lists, deletes, changes;
+	char *into;          /* where extracted files land (unzip -d), or NULL: dir */
+	bool into_set;       /* an `into` option was given (into NULL: unknown) */
+	const char *store;   /* the file changes go to (git config --global), or NULL */
 	struct operand *ops;
 	size_t nops, cap;
 	const char *subs[4]; /* the subcommand words read so far */
@@ -613,6 +624,33 @@ static void sed_scan(struct reading *r, const char *s)
 	}
 }
 
+/* A directory word's value when it is known before the command runs: its
+ * static text, a leading ~ as the home directory, and the variables whose
+ * values are known ($TMPDIR).  NULL: known only at run time. */
+static char *dir_value(const struct cmd_env *env, const struct shell_word *w)
+{
+	if (shell_word_static(w))
+		return xstrdup(shell_word_static(w));
+	struct strbuf sb;
+	sb_init(&sb);
+	for (size_t i = 0; i < w->nparts; i++) {
+		const struct shell_part *p = &w->parts[i];
+		const char *v = NULL;
+		if (p->kind == SHELL_PART_LIT)
+			v = p->text;
+		else if (p->kind == SHELL_PART_TILDE && i == 0 && strcmp(p->text, "~") == 0)
+			v = env->home;
+		else if (p->kind == SHELL_PART_PARAM)
+			v = known_value(env, p);
+		if (!v) {
+			sb_free(&sb);
+			return NULL;
+		}
+		sb_adds(&sb, v);
+	}
+	return sb_steal(&sb);
+}
+
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
 {
@@ -627,11 +665,15 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 			 r->recursive && role == ROLE_READ, detail);
 		break;
 	case ROLE_WRITE:
+		if (r->lists)
+			break; /* a listing or a dry run writes nothing */
 		snprintf(detail, sizeof(detail), "write%s (%s%s)", r->recursive ? ", recursive" : "",
 			 r->prog, what);
 		add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
 		break;
 	case ROLE_DELETE:
+		if (r->lists)
+			break;
 		snprintf(detail, sizeof(detail), "delete%s (%s%s)", r->recursive ? ", recursive" : "",
 			 r->prog, what);
 		add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
@@ -674,8 +716,9 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		snprintf(detail, sizeof(detail), "read (%s%s, the code it runs)", r->prog, what);
 		add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
 		break;
-	case ROLE_CWD: {
-		const char *d = shell_word_static(w);
+	case ROLE_CWD:
+	case ROLE_INTO: {
+		char *d = dir_value(r->env, w);
 		char *nd = NULL;
 		if (d && d[0] == '/') {
 			nd = canon_lexical(d);
@@ -684,10 +727,23 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 			nd = canon_lexical(j);
 			free(j);
 		}
-		free(r->dir);
-		r->dir = nd; /* unknown when dynamic */
+		free(d);
+		/* unknown when dynamic */
+		if (role == ROLE_CWD) {
+			free(r->dir);
+			r->dir = nd;
+		} else {
+			free(r->into);
+			r->into = nd;
+			r->into_set = true;
+		}
 		break;
 	}
+	case ROLE_CHANGES:
+		r->changes = true;
+		break;
+	case ROLE_VARIABLE:
+		break; /* printenv NAME: command_env.c judges the name */
 	default:
 		break;
 	}
@@ -697,6 +753,11 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
  * relative to the directory it works in, or under ~. */
 static void fixed_path(struct reading *r, const char *path, bool write, bool tree)
 {
+	/* A read relative to a directory known only at run time (git status
+	 * under git submodule foreach) is left out: it names no path a rule
+	 * could judge.  Writes there stay, as a name anywhere. */
+	if (!write && !r->dir && path[0] != '/' && path[0] != '~')
+		return;
 	struct shell_part parts[2] = { { .kind = SHELL_PART_LIT, .text = path } };
 	struct shell_word sw = { .parts = parts, .nparts = 1, .start = r->c->start,
 				 .end = r->c->start };
@@ -717,6 +778,35 @@ static void fixed_path(struct reading *r, const char *path, bool write, bool tre
 	r->out->v[r->out->n - 1].shown = xstrdup(path);
 }
 
+/* Files the program does not name land below the directory it extracts
+ * into (tar -x -C DIR, unzip -d DIR, patch): a write of that tree whose
+ * members are known only at run time.  Archivers refuse members with ".."
+ * and strip a leading "/", so they stay below it. */
+static void add_members(struct reading *r)
+{
+	const char *dir = r->into_set ? r->into : r->dir;
+	char detail[160];
+	snprintf(detail, sizeof(detail),
+		 "write, recursive (%s writes files it does not name below this directory)",
+		 r->prog);
+	struct cmd_op *o = push(r->out, IR_WRITE, r->c);
+	o->detail = xstrdup(detail);
+	o->tree = true;
+	if (!dir) {
+		/* A directory known only at run time: anywhere. */
+		o->kind = CMD_PATH_REGION;
+		o->target = xstrdup("/");
+		o->pattern = xstrdup(".*");
+		o->maybe = true;
+		o->shown = xstrdup("(a directory known only at run time)");
+		return;
+	}
+	o->kind = CMD_PATH_EXACT;
+	o->target = xstrdup(dir);
+	o->members = true;
+	o->shown = xstrdup(dir);
+}
+
 /* An option the spec names: what a flag does, or its argument -- glued to
  * the word (--x=V, -xV, key=V) or the next word.  Returns how many words
  * past words[i] it used. */
@@ -725,6 +815,16 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 {
 	if (o->role == ROLE_MODIFIES)
 		r->modifies = true;
+	else if (o->role == ROLE_EXTRACTS)
+		r->modifies = r->extracts = true;
+	else if (o->role == ROLE_LISTS)
+		r->lists = true;
+	else if (o->role == ROLE_DELETES)
+		r->deletes = true;
+	else if (o->role == ROLE_CHANGES)
+		r->changes = true;
+	else if (o->role == ROLE_STORE)
+		r->store = o->path;
 	else if (o->role == ROLE_RECURSIVE)
 		r->recursive = true;
 	else if (o->role == ROLE_REWRITES)
@@ -745,8 +845,8 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 	} else if (o->role != ROLE_ARG && o->role != ROLE_SCRIPT) {
 		struct shell_part part = { .kind = SHELL_PART_LIT, .text = glued,
 					   .start = w->start, .end = w->end };
-		struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start,
-					 .end = w->end };
+		struct shell_word sw = { .parts = &part, .nparts = 1, .lit = glued,
+					 .start = w->start, .end = w->end };
 		role_word(r, &sw, o->role, "");
 	}
 	return 0;
@@ -832,16 +932,27 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 	/* A delete is of a whole tree unless the program has a recursive
 	 * option and it was not given. */
 	bool tree_deletes = r->recursive || (!declares_recursive(sub) && !declares_recursive(prog));
+	bool extracting = r->extracts || sub->extracts || prog->extracts;
+	bool named = false; /* an operand names what is written */
 	for (size_t k = 0; k < r->nops; k++) {
 		enum ir_role role = r->ops[k].role;
 		if (r->modifies && role == ROLE_READ)
 			role = ROLE_WRITE;
+		if (r->deletes && role == ROLE_WRITE)
+			role = ROLE_DELETE; /* git stash -u -- PATH removes PATH's untracked files */
 		bool saved = r->recursive;
 		if (role == ROLE_DELETE)
-			r->recursive = tree_deletes;
+			r->recursive = r->deletes || tree_deletes;
+		named = named || role == ROLE_WRITE || role == ROLE_DELETE;
+		char *dir = r->dir;
+		if (extracting && r->into_set && (role == ROLE_WRITE || role == ROLE_DELETE))
+			r->dir = r->into; /* members named land in the extraction directory */
 		role_word(r, r->ops[k].w, role, "");
+		r->dir = dir;
 		r->recursive = saved;
 	}
+	if (extracting && !named && !r->lists)
+		add_members(r);
 	if (c->flags & SHELL_CMD_EXTRA_ARGS) {
 		/* xargs and find -exec ... + add operands only known at run time. */
 		enum ir_role role = sub->operands == ROLE_READ && r->modifies ? ROLE_WRITE : sub->operands;
@@ -854,11 +965,22 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
 		for (size_t k = 0; k < s->nreads + s->nwrites; k++) {
 			bool wr = k >= s->nreads;
+			if (wr && r->lists)
+				break;
 			fixed_path(r, wr ? s->writes[k - s->nreads] : s->reads[k], wr, false);
 		}
-		/* What it deletes when no operand says where. */
-		for (size_t k = 0; k < s->ndeletes && r->nops == 0; k++)
+		/* What it deletes when no operand says where: with a flag that
+		 * says so, when the spec has one (git stash -u). */
+		bool deleting = !r->lists && r->nops == 0 &&
+				(r->deletes || (!declares(sub, ROLE_DELETES) && !declares(prog, ROLE_DELETES)));
+		for (size_t k = 0; k < s->ndeletes && deleting; k++)
 			fixed_path(r, s->deletes[k], true, true);
+		/* What it changes when an operand or a flag says it does. */
+		for (size_t k = 0; k < s->nchanges && r->changes && !r->lists; k++) {
+			if (r->store && k > 0)
+				break;
+			fixed_path(r, r->store ? r->store : s->changes[k], true, false);
+		}
 		for (size_t k = 0; k < s->nhosts; k++) {
 			char detail[160];
 			snprintf(detail, sizeof(detail), "network (%s contacts it)", r->prog);
@@ -1034,6 +1156,7 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			read_spec(&r, runs, c->argi + 1);
 			free(r.ops);
 			free(r.dir);
+			free(r.into);
 		}
 		if (!opaque && c->prog) {
 			struct reading r = { .env = env, .text = text, .c = c, .out = out };
@@ -1074,6 +1197,7 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			}
 			free(r.ops);
 			free(r.dir);
+			free(r.into);
 		}
 	}
 	if (c->argi < c->nwords) {

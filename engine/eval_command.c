@@ -224,7 +224,8 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			bool sure;
 			if (!rule_reached(&ev->protect[i].m, &g, &sure))
 				continue;
-			struct reached h = { &ev->protect[i], IR_DENY, true, sure && !o->maybe, false };
+			struct reached h = { &ev->protect[i], IR_DENY, true,
+					     sure && !o->maybe && !o->members, false };
 			if (!h.sure)
 				h.effect = IR_ASK;
 			if (!h.sure && sandbox_refuses(ev, d, h.r, true))
@@ -241,7 +242,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			continue; /* never wins against the rule that covers the region */
 		if (!rule_reached(&r->m, &g, &sure))
 			continue;
-		struct reached h = { r, r->effect, false, sure && !o->maybe, false };
+		struct reached h = { r, r->effect, false, sure && !o->maybe && !o->members, false };
 		if (!h.sure && h.effect == IR_DENY)
 			h.effect = IR_ASK;
 		h.effect = under_approval(ev, h.effect);

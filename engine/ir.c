@@ -320,7 +320,8 @@ char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_pa
 const char *const ir_role_names[ROLE_COUNT] = {
 	"none", "read", "write", "delete", "net", "opaque",
 	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
-	"run", "rewrites", "refspec", "sedscript",
+	"run", "rewrites", "refspec", "sedscript", "extracts", "into", "lists", "deletes",
+	"changes", "store", "variable",
 };
 
 void ir_spec_free(struct ir_spec *s)
@@ -332,6 +333,7 @@ void ir_spec_free(struct ir_spec *s)
 		for (size_t j = 0; j < s->options[i].nnames; j++)
 			free(s->options[i].names[j]);
 		free(s->options[i].names);
+		free(s->options[i].path);
 	}
 	free(s->options);
 	for (size_t i = 0; i < s->nsubs; i++)
@@ -349,6 +351,9 @@ void ir_spec_free(struct ir_spec *s)
 	for (size_t i = 0; i < s->ndeletes; i++)
 		free(s->deletes[i]);
 	free(s->deletes);
+	for (size_t i = 0; i < s->nchanges; i++)
+		free(s->changes[i]);
+	free(s->changes);
 	memset(s, 0, sizeof(*s));
 }
 

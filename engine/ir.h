@@ -180,6 +180,19 @@ enum ir_role {
 	ROLE_REFSPEC,   /* operand: a git refspec; "+SRC:DST" forces, ":DST" deletes */
 	ROLE_SEDSCRIPT, /* a sed program: its w/W files are written, r/R files read, and an e
 			 * command or flag runs code; `first` no longer applies */
+	ROLE_EXTRACTS,  /* option flag: files it does not name land below the directory it
+			 * works in (tar -x); the operands named are written */
+	ROLE_INTO,      /* option: takes the directory extracted files land in (unzip -d) */
+	ROLE_LISTS,     /* option flag: nothing is written (a listing or a dry run: unzip -l,
+			 * git clean -n) */
+	ROLE_DELETES,   /* option flag: the spec's `delete` paths are deleted only with it,
+			 * and the operands written are deleted trees (git stash -u) */
+	ROLE_CHANGES,   /* operand, option flag: the program changes its `changes` paths
+			 * (git tag NAME, git config KEY VALUE, git config --unset) */
+	ROLE_STORE,     /* option flag with a path: its changes go to that file instead of
+			 * the `changes` paths (git config --global) */
+	ROLE_VARIABLE,  /* operand: a variable's name, whose value the program prints
+			 * (printenv NAME) */
 	ROLE_COUNT
 };
 
@@ -189,6 +202,7 @@ struct ir_option {
 	char **names;   /* "-i", "--in-place" */
 	size_t nnames;
 	enum ir_role role;
+	char *path;     /* store: the file its changes go to */
 	struct loc origin;
 };
 
@@ -198,6 +212,8 @@ struct ir_spec {
 	enum ir_role operands, first, last;
 	bool has_first, has_last;
 	bool recursive; /* `recursive;`: operands are whole trees */
+	bool extracts;  /* `extracts;`: files it does not name land below its directory */
+	bool environment; /* `environment;`: it prints the environment (env, printenv) */
 	struct ir_option *options;
 	size_t noptions, options_cap;
 	struct ir_spec *subs;
@@ -212,6 +228,10 @@ struct ir_spec {
 	 * says where (git clean removes the untracked files of its directory) */
 	char **deletes;
 	size_t ndeletes, deletes_cap;
+	/* `changes ".git";`: paths written when an operand or flag says it
+	 * changes something (git tag NAME; a bare `git tag` lists) */
+	char **changes;
+	size_t nchanges, changes_cap;
 	struct loc origin;
 };
 
