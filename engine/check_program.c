@@ -177,6 +177,11 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			ERR(d, &it->loc, "syntax", "write 'option \"--global\" store \"~/.gitconfig\";'");
 			continue;
 		}
+		if (k == 3 && it->u.item.word && it->u.item.reason && !store) {
+			ERR(d, &it->u.item.reason->loc, "syntax",
+			    "only the role 'store' takes a path after it");
+			continue;
+		}
 		if (!it->u.item.word || (it->u.item.reason && !store) ||
 		    (k < 3) != !it->u.item.patterns.n) {
 			ERR(d, &it->loc, "syntax", k < 3 ? "write '%s ROLE;'" : "write 'option \"-x\", \"--long\" ROLE;'",

@@ -65,6 +65,7 @@ struct cmd_env {
 	size_t nvars;
 	const struct ir_policy *ir;
 	const struct strmap *programs; /* program name -> index into ir->programs */
+	const struct ir_env *names;    /* the preset's env: secret and code names, or NULL */
 };
 
 /* Build the name index of ir's program specs. */

@@ -80,7 +80,15 @@ struct ir_env {
 	size_t nset, set_cap;
 	struct ir_pattern *drop; /* globs or regexes on names */
 	size_t ndrop, drop_cap;
+	/* What the shell analysis judges for a host without the sandbox:
+	 * names of variables that hold secrets (expanding or printing one),
+	 * and of variables that change which code runs (setting one). */
+	struct ir_pattern *secret, *code;
+	size_t nsecret, secret_cap, ncode, code_cap;
 };
+
+/* Does name match one of the env patterns (names, globs, regexes)? */
+bool ir_env_matches(const struct ir_pattern *pats, size_t n, const char *name);
 
 /* Resource limits (`limits { ... }` in a preset).  The first five are
  * setrlimit(2) limits set just before the command runs; memory is a
