@@ -25,6 +25,7 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
 	[ROLE_EXTRACTS] = true, [ROLE_INTO] = true,      [ROLE_LISTS] = true,
 	[ROLE_DELETES] = true,	[ROLE_CHANGES] = true,   [ROLE_STORE] = true,
+	[ROLE_MODULE] = true,
 };
 
 /* A name in a spec: a plain string, escapes \" and \\ only. */
@@ -66,7 +67,7 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 		diag_hint(dg, "roles: read, write, delete, net, opaque, arg, run%s",
 			  allowed == option_role
 				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites, "
-				    "sedscript, extracts, into, lists, deletes, changes, store"
+				    "sedscript, extracts, into, lists, deletes, changes, store, module"
 				  : ", none, refspec, sedscript, changes, variable");
 	return -1;
 }
@@ -120,7 +121,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		const char *what = it->u.item.name->u.tok.text;
 		static const char *const items[] = { "operands", "first",   "last",      "option",
 						      "net",      "read",    "write",     "recursive",
-						      "delete",   "changes", "extracts",  "environment" };
+						      "delete",   "changes", "extracts",  "environment",
+						      "remote",   "bare" };
 		enum { NITEMS = sizeof(items) / sizeof(*items) };
 		int k;
 		for (k = 0; k < NITEMS && strcmp(what, items[k]) != 0; k++)
@@ -130,6 +132,21 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				    k == 8 ? &spec->deletes : &spec->changes,
 				    k == 8 ? &spec->ndeletes : &spec->nchanges,
 				    k == 8 ? &spec->deletes_cap : &spec->changes_cap);
+			continue;
+		}
+		if (k == 13) {
+			/* `bare "install";`: `yarn` alone runs `yarn install` */
+			const struct ast *p = it->u.item.patterns.head;
+			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n != 1 ||
+			    p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
+				ERR(d, &it->loc, "syntax", "write 'bare \"install\";'");
+				continue;
+			}
+			char *v = plain(d, p->u.seq.head, "a subcommand name");
+			if (v) {
+				free(spec->bare);
+				spec->bare = v;
+			}
 			continue;
 		}
 		if (k == NITEMS)
@@ -144,8 +161,10 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				spec->recursive = true;
 			else if (k == 10)
 				spec->extracts = true;
-			else
+			else if (k == 11)
 				spec->environment = true;
+			else
+				spec->remote = true;
 			continue;
 		}
 		if (k == 4) {
@@ -167,7 +186,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
 				  best ? best
 				       : "operands, first, last, option, net, read, write, delete, "
-					 "changes, recursive, extracts, environment, subcommand");
+					 "changes, recursive, extracts, environment, remote, bare, "
+					 "subcommand");
 			continue;
 		}
 		/* `option "--global" store "~/.gitconfig";`: the one role with a path. */
@@ -217,9 +237,12 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				continue;
 			}
 			char *name = plain(d, p->u.seq.head, "an option name");
-			if (name && name[0] != '-' && name[strlen(name) - 1] != '=') {
+			if (name && name[0] != '-' && name[strlen(name) - 1] != '=' &&
+			    strcmp(name, "+") != 0) {
 				ERR(d, &p->loc, "bad-value",
-				    "option '%s' neither starts with '-' nor ends with '=' (key=value)", name);
+				    "option '%s' neither starts with '-' nor ends with '=' (key=value), "
+				    "nor is '+' (+COMMAND)",
+				    name);
 				free(name);
 				continue;
 			}

@@ -9,6 +9,7 @@
 #include "confusable.h"
 #include "canon.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +452,7 @@ struct reading {
 	char *dir;           /* where operands are resolved */
 	bool modifies, recursive, script, opaque;
 	bool extracts, lists, deletes, changes;
+	bool remote;         /* HOST:PATH operands are contacts (`remote;`) */
 	char *into;          /* where extracted files land (unzip -d), or NULL: dir */
 	bool into_set;       /* an `into` option was given (into NULL: unknown) */
 	const char *store;   /* the file changes go to (git config --global), or NULL */
@@ -651,11 +653,26 @@ static char *dir_value(const struct cmd_env *env, const struct shell_word *w)
 	return sb_steal(&sb);
 }
 
+/* rsync and scp read a word as [USER@]HOST:PATH (or rsync://HOST/PATH)
+ * when a ':' comes before any '/'; ./a:b and /a:b are local. */
+static bool remote_operand(const char *v)
+{
+	if (!v || v[0] == '/' || v[0] == '.')
+		return false;
+	if (strncmp(v, "rsync://", 8) == 0)
+		return true;
+	size_t colon = strcspn(v, ":/");
+	return colon > 0 && v[colon] == ':';
+}
+
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
 {
 	char detail[160];
 	const char *v;
+	if (r->remote && (role == ROLE_READ || role == ROLE_WRITE || role == ROLE_DELETE) &&
+	    remote_operand(shell_word_static(w)))
+		role = ROLE_NET; /* a path on another host: a contact of that host */
 	switch (role) {
 	case ROLE_READ:
 	case ROLE_SCRIPTFILE:
@@ -853,12 +870,33 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 }
 
 /* Read words[from..] against a spec. */
+static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from);
+
+/* python3 -m MODULE ARGS: the module's code is not seen (opaque), but a
+ * module with a spec of its own (pip, pytest) does what that spec says
+ * with the words after it.  Returns true when it read them. */
+static bool read_module(struct reading *r, const char *name, size_t from)
+{
+	r->opaque = true;
+	const struct ir_spec *spec = name ? find_program(r->env, name) : NULL;
+	if (!spec)
+		return false;
+	struct reading m = { .env = r->env, .text = r->text, .c = r->c, .out = r->out,
+			     .prog = name, .dir = r->dir ? xstrdup(r->dir) : NULL };
+	read_spec(&m, spec, from);
+	free(m.ops);
+	free(m.dir);
+	free(m.into);
+	return true;
+}
+
 static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 {
 	const struct shell_cmd *c = r->c;
 	const struct ir_spec *sub = prog;
 	bool ddash = false;
 	r->recursive = prog->recursive;
+	r->remote = prog->remote;
 	for (size_t i = from; i < c->nwords; i++) {
 		const struct shell_word *w = c->words[i];
 		const char *v = shell_word_static(w);
@@ -869,6 +907,16 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 		if (v && !ddash && v[0] == '-' && v[1]) {
 			const struct ir_option *o;
 			const char *arg = NULL;
+			/* -m MODULE, -mMODULE: the rest of the words are the module's. */
+			o = v[1] != '-' ? lookup(sub, prog, (char[3]){ '-', v[1], 0 }, 2) : NULL;
+			if (o && o->role == ROLE_MODULE) {
+				const char *name = v[2] ? v + 2
+					    : i + 1 < c->nwords ? shell_word_static(c->words[i + 1]) : NULL;
+				if (read_module(r, name, i + (v[2] ? 1 : 2)))
+					break;
+				i += v[2] ? 0 : 1;
+				continue;
+			}
 			if (v[1] == '-' || (o = lookup(sub, prog, v, strlen(v)))) {
 				/* --long[=value], or a single-dash word the spec names */
 				const char *eq = strchr(v, '=');
@@ -898,6 +946,13 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 			}
 			continue;
 		}
+		/* +COMMAND words a spec names as the option "+": less +G, vim +CMD. */
+		const struct ir_option *plus =
+			v && !ddash && v[0] == '+' && v[1] ? lookup(sub, prog, "+", 1) : NULL;
+		if (plus) {
+			apply_option(r, plus, w, v + 1, i);
+			continue;
+		}
 		/* key=value operands a spec names as options: dd of=FILE. */
 		const char *eq = v && !ddash ? strchr(v, '=') : NULL;
 		const struct ir_option *kv = eq ? lookup(sub, prog, v, (size_t)(eq - v) + 1) : NULL;
@@ -915,6 +970,7 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 			if (s) {
 				sub = s;
 				r->recursive = r->recursive || s->recursive;
+				r->remote = r->remote || s->remote;
 				if (r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
 					r->subs[r->nsubs++] = v;
 				continue;
@@ -922,6 +978,15 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 		}
 		struct operand op = { w, sub->operands };
 		VEC_PUSH(r->ops, r->nops, r->cap, op);
+	}
+	/* A program run without a subcommand that runs one (yarn: install). */
+	if (sub == prog && r->nops == 0 && prog->bare) {
+		for (size_t k = 0; k < prog->nsubs && sub == prog; k++)
+			for (size_t j = 0; j < prog->subs[k].nnames; j++)
+				if (strcmp(prog->subs[k].names[j], prog->bare) == 0)
+					sub = &prog->subs[k];
+		if (sub != prog && r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
+			r->subs[r->nsubs++] = prog->bare;
 	}
 	/* Code given by an option (python3 -c, perl -e): the first operand
 	 * is not the file of code to run, but may be one the code reads. */
@@ -1135,6 +1200,24 @@ static bool runs_nested(const struct shell_script *sc, const struct shell_cmd *c
 	return false;
 }
 
+/* Does an operation of the part (from index first) read /proc/PID/environ,
+ * the environment of a process, which holds what a host passes it?  Under
+ * cordon's sandbox /proc shows the sandbox's own processes only. */
+static bool reads_environ(const struct cmd_ops *out, size_t first)
+{
+	for (size_t k = first; k < out->n; k++) {
+		const struct cmd_op *o = &out->v[k];
+		if (o->op != IR_READ || !o->target)
+			continue;
+		if (o->kind == CMD_PATH_EXACT && fnmatch("/proc/*/environ", o->target, FNM_PATHNAME) == 0)
+			return true;
+		if (o->kind == CMD_PATH_REGION && o->shown && strstr(o->shown, "environ") &&
+		    (strcmp(o->target, "/proc") == 0 || strncmp(o->target, "/proc/", 6) == 0))
+			return true;
+	}
+	return false;
+}
+
 static void analyse_cmd(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
 			bool nested, struct cmd_ops *out)
 {
@@ -1210,6 +1293,9 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 	}
 	for (size_t i = 0; i < c->nredirs; i++)
 		add_redir(out, env, dir, text, c, c->redirs[i]);
+	if (c->argi < c->nwords && !out->v[first].caution && reads_environ(out, first))
+		out->v[first].caution =
+			xstrdup("it reads a process's environment (/proc/PID/environ)");
 	free(dir);
 }
 

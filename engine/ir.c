@@ -353,7 +353,7 @@ const char *const ir_role_names[ROLE_COUNT] = {
 	"none", "read", "write", "delete", "net", "opaque",
 	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
 	"run", "rewrites", "refspec", "sedscript", "extracts", "into", "lists", "deletes",
-	"changes", "store", "variable",
+	"changes", "store", "variable", "module",
 };
 
 void ir_spec_free(struct ir_spec *s)
@@ -386,6 +386,7 @@ void ir_spec_free(struct ir_spec *s)
 	for (size_t i = 0; i < s->nchanges; i++)
 		free(s->changes[i]);
 	free(s->changes);
+	free(s->bare);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -201,6 +201,8 @@ enum ir_role {
 			 * the `changes` paths (git config --global) */
 	ROLE_VARIABLE,  /* operand: a variable's name, whose value the program prints
 			 * (printenv NAME) */
+	ROLE_MODULE,    /* option: takes a module the program runs (python3 -m pip): opaque,
+			 * and the words after it are read against the module's spec too */
 	ROLE_COUNT
 };
 
@@ -222,6 +224,8 @@ struct ir_spec {
 	bool recursive; /* `recursive;`: operands are whole trees */
 	bool extracts;  /* `extracts;`: files it does not name land below its directory */
 	bool environment; /* `environment;`: it prints the environment (env, printenv) */
+	bool remote;    /* `remote;`: a HOST:PATH operand is a contact of HOST (rsync, scp) */
+	char *bare;     /* `bare "install";`: the subcommand run without one (yarn) */
 	struct ir_option *options;
 	size_t noptions, options_cap;
 	struct ir_spec *subs;

@@ -251,7 +251,7 @@ enum wkind {
 	W_GIT,
 	W_SHELL,
 	W_FOREIGN, /* a shell whose language is not analysed */
-	W_SU,
+	W_SU,      /* su -c CMD, script -c CMD: CMD is a shell string */
 	W_WATCH,
 	W_FLOCK,
 	W_RUNNER,  /* npx PKG: runs a fetched program */
@@ -337,6 +337,7 @@ static const struct wrapper_spec specs[] = {
 	{ .name = "poetry", .kind = W_RUNNER2, .local = " run " },
 	{ .name = "posh", .kind = W_SHELL },
 	{ .name = "pwsh", .kind = W_FOREIGN },
+	{ .name = "script", .kind = W_SU }, /* script -c CMD [FILE] */
 	{ .name = "setsid", .kind = W_PLAIN, .flags = "cfw",
 	  .long_flags = " --ctty --fork --wait " },
 	{ .name = "sh", .kind = W_SHELL },
@@ -664,8 +665,12 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 	for (size_t k = 0; k < cmd->nredirs; k++)
 		if (cmd->redirs[k]->fd == 0)
 			in = cmd->redirs[k];
-	if (in && in->op == SHELL_REDIR_IN)
-		return; /* a script file again */
+	if (in && in->op == SHELL_REDIR_IN) {
+		/* bash < script.sh: a script file again, read through the
+		 * redirection; what it runs is not seen. */
+		set_opaque(cmd, "the shell runs the script on its standard input");
+		return;
+	}
 	const struct shell_word *text = !in ? NULL
 					: in->op == SHELL_REDIR_HERESTRING ? in->target
 					: in->op == SHELL_REDIR_HEREDOC || in->op == SHELL_REDIR_HEREDOC_TABS
@@ -1048,7 +1053,8 @@ static void resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c
 				k++;
 			wlist_add(sp, &wl, cmd, i, k < n ? k + 1 : n);
 			if (k + 1 >= n)
-				set_opaque(cmd, "su without -c starts a shell");
+				set_opaque(cmd, arena_printf(sp->a, "%s without -c starts a shell",
+							     ws->name));
 			else
 				option_string(sp, cmd, c, k + 1, &wl);
 			wl.n--;
