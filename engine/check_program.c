@@ -15,7 +15,7 @@ static const bool operand_role[ROLE_COUNT] = {
 	[ROLE_NONE] = true,  [ROLE_READ] = true,   [ROLE_WRITE] = true,
 	[ROLE_DELETE] = true, [ROLE_NET] = true,    [ROLE_OPAQUE] = true, [ROLE_ARG] = true,
 	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true, [ROLE_SEDSCRIPT] = true,
-	[ROLE_CHANGES] = true, [ROLE_VARIABLE] = true,
+	[ROLE_CHANGES] = true, [ROLE_VARIABLE] = true, [ROLE_AWKSCRIPT] = true,
 };
 static const bool option_role[ROLE_COUNT] = {
 	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
@@ -25,7 +25,7 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
 	[ROLE_EXTRACTS] = true, [ROLE_INTO] = true,      [ROLE_LISTS] = true,
 	[ROLE_DELETES] = true,	[ROLE_CHANGES] = true,   [ROLE_STORE] = true,
-	[ROLE_MODULE] = true,
+	[ROLE_MODULE] = true,	[ROLE_AWKSCRIPT] = true,
 };
 
 /* A name in a spec: a plain string, escapes \" and \\ only. */
@@ -67,8 +67,8 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 		diag_hint(dg, "roles: read, write, delete, net, opaque, arg, run%s",
 			  allowed == option_role
 				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites, "
-				    "sedscript, extracts, into, lists, deletes, changes, store, module"
-				  : ", none, refspec, sedscript, changes, variable");
+				    "sedscript, awkscript, extracts, into, lists, deletes, changes, store, module"
+				  : ", none, refspec, sedscript, awkscript, changes, variable");
 	return -1;
 }
 

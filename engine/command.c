@@ -653,6 +653,226 @@ static char *dir_value(const struct cmd_env *env, const struct shell_word *w)
 	return sb_steal(&sb);
 }
 
+/* ---- awk programs -------------------------------------------------------- */
+
+static bool is_sink(const char *v);
+
+/* Words of awk after which a '/' starts a regex, not a division. */
+static bool awk_keyword(const char *s, size_t n)
+{
+	static const char *const words[] = { "print", "printf", "return", "in", "getline",
+					     "case", "do", "else", "if", "while", "for",
+					     "delete", "exit", "next", "nextfile" };
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strlen(words[i]) == n && memcmp(words[i], s, n) == 0)
+			return true;
+	return false;
+}
+
+enum awk_tok { AWK_END, AWK_WORD, AWK_NUM, AWK_STR, AWK_RE, AWK_PUNCT, AWK_BAD };
+
+struct awk_lex {
+	const char *p;
+	enum awk_tok kind, prev;
+	const char *start;
+	size_t len;
+	bool operand; /* the last token ends an operand: a '/' after it divides */
+};
+
+/* The next token of an awk program; AWK_BAD for what this reader does not
+ * follow (a string or a regex that does not end, a newline in a string). */
+static enum awk_tok awk_next(struct awk_lex *x)
+{
+	const char *p = x->p;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (*p == '\\' && p[1] == '\n') {
+			p += 2;
+			continue;
+		}
+		if (*p == '#') {
+			p += strcspn(p, "\n");
+			continue;
+		}
+		break;
+	}
+	x->start = p;
+	x->prev = x->kind;
+	if (!*p) {
+		x->kind = AWK_END;
+	} else if (*p == '"' || (*p == '/' && !x->operand)) {
+		char q = *p++;
+		while (*p && *p != q && *p != '\n') {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (q == '/' && *p == '[') {
+				/* a bracket expression may hold the delimiter */
+				p++;
+				if (*p == '^')
+					p++;
+				if (*p == ']')
+					p++;
+				while (*p && *p != ']' && *p != '\n')
+					p++;
+				if (*p != ']')
+					break;
+			}
+			p++;
+		}
+		if (*p != q) {
+			x->kind = AWK_BAD;
+			return x->kind;
+		}
+		p++;
+		x->kind = q == '"' ? AWK_STR : AWK_RE;
+	} else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') {
+		while (name_char(*p))
+			p++;
+		x->kind = AWK_WORD;
+	} else if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {
+		while (name_char(*p) || *p == '.')
+			p++;
+		x->kind = AWK_NUM;
+	} else {
+		/* One or two characters of punctuation: >>, >=, <=, ==, !=, &&, ++, ... */
+		if (p[1] && strchr("><=!&+-*/%^", p[0]) &&
+		    (p[1] == '=' || (p[1] == p[0] && strchr("><&+-", p[0]))))
+			p++;
+		p++;
+		x->kind = AWK_PUNCT;
+	}
+	x->len = (size_t)(p - x->start);
+	x->p = p;
+	x->operand = x->kind == AWK_NUM || x->kind == AWK_STR || x->kind == AWK_RE ||
+		     (x->kind == AWK_WORD && !awk_keyword(x->start, x->len)) ||
+		     (x->kind == AWK_PUNCT && x->len == 1 && strchr(")]$", *x->start)) ||
+		     (x->kind == AWK_PUNCT && x->len == 2 &&
+		      (!memcmp(x->start, "++", 2) || !memcmp(x->start, "--", 2)));
+	return x->kind;
+}
+
+static bool awk_is(const struct awk_lex *x, const char *s)
+{
+	return x->len == strlen(s) && memcmp(x->start, s, x->len) == 0;
+}
+
+/* A string literal used as a file name: the file, or NULL when it holds an
+ * escape (its value is not its text). */
+static void awk_file(struct reading *r, const struct awk_lex *x, enum ir_op op, const char *how)
+{
+	const char *s = x->start + 1;
+	size_t n = x->len - 2;
+	if (memchr(s, '\\', n) || n == 0 || (n >= 6 && memcmp(s, "/inet", 5) == 0)) {
+		r->opaque = true; /* an escape, no name, or gawk's network files */
+		return;
+	}
+	char *name = xstrndup(s, n);
+	if (is_sink(name)) {
+		free(name); /* print > "/dev/stderr" */
+		return;
+	}
+	struct shell_part part = { .kind = SHELL_PART_LIT, .text = name, .start = r->c->start,
+				   .end = r->c->start };
+	struct shell_word sw = { .parts = &part, .nparts = 1, .lit = name, .start = r->c->start,
+				 .end = r->c->start };
+	char detail[160];
+	snprintf(detail, sizeof(detail), "%s (%s, its %s)", op == IR_WRITE ? "write" : "read",
+		 r->prog, how);
+	add_path(r->out, r->env, r->dir, r->text, r->c, &sw, op, false, detail);
+	free(r->out->v[r->out->n - 1].shown);
+	r->out->v[r->out->n - 1].shown = name;
+}
+
+/* The files an awk program writes (print > "FILE", >> "FILE") and reads
+ * (getline < "FILE").  Whatever runs code, reaches the environment or the
+ * argument list, uses a pipe, or names a file by a value known only at run
+ * time makes the part opaque, as does anything this reader does not
+ * follow. */
+static void awk_scan(struct reading *r, const char *s)
+{
+	static const char *const opaque_words[] = { "system", "ENVIRON", "ARGV", "ARGC",
+						    "PROCINFO", "SYMTAB", "FUNCTAB", "|", "@",
+						    "/inet" };
+	for (size_t i = 0; i < ARRAY_SIZE(opaque_words); i++)
+		if (strstr(s, opaque_words[i])) {
+			r->opaque = true;
+			return;
+		}
+	struct awk_lex x = { .p = s };
+	bool printing = false; /* in a print or printf statement */
+	int depth = 0;         /* parentheses since it started */
+	while (awk_next(&x) != AWK_END) {
+		if (x.kind == AWK_BAD) {
+			r->opaque = true;
+			return;
+		}
+		if (x.kind == AWK_WORD && (awk_is(&x, "print") || awk_is(&x, "printf"))) {
+			printing = true;
+			depth = 0;
+			continue;
+		}
+		if (x.kind == AWK_PUNCT && (awk_is(&x, ";") || awk_is(&x, "}") || awk_is(&x, "{") ||
+					    *x.start == '\n')) {
+			printing = false;
+			continue;
+		}
+		if (x.kind == AWK_PUNCT && awk_is(&x, "("))
+			depth++;
+		else if (x.kind == AWK_PUNCT && awk_is(&x, ")"))
+			depth--;
+		if (printing && depth <= 0 && x.kind == AWK_PUNCT &&
+		    (awk_is(&x, ">") || awk_is(&x, ">>"))) {
+			/* print ... > "FILE": the file, then the statement ends. */
+			if (awk_next(&x) != AWK_STR) {
+				r->opaque = true;
+				return;
+			}
+			struct awk_lex file = x;
+			if (awk_next(&x) != AWK_END && !(x.kind == AWK_PUNCT &&
+						       (awk_is(&x, ";") || awk_is(&x, "}") ||
+							*x.start == '\n'))) {
+				r->opaque = true; /* "a" x: a name built at run time */
+				return;
+			}
+			awk_file(r, &file, IR_WRITE, "print >");
+			if (r->opaque || x.kind == AWK_END)
+				return;
+			printing = false;
+			continue;
+		}
+		if (x.kind == AWK_WORD && awk_is(&x, "getline")) {
+			/* getline [VAR] [< "FILE"] */
+			struct awk_lex save = x;
+			awk_next(&x);
+			if (x.kind == AWK_WORD && !awk_keyword(x.start, x.len)) {
+				save = x;
+				awk_next(&x);
+				if (x.kind == AWK_PUNCT && awk_is(&x, "[")) {
+					r->opaque = true; /* getline a[i] < FILE: not followed here */
+					return;
+				}
+			}
+			if (x.kind == AWK_PUNCT && awk_is(&x, "<")) {
+				if (awk_next(&x) != AWK_STR) {
+					r->opaque = true;
+					return;
+				}
+				awk_file(r, &x, IR_READ, "getline <");
+				if (r->opaque)
+					return;
+				continue;
+			}
+			if (x.kind == AWK_PUNCT && awk_is(&x, "$")) {
+				r->opaque = true; /* getline $expr: not followed here */
+				return;
+			}
+			x = save; /* the token after getline is read again */
+			continue;
+		}
+	}
+}
+
 /* rsync and scp read a word as [USER@]HOST:PATH (or rsync://HOST/PATH)
  * when a ':' comes before any '/'; ./a:b and /a:b are local. */
 static bool remote_operand(const char *v)
@@ -710,11 +930,14 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		r->opaque = true;
 		break;
 	case ROLE_SEDSCRIPT:
+	case ROLE_AWKSCRIPT:
 		v = shell_word_static(w);
 		if (!v)
 			r->opaque = true; /* a program built at run time */
-		else
+		else if (role == ROLE_SEDSCRIPT)
 			sed_scan(r, v);
+		else
+			awk_scan(r, v);
 		break;
 	case ROLE_REFSPEC:
 		/* +SRC:DST forces the update of DST; :DST (nothing pushed) deletes it. */
@@ -848,7 +1071,10 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 		add_rewrite(r, o->names[0], shell_word_static(w) ? shell_word_static(w) : o->names[0]);
 	if (!takes_arg(o->role))
 		return 0;
-	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE || o->role == ROLE_SEDSCRIPT)
+	/* The program's code came through an option (sed -e, awk -f): the
+	 * first operand is an input, not the code. */
+	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE || o->role == ROLE_SEDSCRIPT ||
+	    o->role == ROLE_AWKSCRIPT || o->role == ROLE_RUN)
 		r->script = true;
 	if (!glued) {
 		if (i + 1 >= r->c->nwords)

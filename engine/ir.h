@@ -203,6 +203,8 @@ enum ir_role {
 			 * (printenv NAME) */
 	ROLE_MODULE,    /* option: takes a module the program runs (python3 -m pip): opaque,
 			 * and the words after it are read against the module's spec too */
+	ROLE_AWKSCRIPT, /* an awk program: print > FILE is written, getline < FILE read;
+			 * system(), pipes, ENVIRON, ARGV make the part opaque */
 	ROLE_COUNT
 };
 
