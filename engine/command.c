@@ -885,11 +885,91 @@ static bool remote_operand(const char *v)
 	return colon > 0 && v[colon] == ':';
 }
 
+/* A word of a command find -exec runs that holds {}: the paths find
+ * passes, which lie below its starting points.  Each starting point is a
+ * tree; with no test before -exec every path below it is passed (a tree
+ * known in full), otherwise some of them (members known only at run time).
+ * Returns false when they cannot be narrowed: a dynamic starting point or
+ * directory, -execdir, a word that does not start with {}. */
+static bool find_args(struct reading *r, const struct shell_word *w, enum ir_role role,
+		      const char *what)
+{
+	const char *v = shell_word_static(w);
+	const struct shell_cmd *c = r->c;
+	if (!(c->flags & SHELL_CMD_FIND_EXEC) || !c->nwrappers || !r->dir || !v ||
+	    strncmp(v, "{}", 2) != 0 || (role != ROLE_READ && role != ROLE_WRITE &&
+					 role != ROLE_DELETE))
+		return false;
+	const struct shell_wrapper *fw = &c->wrappers[c->nwrappers - 1];
+	const char *base = strrchr(fw->name, '/');
+	if (strcmp(base ? base + 1 : fw->name, "find") != 0 || fw->nwords < 2)
+		return false;
+	size_t k = 1, first;
+	for (; k < fw->nwords; k++) { /* -H, -L, -P before the starting points */
+		const char *o = shell_word_static(fw->words[k]);
+		if (!o || (strcmp(o, "-H") != 0 && strcmp(o, "-L") != 0 && strcmp(o, "-P") != 0))
+			break;
+	}
+	first = k;
+	for (; k < fw->nwords; k++) {
+		const char *o = shell_word_static(fw->words[k]);
+		if (!o)
+			return false;
+		if (o[0] == '-' || strcmp(o, "(") == 0 || strcmp(o, "!") == 0)
+			break;
+	}
+	/* The wrapper's words end with the -exec that runs this command. */
+	if (k >= fw->nwords)
+		return false;
+	bool every = k == fw->nwords - 1; /* no test before -exec */
+	char detail[160];
+	snprintf(detail, sizeof(detail), "%s, recursive (%s%s, the paths find passes)",
+		 role == ROLE_READ ? "read" : role == ROLE_WRITE ? "write" : "delete", r->prog, what);
+	size_t n0 = r->out->n;
+	for (size_t i = first; i < k || (i == first && first == k); i++) {
+		/* No starting point: find starts at ".". */
+		const char *start = i < k ? shell_word_static(fw->words[i]) : ".";
+		char *dir;
+		if (start[0] == '/') {
+			dir = canon_lexical(start);
+		} else {
+			char *j = xasprintf("%s/%s", r->dir, start);
+			dir = canon_lexical(j);
+			free(j);
+		}
+		struct cmd_op *o = push(r->out, role == ROLE_READ ? IR_READ : IR_WRITE, c);
+		o->kind = CMD_PATH_EXACT;
+		o->target = dir;
+		o->tree = true;
+		o->members = !every;
+		o->shown = xstrdup(start);
+		o->detail = xstrdup(detail);
+		if (i >= k)
+			break;
+	}
+	return r->out->n > n0;
+}
+
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
 {
 	char detail[160];
 	const char *v;
+	if (r->c->flags & SHELL_CMD_FIND_EXEC) {
+		v = shell_word_static(w);
+		if (v && strstr(v, "{}") && find_args(r, w, role, what))
+			return;
+		if (v && strstr(v, "{}") && role != ROLE_NONE && role != ROLE_ARG) {
+			/* {} inside a word, or paths that cannot be narrowed:
+			 * anywhere, known only at run time. */
+			struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
+			struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start,
+						 .end = w->end };
+			w = &sw;
+			role_word(r, w, role, what);
+			return;
+		}
+	}
 	if (r->remote && (role == ROLE_READ || role == ROLE_WRITE || role == ROLE_DELETE) &&
 	    remote_operand(shell_word_static(w)))
 		role = ROLE_NET; /* a path on another host: a contact of that host */
@@ -1244,7 +1324,7 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 	}
 	if (extracting && !named && !r->lists)
 		add_members(r);
-	if (c->flags & SHELL_CMD_EXTRA_ARGS) {
+	if ((c->flags & SHELL_CMD_EXTRA_ARGS) && !(c->flags & SHELL_CMD_FIND_EXEC)) {
 		/* xargs and find -exec ... + add operands only known at run time. */
 		enum ir_role role = sub->operands == ROLE_READ && r->modifies ? ROLE_WRITE : sub->operands;
 		if (role == ROLE_DELETE)
