@@ -3,7 +3,8 @@
 # run --preset workspace-write`: an archive extracted into the protected
 # agent directory, git stash -u (which removes the untracked files it
 # stashes), git config KEY VALUE (which writes the protected .git/config)
-# are refused before they run (status 126), and nothing changes; an
+# and find . -exec rm -rf {} + (every path below the workspace) are refused
+# before they run (status 126), and nothing changes; an
 # archive extracted into the workspace runs without a prompt, and a member
 # that would land in the protected directory stays out; a dry run runs.
 # As root and again as an unprivileged user (nobody).
@@ -111,6 +112,16 @@ pass() { # pass NAME
 
 	R 'git config --get user.name && git tag --list && git branch'
 	ok $? "$t git config --get, git tag --list and git branch run unprompted"
+
+	R 'find . -exec rm -rf {} +'
+	rc=$?
+	[ $rc -eq 126 ] && [ -f "$WS/tracked.txt" ] && [ -f "$WS/untracked.txt" ]
+	ok $? "$t find . -exec rm -rf {} +, which passes every path below ., is refused before it runs (status $rc)"
+
+	R 'find . -name "*.txt" -exec wc -l {} +'
+	rc=$?
+	[ $rc -eq 0 ] && grep -q tracked.txt "$tmpdir/out"
+	ok $? "$t find -name -exec wc reads what it finds, unprompted (status $rc)"
 }
 
 for p in $passes; do
