@@ -151,7 +151,23 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		}
 		if (k == NITEMS)
 			k = 8; /* unknown */
-		else if (k == 7 || k >= 10) {
+		if (k == 10 && it->u.item.patterns.n) {
+			/* `extracts "PATH";`: they land below PATH ("*": unknown) */
+			const struct ast *p = it->u.item.patterns.head;
+			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n != 1 ||
+			    p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
+				ERR(d, &it->loc, "syntax", "write 'extracts;' or 'extracts \"PATH\";'");
+				continue;
+			}
+			char *v = plain(d, p->u.seq.head, "a path");
+			if (v) {
+				free(spec->extracts_dir);
+				spec->extracts_dir = v;
+				spec->extracts = true;
+			}
+			continue;
+		}
+		if (k == 7 || k >= 10) {
 			/* `recursive;`: operands are whole trees, no option needed (rg);
 			 * `extracts;`: files it does not name land below its directory
 			 * (unzip); `environment;`: it prints the environment (env) */

@@ -454,6 +454,7 @@ struct reading {
 	bool extracts, lists, deletes, changes;
 	bool remote;         /* HOST:PATH operands are contacts (`remote;`) */
 	char *into;          /* where extracted files land (unzip -d), or NULL: dir */
+	const char *extracts_dir; /* the spec's `extracts "PATH";`, or NULL */
 	bool into_set;       /* an `into` option was given (into NULL: unknown) */
 	const char *store;   /* the file changes go to (git config --global), or NULL */
 	struct operand *ops;
@@ -1105,6 +1106,17 @@ static void fixed_path(struct reading *r, const char *path, bool write, bool tre
 static void add_members(struct reading *r)
 {
 	const char *dir = r->into_set ? r->into : r->dir;
+	char *own = NULL;
+	if (!r->into_set && r->extracts_dir) {
+		/* The spec's directory: "*" is one known only at run time. */
+		dir = own = strcmp(r->extracts_dir, "*") == 0 ? NULL : cmd_dir(r->env, r->extracts_dir);
+		if (own && r->extracts_dir[0] != '/' && r->extracts_dir[0] != '~' && r->dir) {
+			free(own);
+			char *j = xasprintf("%s/%s", r->dir, r->extracts_dir);
+			dir = own = canon_lexical(j);
+			free(j);
+		}
+	}
 	char detail[160];
 	snprintf(detail, sizeof(detail),
 		 "write, recursive (%s writes files it does not name below this directory)",
@@ -1125,6 +1137,7 @@ static void add_members(struct reading *r)
 	o->target = xstrdup(dir);
 	o->members = true;
 	o->shown = xstrdup(dir);
+	free(own);
 }
 
 /* An option the spec names: what a flag does, or its argument -- glued to
@@ -1304,6 +1317,7 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 	 * option and it was not given. */
 	bool tree_deletes = r->recursive || (!declares_recursive(sub) && !declares_recursive(prog));
 	bool extracting = r->extracts || sub->extracts || prog->extracts;
+	r->extracts_dir = sub->extracts_dir ? sub->extracts_dir : prog->extracts_dir;
 	bool named = false; /* an operand names what is written */
 	for (size_t k = 0; k < r->nops; k++) {
 		enum ir_role role = r->ops[k].role;

@@ -225,6 +225,8 @@ struct ir_spec {
 	bool has_first, has_last;
 	bool recursive; /* `recursive;`: operands are whole trees */
 	bool extracts;  /* `extracts;`: files it does not name land below its directory */
+	char *extracts_dir; /* `extracts "PATH";`: below PATH instead ("*": a directory
+			     * known only at run time, make install's prefix) */
 	bool environment; /* `environment;`: it prints the environment (env, printenv) */
 	bool remote;    /* `remote;`: a HOST:PATH operand is a contact of HOST (rsync, scp) */
 	char *bare;     /* `bare "install";`: the subcommand run without one (yarn) */
