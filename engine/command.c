@@ -793,8 +793,8 @@ static void awk_file(struct reading *r, const struct awk_lex *x, enum ir_op op, 
 static void awk_scan(struct reading *r, const char *s)
 {
 	static const char *const opaque_words[] = { "system", "ENVIRON", "ARGV", "ARGC",
-						    "PROCINFO", "SYMTAB", "FUNCTAB", "|", "@",
-						    "/inet" };
+						    "PROCINFO", "SYMTAB", "FUNCTAB", "extension",
+						    "|", "@", "/inet" };
 	for (size_t i = 0; i < ARRAY_SIZE(opaque_words); i++)
 		if (strstr(s, opaque_words[i])) {
 			r->opaque = true;
@@ -1074,6 +1074,22 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
  * relative to the directory it works in, or under ~. */
 static void fixed_path(struct reading *r, const char *path, bool write, bool tree)
 {
+	if (strcmp(path, "*") == 0) {
+		/* A path known only at run time (git stash's work tree, above
+		 * a subdirectory): anywhere. */
+		char detail[160];
+		snprintf(detail, sizeof(detail), "%s (%s uses a path known only at run time)",
+			 tree ? "delete, recursive" : write ? "write" : "read", r->prog);
+		struct cmd_op *o = push(r->out, write ? IR_WRITE : IR_READ, r->c);
+		o->kind = CMD_PATH_REGION;
+		o->target = xstrdup("/");
+		o->pattern = xstrdup(".*");
+		o->maybe = true;
+		o->tree = tree;
+		o->shown = xstrdup("(a path known only at run time)");
+		o->detail = xstrdup(detail);
+		return;
+	}
 	/* A read relative to a directory known only at run time (git status
 	 * under git submodule foreach) is left out: it names no path a rule
 	 * could judge.  Writes there stay, as a name anywhere. */
