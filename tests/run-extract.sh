@@ -118,6 +118,16 @@ pass() { # pass NAME
 	[ $rc -eq 126 ] && [ -f "$WS/tracked.txt" ] && [ -f "$WS/untracked.txt" ]
 	ok $? "$t find . -exec rm -rf {} +, which passes every path below ., is refused before it runs (status $rc)"
 
+	R "awk '{print > \".agent/x\"}' tracked.txt"
+	rc=$?
+	[ $rc -eq 126 ] && [ ! -e "$WS/.agent/x" ]
+	ok $? "$t awk printing into the agent directory is refused before it runs (status $rc)"
+
+	R "awk '{print \$1}' tracked.txt"
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(cat "$tmpdir/out")" = tracked ]
+	ok $? "$t a plain awk program runs unprompted (status $rc)"
+
 	R 'find . -name "*.txt" -exec wc -l {} +'
 	rc=$?
 	[ $rc -eq 0 ] && grep -q tracked.txt "$tmpdir/out"
