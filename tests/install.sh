@@ -91,15 +91,18 @@ else
 	unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 
 	# The library decides as the installed command does.
-	set -- workspace=/srv/ws home=/home/u tmp=/tmp/c agent_dir=/home/u/.cordon \
+	# The same context for both, cwd too: the command line and the library
+	# fill in a missing one each in its own way.
+	set -- workspace=/srv/ws cwd=/srv/ws home=/home/u tmp=/tmp/c agent_dir=/home/u/.cordon \
 		session_dir=/home/u/.cordon/s
 	while read -r op target; do
 		"$tmpdir/use-libcordon" "$share/default.cordon" workspace-write "$op" "$target" "$@" < /dev/null \
 			> "$tmpdir/lib.out" 2> "$tmpdir/lib.err"
 		status=$?
 		"$bin" eval -p "$share/default.cordon" --preset workspace-write --json \
-			--context workspace=/srv/ws --context home=/home/u --context tmp=/tmp/c \
-			--context agent_dir=/home/u/.cordon --context session_dir=/home/u/.cordon/s \
+			--context workspace=/srv/ws --context cwd=/srv/ws --context home=/home/u \
+			--context tmp=/tmp/c --context agent_dir=/home/u/.cordon \
+			--context session_dir=/home/u/.cordon/s \
 			"$op" "$target" < /dev/null > "$tmpdir/cli.out" 2>&1
 		echo "libcordon $("$bin" --version | sed -n 's/^cordon \([^ ]*\).*/\1/p')" >> "$tmpdir/cli.out"
 		[ $status -eq 0 ] && cmp -s "$tmpdir/lib.out" "$tmpdir/cli.out"

@@ -732,10 +732,54 @@ static bool file_includes(const struct srcmgr *sm, uint32_t a, uint32_t b)
 	return false;
 }
 
+/* A name, glob or regex on variable names (drop, secret, code). */
+static bool env_pattern(struct checker *c, const struct ast *n, struct ir_pattern *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (n->kind == AST_REGEX) {
+		p->kind = IR_PAT_REGEX;
+		p->regex = decode_regex(c, n);
+	} else {
+		p->text = env_name(c, n);
+		p->kind = p->text && has_wildcard(p->text) ? IR_PAT_GLOB : IR_PAT_LITERAL;
+	}
+	return p->text || p->regex;
+}
+
+/* `secret /TOKEN|KEY/, NAME;` and `code PATH, LD_PRELOAD;`: the names the
+ * shell analysis judges (command_env.c). */
+static void check_env_list(struct checker *c, struct ir_env *e, const struct ast *it)
+{
+	static const char *const words[] = { "secret", "code" };
+	const char *w = it->u.item.name->u.tok.text;
+	bool secret = strcmp(w, words[0]) == 0;
+	if (!secret && strcmp(w, words[1]) != 0) {
+		struct diag *d = ERR(c, &it->u.item.name->loc, "unknown-operation",
+				     "unknown item '%s' in an env block", w);
+		const char *best = closest_word(w, words, 2);
+		diag_hint(d, best ? "did you mean '%s'?" : "%s",
+			  best ? best : "items: keep, set, drop, secret, code");
+		return;
+	}
+	for (const struct ast *n = it->u.item.patterns.head; n; n = n->next) {
+		struct ir_pattern p;
+		if (!env_pattern(c, n, &p))
+			continue;
+		if (secret)
+			VEC_PUSH(e->secret, e->nsecret, e->secret_cap, p);
+		else
+			VEC_PUSH(e->code, e->ncode, e->code_cap, p);
+	}
+}
+
 static void check_env(struct checker *c, struct scope *s, const struct ast *env)
 {
 	struct ir_env *e = &s->env;
 	for (const struct ast *it = env->u.seq.head; it; it = it->next) {
+		if (it->kind == AST_ENV_LIST) {
+			check_env_list(c, e, it);
+			continue;
+		}
 		for (const struct ast *n = it->u.seq.head; n; n = n->next) {
 			if (it->kind == AST_ENV_KEEP) {
 				char *name;
@@ -746,15 +790,8 @@ static void check_env(struct checker *c, struct scope *s, const struct ast *env)
 				if ((name = env_name(c, n)))
 					VEC_PUSH(e->keep, e->nkeep, e->keep_cap, name);
 			} else if (it->kind == AST_ENV_DROP) {
-				struct ir_pattern p = { 0 };
-				if (n->kind == AST_REGEX) {
-					p.kind = IR_PAT_REGEX;
-					p.regex = decode_regex(c, n);
-				} else {
-					p.text = env_name(c, n);
-					p.kind = p.text && has_wildcard(p.text) ? IR_PAT_GLOB : IR_PAT_LITERAL;
-				}
-				if (p.text || p.regex)
+				struct ir_pattern p;
+				if (env_pattern(c, n, &p))
 					VEC_PUSH(e->drop, e->ndrop, e->drop_cap, p);
 			} else {
 				const char *name = n->u.bind.name->u.tok.text;
@@ -1061,6 +1098,22 @@ static void apply_protection(struct checker *c, struct ir_preset *out, const str
 	}
 }
 
+/* Add src's patterns that dst does not have yet. */
+static void merge_patterns(struct ir_pattern **dst, size_t *n, size_t *cap,
+			   const struct ir_pattern *src, size_t nsrc)
+{
+	for (size_t i = 0; i < nsrc; i++) {
+		bool have = false;
+		for (size_t j = 0; j < *n && !have; j++)
+			have = same_pattern(&(*dst)[j], &src[i]);
+		if (!have) {
+			struct ir_pattern p;
+			copy_pattern(&p, &src[i]);
+			VEC_PUSH(*dst, *n, *cap, p);
+		}
+	}
+}
+
 static void merge_env(struct ir_env *dst, const struct ir_env *src)
 {
 	for (size_t i = 0; i < src->nkeep; i++) {
@@ -1085,16 +1138,9 @@ static void merge_env(struct ir_env *dst, const struct ir_env *src)
 			VEC_PUSH(dst->set, dst->nset, dst->set_cap, set);
 		}
 	}
-	for (size_t i = 0; i < src->ndrop; i++) {
-		bool have = false;
-		for (size_t j = 0; j < dst->ndrop && !have; j++)
-			have = same_pattern(&dst->drop[j], &src->drop[i]);
-		if (!have) {
-			struct ir_pattern p;
-			copy_pattern(&p, &src->drop[i]);
-			VEC_PUSH(dst->drop, dst->ndrop, dst->drop_cap, p);
-		}
-	}
+	merge_patterns(&dst->drop, &dst->ndrop, &dst->drop_cap, src->drop, src->ndrop);
+	merge_patterns(&dst->secret, &dst->nsecret, &dst->secret_cap, src->secret, src->nsecret);
+	merge_patterns(&dst->code, &dst->ncode, &dst->code_cap, src->code, src->ncode);
 }
 
 /* Per key, the preset's own value, else its parent's. */
@@ -1228,6 +1274,8 @@ static void canonicalize(struct ir_preset *p)
 	sort_items(p->env.keep, p->env.nkeep, sizeof(*p->env.keep), str_cmp);
 	sort_items(p->env.set, p->env.nset, sizeof(*p->env.set), set_cmp);
 	sort_items(p->env.drop, p->env.ndrop, sizeof(*p->env.drop), drop_cmp);
+	sort_items(p->env.secret, p->env.nsecret, sizeof(*p->env.secret), drop_cmp);
+	sort_items(p->env.code, p->env.ncode, sizeof(*p->env.code), drop_cmp);
 }
 
 /* ---- tests and default -------------------------------------------------- */

@@ -16,6 +16,7 @@ static const bool operand_role[ROLE_COUNT] = {
 	[ROLE_NONE] = true,  [ROLE_READ] = true,   [ROLE_WRITE] = true,
 	[ROLE_DELETE] = true, [ROLE_NET] = true,    [ROLE_OPAQUE] = true, [ROLE_ARG] = true,
 	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true, [ROLE_SEDSCRIPT] = true,
+	[ROLE_CHANGES] = true, [ROLE_VARIABLE] = true, [ROLE_AWKSCRIPT] = true,
 };
 static const bool option_role[ROLE_COUNT] = {
 	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
@@ -23,6 +24,9 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_CWD] = true,	[ROLE_MODIFIES] = true,  [ROLE_RECURSIVE] = true,
 	[ROLE_FLAG] = true,	[ROLE_SCRIPT] = true,    [ROLE_SCRIPTFILE] = true,
 	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
+	[ROLE_EXTRACTS] = true, [ROLE_INTO] = true,      [ROLE_LISTS] = true,
+	[ROLE_DELETES] = true,	[ROLE_CHANGES] = true,   [ROLE_STORE] = true,
+	[ROLE_MODULE] = true,	[ROLE_AWKSCRIPT] = true,
 };
 
 /* A name in a spec: a string without variables or blanks. */
@@ -59,8 +63,8 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 		diag_hint(dg, "roles: read, write, delete, net, opaque, arg, run%s",
 			  allowed == option_role
 				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites, "
-				    "sedscript"
-				  : ", none, refspec, sedscript");
+				    "sedscript, awkscript, extracts, into, lists, deletes, changes, store, module"
+				  : ", none, refspec, sedscript, awkscript, changes, variable");
 	return -1;
 }
 
@@ -100,13 +104,15 @@ static void check_fixed(struct diag_list *d, const struct ast *it, const char *w
 /* The items of a spec; the first three give the operands a role. */
 enum spec_item {
 	ITEM_OPERANDS, ITEM_FIRST, ITEM_LAST, ITEM_OPTION, ITEM_NET,
-	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_COUNT
+	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_CHANGES,
+	ITEM_EXTRACTS, ITEM_ENVIRONMENT, ITEM_REMOTE, ITEM_BARE, ITEM_COUNT
 };
 static const char *const item_names[ITEM_COUNT] = {
-	[ITEM_OPERANDS] = "operands", [ITEM_FIRST] = "first", [ITEM_LAST] = "last",
-	[ITEM_OPTION] = "option",     [ITEM_NET] = "net",     [ITEM_READ] = "read",
-	[ITEM_WRITE] = "write",       [ITEM_RECURSIVE] = "recursive",
-	[ITEM_DELETE] = "delete",
+	[ITEM_OPERANDS] = "operands",	[ITEM_FIRST] = "first",	    [ITEM_LAST] = "last",
+	[ITEM_OPTION] = "option",	[ITEM_NET] = "net",	    [ITEM_READ] = "read",
+	[ITEM_WRITE] = "write",		[ITEM_RECURSIVE] = "recursive", [ITEM_DELETE] = "delete",
+	[ITEM_CHANGES] = "changes",	[ITEM_EXTRACTS] = "extracts", [ITEM_ENVIRONMENT] = "environment",
+	[ITEM_REMOTE] = "remote",	[ITEM_BARE] = "bare",
 };
 
 static void check_body(struct diag_list *d, struct ir_spec *spec, const struct ast_seq *body)
@@ -123,19 +129,70 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			continue;
 		}
 		const char *what = it->u.item.name->u.tok.text;
+		const struct ast *p1 = it->u.item.patterns.head;
+		/* One string after the item, nothing else: `bare "install";`. */
+		bool one_string = !it->u.item.word && !it->u.item.reason && it->u.item.patterns.n == 1 &&
+				  p1->u.seq.n == 1 && p1->u.seq.head->kind == AST_STRING;
 		enum spec_item k;
 		for (k = 0; k < ITEM_COUNT && strcmp(what, item_names[k]) != 0; k++)
 			;
 		switch (k) {
 		case ITEM_DELETE:
-			check_fixed(d, it, "a path", ".", &spec->deletes, &spec->ndeletes,
-				    &spec->deletes_cap);
+		case ITEM_CHANGES: {
+			bool del = k == ITEM_DELETE;
+			check_fixed(d, it, "a path", del ? "." : ".git", del ? &spec->deletes : &spec->changes,
+				    del ? &spec->ndeletes : &spec->nchanges,
+				    del ? &spec->deletes_cap : &spec->changes_cap);
 			continue;
+		}
+		case ITEM_BARE: {
+			/* `bare "install";`: `yarn` alone runs `yarn install` */
+			if (!one_string) {
+				ERR(d, &it->loc, "syntax", "write 'bare \"install\";'");
+				continue;
+			}
+			char *v = plain(d, p1->u.seq.head, "a subcommand name");
+			if (v) {
+				free(spec->bare);
+				spec->bare = v;
+			}
+			continue;
+		}
+		case ITEM_EXTRACTS:
+			if (it->u.item.patterns.n) {
+				/* `extracts "PATH";`: they land below PATH ("*": unknown) */
+				if (!one_string) {
+					ERR(d, &it->loc, "syntax",
+					    "write 'extracts;' or 'extracts \"PATH\";'");
+					continue;
+				}
+				char *v = plain(d, p1->u.seq.head, "a path");
+				if (v) {
+					free(spec->extracts_dir);
+					spec->extracts_dir = v;
+					spec->extracts = true;
+				}
+				continue;
+			}
+			/* `extracts;` */
+			__attribute__((fallthrough));
 		case ITEM_RECURSIVE:
-			/* `recursive;`: operands are whole trees, no option needed (rg) */
+		case ITEM_ENVIRONMENT:
+		case ITEM_REMOTE:
+			/* `recursive;`: operands are whole trees, no option needed (rg);
+			 * `extracts;`: files it does not name land below its directory
+			 * (unzip); `environment;`: it prints the environment (env);
+			 * `remote;`: HOST:PATH operands are contacts (scp) */
 			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
-				ERR(d, &it->loc, "syntax", "write 'recursive;'");
-			spec->recursive = true;
+				ERR(d, &it->loc, "syntax", "write '%s;'", what);
+			if (k == ITEM_RECURSIVE)
+				spec->recursive = true;
+			else if (k == ITEM_EXTRACTS)
+				spec->extracts = true;
+			else if (k == ITEM_ENVIRONMENT)
+				spec->environment = true;
+			else
+				spec->remote = true;
 			continue;
 		case ITEM_NET:
 			check_fixed(d, it, "a host name", "registry.npmjs.org", &spec->hosts, &spec->nhosts,
@@ -156,7 +213,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
 				  best ? best
 				       : "operands, first, last, option, net, read, write, delete, "
-					 "recursive, subcommand");
+					 "changes, recursive, extracts, environment, remote, bare, "
+					 "subcommand");
 			continue;
 		}
 		case ITEM_OPERANDS:
@@ -166,7 +224,20 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			break;
 		}
 		bool operand = k != ITEM_OPTION; /* a role for operands, not for an option */
-		if (!it->u.item.word || it->u.item.reason || operand != !it->u.item.patterns.n) {
+		/* `option "--global" store "~/.gitconfig";`: the one role with a path. */
+		bool store = !operand && it->u.item.word &&
+			     strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_STORE]) == 0;
+		if (store && !it->u.item.reason) {
+			ERR(d, &it->loc, "syntax", "write 'option \"--global\" store \"~/.gitconfig\";'");
+			continue;
+		}
+		if (!operand && it->u.item.word && it->u.item.reason && !store) {
+			ERR(d, &it->u.item.reason->loc, "syntax",
+			    "only the role 'store' takes a path after it");
+			continue;
+		}
+		if (!it->u.item.word || (it->u.item.reason && !store) ||
+		    operand != !it->u.item.patterns.n) {
 			ERR(d, &it->loc, "syntax",
 			    operand ? "write '%s ROLE;'"
 				    : "write 'option \"-x\", \"--long\" ROLE;'",
@@ -193,6 +264,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			continue;
 		}
 		struct ir_option opt = { .role = (enum ir_role)role, .origin = it->loc };
+		if (store && !(opt.path = plain(d, it->u.item.reason, "a path")))
+			continue;
 		size_t cap = 0;
 		for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
 			if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
@@ -200,9 +273,12 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				continue;
 			}
 			char *name = plain(d, p->u.seq.head, "an option name");
-			if (name && name[0] != '-' && name[strlen(name) - 1] != '=') {
+			if (name && name[0] != '-' && name[strlen(name) - 1] != '=' &&
+			    strcmp(name, "+") != 0) {
 				ERR(d, &p->loc, "bad-value",
-				    "option '%s' neither starts with '-' nor ends with '=' (key=value)", name);
+				    "option '%s' neither starts with '-' nor ends with '=' (key=value), "
+				    "nor is '+' (+COMMAND)",
+				    name);
 				free(name);
 				continue;
 			}

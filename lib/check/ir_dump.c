@@ -204,6 +204,16 @@ char *ir_dump_text(const struct srcmgr *sm, const struct ir_preset *p,
 		pattern_text(&sb, &p->env.drop[i]);
 		sb_addc(&sb, '\n');
 	}
+	for (size_t i = 0; i < p->env.nsecret; i++) {
+		sb_adds(&sb, "  env secret ");
+		pattern_text(&sb, &p->env.secret[i]);
+		sb_addc(&sb, '\n');
+	}
+	for (size_t i = 0; i < p->env.ncode; i++) {
+		sb_adds(&sb, "  env code ");
+		pattern_text(&sb, &p->env.code[i]);
+		sb_addc(&sb, '\n');
+	}
 	limits_text(&sb, sm, p, flags);
 	for (size_t i = 0; i < v.nrules; i++) {
 		const struct ir_rule *r = &v.rules[i];
@@ -332,6 +342,14 @@ char *ir_dump_json(const struct srcmgr *sm, const struct ir_preset *p,
 	for (size_t i = 0; i < p->env.ndrop; i++)
 		json_array_append_new(arr, pattern_json(&p->env.drop[i]));
 	json_object_set_new(env, "drop", arr);
+	arr = json_array();
+	for (size_t i = 0; i < p->env.nsecret; i++)
+		json_array_append_new(arr, pattern_json(&p->env.secret[i]));
+	json_object_set_new(env, "secret", arr);
+	arr = json_array();
+	for (size_t i = 0; i < p->env.ncode; i++)
+		json_array_append_new(arr, pattern_json(&p->env.code[i]));
+	json_object_set_new(env, "code", arr);
 	json_object_set_new(root, "env", env);
 	json_object_set_new(root, "limits", limits_json(sm, p, flags));
 

@@ -9,6 +9,7 @@
 #include "shell/confusable.h"
 #include "base/canon.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,7 +395,9 @@ static const struct ir_option *lookup(const struct ir_spec *sub, const struct ir
 
 static bool takes_arg(enum ir_role r)
 {
-	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES;
+	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES &&
+	       r != ROLE_EXTRACTS && r != ROLE_LISTS && r != ROLE_DELETES && r != ROLE_CHANGES &&
+	       r != ROLE_STORE;
 }
 
 /* --PREFIX of a long option that rewrites history, as getopt_long and git
@@ -422,12 +425,17 @@ static const struct ir_option *abbreviation(const struct ir_spec *sub, const str
 	return NULL;
 }
 
-static bool declares_recursive(const struct ir_spec *s)
+static bool declares(const struct ir_spec *s, enum ir_role role)
 {
 	for (size_t i = 0; s && i < s->noptions; i++)
-		if (s->options[i].role == ROLE_RECURSIVE)
+		if (s->options[i].role == role)
 			return true;
 	return false;
+}
+
+static bool declares_recursive(const struct ir_spec *s)
+{
+	return declares(s, ROLE_RECURSIVE);
 }
 
 struct operand {
@@ -443,6 +451,12 @@ struct reading {
 	const char *prog;
 	char *dir;           /* where operands are resolved */
 	bool modifies, recursive, script, opaque;
+	bool extracts, lists, deletes, changes;
+	bool remote;         /* HOST:PATH operands are contacts (`remote;`) */
+	char *into;          /* where extracted files land (unzip -d), or NULL: dir */
+	const char *extracts_dir; /* the spec's `extracts "PATH";`, or NULL */
+	bool into_set;       /* an `into` option was given (into NULL: unknown) */
+	const char *store;   /* the file changes go to (git config --global), or NULL */
 	struct operand *ops;
 	size_t nops, cap;
 	const char *subs[4]; /* the subcommand words read so far */
@@ -613,11 +627,353 @@ static void sed_scan(struct reading *r, const char *s)
 	}
 }
 
+/* A directory word's value when it is known before the command runs: its
+ * static text, a leading ~ as the home directory, and the variables whose
+ * values are known ($TMPDIR).  NULL: known only at run time. */
+static char *dir_value(const struct cmd_env *env, const struct shell_word *w)
+{
+	if (shell_word_static(w))
+		return xstrdup(shell_word_static(w));
+	struct strbuf sb;
+	sb_init(&sb);
+	for (size_t i = 0; i < w->nparts; i++) {
+		const struct shell_part *p = &w->parts[i];
+		const char *v = NULL;
+		if (p->kind == SHELL_PART_LIT)
+			v = p->text;
+		else if (p->kind == SHELL_PART_TILDE && i == 0 && strcmp(p->text, "~") == 0)
+			v = env->home;
+		else if (p->kind == SHELL_PART_PARAM)
+			v = known_value(env, p);
+		if (!v) {
+			sb_free(&sb);
+			return NULL;
+		}
+		sb_adds(&sb, v);
+	}
+	return sb_steal(&sb);
+}
+
+/* ---- awk programs -------------------------------------------------------- */
+
+static bool is_sink(const char *v);
+
+/* Words of awk after which a '/' starts a regex, not a division. */
+static bool awk_keyword(const char *s, size_t n)
+{
+	static const char *const words[] = { "print", "printf", "return", "in", "getline",
+					     "case", "do", "else", "if", "while", "for",
+					     "delete", "exit", "next", "nextfile" };
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strlen(words[i]) == n && memcmp(words[i], s, n) == 0)
+			return true;
+	return false;
+}
+
+enum awk_tok { AWK_END, AWK_WORD, AWK_NUM, AWK_STR, AWK_RE, AWK_PUNCT, AWK_BAD };
+
+struct awk_lex {
+	const char *p;
+	enum awk_tok kind, prev;
+	const char *start;
+	size_t len;
+	bool operand; /* the last token ends an operand: a '/' after it divides */
+};
+
+/* The next token of an awk program; AWK_BAD for what this reader does not
+ * follow (a string or a regex that does not end, a newline in a string). */
+static enum awk_tok awk_next(struct awk_lex *x)
+{
+	const char *p = x->p;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (*p == '\\' && p[1] == '\n') {
+			p += 2;
+			continue;
+		}
+		if (*p == '#') {
+			p += strcspn(p, "\n");
+			continue;
+		}
+		break;
+	}
+	x->start = p;
+	x->prev = x->kind;
+	if (!*p) {
+		x->kind = AWK_END;
+	} else if (*p == '"' || (*p == '/' && !x->operand)) {
+		char q = *p++;
+		while (*p && *p != q && *p != '\n') {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (q == '/' && *p == '[') {
+				/* a bracket expression may hold the delimiter */
+				p++;
+				if (*p == '^')
+					p++;
+				if (*p == ']')
+					p++;
+				while (*p && *p != ']' && *p != '\n')
+					p++;
+				if (*p != ']')
+					break;
+			}
+			p++;
+		}
+		if (*p != q) {
+			x->kind = AWK_BAD;
+			return x->kind;
+		}
+		p++;
+		x->kind = q == '"' ? AWK_STR : AWK_RE;
+	} else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') {
+		while (name_char(*p))
+			p++;
+		x->kind = AWK_WORD;
+	} else if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {
+		while (name_char(*p) || *p == '.')
+			p++;
+		x->kind = AWK_NUM;
+	} else {
+		/* One or two characters of punctuation: >>, >=, <=, ==, !=, &&, ++, ... */
+		if (p[1] && strchr("><=!&+-*/%^", p[0]) &&
+		    (p[1] == '=' || (p[1] == p[0] && strchr("><&+-", p[0]))))
+			p++;
+		p++;
+		x->kind = AWK_PUNCT;
+	}
+	x->len = (size_t)(p - x->start);
+	x->p = p;
+	x->operand = x->kind == AWK_NUM || x->kind == AWK_STR || x->kind == AWK_RE ||
+		     (x->kind == AWK_WORD && !awk_keyword(x->start, x->len)) ||
+		     (x->kind == AWK_PUNCT && x->len == 1 && strchr(")]$", *x->start)) ||
+		     (x->kind == AWK_PUNCT && x->len == 2 &&
+		      (!memcmp(x->start, "++", 2) || !memcmp(x->start, "--", 2)));
+	return x->kind;
+}
+
+static bool awk_is(const struct awk_lex *x, const char *s)
+{
+	return x->len == strlen(s) && memcmp(x->start, s, x->len) == 0;
+}
+
+/* A string literal used as a file name: the file, or NULL when it holds an
+ * escape (its value is not its text). */
+static void awk_file(struct reading *r, const struct awk_lex *x, enum ir_op op, const char *how)
+{
+	const char *s = x->start + 1;
+	size_t n = x->len - 2;
+	if (memchr(s, '\\', n) || n == 0 || (n >= 6 && memcmp(s, "/inet", 5) == 0)) {
+		r->opaque = true; /* an escape, no name, or gawk's network files */
+		return;
+	}
+	char *name = xstrndup(s, n);
+	if (is_sink(name)) {
+		free(name); /* print > "/dev/stderr" */
+		return;
+	}
+	struct shell_part part = { .kind = SHELL_PART_LIT, .text = name, .start = r->c->start,
+				   .end = r->c->start };
+	struct shell_word sw = { .parts = &part, .nparts = 1, .lit = name, .start = r->c->start,
+				 .end = r->c->start };
+	char detail[160];
+	snprintf(detail, sizeof(detail), "%s (%s, its %s)", op == IR_WRITE ? "write" : "read",
+		 r->prog, how);
+	add_path(r->out, r->env, r->dir, r->text, r->c, &sw, op, false, detail);
+	free(r->out->v[r->out->n - 1].shown);
+	r->out->v[r->out->n - 1].shown = name;
+}
+
+/* The files an awk program writes (print > "FILE", >> "FILE") and reads
+ * (getline < "FILE").  Whatever runs code, reaches the environment or the
+ * argument list, uses a pipe, or names a file by a value known only at run
+ * time makes the part opaque, as does anything this reader does not
+ * follow. */
+static void awk_scan(struct reading *r, const char *s)
+{
+	static const char *const opaque_words[] = { "system", "ENVIRON", "ARGV", "ARGC",
+						    "PROCINFO", "SYMTAB", "FUNCTAB", "extension",
+						    "|", "@", "/inet" };
+	for (size_t i = 0; i < ARRAY_SIZE(opaque_words); i++)
+		if (strstr(s, opaque_words[i])) {
+			r->opaque = true;
+			return;
+		}
+	struct awk_lex x = { .p = s };
+	bool printing = false; /* in a print or printf statement */
+	int depth = 0;         /* parentheses since it started */
+	while (awk_next(&x) != AWK_END) {
+		if (x.kind == AWK_BAD) {
+			r->opaque = true;
+			return;
+		}
+		if (x.kind == AWK_WORD && (awk_is(&x, "print") || awk_is(&x, "printf"))) {
+			printing = true;
+			depth = 0;
+			continue;
+		}
+		if (x.kind == AWK_PUNCT && (awk_is(&x, ";") || awk_is(&x, "}") || awk_is(&x, "{") ||
+					    *x.start == '\n')) {
+			printing = false;
+			continue;
+		}
+		if (x.kind == AWK_PUNCT && awk_is(&x, "("))
+			depth++;
+		else if (x.kind == AWK_PUNCT && awk_is(&x, ")"))
+			depth--;
+		if (printing && depth <= 0 && x.kind == AWK_PUNCT &&
+		    (awk_is(&x, ">") || awk_is(&x, ">>"))) {
+			/* print ... > "FILE": the file, then the statement ends. */
+			if (awk_next(&x) != AWK_STR) {
+				r->opaque = true;
+				return;
+			}
+			struct awk_lex file = x;
+			if (awk_next(&x) != AWK_END && !(x.kind == AWK_PUNCT &&
+						       (awk_is(&x, ";") || awk_is(&x, "}") ||
+							*x.start == '\n'))) {
+				r->opaque = true; /* "a" x: a name built at run time */
+				return;
+			}
+			awk_file(r, &file, IR_WRITE, "print >");
+			if (r->opaque || x.kind == AWK_END)
+				return;
+			printing = false;
+			continue;
+		}
+		if (x.kind == AWK_WORD && awk_is(&x, "getline")) {
+			/* getline [VAR] [< "FILE"] */
+			struct awk_lex save = x;
+			awk_next(&x);
+			if (x.kind == AWK_WORD && !awk_keyword(x.start, x.len)) {
+				save = x;
+				awk_next(&x);
+				if (x.kind == AWK_PUNCT && awk_is(&x, "[")) {
+					r->opaque = true; /* getline a[i] < FILE: not followed here */
+					return;
+				}
+			}
+			if (x.kind == AWK_PUNCT && awk_is(&x, "<")) {
+				if (awk_next(&x) != AWK_STR) {
+					r->opaque = true;
+					return;
+				}
+				awk_file(r, &x, IR_READ, "getline <");
+				if (r->opaque)
+					return;
+				continue;
+			}
+			if (x.kind == AWK_PUNCT && awk_is(&x, "$")) {
+				r->opaque = true; /* getline $expr: not followed here */
+				return;
+			}
+			x = save; /* the token after getline is read again */
+			continue;
+		}
+	}
+}
+
+/* rsync and scp read a word as [USER@]HOST:PATH (or rsync://HOST/PATH)
+ * when a ':' comes before any '/'; ./a:b and /a:b are local. */
+static bool remote_operand(const char *v)
+{
+	if (!v || v[0] == '/' || v[0] == '.')
+		return false;
+	if (strncmp(v, "rsync://", 8) == 0)
+		return true;
+	size_t colon = strcspn(v, ":/");
+	return colon > 0 && v[colon] == ':';
+}
+
+/* A word of a command find -exec runs that holds {}: the paths find
+ * passes, which lie below its starting points.  Each starting point is a
+ * tree; with no test before -exec every path below it is passed (a tree
+ * known in full), otherwise some of them (members known only at run time).
+ * Returns false when they cannot be narrowed: a dynamic starting point or
+ * directory, -execdir, a word that does not start with {}. */
+static bool find_args(struct reading *r, const struct shell_word *w, enum ir_role role,
+		      const char *what)
+{
+	const char *v = shell_word_static(w);
+	const struct shell_cmd *c = r->c;
+	if (!(c->flags & SHELL_CMD_FIND_EXEC) || !c->nwrappers || !r->dir || !v ||
+	    strncmp(v, "{}", 2) != 0 || (role != ROLE_READ && role != ROLE_WRITE &&
+					 role != ROLE_DELETE))
+		return false;
+	const struct shell_wrapper *fw = &c->wrappers[c->nwrappers - 1];
+	const char *base = strrchr(fw->name, '/');
+	if (strcmp(base ? base + 1 : fw->name, "find") != 0 || fw->nwords < 2)
+		return false;
+	size_t k = 1, first;
+	for (; k < fw->nwords; k++) { /* -H, -L, -P before the starting points */
+		const char *o = shell_word_static(fw->words[k]);
+		if (!o || (strcmp(o, "-H") != 0 && strcmp(o, "-L") != 0 && strcmp(o, "-P") != 0))
+			break;
+	}
+	first = k;
+	for (; k < fw->nwords; k++) {
+		const char *o = shell_word_static(fw->words[k]);
+		if (!o)
+			return false;
+		if (o[0] == '-' || strcmp(o, "(") == 0 || strcmp(o, "!") == 0)
+			break;
+	}
+	/* The wrapper's words end with the -exec that runs this command. */
+	if (k >= fw->nwords)
+		return false;
+	bool every = k == fw->nwords - 1; /* no test before -exec */
+	char detail[160];
+	snprintf(detail, sizeof(detail), "%s, recursive (%s%s, the paths find passes)",
+		 role == ROLE_READ ? "read" : role == ROLE_WRITE ? "write" : "delete", r->prog, what);
+	size_t n0 = r->out->n;
+	for (size_t i = first; i < k || (i == first && first == k); i++) {
+		/* No starting point: find starts at ".". */
+		const char *start = i < k ? shell_word_static(fw->words[i]) : ".";
+		char *dir;
+		if (start[0] == '/') {
+			dir = canon_lexical(start);
+		} else {
+			char *j = xasprintf("%s/%s", r->dir, start);
+			dir = canon_lexical(j);
+			free(j);
+		}
+		struct cmd_op *o = push(r->out, role == ROLE_READ ? IR_READ : IR_WRITE, c);
+		o->kind = CMD_PATH_EXACT;
+		o->target = dir;
+		o->tree = true;
+		o->members = !every;
+		o->shown = xstrdup(start);
+		o->detail = xstrdup(detail);
+		if (i >= k)
+			break;
+	}
+	return r->out->n > n0;
+}
+
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
 {
 	char detail[160];
 	const char *v;
+	if (r->c->flags & SHELL_CMD_FIND_EXEC) {
+		v = shell_word_static(w);
+		if (v && strstr(v, "{}") && find_args(r, w, role, what))
+			return;
+		if (v && strstr(v, "{}") && role != ROLE_NONE && role != ROLE_ARG) {
+			/* {} inside a word, or paths that cannot be narrowed:
+			 * anywhere, known only at run time. */
+			struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
+			struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start,
+						 .end = w->end };
+			w = &sw;
+			role_word(r, w, role, what);
+			return;
+		}
+	}
+	if (r->remote && (role == ROLE_READ || role == ROLE_WRITE || role == ROLE_DELETE) &&
+	    remote_operand(shell_word_static(w)))
+		role = ROLE_NET; /* a path on another host: a contact of that host */
 	switch (role) {
 	case ROLE_READ:
 	case ROLE_SCRIPTFILE:
@@ -627,11 +983,15 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 			 r->recursive && role == ROLE_READ, detail);
 		break;
 	case ROLE_WRITE:
+		if (r->lists)
+			break; /* a listing or a dry run writes nothing */
 		snprintf(detail, sizeof(detail), "write%s (%s%s)", r->recursive ? ", recursive" : "",
 			 r->prog, what);
 		add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
 		break;
 	case ROLE_DELETE:
+		if (r->lists)
+			break;
 		snprintf(detail, sizeof(detail), "delete%s (%s%s)", r->recursive ? ", recursive" : "",
 			 r->prog, what);
 		add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
@@ -651,11 +1011,14 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		r->opaque = true;
 		break;
 	case ROLE_SEDSCRIPT:
+	case ROLE_AWKSCRIPT:
 		v = shell_word_static(w);
 		if (!v)
 			r->opaque = true; /* a program built at run time */
-		else
+		else if (role == ROLE_SEDSCRIPT)
 			sed_scan(r, v);
+		else
+			awk_scan(r, v);
 		break;
 	case ROLE_REFSPEC:
 		/* +SRC:DST forces the update of DST; :DST (nothing pushed) deletes it. */
@@ -674,8 +1037,9 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		snprintf(detail, sizeof(detail), "read (%s%s, the code it runs)", r->prog, what);
 		add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
 		break;
-	case ROLE_CWD: {
-		const char *d = shell_word_static(w);
+	case ROLE_CWD:
+	case ROLE_INTO: {
+		char *d = dir_value(r->env, w);
 		char *nd = NULL;
 		if (d && d[0] == '/') {
 			nd = canon_lexical(d);
@@ -684,10 +1048,23 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 			nd = canon_lexical(j);
 			free(j);
 		}
-		free(r->dir);
-		r->dir = nd; /* unknown when dynamic */
+		free(d);
+		/* unknown when dynamic */
+		if (role == ROLE_CWD) {
+			free(r->dir);
+			r->dir = nd;
+		} else {
+			free(r->into);
+			r->into = nd;
+			r->into_set = true;
+		}
 		break;
 	}
+	case ROLE_CHANGES:
+		r->changes = true;
+		break;
+	case ROLE_VARIABLE:
+		break; /* printenv NAME: command_env.c judges the name */
 	default:
 		break;
 	}
@@ -697,6 +1074,27 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
  * relative to the directory it works in, or under ~. */
 static void fixed_path(struct reading *r, const char *path, bool write, bool tree)
 {
+	if (strcmp(path, "*") == 0) {
+		/* A path known only at run time (git stash's work tree, above
+		 * a subdirectory): anywhere. */
+		char detail[160];
+		snprintf(detail, sizeof(detail), "%s (%s uses a path known only at run time)",
+			 tree ? "delete, recursive" : write ? "write" : "read", r->prog);
+		struct cmd_op *o = push(r->out, write ? IR_WRITE : IR_READ, r->c);
+		o->kind = CMD_PATH_REGION;
+		o->target = xstrdup("/");
+		o->pattern = xstrdup(".*");
+		o->maybe = true;
+		o->tree = tree;
+		o->shown = xstrdup("(a path known only at run time)");
+		o->detail = xstrdup(detail);
+		return;
+	}
+	/* A read relative to a directory known only at run time (git status
+	 * under git submodule foreach) is left out: it names no path a rule
+	 * could judge.  Writes there stay, as a name anywhere. */
+	if (!write && !r->dir && path[0] != '/' && path[0] != '~')
+		return;
 	struct shell_part parts[2] = { { .kind = SHELL_PART_LIT, .text = path } };
 	struct shell_word sw = { .parts = parts, .nparts = 1, .start = r->c->start,
 				 .end = r->c->start };
@@ -717,6 +1115,47 @@ static void fixed_path(struct reading *r, const char *path, bool write, bool tre
 	r->out->v[r->out->n - 1].shown = xstrdup(path);
 }
 
+/* Files the program does not name land below the directory it extracts
+ * into (tar -x -C DIR, unzip -d DIR, patch): a write of that tree whose
+ * members are known only at run time.  Archivers refuse members with ".."
+ * and strip a leading "/", so they stay below it. */
+static void add_members(struct reading *r)
+{
+	const char *dir = r->into_set ? r->into : r->dir;
+	char *own = NULL;
+	if (!r->into_set && r->extracts_dir) {
+		/* The spec's directory: "*" is one known only at run time. */
+		dir = own = strcmp(r->extracts_dir, "*") == 0 ? NULL : cmd_dir(r->env, r->extracts_dir);
+		if (own && r->extracts_dir[0] != '/' && r->extracts_dir[0] != '~' && r->dir) {
+			free(own);
+			char *j = xasprintf("%s/%s", r->dir, r->extracts_dir);
+			dir = own = canon_lexical(j);
+			free(j);
+		}
+	}
+	char detail[160];
+	snprintf(detail, sizeof(detail),
+		 "write, recursive (%s writes files it does not name below this directory)",
+		 r->prog);
+	struct cmd_op *o = push(r->out, IR_WRITE, r->c);
+	o->detail = xstrdup(detail);
+	o->tree = true;
+	if (!dir) {
+		/* A directory known only at run time: anywhere. */
+		o->kind = CMD_PATH_REGION;
+		o->target = xstrdup("/");
+		o->pattern = xstrdup(".*");
+		o->maybe = true;
+		o->shown = xstrdup("(a directory known only at run time)");
+		return;
+	}
+	o->kind = CMD_PATH_EXACT;
+	o->target = xstrdup(dir);
+	o->members = true;
+	o->shown = xstrdup(dir);
+	free(own);
+}
+
 /* An option the spec names: what a flag does, or its argument -- glued to
  * the word (--x=V, -xV, key=V) or the next word.  Returns how many words
  * past words[i] it used. */
@@ -725,13 +1164,26 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 {
 	if (o->role == ROLE_MODIFIES)
 		r->modifies = true;
+	else if (o->role == ROLE_EXTRACTS)
+		r->modifies = r->extracts = true;
+	else if (o->role == ROLE_LISTS)
+		r->lists = true;
+	else if (o->role == ROLE_DELETES)
+		r->deletes = true;
+	else if (o->role == ROLE_CHANGES)
+		r->changes = true;
+	else if (o->role == ROLE_STORE)
+		r->store = o->path;
 	else if (o->role == ROLE_RECURSIVE)
 		r->recursive = true;
 	else if (o->role == ROLE_REWRITES)
 		add_rewrite(r, o->names[0], shell_word_static(w) ? shell_word_static(w) : o->names[0]);
 	if (!takes_arg(o->role))
 		return 0;
-	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE || o->role == ROLE_SEDSCRIPT)
+	/* The program's code came through an option (sed -e, awk -f): the
+	 * first operand is an input, not the code. */
+	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE || o->role == ROLE_SEDSCRIPT ||
+	    o->role == ROLE_AWKSCRIPT || o->role == ROLE_RUN)
 		r->script = true;
 	if (!glued) {
 		if (i + 1 >= r->c->nwords)
@@ -745,20 +1197,41 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 	} else if (o->role != ROLE_ARG && o->role != ROLE_SCRIPT) {
 		struct shell_part part = { .kind = SHELL_PART_LIT, .text = glued,
 					   .start = w->start, .end = w->end };
-		struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start,
-					 .end = w->end };
+		struct shell_word sw = { .parts = &part, .nparts = 1, .lit = glued,
+					 .start = w->start, .end = w->end };
 		role_word(r, &sw, o->role, "");
 	}
 	return 0;
 }
 
 /* Read words[from..] against a spec. */
+static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from);
+
+/* python3 -m MODULE ARGS: the module's code is not seen (opaque), but a
+ * module with a spec of its own (pip, pytest) does what that spec says
+ * with the words after it.  Returns true when it read them. */
+static bool read_module(struct reading *r, const char *name, size_t from)
+{
+	r->opaque = true;
+	const struct ir_spec *spec = name ? find_program(r->env, name) : NULL;
+	if (!spec)
+		return false;
+	struct reading m = { .env = r->env, .text = r->text, .c = r->c, .out = r->out,
+			     .prog = name, .dir = r->dir ? xstrdup(r->dir) : NULL };
+	read_spec(&m, spec, from);
+	free(m.ops);
+	free(m.dir);
+	free(m.into);
+	return true;
+}
+
 static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 {
 	const struct shell_cmd *c = r->c;
 	const struct ir_spec *sub = prog;
 	bool ddash = false;
 	r->recursive = prog->recursive;
+	r->remote = prog->remote;
 	for (size_t i = from; i < c->nwords; i++) {
 		const struct shell_word *w = c->words[i];
 		const char *v = shell_word_static(w);
@@ -769,6 +1242,16 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 		if (v && !ddash && v[0] == '-' && v[1]) {
 			const struct ir_option *o;
 			const char *arg = NULL;
+			/* -m MODULE, -mMODULE: the rest of the words are the module's. */
+			o = v[1] != '-' ? lookup(sub, prog, (char[3]){ '-', v[1], 0 }, 2) : NULL;
+			if (o && o->role == ROLE_MODULE) {
+				const char *name = v[2] ? v + 2
+					    : i + 1 < c->nwords ? shell_word_static(c->words[i + 1]) : NULL;
+				if (read_module(r, name, i + (v[2] ? 1 : 2)))
+					break;
+				i += v[2] ? 0 : 1;
+				continue;
+			}
 			if (v[1] == '-' || (o = lookup(sub, prog, v, strlen(v)))) {
 				/* --long[=value], or a single-dash word the spec names */
 				const char *eq = strchr(v, '=');
@@ -798,6 +1281,13 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 			}
 			continue;
 		}
+		/* +COMMAND words a spec names as the option "+": less +G, vim +CMD. */
+		const struct ir_option *plus =
+			v && !ddash && v[0] == '+' && v[1] ? lookup(sub, prog, "+", 1) : NULL;
+		if (plus) {
+			apply_option(r, plus, w, v + 1, i);
+			continue;
+		}
 		/* key=value operands a spec names as options: dd of=FILE. */
 		const char *eq = v && !ddash ? strchr(v, '=') : NULL;
 		const struct ir_option *kv = eq ? lookup(sub, prog, v, (size_t)(eq - v) + 1) : NULL;
@@ -815,6 +1305,7 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 			if (s) {
 				sub = s;
 				r->recursive = r->recursive || s->recursive;
+				r->remote = r->remote || s->remote;
 				if (r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
 					r->subs[r->nsubs++] = v;
 				continue;
@@ -822,6 +1313,15 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 		}
 		struct operand op = { w, sub->operands };
 		VEC_PUSH(r->ops, r->nops, r->cap, op);
+	}
+	/* A program run without a subcommand that runs one (yarn: install). */
+	if (sub == prog && r->nops == 0 && prog->bare) {
+		for (size_t k = 0; k < prog->nsubs && sub == prog; k++)
+			for (size_t j = 0; j < prog->subs[k].nnames; j++)
+				if (strcmp(prog->subs[k].names[j], prog->bare) == 0)
+					sub = &prog->subs[k];
+		if (sub != prog && r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
+			r->subs[r->nsubs++] = prog->bare;
 	}
 	/* Code given by an option (python3 -c, perl -e): the first operand
 	 * is not the file of code to run, but may be one the code reads. */
@@ -832,17 +1332,29 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 	/* A delete is of a whole tree unless the program has a recursive
 	 * option and it was not given. */
 	bool tree_deletes = r->recursive || (!declares_recursive(sub) && !declares_recursive(prog));
+	bool extracting = r->extracts || sub->extracts || prog->extracts;
+	r->extracts_dir = sub->extracts_dir ? sub->extracts_dir : prog->extracts_dir;
+	bool named = false; /* an operand names what is written */
 	for (size_t k = 0; k < r->nops; k++) {
 		enum ir_role role = r->ops[k].role;
 		if (r->modifies && role == ROLE_READ)
 			role = ROLE_WRITE;
+		if (r->deletes && role == ROLE_WRITE)
+			role = ROLE_DELETE; /* git stash -u -- PATH removes PATH's untracked files */
 		bool saved = r->recursive;
 		if (role == ROLE_DELETE)
-			r->recursive = tree_deletes;
+			r->recursive = r->deletes || tree_deletes;
+		named = named || role == ROLE_WRITE || role == ROLE_DELETE;
+		char *dir = r->dir;
+		if (extracting && r->into_set && (role == ROLE_WRITE || role == ROLE_DELETE))
+			r->dir = r->into; /* members named land in the extraction directory */
 		role_word(r, r->ops[k].w, role, "");
+		r->dir = dir;
 		r->recursive = saved;
 	}
-	if (c->flags & SHELL_CMD_EXTRA_ARGS) {
+	if (extracting && !named && !r->lists)
+		add_members(r);
+	if ((c->flags & SHELL_CMD_EXTRA_ARGS) && !(c->flags & SHELL_CMD_FIND_EXEC)) {
 		/* xargs and find -exec ... + add operands only known at run time. */
 		enum ir_role role = sub->operands == ROLE_READ && r->modifies ? ROLE_WRITE : sub->operands;
 		if (role == ROLE_DELETE)
@@ -854,11 +1366,22 @@ static void read_spec(struct reading *r, const struct ir_spec *prog, size_t from
 	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
 		for (size_t k = 0; k < s->nreads + s->nwrites; k++) {
 			bool wr = k >= s->nreads;
+			if (wr && r->lists)
+				break;
 			fixed_path(r, wr ? s->writes[k - s->nreads] : s->reads[k], wr, false);
 		}
-		/* What it deletes when no operand says where. */
-		for (size_t k = 0; k < s->ndeletes && r->nops == 0; k++)
+		/* What it deletes when no operand says where: with a flag that
+		 * says so, when the spec has one (git stash -u). */
+		bool deleting = !r->lists && r->nops == 0 &&
+				(r->deletes || (!declares(sub, ROLE_DELETES) && !declares(prog, ROLE_DELETES)));
+		for (size_t k = 0; k < s->ndeletes && deleting; k++)
 			fixed_path(r, s->deletes[k], true, true);
+		/* What it changes when an operand or a flag says it does. */
+		for (size_t k = 0; k < s->nchanges && r->changes && !r->lists; k++) {
+			if (r->store && k > 0)
+				break;
+			fixed_path(r, r->store ? r->store : s->changes[k], true, false);
+		}
 		for (size_t k = 0; k < s->nhosts; k++) {
 			char detail[160];
 			snprintf(detail, sizeof(detail), "network (%s contacts it)", r->prog);
@@ -1013,6 +1536,24 @@ static bool runs_nested(const struct shell_script *sc, const struct shell_cmd *c
 	return false;
 }
 
+/* Does an operation of the part (from index first) read /proc/PID/environ,
+ * the environment of a process, which holds what a host passes it?  Under
+ * cordon's sandbox /proc shows the sandbox's own processes only. */
+static bool reads_environ(const struct cmd_ops *out, size_t first)
+{
+	for (size_t k = first; k < out->n; k++) {
+		const struct cmd_op *o = &out->v[k];
+		if (o->op != IR_READ || !o->target)
+			continue;
+		if (o->kind == CMD_PATH_EXACT && fnmatch("/proc/*/environ", o->target, FNM_PATHNAME) == 0)
+			return true;
+		if (o->kind == CMD_PATH_REGION && o->shown && strstr(o->shown, "environ") &&
+		    (strcmp(o->target, "/proc") == 0 || strncmp(o->target, "/proc/", 6) == 0))
+			return true;
+	}
+	return false;
+}
+
 static void analyse_cmd(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
 			bool nested, struct cmd_ops *out)
 {
@@ -1034,6 +1575,7 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			read_spec(&r, runs, c->argi + 1);
 			free(r.ops);
 			free(r.dir);
+			free(r.into);
 		}
 		if (!opaque && c->prog) {
 			struct reading r = { .env = env, .text = text, .c = c, .out = out };
@@ -1074,16 +1616,22 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			}
 			free(r.ops);
 			free(r.dir);
+			free(r.into);
 		}
 	}
 	if (c->argi < c->nwords) {
 		char why[160];
-		const char *caution = cmd_env_caution(c, why, sizeof(why));
+		const char *caution =
+			cmd_env_caution(env->names, c, c->prog ? find_program(env, c->prog) : NULL,
+					why, sizeof(why));
 		if (caution)
 			out->v[first].caution = xstrdup(caution);
 	}
 	for (size_t i = 0; i < c->nredirs; i++)
 		add_redir(out, env, dir, text, c, c->redirs[i]);
+	if (c->argi < c->nwords && !out->v[first].caution && reads_environ(out, first))
+		out->v[first].caution =
+			xstrdup("it reads a process's environment (/proc/PID/environ)");
 	free(dir);
 }
 

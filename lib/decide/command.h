@@ -30,6 +30,8 @@ struct cmd_op {
 	char *pattern;       /* REGION: regex over absolute paths */
 	bool tree;           /* the path and everything below it */
 	bool maybe;          /* the value is unknown before run time ($X, unknown cwd) */
+	bool members;        /* a tree whose members are known only at run time (tar -x
+			      * -C DIR): the path is known, what it reaches below may be */
 	/* exec */
 	bool opaque;
 	bool unknown;        /* no program spec: what it does with its words is not seen */
@@ -63,6 +65,7 @@ struct cmd_env {
 	size_t nvars;
 	const struct ir_policy *ir;
 	const struct strmap *programs; /* program name -> index into ir->programs */
+	const struct ir_env *names;    /* the preset's env: secret and code names, or NULL */
 };
 
 /* Build the name index of ir's program specs. */

@@ -4,7 +4,10 @@
  * environment (env, printenv, export -p, set), and assignments that change
  * which code runs (PATH=, LD_PRELOAD=, NODE_OPTIONS=, BASH_ENV=, PAGER=).
  * Under cordon's sandbox the environment is the preset's allowlist; a host
- * that runs the command itself passes its own. */
+ * that runs the command itself passes its own.  The names are policy data:
+ * the env block's `secret` and `code` lists; the programs that print the
+ * environment are those whose spec says `environment;`
+ * (rules/commands.cordon). */
 #include "config.h"
 
 #include "command_env.h"
@@ -13,40 +16,20 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Words in a variable's name that say it holds a secret. */
-static const char *const secret_words[] = {
-	"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY",
-	"ACCESS_KEY", "CREDENTIAL", "SESSION_KEY",
-};
-
-/* Variables that name code a program runs, or where it is found. */
-static const char *const code_vars[] = {
-	"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES",
-	"NODE_OPTIONS", "NODE_PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PYTHONPATH",
-	"PYTHONSTARTUP", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
-	"PAGER", "GIT_PAGER", "MANPAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
-	"GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS",
-	"SSH_ASKPASS", "LESSOPEN", "LESSCLOSE", "SHELL", "CDPATH", "IFS",
-};
-
 static bool name_char(char c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 	       c == '_';
 }
 
-static bool is_secret_name(const char *name, size_t n)
+static bool is_secret_name(const struct ir_env *e, const char *name, size_t n)
 {
-	char up[128];
-	if (n == 0 || n >= sizeof(up))
+	char v[128];
+	if (!e || n == 0 || n >= sizeof(v))
 		return false;
-	for (size_t i = 0; i < n; i++)
-		up[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
-	up[n] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(secret_words); i++)
-		if (strstr(up, secret_words[i]))
-			return true;
-	return false;
+	memcpy(v, name, n);
+	v[n] = '\0';
+	return ir_env_matches(e->secret, e->nsecret, v);
 }
 
 /* The name $NAME, ${NAME...}, ${!NAME}, ${#NAME} expands. */
@@ -68,19 +51,20 @@ static bool param_name(const char *t, const char **name, size_t *n)
 	return k > 0;
 }
 
-static const char *secret_in_parts(const struct shell_part *p, size_t np, char *buf, size_t size)
+static const char *secret_in_parts(const struct ir_env *e, const struct shell_part *p, size_t np,
+				   char *buf, size_t size)
 {
 	for (size_t i = 0; i < np; i++) {
 		const char *name;
 		size_t n;
 		if (p[i].kind == SHELL_PART_PARAM && p[i].text && param_name(p[i].text, &name, &n) &&
-		    is_secret_name(name, n)) {
+		    is_secret_name(e, name, n)) {
 			snprintf(buf, size, "it expands $%.*s, whose name says it holds a secret", (int)n,
 				 name);
 			return buf;
 		}
 		if (p[i].ninner) {
-			const char *r = secret_in_parts(p[i].inner, p[i].ninner, buf, size);
+			const char *r = secret_in_parts(e, p[i].inner, p[i].ninner, buf, size);
 			if (r)
 				return r;
 		}
@@ -88,67 +72,72 @@ static const char *secret_in_parts(const struct shell_part *p, size_t np, char *
 	return NULL;
 }
 
-static const char *secret_in_word(const struct shell_word *w, char *buf, size_t size)
+static const char *secret_in_word(const struct ir_env *e, const struct shell_word *w, char *buf,
+				  size_t size)
 {
-	return w ? secret_in_parts(w->parts, w->nparts, buf, size) : NULL;
+	return w ? secret_in_parts(e, w->parts, w->nparts, buf, size) : NULL;
 }
 
-static bool is_code_var(const char *name)
+static bool is_code_var(const struct ir_env *e, const char *name)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(code_vars); i++)
-		if (strcmp(name, code_vars[i]) == 0)
-			return true;
+	return e && ir_env_matches(e->code, e->ncode, name);
+}
+
+static bool spec_option(const struct ir_spec *s, const char *name)
+{
+	for (size_t i = 0; i < s->noptions; i++)
+		for (size_t j = 0; j < s->options[i].nnames; j++)
+			if (strcmp(s->options[i].names[j], name) == 0)
+				return true;
 	return false;
 }
 
-/* env, printenv, export, declare, typeset, set: with no operand (or only
- * -p, -x), each prints the environment or the shell's variables. */
-static bool dumps_environment(const struct shell_cmd *c)
+/* A program whose spec says `environment;` prints the environment when its
+ * words are only options the spec lists (env, export -p, set; not set -e);
+ * a `variable` operand prints that variable (printenv NAME): 1 when one
+ * of them names a secret.  0: it prints none of these. */
+static int dumps_environment(const struct ir_env *e, const struct shell_cmd *c,
+			     const struct ir_spec *spec)
 {
-	static const char *const dumpers[] = { "env", "printenv", "export", "declare", "typeset",
-					       "set", "compgen" };
-	if (!c->prog)
-		return false;
-	const char *base = strrchr(c->prog, '/');
-	base = base ? base + 1 : c->prog;
-	bool known = false;
-	for (size_t i = 0; i < ARRAY_SIZE(dumpers); i++)
-		known = known || strcmp(base, dumpers[i]) == 0;
-	if (!known)
-		return false;
-	bool printenv = strcmp(base, "printenv") == 0;
+	if (!spec || !spec->environment)
+		return 0;
+	bool operands = false;
 	for (size_t i = c->argi + 1; i < c->nwords; i++) {
 		const char *v = shell_word_static(c->words[i]);
-		if (printenv && v && v[0] != '-') {
-			/* printenv NAME...: the values of those, a secret's or not. */
-			if (is_secret_name(v, strlen(v)))
-				return true;
+		if (!v)
+			return 0;
+		if (v[0] == '-' && v[1]) {
+			if (!spec_option(spec, v))
+				return 0;
 			continue;
 		}
-		if (!v || (strcmp(v, "-p") != 0 && strcmp(v, "-x") != 0 && strcmp(v, "-v") != 0 &&
-			   strcmp(v, "-0") != 0 && strcmp(v, "--null") != 0))
-			return false;
+		if (spec->operands != ROLE_VARIABLE)
+			return 0;
+		if (is_secret_name(e, v, strlen(v)))
+			return 1;
+		operands = true;
 	}
-	return !printenv || c->nwords == c->argi + 1;
+	return operands ? 0 : 2;
 }
 
-const char *cmd_env_caution(const struct shell_cmd *c, char *buf, size_t size)
+const char *cmd_env_caution(const struct ir_env *e, const struct shell_cmd *c,
+			    const struct ir_spec *spec, char *buf, size_t size)
 {
 	for (size_t i = 0; i < c->nwords; i++) {
-		const char *r = secret_in_word(c->words[i], buf, size);
+		const char *r = secret_in_word(e, c->words[i], buf, size);
 		if (r)
 			return r;
 	}
 	for (size_t i = 0; i < c->nredirs; i++) {
-		const char *r = secret_in_word(c->redirs[i]->target, buf, size);
+		const char *r = secret_in_word(e, c->redirs[i]->target, buf, size);
 		if (r)
 			return r;
 	}
 	for (size_t i = 0; i < c->nassigns; i++) {
-		const char *r = secret_in_word(c->assigns[i]->value, buf, size);
+		const char *r = secret_in_word(e, c->assigns[i]->value, buf, size);
 		if (r)
 			return r;
-		if (is_code_var(c->assigns[i]->name)) {
+		if (is_code_var(e, c->assigns[i]->name)) {
 			snprintf(buf, size, "it sets %s, which changes what code runs",
 				 c->assigns[i]->name);
 			return buf;
@@ -173,13 +162,17 @@ const char *cmd_env_caution(const struct shell_cmd *c, char *buf, size_t size)
 				continue;
 			memcpy(name, v, n);
 			name[n] = '\0';
-			if (is_code_var(name)) {
+			if (is_code_var(e, name)) {
 				snprintf(buf, size, "it sets %s, which changes what code runs", name);
 				return buf;
 			}
 		}
 	}
-	if (dumps_environment(c)) {
+	switch (dumps_environment(e, c, spec)) {
+	case 1:
+		snprintf(buf, size, "it prints a variable whose name says it holds a secret");
+		return buf;
+	case 2:
 		snprintf(buf, size, "it prints the environment");
 		return buf;
 	}

@@ -229,7 +229,8 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			bool sure;
 			if (!rule_reached(&ev->protect[i].m, &g, &sure))
 				continue;
-			struct reached h = { &ev->protect[i], IR_DENY, true, sure && !o->maybe, false };
+			struct reached h = { &ev->protect[i], IR_DENY, true,
+					     sure && !o->maybe && !o->members, false };
 			if (!h.sure)
 				h.effect = IR_ASK;
 			if (!h.sure && sandbox_refuses(ev, d, h.r, true))
@@ -246,7 +247,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			continue; /* never wins against the rule that covers the region */
 		if (!rule_reached(&r->m, &g, &sure))
 			continue;
-		struct reached h = { r, r->effect, false, sure && !o->maybe, false };
+		struct reached h = { r, r->effect, false, sure && !o->maybe && !o->members, false };
 		if (!h.sure && h.effect == IR_DENY)
 			h.effect = IR_ASK;
 		h.effect = under_approval(ev, h.effect);
@@ -482,7 +483,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 {
 	struct cmd_env env = { .cwd = ev->ctx.value[CTX_CWD], .home = ev->ctx.value[CTX_HOME],
 			       .ir = &ev->policy->ir, .programs = &ev->programs,
-			       .vars = ev->vars, .nvars = ev->nvars };
+			       .vars = ev->vars, .nvars = ev->nvars, .names = &ev->preset->env };
 	struct cmd_ops ops = { 0 };
 	struct canon_memo memo = { 0 };
 	cmd_analyse(&env, sc, text, len, &ops);

@@ -2,8 +2,10 @@
 
 #include "ir.h"
 #include "cordon.h"
+#include "match.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +76,36 @@ void ir_env_free(struct ir_env *env)
 	for (size_t i = 0; i < env->ndrop; i++)
 		pattern_free(&env->drop[i]);
 	free(env->drop);
+	for (size_t i = 0; i < env->nsecret; i++)
+		pattern_free(&env->secret[i]);
+	free(env->secret);
+	for (size_t i = 0; i < env->ncode; i++)
+		pattern_free(&env->code[i]);
+	free(env->code);
+}
+
+bool ir_env_matches(const struct ir_pattern *pats, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ir_pattern *d = &pats[i];
+		if (d->regex) {
+			int code;
+			PCRE2_SIZE off;
+			pcre2_code *re = pcre2_compile((PCRE2_SPTR)d->regex, PCRE2_ZERO_TERMINATED, 0,
+						       &code, &off, NULL);
+			if (!re)
+				return true; /* checked at compile time; fail closed */
+			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+			int rc = pcre2_match(re, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL);
+			pcre2_match_data_free(md);
+			pcre2_code_free(re);
+			if (rc >= 0)
+				return true;
+		} else if (d->text && fnmatch(d->text, name, 0) == 0) {
+			return true;
+		}
+	}
+	return false;
 }
 
 void ir_policy_free(struct ir_policy *ir)
@@ -342,7 +374,8 @@ char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_pa
 const char *const ir_role_names[ROLE_COUNT] = {
 	"none", "read", "write", "delete", "net", "opaque",
 	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
-	"run", "rewrites", "refspec", "sedscript",
+	"run", "rewrites", "refspec", "sedscript", "extracts", "into", "lists", "deletes",
+	"changes", "store", "variable", "module", "awkscript",
 };
 
 void ir_spec_free(struct ir_spec *s)
@@ -354,6 +387,7 @@ void ir_spec_free(struct ir_spec *s)
 		for (size_t j = 0; j < s->options[i].nnames; j++)
 			free(s->options[i].names[j]);
 		free(s->options[i].names);
+		free(s->options[i].path);
 	}
 	free(s->options);
 	for (size_t i = 0; i < s->nsubs; i++)
@@ -371,6 +405,11 @@ void ir_spec_free(struct ir_spec *s)
 	for (size_t i = 0; i < s->ndeletes; i++)
 		free(s->deletes[i]);
 	free(s->deletes);
+	for (size_t i = 0; i < s->nchanges; i++)
+		free(s->changes[i]);
+	free(s->changes);
+	free(s->bare);
+	free(s->extracts_dir);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -82,7 +82,15 @@ struct ir_env {
 	size_t nset, set_cap;
 	struct ir_pattern *drop; /* globs or regexes on names */
 	size_t ndrop, drop_cap;
+	/* What the shell analysis judges for a host without the sandbox:
+	 * names of variables that hold secrets (expanding or printing one),
+	 * and of variables that change which code runs (setting one). */
+	struct ir_pattern *secret, *code;
+	size_t nsecret, secret_cap, ncode, code_cap;
 };
+
+/* Does name match one of the env patterns (names, globs, regexes)? */
+bool ir_env_matches(const struct ir_pattern *pats, size_t n, const char *name);
 
 /* Resource limits (`limits { ... }` in a preset).  The first five are
  * setrlimit(2) limits set just before the command runs; memory is a
@@ -182,6 +190,23 @@ enum ir_role {
 	ROLE_REFSPEC,   /* operand: a git refspec; "+SRC:DST" forces, ":DST" deletes */
 	ROLE_SEDSCRIPT, /* a sed program: its w/W files are written, r/R files read, and an e
 			 * command or flag runs code; `first` no longer applies */
+	ROLE_EXTRACTS,  /* option flag: files it does not name land below the directory it
+			 * works in (tar -x); the operands named are written */
+	ROLE_INTO,      /* option: takes the directory extracted files land in (unzip -d) */
+	ROLE_LISTS,     /* option flag: nothing is written (a listing or a dry run: unzip -l,
+			 * git clean -n) */
+	ROLE_DELETES,   /* option flag: the spec's `delete` paths are deleted only with it,
+			 * and the operands written are deleted trees (git stash -u) */
+	ROLE_CHANGES,   /* operand, option flag: the program changes its `changes` paths
+			 * (git tag NAME, git config KEY VALUE, git config --unset) */
+	ROLE_STORE,     /* option flag with a path: its changes go to that file instead of
+			 * the `changes` paths (git config --global) */
+	ROLE_VARIABLE,  /* operand: a variable's name, whose value the program prints
+			 * (printenv NAME) */
+	ROLE_MODULE,    /* option: takes a module the program runs (python3 -m pip): opaque,
+			 * and the words after it are read against the module's spec too */
+	ROLE_AWKSCRIPT, /* an awk program: print > FILE is written, getline < FILE read;
+			 * system(), pipes, ENVIRON, ARGV make the part opaque */
 	ROLE_COUNT
 };
 
@@ -191,6 +216,7 @@ struct ir_option {
 	char **names;   /* "-i", "--in-place" */
 	size_t nnames;
 	enum ir_role role;
+	char *path;     /* store: the file its changes go to */
 	struct loc origin;
 };
 
@@ -200,6 +226,12 @@ struct ir_spec {
 	enum ir_role operands, first, last;
 	bool has_first, has_last;
 	bool recursive; /* `recursive;`: operands are whole trees */
+	bool extracts;  /* `extracts;`: files it does not name land below its directory */
+	char *extracts_dir; /* `extracts "PATH";`: below PATH instead ("*": a directory
+			     * known only at run time, make install's prefix) */
+	bool environment; /* `environment;`: it prints the environment (env, printenv) */
+	bool remote;    /* `remote;`: a HOST:PATH operand is a contact of HOST (rsync, scp) */
+	char *bare;     /* `bare "install";`: the subcommand run without one (yarn) */
 	struct ir_option *options;
 	size_t noptions, options_cap;
 	struct ir_spec *subs;
@@ -214,6 +246,10 @@ struct ir_spec {
 	 * says where (git clean removes the untracked files of its directory) */
 	char **deletes;
 	size_t ndeletes, deletes_cap;
+	/* `changes ".git";`: paths written when an operand or flag says it
+	 * changes something (git tag NAME; a bare `git tag` lists) */
+	char **changes;
+	size_t nchanges, changes_cap;
 	struct loc origin;
 };
 

@@ -48,6 +48,7 @@ static const char *const kind_names[] = {
 	[AST_ENV_KEEP] = "keep",
 	[AST_ENV_SET] = "set",
 	[AST_ENV_DROP] = "drop",
+	[AST_ENV_LIST] = "env-list",
 	[AST_PRESET] = "preset",
 	[AST_TEST] = "test",
 	[AST_TEST_PRESET] = "test-preset",
@@ -123,6 +124,7 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 		ast_dump(out, n->u.bind.name, depth + 1);
 		ast_dump(out, n->u.bind.value, depth + 1);
 		break;
+	case AST_ENV_LIST:
 	case AST_ITEM:
 		ast_dump(out, n->u.item.name, depth + 1);
 		dump_seq(out, &n->u.item.patterns, depth + 1);

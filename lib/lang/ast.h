@@ -20,6 +20,7 @@ enum ast_kind {
 	AST_ENV_KEEP,  /* keep NAME, "GLOB*", ...; */
 	AST_ENV_SET,   /* set NAME = "value", ...; */
 	AST_ENV_DROP,  /* drop /regex/, NAME, ...; */
+	AST_ENV_LIST,  /* secret /regex/, ...; code NAME, ...; (u.item: name, patterns) */
 	AST_PRESET,    /* preset "name" [extends "parent"] { ... } */
 	AST_TEST,      /* test "name" { ... } */
 	AST_TEST_PRESET,  /* preset "name"; inside a test */

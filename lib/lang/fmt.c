@@ -565,6 +565,9 @@ static void emit_stmt(struct fmt *f, const struct ast *s, const struct align *al
 	case AST_ENV_DROP:
 		put_keyword_list(f, "drop", &s->u.seq);
 		break;
+	case AST_ENV_LIST:
+		put_keyword_list(f, s->u.item.name->u.tok.text, &s->u.item.patterns);
+		break;
 	case AST_TEST_CONTEXT:
 		put_keyword_list(f, "context", &s->u.seq);
 		break;

@@ -234,6 +234,8 @@ env_item
 	: KW_KEEP env_names ';' { $$ = seq_node(ps, AST_ENV_KEEP, @$, $2); }
 	| KW_SET assigns ';' { $$ = seq_node(ps, AST_ENV_SET, @$, $2); }
 	| KW_DROP env_names ';' { $$ = seq_node(ps, AST_ENV_DROP, @$, $2); }
+	| IDENT env_names ';'
+		{ $$ = NODE(AST_ENV_LIST, @$); $$->u.item.name = $1; $$->u.item.patterns = $2; }
 	| error ';' { $$ = NULL; }
 	;
 

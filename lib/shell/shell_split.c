@@ -251,7 +251,7 @@ enum wkind {
 	W_GIT,
 	W_SHELL,
 	W_FOREIGN, /* a shell whose language is not analysed */
-	W_SU,
+	W_SU,      /* su -c CMD, script -c CMD: CMD is a shell string */
 	W_WATCH,
 	W_FLOCK,
 	W_RUNNER,  /* npx PKG: runs a fetched program */
@@ -259,6 +259,7 @@ enum wkind {
 	W_EVAL,
 	W_SOURCE,
 	W_TRAP,    /* trap ACTION SIGNAL...: ACTION is run later */
+	W_TMUX,    /* tmux new-session CMD, tmux -c CMD: CMD is a shell string */
 };
 
 struct wrapper_spec {
@@ -337,6 +338,7 @@ static const struct wrapper_spec specs[] = {
 	{ .name = "poetry", .kind = W_RUNNER2, .local = " run " },
 	{ .name = "posh", .kind = W_SHELL },
 	{ .name = "pwsh", .kind = W_FOREIGN },
+	{ .name = "script", .kind = W_SU }, /* script -c CMD [FILE] */
 	{ .name = "setsid", .kind = W_PLAIN, .flags = "cfw",
 	  .long_flags = " --ctty --fork --wait " },
 	{ .name = "sh", .kind = W_SHELL },
@@ -362,6 +364,7 @@ static const struct wrapper_spec specs[] = {
 	{ .name = "timeout", .kind = W_PLAIN, .flags = "v", .args = "sk",
 	  .long_args = " --signal --kill-after ",
 	  .long_flags = " --preserve-status --foreground --verbose ", .operands = 1 },
+	{ .name = "tmux", .kind = W_TMUX },
 	{ .name = "trap", .kind = W_TRAP, .builtin = true },
 	{ .name = "unbuffer", .kind = W_PLAIN, .flags = "p" },
 	{ .name = "uv", .kind = W_RUNNER2, .local = " run " },
@@ -664,8 +667,12 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 	for (size_t k = 0; k < cmd->nredirs; k++)
 		if (cmd->redirs[k]->fd == 0)
 			in = cmd->redirs[k];
-	if (in && in->op == SHELL_REDIR_IN)
-		return; /* a script file again */
+	if (in && in->op == SHELL_REDIR_IN) {
+		/* bash < script.sh: a script file again, read through the
+		 * redirection; what it runs is not seen. */
+		set_opaque(cmd, "the shell runs the script on its standard input");
+		return;
+	}
 	const struct shell_word *text = !in ? NULL
 					: in->op == SHELL_REDIR_HERESTRING ? in->target
 					: in->op == SHELL_REDIR_HEREDOC || in->op == SHELL_REDIR_HEREDOC_TABS
@@ -934,6 +941,94 @@ static bool word_is(const struct shell_word *w, const char *s)
 	return w->lit && !strcmp(w->lit, s);
 }
 
+/* tmux [FLAGS] [-c CMD] COMMAND [FLAGS] [SHELL-COMMAND]: -c runs CMD with
+ * the shell; new-session, new-window, split-window and run-shell run their
+ * shell command, one word as a shell string, more as a command.  A new
+ * session starts in this directory (or -c DIR); the others in a
+ * directory known only to the server.  Another tmux command, a chain
+ * (`\;`) or an option this reader does not know is opaque. */
+static void handle_tmux(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+			struct wlist *wl)
+{
+	static const struct {
+		const char *names, *args;
+	} subs[] = {
+		{ " new-session new ", "cefFnstxy" },
+		{ " new-window neww ", "ceFnt" },
+		{ " split-window splitw ", "celFt" },
+		{ " run-shell run ", "cdt" },
+	};
+	size_t n = cmd->nwords, k = i + 1;
+	for (; k < n; k++) { /* the server's own options */
+		const char *w = cmd->words[k]->lit;
+		if (!w || w[0] != '-' || !w[1])
+			break;
+		if (!strcmp(w, "-c")) {
+			wlist_add(sp, wl, cmd, i, k + 1);
+			option_string(sp, cmd, c, k + 1, wl);
+			if (k + 1 >= n)
+				set_opaque(cmd, "tmux -c without a command");
+			return;
+		}
+		if (strchr("fLST", w[1]) && !w[2])
+			k++;
+		else if (strspn(w + 1, "2CDlNuVv") != strlen(w + 1)) {
+			set_opaque(cmd, arena_printf(sp->a, "unknown option '%s' of tmux", w));
+			return;
+		}
+	}
+	const char *sub = k < n ? cmd->words[k]->lit : NULL;
+	size_t t = 0;
+	while (sub && t < ARRAY_SIZE(subs) && !in_list(subs[t].names, sub, strlen(sub)))
+		t++;
+	if (!sub || t == ARRAY_SIZE(subs)) {
+		set_opaque(cmd, "tmux runs a command this reader does not follow");
+		return;
+	}
+	const char *dir = t == 0 ? cmd->cwd : NULL; /* new-session: the client's directory */
+	size_t j = k + 1;
+	for (; j < n; j++) {
+		const char *w = cmd->words[j]->lit;
+		if (!w || w[0] != '-' || !w[1])
+			break;
+		if (!strcmp(w, "--")) {
+			j++;
+			break;
+		}
+		if (strchr(subs[t].args, w[1]) && !w[2]) {
+			if (w[1] == 'c') /* -c DIR: where the command starts */
+				dir = j + 1 < n && cmd->words[j + 1]->lit &&
+						      cmd->words[j + 1]->lit[0] == '/'
+					      ? cmd->words[j + 1]->lit
+					      : NULL;
+			j++;
+		} else if (strspn(w + 1, "AdDEPXabkSbfhIvZC") != strlen(w + 1)) {
+			set_opaque(cmd, arena_printf(sp->a, "unknown option '%s' of tmux %s", w, sub));
+			return;
+		}
+	}
+	for (size_t m = j; m < n; m++)
+		if (word_is(cmd->words[m], ";")) {
+			set_opaque(cmd, "tmux runs a chain of commands");
+			return;
+		}
+	if (j >= n) {
+		set_opaque(cmd, "tmux starts a shell");
+		return;
+	}
+	wlist_add(sp, wl, cmd, i, j);
+	if (j + 1 == n) {
+		const char *cw = dir;
+		if (!cmd->words[j]->lit)
+			set_opaque(cmd, "the command string is not static");
+		else
+			run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start,
+				   cmd->words[j]->end, wl, false, &cw);
+		return;
+	}
+	emit_words(sp, cmd, c, cmd->words + j, n - j, wl, 0, dir);
+}
+
 /* Unwrap the wrappers of cmd and deal with what it runs.  *cwd is the
  * directory of the shell cmd runs in, moved by cd, eval and the like. */
 static void resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
@@ -1041,6 +1136,12 @@ static void resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c
 			if (here)
 				*cwd = NULL;
 			goto done;
+		case W_TMUX: {
+			size_t keep = wl.n;
+			handle_tmux(sp, cmd, c, i, &wl);
+			wl.n = keep;
+			goto done;
+		}
 		case W_SU: {
 			size_t k = i + 1;
 			while (k < n && !word_is(cmd->words[k], "-c") &&
@@ -1048,7 +1149,8 @@ static void resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c
 				k++;
 			wlist_add(sp, &wl, cmd, i, k < n ? k + 1 : n);
 			if (k + 1 >= n)
-				set_opaque(cmd, "su without -c starts a shell");
+				set_opaque(cmd, arena_printf(sp->a, "%s without -c starts a shell",
+							     ws->name));
 			else
 				option_string(sp, cmd, c, k + 1, &wl);
 			wl.n--;
