@@ -1,0 +1,696 @@
+/* Looking through wrappers: the command a wrapper runs, the strings
+ * shells, git, find and tmux run again, and the directory they run in. */
+#include "config.h"
+
+#include "shell_split.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The words of a command run by a wrapper: find -exec, git bisect run. */
+static void emit_words(struct split *sp, const struct shell_cmd *parent, const struct ctx *c,
+		       const struct shell_word *const *words, size_t n, const struct wlist *wl,
+		       unsigned flags, const char *cwd);
+
+/* Parse a string the shell will run and sp_walk its commands.  same_shell: it
+ * runs in the current shell (eval), so cd in it moves *cwd. */
+static void run_string(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+		       const char *text, size_t start, size_t end, const struct wlist *wl,
+		       bool same_shell, const char **cwd)
+{
+	struct shell_error err;
+	if (sp->strings >= SHELL_MAX_STRINGS || c->depth >= SHELL_MAX_DEPTH) {
+		sp_set_opaque(cmd, "shell strings nested too deeply");
+		if (same_shell)
+			*cwd = NULL;
+		return;
+	}
+	struct shell_node *root =
+		shell_parse_tree(sp->a, text, strlen(text), c->depth, true, start, end, &err);
+	if (!root) {
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "the shell string does not parse: %s",
+					     err.message));
+		if (same_shell)
+			*cwd = NULL;
+		return;
+	}
+	struct ctx in = *c;
+	const char *cw = *cwd;
+	in.flags |= SHELL_CMD_IN_STRING;
+	in.wrappers = wl->v;
+	in.nwrappers = wl->n;
+	in.depth++;
+	sp->strings++;
+	sp_walk(sp, root, &in, same_shell ? cwd : &cw);
+	sp->strings--;
+}
+
+/* Static words joined with spaces, as eval, su -c and watch do; NULL when
+ * one is dynamic. */
+static const char *join_words(struct split *sp, const struct shell_word *const *w, size_t n)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	for (size_t i = 0; i < n; i++) {
+		if (!w[i]->lit) {
+			sb_free(&sb);
+			return NULL;
+		}
+		if (i)
+			sb_addc(&sb, ' ');
+		sb_adds(&sb, w[i]->lit);
+	}
+	const char *s = arena_strdup(sp->a, sb.buf);
+	sb_free(&sb);
+	return s;
+}
+
+static void string_words(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			 size_t from, size_t to, const struct wlist *wl, bool same_shell,
+			 const char **cwd)
+{
+	const char *text = join_words(sp, cmd->words + from, to - from);
+	if (!text) {
+		sp_set_opaque(cmd, "the command string is not static");
+		if (same_shell)
+			*cwd = NULL;
+		return;
+	}
+	if (from < to)
+		run_string(sp, cmd, c, text, cmd->words[from]->start, cmd->words[to - 1]->end, wl,
+			   same_shell, cwd);
+}
+
+static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			 size_t i, struct wlist *wl)
+{
+	size_t n = cmd->nwords, j;
+	bool has_c = false, stdin_ = false;
+	for (j = i + 1; j < n; j++) {
+		const char *w = cmd->words[j]->lit;
+		if (!w)
+			break;
+		if (!strcmp(w, "--") || !strcmp(w, "-")) {
+			j++;
+			break;
+		}
+		if (w[0] == '-' && w[1] == '-') {
+			if (!strcmp(w, "--rcfile") || !strcmp(w, "--init-file"))
+				j++;
+			continue;
+		}
+		if ((w[0] != '-' && w[0] != '+') || !w[1])
+			break;
+		size_t skip = 0;
+		for (size_t k = 1; w[k]; k++) {
+			if (w[k] == 'c')
+				has_c = true;
+			else if (w[k] == 's')
+				stdin_ = true;
+			else if (w[k] == 'o' || w[k] == 'O')
+				skip++;
+		}
+		j += skip;
+	}
+	const char *cw = cmd->cwd;
+	sp_wlist_add(sp, wl, cmd, i, j < n ? j : n);
+	if (has_c) {
+		if (j >= n)
+			return;
+		if (!cmd->words[j]->lit) {
+			sp_set_opaque(cmd, "the shell command string is not static");
+			return;
+		}
+		run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start, cmd->words[j]->end,
+			   wl, false, &cw);
+		return;
+	}
+	if (j < n && !stdin_) {
+		/* A script file: bash <(curl ...) runs what it downloads. */
+		if (!cmd->words[j]->lit)
+			sp_set_opaque(cmd, "the shell runs a script whose name is not static");
+		return;
+	}
+	const struct shell_redir *in = NULL;
+	for (size_t k = 0; k < cmd->nredirs; k++)
+		if (cmd->redirs[k]->fd == 0)
+			in = cmd->redirs[k];
+	if (in && in->op == SHELL_REDIR_IN) {
+		/* bash < script.sh: a script file again, read through the
+		 * redirection; what it runs is not seen. */
+		sp_set_opaque(cmd, "the shell runs the script on its standard input");
+		return;
+	}
+	const struct shell_word *text = !in ? NULL
+					: in->op == SHELL_REDIR_HERESTRING ? in->target
+					: in->op == SHELL_REDIR_HEREDOC || in->op == SHELL_REDIR_HEREDOC_TABS
+						? in->body
+						: NULL;
+	if (!text) {
+		sp_set_opaque(cmd, "the shell reads its commands from standard input");
+		return;
+	}
+	if (!text->lit) {
+		sp_set_opaque(cmd, "the shell reads commands that are not static");
+		return;
+	}
+	run_string(sp, cmd, c, text->lit, text->start, text->end, wl, false, &cw);
+}
+
+/* git -c NAME=VALUE settings that make git run a program. */
+static const char *const git_exec_keys[] = {
+	"core.hookspath",    "core.sshcommand",       "core.gitproxy",
+	"core.askpass",      "core.editor",           "core.pager",
+	"core.fsmonitor",    "core.alternaterefscommand", "sequence.editor",
+	"diff.external",     "diff.*.textconv",       "diff.*.command",
+	"merge.*.driver",    "filter.*.clean",        "filter.*.smudge",
+	"filter.*.process",  "credential.helper",     "credential.*.helper",
+	"gpg.program",       "gpg.*.program",         "alias.*",
+	"pager.*",           "uploadpack.packobjectshook", "remote.*.uploadpack",
+	"remote.*.receivepack", "protocol.allow",     "protocol.*.allow",
+	"include.path",      "includeif.*.path",      "init.templatedir",
+	"url.*.insteadof",   "url.*.pushinsteadof",   "ssh.variant",
+	"sendemail.smtpserver", "web.browser",        "browser.*.cmd",
+	"browser.*.path",    "mergetool.*.cmd",       "mergetool.*.path",
+	"difftool.*.cmd",    "difftool.*.path",       "man.*.cmd",
+	"man.*.path",        "instaweb.httpd",        "submodule.*.update",
+};
+
+static bool git_key_execs(const char *setting)
+{
+	char key[256];
+	size_t n = strcspn(setting, "=");
+	if (n >= sizeof(key))
+		return true;
+	for (size_t i = 0; i < n; i++)
+		key[i] = (char)(setting[i] >= 'A' && setting[i] <= 'Z' ? setting[i] + 32 : setting[i]);
+	key[n] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(git_exec_keys); i++) {
+		const char *pat = git_exec_keys[i], *star = strchr(pat, '*');
+		if (!star) {
+			if (!strcmp(key, pat))
+				return true;
+			continue;
+		}
+		size_t pre = (size_t)(star - pat), post = strlen(star + 1);
+		if (n > pre + post && !strncmp(key, pat, pre) && !strcmp(key + n - post, star + 1))
+			return true;
+	}
+	return false;
+}
+
+static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+		       struct wlist *wl)
+{
+	static const char *const with_arg[] = { "--git-dir",      "--work-tree",
+						"--namespace",    "--super-prefix",
+						"--list-cmds",    "--attr-source" };
+	const struct shell_word **cfg = NULL;
+	size_t ncfg = 0, ccap = 0, n = cmd->nwords, j;
+	for (j = i + 1; j < n; j++) {
+		const char *w = cmd->words[j]->lit;
+		if (!w || w[0] != '-')
+			break;
+		if ((!strcmp(w, "-C") || !strcmp(w, "-c")) && j + 1 < n) {
+			const struct shell_word *v = cmd->words[++j];
+			if (w[1] == 'C') {
+				cmd->cwd = sp_cwd_join(sp, cmd->cwd, v, false);
+				continue;
+			}
+			AVEC_PUSH(sp->a, cfg, ncfg, ccap, v);
+			if (!v->lit || git_key_execs(v->lit))
+				cmd->flags |= SHELL_CMD_GIT_EXEC;
+			continue;
+		}
+		if (sp_starts_with(w, "--exec-path=")) {
+			cmd->flags |= SHELL_CMD_GIT_EXEC;
+			continue;
+		}
+		if (sp_starts_with(w, "--config-env") && (w[12] == '=' || (!w[12] && j + 1 < n))) {
+			/* --config-env=NAME=ENVVAR: the value comes from the
+			 * environment, the name says what it does. */
+			const struct shell_word *v = w[12] ? cmd->words[j] : cmd->words[++j];
+			const char *setting = w[12] ? w + 13 : v->lit;
+			AVEC_PUSH(sp->a, cfg, ncfg, ccap, v);
+			if (!setting || git_key_execs(setting))
+				cmd->flags |= SHELL_CMD_GIT_EXEC;
+			continue;
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(with_arg); k++)
+			if (!strcmp(w, with_arg[k]))
+				j++;
+	}
+	cmd->git_config = cfg;
+	cmd->ngit_config = ncfg;
+	if (j >= n || !cmd->words[j]->lit)
+		return;
+	const char *sub = cmd->words[j]->lit;
+	const char *cw = cmd->cwd;
+	sp_wlist_add(sp, wl, cmd, i, j);
+	if (!strcmp(sub, "rebase")) {
+		/* git rebase -x CMD / --exec CMD: run with sh -c. */
+		for (size_t k = j + 1; k < n; k++) {
+			const char *w = cmd->words[k]->lit, *text;
+			const struct shell_word *v = cmd->words[k];
+			if (!w)
+				continue;
+			if ((!strcmp(w, "-x") || !strcmp(w, "--exec")) && k + 1 < n) {
+				v = cmd->words[++k];
+				text = v->lit;
+			} else if (sp_starts_with(w, "--exec=")) {
+				text = w + 7;
+			} else if (sp_starts_with(w, "-x")) {
+				text = w + 2;
+			} else {
+				continue;
+			}
+			if (!text)
+				sp_set_opaque(cmd, "the command of git rebase --exec is not static");
+			else
+				run_string(sp, cmd, c, text, v->start, v->end, wl, false, &cw);
+		}
+	} else if (!strcmp(sub, "submodule")) {
+		size_t k = j + 1;
+		while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-')
+			k++;
+		if (k < n && cmd->words[k]->lit && !strcmp(cmd->words[k]->lit, "foreach")) {
+			for (k++; k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-'; k++)
+				;
+			const char *none = NULL;
+			string_words(sp, cmd, c, k, n, wl, false, &none);
+		}
+	} else if (!strcmp(sub, "bisect") && j + 1 < n && cmd->words[j + 1]->lit &&
+		   !strcmp(cmd->words[j + 1]->lit, "run") && j + 2 < n) {
+		emit_words(sp, cmd, c, cmd->words + j + 2, n - j - 2, wl, 0, cw);
+	}
+}
+
+static void handle_find(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+			struct wlist *wl)
+{
+	static const char *const execs[] = { "-exec", "-execdir", "-ok", "-okdir" };
+	size_t n = cmd->nwords;
+	for (size_t j = i + 1; j < n; j++) {
+		const char *w = cmd->words[j]->lit;
+		if (!w)
+			continue;
+		if (!strcmp(w, "-delete"))
+			cmd->flags |= SHELL_CMD_FIND_DELETE;
+		size_t e = 0;
+		while (e < ARRAY_SIZE(execs) && strcmp(w, execs[e]) != 0)
+			e++;
+		if (e == ARRAY_SIZE(execs))
+			continue;
+		size_t k = j + 1;
+		for (; k < n; k++) {
+			const char *t = cmd->words[k]->lit;
+			if (t && (!strcmp(t, ";") || (!strcmp(t, "+") && k > j + 1 &&
+						      cmd->words[k - 1]->lit &&
+						      !strcmp(cmd->words[k - 1]->lit, "{}"))))
+				break;
+		}
+		struct wlist fl;
+		sp_wlist_init(sp, &fl, wl->v, wl->n);
+		sp_wlist_add(sp, &fl, cmd, i, j + 1);
+		emit_words(sp, cmd, c, cmd->words + j + 1, k - j - 1, &fl,
+			   SHELL_CMD_FIND_EXEC | SHELL_CMD_EXTRA_ARGS, e % 2 ? NULL : cmd->cwd);
+		j = k;
+	}
+}
+
+static void emit_words(struct split *sp, const struct shell_cmd *parent, const struct ctx *c,
+		       const struct shell_word *const *words, size_t n, const struct wlist *wl,
+		       unsigned flags, const char *cwd)
+{
+	if (!n)
+		return;
+	struct ctx in = *c;
+	in.wrappers = wl->v;
+	in.nwrappers = wl->n;
+	in.depth++;
+	struct shell_cmd *cmd = sp_new_cmd(sp, &in, parent->start, parent->end, cwd);
+	cmd->flags |= flags;
+	cmd->words = words;
+	cmd->nwords = n;
+	if (in.depth > SHELL_MAX_DEPTH) {
+		sp_set_opaque(cmd, "wrappers nested too deeply");
+		return;
+	}
+	const char *none = cwd;
+	sp_resolve(sp, cmd, &in, &none);
+}
+
+/* cd, pushd and popd in the current shell. */
+static void track_cd(struct split *sp, const struct shell_cmd *cmd, const char **cwd)
+{
+	const char *p = cmd->prog;
+	bool pushd = !strcmp(p, "pushd"), logical = true, dashdash = false;
+	size_t i = cmd->argi + 1, n = cmd->nwords;
+	if (!strcmp(p, "popd")) {
+		*cwd = NULL;
+		return;
+	}
+	if (strcmp(p, "cd") != 0 && !pushd)
+		return;
+	for (; i < n; i++) { /* -L -P -e -@ */
+		const char *w = cmd->words[i]->lit;
+		if (!w || w[0] != '-' || !w[1])
+			break;
+		if (!strcmp(w, "--")) {
+			dashdash = true;
+			i++;
+			break;
+		}
+		if (strspn(w + 1, "LPe@") != strlen(w + 1))
+			break;
+		if (strchr(w, 'P'))
+			logical = false;
+		else if (strchr(w, 'L'))
+			logical = true;
+	}
+	const char *w = i < n ? cmd->words[i]->lit : NULL;
+	if (i == n)
+		*cwd = pushd ? NULL : "~";
+	else if (i + 1 < n || (w && !strcmp(w, "-")) ||
+		 (w && !dashdash && (w[0] == '-' || (pushd && w[0] == '+'))))
+		*cwd = NULL;
+	else
+		*cwd = sp_cwd_join(sp, *cwd, cmd->words[i], logical);
+}
+
+bool sp_unquoted_expansion(const struct shell_cmd *cmd)
+{
+	for (size_t i = cmd->argi; i < cmd->nwords; i++)
+		for (size_t k = 0; k < cmd->words[i]->nparts; k++) {
+			const struct shell_part *p = &cmd->words[i]->parts[k];
+			if (!p->quoted && (p->kind == SHELL_PART_PARAM || p->kind == SHELL_PART_CMDSUB ||
+					   p->kind == SHELL_PART_ARITH))
+				return true;
+		}
+	return false;
+}
+
+/* A command string given to su -c or flock -c: the word after the option. */
+static void option_string(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			  size_t k, const struct wlist *wl)
+{
+	const char *cw = cmd->cwd;
+	if (k >= cmd->nwords)
+		return;
+	if (!cmd->words[k]->lit)
+		sp_set_opaque(cmd, "the command string is not static");
+	else
+		run_string(sp, cmd, c, cmd->words[k]->lit, cmd->words[k]->start,
+			   cmd->words[k]->end, wl, false, &cw);
+}
+
+static bool word_is(const struct shell_word *w, const char *s)
+{
+	return w->lit && !strcmp(w->lit, s);
+}
+
+/* tmux [FLAGS] [-c CMD] COMMAND [FLAGS] [SHELL-COMMAND]: -c runs CMD with
+ * the shell; new-session, new-window, split-window and run-shell run their
+ * shell command, one word as a shell string, more as a command.  A new
+ * session starts in this directory (or -c DIR); the others in a
+ * directory known only to the server.  Another tmux command, a chain
+ * (`\;`) or an option this reader does not know is opaque. */
+static void handle_tmux(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+			struct wlist *wl)
+{
+	static const struct {
+		const char *names, *args;
+	} subs[] = {
+		{ " new-session new ", "cefFnstxy" },
+		{ " new-window neww ", "ceFnt" },
+		{ " split-window splitw ", "celFt" },
+		{ " run-shell run ", "cdt" },
+	};
+	size_t n = cmd->nwords, k = i + 1;
+	for (; k < n; k++) { /* the server's own options */
+		const char *w = cmd->words[k]->lit;
+		if (!w || w[0] != '-' || !w[1])
+			break;
+		if (!strcmp(w, "-c")) {
+			sp_wlist_add(sp, wl, cmd, i, k + 1);
+			option_string(sp, cmd, c, k + 1, wl);
+			if (k + 1 >= n)
+				sp_set_opaque(cmd, "tmux -c without a command");
+			return;
+		}
+		if (strchr("fLST", w[1]) && !w[2])
+			k++;
+		else if (strspn(w + 1, "2CDlNuVv") != strlen(w + 1)) {
+			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of tmux", w));
+			return;
+		}
+	}
+	const char *sub = k < n ? cmd->words[k]->lit : NULL;
+	size_t t = 0;
+	while (sub && t < ARRAY_SIZE(subs) && !sp_in_list(subs[t].names, sub, strlen(sub)))
+		t++;
+	if (!sub || t == ARRAY_SIZE(subs)) {
+		sp_set_opaque(cmd, "tmux runs a command this reader does not follow");
+		return;
+	}
+	const char *dir = t == 0 ? cmd->cwd : NULL; /* new-session: the client's directory */
+	size_t j = k + 1;
+	for (; j < n; j++) {
+		const char *w = cmd->words[j]->lit;
+		if (!w || w[0] != '-' || !w[1])
+			break;
+		if (!strcmp(w, "--")) {
+			j++;
+			break;
+		}
+		if (strchr(subs[t].args, w[1]) && !w[2]) {
+			if (w[1] == 'c') /* -c DIR: where the command starts */
+				dir = j + 1 < n && cmd->words[j + 1]->lit &&
+						      cmd->words[j + 1]->lit[0] == '/'
+					      ? cmd->words[j + 1]->lit
+					      : NULL;
+			j++;
+		} else if (strspn(w + 1, "AdDEPXabkSbfhIvZC") != strlen(w + 1)) {
+			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of tmux %s", w, sub));
+			return;
+		}
+	}
+	for (size_t m = j; m < n; m++)
+		if (word_is(cmd->words[m], ";")) {
+			sp_set_opaque(cmd, "tmux runs a chain of commands");
+			return;
+		}
+	if (j >= n) {
+		sp_set_opaque(cmd, "tmux starts a shell");
+		return;
+	}
+	sp_wlist_add(sp, wl, cmd, i, j);
+	if (j + 1 == n) {
+		const char *cw = dir;
+		if (!cmd->words[j]->lit)
+			sp_set_opaque(cmd, "the command string is not static");
+		else
+			run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start,
+				   cmd->words[j]->end, wl, false, &cw);
+		return;
+	}
+	emit_words(sp, cmd, c, cmd->words + j, n - j, wl, 0, dir);
+}
+
+/* Unwrap the wrappers of cmd and deal with what it runs.  *cwd is the
+ * directory of the shell cmd runs in, moved by cd, eval and the like. */
+void sp_resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+		    const char **cwd)
+{
+	struct wlist wl;
+	bool in_shell = !(cmd->flags & SHELL_CMD_FIND_EXEC); /* a builtin would run here */
+	size_t i = 0, n = cmd->nwords;
+	sp_wlist_init(sp, &wl, c->wrappers, c->nwrappers);
+	while (i < n) {
+		const char *name = cmd->words[i]->lit;
+		if (!name) {
+			sp_set_opaque(cmd, "the command name is not a static word");
+			break;
+		}
+		const struct wrapper_spec *ws = sp_find_spec(name);
+		if (!ws)
+			break;
+		if (wl.n >= MAX_WRAPPERS) {
+			sp_set_opaque(cmd, "too many wrappers");
+			break;
+		}
+		bool here = in_shell;
+		if (ws->kind != W_COMMAND && ws->kind != W_BUILTIN)
+			in_shell = false;
+		switch (ws->kind) {
+		case W_FIND:
+			handle_find(sp, cmd, c, i, &wl);
+			goto done;
+		case W_GIT:
+		case W_SHELL: {
+			/* The nested commands have these as a wrapper, cmd not. */
+			size_t keep = wl.n;
+			if (ws->kind == W_GIT)
+				handle_git(sp, cmd, c, i, &wl);
+			else
+				handle_shell(sp, cmd, c, i, &wl);
+			wl.n = keep;
+			goto done;
+		}
+		case W_FOREIGN:
+			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s commands are not analysed", ws->name));
+			goto done;
+		case W_RUNNER:
+			cmd->flags |= SHELL_CMD_DOWNLOADS;
+			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s runs a downloaded program", ws->name));
+			goto done;
+		case W_RUNNER2: {
+			const char *sub = i + 1 < n ? cmd->words[i + 1]->lit : NULL;
+			if (sub && sp_in_list(ws->sub, sub, strlen(sub))) {
+				cmd->flags |= SHELL_CMD_DOWNLOADS;
+				sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s %s runs a downloaded program",
+							     ws->name, sub));
+				goto done;
+			}
+			if (!sub || !sp_in_list(ws->local, sub, strlen(sub)))
+				goto done;
+			/* uv run [OPTIONS] CMD...: CMD runs as a wrapper's would; an
+			 * option this table does not know makes it opaque. */
+			size_t k = i + 2;
+			while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-') {
+				const char *w = cmd->words[k]->lit;
+				if (!strcmp(w, "--")) {
+					k++;
+					break;
+				}
+				bool arg = (w[1] != '-' && w[1] && !w[2] && ws->args &&
+					    strchr(ws->args, w[1])) ||
+					   sp_in_list(ws->long_args, w, strlen(w));
+				if (!arg) {
+					sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of %s %s",
+								     w, ws->name, sub));
+					goto done;
+				}
+				k += 2;
+			}
+			if (k >= n || !cmd->words[k]->lit)
+				goto done;
+			sp_wlist_add(sp, &wl, cmd, i, k);
+			i = k;
+			continue;
+		}
+		case W_EVAL: {
+			const char *cw = *cwd;
+			sp_wlist_add(sp, &wl, cmd, i, i + 1);
+			string_words(sp, cmd, c, i + 1, n, &wl, true, here ? cwd : &cw);
+			wl.n--;
+			goto done;
+		}
+		case W_TRAP: {
+			/* trap [--] ACTION SIGNAL...: ACTION runs later, in this
+			 * shell, from a directory not known here. */
+			size_t k = i + 1 < n && word_is(cmd->words[i + 1], "--") ? i + 2 : i + 1;
+			const char *none = NULL;
+			if (n - k >= 2 && !word_is(cmd->words[k], "-")) {
+				sp_wlist_add(sp, &wl, cmd, i, i + 1);
+				string_words(sp, cmd, c, k, k + 1, &wl, false, &none);
+				wl.n--;
+			}
+			goto done;
+		}
+		case W_SOURCE:
+			if (i + 1 < n && !cmd->words[i + 1]->lit)
+				sp_set_opaque(cmd, "the sourced file name is not static");
+			if (here)
+				*cwd = NULL;
+			goto done;
+		case W_TMUX: {
+			size_t keep = wl.n;
+			handle_tmux(sp, cmd, c, i, &wl);
+			wl.n = keep;
+			goto done;
+		}
+		case W_SU: {
+			size_t k = i + 1;
+			while (k < n && !word_is(cmd->words[k], "-c") &&
+			       !word_is(cmd->words[k], "--command"))
+				k++;
+			sp_wlist_add(sp, &wl, cmd, i, k < n ? k + 1 : n);
+			if (k + 1 >= n)
+				sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s without -c starts a shell",
+							     ws->name));
+			else
+				option_string(sp, cmd, c, k + 1, &wl);
+			wl.n--;
+			goto done;
+		}
+		default:
+			break;
+		}
+		struct opts o;
+		sp_parse_opts(ws, cmd, i, &o);
+		if (o.bad) {
+			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of %s", o.bad,
+						     ws->name));
+			break;
+		}
+		if (o.split) {
+			sp_set_opaque(cmd, "env -S splits a string into a command");
+			break;
+		}
+		if (o.shell && o.next >= n && !o.stop)
+			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s starts a shell", name));
+		if (o.stop || o.next >= n)
+			break;
+		if (ws->kind == W_WATCH) {
+			/* watch runs its arguments with sh -c, unless -x. */
+			bool exec = false;
+			for (size_t k = i + 1; k < o.next; k++) {
+				const char *w = cmd->words[k]->lit;
+				exec = exec || (w && w[0] == '-' && w[1] != '-' && strchr(w, 'x')) ||
+				       (w && !strcmp(w, "--exec"));
+			}
+			if (!exec) {
+				const char *cw = cmd->cwd;
+				sp_wlist_add(sp, &wl, cmd, i, o.next);
+				string_words(sp, cmd, c, o.next, n, &wl, false, &cw);
+				wl.n--;
+				break;
+			}
+		}
+		if (ws->kind == W_FLOCK && (word_is(cmd->words[o.next], "-c") ||
+					    word_is(cmd->words[o.next], "--command"))) {
+			sp_wlist_add(sp, &wl, cmd, i, o.next + 1);
+			option_string(sp, cmd, c, o.next + 1, &wl);
+			wl.n--;
+			break;
+		}
+		if (o.chdir && o.dirword)
+			cmd->cwd = sp_cwd_join(sp, cmd->cwd, o.dirword, false);
+		else if (o.chdir)
+			cmd->cwd = o.dir ? sp_cwd_add(sp, cmd->cwd, o.dir, false, false) : NULL;
+		if (ws->lost_cwd)
+			cmd->cwd = NULL;
+		if (ws->kind == W_XARGS)
+			cmd->flags |= SHELL_CMD_EXTRA_ARGS;
+		sp_wlist_add(sp, &wl, cmd, i, o.next);
+		i = o.next;
+	}
+done:
+	cmd->argi = i < n ? i : n;
+	cmd->prog = i < n ? cmd->words[i]->lit : NULL;
+	cmd->wrappers = wl.v;
+	cmd->nwrappers = wl.n;
+	if (!in_shell)
+		return;
+	if (cmd->flags & SHELL_CMD_OPAQUE) {
+		*cwd = NULL;
+	} else if (cmd->prog && !strchr(cmd->prog, '/')) {
+		track_cd(sp, cmd, cwd);
+		if (strmap_get(&sp->cdfuncs, cmd->prog, strlen(cmd->prog)))
+			*cwd = NULL;
+	}
+}
+
