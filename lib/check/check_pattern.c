@@ -245,7 +245,6 @@ static bool finish_text(struct checker *c, enum ir_op op, char *text, struct loc
 	return true;
 }
 
-
 /* Turn one AST pattern into IR patterns (a list variable gives several). */
 void ck_lower_pattern(struct checker *c, enum ir_op op, const struct ast *pat,
 			  pattern_sink sink, void *arg)

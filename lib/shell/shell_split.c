@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* ---- directories -------------------------------------------------------------- */
 
 const char *sp_arena_printf(struct arena *a, const char *fmt, ...)
