@@ -105,8 +105,9 @@ bool lower_bwrap_writable(const struct lower_input *in, const char *dir)
 			continue;
 		if (p->why == LOWER_READ_ROOT && under_write_root(in, p->path))
 			continue; /* not mounted: readable through the write root */
-		if (p->why == LOWER_READ_ONLY && !lower_fact_exists(in, p->path))
-			continue;
+		if ((p->why == LOWER_READ_ONLY || p->why == LOWER_MASK) &&
+		    !lower_fact_exists(in, p->path))
+			continue; /* not mounted: nothing there to keep or hide */
 		if (best && strlen(p->path) == strlen(best->path) && p->why < best->why)
 			continue; /* at one path the later kind is mounted last */
 		best = p;

@@ -836,7 +836,19 @@ struct sim {
 	struct mount *m;
 	size_t n, cap;
 	char *failure; /* why bwrap would not start, or why the plan is malformed */
+	/* The fences of the plan: `cordon run` makes each (and its missing
+	 * parents) before bwrap starts, so their mount points exist. */
+	char **fences;
+	size_t nfences;
 };
+
+static bool sim_fenced(const struct sim *s, const char *path)
+{
+	for (size_t i = 0; i < s->nfences; i++)
+		if (under(s->fences[i], path))
+			return true;
+	return false;
+}
 
 static const struct mount *sim_cover(const struct sim *s, const char *path)
 {
@@ -853,7 +865,7 @@ static void sim_reach(struct sim *s, const char *dest)
 	const struct mount *c = sim_cover(s, dest);
 	if (s->failure || !c || strcmp(c->dest, dest) == 0)
 		return;
-	bool missing = c->kind == M_TMPFS || c->kind == M_NULL || !exists(dest);
+	bool missing = c->kind == M_TMPFS || c->kind == M_NULL || (!exists(dest) && !sim_fenced(s, dest));
 	if (!missing)
 		return;
 	if (c->kind == M_NULL)
@@ -884,7 +896,8 @@ static void sim_free(struct sim *s)
 }
 
 /* mask: the empty file file masks are bound from (${tmp}.mask). */
-static void sim_build(struct sim *s, const char *args, size_t len, const char *mask)
+static void sim_build(struct sim *s, const char *args, size_t len, const char *mask, char **fences,
+		      size_t nfences)
 {
 	static const char *const zero[] = {
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -894,6 +907,8 @@ static void sim_build(struct sim *s, const char *args, size_t len, const char *m
 	const char *tok[3];
 	size_t i = 0;
 	memset(s, 0, sizeof(*s));
+	s->fences = fences;
+	s->nfences = nfences;
 	if (len && args[len - 1] != '\0') {
 		s->failure = xstrdup("the option list does not end in a NUL");
 		return;
@@ -1599,11 +1614,27 @@ static void check_bwrap(struct ctx_case *c, const cordon_evaluator *ev,
 		report(c, C_ADVISORY_COUNT, "%zu advisories listed, %zu glob or regex denies in the "
 					    "policy",
 		       nadv, c->p->nadvisories);
+	/* The fences cordon run makes for the call: an empty directory the
+	 * plan mounts a tmpfs on, its note says so. */
+	json_t *ops = plan ? json_object_get(plan, "operations") : NULL;
+	char **fences = NULL;
+	size_t nfences = 0;
+	for (size_t i = 0; json_is_array(ops) && i < json_array_size(ops); i++) {
+		json_t *op = json_array_get(ops, i), *a = json_object_get(op, "args");
+		const char *note = json_string_value(json_object_get(op, "note"));
+		const char *kind = json_string_value(json_array_get(a, 0));
+		const char *at = json_string_value(json_array_get(a, 1));
+		if (kind && at && note && strcmp(kind, "--tmpfs") == 0 &&
+		    strstr(note, "cordon run makes the mount point")) {
+			fences = xrealloc(fences, (nfences + 1) * sizeof(*fences));
+			fences[nfences++] = xstrdup(at);
+		}
+	}
 	json_decref(plan);
 
 	struct sim sim;
 	char *mask = fmt("%s.mask", c->w->tmp);
-	sim_build(&sim, args, alen, mask);
+	sim_build(&sim, args, alen, mask, fences, nfences);
 	free(mask);
 	if (sim.failure) {
 		report(c, C_PLAN_FAILS, "%s", sim.failure);
@@ -1626,6 +1657,9 @@ static void check_bwrap(struct ctx_case *c, const cordon_evaluator *ev,
 	ok(c->failures == before, "case %u: bwrap plan agrees with eval%s", c->index,
 	   sim.failure ? " (the plan cannot start)" : "");
 	sim_free(&sim);
+	for (size_t i = 0; i < nfences; i++)
+		free(fences[i]);
+	free(fences);
 	free(args);
 	free(json);
 }
