@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -220,18 +222,12 @@ static int prepare_masks(struct lower_input *in, bool *made, char **err)
 static int memfd_with(const char *name, const char *data, size_t len)
 {
 	int fd = memfd_create(name, MFD_CLOEXEC);
-	size_t off = 0;
 	if (fd < 0)
 		return -1;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
+	if (write_all(fd, data, len) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return -1;
 	}
-	lseek(fd, 0, SEEK_SET);
 	return fd;
 }
 
@@ -411,18 +407,101 @@ static int fresh_session_keyring(void)
 	return -1;
 }
 
+static void kill_group(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+}
+
 struct launch {
 	pid_t pid;
 	int status_json; /* bwrap --json-status-fd, read end */
 	int helper;      /* the helper's status byte, read end */
 	int out[2];      /* captured stdout/stderr, read ends, or -1 */
+	int go;          /* where the launch waits for its argv, write end, or -1 */
 };
 
-static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int egress,
-		     bool capture, const char *cwd, const struct run_limits *lim)
+/* The message that lets a launch run: a header (magic, the length of
+ * what follows, the number of descriptors) carrying the descriptors the
+ * sandbox gets (the plan, the filter, the egress proxy's end), then argv
+ * as NUL-ended strings.  A launch runs nothing unless all of it arrives. */
+#define LAUNCH_GO_MAGIC 0x63676f31u /* "cgo1" */
+#define LAUNCH_GO_MAX (64u << 20)
+#define LAUNCH_GO_FDS 3
+
+static bool read_exact(int fd, void *buf, size_t n)
+{
+	size_t off = 0;
+	while (off < n) {
+		ssize_t r = read(fd, (char *)buf + off, n - off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		off += (size_t)r;
+	}
+	return true;
+}
+
+/* In the launch: argv and the descriptors (*nfds, at most
+ * LAUNCH_GO_FDS) from the message on fd, or NULL when it is not whole. */
+static char **launch_read_go(int fd, int *fds, int *nfds)
+{
+	uint32_t hdr[3];
+	union {
+		char buf[CMSG_SPACE(LAUNCH_GO_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { hdr, sizeof(hdr) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			      .msg_controllen = sizeof(ctl.buf) };
+	ssize_t r;
+	do
+		r = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+	while (r < 0 && errno == EINTR);
+	if (r != (ssize_t)sizeof(hdr) || (msg.msg_flags & MSG_CTRUNC) || hdr[0] != LAUNCH_GO_MAGIC ||
+	    hdr[1] == 0 || hdr[1] > LAUNCH_GO_MAX || hdr[2] > LAUNCH_GO_FDS)
+		return NULL;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	*nfds = (int)hdr[2];
+	if (*nfds) {
+		if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len != CMSG_LEN((size_t)*nfds * sizeof(int)))
+			return NULL;
+		memcpy(fds, CMSG_DATA(c), (size_t)*nfds * sizeof(int));
+	} else if (c) {
+		return NULL;
+	}
+	char *blob = xmalloc(hdr[1]);
+	if (!read_exact(fd, blob, hdr[1]) || blob[hdr[1] - 1] != '\0')
+		return NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < hdr[1]; i++)
+		n += blob[i] == '\0';
+	char **argv = xcalloc(n + 1, sizeof(*argv));
+	for (size_t i = 0, k = 0; k < n; k++) {
+		argv[k] = blob + i;
+		i += strlen(blob + i) + 1;
+	}
+	return argv;
+}
+
+/* Fork the launch.  It leaves cordon's signals behind, joins the call's
+ * cgroups and waits for launch_go: on cgroup v1 a join waits for an RCU
+ * grace period, milliseconds of a launch, which a launch forked before the
+ * plan is made spends while cordon makes it.  It dies with cordon, and a
+ * cordon that stops before launch_go sends no message: the launch exits
+ * without running anything.  sandboxed: bwrap's and the helper's status
+ * pipes are made, and the plan, filter and egress descriptors come with
+ * the message. */
+static int launch_fork(struct launch *l, char **envp, bool sandboxed, bool capture,
+		       const char *cwd, const struct run_limits *lim)
 {
 	int js[2] = { -1, -1 }, hs[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
-	if ((fds && (pipe2(js, O_CLOEXEC) != 0 || pipe2(hs, O_CLOEXEC) != 0)) ||
+	int go[2] = { -1, -1 };
+	pid_t parent = getpid();
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0 ||
+	    (sandboxed && (pipe2(js, O_CLOEXEC) != 0 || pipe2(hs, O_CLOEXEC) != 0)) ||
 	    (capture && (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)))
 		return -1;
 	l->pid = fork();
@@ -436,17 +515,25 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		setpgid(0, 0);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(RUN_UNAVAILABLE);
+		close(go[1]);
 		/* Before the fds move: the cgroup's may sit where they go. */
 		if (run_limits_enter(lim) != 0)
 			_exit(RUN_UNAVAILABLE);
+		int got[LAUNCH_GO_FDS] = { -1, -1, -1 }, ngot = 0;
+		char **argv = launch_read_go(go[0], got, &ngot);
+		if (!argv || (sandboxed ? ngot < 2 : ngot != 0))
+			_exit(RUN_UNAVAILABLE); /* cordon gave up: nothing runs */
 		if (capture) {
 			dup2(po[1], 1);
 			dup2(pe[1], 2);
 		}
-		if (fds) {
+		if (sandboxed) {
 			/* 3: the plan, 4: seccomp, 5: json status, 6: helper status,
 			 * 7: the egress proxy's socketpair when there is one. */
-			int want[5] = { fds[0], fds[1], js[1], hs[1], egress };
+			int egress = got[2];
+			int want[5] = { got[0], got[1], js[1], hs[1], egress };
 			int moved[5], nwant = egress >= 0 ? 5 : 4;
 			for (int i = 0; i < nwant; i++)
 				moved[i] = fcntl(want[i], F_DUPFD_CLOEXEC, 10);
@@ -484,6 +571,8 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int
 		_exit(RUN_UNAVAILABLE);
 	}
 	setpgid(l->pid, l->pid);
+	close(go[0]);
+	l->go = go[1];
 	l->status_json = js[0];
 	l->helper = hs[0];
 	l->out[0] = po[0];
@@ -497,6 +586,56 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int
 	if (pe[1] >= 0)
 		close(pe[1]);
 	return 0;
+}
+
+/* Let the launch run argv, with fds (plan, filter, and the egress
+ * proxy's end or -1) when it is sandboxed.  A launch that is gone already (it could not join a
+ * cgroup) makes the send fail; its exit status tells the rest. */
+static void launch_go(struct launch *l, char *const *argv, const int *fds)
+{
+	struct strbuf m;
+	sb_init(&m);
+	for (char *const *a = argv; *a; a++)
+		sb_add(&m, *a, strlen(*a) + 1);
+	uint32_t nfds = !fds ? 0 : fds[2] >= 0 ? 3 : 2;
+	uint32_t hdr[3] = { LAUNCH_GO_MAGIC, (uint32_t)m.len, nfds };
+	union {
+		char buf[CMSG_SPACE(LAUNCH_GO_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { hdr, sizeof(hdr) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (nfds) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	}
+	ssize_t r;
+	do
+		r = sendmsg(l->go, &msg, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	if (r == (ssize_t)sizeof(hdr))
+		(void)write_all(l->go, m.buf, m.len); /* a short one: the launch exits */
+	sb_free(&m);
+	close(l->go);
+	l->go = -1;
+}
+/* A launch forked but never let go: stopped and reaped, so that its
+ * cgroups can go. */
+static void launch_abandon(struct launch *l)
+{
+	if (l->go < 0)
+		return;
+	close(l->go);
+	l->go = -1;
+	kill_group(l->pid);
+	waitpid(l->pid, NULL, 0);
+	l->pid = -1;
 }
 
 /* A preset that allows some host gets the call's own egress proxy. */
@@ -516,12 +655,6 @@ static int egress_begin(struct proxy *px, const struct run_opts *o, const cordon
 	return proxy_start(px, &po, err);
 }
 
-static void kill_group(pid_t pid)
-{
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-}
-
 int run_command(const struct run_opts *o)
 {
 	cordon_evaluator *ev = NULL;
@@ -533,7 +666,7 @@ int run_command(const struct run_opts *o)
 	char *plan = NULL, *bpf = NULL, **argv = NULL, **envp = NULL;
 	size_t plan_len = 0, bpf_len = 0;
 	int fds[2] = { -1, -1 }, status = RUN_UNAVAILABLE, out_file = -1;
-	struct launch l = { -1, -1, -1, { -1, -1 } };
+	struct launch l = { -1, -1, -1, { -1, -1 }, -1 };
 	struct output out = { o->max_output, 0, false, -1, o->output_file, NULL, { { 0 } }, { 0 } };
 	cordon_redactor *redactor = NULL;
 	cordon_decision *dec = NULL;
@@ -581,8 +714,6 @@ int run_command(const struct run_opts *o)
 	}
 	out.redactor = redactor;
 	sandboxed = ev->preset->sandbox == IR_SANDBOX_REQUIRED;
-	cordon_evaluator_free(ev);
-	ev = NULL;
 
 	if (sandboxed) {
 		if (!(bwrap = find_bwrap())) {
@@ -605,7 +736,24 @@ int run_command(const struct run_opts *o)
 			status = unavailable("the kernel has no Landlock (boot with lsm=...,landlock)");
 			goto out;
 		}
+		/* The limits are the preset's alone: the cgroups are made, and
+		 * the launch forked to join them, before anything else, so that
+		 * the join's wait passes while the plan is made (launch_fork). */
+		struct lower_input li = { 0 };
+		lower_limits_build(ev, &li);
+		int r = run_limits_prepare(&li, true, &lim, &err);
+		lower_limits_free(&li);
+		if (r != 0) {
+			status = unavailable("%s", err);
+			goto out;
+		}
+		if (launch_fork(&l, NULL, true, capture, NULL, &lim) != 0) {
+			status = unavailable("cannot launch: %s", strerror(errno));
+			goto out;
+		}
 	}
+	cordon_evaluator_free(ev);
+	ev = NULL;
 	if (!(dir = runner_dir(roots, nroots, workspace, &err))) {
 		status = unavailable("%s", err);
 		goto out;
@@ -649,7 +797,7 @@ int run_command(const struct run_opts *o)
 		goto out;
 	}
 	have_in = true;
-	if (run_limits_prepare(&in, sandboxed, &lim, &err) != 0) {
+	if (!sandboxed && run_limits_prepare(&in, false, &lim, &err) != 0) {
 		status = unavailable("%s", err);
 		goto out;
 	}
@@ -708,11 +856,12 @@ int run_command(const struct run_opts *o)
 		status = unavailable("egress proxy: %s", err);
 		goto restore;
 	}
-	if (do_launch(&l, argv, envp, sandboxed ? fds : NULL, px.sandbox_fd, capture,
-		      sandboxed ? NULL : in.cwd, &lim) != 0) {
+	if (!sandboxed && launch_fork(&l, envp, false, capture, in.cwd, &lim) != 0) {
 		status = unavailable("cannot launch: %s", strerror(errno));
 		goto restore;
 	}
+	int go_fds[LAUNCH_GO_FDS] = { fds[0], fds[1], px.sandbox_fd };
+	launch_go(&l, argv, sandboxed ? go_fds : NULL);
 	proxy_launched(&px);
 	double deadline = o->timeout > 0 ? now() + o->timeout : 0;
 	bool timed_out = false;
@@ -865,6 +1014,7 @@ out:
 		if (!o->output_file)
 			free((char *)out.file_path);
 	}
+	launch_abandon(&l);
 	proxy_stop(&px); /* the sandbox is gone: so is its way out */
 	run_limits_release(&lim);
 	run_remove_tree(tmp);
