@@ -379,7 +379,8 @@ static const struct ir_option *find_option(const struct ir_spec *s, const char *
 {
 	for (size_t i = 0; s && i < s->noptions; i++)
 		for (size_t j = 0; j < s->options[i].nnames; j++)
-			if (strlen(s->options[i].names[j]) == n &&
+			if (s->options[i].names[j][0] == (n ? name[0] : '\0') && /* most differ there */
+			    strlen(s->options[i].names[j]) == n &&
 			    memcmp(s->options[i].names[j], name, n) == 0)
 				return &s->options[i];
 	return NULL;
@@ -410,7 +411,9 @@ static const struct ir_option *abbreviation(const struct ir_spec *sub, const str
 		for (size_t i = 0; i < s->noptions; i++) {
 			const struct ir_option *o = &s->options[i];
 			for (size_t j = 0; j < o->nnames; j++) {
-				if (strlen(o->names[j]) <= n || memcmp(o->names[j], name, n) != 0)
+				if (o->names[j][0] != '-' || o->names[j][1] != '-' ||
+				    o->names[j][2] != name[2] || strlen(o->names[j]) <= n ||
+				    memcmp(o->names[j], name, n) != 0)
 					continue;
 				if (o->role == ROLE_REWRITES)
 					return o;

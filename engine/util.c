@@ -56,13 +56,25 @@ char *xstrndup(const char *s, size_t n)
 
 char *xasprintf(const char *fmt, ...)
 {
-	struct strbuf sb;
-	va_list ap;
-	sb_init(&sb);
+	/* Formatted on the stack, then one allocation of the size it has:
+	 * most of these are reasons and details of a few dozen bytes. */
+	char buf[256];
+	va_list ap, cp;
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
+	va_copy(cp, ap);
+	int n = vsnprintf(buf, sizeof(buf), fmt, cp);
+	va_end(cp);
+	char *p;
+	if (n < 0) {
+		p = xstrdup("");
+	} else if ((size_t)n < sizeof(buf)) {
+		p = xstrndup(buf, (size_t)n);
+	} else {
+		p = xmalloc((size_t)n + 1);
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+	}
 	va_end(ap);
-	return sb_steal(&sb);
+	return p;
 }
 
 void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
