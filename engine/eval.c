@@ -547,10 +547,10 @@ const struct ev_rule *ev_decide_op(const cordon_evaluator *ev, cordon_decision *
 	}
 	effect = r->effect;
 	reason = r->reason ? xstrdup(r->reason)
-			   : xasprintf("%s by %s", effect == IR_ALLOW ? "allowed"
-					   : effect == IR_ASK     ? "needs approval"
-								  : "denied",
-				       r->origin);
+			   : xstrcat(effect == IR_ALLOW ? "allowed"
+				     : effect == IR_ASK ? "needs approval"
+							: "denied",
+				     " by ", r->origin, (char *)NULL);
 	if (effect == IR_ASK && t->op == IR_TOOL && ev->preset->approval == IR_APPROVAL_ASK &&
 	    ev->ctx.value[CTX_SESSION_DIR]) {
 		/* A session grant answers this tool's ask; it never reaches

@@ -139,12 +139,14 @@ static bool sandbox_refuses(const cordon_evaluator *ev, const cordon_decision *d
 static void contain_last(cordon_decision *d, const char *what)
 {
 	struct dec_op *last = &d->ops[d->nops - 1];
-	char *reason = xasprintf("%s; known only at run time and contained: the sandbox refuses it "
-				 "by itself (%s), so it needs no approval",
-				 last->reason ? last->reason : "", what);
+	char *reason = xstrcat(last->reason ? last->reason : "",
+			       "; known only at run time and contained: the sandbox refuses it "
+			       "by itself (",
+			       what, "), so it needs no approval", (char *)NULL);
 	free(last->reason);
 	last->reason = reason;
-	char *detail = xasprintf("%s, contained by the sandbox", last->detail ? last->detail : "");
+	char *detail = xstrcat(last->detail ? last->detail : "", ", contained by the sandbox",
+			       (char *)NULL);
 	free(last->detail);
 	last->detail = detail;
 	last->effect = IR_ALLOW;
@@ -251,38 +253,42 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			VEC_PUSH(hits, nhits, cap, h);
 	}
 	sort_items(hits, nhits, sizeof(*hits), reached_cmp);
+	/* Every record of the region has the same detail: formatted once. */
+	char *via = nhits ? xstrcat(o->detail, ", via ", o->shown, (char *)NULL) : NULL;
 	for (size_t i = 0; i < nhits && i < MAX_REACHED; i++) {
 		const struct reached *h = &hits[i];
 		const char *what = h->r->m.text ? h->r->m.text : h->r->m.regex;
 		char *reason;
+		/* Concatenated, not formatted: a script has thousands of these. */
 		if (h->protect)
-			reason = xasprintf("%s %s, which is protected: no write reaches it, not even an "
-					   "approved one%s",
-					   h->sure ? "reaches" : "may reach", what,
-					   h->sure || h->contained ? "" : " (the path is known only at run time)");
+			reason = xstrcat(h->sure ? "reaches " : "may reach ", what,
+					 ", which is protected: no write reaches it, not even an "
+					 "approved one",
+					 h->sure || h->contained ? "" : " (the path is known only at run time)",
+					 (char *)NULL);
 		else
-			reason = xasprintf("%s %s, where %s%s%s",
-					   h->sure ? "reaches" : "may reach", what,
-					   h->r->reason ? h->r->reason
-							: h->r->effect == IR_DENY ? "it is denied"
-										  : "it needs approval",
-					   h->sure || h->contained
-						   ? ""
-						   : " (known only at run time, so it needs approval)",
-					   h->effect == IR_DENY && h->r->effect == IR_ASK
-						   ? "; approval is 'never', so it is denied"
-						   : "");
+			reason = xstrcat(h->sure ? "reaches " : "may reach ", what, ", where ",
+					 h->r->reason ? h->r->reason
+					 : h->r->effect == IR_DENY ? "it is denied"
+								   : "it needs approval",
+					 h->sure || h->contained
+						 ? ""
+						 : " (known only at run time, so it needs approval)",
+					 h->effect == IR_DENY && h->r->effect == IR_ASK
+						 ? "; approval is 'never', so it is denied"
+						 : "",
+					 (char *)NULL);
 		if (trace)
 			sb_addf(trace, "    %s %s -> %s (%s)\n", h->sure ? "reaches" : "may reach", what,
 				ir_effect_names[h->effect], h->r->origin);
 		ev_add_op(d, o->op, what, h->effect, reason, h->r->origin);
-		char *detail = xasprintf("%s, via %s", o->detail, o->shown);
 		free(d->ops[d->nops - 1].detail);
-		d->ops[d->nops - 1].detail = detail;
+		d->ops[d->nops - 1].detail = xstrdup(via);
 		d->ops[d->nops - 1].shape = DEC_SHAPE_REACHED;
 		if (h->contained)
 			contain_last(d, refusal(h->r, h->protect));
 	}
+	free(via);
 	free(hits);
 	region_free(&g);
 	free(root);

@@ -77,6 +77,26 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
+char *xstrcat(const char *s, ...)
+{
+	va_list ap;
+	size_t n = 0;
+	va_start(ap, s);
+	for (const char *p = s; p; p = va_arg(ap, const char *))
+		n += strlen(p);
+	va_end(ap);
+	char *out = xmalloc(n + 1), *at = out;
+	va_start(ap, s);
+	for (const char *p = s; p; p = va_arg(ap, const char *)) {
+		size_t k = strlen(p);
+		memcpy(at, p, k);
+		at += k;
+	}
+	va_end(ap);
+	*at = '\0';
+	return out;
+}
+
 void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	if (n > 1)

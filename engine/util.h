@@ -19,6 +19,9 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* The strings up to a NULL, one after another, in one allocation: what
+ * xasprintf("%s%s...") gives, without formatting. */
+char *xstrcat(const char *s, ...) __attribute__((sentinel));
 
 /* qsort that accepts an empty (NULL) array. */
 void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
