@@ -108,7 +108,9 @@ void grow_array(void **items, size_t *cap, size_t need, size_t size)
 	size_t n;
 	if (need <= *cap)
 		return;
-	n = *cap ? *cap : 8;
+	/* Bytes (a strbuf) start at 64: most strings built are longer than
+	 * 8, and each doubling on the way is a realloc. */
+	n = *cap ? *cap : size == 1 ? 64 : 8;
 	while (n < need) {
 		if (n > SIZE_MAX / 2 / size)
 			oom();
