@@ -473,8 +473,10 @@ static char **launch_read_go(int fd, int *fds, int *nfds)
 		return NULL;
 	}
 	char *blob = xmalloc(hdr[1]);
-	if (!read_exact(fd, blob, hdr[1]) || blob[hdr[1] - 1] != '\0')
+	if (!read_exact(fd, blob, hdr[1]) || blob[hdr[1] - 1] != '\0') {
+		free(blob);
 		return NULL;
+	}
 	size_t n = 0;
 	for (size_t i = 0; i < hdr[1]; i++)
 		n += blob[i] == '\0';
