@@ -58,13 +58,45 @@ char *xstrndup(const char *s, size_t n)
 
 char *xasprintf(const char *fmt, ...)
 {
-	struct strbuf sb;
-	va_list ap;
-	sb_init(&sb);
+	/* Formatted on the stack, then one allocation of the size it has:
+	 * most of these are reasons and details of a few dozen bytes. */
+	char buf[256];
+	va_list ap, cp;
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
+	va_copy(cp, ap);
+	int n = vsnprintf(buf, sizeof(buf), fmt, cp);
+	va_end(cp);
+	char *p;
+	if (n < 0) {
+		p = xstrdup("");
+	} else if ((size_t)n < sizeof(buf)) {
+		p = xstrndup(buf, (size_t)n);
+	} else {
+		p = xmalloc((size_t)n + 1);
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+	}
 	va_end(ap);
-	return sb_steal(&sb);
+	return p;
+}
+
+char *xstrcat(const char *s, ...)
+{
+	va_list ap;
+	size_t n = 0;
+	va_start(ap, s);
+	for (const char *p = s; p; p = va_arg(ap, const char *))
+		n += strlen(p);
+	va_end(ap);
+	char *out = xmalloc(n + 1), *at = out;
+	va_start(ap, s);
+	for (const char *p = s; p; p = va_arg(ap, const char *)) {
+		size_t k = strlen(p);
+		memcpy(at, p, k);
+		at += k;
+	}
+	va_end(ap);
+	*at = '\0';
+	return out;
 }
 
 void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
@@ -78,7 +110,9 @@ void grow_array(void **items, size_t *cap, size_t need, size_t size)
 	size_t n;
 	if (need <= *cap)
 		return;
-	n = *cap ? *cap : 8;
+	/* Bytes (a strbuf) start at 64: most strings built are longer than
+	 * 8, and each doubling on the way is a realloc. */
+	n = *cap ? *cap : size == 1 ? 64 : 8;
 	while (n < need) {
 		if (n > SIZE_MAX / 2 / size)
 			oom();

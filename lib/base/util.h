@@ -19,6 +19,9 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* The strings up to a NULL, one after another, in one allocation: what
+ * xasprintf("%s%s...") gives, without formatting. */
+char *xstrcat(const char *s, ...) __attribute__((sentinel));
 
 /* Is path dir itself or a path inside it?  Both are absolute and clean
  * ("/a/b", no trailing slash); the root "/" (or "") holds every path. */

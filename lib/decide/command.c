@@ -380,7 +380,8 @@ static const struct ir_option *find_option(const struct ir_spec *s, const char *
 {
 	for (size_t i = 0; s && i < s->noptions; i++)
 		for (size_t j = 0; j < s->options[i].nnames; j++)
-			if (strlen(s->options[i].names[j]) == n &&
+			if (s->options[i].names[j][0] == (n ? name[0] : '\0') && /* most differ there */
+			    strlen(s->options[i].names[j]) == n &&
 			    memcmp(s->options[i].names[j], name, n) == 0)
 				return &s->options[i];
 	return NULL;
@@ -413,7 +414,9 @@ static const struct ir_option *abbreviation(const struct ir_spec *sub, const str
 		for (size_t i = 0; i < s->noptions; i++) {
 			const struct ir_option *o = &s->options[i];
 			for (size_t j = 0; j < o->nnames; j++) {
-				if (strlen(o->names[j]) <= n || memcmp(o->names[j], name, n) != 0)
+				if (o->names[j][0] != '-' || o->names[j][1] != '-' ||
+				    o->names[j][2] != name[2] || strlen(o->names[j]) <= n ||
+				    memcmp(o->names[j], name, n) != 0)
 					continue;
 				if (o->role == ROLE_REWRITES)
 					return o;
@@ -1518,21 +1521,57 @@ static void add_exec(struct cmd_ops *out, const char *text, const struct shell_c
 	o->detail = xstrdup(detail);
 }
 
-/* Does some command of the script run from c's string (bash -c STRING,
- * eval, watch CMD)?  Then what c runs is analysed there, not opaque. */
-static bool runs_nested(const struct shell_script *sc, const struct shell_cmd *c)
+/* The words that commands of a script run from a string hand to the string's
+ * shell (bash -c STRING, eval, watch CMD): each with the command that
+ * holds it, sorted by address, so that whether a command runs nested is
+ * one binary search and a script of n commands takes O(n log n), not n^2. */
+struct nested_word {
+	const struct shell_word *word;
+	const struct shell_cmd *owner;
+};
+
+static int nested_word_cmp(const void *a, const void *b)
 {
-	if (c->argi >= c->nwords)
-		return false;
-	for (size_t i = 0, n = shell_cmd_count(sc); i < n; i++) {
+	uintptr_t x = (uintptr_t)((const struct nested_word *)a)->word;
+	uintptr_t y = (uintptr_t)((const struct nested_word *)b)->word;
+	return x < y ? -1 : x > y;
+}
+
+static struct nested_word *nested_words(const struct shell_script *sc, size_t *count)
+{
+	size_t n = 0, cap = 0;
+	struct nested_word *v = NULL;
+	for (size_t i = 0, nc = shell_cmd_count(sc); i < nc; i++) {
 		const struct shell_cmd *in = shell_cmd_get(sc, i);
-		if (in == c || !(in->flags & SHELL_CMD_IN_STRING) || !in->nwrappers)
+		if (!(in->flags & SHELL_CMD_IN_STRING) || !in->nwrappers)
 			continue;
 		const struct shell_wrapper *w = &in->wrappers[in->nwrappers - 1];
 		for (size_t k = 0; k < w->nwords; k++)
-			if (w->words[k] == c->words[c->argi])
-				return true;
+			VEC_PUSH(v, n, cap, ((struct nested_word){ w->words[k], in }));
 	}
+	sort_items(v, n, sizeof(*v), nested_word_cmp);
+	*count = n;
+	return v;
+}
+
+/* Does some other command of the script run from c's string?  Then what c
+ * runs is analysed there, not opaque. */
+static bool runs_nested(const struct nested_word *v, size_t n, const struct shell_cmd *c)
+{
+	if (c->argi >= c->nwords || !n)
+		return false;
+	const struct shell_word *word = c->words[c->argi];
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* the first entry at or after word */
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uintptr_t)v[mid].word < (uintptr_t)word)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && v[lo].word == word; lo++)
+		if (v[lo].owner != c)
+			return true;
 	return false;
 }
 
@@ -1646,9 +1685,13 @@ void cmd_analyse(const struct cmd_env *env, const struct shell_script *script, c
 	for (size_t i = 0; i < env->nvars; i++)
 		if (only_referenced(text, len, env->vars[i].name))
 			vars[e.nvars++] = env->vars[i];
-	for (size_t i = 0; i < n; i++)
-		analyse_cmd(&e, text, shell_cmd_get(script, i),
-			    runs_nested(script, shell_cmd_get(script, i)), out);
+	size_t nnested;
+	struct nested_word *nested = nested_words(script, &nnested);
+	for (size_t i = 0; i < n; i++) {
+		const struct shell_cmd *c = shell_cmd_get(script, i);
+		analyse_cmd(&e, text, c, runs_nested(nested, nnested, c), out);
+	}
+	free(nested);
 	free(vars);
 }
 

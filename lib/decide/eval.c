@@ -576,10 +576,10 @@ struct ev_verdict ev_judge(const cordon_evaluator *ev, const struct target *t, c
 	}
 	effect = r->effect;
 	reason = r->reason ? xstrdup(r->reason)
-			   : xasprintf("%s by %s", effect == IR_ALLOW ? "allowed"
-					   : effect == IR_ASK     ? "needs approval"
-								  : "denied",
-				       r->origin);
+			   : xstrcat(effect == IR_ALLOW ? "allowed"
+				     : effect == IR_ASK ? "needs approval"
+							: "denied",
+				     " by ", r->origin, (char *)NULL);
 	if (effect == IR_ASK && t->op == IR_TOOL && ev->preset->approval == IR_APPROVAL_ASK &&
 	    ev->ctx.value[CTX_SESSION_DIR]) {
 		/* A session grant answers this tool's ask; it never reaches

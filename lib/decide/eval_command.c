@@ -134,12 +134,14 @@ static bool sandbox_refuses(const cordon_evaluator *ev, const cordon_decision *d
  * so it needs no person; it stays in the preview. */
 static void contain(struct dec_op *rec, const char *what)
 {
-	char *reason = xasprintf("%s; known only at run time and contained: the sandbox refuses it "
-				 "by itself (%s), so it needs no approval",
-				 rec->reason ? rec->reason : "", what);
+	char *reason = xstrcat(rec->reason ? rec->reason : "",
+			       "; known only at run time and contained: the sandbox refuses it "
+			       "by itself (",
+			       what, "), so it needs no approval", (char *)NULL);
 	free(rec->reason);
 	rec->reason = reason;
-	char *detail = xasprintf("%s, contained by the sandbox", rec->detail ? rec->detail : "");
+	char *detail = xstrcat(rec->detail ? rec->detail : "", ", contained by the sandbox",
+			       (char *)NULL);
 	free(rec->detail);
 	rec->detail = detail;
 	rec->effect = IR_ALLOW;
@@ -257,39 +259,44 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			VEC_PUSH(hits, nhits, cap, h);
 	}
 	sort_items(hits, nhits, sizeof(*hits), reached_cmp);
+	/* Every record of the region has the same detail: formatted once. */
+	char *via = nhits ? xstrcat(o->detail, ", via ", o->shown, (char *)NULL) : NULL;
 	for (size_t i = 0; i < nhits && i < MAX_REACHED; i++) {
 		const struct reached *h = &hits[i];
 		const char *what = h->r->m.text ? h->r->m.text : h->r->m.regex;
 		char *reason;
+		/* Concatenated, not formatted: a script has thousands of these. */
 		if (h->protect)
-			reason = xasprintf("%s %s, which is protected: no write reaches it, not even an "
-					   "approved one%s",
-					   h->sure ? "reaches" : "may reach", what,
-					   h->sure || h->contained ? "" : " (the path is known only at run time)");
+			reason = xstrcat(h->sure ? "reaches " : "may reach ", what,
+					 ", which is protected: no write reaches it, not even an "
+					 "approved one",
+					 h->sure || h->contained ? "" : " (the path is known only at run time)",
+					 (char *)NULL);
 		else
-			reason = xasprintf("%s %s, where %s%s%s",
-					   h->sure ? "reaches" : "may reach", what,
-					   h->r->reason ? h->r->reason
-							: h->r->effect == IR_DENY ? "it is denied"
-										  : "it needs approval",
-					   h->sure || h->contained
-						   ? ""
-						   : " (known only at run time, so it needs approval)",
-					   h->effect == IR_DENY && h->r->effect == IR_ASK
-						   ? "; approval is 'never', so it is denied"
-						   : "");
+			reason = xstrcat(h->sure ? "reaches " : "may reach ", what, ", where ",
+					 h->r->reason ? h->r->reason
+					 : h->r->effect == IR_DENY ? "it is denied"
+								   : "it needs approval",
+					 h->sure || h->contained
+						 ? ""
+						 : " (known only at run time, so it needs approval)",
+					 h->effect == IR_DENY && h->r->effect == IR_ASK
+						 ? "; approval is 'never', so it is denied"
+						 : "",
+					 (char *)NULL);
 		if (xs) {
 			struct xp_reach e = { h->sure, xstrdup(what), h->effect, h->r->origin };
 			VEC_PUSH(xs->reached, xs->nreached, xs->reached_cap, e);
 		}
 		struct ev_verdict hv = { .effect = h->effect, .reason = reason, .rule = h->r->origin };
 		rec = ev_record(o->op, what, &hv);
-		rec.detail = xasprintf("%s, via %s", o->detail, o->shown);
+		rec.detail = xstrdup(via);
 		rec.shape = DEC_SHAPE_REACHED;
 		if (h->contained)
 			contain(&rec, refusal(h->r, h->protect));
 		ev_append(d, &rec);
 	}
+	free(via);
 	free(hits);
 	region_free(&g);
 	free(root);
