@@ -78,7 +78,7 @@ violations "$srcdir" > "$tmpdir/bad"
 todo() {
 	case " $rooms_todo " in *" $1 "*) echo " # TODO $1 still has lines below" ;; esac
 }
-rooms_todo="runners long"
+rooms_todo="runners"
 grep '^lib/' "$tmpdir/bad" | grep -v 'over 1,000 lines' > "$tmpdir/bad-lib"
 test ! -s "$tmpdir/bad-lib"
 ok $? "every include of the library goes through a door: a room before its own"

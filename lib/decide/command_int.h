@@ -1,0 +1,55 @@
+/* What the files of the command analysis share: command.c records the
+ * operations and reads redirections and commands, command_spec.c reads a
+ * command through its program's spec, command_lang.c reads the programs
+ * of sed and awk. */
+#ifndef CORDON_COMMAND_INT_H
+#define CORDON_COMMAND_INT_H
+
+#include "command.h"
+
+struct operand {
+	const struct shell_word *w;
+	enum ir_role role;
+};
+
+struct reading {
+	const struct cmd_env *env;
+	const char *text;
+	const struct shell_cmd *c;
+	struct cmd_ops *out;
+	const char *prog;
+	char *dir;           /* where operands are resolved */
+	bool modifies, recursive, script, opaque;
+	bool extracts, lists, deletes, changes;
+	bool remote;         /* HOST:PATH operands are contacts (`remote;`) */
+	char *into;          /* where extracted files land (unzip -d), or NULL: dir */
+	const char *extracts_dir; /* the spec's `extracts "PATH";`, or NULL */
+	bool into_set;       /* an `into` option was given (into NULL: unknown) */
+	const char *store;   /* the file changes go to (git config --global), or NULL */
+	struct operand *ops;
+	size_t nops, cap;
+	const char *subs[4]; /* the subcommand words read so far */
+	size_t nsubs;
+	const char *rewrote[4]; /* the history-rewriting spellings recorded */
+	size_t nrewrote;
+};
+
+char *ca_host_of(const char *v);
+const struct ir_spec *ca_find_program(const struct cmd_env *env, const char *prog);
+const char *ca_known_value(const struct cmd_env *env, const struct shell_part *p);
+bool ca_is_sink(const char *v);
+bool ca_name_char(char c);
+void ca_add_path(struct cmd_ops *out, const struct cmd_env *env, const char *dir,
+		     const char *text, const struct shell_cmd *c, const struct shell_word *w,
+		     enum ir_op op, bool tree, const char *detail);
+char *ca_cmd_dir(const struct cmd_env *env, const char *rel);
+struct cmd_op *ca_push(struct cmd_ops *out, enum ir_op op, const struct shell_cmd *c);
+void ca_add_net(struct cmd_ops *out, const struct shell_cmd *c, const char *host,
+		    const char *shown, const char *detail);
+char *ca_word_source(const char *text, const struct shell_word *w);
+void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from);
+void ca_find_deletes(struct reading *r);
+void ca_sed_scan(struct reading *r, const char *s);
+void ca_awk_scan(struct reading *r, const char *s);
+
+#endif

@@ -1,0 +1,679 @@
+/* A command read through its program's spec: options and their
+ * arguments, operands and their roles, subcommands, and what a program
+ * changes that its words do not name. */
+#include "config.h"
+
+#include "command_int.h"
+#include "command_env.h"
+#include "shell/confusable.h"
+#include "base/canon.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- program specs ------------------------------------------------------- */
+
+static const struct ir_option *find_option(const struct ir_spec *s, const char *name, size_t n)
+{
+	for (size_t i = 0; s && i < s->noptions; i++)
+		for (size_t j = 0; j < s->options[i].nnames; j++)
+			if (s->options[i].names[j][0] == (n ? name[0] : '\0') && /* most differ there */
+			    strlen(s->options[i].names[j]) == n &&
+			    memcmp(s->options[i].names[j], name, n) == 0)
+				return &s->options[i];
+	return NULL;
+}
+
+static const struct ir_option *lookup(const struct ir_spec *sub, const struct ir_spec *prog,
+				      const char *name, size_t n)
+{
+	const struct ir_option *o = sub != prog ? find_option(sub, name, n) : NULL;
+	return o ? o : find_option(prog, name, n);
+}
+
+static bool takes_arg(enum ir_role r)
+{
+	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES &&
+	       r != ROLE_EXTRACTS && r != ROLE_LISTS && r != ROLE_DELETES && r != ROLE_CHANGES &&
+	       r != ROLE_STORE;
+}
+
+/* --PREFIX of a long option that rewrites history, as getopt_long and git
+ * resolve an abbreviation (--forc).  Only those: a word the spec does not
+ * list may be an option of its own (--stat beside --stat-width), and
+ * reading it as another that takes an argument would hide the next word. */
+static const struct ir_option *abbreviation(const struct ir_spec *sub, const struct ir_spec *prog,
+					    const char *name, size_t n)
+{
+	if (n < 3 || name[0] != '-' || name[1] != '-')
+		return NULL;
+	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
+		for (size_t i = 0; i < s->noptions; i++) {
+			const struct ir_option *o = &s->options[i];
+			for (size_t j = 0; j < o->nnames; j++) {
+				if (o->names[j][0] != '-' || o->names[j][1] != '-' ||
+				    o->names[j][2] != name[2] || strlen(o->names[j]) <= n ||
+				    memcmp(o->names[j], name, n) != 0)
+					continue;
+				if (o->role == ROLE_REWRITES)
+					return o;
+			}
+		}
+		if (s == prog)
+			break;
+	}
+	return NULL;
+}
+
+static bool declares(const struct ir_spec *s, enum ir_role role)
+{
+	for (size_t i = 0; s && i < s->noptions; i++)
+		if (s->options[i].role == role)
+			return true;
+	return false;
+}
+
+static bool declares_recursive(const struct ir_spec *s)
+{
+	return declares(s, ROLE_RECURSIVE);
+}
+
+/* The part rewrites or deletes shared history: it also runs as
+ * PROG SUB... CANONICAL, the spelling a rule names. */
+static void add_rewrite(struct reading *r, const char *canonical, const char *spelled)
+{
+	for (size_t i = 0; i < r->nrewrote; i++)
+		if (strcmp(r->rewrote[i], canonical) == 0)
+			return;
+	if (r->nrewrote < sizeof(r->rewrote) / sizeof(*r->rewrote))
+		r->rewrote[r->nrewrote++] = canonical;
+	struct cmd_op *o = ca_push(r->out, IR_EXEC, r->c);
+	struct strbuf sb;
+	sb_init(&sb);
+	o->nwords = r->nsubs + 2;
+	o->words = xcalloc(o->nwords + 1, sizeof(*o->words));
+	o->dyn = xcalloc(o->nwords + 1, sizeof(*o->dyn));
+	o->words[0] = xstrdup(r->prog);
+	for (size_t i = 0; i < r->nsubs; i++)
+		o->words[i + 1] = xstrdup(r->subs[i]);
+	o->words[o->nwords - 1] = xstrdup(canonical);
+	for (size_t i = 0; i < o->nwords; i++) {
+		if (i)
+			sb_addc(&sb, ' ');
+		shell_quote_word(&sb, o->words[i], i == 0);
+	}
+	o->target = sb_steal(&sb);
+	o->shown = xstrndup(r->text + r->c->start, r->c->end - r->c->start);
+	o->detail = xasprintf("rewrites or deletes shared history (%s, spelled %s)", canonical,
+			      spelled);
+}
+
+/* A directory word's value when it is known before the command runs: its
+ * static text, a leading ~ as the home directory, and the variables whose
+ * values are known ($TMPDIR).  NULL: known only at run time. */
+static char *dir_value(const struct cmd_env *env, const struct shell_word *w)
+{
+	if (shell_word_static(w))
+		return xstrdup(shell_word_static(w));
+	struct strbuf sb;
+	sb_init(&sb);
+	for (size_t i = 0; i < w->nparts; i++) {
+		const struct shell_part *p = &w->parts[i];
+		const char *v = NULL;
+		if (p->kind == SHELL_PART_LIT)
+			v = p->text;
+		else if (p->kind == SHELL_PART_TILDE && i == 0 && strcmp(p->text, "~") == 0)
+			v = env->home;
+		else if (p->kind == SHELL_PART_PARAM)
+			v = ca_known_value(env, p);
+		if (!v) {
+			sb_free(&sb);
+			return NULL;
+		}
+		sb_adds(&sb, v);
+	}
+	return sb_steal(&sb);
+}
+
+/* rsync and scp read a word as [USER@]HOST:PATH (or rsync://HOST/PATH)
+ * when a ':' comes before any '/'; ./a:b and /a:b are local. */
+static bool remote_operand(const char *v)
+{
+	if (!v || v[0] == '/' || v[0] == '.')
+		return false;
+	if (strncmp(v, "rsync://", 8) == 0)
+		return true;
+	size_t colon = strcspn(v, ":/");
+	return colon > 0 && v[colon] == ':';
+}
+
+/* A word of a command find -exec runs that holds {}: the paths find
+ * passes, which lie below its starting points.  Each starting point is a
+ * tree; with no test before -exec every path below it is passed (a tree
+ * known in full), otherwise some of them (members known only at run time).
+ * Returns false when they cannot be narrowed: a dynamic starting point or
+ * directory, -execdir, a word that does not start with {}. */
+static bool find_args(struct reading *r, const struct shell_word *w, enum ir_role role,
+		      const char *what)
+{
+	const char *v = shell_word_static(w);
+	const struct shell_cmd *c = r->c;
+	if (!(c->flags & SHELL_CMD_FIND_EXEC) || !c->nwrappers || !r->dir || !v ||
+	    strncmp(v, "{}", 2) != 0 || (role != ROLE_READ && role != ROLE_WRITE &&
+					 role != ROLE_DELETE))
+		return false;
+	const struct shell_wrapper *fw = &c->wrappers[c->nwrappers - 1];
+	const char *base = strrchr(fw->name, '/');
+	if (strcmp(base ? base + 1 : fw->name, "find") != 0 || fw->nwords < 2)
+		return false;
+	size_t k = 1, first;
+	for (; k < fw->nwords; k++) { /* -H, -L, -P before the starting points */
+		const char *o = shell_word_static(fw->words[k]);
+		if (!o || (strcmp(o, "-H") != 0 && strcmp(o, "-L") != 0 && strcmp(o, "-P") != 0))
+			break;
+	}
+	first = k;
+	for (; k < fw->nwords; k++) {
+		const char *o = shell_word_static(fw->words[k]);
+		if (!o)
+			return false;
+		if (o[0] == '-' || strcmp(o, "(") == 0 || strcmp(o, "!") == 0)
+			break;
+	}
+	/* The wrapper's words end with the -exec that runs this command. */
+	if (k >= fw->nwords)
+		return false;
+	bool every = k == fw->nwords - 1; /* no test before -exec */
+	char detail[160];
+	snprintf(detail, sizeof(detail), "%s, recursive (%s%s, the paths find passes)",
+		 role == ROLE_READ ? "read" : role == ROLE_WRITE ? "write" : "delete", r->prog, what);
+	size_t n0 = r->out->n;
+	for (size_t i = first; i < k || (i == first && first == k); i++) {
+		/* No starting point: find starts at ".". */
+		const char *start = i < k ? shell_word_static(fw->words[i]) : ".";
+		char *dir;
+		if (start[0] == '/') {
+			dir = canon_lexical(start);
+		} else {
+			char *j = xasprintf("%s/%s", r->dir, start);
+			dir = canon_lexical(j);
+			free(j);
+		}
+		struct cmd_op *o = ca_push(r->out, role == ROLE_READ ? IR_READ : IR_WRITE, c);
+		o->kind = CMD_PATH_EXACT;
+		o->target = dir;
+		o->tree = true;
+		o->members = !every;
+		o->shown = xstrdup(start);
+		o->detail = xstrdup(detail);
+		if (i >= k)
+			break;
+	}
+	return r->out->n > n0;
+}
+
+static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
+		      const char *what)
+{
+	char detail[160];
+	const char *v;
+	if (r->c->flags & SHELL_CMD_FIND_EXEC) {
+		v = shell_word_static(w);
+		if (v && strstr(v, "{}") && find_args(r, w, role, what))
+			return;
+		if (v && strstr(v, "{}") && role != ROLE_NONE && role != ROLE_ARG) {
+			/* {} inside a word, or paths that cannot be narrowed:
+			 * anywhere, known only at run time. */
+			struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
+			struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start,
+						 .end = w->end };
+			w = &sw;
+			role_word(r, w, role, what);
+			return;
+		}
+	}
+	if (r->remote && (role == ROLE_READ || role == ROLE_WRITE || role == ROLE_DELETE) &&
+	    remote_operand(shell_word_static(w)))
+		role = ROLE_NET; /* a path on another host: a contact of that host */
+	switch (role) {
+	case ROLE_READ:
+	case ROLE_SCRIPTFILE:
+		snprintf(detail, sizeof(detail), "read%s (%s%s)",
+			 r->recursive && role == ROLE_READ ? ", recursive" : "", r->prog, what);
+		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ,
+			 r->recursive && role == ROLE_READ, detail);
+		break;
+	case ROLE_WRITE:
+		if (r->lists)
+			break; /* a listing or a dry run writes nothing */
+		snprintf(detail, sizeof(detail), "write%s (%s%s)", r->recursive ? ", recursive" : "",
+			 r->prog, what);
+		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
+		break;
+	case ROLE_DELETE:
+		if (r->lists)
+			break;
+		snprintf(detail, sizeof(detail), "delete%s (%s%s)", r->recursive ? ", recursive" : "",
+			 r->prog, what);
+		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
+		break;
+	case ROLE_NET:
+		v = shell_word_static(w);
+		snprintf(detail, sizeof(detail), "network (%s%s)", r->prog, what);
+		{
+			char *h = v ? ca_host_of(v) : NULL;
+			char *shown = ca_word_source(r->text, w);
+			ca_add_net(r->out, r->c, h, shown, detail);
+			free(shown);
+			free(h);
+		}
+		break;
+	case ROLE_OPAQUE:
+		r->opaque = true;
+		break;
+	case ROLE_SEDSCRIPT:
+	case ROLE_AWKSCRIPT:
+		v = shell_word_static(w);
+		if (!v)
+			r->opaque = true; /* a program built at run time */
+		else if (role == ROLE_SEDSCRIPT)
+			ca_sed_scan(r, v);
+		else
+			ca_awk_scan(r, v);
+		break;
+	case ROLE_REFSPEC:
+		/* +SRC:DST forces the update of DST; :DST (nothing pushed) deletes it. */
+		v = shell_word_static(w);
+		if (v && v[0] == '+')
+			add_rewrite(r, "--force", v);
+		else if (v && v[0] == ':' && v[1])
+			add_rewrite(r, "--delete", v);
+		break;
+	case ROLE_RUN:
+		/* The code in the file runs: what it does is not seen here. */
+		r->opaque = true;
+		v = shell_word_static(w);
+		if (v && strcmp(v, "-") == 0)
+			break; /* the program comes from stdin */
+		snprintf(detail, sizeof(detail), "read (%s%s, the code it runs)", r->prog, what);
+		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
+		break;
+	case ROLE_CWD:
+	case ROLE_INTO: {
+		char *d = dir_value(r->env, w);
+		char *nd = NULL;
+		if (d && d[0] == '/') {
+			nd = canon_lexical(d);
+		} else if (d && r->dir) {
+			char *j = xasprintf("%s/%s", r->dir, d);
+			nd = canon_lexical(j);
+			free(j);
+		}
+		free(d);
+		/* unknown when dynamic */
+		if (role == ROLE_CWD) {
+			free(r->dir);
+			r->dir = nd;
+		} else {
+			free(r->into);
+			r->into = nd;
+			r->into_set = true;
+		}
+		break;
+	}
+	case ROLE_CHANGES:
+		r->changes = true;
+		break;
+	case ROLE_VARIABLE:
+		break; /* printenv NAME: command_env.c judges the name */
+	default:
+		break;
+	}
+}
+
+/* A path a spec says the program uses whatever its words: `write ".git";`,
+ * relative to the directory it works in, or under ~. */
+static void fixed_path(struct reading *r, const char *path, bool write, bool tree)
+{
+	if (strcmp(path, "*") == 0) {
+		/* A path known only at run time (git stash's work tree, above
+		 * a subdirectory): anywhere. */
+		char detail[160];
+		snprintf(detail, sizeof(detail), "%s (%s uses a path known only at run time)",
+			 tree ? "delete, recursive" : write ? "write" : "read", r->prog);
+		struct cmd_op *o = ca_push(r->out, write ? IR_WRITE : IR_READ, r->c);
+		o->kind = CMD_PATH_REGION;
+		o->target = xstrdup("/");
+		o->pattern = xstrdup(".*");
+		o->maybe = true;
+		o->tree = tree;
+		o->shown = xstrdup("(a path known only at run time)");
+		o->detail = xstrdup(detail);
+		return;
+	}
+	/* A read relative to a directory known only at run time (git status
+	 * under git submodule foreach) is left out: it names no path a rule
+	 * could judge.  Writes there stay, as a name anywhere. */
+	if (!write && !r->dir && path[0] != '/' && path[0] != '~')
+		return;
+	struct shell_part parts[2] = { { .kind = SHELL_PART_LIT, .text = path } };
+	struct shell_word sw = { .parts = parts, .nparts = 1, .start = r->c->start,
+				 .end = r->c->start };
+	if (path[0] == '~' && (path[1] == '/' || !path[1])) {
+		parts[0].kind = SHELL_PART_TILDE;
+		parts[0].text = "~";
+		parts[1].kind = SHELL_PART_LIT;
+		parts[1].text = path + 1;
+		sw.nparts = path[1] ? 2 : 1;
+	}
+	char detail[160];
+	snprintf(detail, sizeof(detail), "%s (%s uses %s)",
+		 tree ? "delete, recursive" : write ? "write" : "read", r->prog, path);
+	ca_add_path(r->out, r->env, r->dir, r->text, r->c, &sw, write ? IR_WRITE : IR_READ, tree,
+		 detail);
+	/* The preview shows the path, not the command it came from. */
+	free(r->out->v[r->out->n - 1].shown);
+	r->out->v[r->out->n - 1].shown = xstrdup(path);
+}
+
+/* Files the program does not name land below the directory it extracts
+ * into (tar -x -C DIR, unzip -d DIR, patch): a write of that tree whose
+ * members are known only at run time.  Archivers refuse members with ".."
+ * and strip a leading "/", so they stay below it. */
+static void add_members(struct reading *r)
+{
+	const char *dir = r->into_set ? r->into : r->dir;
+	char *own = NULL;
+	if (!r->into_set && r->extracts_dir) {
+		/* The spec's directory: "*" is one known only at run time. */
+		dir = own = strcmp(r->extracts_dir, "*") == 0 ? NULL : ca_cmd_dir(r->env, r->extracts_dir);
+		if (own && r->extracts_dir[0] != '/' && r->extracts_dir[0] != '~' && r->dir) {
+			free(own);
+			char *j = xasprintf("%s/%s", r->dir, r->extracts_dir);
+			dir = own = canon_lexical(j);
+			free(j);
+		}
+	}
+	char detail[160];
+	snprintf(detail, sizeof(detail),
+		 "write, recursive (%s writes files it does not name below this directory)",
+		 r->prog);
+	struct cmd_op *o = ca_push(r->out, IR_WRITE, r->c);
+	o->detail = xstrdup(detail);
+	o->tree = true;
+	if (!dir) {
+		/* A directory known only at run time: anywhere. */
+		o->kind = CMD_PATH_REGION;
+		o->target = xstrdup("/");
+		o->pattern = xstrdup(".*");
+		o->maybe = true;
+		o->shown = xstrdup("(a directory known only at run time)");
+		return;
+	}
+	o->kind = CMD_PATH_EXACT;
+	o->target = xstrdup(dir);
+	o->members = true;
+	o->shown = xstrdup(dir);
+	free(own);
+}
+
+/* An option the spec names: what a flag does, or its argument -- glued to
+ * the word (--x=V, -xV, key=V) or the next word.  Returns how many words
+ * past words[i] it used. */
+static size_t apply_option(struct reading *r, const struct ir_option *o,
+			   const struct shell_word *w, const char *glued, size_t i)
+{
+	if (o->role == ROLE_MODIFIES)
+		r->modifies = true;
+	else if (o->role == ROLE_EXTRACTS)
+		r->modifies = r->extracts = true;
+	else if (o->role == ROLE_LISTS)
+		r->lists = true;
+	else if (o->role == ROLE_DELETES)
+		r->deletes = true;
+	else if (o->role == ROLE_CHANGES)
+		r->changes = true;
+	else if (o->role == ROLE_STORE)
+		r->store = o->path;
+	else if (o->role == ROLE_RECURSIVE)
+		r->recursive = true;
+	else if (o->role == ROLE_REWRITES)
+		add_rewrite(r, o->names[0], shell_word_static(w) ? shell_word_static(w) : o->names[0]);
+	if (!takes_arg(o->role))
+		return 0;
+	/* The program's code came through an option (sed -e, awk -f): the
+	 * first operand is an input, not the code. */
+	if (o->role == ROLE_SCRIPT || o->role == ROLE_SCRIPTFILE || o->role == ROLE_SEDSCRIPT ||
+	    o->role == ROLE_AWKSCRIPT || o->role == ROLE_RUN)
+		r->script = true;
+	if (!glued) {
+		if (i + 1 >= r->c->nwords)
+			return 0;
+		role_word(r, r->c->words[i + 1], o->role, "");
+		return 1;
+	}
+	/* The value sits inside this word, which is static. */
+	if (o->role == ROLE_OPAQUE) {
+		r->opaque = true;
+	} else if (o->role != ROLE_ARG && o->role != ROLE_SCRIPT) {
+		struct shell_part part = { .kind = SHELL_PART_LIT, .text = glued,
+					   .start = w->start, .end = w->end };
+		struct shell_word sw = { .parts = &part, .nparts = 1, .lit = glued,
+					 .start = w->start, .end = w->end };
+		role_word(r, &sw, o->role, "");
+	}
+	return 0;
+}
+
+/* Read words[from..] against a spec. */
+
+/* python3 -m MODULE ARGS: the module's code is not seen (opaque), but a
+ * module with a spec of its own (pip, pytest) does what that spec says
+ * with the words after it.  Returns true when it read them. */
+static bool read_module(struct reading *r, const char *name, size_t from)
+{
+	r->opaque = true;
+	const struct ir_spec *spec = name ? ca_find_program(r->env, name) : NULL;
+	if (!spec)
+		return false;
+	struct reading m = { .env = r->env, .text = r->text, .c = r->c, .out = r->out,
+			     .prog = name, .dir = r->dir ? xstrdup(r->dir) : NULL };
+	ca_read_spec(&m, spec, from);
+	free(m.ops);
+	free(m.dir);
+	free(m.into);
+	return true;
+}
+
+void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
+{
+	const struct shell_cmd *c = r->c;
+	const struct ir_spec *sub = prog;
+	bool ddash = false;
+	r->recursive = prog->recursive;
+	r->remote = prog->remote;
+	for (size_t i = from; i < c->nwords; i++) {
+		const struct shell_word *w = c->words[i];
+		const char *v = shell_word_static(w);
+		if (v && !ddash && strcmp(v, "--") == 0) {
+			ddash = true;
+			continue;
+		}
+		if (v && !ddash && v[0] == '-' && v[1]) {
+			const struct ir_option *o;
+			const char *arg = NULL;
+			/* -m MODULE, -mMODULE: the rest of the words are the module's. */
+			o = v[1] != '-' ? lookup(sub, prog, (char[3]){ '-', v[1], 0 }, 2) : NULL;
+			if (o && o->role == ROLE_MODULE) {
+				const char *name = v[2] ? v + 2
+					    : i + 1 < c->nwords ? shell_word_static(c->words[i + 1]) : NULL;
+				if (read_module(r, name, i + (v[2] ? 1 : 2)))
+					break;
+				i += v[2] ? 0 : 1;
+				continue;
+			}
+			if (v[1] == '-' || (o = lookup(sub, prog, v, strlen(v)))) {
+				/* --long[=value], or a single-dash word the spec names */
+				const char *eq = strchr(v, '=');
+				size_t n = eq ? (size_t)(eq - v) : strlen(v);
+				o = lookup(sub, prog, v, n);
+				if (!o)
+					o = abbreviation(sub, prog, v, n);
+				if (!o)
+					continue;
+				if (eq)
+					arg = eq + 1;
+				i += apply_option(r, o, w, arg, i);
+				continue;
+			}
+			/* Short options, maybe bundled: -xzf FILE. */
+			for (size_t k = 1; v[k]; k++) {
+				char name[3] = { '-', v[k], 0 };
+				o = lookup(sub, prog, name, 2);
+				if (!o)
+					continue;
+				if (!takes_arg(o->role)) {
+					apply_option(r, o, w, NULL, i);
+					continue;
+				}
+				i += apply_option(r, o, w, v[k + 1] ? v + k + 1 : NULL, i);
+				break;
+			}
+			continue;
+		}
+		/* +COMMAND words a spec names as the option "+": less +G, vim +CMD. */
+		const struct ir_option *plus =
+			v && !ddash && v[0] == '+' && v[1] ? lookup(sub, prog, "+", 1) : NULL;
+		if (plus) {
+			apply_option(r, plus, w, v + 1, i);
+			continue;
+		}
+		/* key=value operands a spec names as options: dd of=FILE. */
+		const char *eq = v && !ddash ? strchr(v, '=') : NULL;
+		const struct ir_option *kv = eq ? lookup(sub, prog, v, (size_t)(eq - v) + 1) : NULL;
+		if (kv) {
+			apply_option(r, kv, w, eq + 1, i);
+			continue;
+		}
+		/* Subcommands nest: `git stash list`, `uv pip install`. */
+		if (r->nops == 0 && v) {
+			const struct ir_spec *s = NULL;
+			for (size_t k = 0; k < sub->nsubs && !s; k++)
+				for (size_t j = 0; j < sub->subs[k].nnames; j++)
+					if (strcmp(sub->subs[k].names[j], v) == 0)
+						s = &sub->subs[k];
+			if (s) {
+				sub = s;
+				r->recursive = r->recursive || s->recursive;
+				r->remote = r->remote || s->remote;
+				if (r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
+					r->subs[r->nsubs++] = v;
+				continue;
+			}
+		}
+		struct operand op = { w, sub->operands };
+		VEC_PUSH(r->ops, r->nops, r->cap, op);
+	}
+	/* A program run without a subcommand that runs one (yarn: install). */
+	if (sub == prog && r->nops == 0 && prog->bare) {
+		for (size_t k = 0; k < prog->nsubs && sub == prog; k++)
+			for (size_t j = 0; j < prog->subs[k].nnames; j++)
+				if (strcmp(prog->subs[k].names[j], prog->bare) == 0)
+					sub = &prog->subs[k];
+		if (sub != prog && r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
+			r->subs[r->nsubs++] = prog->bare;
+	}
+	/* Code given by an option (python3 -c, perl -e): the first operand
+	 * is not the file of code to run, but may be one the code reads. */
+	if (r->nops && sub->has_first && !r->script)
+		r->ops[0].role = sub->first == ROLE_RUN && r->opaque ? ROLE_READ : sub->first;
+	if (r->nops >= 2 && sub->has_last)
+		r->ops[r->nops - 1].role = sub->last;
+	/* A delete is of a whole tree unless the program has a recursive
+	 * option and it was not given. */
+	bool tree_deletes = r->recursive || (!declares_recursive(sub) && !declares_recursive(prog));
+	bool extracting = r->extracts || sub->extracts || prog->extracts;
+	r->extracts_dir = sub->extracts_dir ? sub->extracts_dir : prog->extracts_dir;
+	bool named = false; /* an operand names what is written */
+	for (size_t k = 0; k < r->nops; k++) {
+		enum ir_role role = r->ops[k].role;
+		if (r->modifies && role == ROLE_READ)
+			role = ROLE_WRITE;
+		if (r->deletes && role == ROLE_WRITE)
+			role = ROLE_DELETE; /* git stash -u -- PATH removes PATH's untracked files */
+		bool saved = r->recursive;
+		if (role == ROLE_DELETE)
+			r->recursive = r->deletes || tree_deletes;
+		named = named || role == ROLE_WRITE || role == ROLE_DELETE;
+		char *dir = r->dir;
+		if (extracting && r->into_set && (role == ROLE_WRITE || role == ROLE_DELETE))
+			r->dir = r->into; /* members named land in the extraction directory */
+		role_word(r, r->ops[k].w, role, "");
+		r->dir = dir;
+		r->recursive = saved;
+	}
+	if (extracting && !named && !r->lists)
+		add_members(r);
+	if ((c->flags & SHELL_CMD_EXTRA_ARGS) && !(c->flags & SHELL_CMD_FIND_EXEC)) {
+		/* xargs and find -exec ... + add operands only known at run time. */
+		enum ir_role role = sub->operands == ROLE_READ && r->modifies ? ROLE_WRITE : sub->operands;
+		if (role == ROLE_DELETE)
+			r->recursive = r->recursive || tree_deletes;
+		struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
+		struct shell_word sw = { .parts = &part, .nparts = 1, .start = c->start, .end = c->start };
+		role_word(r, &sw, role, ", arguments added at run time");
+	}
+	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
+		for (size_t k = 0; k < s->nreads + s->nwrites; k++) {
+			bool wr = k >= s->nreads;
+			if (wr && r->lists)
+				break;
+			fixed_path(r, wr ? s->writes[k - s->nreads] : s->reads[k], wr, false);
+		}
+		/* What it deletes when no operand says where: with a flag that
+		 * says so, when the spec has one (git stash -u). */
+		bool deleting = !r->lists && r->nops == 0 &&
+				(r->deletes || (!declares(sub, ROLE_DELETES) && !declares(prog, ROLE_DELETES)));
+		for (size_t k = 0; k < s->ndeletes && deleting; k++)
+			fixed_path(r, s->deletes[k], true, true);
+		/* What it changes when an operand or a flag says it does. */
+		for (size_t k = 0; k < s->nchanges && r->changes && !r->lists; k++) {
+			if (r->store && k > 0)
+				break;
+			fixed_path(r, r->store ? r->store : s->changes[k], true, false);
+		}
+		for (size_t k = 0; k < s->nhosts; k++) {
+			char detail[160];
+			snprintf(detail, sizeof(detail), "network (%s contacts it)", r->prog);
+			bool any = strcmp(s->hosts[k], "*") == 0;
+			ca_add_net(r->out, c, any ? NULL : s->hosts[k], s->hosts[k], detail);
+		}
+		if (s == prog)
+			break;
+	}
+}
+
+/* find's starting points: the words before the expression. */
+void ca_find_deletes(struct reading *r)
+{
+	const struct shell_cmd *c = r->c;
+	bool any = false;
+	r->recursive = true;
+	for (size_t i = c->argi + 1; i < c->nwords; i++) {
+		const char *v = shell_word_static(c->words[i]);
+		if (v && (v[0] == '-' || strcmp(v, "(") == 0 || strcmp(v, "!") == 0))
+			break;
+		role_word(r, c->words[i], ROLE_DELETE, " -delete");
+		any = true;
+	}
+	if (!any) {
+		struct shell_part part = { .kind = SHELL_PART_LIT, .text = "." };
+		struct shell_word sw = { .parts = &part, .nparts = 1, .start = c->start, .end = c->start };
+		role_word(r, &sw, ROLE_DELETE, " -delete");
+	}
+	r->recursive = false;
+}
+
