@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -380,21 +382,105 @@ static int fresh_session_keyring(void)
 	return -1;
 }
 
+static void kill_group(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+}
+
 struct launch {
 	pid_t pid;
 	int status_json; /* bwrap --json-status-fd, read end */
 	int helper;      /* the helper's status byte, read end */
 	int out[2];      /* captured stdout/stderr, read ends, or -1 */
+	int go;          /* where the launch waits for its argv, write end, or -1 */
 };
 
-static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int egress,
-		     bool capture, const char *cwd, const struct run_limits *lim)
+/* The message that lets a launch run: a header (magic, the length of
+ * what follows, the number of descriptors) carrying the descriptors the
+ * sandbox gets (the plan, the filter, the egress proxy's end), then argv
+ * as NUL-ended strings.  A launch runs nothing unless all of it arrives. */
+#define LAUNCH_GO_MAGIC 0x63676f31u /* "cgo1" */
+#define LAUNCH_GO_MAX (64u << 20)
+#define LAUNCH_GO_FDS 3
+
+static bool read_exact(int fd, void *buf, size_t n)
 {
-	/* Whatever is left open on the way out is closed: the write ends once
-	 * the child has them, everything when the launch fails. */
+	size_t off = 0;
+	while (off < n) {
+		ssize_t r = read(fd, (char *)buf + off, n - off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		off += (size_t)r;
+	}
+	return true;
+}
+
+/* In the launch: argv and the descriptors (*nfds, at most
+ * LAUNCH_GO_FDS) from the message on fd, or NULL when it is not whole. */
+static char **launch_read_go(int fd, int *fds, int *nfds)
+{
+	uint32_t hdr[3];
+	union {
+		char buf[CMSG_SPACE(LAUNCH_GO_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { hdr, sizeof(hdr) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			      .msg_controllen = sizeof(ctl.buf) };
+	ssize_t r;
+	do
+		r = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+	while (r < 0 && errno == EINTR);
+	if (r != (ssize_t)sizeof(hdr) || (msg.msg_flags & MSG_CTRUNC) || hdr[0] != LAUNCH_GO_MAGIC ||
+	    hdr[1] == 0 || hdr[1] > LAUNCH_GO_MAX || hdr[2] > LAUNCH_GO_FDS)
+		return NULL;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	*nfds = (int)hdr[2];
+	if (*nfds) {
+		if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len != CMSG_LEN((size_t)*nfds * sizeof(int)))
+			return NULL;
+		memcpy(fds, CMSG_DATA(c), (size_t)*nfds * sizeof(int));
+	} else if (c) {
+		return NULL;
+	}
+	char *blob = xmalloc(hdr[1]);
+	if (!read_exact(fd, blob, hdr[1]) || blob[hdr[1] - 1] != '\0') {
+		free(blob);
+		return NULL;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < hdr[1]; i++)
+		n += blob[i] == '\0';
+	char **argv = xcalloc(n + 1, sizeof(*argv));
+	for (size_t i = 0, k = 0; k < n; k++) {
+		argv[k] = blob + i;
+		i += strlen(blob + i) + 1;
+	}
+	return argv;
+}
+
+/* Fork the launch.  It leaves cordon's signals behind, joins the call's
+ * cgroups and waits for launch_go: on cgroup v1 a join waits for an RCU
+ * grace period, milliseconds of a launch, which a launch forked before the
+ * plan is made spends while cordon makes it.  It dies with cordon, and a
+ * cordon that stops before launch_go sends no message: the launch exits
+ * without running anything.  sandboxed: bwrap's and the helper's status
+ * pipes are made, and the plan, filter and egress descriptors come with
+ * the message. */
+static int launch_fork(struct launch *l, char **envp, bool sandboxed, bool capture,
+		       const char *cwd, const struct run_limits *lim)
+{
+	/* Whatever is left open on the way out is closed: the child's ends
+	 * once it has them, everything when the fork fails. */
 	AUTO_PIPE int js[2] = { -1, -1 }, hs[2] = { -1, -1 }, po[2] = { -1, -1 },
-		      pe[2] = { -1, -1 };
-	if ((fds && (pipe2(js, O_CLOEXEC) != 0 || pipe2(hs, O_CLOEXEC) != 0)) ||
+		      pe[2] = { -1, -1 }, go[2] = { -1, -1 };
+	pid_t parent = getpid();
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0 ||
+	    (sandboxed && (pipe2(js, O_CLOEXEC) != 0 || pipe2(hs, O_CLOEXEC) != 0)) ||
 	    (capture && (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)))
 		return -1;
 	l->pid = fork();
@@ -408,17 +494,25 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		setpgid(0, 0);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(RUN_UNAVAILABLE);
+		close(go[1]);
 		/* Before the fds move: the cgroup's may sit where they go. */
 		if (run_limits_enter(lim) != 0)
 			_exit(RUN_UNAVAILABLE);
+		int got[LAUNCH_GO_FDS] = { -1, -1, -1 }, ngot = 0;
+		char **argv = launch_read_go(go[0], got, &ngot);
+		if (!argv || (sandboxed ? ngot < 2 : ngot != 0))
+			_exit(RUN_UNAVAILABLE); /* cordon gave up: nothing runs */
 		if (capture) {
 			dup2(po[1], 1);
 			dup2(pe[1], 2);
 		}
-		if (fds) {
+		if (sandboxed) {
 			/* 3: the plan, 4: seccomp, 5: json status, 6: helper status,
 			 * 7: the egress proxy's socketpair when there is one. */
-			int want[5] = { fds[0], fds[1], js[1], hs[1], egress };
+			int egress = got[2];
+			int want[5] = { got[0], got[1], js[1], hs[1], egress };
 			int moved[5], nwant = egress >= 0 ? 5 : 4;
 			for (int i = 0; i < nwant; i++)
 				moved[i] = fcntl(want[i], F_DUPFD_CLOEXEC, 10);
@@ -456,11 +550,64 @@ static int do_launch(struct launch *l, char **argv, char **envp, int fds[4], int
 		_exit(RUN_UNAVAILABLE);
 	}
 	setpgid(l->pid, l->pid);
+	l->go = steal_fd(&go[1]);
 	l->status_json = steal_fd(&js[0]);
 	l->helper = steal_fd(&hs[0]);
 	l->out[0] = steal_fd(&po[0]);
 	l->out[1] = steal_fd(&pe[0]);
 	return 0;
+}
+
+/* Let the launch run argv, with fds (plan, filter, and the egress
+ * proxy's end or -1) when it is sandboxed.  A launch that is gone already
+ * (it could not join a cgroup) makes the send fail; its exit status tells
+ * the rest. */
+static void launch_go(struct launch *l, char *const *argv, const int *fds)
+{
+	struct strbuf m;
+	sb_init(&m);
+	for (char *const *a = argv; *a; a++)
+		sb_add(&m, *a, strlen(*a) + 1);
+	uint32_t nfds = !fds ? 0 : fds[2] >= 0 ? 3 : 2;
+	uint32_t hdr[3] = { LAUNCH_GO_MAGIC, (uint32_t)m.len, nfds };
+	union {
+		char buf[CMSG_SPACE(LAUNCH_GO_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { hdr, sizeof(hdr) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (nfds) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	}
+	ssize_t r;
+	do
+		r = sendmsg(l->go, &msg, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	if (r == (ssize_t)sizeof(hdr))
+		(void)write_all(l->go, m.buf, m.len); /* a short one: the launch exits */
+	sb_free(&m);
+	close(l->go);
+	l->go = -1;
+}
+
+/* A launch forked but never let go: stopped and reaped, so that its
+ * cgroups can go. */
+static void launch_abandon(struct launch *l)
+{
+	if (l->go < 0)
+		return;
+	close(l->go);
+	l->go = -1;
+	kill_group(l->pid);
+	waitpid(l->pid, NULL, 0);
+	l->pid = -1;
 }
 
 /* A preset that allows some host gets the call's own egress proxy. */
@@ -478,12 +625,6 @@ static int egress_begin(struct proxy *px, const struct run_opts *o, const cordon
 		.approve = NULL,
 	};
 	return proxy_start(px, &po, err);
-}
-
-static void kill_group(pid_t pid)
-{
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
 }
 
 /* ---- one call, step by step --------------------------------------------- */
@@ -526,7 +667,7 @@ static void call_init(struct call *c, const struct run_opts *o)
 	c->lim.procs[0] = c->lim.procs[1] = -1;
 	c->fence.reg = -1;
 	c->px.pid = c->px.sandbox_fd = -1;
-	c->l = (struct launch){ -1, -1, -1, { -1, -1 } };
+	c->l = (struct launch){ -1, -1, -1, { -1, -1 }, -1 };
 	c->out = (struct output){ o->max_output, 0, false, -1, o->output_file, NULL, { { 0 } }, { 0 } };
 }
 
@@ -587,6 +728,30 @@ static int call_layers(struct call *c)
 	return 0;
 }
 
+static bool call_captures(const struct run_opts *o)
+{
+	return o->max_output || o->output_file || o->redact;
+}
+
+/* A sandboxed call's cgroups, made from the preset's limits alone, and its
+ * launch forked to join them, before anything else: on cgroup v1 the
+ * join's wait passes while the plan is made (launch_fork).  A call
+ * without a sandbox forks where it launches (call_supervise). */
+static int call_fork(struct call *c)
+{
+	if (!c->sandboxed)
+		return 0;
+	struct lower_input li = { 0 };
+	lower_limits_build(c->ev, &li);
+	int r = run_limits_prepare(&li, true, &c->lim, &c->err);
+	lower_limits_free(&li);
+	if (r != 0)
+		return unavailable("%s", c->err);
+	if (launch_fork(&c->l, NULL, true, call_captures(c->o), NULL, &c->lim) != 0)
+		return unavailable("cannot launch: %s", strerror(errno));
+	return 0;
+}
+
 /* The private temp dir, and the evaluator of the call with it as ${tmp}. */
 static int call_tmp(struct call *c)
 {
@@ -639,14 +804,15 @@ static int call_approval(struct call *c)
 }
 
 /* The lowering input, built once for the call, and the host facts it
- * needs, read once; then the limits that apply. */
+ * needs, read once; then the limits of a call without a sandbox (a
+ * sandboxed one has them from call_fork). */
 static int call_input(struct call *c)
 {
 	if (lower_input_build_granted(c->ev, c->ra.grants, c->ra.ngrants, &c->in, &c->err) != 0)
 		return unavailable("%s", c->err);
 	c->have_in = true;
 	lower_host_read(&c->in);
-	if (run_limits_prepare(&c->in, c->sandboxed, &c->lim, &c->err) != 0)
+	if (!c->sandboxed && run_limits_prepare(&c->in, false, &c->lim, &c->err) != 0)
 		return unavailable("%s", c->err);
 	return 0;
 }
@@ -705,14 +871,15 @@ static int call_supervise(struct call *c)
 {
 	const struct run_opts *o = c->o;
 	struct launch *l = &c->l;
-	bool capture = o->max_output || o->output_file || o->redact;
 	bool started = false, layers = false, timed_out = false;
 	int status, wstatus = 0;
 	if (c->sandboxed && egress_begin(&c->px, o, c->ev, &c->in, &c->err) != 0)
 		return unavailable("egress proxy: %s", c->err);
-	if (do_launch(l, c->argv, c->envp, c->sandboxed ? c->fds : NULL, c->px.sandbox_fd, capture,
-		      c->sandboxed ? NULL : c->in.cwd, &c->lim) != 0)
+	if (!c->sandboxed &&
+	    launch_fork(l, c->envp, false, call_captures(o), c->in.cwd, &c->lim) != 0)
 		return unavailable("cannot launch: %s", strerror(errno));
+	int go_fds[LAUNCH_GO_FDS] = { c->fds[0], c->fds[1], c->px.sandbox_fd };
+	launch_go(l, c->argv, c->sandboxed ? go_fds : NULL);
 	proxy_launched(&c->px);
 	double deadline = o->timeout > 0 ? now() + o->timeout : 0;
 	char json[4096];
@@ -886,6 +1053,7 @@ static void call_end(struct call *c)
 		if (!c->o->output_file)
 			free((char *)c->out.file_path);
 	}
+	launch_abandon(&c->l); /* before its cgroups go */
 	proxy_stop(&c->px); /* the sandbox is gone: so is its way out */
 	run_limits_release(&c->lim);
 	cleanup_tmpdir(&c->tmp);
@@ -907,8 +1075,8 @@ static void call_end(struct call *c)
  * that ends the call: the first that fails stops it before the command
  * runs. */
 static int (*const call_steps[])(struct call *) = {
-	call_decide, call_redactor, call_layers, call_tmp,    call_recheck,
-	call_approval, call_input,  call_plan,   call_output, call_launch,
+	call_decide,   call_redactor, call_layers, call_fork,   call_tmp,    call_recheck,
+	call_approval, call_input,    call_plan,   call_output, call_launch,
 };
 
 int run_command(const struct run_opts *o)

@@ -266,6 +266,57 @@ EOF
 		is "$out" "started=10 failed=0" "$t processes 40 counts the call's processes, not the user's 60 others"
 		wait $bg
 	fi
+
+	# ---- the launch waits for its plan --------------------------------------------------------
+	# The launch is forked (and joins the call's cgroups) before cordon
+	# makes the plan, and runs nothing until cordon sends it whole.  A lock
+	# held on the workspace's .git stops cordon where it fences the missing
+	# .git/hooks; killed there, cordon leaves a launch that must die with it
+	# without running the command.
+	mkdir -p "$WS/.git"
+	[ -n "$AS" ] && chown 65534:65534 "$WS/.git"
+	flock -x "$WS/.git" sleep 60 &
+	holder=$!
+	sleep 0.2
+	U "$C" run --preset workspace-write --workspace "$WS" --context home="$H" -- \
+		sh -c ": > '$WS/ran-early'; : early.$$" > /dev/null 2>&1 &
+	main= launch= i=0
+	while [ -z "$launch" ] && [ $i -lt 100 ]; do
+		for q in $(pgrep -f "early[.]$$"); do
+			pp=$(awk '/^PPid:/ { print $2 }' "/proc/$q/status" 2> /dev/null)
+			[ -n "$pp" ] && [ "$(cat "/proc/$q/comm" 2> /dev/null)" = cordon ] &&
+				[ "$(cat "/proc/$pp/comm" 2> /dev/null)" = cordon ] && main=$pp launch=$q
+		done
+		[ -z "$launch" ] && sleep 0.05
+		i=$((i + 1))
+	done
+	if [ -n "$launch" ]; then
+		if cgroup_has pids; then
+			grep -q "cordon-$main-" "/proc/$launch/cgroup"
+			ok $? "$t the launch waiting for its plan has joined the call's cgroup already"
+		else
+			skip "$t the waiting launch is in the call's cgroup" "no writable pids cgroup for uid $uid"
+		fi
+		kill -KILL "$main"
+		i=0
+		while [ -e "/proc/$launch" ] && [ "$(cat "/proc/$launch/stat" 2> /dev/null | awk '{ print $3 }')" != Z ] &&
+			[ $i -lt 60 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		{ [ ! -e "/proc/$launch" ] || [ "$(awk '{ print $3 }' "/proc/$launch/stat" 2> /dev/null)" = Z ]; } &&
+			[ ! -e "$WS/ran-early" ]
+		ok $? "$t cordon killed while it makes the plan: the waiting launch dies with it, the command never runs"
+		for g in /sys/fs/cgroup/*/cordon-"$main"-* /sys/fs/cgroup/*/*/*/cordon-"$main"-* \
+			/sys/fs/cgroup/cordon-"$main"-*; do
+			[ -d "$g" ] && rmdir "$g" 2> /dev/null
+		done
+	else
+		ok 1 "$t cordon run forks its launch before the plan is made (no launch seen while cordon fences)"
+	fi
+	kill "$holder" 2> /dev/null
+	wait "$holder" 2> /dev/null
+	rm -f "$WS/ran-early"
 }
 
 # cordon-exec on its own: it sets what it is given, and refuses what it
