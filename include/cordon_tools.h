@@ -142,7 +142,7 @@ enum cordon_change_kind {
 	CORDON_CHANGE_DECISION, /* a request decides differently */
 	CORDON_CHANGE_SETTING,  /* description, extends, approval, sandbox, limits, default */
 	CORDON_CHANGE_PROTECT,  /* a protected path added or removed */
-	CORDON_CHANGE_ENV,      /* keep, set or drop */
+	CORDON_CHANGE_ENV,      /* keep, set, drop, secret or code */
 	CORDON_CHANGE_PLAN,     /* a line of the bubblewrap plan added or removed */
 };
 enum cordon_preset_status { CORDON_PRESET_UNCHANGED, CORDON_PRESET_CHANGED, CORDON_PRESET_ADDED,

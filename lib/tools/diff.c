@@ -431,6 +431,21 @@ static void diff_sets(struct diff_result *res, struct diff_preset *dp, enum diff
 		}
 }
 
+/* One env list of patterns on names, where an added pattern narrows. */
+static void diff_env_patterns(struct diff_result *res, struct diff_preset *dp, const char *what,
+			      const struct ir_pattern *a, size_t na, const struct ir_pattern *b,
+			      size_t nb, const struct ir_context *ctx)
+{
+	struct strset sa = { 0 }, sb = { 0 };
+	for (size_t i = 0; i < na; i++)
+		set_add(&sa, pattern_shown(&a[i], ctx));
+	for (size_t i = 0; i < nb; i++)
+		set_add(&sb, pattern_shown(&b[i], ctx));
+	diff_sets(res, dp, DIFF_ENV, what, &sa, &sb, DIFF_NARROWED);
+	set_free(&sa);
+	set_free(&sb);
+}
+
 static void diff_protect_env(struct diff_result *res, struct diff_preset *dp,
 			     const struct ir_preset *a, const struct ir_preset *b,
 			     const struct ir_context *ctx)
@@ -454,13 +469,15 @@ static void diff_protect_env(struct diff_result *res, struct diff_preset *dp,
 	set_free(&sa);
 	set_free(&sb);
 
-	for (size_t i = 0; i < a->env.ndrop; i++)
-		set_add(&sa, pattern_shown(&a->env.drop[i], ctx));
-	for (size_t i = 0; i < b->env.ndrop; i++)
-		set_add(&sb, pattern_shown(&b->env.drop[i], ctx));
-	diff_sets(res, dp, DIFF_ENV, "drop ", &sa, &sb, DIFF_NARROWED);
-	set_free(&sa);
-	set_free(&sb);
+	/* A dropped variable stays out of the sandbox; a `secret` name is
+	 * asked before a host shell expands or prints it; a `code` name is
+	 * asked before one sets it.  In each list, more is narrower. */
+	diff_env_patterns(res, dp, "drop ", a->env.drop, a->env.ndrop, b->env.drop,
+			  b->env.ndrop, ctx);
+	diff_env_patterns(res, dp, "secret ", a->env.secret, a->env.nsecret, b->env.secret,
+			  b->env.nsecret, ctx);
+	diff_env_patterns(res, dp, "code ", a->env.code, a->env.ncode, b->env.code,
+			  b->env.ncode, ctx);
 
 	/* A value the policy sets comes from the policy, not the host: a
 	 * change is shown, neither wider nor narrower. */

@@ -21,7 +21,7 @@ enum diff_kind {
 	DIFF_DECISION, /* a request decides differently */
 	DIFF_SETTING,  /* description, extends, approval, sandbox */
 	DIFF_PROTECT,  /* a protected path added or removed */
-	DIFF_ENV,      /* keep, set or drop */
+	DIFF_ENV,      /* keep, set, drop, secret or code */
 	DIFF_PLAN,     /* a line of the bubblewrap plan added or removed */
 	DIFF_KIND_COUNT
 };
