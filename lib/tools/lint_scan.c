@@ -231,12 +231,14 @@ static bool keep_effective(const struct linter *l, const char *scope, const char
 /* The names a keep passes that match: the name itself, or for a glob the
  * samples it matches.  Joined into *list; returns how many. */
 static size_t keep_matches(const struct linter *l, const struct site *where, const char *keep,
-			   const char *const *names, size_t n, bool (*pick)(const char *name),
+			   const char *const *names, size_t n,
+			   bool (*pick)(const struct linter *l, const struct site *where,
+					const char *name),
 			   struct strbuf *list, const char **first)
 {
 	size_t count = 0;
 	if (!has_glob(keep)) {
-		if (pick(keep) && keep_effective(l, where->preset, keep)) {
+		if (pick(l, where, keep) && keep_effective(l, where->preset, keep)) {
 			sb_adds(list, keep);
 			*first = keep;
 			return 1;
@@ -244,7 +246,7 @@ static size_t keep_matches(const struct linter *l, const struct site *where, con
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (fnmatch(keep, names[i], 0) != 0 || !pick(names[i]) ||
+		if (fnmatch(keep, names[i], 0) != 0 || !pick(l, where, names[i]) ||
 		    !keep_effective(l, where->preset, names[i]))
 			continue;
 		if (count < 4)
@@ -258,9 +260,20 @@ static size_t keep_matches(const struct linter *l, const struct site *where, con
 	return count;
 }
 
-static bool pick_credential(const char *name)
+/* A credential by its name, or by the env `secret` list of a preset the
+ * keep at `where` reaches: the policy's own word for what a host shell
+ * must not expand. */
+static bool pick_credential(const struct linter *l, const struct site *where, const char *name)
 {
-	return is_credential_name(name);
+	if (is_credential_name(name))
+		return true;
+	for (size_t k = 0; k < l->ir->npresets; k++) {
+		const struct ir_preset *p = LINT_PRESET(l, k);
+		if ((!where->preset || preset_within(l->ir, p, where->preset)) &&
+		    ir_env_matches(p->env.secret, p->env.nsecret, name))
+			return true;
+	}
+	return false;
 }
 
 static void keep_credential(struct linter *l, const struct ast *node, const struct site *where,
@@ -373,8 +386,10 @@ static const char *hook_why(const char *name)
 	return NULL;
 }
 
-static bool pick_hook(const char *name)
+static bool pick_hook(const struct linter *l, const struct site *where, const char *name)
 {
+	(void)l;
+	(void)where;
 	return hook_why(name) != NULL;
 }
 
