@@ -100,4 +100,23 @@ is "$(field 10)" 'error: \"argv\" belongs to exec requests, in place of \"target
 sed -n 6p "$tmpdir/out" | grep -q '"reason":"the argv is empty"'
 ok $? "stream: the empty argv's reason says so"
 
+# A deny that names a program speaks for it run by a path; explain says so.
+cat > "$tmpdir/byname.cordon" <<'EOF'
+cordon 1;
+
+preset "p" {
+  description "rm by any path";
+  read "/**" allow;
+  exec "*" allow;
+  exec "rm" deny "no deleting";
+}
+EOF
+"$CORDON" explain -p "$tmpdir/byname.cordon" --preset p exec --argv -- /usr/bin/rm -rf x > "$tmpdir/out" 2>&1
+grep -q "^    match    exec \"rm\" (by the program's name: the command runs it by a path) deny " "$tmpdir/out" &&
+	grep -q '^decision: deny$' "$tmpdir/out"
+ok $? "explain: a deny of rm matched /usr/bin/rm by the program's name, and says so" || diag < "$tmpdir/out"
+"$CORDON" explain -p "$tmpdir/byname.cordon" --preset p exec --argv -- rm -rf x > "$tmpdir/out" 2>&1
+grep -q '^    match    exec "rm" deny ' "$tmpdir/out"
+ok $? "explain: rm run by its name matches without the note" || diag < "$tmpdir/out"
+
 done_testing

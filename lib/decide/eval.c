@@ -461,10 +461,11 @@ static void consider(const struct ev_rule *rules, const uint32_t *items, size_t 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct ev_rule *r = &rules[items[i]];
-		bool m = (t && matcher_match(&r->m, t, md)) ||
-			 (tb && r->effect != IR_ALLOW && matcher_match(&r->m, tb, md));
+		bool whole = t && matcher_match(&r->m, t, md);
+		bool name = !whole && tb && r->effect != IR_ALLOW && matcher_match(&r->m, tb, md);
+		bool m = whole || name;
 		if (seen)
-			xp_rule_push(seen, r, m);
+			xp_rule_push(seen, r, m, name);
 		if (m)
 			matches_push(ms, r);
 	}

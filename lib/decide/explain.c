@@ -39,9 +39,9 @@ void xp_refused(struct explain *x, enum xp_kind kind, enum ir_op op, const char 
 	s->why = why ? xstrdup(why) : NULL;
 }
 
-void xp_rule_push(struct xp_rules *l, const struct ev_rule *r, bool matched)
+void xp_rule_push(struct xp_rules *l, const struct ev_rule *r, bool matched, bool by_name)
 {
-	struct xp_rule e = { r, matched };
+	struct xp_rule e = { r, matched, by_name };
 	VEC_PUSH(l->v, l->n, l->cap, e);
 }
 
@@ -176,6 +176,8 @@ static void show_candidate(struct strbuf *sb, const struct xp_rule *e)
 		show_regex(sb, r->m.regex);
 	if (r->m.kind == IR_PAT_OPAQUE)
 		sb_adds(sb, "opaque");
+	if (e->by_name)
+		sb_adds(sb, " (by the program's name: the command runs it by a path)");
 	if (r->resolved_from) {
 		sb_adds(sb, " (what ");
 		sb_add_quoted(sb, r->resolved_from);

@@ -18,6 +18,7 @@ struct cmd_ops;
 struct xp_rule {
 	const struct ev_rule *r;
 	bool matched;
+	bool by_name; /* matched the program's name, the command runs it by a path */
 };
 
 struct xp_rules {
@@ -139,7 +140,7 @@ struct xp_judgment *xp_judgment_add(struct explain *x);
  * XP_NOT_CANONICAL), why it is. */
 void xp_refused(struct explain *x, enum xp_kind kind, enum ir_op op, const char *target,
 		const char *why);
-void xp_rule_push(struct xp_rules *l, const struct ev_rule *r, bool matched);
+void xp_rule_push(struct xp_rules *l, const struct ev_rule *r, bool matched, bool by_name);
 void xp_rank_push(struct xp_judgment *j, enum xp_rel rel, const struct ev_rule *other,
 		  const struct ev_rule *by);
 /* The parse summary of a script and the operations read from it. */
