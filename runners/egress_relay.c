@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "egress_relay.h"
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 #include "base/util.h"
 
 #include <arpa/inet.h>

@@ -22,7 +22,7 @@
 
 #include "build-id.h"
 #include "egress_relay.h"
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 #include "base/util.h"
 #include "rlimit.h"
 

@@ -5,7 +5,7 @@
 #include "run.h"
 #include "base/util.h"
 
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -22,7 +22,7 @@
 #include <sys/types.h>
 
 #include "cordon.h"
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 
 /* cordon-exec listens on 127.0.0.1:CORDON_EGRESS_PORT (landlock.h). */
 

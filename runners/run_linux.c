@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "build-id.h"
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 
 #include <linux/keyctl.h>
 

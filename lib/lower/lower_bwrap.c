@@ -5,7 +5,7 @@
  * masks): the same precedence the evaluator applies. */
 #include "config.h"
 
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 #include "lower.h"
 
 #include <errno.h>
