@@ -89,6 +89,8 @@ struct lower_host {
 	size_t nfacts, facts_cap;
 	struct lower_link *links; /* the links roots are reached through, in the order found */
 	size_t nlinks, links_cap;
+	int landlock_abi;    /* the running kernel's (cordon_landlock_abi) */
+	char *landlock_abi_shown; /* $CORDON_LANDLOCK_ABI: the ABI to show instead, or NULL */
 };
 
 struct lower_input {
