@@ -7,7 +7,7 @@
 
 #include "egress_relay.h"
 #include "cordon/landlock.h"
-#include "base/util.h"
+#include "run_util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -23,7 +23,7 @@
 #include "build-id.h"
 #include "egress_relay.h"
 #include "cordon/landlock.h"
-#include "base/util.h"
+#include "run_util.h"
 #include "rlimit.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "run.h"
-#include "base/util.h"
+#include "run_util.h"
 
 #include "cordon/landlock.h"
 
