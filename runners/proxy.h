@@ -24,7 +24,7 @@
 #include "cordon.h"
 #include "cordon/landlock.h"
 
-/* cordon-exec listens on 127.0.0.1:CORDON_EGRESS_PORT (landlock.h). */
+/* cordon-exec listens on 127.0.0.1:CORDON_EGRESS_PORT (cordon/landlock.h). */
 
 /* ---- addresses (proxy_addr.c) -------------------------------------------- */
 

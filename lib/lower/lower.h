@@ -221,7 +221,7 @@ bool lower_bwrap_shows(const struct lower_input *in, const char *path);
 char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err);
 char *lower_seccomp_bpf(const struct lower_input *in, size_t *len, char **err);
 char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err);
-/* What the runner gives cordon_landlock_apply() (landlock.h) inside the
+/* What the runner gives cordon_landlock_apply() (cordon/landlock.h) inside the
  * sandbox: the write roots and /dev (a malloc'd array of borrowed strings),
  * and its flags. */
 const char **lower_landlock_roots(const struct lower_input *in, size_t *n);
