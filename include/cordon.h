@@ -126,6 +126,15 @@ struct cordon_request {
 cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *preset,
 				       const cordon_context *ctx, char **err);
 void cordon_evaluator_free(cordon_evaluator *ev);
+/* The evaluator's preset, and whether it runs its calls in a sandbox
+ * (`sandbox required`) rather than without one (`sandbox none`). */
+const char *cordon_evaluator_preset(const cordon_evaluator *ev);
+bool cordon_evaluator_sandboxed(const cordon_evaluator *ev);
+/* Whether the net rule at rule ("file:line:col", as a decision names it)
+ * is a literal that names host itself (case aside): a contact the rule
+ * allows by that name, not through a pattern. */
+bool cordon_evaluator_rule_names_host(const cordon_evaluator *ev, const char *rule,
+				      const char *host);
 
 /* Decide a request.  A request that cannot be decided safely (a path that
  * does not resolve, "~user" for an unknown user, "~" without a home)

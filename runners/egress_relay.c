@@ -6,8 +6,8 @@
 #include "config.h"
 
 #include "egress_relay.h"
-#include "kernel/landlock.h"
-#include "base/util.h"
+#include "cordon/landlock.h"
+#include "run_util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

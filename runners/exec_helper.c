@@ -22,8 +22,8 @@
 
 #include "build-id.h"
 #include "egress_relay.h"
-#include "kernel/landlock.h"
-#include "base/util.h"
+#include "cordon/landlock.h"
+#include "run_util.h"
 #include "rlimit.h"
 
 #include <errno.h>

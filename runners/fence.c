@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "fence.h"
-#include "base/util.h"
+#include "run_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,10 +106,10 @@ static int fence_make(struct fence *f, const char *root, const char *path, char 
 	return 0;
 }
 
-int fence_begin(struct fence *f, const char *dir, struct lower_input *in, char **err)
+int fence_begin(struct fence *f, const char *dir, cordon_lowering *in, char **err)
 {
 	size_t n;
-	struct lower_fence *want = lower_bwrap_fences(in, &n);
+	struct cordon_fence *want = cordon_lowering_fences(in, &n);
 	int rc = 0;
 	memset(f, 0, sizeof(*f));
 	f->reg = -1;
@@ -124,7 +124,7 @@ int fence_begin(struct fence *f, const char *dir, struct lower_input *in, char *
 	}
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if ((rc = fence_make(f, want[i].root, want[i].path, err)) == 0)
-			lower_host_note(in, want[i].path);
+			cordon_lowering_note_host(in, want[i].path);
 	if (f->reg >= 0)
 		flock(f->reg, LOCK_UN);
 	free(want);

@@ -15,7 +15,7 @@
 #ifndef CORDON_FENCE_H
 #define CORDON_FENCE_H
 
-#include "lower/lower.h"
+#include "cordon/lowering.h"
 
 struct fence {
 	int reg;     /* the registry, or -1 */
@@ -23,10 +23,10 @@ struct fence {
 	size_t nheld, held_cap;
 };
 
-/* Make the fences of the plan's input (lower_bwrap_fences), each noted in
- * the input's host facts as the directory it now is.  0, or -1 with *err:
+/* Make the fences of the lowering (cordon_lowering_fences), each noted in
+ * its host facts as the directory it now is.  0, or -1 with *err:
  * the call must not start. */
-int fence_begin(struct fence *f, const char *dir, struct lower_input *in, char **err);
+int fence_begin(struct fence *f, const char *dir, cordon_lowering *in, char **err);
 
 /* The call's sandbox is gone: drop its locks and remove every fence that no
  * other call uses.  Safe on a fence that never began. */

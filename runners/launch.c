@@ -6,8 +6,7 @@
 #include "config.h"
 
 #include "launch.h"
-#include "base/cleanup.h"
-#include "base/util.h"
+#include "run_util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,9 +3,9 @@
 #include "config.h"
 
 #include "run.h"
-#include "base/util.h"
+#include "run_util.h"
 
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,8 +6,7 @@
 #ifdef __linux__
 
 #include "proxy.h"
-#include "decide/eval.h"
-#include "base/util.h"
+#include "run_util.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -87,7 +86,7 @@ static void audit(struct proxy_loop *pl, const char *target, const char *decisio
 	if (!pl->o->audit)
 		return;
 	struct cordon_audit_record rec = {
-		.preset = pl->o->ev->preset->name,
+		.preset = cordon_evaluator_preset(pl->o->ev),
 		.op = "net",
 		.target = target,
 		.decision = decision,
@@ -167,19 +166,6 @@ static void refuse(struct proxy_loop *pl, struct conn *c, int code, const char *
 
 /* ---- deciding ------------------------------------------------------------ */
 
-/* Whether a literal net allow rule at origin names host itself: then an
- * internal address is what the administrator meant. */
-static bool rule_names_host(const cordon_evaluator *ev, const char *origin, const char *host)
-{
-	for (size_t i = 0; origin && i < ev->nrules; i++) {
-		const struct ev_rule *r = &ev->rules[i];
-		if (r->op == IR_NET && r->m.kind == IR_PAT_LITERAL && r->m.anchor &&
-		    strcmp(r->origin, origin) == 0 && strcasecmp(r->m.anchor, host) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* Decide c->host:c->port; on allow, resolve and start connecting. */
 static void start_connect(struct proxy_loop *pl, struct conn *c);
 static void begin_resolve(struct proxy_loop *pl, struct conn *c);
@@ -212,8 +198,9 @@ static void resolved(struct proxy_loop *pl, struct conn *c, int rc, const char *
 		return;
 	}
 	/* Every address the name has is judged: one internal address among
-	 * public ones is how a rebinding name reaches inside. */
-	bool named = rule_names_host(pl->o->ev, c->rule, c->host);
+	 * public ones is how a rebinding name reaches inside.  A literal rule
+	 * that names the host itself means its internal address is meant. */
+	bool named = cordon_evaluator_rule_names_host(pl->o->ev, c->rule, c->host);
 	for (size_t i = 0; i < c->addrs.n && !named; i++) {
 		const char *inner = proxy_addr_internal((struct sockaddr *)&c->addrs.addr[i]);
 		if (!inner)

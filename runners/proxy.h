@@ -22,9 +22,9 @@
 #include <sys/types.h>
 
 #include "cordon.h"
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 
-/* cordon-exec listens on 127.0.0.1:CORDON_EGRESS_PORT (landlock.h). */
+/* cordon-exec listens on 127.0.0.1:CORDON_EGRESS_PORT (cordon/landlock.h). */
 
 /* ---- addresses (proxy_addr.c) -------------------------------------------- */
 

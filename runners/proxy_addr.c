@@ -6,7 +6,7 @@
 #ifdef __linux__
 
 #include "proxy.h"
-#include "base/util.h"
+#include "run_util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

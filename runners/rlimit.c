@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "rlimit.h"
+#include "run_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,18 +10,18 @@
 #include <sys/resource.h>
 
 static const struct {
-	enum ir_limit which;
+	enum cordon_limit_kind which;
 	int resource;
 	const char *name;
 } rlimits[] = {
-	{ IR_LIMIT_PROCESSES, RLIMIT_NPROC, "NPROC" },
-	{ IR_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "NOFILE" },
-	{ IR_LIMIT_FILE_SIZE, RLIMIT_FSIZE, "FSIZE" },
-	{ IR_LIMIT_CPU_TIME, RLIMIT_CPU, "CPU" },
-	{ IR_LIMIT_ADDRESS_SPACE, RLIMIT_AS, "AS" },
+	{ CORDON_LIMIT_PROCESSES, RLIMIT_NPROC, "NPROC" },
+	{ CORDON_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "NOFILE" },
+	{ CORDON_LIMIT_FILE_SIZE, RLIMIT_FSIZE, "FSIZE" },
+	{ CORDON_LIMIT_CPU_TIME, RLIMIT_CPU, "CPU" },
+	{ CORDON_LIMIT_ADDRESS_SPACE, RLIMIT_AS, "AS" },
 };
 
-bool run_rlimit_for(enum ir_limit which, int *resource)
+bool run_rlimit_for(enum cordon_limit_kind which, int *resource)
 {
 	for (size_t i = 0; i < sizeof(rlimits) / sizeof(rlimits[0]); i++)
 		if (rlimits[i].which == which) {

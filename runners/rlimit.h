@@ -4,17 +4,18 @@
 #ifndef CORDON_RLIMIT_H
 #define CORDON_RLIMIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-#include "ir/ir.h"
+#include "cordon/lowering.h"
 
 struct run_rlimit {
 	int resource;             /* RLIMIT_* */
 	unsigned long long value; /* count, bytes or seconds */
 };
 
-/* The rlimit that applies an IR limit; false for memory (a cgroup's). */
-bool run_rlimit_for(enum ir_limit which, int *resource);
+/* The rlimit that applies a limit; false for memory (a cgroup's). */
+bool run_rlimit_for(enum cordon_limit_kind which, int *resource);
 /* "NPROC=512" for the helper, malloc'd. */
 char *run_rlimit_arg(const struct run_rlimit *r);
 /* Parse one; false with *why set on a bad argument. */

@@ -45,12 +45,8 @@ struct cordon_request run_exec_request(const struct run_opts *o);
 void run_refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_effect e,
 		const char *err);
 
-/* The environment the preset lets through: the host's variables its keep
- * names or globs match and no drop pattern does, then what it sets; a
- * malloc'd NULL-terminated vector (run_free_argv).  struct lower_input is
- * lower.h's. */
-struct lower_input;
-char **run_policy_environ(const struct lower_input *in);
+/* Free a malloc'd NULL-terminated vector of malloc'd strings (an argv, or
+ * cordon_lowering_environ's). */
 void run_free_argv(char **v);
 /* Run argv[0] with envp (NULL: this process's environment), its stdout and
  * stderr into one pipe: its exit status (-1 when it could not be run or

@@ -1,8 +1,8 @@
 /* The approval of one call of `cordon run` (run_approval.h). */
 #include "config.h"
 
-#include "base/canon.h"
 #include "run_approval.h"
+#include "run_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,39 +50,39 @@ int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
 		       const cordon_decision *d, struct run_approval *ra)
 {
 	struct cordon_request req = run_exec_request(o);
-	struct exec_approval now;
+	cordon_exec_approval *now = NULL;
 	char *err = NULL, *why;
 	size_t cap = 0;
 
 	memset(ra, 0, sizeof(*ra));
 	req.sandboxed = true;
-	why = exec_approval_describe(ev, &req, d, &now);
+	why = cordon_exec_approval_describe(ev, &req, d, &now);
 	if (o->approval) {
-		if (exec_approval_take(ev->values[CTX_SESSION_DIR], o->approval, &ra->ap, &err) != 0) {
-			exec_approval_clear(&now);
+		if (cordon_exec_approval_take(ev, o->approval, &ra->ap, &err) != 0) {
+			cordon_exec_approval_clear(&now);
 			free(why);
 			return void_approval(o, o->approval, err);
 		}
 		char *diff = why ? xasprintf("approval %s is void: %s", o->approval, why)
-				 : exec_approval_mismatch(&ra->ap, &now, (int64_t)time(NULL));
+				 : cordon_exec_approval_mismatch(ra->ap, now, (int64_t)time(NULL));
 		if (diff) {
-			exec_approval_clear(&now);
-			exec_approval_clear(&ra->ap);
+			cordon_exec_approval_clear(&now);
+			cordon_exec_approval_clear(&ra->ap);
 			free(why);
 			return void_approval(o, o->approval, diff);
 		}
-		exec_approval_clear(&now);
+		cordon_exec_approval_clear(&now);
 	} else {
 		/* --approved: the host asked the person about this very
 		 * preview, so it is approved now, bound as an approval is. */
 		if (why) {
-			exec_approval_clear(&now);
+			cordon_exec_approval_clear(&now);
 			return void_approval(o, NULL, xasprintf("cannot approve the command: %s", why));
 		}
 		char *seen = o->preview ? cordon_decision_preview_digest(d) : NULL;
 		if (seen && strcmp(seen, o->preview) != 0) {
 			free(seen);
-			exec_approval_clear(&now);
+			cordon_exec_approval_clear(&now);
 			return void_approval(o, NULL,
 					     xstrdup("the preview changed since it was shown (its "
 						     "digest differs from --preview): what was "
@@ -90,35 +90,36 @@ int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
 		}
 		free(seen);
 		ra->ap = now;
-		if (approval_new_id(ra->ap.id, &err) != 0) {
-			exec_approval_clear(&ra->ap);
+		if (cordon_exec_approval_new_id(ra->ap, &err) != 0) {
+			cordon_exec_approval_clear(&ra->ap);
 			return void_approval(o, NULL, err);
 		}
 		audit(o, "exec", request_text(o), "ask", cordon_decision_rule(d),
-		      cordon_decision_reason(d), ra->ap.id, "approval-issued");
+		      cordon_decision_reason(d), cordon_exec_approval_id(ra->ap), "approval-issued");
 	}
 	free(why);
 	ra->active = true;
-	snprintf(ra->origin, sizeof(ra->origin), "approval %s", ra->ap.id);
-	audit(o, "exec", request_text(o), "ask", cordon_decision_rule(d), NULL, ra->ap.id,
-	      "approval-consumed");
-	for (size_t i = 0; i < ra->ap.nops; i++) {
-		const struct exec_approval_op *op = &ra->ap.ops[i];
+	snprintf(ra->origin, sizeof(ra->origin), "approval %s", cordon_exec_approval_id(ra->ap));
+	audit(o, "exec", request_text(o), "ask", cordon_decision_rule(d), NULL,
+	      cordon_exec_approval_id(ra->ap), "approval-consumed");
+	for (size_t i = 0; i < cordon_exec_approval_op_count(ra->ap); i++) {
+		const struct cordon_exec_approval_op *op = cordon_exec_approval_op(ra->ap, i);
 		static const char *const outcomes[] = {
-			[EXEC_GRANT_NONE] = "none",
-			[EXEC_GRANT_FILE] = "granted-file",
-			[EXEC_GRANT_TREE] = "granted-tree",
-			[EXEC_GRANT_RULE] = "rule-satisfied",
-			[EXEC_GRANT_SANDBOX] = "same-sandbox",
+			[CORDON_GRANT_NONE] = "none",
+			[CORDON_GRANT_FILE] = "granted-file",
+			[CORDON_GRANT_TREE] = "granted-tree",
+			[CORDON_GRANT_RULE] = "rule-satisfied",
+			[CORDON_GRANT_SANDBOX] = "same-sandbox",
 		};
-		audit(o, ir_op_names[op->op], op->target, "ask", op->rule, NULL, ra->ap.id,
-		      outcomes[op->grant]);
-		if (op->grant != EXEC_GRANT_FILE && op->grant != EXEC_GRANT_TREE)
+		audit(o, cordon_op_name(op->op), op->target, "ask", op->rule, NULL,
+		      cordon_exec_approval_id(ra->ap), outcomes[op->grant]);
+		if (op->grant != CORDON_GRANT_FILE && op->grant != CORDON_GRANT_TREE)
 			continue;
-		struct lower_grant g = { op->target, op->grant == EXEC_GRANT_TREE, ra->origin };
+		struct cordon_path_grant g = { op->target, op->grant == CORDON_GRANT_TREE, ra->origin };
 		VEC_PUSH(ra->grants, ra->ngrants, cap, g);
-		fprintf(stderr, "cordon: approval %s: %s%s is writable for this call\n", ra->ap.id,
-			op->target, g.tree ? " and everything below it" : "");
+		fprintf(stderr, "cordon: approval %s: %s%s is writable for this call\n",
+			cordon_exec_approval_id(ra->ap), op->target,
+			g.tree ? " and everything below it" : "");
 	}
 	return 0;
 }
@@ -126,7 +127,7 @@ int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
 int run_approval_prepare(struct run_approval *ra, char **err)
 {
 	for (size_t i = 0; i < ra->ngrants; i++) {
-		const struct lower_grant *g = &ra->grants[i];
+		const struct cordon_path_grant *g = &ra->grants[i];
 		struct stat st;
 		int r = lstat(g->path, &st);
 		if (r != 0 && errno != ENOENT) {
@@ -148,7 +149,7 @@ int run_approval_prepare(struct run_approval *ra, char **err)
 				return -1;
 			}
 		}
-		char *why = NULL, *real = canon_path(g->path, strlen(g->path), NULL, &why);
+		char *why = NULL, *real = cordon_path_resolve(g->path, &why);
 		bool moved = !real || strcmp(real, g->path) != 0;
 		free(real);
 		free(why);
@@ -170,7 +171,7 @@ int run_approval_prepare(struct run_approval *ra, char **err)
 void run_approval_end(struct run_approval *ra)
 {
 	free(ra->grants);
-	exec_approval_clear(&ra->ap);
+	cordon_exec_approval_clear(&ra->ap);
 	memset(ra, 0, sizeof(*ra));
 }
 
@@ -189,11 +190,11 @@ static void call_options(const struct run_opts *o, struct strbuf *sb)
 	}
 	sb_adds(sb, " --preset");
 	add_word(sb, o->preset);
-	for (int v = 0; v < CTX_COUNT; v++) {
-		const char *value = cordon_context_get(o->ctx, ir_ctx_var_names[v]);
-		if (v == CTX_TMP || !value)
+	for (size_t v = 0; cordon_context_name(v); v++) {
+		const char *name = cordon_context_name(v), *value = cordon_context_get(o->ctx, name);
+		if (strcmp(name, "tmp") == 0 || !value)
 			continue;
-		char *kv = xasprintf("%s=%s", ir_ctx_var_names[v], value);
+		char *kv = xasprintf("%s=%s", name, value);
 		sb_adds(sb, " --context");
 		add_word(sb, kv);
 		free(kv);

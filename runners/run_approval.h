@@ -5,16 +5,16 @@
 #ifndef CORDON_RUN_APPROVAL_H
 #define CORDON_RUN_APPROVAL_H
 
-#include "host/approval_exec.h"
-#include "lower/lower.h"
+#include "cordon/approval.h"
+#include "cordon/lowering.h"
 #include "run.h"
 
 struct run_approval {
 	bool active;
-	struct exec_approval ap;
-	struct lower_grant *grants;
+	cordon_exec_approval *ap;
+	struct cordon_path_grant *grants;
 	size_t ngrants;
-	char origin[APPROVAL_ID_LEN + 16]; /* "approval ID", the grants' origin */
+	char origin[CORDON_APPROVAL_ID_LEN + 16]; /* "approval ID", the grants' origin */
 };
 
 /* Does the call use an approval, given its first decision? */

@@ -33,12 +33,10 @@ void run_refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_
 	if (!d || cordon_decision_operation_count(d) == 0)
 		return;
 	/* What a person needs to decide: every operation, and how to say yes. */
-	struct strbuf sb;
-	sb_init(&sb);
-	exec_preview(d, &sb);
+	char *preview = cordon_exec_preview(d);
 	fprintf(stderr, "cordon: the preview (what the command will do, as the policy decides it):\n%s",
-		sb.buf);
-	sb_free(&sb);
+		preview);
+	free(preview);
 	if (e == CORDON_ASK)
 		run_approval_hint(o);
 	else

@@ -1,30 +1,15 @@
-/* What the runners share about the call's surroundings: the environment
- * the preset's policy lets through, and a program run to see what it says
- * (the probes). */
+/* What the runners share about the call's surroundings: a program run to
+ * see what it says (the probes). */
 #include "config.h"
 
-#include "lower/lower.h"
 #include "run.h"
-#include "base/util.h"
+#include "run_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-char **run_policy_environ(const struct lower_input *in)
-{
-	char **v = NULL;
-	size_t n = 0, cap = 0;
-	/* The snapshot holds exactly the host's variables that pass. */
-	for (size_t i = 0; i < in->host.nenv; i++)
-		VEC_PUSH(v, n, cap, xstrdup(in->host.env[i]));
-	for (size_t i = 0; i < in->nset; i++)
-		VEC_PUSH(v, n, cap, xasprintf("%s=%s", in->set[i].name, in->set[i].value));
-	VEC_PUSH(v, n, cap, NULL);
-	return v;
-}
 
 void run_free_argv(char **v)
 {

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "run_limits.h"
+#include "run_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -247,11 +248,11 @@ static bool cgroup_v1(struct run_limits *lim, const char *ctrl, const char *file
 	return done;
 }
 
-int run_limits_prepare(const struct lower_input *in, bool sandboxed, struct run_limits *lim,
+int run_limits_prepare(const cordon_lowering *in, bool sandboxed, struct run_limits *lim,
 		       char **err)
 {
-	const struct lower_limit *pids = lower_limit_find(in, IR_LIMIT_PROCESSES);
-	const struct lower_limit *mem = lower_limit_find(in, IR_LIMIT_MEMORY);
+	const struct cordon_limit *pids = cordon_lowering_limit_find(in, CORDON_LIMIT_PROCESSES);
+	const struct cordon_limit *mem = cordon_lowering_limit_find(in, CORDON_LIMIT_MEMORY);
 	char pids_text[32], mem_text[32];
 	bool have_pids = false, have_mem = false;
 
@@ -259,9 +260,10 @@ int run_limits_prepare(const struct lower_input *in, bool sandboxed, struct run_
 	for (size_t i = 0; i < RUN_CGROUP_MAX; i++)
 		lim->procs[i] = -1;
 	/* Inside a sandbox cordon-exec sets them; without one, the child does. */
-	for (size_t i = 0; !sandboxed && i < in->nlimits; i++) {
-		struct run_rlimit r = { 0, in->limits[i].value };
-		if (run_rlimit_for(in->limits[i].which, &r.resource))
+	const struct cordon_limit *l;
+	for (size_t i = 0; !sandboxed && (l = cordon_lowering_limit(in, i)); i++) {
+		struct run_rlimit r = { 0, l->value };
+		if (run_rlimit_for(l->which, &r.resource))
 			lim->rl[lim->nrl++] = r;
 	}
 	if (!pids && !mem)
@@ -320,11 +322,12 @@ const char *run_limits_probe(void)
 	return what;
 }
 
-void run_limits_helper_args(const struct lower_input *in, char ***v, size_t *n, size_t *cap)
+void run_limits_helper_args(const cordon_lowering *in, char ***v, size_t *n, size_t *cap)
 {
-	for (size_t i = 0; i < in->nlimits; i++) {
-		struct run_rlimit r = { 0, in->limits[i].value };
-		if (!run_rlimit_for(in->limits[i].which, &r.resource))
+	const struct cordon_limit *l;
+	for (size_t i = 0; (l = cordon_lowering_limit(in, i)); i++) {
+		struct run_rlimit r = { 0, l->value };
+		if (!run_rlimit_for(l->which, &r.resource))
 			continue;
 		VEC_PUSH(*v, *n, *cap, xstrdup("--rlimit"));
 		VEC_PUSH(*v, *n, *cap, run_rlimit_arg(&r));

@@ -6,7 +6,7 @@
 #ifndef CORDON_RUN_LIMITS_H
 #define CORDON_RUN_LIMITS_H
 
-#include "lower/lower.h"
+#include "cordon/lowering.h"
 #include "rlimit.h"
 #include "run.h"
 
@@ -16,16 +16,16 @@ struct run_limits {
 	char *cgroup[RUN_CGROUP_MAX]; /* the per-call cgroup directories */
 	int procs[RUN_CGROUP_MAX];    /* their cgroup.procs, open for writing */
 	size_t ncgroups;
-	struct run_rlimit rl[IR_LIMIT_COUNT]; /* for the child of an unsandboxed run */
+	struct run_rlimit rl[CORDON_LIMIT_COUNT]; /* for the child of an unsandboxed run */
 	size_t nrl;
 };
 
 /* Decide how each limit of the plan is applied and make the cgroup:
  * -1 with *err when a limit that is not best_effort cannot be. */
-int run_limits_prepare(const struct lower_input *in, bool sandboxed, struct run_limits *lim,
+int run_limits_prepare(const cordon_lowering *in, bool sandboxed, struct run_limits *lim,
 		       char **err);
 /* cordon-exec's --rlimit arguments, pushed onto an argument vector. */
-void run_limits_helper_args(const struct lower_input *in, char ***v, size_t *n, size_t *cap);
+void run_limits_helper_args(const cordon_lowering *in, char ***v, size_t *n, size_t *cap);
 /* In the launched child, before exec: join the cgroup, set the rlimits of
  * an unsandboxed run.  -1 after printing why. */
 int run_limits_enter(const struct run_limits *lim);

@@ -8,13 +8,11 @@
 #include "fence.h"
 #include "launch.h"
 #include "proxy.h"
-#include "lower/lower.h"
+#include "cordon/lowering.h"
 #include "run.h"
 #include "run_approval.h"
 #include "run_limits.h"
-#include "run_links.h"
-#include "base/cleanup.h"
-#include "base/util.h"
+#include "run_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +32,7 @@
 #include <unistd.h>
 
 #include "build-id.h"
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 
 #include <linux/keyctl.h>
 
@@ -181,19 +179,20 @@ static const char *runner_dir(char *const *roots, size_t n, const char *workspac
 /* What file masks are bound from: an empty file, read-only, beside the
  * private temp dir (so inside the runner dir the sandbox never sees); and
  * the matches of glob and regex read denies, looked up now. */
-static int prepare_masks(struct lower_input *in, bool *made, char **err)
+static int prepare_masks(cordon_lowering *in, bool *made, char **err)
 {
-	if (in->mask_file) {
-		int fd = open(in->mask_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	const char *mask_file = cordon_lowering_mask_file(in);
+	if (mask_file) {
+		int fd = open(mask_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
 		if (fd < 0) {
-			*err = xasprintf("cannot make the mask file %s: %s", in->mask_file,
+			*err = xasprintf("cannot make the mask file %s: %s", mask_file,
 					 strerror(errno));
 			return -1;
 		}
 		close(fd);
 		*made = true;
 	}
-	return lower_expand_masks(in, &lower_mask_default_bounds, err);
+	return cordon_lowering_expand_masks(in, err);
 }
 
 /* ---- launching ----------------------------------------------------------- */
@@ -299,7 +298,7 @@ static double now(void)
 
 /* Build argv for the launch. */
 static char **launch_argv(const char *bwrap, const char *helper, char *const *roots,
-			  size_t nroots, const struct lower_input *in, const struct run_opts *o,
+			  size_t nroots, const cordon_lowering *in, const struct run_opts *o,
 			  bool sandboxed)
 {
 	char **v = NULL;
@@ -320,14 +319,14 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 		 * empty tmpfs (a mount point, which cannot be renamed away), then
 		 * this call's own temp dir bound back into its place. */
 		for (size_t i = 0; i < nroots; i++) {
-			if (!private_dir(roots[i]) || !lower_bwrap_shows(in, roots[i]))
+			if (!private_dir(roots[i]) || !cordon_lowering_shows(in, roots[i]))
 				continue;
 			ARG("--tmpfs");
 			ARG(roots[i]);
 		}
 		ARG("--bind");
-		ARG(in->tmp);
-		ARG(in->tmp);
+		ARG(cordon_lowering_tmp(in));
+		ARG(cordon_lowering_tmp(in));
 		/* The helper must be visible whatever the plan reads. */
 		ARG("--ro-bind");
 		ARG(helper);
@@ -339,7 +338,7 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 		ARG("--status-fd");
 		ARG("6");
 		/* The same ruleset `cordon compile --emit landlock` shows. */
-		unsigned flags = lower_landlock_flags(in);
+		unsigned flags = cordon_lowering_landlock_flags(in);
 		if (flags & CORDON_LANDLOCK_DENY_TCP)
 			ARG("--deny-tcp");
 		if (flags & CORDON_LANDLOCK_SCOPE_UNIX)
@@ -350,7 +349,7 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 			ARG("7");
 		}
 		size_t nwroots = 0;
-		const char **wroots = lower_landlock_roots(in, &nwroots);
+		const char **wroots = cordon_lowering_landlock_roots(in, &nwroots);
 		for (size_t i = 0; i < nwroots; i++) {
 			ARG("--root");
 			ARG(wroots[i]);
@@ -374,9 +373,9 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 
 /* A preset that allows some host gets the call's own egress proxy. */
 static int egress_begin(struct proxy *px, const struct run_opts *o, const cordon_evaluator *ev,
-			const struct lower_input *in, char **err)
+			const cordon_lowering *in, char **err)
 {
-	if (!(lower_landlock_flags(in) & CORDON_LANDLOCK_EGRESS))
+	if (!(cordon_lowering_landlock_flags(in) & CORDON_LANDLOCK_EGRESS))
 		return 0;
 	struct proxy_opts po = {
 		.ev = ev,
@@ -406,8 +405,8 @@ struct call {
 	char *tmp;            /* the call's private temp dir */
 	char *helper;
 	const char *bwrap;
-	bool sandboxed, recheck, mask_made, have_in;
-	struct lower_input in;
+	bool sandboxed, recheck, mask_made;
+	cordon_lowering *in;
 	struct run_approval ra;
 	struct run_limits lim;
 	struct fence fence;
@@ -458,7 +457,7 @@ static int call_decide(struct call *c)
 		return RUN_DENIED;
 	}
 	c->outcome = "sandbox-unavailable";
-	c->sandboxed = c->ev->preset->sandbox == IR_SANDBOX_REQUIRED;
+	c->sandboxed = cordon_evaluator_sandboxed(c->ev);
 	return 0;
 }
 
@@ -503,10 +502,9 @@ static int call_fork(struct call *c)
 {
 	if (!c->sandboxed)
 		return 0;
-	struct lower_input li = { 0 };
-	lower_limits_build(c->ev, &li);
-	int r = run_limits_prepare(&li, true, &c->lim, &c->err);
-	lower_limits_free(&li);
+	cordon_lowering *li = cordon_lowering_limits_new(c->ev);
+	int r = run_limits_prepare(li, true, &c->lim, &c->err);
+	cordon_lowering_free(li);
 	if (r != 0)
 		return unavailable("%s", c->err);
 	if (launch_fork(&c->l, NULL, true, call_captures(c->o), NULL, &c->lim) != 0)
@@ -570,11 +568,10 @@ static int call_approval(struct call *c)
  * sandboxed one has them from call_fork). */
 static int call_input(struct call *c)
 {
-	if (lower_input_build_granted(c->ev, c->ra.grants, c->ra.ngrants, &c->in, &c->err) != 0)
+	if (!(c->in = cordon_lowering_new(c->ev, c->ra.grants, c->ra.ngrants, &c->err)))
 		return unavailable("%s", c->err);
-	c->have_in = true;
-	lower_host_read(&c->in);
-	if (!c->sandboxed && run_limits_prepare(&c->in, false, &c->lim, &c->err) != 0)
+	cordon_lowering_read_host(c->in);
+	if (!c->sandboxed && run_limits_prepare(c->in, false, &c->lim, &c->err) != 0)
 		return unavailable("%s", c->err);
 	return 0;
 }
@@ -583,22 +580,22 @@ static int call_input(struct call *c)
 static int call_plan(struct call *c)
 {
 	if (!c->sandboxed) {
-		c->envp = run_policy_environ(&c->in);
+		c->envp = cordon_lowering_environ(c->in);
 		return 0;
 	}
 	/* Missing protected paths become fences before the plan is made, so
 	 * that it binds them like paths that exist. */
-	if (fence_begin(&c->fence, c->dir, &c->in, &c->err) != 0)
+	if (fence_begin(&c->fence, c->dir, c->in, &c->err) != 0)
 		return unavailable("%s", c->err);
 	struct cordon_plan plan = { 0 };
 	AUTO_FREE char *args = NULL, *bpf = NULL;
 	size_t args_len = 0, bpf_len = 0;
-	if (prepare_masks(&c->in, &c->mask_made, &c->err) != 0 ||
-	    (c->o->check_links && run_links_check(&c->in, &c->err) != 0) ||
-	    lower_bwrap_plan(&c->in, &plan, &c->err) != 0 ||
+	if (prepare_masks(c->in, &c->mask_made, &c->err) != 0 ||
+	    (c->o->check_links && cordon_lowering_check_links(c->in, &c->err) != 0) ||
+	    cordon_lowering_plan(c->in, &plan, &c->err) != 0 ||
 	    /* The filter reads only the input's network and unix terms, which
 	     * fences and masks leave as they are: one input for both. */
-	    !(bpf = lower_seccomp_bpf(&c->in, &bpf_len, &c->err))) {
+	    !(bpf = cordon_lowering_seccomp_bpf(c->in, &bpf_len, &c->err))) {
 		cordon_plan_free(&plan);
 		return unavailable("%s", c->err);
 	}
@@ -635,10 +632,11 @@ static int call_supervise(struct call *c)
 	struct launch *l = &c->l;
 	bool started = false, layers = false, timed_out = false;
 	int status, wstatus = 0;
-	if (c->sandboxed && egress_begin(&c->px, o, c->ev, &c->in, &c->err) != 0)
+	if (c->sandboxed && egress_begin(&c->px, o, c->ev, c->in, &c->err) != 0)
 		return unavailable("egress proxy: %s", c->err);
 	if (!c->sandboxed &&
-	    launch_fork(l, c->envp, false, call_captures(o), c->in.cwd, &c->lim) != 0)
+	    launch_fork(l, c->envp, false, call_captures(o), cordon_lowering_cwd(c->in),
+			&c->lim) != 0)
 		return unavailable("cannot launch: %s", strerror(errno));
 	int go_fds[LAUNCH_GO_FDS] = { c->fds[0], c->fds[1], c->px.sandbox_fd };
 	launch_go(l, c->argv, c->sandboxed ? go_fds : NULL);
@@ -757,7 +755,7 @@ reaped:
 static int call_launch(struct call *c)
 {
 	struct sigaction sa, old_int, old_term;
-	c->argv = launch_argv(c->bwrap, c->helper, c->roots, c->nroots, &c->in, c->o, c->sandboxed);
+	c->argv = launch_argv(c->bwrap, c->helper, c->roots, c->nroots, c->in, c->o, c->sandboxed);
 	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		return unavailable("pipe: %s", strerror(errno));
 	memset(&sa, 0, sizeof(sa));
@@ -789,7 +787,7 @@ static void call_audit(struct call *c)
 	rec.args = (const char *const *)o->argv;
 	rec.nargs = nargs;
 	if (c->ra.active)
-		rec.approval = c->ra.ap.id;
+		rec.approval = cordon_exec_approval_id(c->ra.ap);
 	if (cordon_audit_append(o->audit, &rec, &aerr) != 0)
 		fprintf(stderr, "cordon: %s\n", aerr);
 }
@@ -820,10 +818,9 @@ static void call_end(struct call *c)
 	run_limits_release(&c->lim);
 	cleanup_tmpdir(&c->tmp);
 	if (c->mask_made)
-		unlink(c->in.mask_file);
+		unlink(cordon_lowering_mask_file(c->in));
 	fence_end(&c->fence); /* the sandbox is gone: nothing relies on them now */
-	if (c->have_in)
-		lower_input_free(&c->in);
+	cordon_lowering_free(c->in);
 	run_free_argv(c->argv);
 	run_free_argv(c->envp);
 	for (size_t i = 0; i < c->nroots; i++)

@@ -20,11 +20,10 @@
 #ifdef __APPLE__
 #include "config.h"
 
-#include "lower/lower.h"
+#include "cordon/lowering.h"
 #include "rlimit.h"
 #include "run.h"
-#include "base/cleanup.h"
-#include "base/util.h"
+#include "run_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,9 +44,9 @@ static const char true_bin[] = "/usr/bin/true";
  * sandbox-exec (macOS counts RLIMIT_NPROC over all of the user's
  * processes); memory has no cgroup to go to, so a memory limit that is not
  * best_effort stops the call.  -1 after printing why. */
-static int macos_limits_check(const struct lower_input *in)
+static int macos_limits_check(const cordon_lowering *in)
 {
-	const struct lower_limit *mem = lower_limit_find(in, IR_LIMIT_MEMORY);
+	const struct cordon_limit *mem = cordon_lowering_limit_find(in, CORDON_LIMIT_MEMORY);
 	if (mem && !mem->best_effort) {
 		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s: the memory limit needs a cgroup, "
 				"which macOS does not have; write 'memory ... best_effort;' to run "
@@ -58,11 +57,12 @@ static int macos_limits_check(const struct lower_input *in)
 	return 0;
 }
 
-static void macos_limits_apply(const struct lower_input *in)
+static void macos_limits_apply(const cordon_lowering *in)
 {
-	for (size_t i = 0; i < in->nlimits; i++) {
-		struct run_rlimit r = { 0, in->limits[i].value };
-		if (run_rlimit_for(in->limits[i].which, &r.resource) && run_rlimit_apply(&r) != 0) {
+	const struct cordon_limit *l;
+	for (size_t i = 0; (l = cordon_lowering_limit(in, i)); i++) {
+		struct run_rlimit r = { 0, l->value };
+		if (run_rlimit_for(l->which, &r.resource) && run_rlimit_apply(&r) != 0) {
 			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: setrlimit: %s\n", strerror(errno));
 			_exit(RUN_UNAVAILABLE);
 		}
@@ -173,8 +173,7 @@ static double now_seconds(void)
 int run_command(const struct run_opts *o)
 {
 	cordon_evaluator *ev = NULL;
-	struct lower_input in;
-	bool have_in = false;
+	cordon_lowering *in = NULL;
 	char *err = NULL, *profile = NULL, *tmp = NULL;
 	char **envp = NULL;
 	size_t len;
@@ -224,21 +223,20 @@ int run_command(const struct run_opts *o)
 		}
 		cordon_decision_free(d);
 	}
-	bool sandboxed = ev->preset->sandbox == IR_SANDBOX_REQUIRED;
+	bool sandboxed = cordon_evaluator_sandboxed(ev);
 	if (sandboxed && access(sandbox_exec, X_OK) != 0) {
 		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s is missing\n", sandbox_exec);
 		goto out;
 	}
 	/* One lowering input for the profile, the limits and the environment,
 	 * with the host read once for it. */
-	if (lower_input_build(ev, &in, &err) != 0) {
+	if (!(in = cordon_lowering_new(ev, NULL, 0, &err))) {
 		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
 		goto out;
 	}
-	have_in = true;
-	lower_host_read(&in);
+	cordon_lowering_read_host(in);
 	if (sandboxed) {
-		if (!(profile = lower_sbpl(&in, &len, &err))) {
+		if (!(profile = cordon_lowering_sbpl(in, &len, &err))) {
 			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
 			goto out;
 		}
@@ -247,9 +245,9 @@ int run_command(const struct run_opts *o)
 			goto out;
 		}
 	}
-	if (macos_limits_check(&in) != 0)
+	if (macos_limits_check(in) != 0)
 		goto out;
-	envp = run_policy_environ(&in);
+	envp = cordon_lowering_environ(in);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: fork: %s\n", strerror(errno));
@@ -257,7 +255,7 @@ int run_command(const struct run_opts *o)
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
-		macos_limits_apply(&in);
+		macos_limits_apply(in);
 		size_t n = 0;
 		while (o->argv[n])
 			n++;
@@ -311,8 +309,7 @@ int run_command(const struct run_opts *o)
 out:
 	if (tmp)
 		remove_tree(tmp);
-	if (have_in)
-		lower_input_free(&in);
+	cordon_lowering_free(in);
 	run_free_argv(envp);
 	free(tmp);
 	free(profile);

@@ -55,6 +55,17 @@ tools_hdr=$(find_one '*/include/cordon_tools.h')
 grep '^#include' "$tools_hdr" | grep -v '<std[a-z]*\.h>' | grep -v '^#include "cordon\.h"$' > "$tmpdir/includes"
 ok $(($(wc -l < "$tmpdir/includes") != 0)) "cordon_tools.h includes only standard headers and cordon.h"
 diag < "$tmpdir/includes"
+# So does each header of include/cordon/ (the typed plan, the runner's doors).
+for h in "$srcdir"/include/cordon/*.h; do
+	name=cordon/${h##*/}
+	inst=$(find_one "*/include/$name")
+	[ -n "$inst" ]
+	ok $? "installed: $name"
+	grep '^#include' "$inst" | grep -v '<std[a-z]*\.h>' |
+		grep -v '^#include "cordon\.h"$' | grep -v '^#include "cordon/[a-z_]*\.h"$' > "$tmpdir/includes"
+	ok $(($(wc -l < "$tmpdir/includes") != 0)) "$name includes only standard headers and public ones"
+	diag < "$tmpdir/includes"
+done
 
 # A program of an agent host, linked through pkg-config.
 share=$(dirname "$(find_one '*/share/cordon/default.cordon')")
@@ -87,6 +98,14 @@ else
 	$CORDON_TEST_CC $CORDON_TEST_CFLAGS -std=c11 -Wall -Wextra -Werror $cflags -o "$tmpdir/use-cordon-tools" \
 		"$srcdir/tests/host/use-cordon-tools.c" $libs > "$tmpdir/cc.log" 2>&1
 	ok $? "a program of the tools' API (cordon_tools.h) compiles and links the same way"
+	diag < "$tmpdir/cc.log"
+	for h in "$srcdir"/include/cordon/*.h; do
+		printf '#include <cordon/%s>\n' "${h##*/}"
+	done > "$tmpdir/use-headers.c"
+	# shellcheck disable=SC2086
+	$CORDON_TEST_CC $CORDON_TEST_CFLAGS -std=c11 -Wall -Wextra -Werror $cflags -fsyntax-only \
+		"$tmpdir/use-headers.c" > "$tmpdir/cc.log" 2>&1
+	ok $? "the installed headers of cordon/ compile with \$(pkg-config --cflags cordon) alone"
 	diag < "$tmpdir/cc.log"
 	unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 

@@ -1,6 +1,6 @@
 /* A bounded walk of a directory tree on the host, for what a call must
  * look up when it starts (host_masks.c: the matches of glob read denies;
- * runners/links.c: files with more than one name).  Symlinks are never
+ * host_links.c: files with more than one name).  Symlinks are never
  * followed.  The bounds hold over every root of one walk; a bound that is
  * hit stops it, and the caller must then stop the call rather than act on
  * part of the tree. */

@@ -2,7 +2,18 @@
  * and the one spelling dumps and diagnostics use for a value. */
 #include "config.h"
 
+#include "cordon/lowering.h"
 #include "ir.h"
+
+/* The public kinds are these, in this order (cordon/lowering.h). */
+_Static_assert((int)CORDON_LIMIT_PROCESSES == (int)IR_LIMIT_PROCESSES &&
+		       (int)CORDON_LIMIT_OPEN_FILES == (int)IR_LIMIT_OPEN_FILES &&
+		       (int)CORDON_LIMIT_FILE_SIZE == (int)IR_LIMIT_FILE_SIZE &&
+		       (int)CORDON_LIMIT_CPU_TIME == (int)IR_LIMIT_CPU_TIME &&
+		       (int)CORDON_LIMIT_ADDRESS_SPACE == (int)IR_LIMIT_ADDRESS_SPACE &&
+		       (int)CORDON_LIMIT_MEMORY == (int)IR_LIMIT_MEMORY &&
+		       (int)CORDON_LIMIT_COUNT == (int)IR_LIMIT_COUNT,
+	       "enum cordon_limit_kind is enum ir_limit");
 
 const char *const ir_limit_names[IR_LIMIT_COUNT] = {
 	"processes", "open_files", "file_size", "cpu_time", "address_space", "memory",

@@ -5,7 +5,7 @@
  * size the running ABI understands. */
 #include "config.h"
 
-#include "landlock.h"
+#include "cordon/landlock.h"
 #include "base/util.h"
 
 #include <errno.h>

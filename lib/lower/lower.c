@@ -134,7 +134,7 @@ static bool bad_path(const char *s)
 
 /* Is path exactly an approved one?  The ask rule on it is what the
  * approval answered. */
-static bool granted_exactly(const struct lower_grant *g, size_t n, const char *path)
+static bool granted_exactly(const struct cordon_path_grant *g, size_t n, const char *path)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(g[i].path, path) == 0)
@@ -147,7 +147,7 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 	return lower_input_build_granted(ev, NULL, 0, in, err);
 }
 
-int lower_input_build_granted(const cordon_evaluator *ev, const struct lower_grant *grants,
+int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_path_grant *grants,
 			      size_t ngrants, struct lower_input *in, char **err)
 {
 	const struct ir_preset *p = ev->preset;

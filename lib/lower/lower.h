@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "cordon/lowering.h"
 #include "cordon/plan.h"
 #include "decide/eval.h"
 
@@ -52,14 +53,6 @@ struct lower_env_var {
 	char *origin;        /* "file:line:col" of the set */
 };
 
-/* A resource limit to apply (unlimited ones are not listed). */
-struct lower_limit {
-	enum ir_limit which;
-	unsigned long long value; /* count, bytes or seconds (ir_limit_units) */
-	bool best_effort;
-	char *origin;        /* "file:line:col" of the limit */
-};
-
 /* A root's path as its rule wrote it: the symlinks along it are read
  * with the host (lower_host_read). */
 struct lower_link_source {
@@ -89,6 +82,8 @@ struct lower_host {
 	size_t nfacts, facts_cap;
 	struct lower_link *links; /* the links roots are reached through, in the order found */
 	size_t nlinks, links_cap;
+	int landlock_abi;    /* the running kernel's (cordon_landlock_abi) */
+	char *landlock_abi_shown; /* $CORDON_LANDLOCK_ABI: the ABI to show instead, or NULL */
 };
 
 struct lower_input {
@@ -111,7 +106,7 @@ struct lower_input {
 	struct lower_env_var *set;
 	size_t nset, set_cap;
 	const char *workspace, *cwd, *tmp;
-	struct lower_limit limits[IR_LIMIT_COUNT]; /* in ir_limit order */
+	struct cordon_limit limits[IR_LIMIT_COUNT]; /* in ir_limit order */
 	size_t nlimits;
 	/* The empty read-only regular file a file mask is bound from:
 	 * "${tmp}.mask", beside the private temp dir and outside the
@@ -120,21 +115,19 @@ struct lower_input {
 	struct lower_host host; /* lower_host_read's snapshot */
 };
 
-/* A path an approved call may write (approval_exec.h): exactly the file,
- * or the directory and everything below it. */
-struct lower_grant {
-	const char *path; /* canonical */
-	bool tree;
-	const char *origin; /* "approval ID" */
+/* The public handle of a lowering (cordon/lowering.h, lowering_api.c). */
+struct cordon_lowering {
+	struct lower_input in;
 };
 
 /* Build the input of the lowerings.  Every directory context variable the
  * plan needs must have a value, and paths that would break a profile or an
  * argument vector (a newline, a NUL) are refused: -1 with *err. */
 int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char **err);
-/* The same for one approved call: each grant is a write root too, with
- * the protections and denies inside it taken back as in any other. */
-int lower_input_build_granted(const cordon_evaluator *ev, const struct lower_grant *grants,
+/* The same for one approved call (struct cordon_path_grant: cordon/lowering.h):
+ * each grant is a write root too, with the protections and denies inside it
+ * taken back as in any other. */
+int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_path_grant *grants,
 			      size_t ngrants, struct lower_input *in, char **err);
 void lower_input_free(struct lower_input *in);
 
@@ -142,7 +135,7 @@ void lower_input_free(struct lower_input *in);
  * for a key or NULL, and the "limits" member of the bwrap plan's JSON. */
 void lower_limits_build(const cordon_evaluator *ev, struct lower_input *in);
 void lower_limits_free(struct lower_input *in);
-const struct lower_limit *lower_limit_find(const struct lower_input *in, enum ir_limit which);
+const struct cordon_limit *lower_limit_find(const struct lower_input *in, enum ir_limit which);
 void lower_limits_json(const struct lower_input *in, struct strbuf *sb);
 /* Add masks found on the host (host_masks.c) and keep the paths sorted.
  * The paths are taken over. */
@@ -215,16 +208,10 @@ int lower_bwrap_plan(const struct lower_input *in, struct cordon_plan *pl, char 
 void plan_push(struct cordon_plan *pl, enum cordon_plan_kind kind, const char *path,
 	       const char *source, const char *origin, char *note);
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
-/* The paths `cordon run` fences for the call (see lower_bwrap.c): each a
- * path below the write root `root` that keeps writes out and is either a
- * directory (to hold while the call runs) or missing (to make an empty
- * directory, with its missing parents).  A malloc'd array of borrowed
+/* The paths `cordon run` fences for the call (struct cordon_fence:
+ * cordon/lowering.h; see lower_bwrap.c).  A malloc'd array of borrowed
  * strings. */
-struct lower_fence {
-	const char *root;
-	const char *path;
-};
-struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n);
+struct cordon_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n);
 /* Whether the mounts planned at or above path leave it writable: the
  * deepest of them decides, as in the mount stack. */
 bool lower_bwrap_writable(const struct lower_input *in, const char *path);
@@ -234,7 +221,7 @@ bool lower_bwrap_shows(const struct lower_input *in, const char *path);
 char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err);
 char *lower_seccomp_bpf(const struct lower_input *in, size_t *len, char **err);
 char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err);
-/* What the runner gives cordon_landlock_apply() (landlock.h) inside the
+/* What the runner gives cordon_landlock_apply() (cordon/landlock.h) inside the
  * sandbox: the write roots and /dev (a malloc'd array of borrowed strings),
  * and its flags. */
 const char **lower_landlock_roots(const struct lower_input *in, size_t *n);

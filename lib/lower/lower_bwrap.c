@@ -5,7 +5,7 @@
  * masks): the same precedence the evaluator applies. */
 #include "config.h"
 
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 #include "lower.h"
 
 #include <errno.h>
@@ -221,9 +221,9 @@ static const char *kept_out_above(const struct lower_input *in, const struct low
 	return NULL;
 }
 
-struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
+struct cordon_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
 {
-	struct lower_fence *f = NULL;
+	struct cordon_fence *f = NULL;
 	size_t cap = 0;
 	*n = 0;
 	if (!in->restricted)
@@ -235,7 +235,7 @@ struct lower_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
 		bool dir = lower_fact_is_dir(in, p->path);
 		if (!(dir ? fence_place(in, p) : fenced(in, p)))
 			continue;
-		struct lower_fence x = { root_above(in, in->paths[i].path), in->paths[i].path };
+		struct cordon_fence x = { root_above(in, in->paths[i].path), in->paths[i].path };
 		VEC_PUSH(f, *n, cap, x);
 	}
 	return f;

@@ -1,10 +1,12 @@
 /* The host facts a lowering needs, read at one place: the environment the
- * preset lets through, the symlinks its roots are reached through, and
- * what each path of the plan (and each parent) is on this machine.  The
+ * preset lets through, the symlinks its roots are reached through, what
+ * each path of the plan (and each parent) is on this machine, and the
+ * kernel's Landlock ABI.  The
  * lowerings ask the snapshot, never the file system, so a plan is a
  * function of the policy, the context and these facts alone. */
 #include "config.h"
 
+#include "cordon/landlock.h"
 #include "lower.h"
 
 #include <errno.h>
@@ -174,6 +176,10 @@ void lower_host_read(struct lower_input *in)
 	read_path(h, in->cwd, READ_STAT, false);
 	read_path(h, "/dev", READ_STAT, false);
 	facts_sort(h);
+	h->landlock_abi = cordon_landlock_abi();
+	/* `cordon compile --emit landlock` shows the ruleset of another ABI. */
+	const char *shown = getenv("CORDON_LANDLOCK_ABI");
+	h->landlock_abi_shown = shown && *shown ? xstrdup(shown) : NULL;
 }
 
 void lower_host_note(struct lower_input *in, const char *path)
@@ -204,6 +210,7 @@ void lower_host_free(struct lower_host *h)
 		free(h->links[i].target);
 	}
 	free(h->links);
+	free(h->landlock_abi_shown);
 	memset(h, 0, sizeof(*h));
 }
 

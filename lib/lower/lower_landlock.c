@@ -5,10 +5,11 @@
  * with cordon_landlock_apply(lower_landlock_roots(), lower_landlock_flags()).
  *
  * CORDON_LANDLOCK_ABI=N in the environment shows the ruleset for ABI N
- * instead of the running kernel's (0: a kernel without Landlock). */
+ * instead of the running kernel's (0: a kernel without Landlock); both
+ * are read with the host (lower_host_read). */
 #include "config.h"
 
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 #include "lower.h"
 
 #include <errno.h>
@@ -75,12 +76,12 @@ unsigned lower_landlock_flags(const struct lower_input *in)
 	       (in->unix_allowed ? 0 : CORDON_LANDLOCK_SCOPE_UNIX);
 }
 
-static int pretend_abi(int *abi, bool *pretend, char **err)
+static int pretend_abi(const struct lower_host *h, int *abi, bool *pretend, char **err)
 {
-	const char *s = getenv("CORDON_LANDLOCK_ABI");
-	*pretend = s && *s;
+	const char *s = h->landlock_abi_shown;
+	*pretend = s != NULL;
 	if (!*pretend) {
-		*abi = cordon_landlock_abi();
+		*abi = h->landlock_abi;
 		return 0;
 	}
 	char *end;
@@ -106,7 +107,7 @@ char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err)
 				 in->preset);
 		return NULL;
 	}
-	if (pretend_abi(&kabi, &pretend, err) != 0)
+	if (pretend_abi(&in->host, &kabi, &pretend, err) != 0)
 		return NULL;
 	abi = kabi > CORDON_LANDLOCK_ABI_KNOWN ? CORDON_LANDLOCK_ABI_KNOWN : kabi;
 

@@ -20,8 +20,8 @@ void lower_limits_build(const cordon_evaluator *ev, struct lower_input *in)
 		if (!v->set || v->unlimited)
 			continue;
 		srcmgr_format_loc(&ev->policy->sm, v->origin, where, sizeof(where));
-		in->limits[in->nlimits++] = (struct lower_limit){
-			.which = (enum ir_limit)k,
+		in->limits[in->nlimits++] = (struct cordon_limit){
+			.which = (enum cordon_limit_kind)k,
 			.value = v->value,
 			.best_effort = v->best_effort,
 			.origin = xstrdup(where),
@@ -36,10 +36,10 @@ void lower_limits_free(struct lower_input *in)
 	in->nlimits = 0;
 }
 
-const struct lower_limit *lower_limit_find(const struct lower_input *in, enum ir_limit which)
+const struct cordon_limit *lower_limit_find(const struct lower_input *in, enum ir_limit which)
 {
 	for (size_t i = 0; i < in->nlimits; i++)
-		if (in->limits[i].which == which)
+		if ((int)in->limits[i].which == (int)which)
 			return &in->limits[i];
 	return NULL;
 }
@@ -58,12 +58,12 @@ void lower_limits_json(const struct lower_input *in, struct strbuf *sb)
 {
 	sb_adds(sb, "  \"limits\": [\n");
 	for (size_t i = 0; i < in->nlimits; i++) {
-		const struct lower_limit *l = &in->limits[i];
+		const struct cordon_limit *l = &in->limits[i];
 		struct ir_limit_value v = { .set = true, .value = l->value };
 		struct strbuf text;
 		json_t *o = json_object();
 		sb_init(&text);
-		ir_limit_print(&text, l->which, &v);
+		ir_limit_print(&text, (enum ir_limit)l->which, &v);
 		json_object_set_new(o, "limit", json_string(ir_limit_names[l->which]));
 		json_object_set_new(o, "value", json_integer((json_int_t)l->value));
 		json_object_set_new(o, "text", json_string(text.buf));

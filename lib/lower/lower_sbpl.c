@@ -878,10 +878,10 @@ static void emit_limits(struct strbuf *sb, const struct lower_input *in)
 	sb_adds(sb, "\n; ---- limits: set by the runner (setrlimit) before it starts sandbox-exec;\n"
 		    "; memory has no cgroup here: the call stops unless it is best_effort\n");
 	for (size_t i = 0; i < in->nlimits; i++) {
-		const struct lower_limit *l = &in->limits[i];
+		const struct cordon_limit *l = &in->limits[i];
 		struct ir_limit_value v = { .set = true, .value = l->value };
 		sb_addf(sb, "; %s ", ir_limit_names[l->which]);
-		ir_limit_print(sb, l->which, &v);
+		ir_limit_print(sb, (enum ir_limit)l->which, &v);
 		if (l->best_effort)
 			sb_adds(sb, " best_effort");
 		add_origin(sb, NULL, l->origin);

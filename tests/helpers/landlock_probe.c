@@ -4,7 +4,7 @@
  * kernel has no Landlock, 1 when applying fails. */
 #include "config.h"
 
-#include "kernel/landlock.h"
+#include "cordon/landlock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -116,7 +116,7 @@ int main(void)
 	char f_path[512], tree_path[512];
 	snprintf(f_path, sizeof(f_path), "%s", at("out/f"));
 	snprintf(tree_path, sizeof(tree_path), "%s", at("tree"));
-	struct lower_grant grants[] = {
+	struct cordon_path_grant grants[] = {
 		{ f_path, false, "approval test" },
 		{ tree_path, true, "approval test" },
 	};

@@ -8,12 +8,14 @@
  * without walking the whole filesystem, so this counts the names found
  * under the writable roots that the plan leaves writable: a file with more
  * links than that has a name elsewhere, in a read-only part of a root (a
- * protected .git/config), or in a directory the walk could not list. */
+ * protected .git/config), or in a directory the walk could not list.
+ * `cordon run --check-links` asks it (cordon_lowering_check_links,
+ * cordon/lowering.h). */
 #include "config.h"
 
-#include "host/host_walk.h"
-#include "run_links.h"
 #include "base/util.h"
+#include "host_walk.h"
+#include "lower/lower.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -156,8 +158,9 @@ static bool kernel_fs(const char *path)
 	return path_under(path, "/dev") || path_under(path, "/proc");
 }
 
-int run_links_check(const struct lower_input *in, char **err)
+int cordon_lowering_check_links(const cordon_lowering *l, char **err)
 {
+	const struct lower_input *in = &l->in;
 	struct links_walk w = { 0 };
 	struct host_walk hw = { .max_entries = lower_mask_default_bounds.entries,
 				.max_depth = lower_mask_default_bounds.depth,

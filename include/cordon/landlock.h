@@ -6,13 +6,25 @@
  * Landlock is an allow-list: a right granted on a directory holds for
  * everything below it and cannot be taken back deeper down.  Read-only
  * paths inside a write root (protections) are therefore left to bwrap's
- * read-only binds. */
+ * read-only binds.
+ *
+ * Public: the runner applies the ruleset of a lowering (cordon/lowering.h:
+ * cordon_lowering_landlock_roots and _flags) inside the sandbox, and
+ * libcordon shows the same ruleset in `cordon compile --emit landlock`. */
 #ifndef CORDON_LANDLOCK_H
 #define CORDON_LANDLOCK_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+
+#endif
 
 /* The newest ABI this build knows about; a newer kernel is treated as this. */
 #define CORDON_LANDLOCK_ABI_KNOWN 7
@@ -51,5 +63,9 @@ void cordon_landlock_fs_names(uint64_t mask, char *buf, size_t size);
  * Returns 0 when the ruleset is in force; 1 when the kernel has no Landlock
  * (nothing was applied, *err says why); -1 with *err on any other failure. */
 int cordon_landlock_apply(const char *const *roots, size_t nroots, unsigned flags, char **err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

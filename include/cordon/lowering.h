@@ -1,0 +1,140 @@
+/* The lowering of one call: what a runner launches a command with.
+ *
+ * A lowering is built from an evaluator (its preset with the context
+ * applied) and, for an approved call, the paths the approval makes
+ * writable.  The host is read once into it (cordon_lowering_read_host):
+ * the environment the preset lets through, what each path of the plan is,
+ * the symlinks the roots are reached through, the kernel's Landlock ABI.
+ * Everything asked of it afterwards (the typed plan, the seccomp filter,
+ * the Landlock ruleset, the Seatbelt profile, the environment, the
+ * limits) is computed from that snapshot alone, never from the host, so
+ * that what is checked is what is launched.
+ *
+ * Ownership as in cordon.h: a lowering is the caller's, released with
+ * cordon_lowering_free; the strings its getters return are the lowering's. */
+#ifndef CORDON_LOWERING_H
+#define CORDON_LOWERING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cordon.h"
+#include "cordon/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- resource limits ------------------------------------------------------ */
+
+/* The limits a preset may set, in the order the lowering lists them. */
+enum cordon_limit_kind {
+	CORDON_LIMIT_PROCESSES,
+	CORDON_LIMIT_OPEN_FILES,
+	CORDON_LIMIT_FILE_SIZE,
+	CORDON_LIMIT_CPU_TIME,
+	CORDON_LIMIT_ADDRESS_SPACE,
+	CORDON_LIMIT_MEMORY,
+	CORDON_LIMIT_COUNT
+};
+
+/* A limit to apply (unlimited ones are not listed). */
+struct cordon_limit {
+	enum cordon_limit_kind which;
+	unsigned long long value; /* a count, bytes or seconds */
+	bool best_effort;         /* the call may run where it cannot be applied */
+	char *origin;             /* "file:line:col" of the limit */
+};
+
+/* ---- the lowering --------------------------------------------------------- */
+
+typedef struct cordon_lowering cordon_lowering;
+
+/* A path an approval makes writable for one call: exactly the file, or
+ * the directory and everything below it (cordon/approval.h). */
+struct cordon_path_grant {
+	const char *path;   /* canonical */
+	bool tree;
+	const char *origin; /* "approval ID" */
+};
+
+/* The lowering of the evaluator's preset, each grant a write root too (the
+ * protections and denies inside it taken back as in any other).  Every
+ * directory context variable the plan needs must have a value, and a path
+ * that would break a profile or an argument vector (a newline, a NUL) is
+ * refused: NULL with *err.  The host is not read yet. */
+cordon_lowering *cordon_lowering_new(const cordon_evaluator *ev,
+				     const struct cordon_path_grant *grants, size_t ngrants,
+				     char **err);
+/* A lowering that holds the preset's limits alone: what is known before the
+ * call's temp dir exists.  Never NULL. */
+cordon_lowering *cordon_lowering_limits_new(const cordon_evaluator *ev);
+void cordon_lowering_free(cordon_lowering *l);
+
+/* Read the host facts the lowering needs into its snapshot. */
+void cordon_lowering_read_host(cordon_lowering *l);
+/* Read path and its parents again into the snapshot: the runner made it. */
+void cordon_lowering_note_host(cordon_lowering *l, const char *path);
+/* Add a mask for every path below the readable and writable roots that a
+ * glob or regex read deny or ask matches, looked up on the host now within
+ * fixed bounds.  A bound that is hit is an error (-1, *err naming the rule,
+ * the root and the bound): the call must not start with a rule half
+ * enforced. */
+int cordon_lowering_expand_masks(cordon_lowering *l, char **err);
+/* `cordon run --check-links`: walk the writable roots (within the same
+ * bounds) for regular files that have more names than the walk found
+ * writable: a write through one would change a file the sandbox may not
+ * write.  0 when there is none; -1 with *err listing them, or saying
+ * which bound stopped the walk. */
+int cordon_lowering_check_links(const cordon_lowering *l, char **err);
+
+/* The context's directories: where the command starts, the call's private
+ * temp dir (NULL without one). */
+const char *cordon_lowering_cwd(const cordon_lowering *l);
+const char *cordon_lowering_tmp(const cordon_lowering *l);
+/* The empty read-only regular file a file mask is bound from ("${tmp}.mask",
+ * outside the sandbox's view), which the runner makes; NULL without a tmp. */
+const char *cordon_lowering_mask_file(const cordon_lowering *l);
+
+/* The typed plan (cordon/plan.h): 0, or -1 with *err. */
+int cordon_lowering_plan(const cordon_lowering *l, struct cordon_plan *plan, char **err);
+/* The seccomp filter as the BPF program bwrap --seccomp reads, and the
+ * Seatbelt profile: malloc'd bytes with *len, or NULL with *err. */
+char *cordon_lowering_seccomp_bpf(const cordon_lowering *l, size_t *len, char **err);
+char *cordon_lowering_sbpl(const cordon_lowering *l, size_t *len, char **err);
+/* What the runner gives cordon_landlock_apply() (cordon/landlock.h) inside
+ * the sandbox: the write roots and /dev (a malloc'd array of strings the
+ * lowering owns), and its flags. */
+const char **cordon_lowering_landlock_roots(const cordon_lowering *l, size_t *n);
+unsigned cordon_lowering_landlock_flags(const cordon_lowering *l);
+/* Whether path is there to see inside the sandbox: the deepest literal path
+ * of the plan at or above it is not hidden. */
+bool cordon_lowering_shows(const cordon_lowering *l, const char *path);
+
+/* A path the runner fences for the call: below the write root `root`, it
+ * keeps writes out and is either a directory (to hold while the call runs)
+ * or missing (to make an empty directory, with its missing parents). */
+struct cordon_fence {
+	const char *root;
+	const char *path;
+};
+/* The fences of the plan: a malloc'd array of strings the lowering owns. */
+struct cordon_fence *cordon_lowering_fences(const cordon_lowering *l, size_t *n);
+
+/* The environment the preset lets through: the host's variables its keep
+ * names or globs match and no drop pattern does, as the snapshot holds
+ * them, then what it sets; a malloc'd NULL-terminated vector of malloc'd
+ * "NAME=VALUE" strings. */
+char **cordon_lowering_environ(const cordon_lowering *l);
+
+/* The i-th limit to apply, in cordon_limit_kind order; NULL past the last. */
+const struct cordon_limit *cordon_lowering_limit(const cordon_lowering *l, size_t i);
+/* The limit of kind which, or NULL when it is unlimited. */
+const struct cordon_limit *cordon_lowering_limit_find(const cordon_lowering *l,
+						      enum cordon_limit_kind which);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
