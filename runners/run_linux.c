@@ -5,6 +5,7 @@
 #ifndef __APPLE__
 #include "config.h"
 
+#include "call_lock.h"
 #include "fence.h"
 #include "launch.h"
 #include "proxy.h"
@@ -404,6 +405,7 @@ struct call {
 	size_t nroots;
 	const char *dir;      /* this user's runner dir, one of roots */
 	char *tmp;            /* the call's private temp dir */
+	int tmp_lock;         /* held while the call runs (call_lock.h) */
 	char *helper;
 	const char *bwrap;
 	bool sandboxed, recheck, mask_made, have_in;
@@ -426,6 +428,7 @@ static void call_init(struct call *c, const struct run_opts *o)
 	c->outcome = "refused";
 	c->nroots = runner_roots(c->roots);
 	c->fds[0] = c->fds[1] = -1;
+	c->tmp_lock = -1;
 	c->lim.procs[0] = c->lim.procs[1] = -1;
 	c->fence.reg = -1;
 	c->px.pid = c->px.sandbox_fd = -1;
@@ -523,11 +526,9 @@ static int call_tmp(struct call *c)
 	if (!(c->dir = runner_dir(c->roots, c->nroots, cordon_context_get(o->ctx, "workspace"),
 				  &c->err)))
 		return unavailable("%s", c->err);
-	AUTO_FREE char *tmp = xasprintf("%s/call-XXXXXX", c->dir);
-	if (!mkdtemp(tmp))
-		return unavailable("cannot make a private temp dir in %s: %s", c->dir,
-				   strerror(errno));
-	c->tmp = steal_pointer(&tmp);
+	const char *what = NULL;
+	if ((c->tmp_lock = call_lock_make(c->dir, &c->tmp, &what)) < 0)
+		return unavailable("%s %s: %s", what, c->dir, strerror(errno));
 	if (cordon_context_set(o->ctx, "tmp", c->tmp, &c->err) != 0 ||
 	    !(c->ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &c->err)))
 		return unavailable("%s", c->err);
@@ -818,9 +819,10 @@ static void call_end(struct call *c)
 	launch_abandon(&c->l); /* before its cgroups go */
 	proxy_stop(&c->px); /* the sandbox is gone: so is its way out */
 	run_limits_release(&c->lim);
-	cleanup_tmpdir(&c->tmp);
 	if (c->mask_made)
 		unlink(c->in.mask_file);
+	call_lock_release(c->tmp, c->tmp_lock);
+	free(c->tmp);
 	fence_end(&c->fence); /* the sandbox is gone: nothing relies on them now */
 	if (c->have_in)
 		lower_input_free(&c->in);
