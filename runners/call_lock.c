@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,21 +67,41 @@ static void sweep_dead(int dfd, const char *dir)
 	free(names);
 }
 
-int call_lock_make(const char *dir, char **tmp, const char **what)
+char *call_lock_name(const char *dir)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		char name[sizeof(r) + 1];
+		struct stat st;
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return NULL;
+		for (size_t i = 0; i < sizeof(r); i++)
+			name[i] = set[r[i] % (sizeof(set) - 1)];
+		name[sizeof(r)] = '\0';
+		char *path = xasprintf("%s/call-%s", dir, name);
+		AUTO_FREE char *lock = xasprintf("%s" LOCK_SUFFIX, path);
+		if (lstat(path, &st) != 0 && errno == ENOENT && lstat(lock, &st) != 0 && errno == ENOENT)
+			return path;
+		free(path);
+	}
+	errno = EEXIST;
+	return NULL;
+}
+
+int call_lock_make(const char *dir, const char *tmp, const char **what)
 {
 	AUTO_FD int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	*tmp = NULL;
 	if (dfd < 0 || flock(dfd, LOCK_EX) != 0) {
 		*what = "cannot open and lock";
 		return -1;
 	}
 	sweep_dead(dfd, dir);
-	AUTO_FREE char *made = xasprintf("%s/call-XXXXXX", dir);
-	if (!mkdtemp(made)) {
+	if (mkdir(tmp, 0700) != 0) {
 		*what = "cannot make a private temp dir in";
 		return -1;
 	}
-	AUTO_FREE char *lock = xasprintf("%s" LOCK_SUFFIX, made);
+	AUTO_FREE char *lock = xasprintf("%s" LOCK_SUFFIX, tmp);
 	int fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		int e = errno;
@@ -88,12 +109,11 @@ int call_lock_make(const char *dir, char **tmp, const char **what)
 			close(fd);
 			unlink(lock);
 		}
-		rmdir(made);
+		rmdir(tmp);
 		errno = e;
 		*what = "cannot lock a private temp dir in";
 		return -1;
 	}
-	*tmp = steal_pointer(&made);
 	return fd; /* the lock on dir goes with dfd */
 }
 

@@ -11,12 +11,16 @@
 #ifndef CORDON_CALL_LOCK_H
 #define CORDON_CALL_LOCK_H
 
+/* A name for a call's temp dir in the runner dir dir, DIR/call-XXXXXX
+ * (random), that nothing has there now; malloc'd, or NULL with errno. */
+char *call_lock_name(const char *dir);
+
 /* In the runner dir dir (this user's, private): remove what dead calls
- * left, then make this call's temp dir and its held lock.  *tmp is the
- * temp dir (malloc'd) and the return value the lock's descriptor, to keep
- * open until the temp dir is gone; -1 with errno and *what (a static
- * string naming the step) when a step fails. */
-int call_lock_make(const char *dir, char **tmp, const char **what);
+ * left, then make this call's temp dir tmp (a name from call_lock_name;
+ * one that exists by now is not taken) and its held lock.  The lock's
+ * descriptor, to keep open until the temp dir is gone; -1 with errno and
+ * *what (a static string naming the step) when a step fails. */
+int call_lock_make(const char *dir, const char *tmp, const char **what);
 
 /* Remove the call's temp dir, then its lock file, then let the lock go
  * (in that order, so that what a crash in between leaves is swept). */
