@@ -36,8 +36,8 @@ static void sweep_one(int dfd, const char *dir, const char *name)
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid() ||
 	    flock(fd, LOCK_EX | LOCK_NB) != 0)
 		return; /* not ours, or its call still runs */
-	size_t base = strlen(name) - strlen(LOCK_SUFFIX);
-	AUTO_FREE char *tmp = xasprintf("%s/%.*s", dir, (int)base, name);
+	AUTO_FREE char *call = xstrndup(name, strlen(name) - strlen(LOCK_SUFFIX));
+	AUTO_FREE char *tmp = xasprintf("%s/%s", dir, call);
 	AUTO_FREE char *mask = xasprintf("%s.mask", tmp);
 	remove_tree(tmp);
 	unlink(mask);
