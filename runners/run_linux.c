@@ -5,6 +5,7 @@
 #ifndef __APPLE__
 #include "config.h"
 
+#include "call_lock.h"
 #include "fence.h"
 #include "launch.h"
 #include "proxy.h"
@@ -402,7 +403,12 @@ struct call {
 	char *roots[RUNNER_ROOTS_MAX];
 	size_t nroots;
 	const char *dir;      /* this user's runner dir, one of roots */
-	char *tmp;            /* the call's private temp dir */
+	char *tmp_name;       /* its name, chosen before the decision */
+	cordon_context *ctx0; /* the context as given, without that name */
+	cordon_evaluator *ev_tmp; /* with ${tmp}, while ev is without */
+	bool ev_has_tmp;
+	char *tmp;            /* the call's private temp dir, once made */
+	int tmp_lock;         /* held while the call runs (call_lock.h) */
 	char *helper;
 	const char *bwrap;
 	bool sandboxed, recheck, mask_made;
@@ -425,6 +431,7 @@ static void call_init(struct call *c, const struct run_opts *o)
 	c->outcome = "refused";
 	c->nroots = runner_roots(c->roots);
 	c->fds[0] = c->fds[1] = -1;
+	c->tmp_lock = -1;
 	c->lim.procs[0] = c->lim.procs[1] = -1;
 	c->fence.reg = -1;
 	c->px.pid = c->px.sandbox_fd = -1;
@@ -432,20 +439,75 @@ static void call_init(struct call *c, const struct run_opts *o)
 	c->out = (struct output){ o->max_output, 0, false, -1, o->output_file, NULL, { { 0 } }, { 0 } };
 }
 
-/* The command must be allowed before anything else happens. */
+/* The call's temp dir is named before the decision, and the evaluator
+ * built with the name as ${tmp}: the one evaluator that decides and lowers
+ * the call.  The directory is made only once the command is allowed
+ * (call_tmp).  c->ctx0 keeps the context as it was given, without that
+ * name.  No name (no runner dir yet): no ${tmp}, and call_tmp says why. */
+static void call_name_tmp(struct call *c)
+{
+	const struct run_opts *o = c->o;
+	AUTO_FREE char *err = NULL;
+	if (!(c->dir = runner_dir(c->roots, c->nroots, cordon_context_get(o->ctx, "workspace"),
+				  &err)) ||
+	    !(c->tmp_name = call_lock_name(c->dir)))
+		return;
+	c->ctx0 = cordon_context_new();
+	for (size_t i = 0; cordon_context_name(i); i++) {
+		const char *name = cordon_context_name(i), *value = cordon_context_get(o->ctx, name);
+		if (value && cordon_context_set(c->ctx0, name, value, &err) != 0)
+			goto undo;
+	}
+	if ((cordon_context_get_host(o->ctx) &&
+	     cordon_context_set_host(c->ctx0, cordon_context_get_host(o->ctx), &err) != 0) ||
+	    cordon_context_set(o->ctx, "tmp", c->tmp_name, &err) != 0)
+		goto undo;
+	return;
+undo:
+	cordon_context_free(c->ctx0);
+	c->ctx0 = NULL;
+	free(c->tmp_name);
+	c->tmp_name = NULL;
+}
+
+/* The command must be allowed before anything else happens.
+ *
+ * Allowed with ${tmp} known, it is allowed.  Otherwise it is decided as
+ * without ${tmp}, which is what a host's `cordon eval` and an approval see
+ * (its value differs in every call): an allow stands, a deny never gets
+ * better, and an ask, which may come from $TMPDIR, is decided again with
+ * it (call_recheck).  With --approval or --approved the decision is made
+ * without ${tmp} from the start, and the evaluator built again with it
+ * once the temp dir exists (call_tmp). */
 static int call_decide(struct call *c)
 {
 	const struct run_opts *o = c->o;
-	if (!(c->ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &c->err))) {
+	struct cordon_request req = run_exec_request(o);
+	req.sandboxed = true;
+	if (!o->approval && !o->approved)
+		call_name_tmp(c);
+	if (c->tmp_name) {
+		AUTO_FREE char *err = NULL;
+		cordon_evaluator *ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err);
+		cordon_decision *d = ev ? cordon_evaluate(ev, &req, &err) : NULL;
+		if (d && cordon_decision_effect(d) == CORDON_ALLOW) {
+			c->ev = ev;
+			c->dec = d;
+			c->ev_has_tmp = true;
+			c->outcome = "sandbox-unavailable";
+			c->sandboxed = cordon_evaluator_sandboxed(c->ev);
+			return 0;
+		}
+		cordon_decision_free(d);
+		c->ev_tmp = ev; /* for call_tmp, should the command be allowed below */
+	}
+	if (!(c->ev = cordon_evaluator_new(o->policy, o->preset, c->ctx0 ? c->ctx0 : o->ctx,
+					   &c->err))) {
 		fprintf(stderr, "cordon: %s\n", c->err);
 		return 2;
 	}
-	struct cordon_request req = run_exec_request(o);
-	req.sandboxed = true;
 	cordon_decision *d = c->dec = cordon_evaluate(c->ev, &req, &c->err);
 	enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
-	/* An ask may come from $TMPDIR, unknown until the private temp dir
-	 * exists: decided again below.  A deny never gets better. */
 	if (d && run_approval_wanted(o, e) && run_approval_begin(o, c->ev, d, &c->ra) != 0) {
 		c->outcome = "approval-void";
 		return RUN_DENIED;
@@ -512,20 +574,27 @@ static int call_fork(struct call *c)
 	return 0;
 }
 
-/* The private temp dir, and the evaluator of the call with it as ${tmp}. */
+/* The private temp dir, made under the name ${tmp} was given; without
+ * an evaluator that knows it, the evaluator again with it. */
 static int call_tmp(struct call *c)
 {
 	const struct run_opts *o = c->o;
-	cordon_evaluator_free(c->ev);
-	c->ev = NULL;
-	if (!(c->dir = runner_dir(c->roots, c->nroots, cordon_context_get(o->ctx, "workspace"),
-				  &c->err)))
+	if (!c->dir && !(c->dir = runner_dir(c->roots, c->nroots,
+					     cordon_context_get(o->ctx, "workspace"), &c->err)))
 		return unavailable("%s", c->err);
-	AUTO_FREE char *tmp = xasprintf("%s/call-XXXXXX", c->dir);
-	if (!mkdtemp(tmp))
-		return unavailable("cannot make a private temp dir in %s: %s", c->dir,
+	if (!c->tmp_name && !(c->tmp_name = call_lock_name(c->dir)))
+		return unavailable("cannot name a private temp dir in %s: %s", c->dir,
 				   strerror(errno));
-	c->tmp = steal_pointer(&tmp);
+	const char *what = NULL;
+	if ((c->tmp_lock = call_lock_make(c->dir, c->tmp_name, &what)) < 0)
+		return unavailable("%s %s: %s", what, c->dir, strerror(errno));
+	c->tmp = steal_pointer(&c->tmp_name);
+	if (c->ev_has_tmp)
+		return 0;
+	cordon_evaluator_free(c->ev);
+	c->ev = steal_pointer(&c->ev_tmp);
+	if (c->ev)
+		return 0;
 	if (cordon_context_set(o->ctx, "tmp", c->tmp, &c->err) != 0 ||
 	    !(c->ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &c->err)))
 		return unavailable("%s", c->err);
@@ -816,9 +885,13 @@ static void call_end(struct call *c)
 	launch_abandon(&c->l); /* before its cgroups go */
 	proxy_stop(&c->px); /* the sandbox is gone: so is its way out */
 	run_limits_release(&c->lim);
-	cleanup_tmpdir(&c->tmp);
 	if (c->mask_made)
 		unlink(cordon_lowering_mask_file(c->in));
+	call_lock_release(c->tmp, c->tmp_lock);
+	free(c->tmp);
+	free(c->tmp_name);
+	cordon_context_free(c->ctx0);
+	cordon_evaluator_free(c->ev_tmp);
 	fence_end(&c->fence); /* the sandbox is gone: nothing relies on them now */
 	cordon_lowering_free(c->in);
 	run_free_argv(c->argv);
