@@ -122,6 +122,47 @@ int mutate_open_dir(const char *root, const char *dir)
 	return fd;
 }
 
+int mutate_open_path(const char *path)
+{
+	if (path[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+#if defined(HAVE_OPENAT2_HEADER) && defined(SYS_openat2)
+	if (!mutate_force_walk) {
+		struct open_how how = {
+			.flags = O_PATH | O_CLOEXEC,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+		if (fd >= 0 || errno != ENOSYS)
+			return (int)fd;
+	}
+#endif
+	const char *slash = strrchr(path, '/');
+	if (!slash[1])
+		return open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); /* "/" */
+	char *parent = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+	int dir = mutate_open_dir("/", parent), err = errno;
+	free(parent);
+	if (dir < 0) {
+		errno = err;
+		return -1;
+	}
+	int fd = openat(dir, slash + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	err = errno;
+	close(dir);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode))) {
+		/* What openat2 refuses: the last component is a link. */
+		close(fd);
+		fd = -1;
+		err = ELOOP;
+	}
+	errno = err;
+	return fd;
+}
+
 /* ---- one mutation's state ---------------------------------------------------- */
 
 struct mut {
