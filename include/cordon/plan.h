@@ -46,6 +46,11 @@ enum cordon_plan_kind {
 	CORDON_PLAN_UNSETENV,    /* variable `path` removed */
 	CORDON_PLAN_CHDIR,       /* the command starts in path */
 	CORDON_PLAN_SKIP,        /* nothing is done at path; the note says why */
+	/* What `cordon run` gives bwrap in place of a bind: the descriptor it
+	 * opened the source with, without following a symlink, and checked;
+	 * source holds the descriptor's number. */
+	CORDON_PLAN_BIND_FD,     /* the descriptor source, writable, at path */
+	CORDON_PLAN_RO_BIND_FD,  /* the descriptor source, read-only, at path */
 	CORDON_PLAN_KIND_COUNT
 };
 

@@ -214,6 +214,13 @@ int lower_bwrap_plan(const struct lower_input *in, struct cordon_plan *pl, char 
  * note is taken over. */
 void plan_push(struct cordon_plan *pl, enum cordon_plan_kind kind, const char *path,
 	       const char *source, const char *origin, char *note);
+/* Whether the operation mounts a host path (its source) into the sandbox:
+ * a bind, a read-only bind or a file mask. */
+bool plan_binds_host(const struct cordon_plan_op *op);
+/* Make such an operation mount the descriptor fd instead (--bind-fd or
+ * --ro-bind-fd; a file mask is a read-only one): what bwrap mounts is
+ * then what fd names, whatever the source path has become. */
+void plan_bind_fd(struct cordon_plan_op *op, int fd);
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
 /* The paths `cordon run` fences for the call (see lower_bwrap.c): each a
  * path below the write root `root` that keeps writes out and is either a
