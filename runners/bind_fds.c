@@ -62,16 +62,11 @@ static int source_fd(const struct cordon_plan_op *op, const struct lower_input *
 }
 
 int bind_fds_take(struct bind_fds *b, struct cordon_plan *pl, const struct lower_input *in,
-		  const struct run_approval *ra, const struct fence *fence, char **err)
+		  const struct run_approval *ra, char **err)
 {
 	for (size_t i = 0; i < pl->n; i++) {
 		struct cordon_plan_op *op = &pl->ops[i];
-		/* A fence is the empty directory made and held for it, bound
-		 * read-only: bwrap refuses the call if its place is a link by
-		 * then, where a tmpfs would go wherever the link points and leave
-		 * the link, which a command can replace. */
-		int held = op->kind == CORDON_PLAN_TMPFS ? fence_fd(fence, op->path) : -1;
-		if (!plan_binds_host(op) && held < 0)
+		if (!plan_binds_host(op))
 			continue;
 		if (b->n == LAUNCH_BIND_FDS_MAX) {
 			*err = xasprintf("the plan binds more than %d host paths, more than one launch "
@@ -79,13 +74,9 @@ int bind_fds_take(struct bind_fds *b, struct cordon_plan *pl, const struct lower
 					 LAUNCH_BIND_FDS_MAX);
 			return -1;
 		}
-		int fd = held >= 0 ? fcntl(held, F_DUPFD_CLOEXEC, 0) : source_fd(op, in, ra, err);
-		if (fd < 0) {
-			if (held >= 0)
-				*err = xasprintf("cannot keep the fence %s open: %s", op->path,
-						 strerror(errno));
+		int fd = source_fd(op, in, ra, err);
+		if (fd < 0)
 			return -1;
-		}
 		VEC_PUSH(b->fds, b->n, b->cap, fd);
 		plan_bind_fd(op, LAUNCH_BIND_FD_FIRST + (int)(b->n - 1));
 	}

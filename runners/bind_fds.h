@@ -8,7 +8,6 @@
 #ifndef CORDON_BIND_FDS_H
 #define CORDON_BIND_FDS_H
 
-#include "fence.h"
 #include "lower/lower.h"
 #include "run_approval.h"
 
@@ -20,11 +19,9 @@ struct bind_fds {
 /* Turn every bind of a host path in the plan into a bind of its
  * descriptor: an approved path's is the one its approval checked (ra), any
  * other is opened now and must still be the kind of file the host facts
- * of in say it is.  A fence's tmpfs becomes a read-only bind of the
- * directory fence_begin made and holds for it.  0, or -1 with *err: the
- * call must not start. */
+ * of in say it is.  0, or -1 with *err: the call must not start. */
 int bind_fds_take(struct bind_fds *b, struct cordon_plan *pl, const struct lower_input *in,
-		  const struct run_approval *ra, const struct fence *fence, char **err);
+		  const struct run_approval *ra, char **err);
 
 void bind_fds_end(struct bind_fds *b);
 

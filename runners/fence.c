@@ -47,13 +47,6 @@ static int open_held(int dir, const char *name, bool *made)
 	return -1;
 }
 
-static void hold(struct fence *f, int fd, const char *path)
-{
-	grow_array((void **)&f->held_paths, &f->paths_cap, f->nheld + 1, sizeof(*f->held_paths));
-	f->held_paths[f->nheld] = xstrdup(path);
-	VEC_PUSH(f->held, f->nheld, f->held_cap, fd);
-}
-
 /* Walk from root to path, component by component, without following a
  * symlink: each directory held (shared), each missing one made and
  * registered. */
@@ -67,7 +60,7 @@ static int fence_make(struct fence *f, const char *root, const char *path, char 
 				 strerror(errno));
 		return -1;
 	}
-	hold(f, cur, root);
+	VEC_PUSH(f->held, f->nheld, f->held_cap, cur);
 	sb_init(&at);
 	sb_adds(&at, root);
 	while (*p) {
@@ -91,7 +84,7 @@ static int fence_make(struct fence *f, const char *root, const char *path, char 
 			sb_free(&at);
 			return -1;
 		}
-		hold(f, next, at.buf);
+		VEC_PUSH(f->held, f->nheld, f->held_cap, next);
 		cur = next;
 		struct stat st;
 		if (made && fstat(cur, &st) == 0) {
@@ -140,14 +133,6 @@ int fence_begin(struct fence *f, const char *dir, struct lower_input *in, char *
 	return rc;
 }
 
-int fence_fd(const struct fence *f, const char *path)
-{
-	for (size_t i = f->nheld; i-- > 0;)
-		if (strcmp(f->held_paths[i], path) == 0)
-			return f->held[i];
-	return -1;
-}
-
 /* Remove the registered directory of one line unless a call still holds
  * it; false when the line must stay. */
 static bool sweep_line(const char *line)
@@ -178,15 +163,11 @@ void fence_end(struct fence *f)
 {
 	struct stat st;
 	/* This call's sandbox is gone: its holds first. */
-	for (size_t i = 0; i < f->nheld; i++) {
+	for (size_t i = 0; i < f->nheld; i++)
 		close(f->held[i]);
-		free(f->held_paths[i]);
-	}
 	free(f->held);
-	free(f->held_paths);
 	f->held = NULL;
-	f->held_paths = NULL;
-	f->nheld = f->held_cap = f->paths_cap = 0;
+	f->nheld = f->held_cap = 0;
 	if (f->reg < 0)
 		return;
 	/* Then every fence no call holds, children before the parents made

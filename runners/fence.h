@@ -20,19 +20,13 @@
 struct fence {
 	int reg;     /* the registry, or -1 */
 	int *held;   /* the directories held, shared */
-	char **held_paths; /* the path each was opened at, without following a symlink */
-	size_t nheld, held_cap, paths_cap;
+	size_t nheld, held_cap;
 };
 
 /* Make the fences of the plan's input (lower_bwrap_fences), each noted in
  * the input's host facts as the directory it now is.  0, or -1 with *err:
  * the call must not start. */
 int fence_begin(struct fence *f, const char *dir, struct lower_input *in, char **err);
-
-/* The descriptor of the directory held at path, or -1: bwrap binds a
- * fence from it (bind_fds.h), so that a fence swapped for a symbolic link
- * after it was made fails the call instead of leaving the path open. */
-int fence_fd(const struct fence *f, const char *path);
 
 /* The call's sandbox is gone: drop its locks and remove every fence that no
  * other call uses.  Safe on a fence that never began. */

@@ -598,7 +598,7 @@ static int call_plan(struct call *c)
 	if (prepare_masks(&c->in, &c->mask_made, &c->err) != 0 ||
 	    (c->o->check_links && run_links_check(&c->in, &c->err) != 0) ||
 	    lower_bwrap_plan(&c->in, &plan, &c->err) != 0 ||
-	    bind_fds_take(&c->binds, &plan, &c->in, &c->ra, &c->fence, &c->err) != 0 ||
+	    bind_fds_take(&c->binds, &plan, &c->in, &c->ra, &c->err) != 0 ||
 	    /* The filter reads only the input's network and unix terms, which
 	     * fences and masks leave as they are: one input for both. */
 	    !(bpf = lower_seccomp_bpf(&c->in, &bpf_len, &c->err))) {
