@@ -4,7 +4,7 @@
  * resolve again later.  A component swapped for a symlink after the plan
  * was made can then make the call fail, never mount something else: bwrap
  * mounts what the descriptor names and checks that it landed at the path
- * the plan names (its "Race detected" refusal). */
+ * the plan names (its "Race condition binding dirfd" refusal). */
 #ifndef CORDON_BIND_FDS_H
 #define CORDON_BIND_FDS_H
 
