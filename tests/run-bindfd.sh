@@ -15,7 +15,7 @@ swapper=$builddir/tests/helpers/swapper
 errf=$tmpdir/stderr
 chmod 755 "$tmpdir"
 # How many calls race the swapper, at most, and for how long.
-calls=${CORDON_RACE_CALLS:-60}
+calls=${CORDON_RACE_CALLS:-100}
 seconds=${CORDON_RACE_SECONDS:-40}
 # The swapper's pause between exchanges, in microseconds.
 period=${CORDON_RACE_PERIOD:-10000}
