@@ -56,13 +56,14 @@ static bool read_exact(int fd, void *buf, size_t n)
 	return true;
 }
 
-/* In the launch: argv and the descriptors (*nfds, at most
- * LAUNCH_GO_FDS) from the message on fd, or NULL when it is not whole. */
-static char **launch_read_go(int fd, int *fds, int *nfds)
+/* In the launch: argv, the descriptors (*nfds, at most LAUNCH_GO_FDS)
+ * and after them the bind sources (*nbinds) from the message on fd, or
+ * NULL when it is not whole. */
+static char **launch_read_go(int fd, int *fds, int *nfds, int *nbinds)
 {
-	uint32_t hdr[3];
+	uint32_t hdr[4];
 	union {
-		char buf[CMSG_SPACE(LAUNCH_GO_FDS * sizeof(int))];
+		char buf[CMSG_SPACE((LAUNCH_GO_FDS + LAUNCH_BIND_FDS_MAX) * sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = { hdr, sizeof(hdr) };
@@ -73,15 +74,18 @@ static char **launch_read_go(int fd, int *fds, int *nfds)
 		r = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
 	while (r < 0 && errno == EINTR);
 	if (r != (ssize_t)sizeof(hdr) || (msg.msg_flags & MSG_CTRUNC) || hdr[0] != LAUNCH_GO_MAGIC ||
-	    hdr[1] == 0 || hdr[1] > LAUNCH_GO_MAX || hdr[2] > LAUNCH_GO_FDS)
+	    hdr[1] == 0 || hdr[1] > LAUNCH_GO_MAX || hdr[2] > LAUNCH_GO_FDS ||
+	    hdr[3] > LAUNCH_BIND_FDS_MAX)
 		return NULL;
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 	*nfds = (int)hdr[2];
-	if (*nfds) {
+	*nbinds = (int)hdr[3];
+	size_t all = (size_t)*nfds + (size_t)*nbinds;
+	if (all) {
 		if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-		    c->cmsg_len != CMSG_LEN((size_t)*nfds * sizeof(int)))
+		    c->cmsg_len != CMSG_LEN(all * sizeof(int)))
 			return NULL;
-		memcpy(fds, CMSG_DATA(c), (size_t)*nfds * sizeof(int));
+		memcpy(fds, CMSG_DATA(c), all * sizeof(int));
 	} else if (c) {
 		return NULL;
 	}
@@ -130,9 +134,9 @@ int launch_fork(struct launch *l, char **envp, bool sandboxed, bool capture,
 		/* Before the fds move: the cgroup's may sit where they go. */
 		if (run_limits_enter(lim) != 0)
 			_exit(RUN_UNAVAILABLE);
-		int got[LAUNCH_GO_FDS] = { -1, -1, -1 }, ngot = 0;
-		char **argv = launch_read_go(go[0], got, &ngot);
-		if (!argv || (sandboxed ? ngot < 2 : ngot != 0))
+		int got[LAUNCH_GO_FDS + LAUNCH_BIND_FDS_MAX] = { -1, -1, -1 }, ngot = 0, nbinds = 0;
+		char **argv = launch_read_go(go[0], got, &ngot, &nbinds);
+		if (!argv || (sandboxed ? ngot < 2 : ngot != 0 || nbinds != 0))
 			_exit(RUN_UNAVAILABLE); /* cordon gave up: nothing runs */
 		if (capture) {
 			dup2(po[1], 1);
@@ -140,19 +144,26 @@ int launch_fork(struct launch *l, char **envp, bool sandboxed, bool capture,
 		}
 		if (sandboxed) {
 			/* 3: the plan, 4: seccomp, 5: json status, 6: helper status,
-			 * 7: the egress proxy's socketpair when there is one. */
-			int egress = got[2];
+			 * 7: the egress proxy's socketpair when there is one, 8 on:
+			 * the bind sources, which bwrap closes once mounted. */
+			int egress = ngot > 2 ? got[2] : -1;
 			int want[5] = { got[0], got[1], js[1], hs[1], egress };
-			int moved[5], nwant = egress >= 0 ? 5 : 4;
+			int moved[5 + LAUNCH_BIND_FDS_MAX], nwant = egress >= 0 ? 5 : 4;
+			int top = LAUNCH_BIND_FD_FIRST + nbinds;
 			for (int i = 0; i < nwant; i++)
-				moved[i] = fcntl(want[i], F_DUPFD_CLOEXEC, 10);
+				moved[i] = fcntl(want[i], F_DUPFD_CLOEXEC, top);
+			for (int i = 0; i < nbinds; i++)
+				moved[5 + i] = fcntl(got[ngot + i], F_DUPFD_CLOEXEC, top);
 			for (int i = 0; i < nwant; i++)
 				if (moved[i] < 0 || dup2(moved[i], 3 + i) < 0)
+					_exit(RUN_UNAVAILABLE);
+			for (int i = 0; i < nbinds; i++)
+				if (moved[5 + i] < 0 || dup2(moved[5 + i], LAUNCH_BIND_FD_FIRST + i) < 0)
 					_exit(RUN_UNAVAILABLE);
 			/* Nothing the caller left open enters the sandbox: a
 			 * descriptor of a directory or file outside would
 			 * reach past every mount (cordon-exec closes 3-7). */
-			if (close_fds_from(3 + nwant) != 0) {
+			if ((nwant < 5 && close(7) != 0 && errno != EBADF) || close_fds_from(top) != 0) {
 				dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot close inherited "
 					   "descriptors: %s\n",
 					strerror(errno));
@@ -188,29 +199,35 @@ int launch_fork(struct launch *l, char **envp, bool sandboxed, bool capture,
 	return 0;
 }
 
-void launch_go(struct launch *l, char *const *argv, const int *fds)
+void launch_go(struct launch *l, char *const *argv, const int *fds, const int *binds,
+	       size_t nbinds)
 {
 	struct strbuf m;
 	sb_init(&m);
 	for (char *const *a = argv; *a; a++)
 		sb_add(&m, *a, strlen(*a) + 1);
 	uint32_t nfds = !fds ? 0 : fds[2] >= 0 ? 3 : 2;
-	uint32_t hdr[3] = { LAUNCH_GO_MAGIC, (uint32_t)m.len, nfds };
+	if (!fds || nbinds > LAUNCH_BIND_FDS_MAX)
+		nbinds = 0; /* the runner refuses more before it gets here */
+	uint32_t hdr[4] = { LAUNCH_GO_MAGIC, (uint32_t)m.len, nfds, (uint32_t)nbinds };
+	size_t all = nfds + nbinds;
 	union {
-		char buf[CMSG_SPACE(LAUNCH_GO_FDS * sizeof(int))];
+		char buf[CMSG_SPACE((LAUNCH_GO_FDS + LAUNCH_BIND_FDS_MAX) * sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = { hdr, sizeof(hdr) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (nfds) {
+	if (all) {
 		memset(&ctl, 0, sizeof(ctl));
 		msg.msg_control = ctl.buf;
-		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		msg.msg_controllen = CMSG_SPACE(all * sizeof(int));
 		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		c->cmsg_len = CMSG_LEN(all * sizeof(int));
 		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+		if (nbinds)
+			memcpy(CMSG_DATA(c) + nfds * sizeof(int), binds, nbinds * sizeof(int));
 	}
 	ssize_t r;
 	do

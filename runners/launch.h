@@ -10,12 +10,18 @@
 #include <sys/types.h>
 
 /* The message that lets a launch run: a header (magic, the length of
- * what follows, the number of descriptors) carrying the descriptors the
- * sandbox gets (the plan, the filter, the egress proxy's end), then argv
- * as NUL-ended strings.  A launch runs nothing unless all of it arrives. */
-#define LAUNCH_GO_MAGIC 0x63676f31u /* "cgo1" */
+ * what follows, the number of descriptors, the number of bind sources)
+ * carrying the descriptors the sandbox gets (the plan, the filter, the
+ * egress proxy's end, then the sources bwrap binds), then argv as
+ * NUL-ended strings.  A launch runs nothing unless all of it arrives. */
+#define LAUNCH_GO_MAGIC 0x63676f32u /* "cgo2" */
 #define LAUNCH_GO_MAX (64u << 20)
 #define LAUNCH_GO_FDS 3
+/* The bind sources (--bind-fd, --ro-bind-fd) are bwrap's descriptors
+ * LAUNCH_BIND_FD_FIRST, LAUNCH_BIND_FD_FIRST + 1, ..., in the order given;
+ * one message carries at most this many (SCM_RIGHTS takes 253). */
+#define LAUNCH_BIND_FD_FIRST 8
+#define LAUNCH_BIND_FDS_MAX 240
 
 struct launch {
 	pid_t pid;
@@ -39,10 +45,11 @@ void launch_abandon(struct launch *l);
 int launch_fork(struct launch *l, char **envp, bool sandboxed, bool capture, const char *cwd,
 		const struct run_limits *lim);
 /* Let the launch run argv, with fds (plan, filter, and the egress
- * proxy's end or -1) when it is sandboxed.  A launch that is gone already
- * (it could not join a cgroup) makes the send fail; its exit status tells
- * the rest. */
-void launch_go(struct launch *l, char *const *argv, const int *fds);
+ * proxy's end or -1) and the nbinds bind sources when it is sandboxed.  A
+ * launch that is gone already (it could not join a cgroup) makes the send
+ * fail; its exit status tells the rest. */
+void launch_go(struct launch *l, char *const *argv, const int *fds, const int *binds,
+	       size_t nbinds);
 /* The launch's process group and the launch itself, killed. */
 void kill_group(pid_t pid);
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,40 +125,74 @@ int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
 	return 0;
 }
 
+/* Make the missing approved path g in its parent, opened without
+ * following a symlink, and open what was made: an O_PATH fd, or -1. */
+static int make_approved(const struct cordon_path_grant *g)
+{
+	const char *slash = strrchr(g->path, '/');
+	char *parent = slash == g->path ? xstrdup("/") : xstrndup(g->path, (size_t)(slash - g->path));
+	int dir = cordon_open_dir_nofollow(parent), fd = -1, err;
+	free(parent);
+	if (dir < 0)
+		return -1;
+	/* Made here so that the plan can bind it: a mount needs something to
+	 * mount on. */
+	int made = g->tree ? mkdirat(dir, slash + 1, 0777)
+			   : openat(dir, slash + 1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				    0666);
+	if (made >= 0 && (g->tree || close(made) == 0))
+		fd = openat(dir, slash + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	err = errno;
+	close(dir);
+	errno = err;
+	return fd;
+}
+
+/* The path the open fd names now, or NULL. */
+static char *fd_path(int fd)
+{
+	char link[64], buf[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
 int run_approval_prepare(struct run_approval *ra, char **err)
 {
+	ra->fds = xmalloc((ra->ngrants ? ra->ngrants : 1) * sizeof(*ra->fds));
+	for (size_t i = 0; i < ra->ngrants; i++)
+		ra->fds[i] = -1;
 	for (size_t i = 0; i < ra->ngrants; i++) {
 		const struct cordon_path_grant *g = &ra->grants[i];
 		struct stat st;
-		int r = lstat(g->path, &st);
-		if (r != 0 && errno != ENOENT) {
+		/* The check is made on what is opened, and bwrap mounts that
+		 * (--bind-fd): a component swapped for a symlink afterwards
+		 * changes neither. */
+		int fd = cordon_open_nofollow(g->path);
+		if (fd < 0 && errno == ENOENT)
+			fd = make_approved(g);
+		if (fd < 0 && errno != ELOOP && errno != ENOTDIR) {
+			*err = xasprintf("%s: cannot open the approved %s '%s': %s", g->origin,
+					 g->tree ? "directory" : "file", g->path, strerror(errno));
+			return -1;
+		}
+		ra->fds[i] = fd;
+		char *now = fd >= 0 ? fd_path(fd) : NULL;
+		bool link = fd < 0, moved = !link && (!now || strcmp(now, g->path) != 0);
+		free(now);
+		if (!link && fstat(fd, &st) != 0) {
 			*err = xasprintf("%s: cannot inspect '%s': %s", g->origin, g->path,
 					 strerror(errno));
 			return -1;
 		}
-		if (r != 0) {
-			/* Made here so that the plan can bind it: a mount needs
-			 * something to mount on. */
-			int fd = g->tree ? mkdir(g->path, 0777)
-					 : open(g->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-								 O_CLOEXEC,
-						0666);
-			if (fd < 0 || (!g->tree && close(fd) != 0) || lstat(g->path, &st) != 0) {
-				*err = xasprintf("%s: cannot make the approved %s '%s': %s", g->origin,
-						 g->tree ? "directory" : "file", g->path,
-						 strerror(errno));
-				return -1;
-			}
-		}
-		char *why = NULL, *real = cordon_path_resolve(g->path, &why);
-		bool moved = !real || strcmp(real, g->path) != 0;
-		free(real);
-		free(why);
-		if (S_ISLNK(st.st_mode) || moved || (g->tree && !S_ISDIR(st.st_mode)) ||
+		if (link || moved || (g->tree && !S_ISDIR(st.st_mode)) ||
 		    (!g->tree && (!S_ISREG(st.st_mode) || st.st_nlink != 1))) {
 			*err = xasprintf("%s is void: '%s' changed since the preview (%s)", g->origin,
 					 g->path,
-					 S_ISLNK(st.st_mode) ? "it is a symbolic link now"
+					 link		     ? "it or a directory on its way is a symbolic link now"
 					 : moved	     ? "it resolves elsewhere now"
 					 : g->tree	     ? "it is not a directory"
 					 : !S_ISREG(st.st_mode) ? "it is not a regular file"
@@ -168,8 +203,20 @@ int run_approval_prepare(struct run_approval *ra, char **err)
 	return 0;
 }
 
+int run_approval_fd(const struct run_approval *ra, const char *path)
+{
+	for (size_t i = 0; ra->active && ra->fds && i < ra->ngrants; i++)
+		if (strcmp(ra->grants[i].path, path) == 0)
+			return ra->fds[i];
+	return -1;
+}
+
 void run_approval_end(struct run_approval *ra)
 {
+	for (size_t i = 0; ra->fds && i < ra->ngrants; i++)
+		if (ra->fds[i] >= 0)
+			close(ra->fds[i]);
+	free(ra->fds);
 	free(ra->grants);
 	cordon_exec_approval_clear(&ra->ap);
 	memset(ra, 0, sizeof(*ra));

@@ -14,6 +14,7 @@ struct run_approval {
 	cordon_exec_approval *ap;
 	struct cordon_path_grant *grants;
 	size_t ngrants;
+	int *fds; /* each grant opened and checked (run_approval_prepare), or -1 */
 	char origin[CORDON_APPROVAL_ID_LEN + 16]; /* "approval ID", the grants' origin */
 };
 
@@ -27,9 +28,13 @@ int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
 		       const cordon_decision *d, struct run_approval *ra);
 
 /* Make each approved file or directory that is missing (so that the plan
- * can bind it) and check that none became a link or moved.  0, or -1 with
- * *err. */
+ * can bind it), open it without following any symlink on the way, and
+ * check on what is open that it is what was approved: no link, not moved,
+ * the kind approved, a file with no other hard link.  The descriptors stay
+ * open for the plan to bind (run_approval_fd).  0, or -1 with *err. */
 int run_approval_prepare(struct run_approval *ra, char **err);
+/* The checked descriptor of the approved path, or -1 when none is. */
+int run_approval_fd(const struct run_approval *ra, const char *path);
 
 void run_approval_end(struct run_approval *ra);
 

@@ -5,6 +5,7 @@
 #ifndef __APPLE__
 #include "config.h"
 
+#include "bind_fds.h"
 #include "call_lock.h"
 #include "fence.h"
 #include "launch.h"
@@ -416,6 +417,7 @@ struct call {
 	struct run_approval ra;
 	struct run_limits lim;
 	struct fence fence;
+	struct bind_fds binds; /* the plan's bind sources, opened and checked */
 	struct proxy px;
 	cordon_redactor *redactor;
 	struct output out;
@@ -662,6 +664,7 @@ static int call_plan(struct call *c)
 	if (prepare_masks(c->in, &c->mask_made, &c->err) != 0 ||
 	    (c->o->check_links && cordon_lowering_check_links(c->in, &c->err) != 0) ||
 	    cordon_lowering_plan(c->in, &plan, &c->err) != 0 ||
+	    bind_fds_take(&c->binds, &plan, c->in, &c->ra, &c->err) != 0 ||
 	    /* The filter reads only the input's network and unix terms, which
 	     * fences and masks leave as they are: one input for both. */
 	    !(bpf = cordon_lowering_seccomp_bpf(c->in, &bpf_len, &c->err))) {
@@ -708,7 +711,7 @@ static int call_supervise(struct call *c)
 			&c->lim) != 0)
 		return unavailable("cannot launch: %s", strerror(errno));
 	int go_fds[LAUNCH_GO_FDS] = { c->fds[0], c->fds[1], c->px.sandbox_fd };
-	launch_go(l, c->argv, c->sandboxed ? go_fds : NULL);
+	launch_go(l, c->argv, c->sandboxed ? go_fds : NULL, c->binds.fds, c->binds.n);
 	proxy_launched(&c->px);
 	double deadline = o->timeout > 0 ? now() + o->timeout : 0;
 	char json[4096];
@@ -798,8 +801,11 @@ reaped:
 	} else if (got_signal) {
 		status = 128 + got_signal;
 	} else if (c->sandboxed && (!started || !layers)) {
+		/* A bwrap older than 0.8.0 stops here too, at --disable-userns or
+		 * --bind-fd, having named the option it does not know. */
 		status = unavailable("bwrap could not set up the sandbox for preset '%s'%s", o->preset,
-				     started ? " (the in-sandbox layers did not apply)" : "");
+				     started ? " (the in-sandbox layers did not apply)"
+					     : " (bwrap says why above; cordon needs bubblewrap 0.8.0 or later)");
 	} else if (WIFEXITED(wstatus)) {
 		status = WEXITSTATUS(wstatus);
 	} else if (WIFSIGNALED(wstatus)) {
@@ -877,6 +883,7 @@ static void call_end(struct call *c)
 	cleanup_close(&c->l.helper);
 	cleanup_close(&c->fds[0]);
 	cleanup_close(&c->fds[1]);
+	bind_fds_end(&c->binds); /* the launch has its own */
 	if (c->out.file >= 0) {
 		close(c->out.file);
 		if (!c->o->output_file)

@@ -107,6 +107,18 @@ char *cordon_lowering_sbpl(const cordon_lowering *l, size_t *len, char **err);
  * lowering owns), and its flags. */
 const char **cordon_lowering_landlock_roots(const cordon_lowering *l, size_t *n);
 unsigned cordon_lowering_landlock_flags(const cordon_lowering *l);
+/* The kind of file (its S_IFMT bits) a bind's source was when the host was
+ * read: S_IFREG for a file mask's source, S_IFDIR for a path the snapshot
+ * does not hold (a directory pinned on the way to a read-only path). */
+unsigned cordon_lowering_source_kind(const cordon_lowering *l, const struct cordon_plan_op *op);
+/* Open an absolute path as O_PATH without following a symbolic link on the
+ * way or at its end: what the descriptor names is exactly that path now.
+ * An fd, or -1 with errno (ELOOP where a component is a link). */
+int cordon_open_nofollow(const char *path);
+/* The same for a directory, opened for reading (for openat and mkdirat
+ * below it): an fd, or -1 with errno. */
+int cordon_open_dir_nofollow(const char *path);
+
 /* Whether path is there to see inside the sandbox: the deepest literal path
  * of the plan at or above it is not hidden. */
 bool cordon_lowering_shows(const cordon_lowering *l, const char *path);

@@ -46,6 +46,11 @@ enum cordon_plan_kind {
 	CORDON_PLAN_UNSETENV,    /* variable `path` removed */
 	CORDON_PLAN_CHDIR,       /* the command starts in path */
 	CORDON_PLAN_SKIP,        /* nothing is done at path; the note says why */
+	/* What `cordon run` gives bwrap in place of a bind: the descriptor it
+	 * opened the source with, without following a symlink, and checked;
+	 * source holds the descriptor's number. */
+	CORDON_PLAN_BIND_FD,     /* the descriptor source, writable, at path */
+	CORDON_PLAN_RO_BIND_FD,  /* the descriptor source, read-only, at path */
 	CORDON_PLAN_KIND_COUNT
 };
 
@@ -80,6 +85,14 @@ enum cordon_plan_effect cordon_plan_kind_effect(enum cordon_plan_kind kind);
  * sandbox or a context that cannot be lowered. */
 int cordon_plan_build(const cordon_evaluator *ev, struct cordon_plan *plan, char **err);
 void cordon_plan_free(struct cordon_plan *plan);
+
+/* Whether the operation mounts a host path (its source) into the sandbox:
+ * a bind, a read-only bind or a file mask. */
+bool cordon_plan_binds_host(const struct cordon_plan_op *op);
+/* Make such an operation mount the descriptor fd instead (--bind-fd or
+ * --ro-bind-fd; a file mask is a read-only one): what bwrap mounts is
+ * then what fd names, whatever the source path has become. */
+void cordon_plan_bind_fd(struct cordon_plan_op *op, int fd);
 
 /* Whether two operations do the same, whatever rule they came from. */
 bool cordon_plan_op_same(const struct cordon_plan_op *a, const struct cordon_plan_op *b);

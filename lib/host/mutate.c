@@ -21,6 +21,7 @@
 
 #include "approval_exec.h"
 #include "cordon.h"
+#include "cordon/lowering.h"
 #include "decide/eval.h"
 #include "mutate.h"
 #include "check/policy.h"
@@ -118,6 +119,57 @@ int mutate_open_dir(const char *root, const char *dir)
 	fd = open_beneath(rfd, dir + rlen + (dir[rlen] == '/'));
 	err = errno;
 	close(rfd);
+	errno = err;
+	return fd;
+}
+
+int cordon_open_nofollow(const char *path)
+{
+	return mutate_open_path(path);
+}
+
+int cordon_open_dir_nofollow(const char *path)
+{
+	return mutate_open_dir("/", path);
+}
+
+int mutate_open_path(const char *path)
+{
+	if (path[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+#if defined(HAVE_OPENAT2_HEADER) && defined(SYS_openat2)
+	if (!mutate_force_walk) {
+		struct open_how how = {
+			.flags = O_PATH | O_CLOEXEC,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+		if (fd >= 0 || errno != ENOSYS)
+			return (int)fd;
+	}
+#endif
+	const char *slash = strrchr(path, '/');
+	if (!slash[1])
+		return open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); /* "/" */
+	char *parent = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+	int dir = mutate_open_dir("/", parent), err = errno;
+	free(parent);
+	if (dir < 0) {
+		errno = err;
+		return -1;
+	}
+	int fd = openat(dir, slash + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	err = errno;
+	close(dir);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode))) {
+		/* What openat2 refuses: the last component is a link. */
+		close(fd);
+		fd = -1;
+		err = ELOOP;
+	}
 	errno = err;
 	return fd;
 }

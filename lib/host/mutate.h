@@ -24,4 +24,10 @@ extern void *mutate_before_recheck_arg;
  * following any symlink on the way.  An fd, or -1 with errno. */
 int mutate_open_dir(const char *root, const char *dir);
 
+/* Open the canonical path (absolute, no symlinks) with O_PATH, whatever it
+ * is, without following any symlink on the way or at its end: what the fd
+ * names is exactly that path at the moment of the call.  An fd, or -1 with
+ * errno (ELOOP where a component is a link). */
+int mutate_open_path(const char *path);
+
 #endif

@@ -5,6 +5,7 @@
 #include "lower.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 static struct cordon_lowering *lowering_alloc(void)
 {
@@ -95,6 +96,14 @@ const char **cordon_lowering_landlock_roots(const cordon_lowering *l, size_t *n)
 unsigned cordon_lowering_landlock_flags(const cordon_lowering *l)
 {
 	return lower_landlock_flags(&l->in);
+}
+
+unsigned cordon_lowering_source_kind(const cordon_lowering *l, const struct cordon_plan_op *op)
+{
+	if (op->kind == CORDON_PLAN_MASK_FILE)
+		return S_IFREG;
+	const struct lower_fact *f = lower_fact(&l->in, op->source);
+	return f->path && f->lstat_errno == 0 ? f->mode & S_IFMT : S_IFDIR;
 }
 
 bool cordon_lowering_shows(const cordon_lowering *l, const char *path)

@@ -51,6 +51,8 @@ static const struct {
 	[CORDON_PLAN_UNSETENV] = { "--unsetenv", SHAPE_PATH, CORDON_PLAN_NEUTRAL },
 	[CORDON_PLAN_CHDIR] = { "--chdir", SHAPE_PATH, CORDON_PLAN_NEUTRAL },
 	[CORDON_PLAN_SKIP] = { NULL, SHAPE_PATH, CORDON_PLAN_NEUTRAL },
+	[CORDON_PLAN_BIND_FD] = { "--bind-fd", SHAPE_SOURCE_PATH, CORDON_PLAN_WIDENS },
+	[CORDON_PLAN_RO_BIND_FD] = { "--ro-bind-fd", SHAPE_SOURCE_PATH, CORDON_PLAN_NARROWS },
 };
 _Static_assert(ARRAY_SIZE(kinds) == CORDON_PLAN_KIND_COUNT, "one row a plan kind");
 
@@ -96,6 +98,19 @@ void plan_push(struct cordon_plan *pl, enum cordon_plan_kind kind, const char *p
 				     source ? xstrdup(source) : NULL,
 				     origin ? xstrdup(origin) : NULL, note };
 	VEC_PUSH(pl->ops, pl->n, pl->cap, op);
+}
+
+bool cordon_plan_binds_host(const struct cordon_plan_op *op)
+{
+	return op->kind == CORDON_PLAN_BIND || op->kind == CORDON_PLAN_RO_BIND ||
+	       op->kind == CORDON_PLAN_MASK_FILE;
+}
+
+void cordon_plan_bind_fd(struct cordon_plan_op *op, int fd)
+{
+	op->kind = op->kind == CORDON_PLAN_BIND ? CORDON_PLAN_BIND_FD : CORDON_PLAN_RO_BIND_FD;
+	free(op->source);
+	op->source = xasprintf("%d", fd);
 }
 
 void cordon_plan_free(struct cordon_plan *pl)

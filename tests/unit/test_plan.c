@@ -160,6 +160,33 @@ int main(void)
 	for (int k = 0; k < CORDON_PLAN_KIND_COUNT; k++)
 		options = options && (cordon_plan_kind_option(k) != NULL) == (k != CORDON_PLAN_SKIP);
 	ok(options, "every kind but a skip is a bwrap option");
+
+	/* What cordon run gives bwrap: each host path as the descriptor it
+	 * checked, with no source path for bwrap to resolve again. */
+	struct cordon_plan_op *ws_bind = (struct cordon_plan_op *)bind;
+	struct cordon_plan_op *file_mask = (struct cordon_plan_op *)mask;
+	const struct cordon_plan_op *dev = find(&pl, CORDON_PLAN_DEV, "/dev");
+	ok(ws_bind && file_mask && dev && cordon_plan_binds_host(ws_bind) && cordon_plan_binds_host(file_mask) &&
+		   !cordon_plan_binds_host(dev),
+	   "binds and file masks mount host paths; /dev does not");
+	if (ws_bind && file_mask) {
+		cordon_plan_bind_fd(ws_bind, 8);
+		cordon_plan_bind_fd(file_mask, 9);
+		size_t fd_len = 0;
+		char *fd_args = cordon_plan_bwrap_args(&pl, &fd_len);
+		const char *by_fd[] = { "--bind-fd", "8", at("ws") };
+		const char *mask_fd[] = { "--ro-bind-fd", "9", at("ws/secret") };
+		const char *by_path[] = { "--bind", at("ws"), at("ws") };
+		ok(ws_bind->kind == CORDON_PLAN_BIND_FD && file_mask->kind == CORDON_PLAN_RO_BIND_FD &&
+			   args_hold(fd_args, fd_len, by_fd, 3) && args_hold(fd_args, fd_len, mask_fd, 3) &&
+			   !args_hold(fd_args, fd_len, by_path, 3) &&
+			   !memmem(fd_args, fd_len, in.mask_file, strlen(in.mask_file)),
+		   "bound by descriptor: --bind-fd 8 and --ro-bind-fd 9, no source path left");
+		ok(cordon_plan_kind_effect(CORDON_PLAN_BIND_FD) == CORDON_PLAN_WIDENS &&
+			   cordon_plan_kind_effect(CORDON_PLAN_RO_BIND_FD) == CORDON_PLAN_NARROWS,
+		   "a bind by descriptor widens, a read-only one narrows");
+		free(fd_args);
+	}
 	cordon_plan_free(&pl);
 
 	/* Read again, the host as it is now. */
