@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "base/canon.h"
+#include "base/strmap.h"
 #include "command.h"
 #include "eval.h"
 #include "ir/region.h"
@@ -66,6 +67,7 @@ struct reached {
 	const struct ev_rule *r;
 	enum ir_effect effect;
 	bool protect, sure, contained;
+	char *reason; /* formatted when a record first needs it */
 };
 
 /* What the sandbox does not contain first, then the most severe; between equals, the stricter rule (a deny that
@@ -78,6 +80,54 @@ static int reached_cmp(const void *a, const void *b)
 	if (x->effect != y->effect)
 		return (int)y->effect - (int)x->effect;
 	return (int)y->r->effect - (int)x->r->effect;
+}
+
+/* The rules a region reaches, worked out once a decision for each region
+ * and the operation's terms: a script names the same region again and
+ * again (a loop body, a function called often), and matching it against
+ * every rule is most of its cost.  Each hit's reason is formatted once
+ * too, and copied into each record. */
+struct region_hits {
+	struct reached *hits; /* sorted, as decide_region makes them */
+	size_t n;
+};
+
+struct region_memo {
+	bool on;             /* only for scripts: a short command names a region once */
+	struct strmap index; /* key -> index into v */
+	struct region_hits *v;
+	size_t n, cap;
+	struct strbuf key;
+};
+
+static void region_memo_free(struct region_memo *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		for (size_t k = 0; k < m->v[i].n; k++)
+			free(m->v[i].hits[k].reason);
+		free(m->v[i].hits);
+	}
+	free(m->v);
+	strmap_free(&m->index);
+	sb_free(&m->key);
+}
+
+/* Everything the hits of a region depend on, spelled as one key: the
+ * region itself (root, pattern or exact, tree), the operation's terms
+ * (op, maybe, members) and the rule that covers the region. */
+static void region_key(struct strbuf *k, const struct cmd_op *o, const char *root,
+		       const struct ev_rule *base, enum ir_effect base_effect)
+{
+	k->len = 0;
+	char terms[6] = { (char)o->op, (char)o->kind, (char)o->tree, (char)o->maybe,
+			  (char)(o->members != 0), (char)base_effect };
+	sb_add(k, terms, sizeof(terms));
+	sb_add(k, (const char *)&base, sizeof(base));
+	size_t rn = strlen(root);
+	sb_add(k, (const char *)&rn, sizeof(rn));
+	sb_add(k, root, rn);
+	if (o->kind != CMD_PATH_EXACT)
+		sb_adds(k, o->pattern);
 }
 
 /* A glob read deny or ask whose matches all lie below a directory: in the
@@ -157,8 +207,92 @@ static const char *refusal(const struct ev_rule *r, bool protect)
 	return "it lies outside the writable roots or is read-only";
 }
 
+/* Why a hit makes the region's operation stricter. */
+static char *reached_reason(const struct reached *h, const char *what)
+{
+	/* Concatenated, not formatted: a script has thousands of these. */
+	if (h->protect)
+		return xstrcat(h->sure ? "reaches " : "may reach ", what,
+			       ", which is protected: no write reaches it, not even an "
+			       "approved one",
+			       h->sure || h->contained ? "" : " (the path is known only at run time)",
+			       (char *)NULL);
+	return xstrcat(h->sure ? "reaches " : "may reach ", what, ", where ",
+		       h->r->reason ? h->r->reason
+		       : h->r->effect == IR_DENY ? "it is denied"
+						 : "it needs approval",
+		       h->sure || h->contained ? ""
+					       : " (known only at run time, so it needs approval)",
+		       h->effect == IR_DENY && h->r->effect == IR_ASK
+			       ? "; approval is 'never', so it is denied"
+			       : "",
+		       (char *)NULL);
+}
+
+/* The rules and protections that may make o's region stricter than base,
+ * its covering rule, the most severe first; NULL if the region's pattern
+ * does not compile. */
+static struct region_hits *region_hits_of(const cordon_evaluator *ev, const cordon_decision *d,
+					  const struct cmd_op *o, const char *root,
+					  const struct ev_rule *base, enum ir_effect base_effect,
+					  struct region_memo *rm)
+{
+	if (rm->on) {
+		region_key(&rm->key, o, root, base, base_effect);
+		const struct strmap_entry *e = strmap_get(&rm->index, rm->key.buf, rm->key.len);
+		if (e)
+			return &rm->v[e->items[0]];
+	}
+	struct region g;
+	if (region_init(&g, root, o->kind == CMD_PATH_EXACT ? NULL : o->pattern, o->tree) != 0)
+		return NULL;
+	struct reached *hits = NULL;
+	size_t nhits = 0, cap = 0;
+	if (o->op == IR_WRITE) {
+		for (size_t i = 0; i < ev->nprotect; i++) {
+			bool sure;
+			if (!rule_reached(&ev->protect[i].m, &g, &sure))
+				continue;
+			struct reached h = { &ev->protect[i], IR_DENY, true,
+					     sure && !o->maybe && !o->members, false, NULL };
+			if (!h.sure)
+				h.effect = IR_ASK;
+			if (!h.sure && sandbox_refuses(ev, d, h.r, true))
+				h.contained = true;
+			VEC_PUSH(hits, nhits, cap, h);
+		}
+	}
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		bool sure;
+		if (r->op != o->op || r == base || r->effect <= base_effect)
+			continue;
+		if (base && !ev_rule_may_beat(ev, r, base))
+			continue; /* never wins against the rule that covers the region */
+		if (!rule_reached(&r->m, &g, &sure))
+			continue;
+		struct reached h = { r, r->effect, false, sure && !o->maybe && !o->members, false,
+				     NULL };
+		if (!h.sure && h.effect == IR_DENY)
+			h.effect = IR_ASK;
+		h.effect = under_approval(ev, h.effect);
+		if (!h.sure && sandbox_refuses(ev, d, r, false))
+			h.contained = true;
+		if (h.effect > base_effect)
+			VEC_PUSH(hits, nhits, cap, h);
+	}
+	region_free(&g);
+	sort_items(hits, nhits, sizeof(*hits), reached_cmp);
+	struct region_hits rh = { hits, nhits };
+	if (rm->on)
+		strmap_add(&rm->index, rm->key.buf, rm->key.len, (uint32_t)rm->n);
+	VEC_PUSH(rm->v, rm->n, rm->cap, rh);
+	return &rm->v[rm->n - 1];
+}
+
 static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
-			  pcre2_match_data *md, struct canon_memo *memo, struct explain *x)
+			  pcre2_match_data *md, struct canon_memo *memo, struct region_memo *rm,
+			  struct explain *x)
 {
 	char *why = NULL;
 	char *root = host_resolve(ev->host, o->target, strlen(o->target), NULL, memo, &why);
@@ -214,8 +348,8 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		free(root);
 		return;
 	}
-	struct region g;
-	if (region_init(&g, root, o->kind == CMD_PATH_EXACT ? NULL : o->pattern, o->tree) != 0) {
+	struct region_hits *rh = region_hits_of(ev, d, o, root, base, base_effect, rm);
+	if (!rh) {
 		/* Cannot happen for the patterns command.c writes; fail closed. */
 		struct ev_verdict bad =
 			ev_refused(xstrdup("internal error: the path pattern does not compile"));
@@ -224,71 +358,20 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		free(root);
 		return;
 	}
-	struct reached *hits = NULL;
-	size_t nhits = 0, cap = 0;
-	if (o->op == IR_WRITE) {
-		for (size_t i = 0; i < ev->nprotect; i++) {
-			bool sure;
-			if (!rule_reached(&ev->protect[i].m, &g, &sure))
-				continue;
-			struct reached h = { &ev->protect[i], IR_DENY, true,
-					     sure && !o->maybe && !o->members, false };
-			if (!h.sure)
-				h.effect = IR_ASK;
-			if (!h.sure && sandbox_refuses(ev, d, h.r, true))
-				h.contained = true;
-			VEC_PUSH(hits, nhits, cap, h);
-		}
-	}
-	for (size_t i = 0; i < ev->nrules; i++) {
-		const struct ev_rule *r = &ev->rules[i];
-		bool sure;
-		if (r->op != o->op || r == base || r->effect <= base_effect)
-			continue;
-		if (base && !ev_rule_may_beat(ev, r, base))
-			continue; /* never wins against the rule that covers the region */
-		if (!rule_reached(&r->m, &g, &sure))
-			continue;
-		struct reached h = { r, r->effect, false, sure && !o->maybe && !o->members, false };
-		if (!h.sure && h.effect == IR_DENY)
-			h.effect = IR_ASK;
-		h.effect = under_approval(ev, h.effect);
-		if (!h.sure && sandbox_refuses(ev, d, r, false))
-			h.contained = true;
-		if (h.effect > base_effect)
-			VEC_PUSH(hits, nhits, cap, h);
-	}
-	sort_items(hits, nhits, sizeof(*hits), reached_cmp);
 	/* Every record of the region has the same detail: formatted once. */
-	char *via = nhits ? xstrcat(o->detail, ", via ", o->shown, (char *)NULL) : NULL;
-	for (size_t i = 0; i < nhits && i < MAX_REACHED; i++) {
-		const struct reached *h = &hits[i];
+	char *via = rh->n ? xstrcat(o->detail, ", via ", o->shown, (char *)NULL) : NULL;
+	for (size_t i = 0; i < rh->n && i < MAX_REACHED; i++) {
+		struct reached *h = &rh->hits[i];
 		const char *what = h->r->m.text ? h->r->m.text : h->r->m.regex;
-		char *reason;
-		/* Concatenated, not formatted: a script has thousands of these. */
-		if (h->protect)
-			reason = xstrcat(h->sure ? "reaches " : "may reach ", what,
-					 ", which is protected: no write reaches it, not even an "
-					 "approved one",
-					 h->sure || h->contained ? "" : " (the path is known only at run time)",
-					 (char *)NULL);
-		else
-			reason = xstrcat(h->sure ? "reaches " : "may reach ", what, ", where ",
-					 h->r->reason ? h->r->reason
-					 : h->r->effect == IR_DENY ? "it is denied"
-								   : "it needs approval",
-					 h->sure || h->contained
-						 ? ""
-						 : " (known only at run time, so it needs approval)",
-					 h->effect == IR_DENY && h->r->effect == IR_ASK
-						 ? "; approval is 'never', so it is denied"
-						 : "",
-					 (char *)NULL);
+		if (!h->reason)
+			h->reason = reached_reason(h, what);
 		if (xs) {
 			struct xp_reach e = { h->sure, xstrdup(what), h->effect, h->r->origin };
 			VEC_PUSH(xs->reached, xs->nreached, xs->reached_cap, e);
 		}
-		struct ev_verdict hv = { .effect = h->effect, .reason = reason, .rule = h->r->origin };
+		struct ev_verdict hv = { .effect = h->effect,
+					 .reason = xstrdup(h->reason),
+					 .rule = h->r->origin };
 		rec = ev_record(o->op, what, &hv);
 		rec.detail = xstrdup(via);
 		rec.shape = DEC_SHAPE_REACHED;
@@ -297,8 +380,6 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		ev_append(d, &rec);
 	}
 	free(via);
-	free(hits);
-	region_free(&g);
 	free(root);
 }
 
@@ -494,6 +575,11 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 	struct cmd_ops ops = { 0 };
 	struct canon_memo memo = { 0 };
 	cmd_analyse(&env, sc, text, len, &ops);
+	/* A command of a few operations names each region once: the memo
+	 * would cost more than it saves. */
+	struct region_memo rm = { .on = ops.n > 8 };
+	strmap_init(&rm.index);
+	sb_init(&rm.key);
 	xp_parse(x, sc, text, &ops);
 	/* The analysed command that is the request itself is decided into
 	 * the request's record: where the analysis adds nothing, that record
@@ -537,10 +623,11 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 		} else if (o->op == IR_NET) {
 			decide_net(ev, d, o, md, x);
 		} else {
-			decide_region(ev, d, o, md, &memo, x);
+			decide_region(ev, d, o, md, &memo, &rm, x);
 		}
 	}
 	free(done);
+	region_memo_free(&rm);
 	canon_memo_free(&memo);
 	cmd_ops_free(&ops);
 }
