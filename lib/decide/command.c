@@ -618,7 +618,7 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 	if (c->argi < c->nwords) {
 		char why[160];
 		const char *caution =
-			cmd_env_caution(env->names, c, c->prog ? ca_find_program(env, c->prog) : NULL,
+			cmd_env_caution(env->names, env->md, c, c->prog ? ca_find_program(env, c->prog) : NULL,
 					why, sizeof(why));
 		if (caution)
 			out->v[first].caution = xstrdup(caution);

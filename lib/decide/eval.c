@@ -307,6 +307,7 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 		strmap_init(&ev->index[i].anchors);
 	strmap_init(&ev->protect_index.anchors);
 	cmd_programs_index(&ev->programs, &policy->ir);
+	cmd_names_init(&ev->env_names, &p->env);
 	if (prepare_context(ev, ctx, err) != 0)
 		goto fail;
 	/* Two passes: the vectors must not move while the index is built. */
@@ -364,6 +365,7 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 		index_free(&ev->index[i]);
 	index_free(&ev->protect_index);
 	strmap_free(&ev->programs);
+	cmd_names_free(&ev->env_names);
 	for (size_t i = 0; i < ev->nlinks; i++) {
 		free(ev->links[i].path);
 		free(ev->links[i].real);
