@@ -39,9 +39,9 @@ struct matcher {
 
 enum match_status { MATCH_OK, MATCH_INACTIVE, MATCH_ERROR };
 
-/* Env name patterns (an ir_env's `secret` or `code` list) with their
- * regexes compiled once, to match many names: what ir_env_matches says,
- * without compiling a regex for every name.  Immutable once built. */
+/* Env name patterns (an ir_env's `secret` or `code` list: names, globs,
+ * regexes) with their regexes compiled once, to match many names.
+ * Immutable once built. */
 struct name_set {
 	const struct ir_pattern *pats; /* borrowed */
 	pcre2_code **re;               /* per pattern: its regex compiled, or NULL */
