@@ -34,10 +34,11 @@ static enum ir_effect under_approval(const cordon_evaluator *ev, enum ir_effect 
 
 /* The record of an analysed operation: the verdict on it, shown as
  * target, with what the analysis says of it. */
-static struct dec_op op_record(const struct cmd_op *o, const char *target, struct ev_verdict *v)
+static struct dec_op op_record(cordon_decision *d, const struct cmd_op *o, const char *target,
+			       struct ev_verdict *v)
 {
-	struct dec_op rec = ev_record(o->op, target, v);
-	rec.detail = xstrdup(o->detail);
+	struct dec_op rec = ev_record(d, o->op, target, v);
+	rec.detail = ev_keep(d, o->detail);
 	rec.maybe = o->maybe;
 	return rec;
 }
@@ -182,18 +183,18 @@ static bool sandbox_refuses(const cordon_evaluator *ev, const cordon_decision *d
 
 /* A record reached only at run time, and refused by the sandbox itself,
  * so it needs no person; it stays in the preview. */
-static void contain(struct dec_op *rec, const char *what)
+static void contain(cordon_decision *d, struct dec_op *rec, const char *what)
 {
 	char *reason = xstrcat(rec->reason ? rec->reason : "",
 			       "; known only at run time and contained: the sandbox refuses it "
 			       "by itself (",
 			       what, "), so it needs no approval", (char *)NULL);
-	free(rec->reason);
-	rec->reason = reason;
+	rec->reason = ev_keep(d, reason);
+	free(reason);
 	char *detail = xstrcat(rec->detail ? rec->detail : "", ", contained by the sandbox",
 			       (char *)NULL);
-	free(rec->detail);
-	rec->detail = detail;
+	rec->detail = ev_keep(d, detail);
+	free(detail);
 	rec->effect = IR_ALLOW;
 	rec->contained = true;
 }
@@ -298,7 +299,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 	char *root = host_resolve(ev->host, o->target, strlen(o->target), NULL, memo, &why);
 	if (!root) {
 		struct ev_verdict v = ev_refused(xasprintf("cannot resolve the path: %s", why));
-		struct dec_op rec = op_record(o, o->shown, &v);
+		struct dec_op rec = op_record(d, o, o->shown, &v);
 		ev_append(d, &rec);
 		free(why);
 		return;
@@ -311,7 +312,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		target_prepare(&t, o->op, root, strlen(root), NULL);
 		v = ev_judge(ev, &t, NULL, md, xs ? &xs->j : NULL);
 		target_free(&t);
-		rec = op_record(o, root, &v);
+		rec = op_record(d, o, root, &v);
 		rec.shape = o->tree ? DEC_SHAPE_TREE : DEC_SHAPE_FILE;
 	} else {
 		/* An ordinary child of the region's directory: a name no
@@ -330,7 +331,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		v = ev_judge(ev, &t, shown, md, xs ? &xs->j : NULL);
 		target_free(&t);
 		free(child);
-		rec = op_record(o, shown, &v);
+		rec = op_record(d, o, shown, &v);
 		rec.shape = DEC_SHAPE_REGION;
 		free(shown);
 	}
@@ -340,7 +341,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 	enum ir_effect base_effect = rec.effect;
 	if (!file && o->maybe && base_effect != IR_ALLOW && base &&
 	    sandbox_refuses(ev, d, base, false)) {
-		contain(&rec, refusal(base, false));
+		contain(d, &rec, refusal(base, false));
 		base_effect = IR_ALLOW;
 	}
 	ev_append(d, &rec);
@@ -353,13 +354,18 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		/* Cannot happen for the patterns command.c writes; fail closed. */
 		struct ev_verdict bad =
 			ev_refused(xstrdup("internal error: the path pattern does not compile"));
-		rec = ev_record(o->op, o->shown, &bad);
+		rec = ev_record(d, o->op, o->shown, &bad);
 		ev_append(d, &rec);
 		free(root);
 		return;
 	}
 	/* Every record of the region has the same detail: formatted once. */
-	char *via = rh->n ? xstrcat(o->detail, ", via ", o->shown, (char *)NULL) : NULL;
+	char *via = NULL;
+	if (rh->n) {
+		char *s = xstrcat(o->detail, ", via ", o->shown, (char *)NULL);
+		via = ev_keep(d, s);
+		free(s);
+	}
 	for (size_t i = 0; i < rh->n && i < MAX_REACHED; i++) {
 		struct reached *h = &rh->hits[i];
 		const char *what = h->r->m.text ? h->r->m.text : h->r->m.regex;
@@ -369,17 +375,15 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 			struct xp_reach e = { h->sure, xstrdup(what), h->effect, h->r->origin };
 			VEC_PUSH(xs->reached, xs->nreached, xs->reached_cap, e);
 		}
-		struct ev_verdict hv = { .effect = h->effect,
-					 .reason = xstrdup(h->reason),
-					 .rule = h->r->origin };
-		rec = ev_record(o->op, what, &hv);
-		rec.detail = xstrdup(via);
+		struct ev_verdict hv = { .effect = h->effect, .rule = h->r->origin };
+		rec = ev_record(d, o->op, what, &hv);
+		rec.reason = ev_keep(d, h->reason);
+		rec.detail = via;
 		rec.shape = DEC_SHAPE_REACHED;
 		if (h->contained)
-			contain(&rec, refusal(h->r, h->protect));
+			contain(d, &rec, refusal(h->r, h->protect));
 		ev_append(d, &rec);
 	}
-	free(via);
 	free(root);
 }
 
@@ -391,7 +395,7 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 	const char *host = o->maybe ? "unknown.invalid" : o->target;
 	if (target_prepare(&t, IR_NET, host, strlen(host), &why) != 0) {
 		struct ev_verdict v = ev_refused(why);
-		struct dec_op rec = op_record(o, o->target, &v);
+		struct dec_op rec = op_record(d, o, o->target, &v);
 		ev_append(d, &rec);
 		return;
 	}
@@ -399,7 +403,7 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 	target_free(&t);
 	const struct ev_rule *base = v.by;
 	enum ir_effect base_effect = v.effect;
-	struct dec_op rec = op_record(o, o->maybe ? "(a host known only at run time)" : o->target, &v);
+	struct dec_op rec = op_record(d, o, o->maybe ? "(a host known only at run time)" : o->target, &v);
 	ev_append(d, &rec);
 	if (!o->maybe || base_effect == IR_DENY)
 		return;
@@ -416,7 +420,7 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 					    r->reason ? r->reason : "the policy is stricter"),
 			.rule = r->origin
 		};
-		rec = op_record(o, r->m.text ? r->m.text : "*", &may);
+		rec = op_record(d, o, r->m.text ? r->m.text : "*", &may);
 		ev_append(d, &rec);
 		return;
 	}
@@ -469,7 +473,7 @@ static bool has_dynamic_word(const struct cmd_op *o)
  * (judged here, or given as known when the same target was judged
  * already), or, where what is not known of it makes it stricter, that
  * stricter judgment with its reason. */
-static struct dec_op exec_record(const cordon_evaluator *ev, const cordon_decision *d,
+static struct dec_op exec_record(const cordon_evaluator *ev, cordon_decision *d,
 				 const struct cmd_op *o, const struct ev_verdict *known,
 				 pcre2_match_data *md, struct explain *x)
 {
@@ -526,7 +530,7 @@ static struct dec_op exec_record(const cordon_evaluator *ev, const cordon_decisi
 		v = stricter;
 		v.effect = under_approval(ev, IR_ASK);
 	}
-	return op_record(o, o->target, &v);
+	return op_record(d, o, o->target, &v);
 }
 
 /* Does o name exactly the target judged for the request as a whole?
@@ -544,7 +548,8 @@ static bool same_target(const struct cmd_op *o, const struct target *whole)
 
 /* The request's own exec and its analysis are one operation: one record,
  * the analysis' where it is stricter, the request's with the analysis'
- * detail where it is not. */
+ * detail where it is not; the other is dropped (its strings stay in the
+ * decision's arena). */
 static void merge_request(struct dec_op *request, struct dec_op *analysed)
 {
 	if (analysed->effect > request->effect) {
@@ -555,10 +560,6 @@ static void merge_request(struct dec_op *request, struct dec_op *analysed)
 		request->detail = analysed->detail;
 		analysed->detail = NULL;
 	}
-	free(analysed->target);
-	free(analysed->reason);
-	free(analysed->rule);
-	free(analysed->detail);
 }
 
 /* Decide every operation of a split command line; text is what the
@@ -589,7 +590,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 	 * analysis judged it, judged again only where its words differ from
 	 * those the request was judged on. */
 	const struct ev_verdict known = *v;
-	struct dec_op request = ev_record(IR_EXEC, text, v);
+	struct dec_op request = ev_record(d, IR_EXEC, text, v);
 	bool *done = xcalloc(ops.n + 1, sizeof(*done));
 	size_t at = SIZE_MAX; /* the analysed request that judges it again */
 	for (size_t i = 0; i < ops.n; i++) {
@@ -603,7 +604,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 		}
 		done[i] = true;
 		if (!request.detail)
-			request.detail = xstrdup(o->detail);
+			request.detail = ev_keep(d, o->detail);
 	}
 	if (at == SIZE_MAX)
 		ev_append(d, &request);
@@ -652,9 +653,9 @@ void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const str
 					    "it would do is unknown; it needs approval",
 					    err.message, err.offset)
 		};
-		struct dec_op request = ev_record(IR_EXEC, text, v);
-		struct dec_op rec = ev_record(IR_EXEC, text, &unparsed);
-		rec.detail = xstrdup("unparsed");
+		struct dec_op request = ev_record(d, IR_EXEC, text, v);
+		struct dec_op rec = ev_record(d, IR_EXEC, text, &unparsed);
+		rec.detail = ev_keep(d, "unparsed");
 		merge_request(&request, &rec);
 		ev_append(d, &request);
 		return;
@@ -676,7 +677,7 @@ void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *
 			xs->why = xstrdup(err.message);
 		struct ev_verdict v =
 			ev_refused(xasprintf("the argv cannot be analysed: %s", err.message));
-		struct dec_op rec = ev_record(IR_EXEC, argc ? argv[0] : "", &v);
+		struct dec_op rec = ev_record(d, IR_EXEC, argc ? argv[0] : "", &v);
 		ev_append(d, &rec);
 		sb_free(&text);
 		return;
