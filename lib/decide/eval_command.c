@@ -68,7 +68,9 @@ struct reached {
 	const struct ev_rule *r;
 	enum ir_effect effect;
 	bool protect, sure, contained;
-	char *reason; /* formatted when a record first needs it */
+	/* What its records show, in the decision's arena: made when a record
+	 * first needs them, then shared by every record of the region. */
+	char *what, *reason, *rule;
 };
 
 /* What the sandbox does not contain first, then the most severe; between equals, the stricter rule (a deny that
@@ -104,8 +106,6 @@ struct region_memo {
 static void region_memo_free(struct region_memo *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
-		for (size_t k = 0; k < m->v[i].n; k++)
-			free(m->v[i].hits[k].reason);
 		free(m->v[i].hits);
 	}
 	free(m->v);
@@ -255,7 +255,7 @@ static struct region_hits *region_hits_of(const cordon_evaluator *ev, const cord
 			if (!rule_reached(&ev->protect[i].m, &g, &sure))
 				continue;
 			struct reached h = { &ev->protect[i], IR_DENY, true,
-					     sure && !o->maybe && !o->members, false, NULL };
+					     sure && !o->maybe && !o->members, false, NULL, NULL, NULL };
 			if (!h.sure)
 				h.effect = IR_ASK;
 			if (!h.sure && sandbox_refuses(ev, d, h.r, true))
@@ -273,7 +273,7 @@ static struct region_hits *region_hits_of(const cordon_evaluator *ev, const cord
 		if (!rule_reached(&r->m, &g, &sure))
 			continue;
 		struct reached h = { r, r->effect, false, sure && !o->maybe && !o->members, false,
-				     NULL };
+				     NULL, NULL, NULL };
 		if (!h.sure && h.effect == IR_DENY)
 			h.effect = IR_ASK;
 		h.effect = under_approval(ev, h.effect);
@@ -369,17 +369,20 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 	for (size_t i = 0; i < rh->n && i < MAX_REACHED; i++) {
 		struct reached *h = &rh->hits[i];
 		const char *what = h->r->m.text ? h->r->m.text : h->r->m.regex;
-		if (!h->reason)
-			h->reason = reached_reason(h, what);
+		if (!h->reason) {
+			char *reason = reached_reason(h, what);
+			h->reason = ev_keep(d, reason);
+			free(reason);
+			h->what = ev_keep(d, what);
+			h->rule = ev_keep(d, h->r->origin);
+		}
 		if (xs) {
 			struct xp_reach e = { h->sure, xstrdup(what), h->effect, h->r->origin };
 			VEC_PUSH(xs->reached, xs->nreached, xs->reached_cap, e);
 		}
-		struct ev_verdict hv = { .effect = h->effect, .rule = h->r->origin };
-		rec = ev_record(d, o->op, what, &hv);
-		rec.reason = ev_keep(d, h->reason);
-		rec.detail = via;
-		rec.shape = DEC_SHAPE_REACHED;
+		rec = (struct dec_op){ .op = o->op, .target = h->what, .effect = h->effect,
+				       .reason = h->reason, .rule = h->rule, .detail = via,
+				       .shape = DEC_SHAPE_REACHED };
 		if (h->contained)
 			contain(d, &rec, refusal(h->r, h->protect));
 		ev_append(d, &rec);
