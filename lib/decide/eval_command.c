@@ -536,6 +536,63 @@ static struct dec_op exec_record(const cordon_evaluator *ev, cordon_decision *d,
 	return op_record(d, o, o->target, &v);
 }
 
+/* The records of the execs a script runs again and again (the same words
+ * in a loop body or a function), made once a decision: a record depends
+ * only on what exec_key spells (and on the decision), and its strings are
+ * in the decision's arena, so equal records share them.  Not when
+ * explaining: each judgment is a step of the explanation. */
+struct exec_memo {
+	struct strmap index; /* key -> index into v */
+	struct dec_op *v;
+	size_t n, cap;
+	struct strbuf key;
+};
+
+static void exec_memo_free(struct exec_memo *m)
+{
+	free(m->v);
+	strmap_free(&m->index);
+	sb_free(&m->key);
+}
+
+static void key_string(struct strbuf *k, const char *s)
+{
+	size_t n = s ? strlen(s) + 1 : 0; /* 0: NULL, 1: "" */
+	sb_add(k, (const char *)&n, sizeof(n));
+	if (n > 1)
+		sb_add(k, s, n - 1);
+}
+
+/* What exec_record reads of o. */
+static void exec_key(struct strbuf *k, const struct cmd_op *o)
+{
+	k->len = 0;
+	char flags[3] = { (char)o->opaque, (char)o->unknown, (char)o->maybe };
+	sb_add(k, flags, sizeof(flags));
+	key_string(k, o->target);
+	key_string(k, o->detail);
+	key_string(k, o->caution);
+	sb_add(k, (const char *)&o->nwords, sizeof(o->nwords));
+	for (size_t i = 0; i < o->nwords; i++) {
+		key_string(k, o->words[i]);
+		sb_addc(k, (char)o->dyn[i]);
+	}
+}
+
+static struct dec_op exec_record_memo(const cordon_evaluator *ev, cordon_decision *d,
+				      const struct cmd_op *o, pcre2_match_data *md,
+				      struct exec_memo *em)
+{
+	exec_key(&em->key, o);
+	const struct strmap_entry *e = strmap_get(&em->index, em->key.buf, em->key.len);
+	if (e)
+		return em->v[e->items[0]];
+	struct dec_op rec = exec_record(ev, d, o, NULL, md, NULL);
+	strmap_add(&em->index, em->key.buf, em->key.len, (uint32_t)em->n);
+	VEC_PUSH(em->v, em->n, em->cap, rec);
+	return rec;
+}
+
 /* Does o name exactly the target judged for the request as a whole?
  * Then the rules said of it what they said of the request. */
 static bool same_target(const struct cmd_op *o, const struct target *whole)
@@ -583,8 +640,13 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 	/* A command of a few operations names each region once: the memo
 	 * would cost more than it saves. */
 	struct region_memo rm = { .on = ops.n > 8 };
+	struct exec_memo em = { 0 };
 	strmap_init(&rm.index);
-	sb_init(&rm.key);
+	strmap_init(&em.index);
+	if (rm.on) {
+		sb_init(&rm.key);
+		sb_init(&em.key);
+	}
 	xp_parse(x, sc, text, &ops);
 	/* The analysed command that is the request itself is decided into
 	 * the request's record: where the analysis adds nothing, that record
@@ -623,7 +685,8 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 			merge_request(&request, &rec);
 			ev_append(d, &request);
 		} else if (o->op == IR_EXEC) {
-			rec = exec_record(ev, d, o, NULL, md, x);
+			rec = rm.on && !x ? exec_record_memo(ev, d, o, md, &em)
+					  : exec_record(ev, d, o, NULL, md, x);
 			ev_append(d, &rec);
 		} else if (o->op == IR_NET) {
 			decide_net(ev, d, o, md, x);
@@ -633,6 +696,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 	}
 	free(done);
 	region_memo_free(&rm);
+	exec_memo_free(&em);
 	canon_memo_free(&memo);
 	cmd_ops_free(&ops);
 }
