@@ -58,14 +58,14 @@ char *ca_cmd_dir(const struct cmd_env *env, const char *rel)
 	if (rel[0] == '~' && (rel[1] == '\0' || rel[1] == '/')) {
 		if (!env->home)
 			return NULL;
-		char *j = xasprintf("%s/%s", env->home, rel + 1);
+		char *j = xstrcat(env->home, "/", rel + 1, (char *)NULL);
 		char *r = canon_lexical(j);
 		free(j);
 		return r;
 	}
 	if (!env->cwd)
 		return NULL;
-	char *j = xasprintf("%s/%s", env->cwd, rel);
+	char *j = xstrcat(env->cwd, "/", rel, (char *)NULL);
 	char *r = canon_lexical(j);
 	free(j);
 	return r;
@@ -191,14 +191,14 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 	bool relative_unknown = false;
 	if (!anywhere) {
 		if (home)
-			abs = xasprintf("%s/%s", env->home, lit.buf);
+			abs = xstrcat(env->home, "/", lit.buf, (char *)NULL);
 		else if (lit.len && lit.buf[0] == '/')
 			abs = xstrdup(lit.buf);
 		else if (i == 0 && i < w->nparts && w->parts[0].kind != SHELL_PART_GLOB &&
 			 w->parts[0].kind != SHELL_PART_BRACE)
 			anywhere = true; /* a dynamic start may be absolute */
 		else if (dir)
-			abs = xasprintf("%s/%s", dir, lit.buf);
+			abs = xstrcat(dir, "/", lit.buf, (char *)NULL);
 		else if (exact)
 			relative_unknown = true;
 		else
@@ -596,8 +596,9 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 					"opaque: %s runs code given on its command line", r.prog);
 			} else if (spec || nested) {
 				out->v[first].detail =
-					spec ? xasprintf("runs (spec \"%s\")", r.prog)
-					     : xasprintf("runs the command in its string (%s)", r.prog);
+					spec ? xstrcat("runs (spec \"", r.prog, "\")", (char *)NULL)
+					     : xstrcat("runs the command in its string (", r.prog, ")",
+						       (char *)NULL);
 			} else {
 				/* What it does with its words is not known: opaque. */
 				char *like = confusable_fold(r.prog);
@@ -618,7 +619,7 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 	if (c->argi < c->nwords) {
 		char why[160];
 		const char *caution =
-			cmd_env_caution(env->names, c, c->prog ? ca_find_program(env, c->prog) : NULL,
+			cmd_env_caution(env->names, env->md, c, c->prog ? ca_find_program(env, c->prog) : NULL,
 					why, sizeof(why));
 		if (caution)
 			out->v[first].caution = xstrdup(caution);

@@ -14,6 +14,7 @@
 #include "ir/ir.h"
 #include "shell/shell.h"
 #include "base/strmap.h"
+#include "command_env.h"
 
 enum cmd_path_kind {
 	CMD_PATH_EXACT,  /* `path` is the whole value */
@@ -65,7 +66,8 @@ struct cmd_env {
 	size_t nvars;
 	const struct ir_policy *ir;
 	const struct strmap *programs; /* program name -> index into ir->programs */
-	const struct ir_env *names;    /* the preset's env: secret and code names, or NULL */
+	const struct cmd_names *names; /* the preset's env: secret and code names, or NULL */
+	pcre2_match_data *md;          /* the caller's, for matching names */
 };
 
 /* Build the name index of ir's program specs. */

@@ -22,14 +22,27 @@ static bool name_char(char c)
 	       c == '_';
 }
 
-static bool is_secret_name(const struct ir_env *e, const char *name, size_t n)
+void cmd_names_init(struct cmd_names *n, const struct ir_env *e)
+{
+	name_set_init(&n->secret, e->secret, e->nsecret);
+	name_set_init(&n->code, e->code, e->ncode);
+}
+
+void cmd_names_free(struct cmd_names *n)
+{
+	name_set_free(&n->secret);
+	name_set_free(&n->code);
+}
+
+static bool is_secret_name(const struct cmd_names *e, pcre2_match_data *md, const char *name,
+			   size_t n)
 {
 	char v[128];
 	if (!e || n == 0 || n >= sizeof(v))
 		return false;
 	memcpy(v, name, n);
 	v[n] = '\0';
-	return ir_env_matches(e->secret, e->nsecret, v);
+	return name_set_match(&e->secret, v, md);
 }
 
 /* The name $NAME, ${NAME...}, ${!NAME}, ${#NAME} expands. */
@@ -51,20 +64,20 @@ static bool param_name(const char *t, const char **name, size_t *n)
 	return k > 0;
 }
 
-static const char *secret_in_parts(const struct ir_env *e, const struct shell_part *p, size_t np,
-				   char *buf, size_t size)
+static const char *secret_in_parts(const struct cmd_names *e, pcre2_match_data *md,
+				   const struct shell_part *p, size_t np, char *buf, size_t size)
 {
 	for (size_t i = 0; i < np; i++) {
 		const char *name;
 		size_t n;
 		if (p[i].kind == SHELL_PART_PARAM && p[i].text && param_name(p[i].text, &name, &n) &&
-		    is_secret_name(e, name, n)) {
+		    is_secret_name(e, md, name, n)) {
 			snprintf(buf, size, "it expands $%.*s, whose name says it holds a secret", (int)n,
 				 name);
 			return buf;
 		}
 		if (p[i].ninner) {
-			const char *r = secret_in_parts(e, p[i].inner, p[i].ninner, buf, size);
+			const char *r = secret_in_parts(e, md, p[i].inner, p[i].ninner, buf, size);
 			if (r)
 				return r;
 		}
@@ -72,15 +85,15 @@ static const char *secret_in_parts(const struct ir_env *e, const struct shell_pa
 	return NULL;
 }
 
-static const char *secret_in_word(const struct ir_env *e, const struct shell_word *w, char *buf,
-				  size_t size)
+static const char *secret_in_word(const struct cmd_names *e, pcre2_match_data *md,
+				  const struct shell_word *w, char *buf, size_t size)
 {
-	return w ? secret_in_parts(e, w->parts, w->nparts, buf, size) : NULL;
+	return w ? secret_in_parts(e, md, w->parts, w->nparts, buf, size) : NULL;
 }
 
-static bool is_code_var(const struct ir_env *e, const char *name)
+static bool is_code_var(const struct cmd_names *e, pcre2_match_data *md, const char *name)
 {
-	return e && ir_env_matches(e->code, e->ncode, name);
+	return e && name_set_match(&e->code, name, md);
 }
 
 static bool spec_option(const struct ir_spec *s, const char *name)
@@ -96,8 +109,8 @@ static bool spec_option(const struct ir_spec *s, const char *name)
  * words are only options the spec lists (env, export -p, set; not set -e);
  * a `variable` operand prints that variable (printenv NAME): 1 when one
  * of them names a secret.  0: it prints none of these. */
-static int dumps_environment(const struct ir_env *e, const struct shell_cmd *c,
-			     const struct ir_spec *spec)
+static int dumps_environment(const struct cmd_names *e, pcre2_match_data *md,
+			     const struct shell_cmd *c, const struct ir_spec *spec)
 {
 	if (!spec || !spec->environment)
 		return 0;
@@ -113,31 +126,32 @@ static int dumps_environment(const struct ir_env *e, const struct shell_cmd *c,
 		}
 		if (spec->operands != ROLE_VARIABLE)
 			return 0;
-		if (is_secret_name(e, v, strlen(v)))
+		if (is_secret_name(e, md, v, strlen(v)))
 			return 1;
 		operands = true;
 	}
 	return operands ? 0 : 2;
 }
 
-const char *cmd_env_caution(const struct ir_env *e, const struct shell_cmd *c,
-			    const struct ir_spec *spec, char *buf, size_t size)
+const char *cmd_env_caution(const struct cmd_names *e, pcre2_match_data *md,
+			    const struct shell_cmd *c, const struct ir_spec *spec, char *buf,
+			    size_t size)
 {
 	for (size_t i = 0; i < c->nwords; i++) {
-		const char *r = secret_in_word(e, c->words[i], buf, size);
+		const char *r = secret_in_word(e, md, c->words[i], buf, size);
 		if (r)
 			return r;
 	}
 	for (size_t i = 0; i < c->nredirs; i++) {
-		const char *r = secret_in_word(e, c->redirs[i]->target, buf, size);
+		const char *r = secret_in_word(e, md, c->redirs[i]->target, buf, size);
 		if (r)
 			return r;
 	}
 	for (size_t i = 0; i < c->nassigns; i++) {
-		const char *r = secret_in_word(e, c->assigns[i]->value, buf, size);
+		const char *r = secret_in_word(e, md, c->assigns[i]->value, buf, size);
 		if (r)
 			return r;
-		if (is_code_var(e, c->assigns[i]->name)) {
+		if (is_code_var(e, md, c->assigns[i]->name)) {
 			snprintf(buf, size, "it sets %s, which changes what code runs",
 				 c->assigns[i]->name);
 			return buf;
@@ -162,13 +176,13 @@ const char *cmd_env_caution(const struct ir_env *e, const struct shell_cmd *c,
 				continue;
 			memcpy(name, v, n);
 			name[n] = '\0';
-			if (is_code_var(e, name)) {
+			if (is_code_var(e, md, name)) {
 				snprintf(buf, size, "it sets %s, which changes what code runs", name);
 				return buf;
 			}
 		}
 	}
-	switch (dumps_environment(e, c, spec)) {
+	switch (dumps_environment(e, md, c, spec)) {
 	case 1:
 		snprintf(buf, size, "it prints a variable whose name says it holds a secret");
 		return buf;

@@ -16,13 +16,21 @@
 
 /* ---- program specs ------------------------------------------------------- */
 
+/* Is s exactly the n bytes of name?  Byte by byte: most option names
+ * differ from the word within their first three bytes. */
+static bool spelled(const char *s, const char *name, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (s[k] != name[k] || !s[k])
+			return false;
+	return s[n] == '\0';
+}
+
 static const struct ir_option *find_option(const struct ir_spec *s, const char *name, size_t n)
 {
 	for (size_t i = 0; s && i < s->noptions; i++)
 		for (size_t j = 0; j < s->options[i].nnames; j++)
-			if (s->options[i].names[j][0] == (n ? name[0] : '\0') && /* most differ there */
-			    strlen(s->options[i].names[j]) == n &&
-			    memcmp(s->options[i].names[j], name, n) == 0)
+			if (spelled(s->options[i].names[j], name, n))
 				return &s->options[i];
 	return NULL;
 }

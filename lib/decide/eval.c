@@ -307,6 +307,7 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 		strmap_init(&ev->index[i].anchors);
 	strmap_init(&ev->protect_index.anchors);
 	cmd_programs_index(&ev->programs, &policy->ir);
+	cmd_names_init(&ev->env_names, &p->env);
 	if (prepare_context(ev, ctx, err) != 0)
 		goto fail;
 	/* Two passes: the vectors must not move while the index is built. */
@@ -364,6 +365,7 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 		index_free(&ev->index[i]);
 	index_free(&ev->protect_index);
 	strmap_free(&ev->programs);
+	cmd_names_free(&ev->env_names);
 	for (size_t i = 0; i < ev->nlinks; i++) {
 		free(ev->links[i].path);
 		free(ev->links[i].real);
@@ -512,10 +514,17 @@ struct ev_verdict ev_refused(char *reason)
 	return (struct ev_verdict){ .effect = IR_DENY, .reason = reason };
 }
 
-struct dec_op ev_record(enum ir_op op, const char *target, struct ev_verdict *v)
+char *ev_keep(cordon_decision *d, const char *s)
 {
-	struct dec_op o = { .op = op, .target = xstrdup(target), .effect = v->effect,
-			    .reason = v->reason, .rule = v->rule ? xstrdup(v->rule) : NULL };
+	return s ? arena_strdup(&d->strings, s) : NULL;
+}
+
+struct dec_op ev_record(cordon_decision *d, enum ir_op op, const char *target,
+			struct ev_verdict *v)
+{
+	struct dec_op o = { .op = op, .target = ev_keep(d, target), .effect = v->effect,
+			    .reason = ev_keep(d, v->reason), .rule = ev_keep(d, v->rule) };
+	free(v->reason);
 	v->reason = NULL;
 	return o;
 }
@@ -622,7 +631,7 @@ struct ev_verdict ev_judge(const cordon_evaluator *ev, const struct target *t, c
 static void add_refusal(cordon_decision *d, enum ir_op op, const char *target, char *reason)
 {
 	struct ev_verdict v = ev_refused(reason);
-	struct dec_op o = ev_record(op, target, &v);
+	struct dec_op o = ev_record(d, op, target, &v);
 	ev_append(d, &o);
 }
 
@@ -792,7 +801,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	if (op == IR_EXEC) {
 		ev_decide_command(ev, d, &t, &v, md, x);
 	} else {
-		struct dec_op rec = ev_record(op, canonical, &v);
+		struct dec_op rec = ev_record(d, op, canonical, &v);
 		ev_append(d, &rec);
 	}
 	pcre2_match_data_free(md);
@@ -852,12 +861,7 @@ void cordon_decision_free(cordon_decision *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->nops; i++) {
-		free(d->ops[i].target);
-		free(d->ops[i].reason);
-		free(d->ops[i].rule);
-		free(d->ops[i].detail);
-	}
+	arena_free(&d->strings);
 	free(d->ops);
 	free(d->reason);
 	free(d->rule);

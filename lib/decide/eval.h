@@ -49,6 +49,7 @@ struct ev_index {
 	size_t nfloating, cap;
 };
 
+/* One record of a decision; its strings are in the decision's arena. */
 struct dec_op {
 	enum ir_op op;
 	char *target;
@@ -80,6 +81,9 @@ struct cordon_decision {
 	bool sandboxed; /* the request's: runs under `cordon run` */
 	struct dec_op *ops;
 	size_t nops, ops_cap;
+	/* The records' strings (target, reason, rule, detail): a script's
+	 * decision has many thousands, allocated and freed together. */
+	struct arena strings;
 };
 
 struct cordon_evaluator {
@@ -99,6 +103,7 @@ struct cordon_evaluator {
 	struct ev_link *links;
 	size_t nlinks, links_cap;
 	struct strmap programs; /* program spec names -> index in the IR */
+	struct cmd_names env_names; /* the preset's secret and code names, compiled */
 	struct cmd_var *vars;   /* environment values known before a command runs */
 	size_t nvars;
 };
@@ -123,8 +128,12 @@ struct ev_verdict ev_judge(const cordon_evaluator *ev, const struct target *t, c
 /* A verdict of no rule: deny, for reason (taken). */
 struct ev_verdict ev_refused(char *reason);
 /* The record of operation op on target, with the verdict's effect, reason
- * (taken) and rule; the caller completes what it knows (detail, shape). */
-struct dec_op ev_record(enum ir_op op, const char *target, struct ev_verdict *v);
+ * (taken) and rule; the caller completes what it knows (detail, shape).
+ * A record's strings live in d's arena (ev_keep). */
+struct dec_op ev_record(cordon_decision *d, enum ir_op op, const char *target,
+			struct ev_verdict *v);
+/* s copied into d's arena, or NULL for NULL. */
+char *ev_keep(cordon_decision *d, const char *s);
 /* Append a complete record; the decision takes what it holds. */
 void ev_append(cordon_decision *d, struct dec_op *o);
 /* Which rule decides (eval_rank.c).  ev_rank_build computes, once per

@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "base/canon.h"
+#include "base/strmap.h"
 #include "command.h"
 #include "eval.h"
 #include "ir/region.h"
@@ -33,10 +34,11 @@ static enum ir_effect under_approval(const cordon_evaluator *ev, enum ir_effect 
 
 /* The record of an analysed operation: the verdict on it, shown as
  * target, with what the analysis says of it. */
-static struct dec_op op_record(const struct cmd_op *o, const char *target, struct ev_verdict *v)
+static struct dec_op op_record(cordon_decision *d, const struct cmd_op *o, const char *target,
+			       struct ev_verdict *v)
 {
-	struct dec_op rec = ev_record(o->op, target, v);
-	rec.detail = xstrdup(o->detail);
+	struct dec_op rec = ev_record(d, o->op, target, v);
+	rec.detail = ev_keep(d, o->detail);
 	rec.maybe = o->maybe;
 	return rec;
 }
@@ -66,6 +68,9 @@ struct reached {
 	const struct ev_rule *r;
 	enum ir_effect effect;
 	bool protect, sure, contained;
+	/* What its records show, in the decision's arena: made when a record
+	 * first needs them, then shared by every record of the region. */
+	char *what, *reason, *rule;
 };
 
 /* What the sandbox does not contain first, then the most severe; between equals, the stricter rule (a deny that
@@ -78,6 +83,52 @@ static int reached_cmp(const void *a, const void *b)
 	if (x->effect != y->effect)
 		return (int)y->effect - (int)x->effect;
 	return (int)y->r->effect - (int)x->r->effect;
+}
+
+/* The rules a region reaches, worked out once a decision for each region
+ * and the operation's terms: a script names the same region again and
+ * again (a loop body, a function called often), and matching it against
+ * every rule is most of its cost.  Each hit's reason is formatted once
+ * too, and copied into each record. */
+struct region_hits {
+	struct reached *hits; /* sorted, as decide_region makes them */
+	size_t n;
+};
+
+struct region_memo {
+	bool on;             /* only for scripts: a short command names a region once */
+	struct strmap index; /* key -> index into v */
+	struct region_hits *v;
+	size_t n, cap;
+	struct strbuf key;
+};
+
+static void region_memo_free(struct region_memo *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].hits);
+	}
+	free(m->v);
+	strmap_free(&m->index);
+	sb_free(&m->key);
+}
+
+/* Everything the hits of a region depend on, spelled as one key: the
+ * region itself (root, pattern or exact, tree), the operation's terms
+ * (op, maybe, members) and the rule that covers the region. */
+static void region_key(struct strbuf *k, const struct cmd_op *o, const char *root,
+		       const struct ev_rule *base, enum ir_effect base_effect)
+{
+	k->len = 0;
+	char terms[6] = { (char)o->op, (char)o->kind, (char)o->tree, (char)o->maybe,
+			  (char)(o->members != 0), (char)base_effect };
+	sb_add(k, terms, sizeof(terms));
+	sb_add(k, (const char *)&base, sizeof(base));
+	size_t rn = strlen(root);
+	sb_add(k, (const char *)&rn, sizeof(rn));
+	sb_add(k, root, rn);
+	if (o->kind != CMD_PATH_EXACT)
+		sb_adds(k, o->pattern);
 }
 
 /* A glob read deny or ask whose matches all lie below a directory: in the
@@ -132,18 +183,18 @@ static bool sandbox_refuses(const cordon_evaluator *ev, const cordon_decision *d
 
 /* A record reached only at run time, and refused by the sandbox itself,
  * so it needs no person; it stays in the preview. */
-static void contain(struct dec_op *rec, const char *what)
+static void contain(cordon_decision *d, struct dec_op *rec, const char *what)
 {
 	char *reason = xstrcat(rec->reason ? rec->reason : "",
 			       "; known only at run time and contained: the sandbox refuses it "
 			       "by itself (",
 			       what, "), so it needs no approval", (char *)NULL);
-	free(rec->reason);
-	rec->reason = reason;
+	rec->reason = ev_keep(d, reason);
+	free(reason);
 	char *detail = xstrcat(rec->detail ? rec->detail : "", ", contained by the sandbox",
 			       (char *)NULL);
-	free(rec->detail);
-	rec->detail = detail;
+	rec->detail = ev_keep(d, detail);
+	free(detail);
 	rec->effect = IR_ALLOW;
 	rec->contained = true;
 }
@@ -157,14 +208,98 @@ static const char *refusal(const struct ev_rule *r, bool protect)
 	return "it lies outside the writable roots or is read-only";
 }
 
+/* Why a hit makes the region's operation stricter. */
+static char *reached_reason(const struct reached *h, const char *what)
+{
+	/* Concatenated, not formatted: a script has thousands of these. */
+	if (h->protect)
+		return xstrcat(h->sure ? "reaches " : "may reach ", what,
+			       ", which is protected: no write reaches it, not even an "
+			       "approved one",
+			       h->sure || h->contained ? "" : " (the path is known only at run time)",
+			       (char *)NULL);
+	return xstrcat(h->sure ? "reaches " : "may reach ", what, ", where ",
+		       h->r->reason ? h->r->reason
+		       : h->r->effect == IR_DENY ? "it is denied"
+						 : "it needs approval",
+		       h->sure || h->contained ? ""
+					       : " (known only at run time, so it needs approval)",
+		       h->effect == IR_DENY && h->r->effect == IR_ASK
+			       ? "; approval is 'never', so it is denied"
+			       : "",
+		       (char *)NULL);
+}
+
+/* The rules and protections that may make o's region stricter than base,
+ * its covering rule, the most severe first; NULL if the region's pattern
+ * does not compile. */
+static struct region_hits *region_hits_of(const cordon_evaluator *ev, const cordon_decision *d,
+					  const struct cmd_op *o, const char *root,
+					  const struct ev_rule *base, enum ir_effect base_effect,
+					  struct region_memo *rm)
+{
+	if (rm->on) {
+		region_key(&rm->key, o, root, base, base_effect);
+		const struct strmap_entry *e = strmap_get(&rm->index, rm->key.buf, rm->key.len);
+		if (e)
+			return &rm->v[e->items[0]];
+	}
+	struct region g;
+	if (region_init(&g, root, o->kind == CMD_PATH_EXACT ? NULL : o->pattern, o->tree) != 0)
+		return NULL;
+	struct reached *hits = NULL;
+	size_t nhits = 0, cap = 0;
+	if (o->op == IR_WRITE) {
+		for (size_t i = 0; i < ev->nprotect; i++) {
+			bool sure;
+			if (!rule_reached(&ev->protect[i].m, &g, &sure))
+				continue;
+			struct reached h = { &ev->protect[i], IR_DENY, true,
+					     sure && !o->maybe && !o->members, false, NULL, NULL, NULL };
+			if (!h.sure)
+				h.effect = IR_ASK;
+			if (!h.sure && sandbox_refuses(ev, d, h.r, true))
+				h.contained = true;
+			VEC_PUSH(hits, nhits, cap, h);
+		}
+	}
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		bool sure;
+		if (r->op != o->op || r == base || r->effect <= base_effect)
+			continue;
+		if (base && !ev_rule_may_beat(ev, r, base))
+			continue; /* never wins against the rule that covers the region */
+		if (!rule_reached(&r->m, &g, &sure))
+			continue;
+		struct reached h = { r, r->effect, false, sure && !o->maybe && !o->members, false,
+				     NULL, NULL, NULL };
+		if (!h.sure && h.effect == IR_DENY)
+			h.effect = IR_ASK;
+		h.effect = under_approval(ev, h.effect);
+		if (!h.sure && sandbox_refuses(ev, d, r, false))
+			h.contained = true;
+		if (h.effect > base_effect)
+			VEC_PUSH(hits, nhits, cap, h);
+	}
+	region_free(&g);
+	sort_items(hits, nhits, sizeof(*hits), reached_cmp);
+	struct region_hits rh = { hits, nhits };
+	if (rm->on)
+		strmap_add(&rm->index, rm->key.buf, rm->key.len, (uint32_t)rm->n);
+	VEC_PUSH(rm->v, rm->n, rm->cap, rh);
+	return &rm->v[rm->n - 1];
+}
+
 static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const struct cmd_op *o,
-			  pcre2_match_data *md, struct canon_memo *memo, struct explain *x)
+			  pcre2_match_data *md, struct canon_memo *memo, struct region_memo *rm,
+			  struct explain *x)
 {
 	char *why = NULL;
 	char *root = host_resolve(ev->host, o->target, strlen(o->target), NULL, memo, &why);
 	if (!root) {
 		struct ev_verdict v = ev_refused(xasprintf("cannot resolve the path: %s", why));
-		struct dec_op rec = op_record(o, o->shown, &v);
+		struct dec_op rec = op_record(d, o, o->shown, &v);
 		ev_append(d, &rec);
 		free(why);
 		return;
@@ -177,7 +312,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		target_prepare(&t, o->op, root, strlen(root), NULL);
 		v = ev_judge(ev, &t, NULL, md, xs ? &xs->j : NULL);
 		target_free(&t);
-		rec = op_record(o, root, &v);
+		rec = op_record(d, o, root, &v);
 		rec.shape = o->tree ? DEC_SHAPE_TREE : DEC_SHAPE_FILE;
 	} else {
 		/* An ordinary child of the region's directory: a name no
@@ -196,7 +331,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		v = ev_judge(ev, &t, shown, md, xs ? &xs->j : NULL);
 		target_free(&t);
 		free(child);
-		rec = op_record(o, shown, &v);
+		rec = op_record(d, o, shown, &v);
 		rec.shape = DEC_SHAPE_REGION;
 		free(shown);
 	}
@@ -206,7 +341,7 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 	enum ir_effect base_effect = rec.effect;
 	if (!file && o->maybe && base_effect != IR_ALLOW && base &&
 	    sandbox_refuses(ev, d, base, false)) {
-		contain(&rec, refusal(base, false));
+		contain(d, &rec, refusal(base, false));
 		base_effect = IR_ALLOW;
 	}
 	ev_append(d, &rec);
@@ -214,91 +349,44 @@ static void decide_region(const cordon_evaluator *ev, cordon_decision *d, const 
 		free(root);
 		return;
 	}
-	struct region g;
-	if (region_init(&g, root, o->kind == CMD_PATH_EXACT ? NULL : o->pattern, o->tree) != 0) {
+	struct region_hits *rh = region_hits_of(ev, d, o, root, base, base_effect, rm);
+	if (!rh) {
 		/* Cannot happen for the patterns command.c writes; fail closed. */
 		struct ev_verdict bad =
 			ev_refused(xstrdup("internal error: the path pattern does not compile"));
-		rec = ev_record(o->op, o->shown, &bad);
+		rec = ev_record(d, o->op, o->shown, &bad);
 		ev_append(d, &rec);
 		free(root);
 		return;
 	}
-	struct reached *hits = NULL;
-	size_t nhits = 0, cap = 0;
-	if (o->op == IR_WRITE) {
-		for (size_t i = 0; i < ev->nprotect; i++) {
-			bool sure;
-			if (!rule_reached(&ev->protect[i].m, &g, &sure))
-				continue;
-			struct reached h = { &ev->protect[i], IR_DENY, true,
-					     sure && !o->maybe && !o->members, false };
-			if (!h.sure)
-				h.effect = IR_ASK;
-			if (!h.sure && sandbox_refuses(ev, d, h.r, true))
-				h.contained = true;
-			VEC_PUSH(hits, nhits, cap, h);
-		}
-	}
-	for (size_t i = 0; i < ev->nrules; i++) {
-		const struct ev_rule *r = &ev->rules[i];
-		bool sure;
-		if (r->op != o->op || r == base || r->effect <= base_effect)
-			continue;
-		if (base && !ev_rule_may_beat(ev, r, base))
-			continue; /* never wins against the rule that covers the region */
-		if (!rule_reached(&r->m, &g, &sure))
-			continue;
-		struct reached h = { r, r->effect, false, sure && !o->maybe && !o->members, false };
-		if (!h.sure && h.effect == IR_DENY)
-			h.effect = IR_ASK;
-		h.effect = under_approval(ev, h.effect);
-		if (!h.sure && sandbox_refuses(ev, d, r, false))
-			h.contained = true;
-		if (h.effect > base_effect)
-			VEC_PUSH(hits, nhits, cap, h);
-	}
-	sort_items(hits, nhits, sizeof(*hits), reached_cmp);
 	/* Every record of the region has the same detail: formatted once. */
-	char *via = nhits ? xstrcat(o->detail, ", via ", o->shown, (char *)NULL) : NULL;
-	for (size_t i = 0; i < nhits && i < MAX_REACHED; i++) {
-		const struct reached *h = &hits[i];
+	char *via = NULL;
+	if (rh->n) {
+		char *s = xstrcat(o->detail, ", via ", o->shown, (char *)NULL);
+		via = ev_keep(d, s);
+		free(s);
+	}
+	for (size_t i = 0; i < rh->n && i < MAX_REACHED; i++) {
+		struct reached *h = &rh->hits[i];
 		const char *what = h->r->m.text ? h->r->m.text : h->r->m.regex;
-		char *reason;
-		/* Concatenated, not formatted: a script has thousands of these. */
-		if (h->protect)
-			reason = xstrcat(h->sure ? "reaches " : "may reach ", what,
-					 ", which is protected: no write reaches it, not even an "
-					 "approved one",
-					 h->sure || h->contained ? "" : " (the path is known only at run time)",
-					 (char *)NULL);
-		else
-			reason = xstrcat(h->sure ? "reaches " : "may reach ", what, ", where ",
-					 h->r->reason ? h->r->reason
-					 : h->r->effect == IR_DENY ? "it is denied"
-								   : "it needs approval",
-					 h->sure || h->contained
-						 ? ""
-						 : " (known only at run time, so it needs approval)",
-					 h->effect == IR_DENY && h->r->effect == IR_ASK
-						 ? "; approval is 'never', so it is denied"
-						 : "",
-					 (char *)NULL);
+		if (!h->reason) {
+			char *reason = reached_reason(h, what);
+			h->reason = ev_keep(d, reason);
+			free(reason);
+			h->what = ev_keep(d, what);
+			h->rule = ev_keep(d, h->r->origin);
+		}
 		if (xs) {
 			struct xp_reach e = { h->sure, xstrdup(what), h->effect, h->r->origin };
 			VEC_PUSH(xs->reached, xs->nreached, xs->reached_cap, e);
 		}
-		struct ev_verdict hv = { .effect = h->effect, .reason = reason, .rule = h->r->origin };
-		rec = ev_record(o->op, what, &hv);
-		rec.detail = xstrdup(via);
-		rec.shape = DEC_SHAPE_REACHED;
+		rec = (struct dec_op){ .op = o->op, .target = h->what, .effect = h->effect,
+				       .reason = h->reason, .rule = h->rule, .detail = via,
+				       .shape = DEC_SHAPE_REACHED };
 		if (h->contained)
-			contain(&rec, refusal(h->r, h->protect));
+			contain(d, &rec, refusal(h->r, h->protect));
 		ev_append(d, &rec);
 	}
-	free(via);
-	free(hits);
-	region_free(&g);
 	free(root);
 }
 
@@ -310,7 +398,7 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 	const char *host = o->maybe ? "unknown.invalid" : o->target;
 	if (target_prepare(&t, IR_NET, host, strlen(host), &why) != 0) {
 		struct ev_verdict v = ev_refused(why);
-		struct dec_op rec = op_record(o, o->target, &v);
+		struct dec_op rec = op_record(d, o, o->target, &v);
 		ev_append(d, &rec);
 		return;
 	}
@@ -318,7 +406,7 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 	target_free(&t);
 	const struct ev_rule *base = v.by;
 	enum ir_effect base_effect = v.effect;
-	struct dec_op rec = op_record(o, o->maybe ? "(a host known only at run time)" : o->target, &v);
+	struct dec_op rec = op_record(d, o, o->maybe ? "(a host known only at run time)" : o->target, &v);
 	ev_append(d, &rec);
 	if (!o->maybe || base_effect == IR_DENY)
 		return;
@@ -335,7 +423,7 @@ static void decide_net(const cordon_evaluator *ev, cordon_decision *d, const str
 					    r->reason ? r->reason : "the policy is stricter"),
 			.rule = r->origin
 		};
-		rec = op_record(o, r->m.text ? r->m.text : "*", &may);
+		rec = op_record(d, o, r->m.text ? r->m.text : "*", &may);
 		ev_append(d, &rec);
 		return;
 	}
@@ -388,7 +476,7 @@ static bool has_dynamic_word(const struct cmd_op *o)
  * (judged here, or given as known when the same target was judged
  * already), or, where what is not known of it makes it stricter, that
  * stricter judgment with its reason. */
-static struct dec_op exec_record(const cordon_evaluator *ev, const cordon_decision *d,
+static struct dec_op exec_record(const cordon_evaluator *ev, cordon_decision *d,
 				 const struct cmd_op *o, const struct ev_verdict *known,
 				 pcre2_match_data *md, struct explain *x)
 {
@@ -445,7 +533,64 @@ static struct dec_op exec_record(const cordon_evaluator *ev, const cordon_decisi
 		v = stricter;
 		v.effect = under_approval(ev, IR_ASK);
 	}
-	return op_record(o, o->target, &v);
+	return op_record(d, o, o->target, &v);
+}
+
+/* The records of the execs a script runs again and again (the same words
+ * in a loop body or a function), made once a decision: a record depends
+ * only on what exec_key spells (and on the decision), and its strings are
+ * in the decision's arena, so equal records share them.  Not when
+ * explaining: each judgment is a step of the explanation. */
+struct exec_memo {
+	struct strmap index; /* key -> index into v */
+	struct dec_op *v;
+	size_t n, cap;
+	struct strbuf key;
+};
+
+static void exec_memo_free(struct exec_memo *m)
+{
+	free(m->v);
+	strmap_free(&m->index);
+	sb_free(&m->key);
+}
+
+static void key_string(struct strbuf *k, const char *s)
+{
+	size_t n = s ? strlen(s) + 1 : 0; /* 0: NULL, 1: "" */
+	sb_add(k, (const char *)&n, sizeof(n));
+	if (n > 1)
+		sb_add(k, s, n - 1);
+}
+
+/* What exec_record reads of o. */
+static void exec_key(struct strbuf *k, const struct cmd_op *o)
+{
+	k->len = 0;
+	char flags[3] = { (char)o->opaque, (char)o->unknown, (char)o->maybe };
+	sb_add(k, flags, sizeof(flags));
+	key_string(k, o->target);
+	key_string(k, o->detail);
+	key_string(k, o->caution);
+	sb_add(k, (const char *)&o->nwords, sizeof(o->nwords));
+	for (size_t i = 0; i < o->nwords; i++) {
+		key_string(k, o->words[i]);
+		sb_addc(k, (char)o->dyn[i]);
+	}
+}
+
+static struct dec_op exec_record_memo(const cordon_evaluator *ev, cordon_decision *d,
+				      const struct cmd_op *o, pcre2_match_data *md,
+				      struct exec_memo *em)
+{
+	exec_key(&em->key, o);
+	const struct strmap_entry *e = strmap_get(&em->index, em->key.buf, em->key.len);
+	if (e)
+		return em->v[e->items[0]];
+	struct dec_op rec = exec_record(ev, d, o, NULL, md, NULL);
+	strmap_add(&em->index, em->key.buf, em->key.len, (uint32_t)em->n);
+	VEC_PUSH(em->v, em->n, em->cap, rec);
+	return rec;
 }
 
 /* Does o name exactly the target judged for the request as a whole?
@@ -463,7 +608,8 @@ static bool same_target(const struct cmd_op *o, const struct target *whole)
 
 /* The request's own exec and its analysis are one operation: one record,
  * the analysis' where it is stricter, the request's with the analysis'
- * detail where it is not. */
+ * detail where it is not; the other is dropped (its strings stay in the
+ * decision's arena). */
 static void merge_request(struct dec_op *request, struct dec_op *analysed)
 {
 	if (analysed->effect > request->effect) {
@@ -474,10 +620,6 @@ static void merge_request(struct dec_op *request, struct dec_op *analysed)
 		request->detail = analysed->detail;
 		analysed->detail = NULL;
 	}
-	free(analysed->target);
-	free(analysed->reason);
-	free(analysed->rule);
-	free(analysed->detail);
 }
 
 /* Decide every operation of a split command line; text is what the
@@ -490,10 +632,21 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 {
 	struct cmd_env env = { .cwd = ev->ctx.value[CTX_CWD], .home = ev->ctx.value[CTX_HOME],
 			       .ir = &ev->policy->ir, .programs = &ev->programs,
-			       .vars = ev->vars, .nvars = ev->nvars, .names = &ev->preset->env };
+			       .vars = ev->vars, .nvars = ev->nvars, .names = &ev->env_names,
+			       .md = md };
 	struct cmd_ops ops = { 0 };
 	struct canon_memo memo = { 0 };
 	cmd_analyse(&env, sc, text, len, &ops);
+	/* A command of a few operations names each region once: the memo
+	 * would cost more than it saves. */
+	struct region_memo rm = { .on = ops.n > 8 };
+	struct exec_memo em = { 0 };
+	strmap_init(&rm.index);
+	strmap_init(&em.index);
+	if (rm.on) {
+		sb_init(&rm.key);
+		sb_init(&em.key);
+	}
 	xp_parse(x, sc, text, &ops);
 	/* The analysed command that is the request itself is decided into
 	 * the request's record: where the analysis adds nothing, that record
@@ -502,7 +655,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 	 * analysis judged it, judged again only where its words differ from
 	 * those the request was judged on. */
 	const struct ev_verdict known = *v;
-	struct dec_op request = ev_record(IR_EXEC, text, v);
+	struct dec_op request = ev_record(d, IR_EXEC, text, v);
 	bool *done = xcalloc(ops.n + 1, sizeof(*done));
 	size_t at = SIZE_MAX; /* the analysed request that judges it again */
 	for (size_t i = 0; i < ops.n; i++) {
@@ -516,7 +669,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 		}
 		done[i] = true;
 		if (!request.detail)
-			request.detail = xstrdup(o->detail);
+			request.detail = ev_keep(d, o->detail);
 	}
 	if (at == SIZE_MAX)
 		ev_append(d, &request);
@@ -532,15 +685,18 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 			merge_request(&request, &rec);
 			ev_append(d, &request);
 		} else if (o->op == IR_EXEC) {
-			rec = exec_record(ev, d, o, NULL, md, x);
+			rec = rm.on && !x ? exec_record_memo(ev, d, o, md, &em)
+					  : exec_record(ev, d, o, NULL, md, x);
 			ev_append(d, &rec);
 		} else if (o->op == IR_NET) {
 			decide_net(ev, d, o, md, x);
 		} else {
-			decide_region(ev, d, o, md, &memo, x);
+			decide_region(ev, d, o, md, &memo, &rm, x);
 		}
 	}
 	free(done);
+	region_memo_free(&rm);
+	exec_memo_free(&em);
 	canon_memo_free(&memo);
 	cmd_ops_free(&ops);
 }
@@ -564,9 +720,9 @@ void ev_decide_command(const cordon_evaluator *ev, cordon_decision *d, const str
 					    "it would do is unknown; it needs approval",
 					    err.message, err.offset)
 		};
-		struct dec_op request = ev_record(IR_EXEC, text, v);
-		struct dec_op rec = ev_record(IR_EXEC, text, &unparsed);
-		rec.detail = xstrdup("unparsed");
+		struct dec_op request = ev_record(d, IR_EXEC, text, v);
+		struct dec_op rec = ev_record(d, IR_EXEC, text, &unparsed);
+		rec.detail = ev_keep(d, "unparsed");
 		merge_request(&request, &rec);
 		ev_append(d, &request);
 		return;
@@ -588,7 +744,7 @@ void ev_decide_argv(const cordon_evaluator *ev, cordon_decision *d, const char *
 			xs->why = xstrdup(err.message);
 		struct ev_verdict v =
 			ev_refused(xasprintf("the argv cannot be analysed: %s", err.message));
-		struct dec_op rec = ev_record(IR_EXEC, argc ? argv[0] : "", &v);
+		struct dec_op rec = ev_record(d, IR_EXEC, argc ? argv[0] : "", &v);
 		ev_append(d, &rec);
 		sb_free(&text);
 		return;

@@ -5,7 +5,6 @@
 #include "match.h"
 
 #include <ctype.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,30 +81,6 @@ void ir_env_free(struct ir_env *env)
 	for (size_t i = 0; i < env->ncode; i++)
 		pattern_free(&env->code[i]);
 	free(env->code);
-}
-
-bool ir_env_matches(const struct ir_pattern *pats, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct ir_pattern *d = &pats[i];
-		if (d->regex) {
-			int code;
-			PCRE2_SIZE off;
-			pcre2_code *re = pcre2_compile((PCRE2_SPTR)d->regex, PCRE2_ZERO_TERMINATED, 0,
-						       &code, &off, NULL);
-			if (!re)
-				return true; /* checked at compile time; fail closed */
-			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-			int rc = pcre2_match(re, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL);
-			pcre2_match_data_free(md);
-			pcre2_code_free(re);
-			if (rc >= 0)
-				return true;
-		} else if (d->text && fnmatch(d->text, name, 0) == 0) {
-			return true;
-		}
-	}
-	return false;
 }
 
 void ir_policy_free(struct ir_policy *ir)

@@ -89,8 +89,6 @@ struct ir_env {
 	size_t nsecret, secret_cap, ncode, code_cap;
 };
 
-/* Does name match one of the env patterns (names, globs, regexes)? */
-bool ir_env_matches(const struct ir_pattern *pats, size_t n, const char *name);
 
 /* Resource limits (`limits { ... }` in a preset).  The first five are
  * setrlimit(2) limits set just before the command runs; memory is a

@@ -4,6 +4,7 @@
 #include "match.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -566,4 +567,43 @@ int spec_cmp(struct ir_specificity a, struct ir_specificity b)
 	if (a.wildcards != b.wildcards)
 		return a.wildcards < b.wildcards ? 1 : -1;
 	return 0;
+}
+
+void name_set_init(struct name_set *s, const struct ir_pattern *pats, size_t n)
+{
+	s->pats = pats;
+	s->n = n;
+	s->re = xcalloc(n + 1, sizeof(*s->re));
+	for (size_t i = 0; i < n; i++) {
+		int code;
+		PCRE2_SIZE off;
+		if (pats[i].regex)
+			s->re[i] = pcre2_compile((PCRE2_SPTR)pats[i].regex, PCRE2_ZERO_TERMINATED, 0,
+						 &code, &off, NULL);
+	}
+}
+
+bool name_set_match(const struct name_set *s, const char *name, pcre2_match_data *md)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ir_pattern *d = &s->pats[i];
+		if (d->regex) {
+			if (!s->re[i])
+				return true; /* checked at compile time; fail closed */
+			/* 0: a match the match data is too small to hold. */
+			if (pcre2_match(s->re[i], (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, md,
+					NULL) >= 0)
+				return true;
+		} else if (d->text && fnmatch(d->text, name, 0) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void name_set_free(struct name_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		pcre2_code_free(s->re[i]);
+	free(s->re);
 }

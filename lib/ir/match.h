@@ -39,6 +39,20 @@ struct matcher {
 
 enum match_status { MATCH_OK, MATCH_INACTIVE, MATCH_ERROR };
 
+/* Env name patterns (an ir_env's `secret` or `code` list: names, globs,
+ * regexes) with their regexes compiled once, to match many names.
+ * Immutable once built. */
+struct name_set {
+	const struct ir_pattern *pats; /* borrowed */
+	pcre2_code **re;               /* per pattern: its regex compiled, or NULL */
+	size_t n;
+};
+
+void name_set_init(struct name_set *s, const struct ir_pattern *pats, size_t n);
+/* md: caller-owned match data of any size. */
+bool name_set_match(const struct name_set *s, const char *name, pcre2_match_data *md);
+void name_set_free(struct name_set *s);
+
 /* Build a matcher.  MATCH_INACTIVE (with the variable in *missing) when the
  * pattern uses a context variable that has no value. */
 enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct ir_pattern *pat,

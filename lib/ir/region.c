@@ -39,8 +39,8 @@ int region_init(struct region *g, const char *root, const char *pattern, bool tr
 		if (!g->re)
 			return -1;
 		g->md = pcre2_match_data_create_from_pattern(g->re, NULL);
+		sb_init(&g->below); /* an exact region needs no `a/` */
 	}
-	sb_init(&g->below);
 	return 0;
 }
 
@@ -69,27 +69,29 @@ static bool exact_names(const struct region *g, const char *a, size_t n)
 	return g->tree && starts_with(a, n, g->root, g->rn) && a[g->rn] == '/';
 }
 
-/* Does the exact region name a path that starts with b (b ends in '/')?
- * As the regex's partial match on b would say: b is a prefix of a path
- * the region names. */
-static bool exact_names_below(const struct region *g, const char *b, size_t n)
+/* Does the exact region name a path that starts with b = a/ (b = / for
+ * a = /)?  As the regex's partial match on b would say: b is a prefix of
+ * a path the region names.  b is the first pn bytes of a, then '/'. */
+static bool exact_names_below(const struct region *g, const char *a, size_t n)
 {
-	if (g->tree && g->rn == 1 && g->root[0] == '/')
-		return b[0] == '/';
-	if (starts_with(g->root, g->rn, b, n))
+	size_t pn = n == 1 && a[0] == '/' ? 0 : n, rn = g->rn;
+	if (g->tree && rn == 1 && g->root[0] == '/')
+		return pn == 0 || a[0] == '/';
+	if (rn >= pn + 1 && memcmp(g->root, a, pn) == 0 && g->root[pn] == '/')
 		return true;
-	return g->tree && starts_with(b, n, g->root, g->rn) && b[g->rn] == '/';
+	/* b[rn] == '/' needs rn <= pn: at pn it is the added '/'. */
+	return g->tree && rn <= pn && memcmp(a, g->root, rn) == 0 && (rn == pn || a[rn] == '/');
 }
 
 bool region_reaches(struct region *g, const char *a)
 {
 	size_t n = strlen(a);
+	if (g->exact)
+		return exact_names(g, a, n) || exact_names_below(g, a, n);
 	g->below.len = 0;
 	if (strcmp(a, "/") != 0)
 		sb_add(&g->below, a, n);
 	sb_addc(&g->below, '/');
-	if (g->exact)
-		return exact_names(g, a, n) || exact_names_below(g, g->below.buf, g->below.len);
 	if (pcre2_match(g->re, (PCRE2_SPTR)a, n, 0, 0, g->md, NULL) >= 0)
 		return true;
 	int rc = pcre2_match(g->re, (PCRE2_SPTR)g->below.buf, g->below.len, 0, PCRE2_PARTIAL_HARD,

@@ -80,7 +80,15 @@ static bool plain_byte(unsigned char c, bool program)
 {
 	if (c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
 		return true;
-	return c && strchr(program ? "_-./,:+@%^" : "_-./,:=+@%^", c);
+	switch (c) {
+	case '_': case '-': case '.': case '/': case ',': case ':': case '+': case '@': case '%':
+	case '^':
+		return true;
+	case '=':
+		return !program;
+	default:
+		return false;
+	}
 }
 
 static bool reserved_word(const char *w)
@@ -90,7 +98,7 @@ static bool reserved_word(const char *w)
 					     "if",   "in",     "select", "then",  "time",
 					     "until", "while" };
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strcmp(w, words[i]) == 0)
+		if (words[i][0] == w[0] && strcmp(w, words[i]) == 0)
 			return true;
 	return false;
 }

@@ -126,8 +126,8 @@ static void wb_lit(struct parser *p, struct wb *w, const char *s, size_t n, bool
 		w->lquoted = quoted;
 		w->lstart = off;
 		memset(&w->lit, 0, sizeof(w->lit));
-		shell_abuf_add(p->a, &w->lit, "", 0);
 	}
+	/* The first add allocates, so an empty literal is "" too. */
 	shell_abuf_add(p->a, &w->lit, s, n);
 }
 

@@ -75,8 +75,12 @@ static enum keyword keyword_of(struct parser *p, const struct token *t)
 	if (t->kind != T_WORD)
 		return KW_NONE;
 	size_t n = t->end - t->start;
+	if (n == 0 || n > 8)
+		return KW_NONE; /* no keyword is longer than "function" */
+	const char *w = p->s + t->start;
 	for (size_t i = 0; i < ARRAY_SIZE(keywords); i++)
-		if (n == keywords[i].len && memcmp(p->s + t->start, keywords[i].word, n) == 0)
+		if (n == keywords[i].len && w[0] == keywords[i].word[0] &&
+		    memcmp(w, keywords[i].word, n) == 0)
 			return keywords[i].kw;
 	return KW_NONE;
 }
