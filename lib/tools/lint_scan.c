@@ -191,14 +191,19 @@ static bool regex_matches(const char *re_src, const char *subject)
 	return rc >= 0;
 }
 
+/* Does one of an env list's patterns (names, globs, regexes) match name? */
+static bool env_listed(const struct ir_pattern *pats, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pats[i].regex ? regex_matches(pats[i].regex, name)
+				  : fnmatch(pats[i].text, name, 0) == 0)
+			return true;
+	return false;
+}
+
 static bool env_dropped(const struct ir_preset *p, const char *name)
 {
-	for (size_t i = 0; i < p->env.ndrop; i++) {
-		const struct ir_pattern *d = &p->env.drop[i];
-		if (d->regex ? regex_matches(d->regex, name) : fnmatch(d->text, name, 0) == 0)
-			return true;
-	}
-	return false;
+	return env_listed(p->env.drop, p->env.ndrop, name);
 }
 
 /* Is preset p, or one of its ancestors, named `scope`? */
@@ -270,7 +275,7 @@ static bool pick_credential(const struct linter *l, const struct site *where, co
 	for (size_t k = 0; k < l->ir->npresets; k++) {
 		const struct ir_preset *p = LINT_PRESET(l, k);
 		if ((!where->preset || preset_within(l->ir, p, where->preset)) &&
-		    ir_env_matches(p->env.secret, p->env.nsecret, name))
+		    env_listed(p->env.secret, p->env.nsecret, name))
 			return true;
 	}
 	return false;
