@@ -24,8 +24,20 @@ struct canon_memo {
 };
 
 /* canon_path with a memo (NULL: none).  Free the memo's paths with
- * canon_memo_free. */
+ * canon_memo_free.  It is canon_path_fast, and canon_path_walk where that
+ * has no answer. */
 char *canon_path_memo(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
+		      char **err);
+
+/* The answer when one openat2(RESOLVE_NO_SYMLINKS) proves that no
+ * component the walk would inspect is a symlink (the answer is then the
+ * lexical form), malloc'd; NULL when the walk must decide: a symlink on
+ * the path, an error, no openat2.  It never differs from canon_path_walk
+ * where it answers. */
+char *canon_path_fast(const char *path, size_t len, const char *cwd);
+
+/* The walk by itself: an lstat a component, symlinks read and followed. */
+char *canon_path_walk(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
 		      char **err);
 void canon_memo_free(struct canon_memo *memo);
 
