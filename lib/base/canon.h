@@ -13,7 +13,10 @@
 char *canon_path(const char *path, size_t len, const char *cwd, char **err);
 
 /* What lstat said of the prefixes already walked, kept while one request is
- * decided: the paths a shell command names share most of their ancestors. */
+ * decided: the paths a shell command names share most of their ancestors.
+ * Only the walk reads and fills it; the openat2 proof keeps nothing.  No
+ * memo outlives a request (none is kept per stream): between two requests
+ * a directory may be replaced by a symlink, and nothing would say so. */
 #define CANON_MEMO_SIZE 32
 struct canon_memo {
 	struct {
