@@ -173,7 +173,10 @@ static void memo_put(struct canon_memo *memo, const char *path, bool exists)
  * seccomp filter, EMFILE, ...) leaves the answer, and the message, to the
  * walk.  Nothing is cached: each call asks the kernel again, so a path is
  * never answered from a file system that has since changed.  Unlike lstat,
- * opening also triggers an automount at the last component. */
+ * opening also triggers an automount at the last component, and does not
+ * ask for any component's attributes: where only that would fail (a
+ * security module refusing getattr, a FUSE server's error), the walk's
+ * answer was an error and the proof's is the path the kernel resolves. */
 #ifdef HAVE_CANON_OPENAT2
 static long open_nofollow(const char *path, uint64_t flags, uint64_t resolve)
 {
