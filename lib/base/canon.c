@@ -4,34 +4,60 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#if defined(__linux__) && __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#if defined(SYS_openat2)
+#define HAVE_CANON_OPENAT2 1
+#endif
+#endif
+#if defined(HAVE_CANON_OPENAT2) && __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define UNDER_VALGRIND() RUNNING_ON_VALGRIND
+#else
+#define UNDER_VALGRIND() 0
+#endif
 
 #define MAX_SYMLINKS 40 /* the kernel's own bound */
 
-char *canon_lexical(const char *path)
+/* Append path to out lexically ("//", "." and ".." applied); true when a
+ * ".." was met. */
+static bool lexical_add(struct strbuf *out, const char *path)
 {
-	struct strbuf out;
 	const char *p = path, *seg;
 	size_t n;
-	sb_init(&out);
-	sb_addc(&out, '/');
+	bool dotdot = false;
 	while ((seg = path_next_component(&p, &n))) {
 		if (n == 1 && seg[0] == '.')
 			continue;
 		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
-			path_pop_component(&out);
+			path_pop_component(out);
+			dotdot = true;
 			continue;
 		}
-		if (out.len > 1)
-			sb_addc(&out, '/');
-		sb_add(&out, seg, n);
+		if (out->len > 1)
+			sb_addc(out, '/');
+		sb_add(out, seg, n);
 	}
+	return dotdot;
+}
+
+char *canon_lexical(const char *path)
+{
+	struct strbuf out;
+	sb_init(&out);
+	sb_addc(&out, '/');
+	lexical_add(&out, path);
 	return sb_steal(&out);
 }
 
@@ -123,6 +149,129 @@ static void memo_put(struct canon_memo *memo, const char *path, bool exists)
 	memo->e[i].exists = exists;
 }
 
+/* ---- the kernel's proof: one openat2 instead of an lstat a component ----
+ *
+ * The walk below follows a symlink only where lstat finds one; on a path
+ * that has none, its answer is the path made absolute and normalised
+ * lexically (its ".." pops a prefix free of symlinks, so the lexical parent
+ * is the real one).  openat2 with RESOLVE_NO_SYMLINKS (which implies
+ * RESOLVE_NO_MAGICLINKS) walks the same components with the same search
+ * permissions in one call and fails with ELOOP at the first symlink, the
+ * last component included (it is followed, not opened).  So:
+ *
+ * - no ".." in the path: open its lexical form L with O_PATH | O_DIRECTORY.
+ *   Success (a directory), ENOTDIR (a non-directory, last or in the middle,
+ *   where the walk stops as at a missing one) and ENOENT (the walk keeps the
+ *   missing rest as it is) all mean every component before the stop exists
+ *   and is not a symlink: the answer is L.  O_DIRECTORY spares the fd and
+ *   its close for the usual target, a file.
+ * - a "..": the kernel must walk the path as written (".." after a
+ *   symlink, a file or a missing directory is where the walk and L part),
+ *   and only an fd proves the whole path.
+ *
+ * Anything else (ELOOP for a symlink, EACCES, ENAMETOOLONG, ENOSYS under a
+ * seccomp filter, EMFILE, ...) leaves the answer, and the message, to the
+ * walk.  Nothing is cached: each call asks the kernel again, so a path is
+ * never answered from a file system that has since changed.  Unlike lstat,
+ * opening also triggers an automount at the last component, and does not
+ * ask for any component's attributes: where only that would fail (a
+ * security module refusing getattr, a FUSE server's error), the walk's
+ * answer was an error and the proof's is the path the kernel resolves. */
+#ifdef HAVE_CANON_OPENAT2
+static long open_nofollow(const char *path, uint64_t flags, uint64_t resolve)
+{
+	struct open_how how = { .flags = flags | O_PATH | O_CLOEXEC, .resolve = resolve };
+	return syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+/* Whether openat2 here is the kernel's, honouring its resolve flags: 1 yes,
+ * -1 no, 0 not asked yet.  A kernel opens "/" and refuses an unknown resolve
+ * bit with EINVAL; a stand-in that ignored the flags, or a filter answering
+ * every call with one errno (ENOENT would read as "missing"), cannot do
+ * both.  Asked once a process; a filter installed later that fails the
+ * call with ENOSYS or EPERM only sends paths to the walk.  Not asked under
+ * valgrind, which may not know openat2 and would say so on stderr. */
+static atomic_int openat2_honest;
+
+static bool openat2_usable(void)
+{
+	int known = atomic_load_explicit(&openat2_honest, memory_order_relaxed);
+	if (known)
+		return known > 0;
+	if (UNDER_VALGRIND()) {
+		atomic_store_explicit(&openat2_honest, -1, memory_order_relaxed);
+		return false;
+	}
+	long fd = open_nofollow("/", O_DIRECTORY, RESOLVE_NO_SYMLINKS);
+	bool ok = fd >= 0;
+	if (fd >= 0)
+		close((int)fd);
+	if (ok) {
+		fd = open_nofollow("/", O_DIRECTORY, RESOLVE_NO_SYMLINKS | (UINT64_C(1) << 63));
+		ok = fd < 0 && errno == EINVAL;
+		if (fd >= 0)
+			close((int)fd);
+	}
+	atomic_store_explicit(&openat2_honest, ok ? 1 : -1, memory_order_relaxed);
+	return ok;
+}
+#endif
+
+char *canon_path_fast(const char *path, size_t len, const char *cwd)
+{
+#ifdef HAVE_CANON_OPENAT2
+	bool relative, dotdot;
+	struct strbuf lex;
+	long fd;
+
+	if (len == 0 || strlen(path) != len || len >= PATH_MAX)
+		return NULL;
+	relative = path[0] != '/';
+	if (relative && (!cwd || cwd[0] != '/'))
+		return NULL;
+	if (!openat2_usable())
+		return NULL;
+	sb_init(&lex);
+	sb_addc(&lex, '/');
+	dotdot = relative && lexical_add(&lex, cwd);
+	dotdot = lexical_add(&lex, path) || dotdot;
+	if (lex.len >= PATH_MAX)
+		goto walk;
+	if (!dotdot) {
+		fd = open_nofollow(lex.buf, O_DIRECTORY, RESOLVE_NO_SYMLINKS);
+		if (fd < 0 && errno != ENOENT && errno != ENOTDIR)
+			goto walk;
+	} else {
+		char raw[PATH_MAX];
+		size_t clen = relative ? strlen(cwd) : 0;
+		if (clen + 1 + len >= sizeof(raw))
+			goto walk;
+		if (relative) {
+			memcpy(raw, cwd, clen);
+			raw[clen++] = '/';
+		}
+		memcpy(raw + clen, path, len + 1);
+		fd = open_nofollow(raw, 0, RESOLVE_NO_SYMLINKS);
+		if (fd < 0)
+			goto walk;
+	}
+	if (fd >= 0)
+		close((int)fd);
+	return sb_steal(&lex);
+walk:
+	sb_free(&lex);
+	return NULL;
+#else
+	(void)path;
+	(void)len;
+	(void)cwd;
+	return NULL;
+#endif
+}
+
+static char *walk(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
+		  bool prove, char **err);
+
 char *canon_path(const char *path, size_t len, const char *cwd, char **err)
 {
 	return canon_path_memo(path, len, cwd, NULL, err);
@@ -130,6 +279,20 @@ char *canon_path(const char *path, size_t len, const char *cwd, char **err)
 
 char *canon_path_memo(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
 		      char **err)
+{
+	char *proven = canon_path_fast(path, len, cwd);
+	return proven ? proven : walk(path, len, cwd, memo, true, err);
+}
+
+char *canon_path_walk(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
+		      char **err)
+{
+	return walk(path, len, cwd, memo, false, err);
+}
+
+/* prove: after each symlink, let canon_path_fast answer for the rest. */
+static char *walk(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
+		  bool prove, char **err)
 {
 	struct strbuf out, todo;
 	size_t pos = 0;
@@ -252,6 +415,23 @@ char *canon_path_memo(const char *path, size_t len, const char *cwd, struct cano
 			out.buf[mark] = '\0';
 			if (out.len == 0)
 				sb_addc(&out, '/');
+		}
+		if (prove) {
+			/* out exists and holds no symlink: walking out/todo from the
+			 * start would come back to this point, so its proof by the
+			 * kernel, where there is one, is the answer. */
+			struct strbuf rest;
+			sb_init(&rest);
+			sb_add(&rest, out.buf, out.len);
+			sb_addc(&rest, '/');
+			sb_add(&rest, todo.buf, todo.len);
+			char *proven = canon_path_fast(rest.buf, rest.len, NULL);
+			sb_free(&rest);
+			if (proven) {
+				sb_free(&todo);
+				sb_free(&out);
+				return proven;
+			}
 		}
 	}
 	sb_free(&todo);

@@ -13,7 +13,10 @@
 char *canon_path(const char *path, size_t len, const char *cwd, char **err);
 
 /* What lstat said of the prefixes already walked, kept while one request is
- * decided: the paths a shell command names share most of their ancestors. */
+ * decided: the paths a shell command names share most of their ancestors.
+ * Only the walk reads and fills it; the openat2 proof keeps nothing.  No
+ * memo outlives a request (none is kept per stream): between two requests
+ * a directory may be replaced by a symlink, and nothing would say so. */
 #define CANON_MEMO_SIZE 32
 struct canon_memo {
 	struct {
@@ -24,8 +27,20 @@ struct canon_memo {
 };
 
 /* canon_path with a memo (NULL: none).  Free the memo's paths with
- * canon_memo_free. */
+ * canon_memo_free.  It is canon_path_fast, and canon_path_walk where that
+ * has no answer. */
 char *canon_path_memo(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
+		      char **err);
+
+/* The answer when one openat2(RESOLVE_NO_SYMLINKS) proves that no
+ * component the walk would inspect is a symlink (the answer is then the
+ * lexical form), malloc'd; NULL when the walk must decide: a symlink on
+ * the path, an error, no openat2.  It never differs from canon_path_walk
+ * where it answers. */
+char *canon_path_fast(const char *path, size_t len, const char *cwd);
+
+/* The walk by itself: an lstat a component, symlinks read and followed. */
+char *canon_path_walk(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
 		      char **err);
 void canon_memo_free(struct canon_memo *memo);
 
