@@ -6,6 +6,9 @@
 # SECONDS defaults to 60.  Builds nothing: build the target first with
 # `make fuzz`.  The seed corpus (tests/fuzz/corpus) is copied into a scratch
 # directory, which the fuzzer grows; the seeds themselves are never modified.
+# After the fuzzer's log comes the line
+#   run.sh: N inputs in SECONDSs
+# with libFuzzer's count of the inputs it executed (.ci/run totals it).
 #
 # Exit status: 0 when the time ran out without a finding, 1 on a crash, a
 # sanitizer report, a leak, a timeout (an input taking more than 10 s) or an
@@ -64,6 +67,8 @@ status=0
 	-print_final_stats=1 -artifact_prefix="$scratch/artifacts/" "$@" \
 	"$scratch/corpus" > "$scratch/fuzz.log" 2>&1 || status=$?
 cat "$scratch/fuzz.log"
+units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$scratch/fuzz.log" | tail -n 1)
+echo "run.sh: ${units:-0} inputs in ${seconds}s"
 
 found=$(ls "$scratch/artifacts")
 if [ "$status" -eq 0 ] && [ -z "$found" ]; then
