@@ -6,12 +6,16 @@
 # SECONDS defaults to 60.  Builds nothing: build the target first with
 # `make fuzz`.  The seed corpus (tests/fuzz/corpus) is copied into a scratch
 # directory, which the fuzzer grows; the seeds themselves are never modified.
+# After the fuzzer's log comes the line
+#   run.sh: N inputs in Ss
+# with libFuzzer's count of the inputs it executed and the seconds it took
+# (.ci/run totals it); -runs=N among the options ends a run sooner.
 #
-# Exit status: 0 when the time ran out without a finding, 1 on a crash, a
-# sanitizer report, a leak, a timeout (an input taking more than 10 s) or an
-# out-of-memory, 2 on a usage error or a missing binary.  On a finding the
-# reproducer is printed as a hex dump and kept, with the log, in the scratch
-# directory, whose path is printed.
+# Exit status: 0 when the time (or -runs) ran out without a finding, 1 on a
+# crash, a sanitizer report, a leak, a timeout (an input taking more than
+# 10 s) or an out-of-memory, 2 on a usage error or a missing binary.  On a
+# finding the reproducer is printed as a hex dump and kept, with the log, in
+# the scratch directory, whose path is printed.
 #
 # Environment:
 #   FUZZ_BIN     the fuzz binary (default: tests/fuzz/fuzz_parse)
@@ -64,10 +68,13 @@ status=0
 	-print_final_stats=1 -artifact_prefix="$scratch/artifacts/" "$@" \
 	"$scratch/corpus" > "$scratch/fuzz.log" 2>&1 || status=$?
 cat "$scratch/fuzz.log"
+units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$scratch/fuzz.log" | tail -n 1)
+took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$scratch/fuzz.log" | tail -n 1)
+echo "run.sh: ${units:-0} inputs in ${took:-$seconds}s"
 
 found=$(ls "$scratch/artifacts")
 if [ "$status" -eq 0 ] && [ -z "$found" ]; then
-	echo "run.sh: no finding in ${seconds}s"
+	echo "run.sh: no finding in ${took:-$seconds}s"
 	rm -rf "$scratch"
 	exit 0
 fi
