@@ -21,23 +21,6 @@
 #define HAVE_CANON_OPENAT2 1
 #endif
 #endif
-#if defined(HAVE_CANON_OPENAT2) && __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#define VALGRIND_SAYS() RUNNING_ON_VALGRIND
-#else
-#define VALGRIND_SAYS() 0
-#endif
-
-/* Under valgrind: its client request where the header was there at build
- * time, else its preload library, which it puts in every client's
- * LD_PRELOAD (a build made before valgrind was installed). */
-#ifdef HAVE_CANON_OPENAT2
-static bool under_valgrind(void)
-{
-	const char *pre = getenv("LD_PRELOAD");
-	return VALGRIND_SAYS() || (pre && strstr(pre, "/vgpreload_"));
-}
-#endif
 
 #define MAX_SYMLINKS 40 /* the kernel's own bound */
 

@@ -12,6 +12,12 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define VALGRIND_SAYS() RUNNING_ON_VALGRIND
+#else
+#define VALGRIND_SAYS() 0
+#endif
 
 static void oom(void)
 {
@@ -468,4 +474,10 @@ void remove_tree(const char *dir)
 {
 	if (dir)
 		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+bool under_valgrind(void)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	return VALGRIND_SAYS() || (pre && strstr(pre, "/vgpreload_"));
 }

@@ -92,4 +92,12 @@ const char *closest_word(const char *word, const char *const *candidates, size_t
 /* Offset of the first byte that breaks UTF-8, or len when s is valid. */
 size_t utf8_invalid_at(const unsigned char *s, size_t len);
 
+/* Whether this process runs under valgrind: its client request where the
+ * header was there at build time, else its preload library, which it puts
+ * in every client's LD_PRELOAD (a build made before valgrind was
+ * installed).  valgrind 3.19 knows neither openat2 nor Landlock's calls:
+ * it fails them with ENOSYS after a warning on stderr, so their callers
+ * take the ENOSYS answer without asking. */
+bool under_valgrind(void);
+
 #endif

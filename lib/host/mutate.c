@@ -85,7 +85,7 @@ static int walk_nofollow(int base, const char *rel)
 static int open_beneath(int base, const char *rel)
 {
 #if defined(HAVE_OPENAT2_HEADER) && defined(SYS_openat2)
-	if (!mutate_force_walk) {
+	if (!mutate_force_walk && !under_valgrind()) {
 		struct open_how how = {
 			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
@@ -140,7 +140,7 @@ int mutate_open_path(const char *path)
 		return -1;
 	}
 #if defined(HAVE_OPENAT2_HEADER) && defined(SYS_openat2)
-	if (!mutate_force_walk) {
+	if (!mutate_force_walk && !under_valgrind()) {
 		struct open_how how = {
 			.flags = O_PATH | O_CLOEXEC,
 			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,

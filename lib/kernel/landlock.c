@@ -89,6 +89,8 @@ static const struct {
 
 int cordon_landlock_abi(void)
 {
+	if (under_valgrind())
+		return 0; /* what the call would answer there (util.h) */
 	long v = syscall(__NR_landlock_create_ruleset, NULL, (size_t)0,
 			 (uint32_t)LANDLOCK_CREATE_RULESET_VERSION);
 	return v < 0 ? 0 : (int)v;
