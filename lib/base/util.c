@@ -248,8 +248,12 @@ void *arena_alloc(struct arena *a, size_t n)
 	}
 	void *p = (char *)c->data + c->used;
 	c->used += n;
-	memset(p, 0, n);
 	return p;
+}
+
+void *arena_alloc0(struct arena *a, size_t n)
+{
+	return memset(arena_alloc(a, n), 0, n);
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t n)
