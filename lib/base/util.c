@@ -17,6 +17,13 @@
 #include <valgrind/memcheck.h>
 #else
 #define VALGRIND_MAKE_MEM_UNDEFINED(p, n) ((void)(p), (void)(n))
+#define VALGRIND_MAKE_MEM_NOACCESS(p, n) ((void)(p), (void)(n))
+#endif
+#if __has_include(<sanitizer/asan_interface.h>)
+#include <sanitizer/asan_interface.h>
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
 #endif
 
 static void oom(void)
@@ -266,6 +273,7 @@ static struct arena_chunk *spare_take(size_t size)
 		if (c->size >= size) {
 			spares.chunk[i] = spares.chunk[--spares.n];
 			/* Stale bytes: let memcheck still see unset ones. */
+			ASAN_UNPOISON_MEMORY_REGION(c->data, c->size);
 			VALGRIND_MAKE_MEM_UNDEFINED(c->data, c->size);
 			return c;
 		}
@@ -288,6 +296,9 @@ static void spare_put(struct arena_chunk *c)
 			return;
 		}
 	}
+	/* A pointer kept past its arena's free still reads as freed memory. */
+	ASAN_POISON_MEMORY_REGION(c->data, c->size);
+	VALGRIND_MAKE_MEM_NOACCESS(c->data, c->size);
 	spares.chunk[spares.n++] = c;
 }
 
