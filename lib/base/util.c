@@ -6,17 +6,26 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
 #define VALGRIND_SAYS() RUNNING_ON_VALGRIND
 #else
+#define VALGRIND_MAKE_MEM_UNDEFINED(p, n) ((void)(p), (void)(n))
+#define VALGRIND_MAKE_MEM_NOACCESS(p, n) ((void)(p), (void)(n))
 #define VALGRIND_SAYS() 0
+#endif
+#if __has_include(<sanitizer/asan_interface.h>)
+#include <sanitizer/asan_interface.h>
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
 #endif
 
 static void oom(void)
@@ -230,6 +239,71 @@ struct arena_chunk {
 #define ARENA_FIRST (2 * 1024)
 #define ARENA_CHUNK (256 * 1024)
 
+/* Each thread keeps a few freed small chunks for its next arenas: a
+ * decision makes and drops two or three arenas of 2-4 KiB, too big for
+ * malloc's per-thread cache, and freeing chunks that size makes malloc
+ * consolidate its free lists every time.  Per thread, so no lock; a
+ * thread's spares are freed when it exits. */
+#define ARENA_SPARES 4
+#define ARENA_SPARE_MAX (4 * 1024)
+struct arena_spares {
+	struct arena_chunk *chunk[ARENA_SPARES];
+	size_t n;
+};
+static _Thread_local struct arena_spares spares;
+static pthread_key_t spares_key;
+static pthread_once_t spares_once = PTHREAD_ONCE_INIT;
+static bool spares_keyed;
+
+static void spares_free(void *p)
+{
+	struct arena_spares *sp = p;
+	while (sp->n)
+		free(sp->chunk[--sp->n]);
+}
+
+static void spares_key_create(void)
+{
+	spares_keyed = pthread_key_create(&spares_key, spares_free) == 0;
+}
+
+/* A spare chunk of at least size bytes, or NULL. */
+static struct arena_chunk *spare_take(size_t size)
+{
+	for (size_t i = spares.n; i-- > 0;) {
+		struct arena_chunk *c = spares.chunk[i];
+		if (c->size >= size) {
+			spares.chunk[i] = spares.chunk[--spares.n];
+			/* Stale bytes: let memcheck still see unset ones. */
+			ASAN_UNPOISON_MEMORY_REGION(c->data, c->size);
+			VALGRIND_MAKE_MEM_UNDEFINED(c->data, c->size);
+			return c;
+		}
+	}
+	return NULL;
+}
+
+/* Keep c as a spare if it is small and there is room; else free it. */
+static void spare_put(struct arena_chunk *c)
+{
+	if (c->size > ARENA_SPARE_MAX || spares.n == ARENA_SPARES) {
+		free(c);
+		return;
+	}
+	if (!spares.n) {
+		/* The destructor runs only for a non-NULL value. */
+		pthread_once(&spares_once, spares_key_create);
+		if (!spares_keyed || pthread_setspecific(spares_key, &spares) != 0) {
+			free(c);
+			return;
+		}
+	}
+	/* A pointer kept past its arena's free still reads as freed memory. */
+	ASAN_POISON_MEMORY_REGION(c->data, c->size);
+	VALGRIND_MAKE_MEM_NOACCESS(c->data, c->size);
+	spares.chunk[spares.n++] = c;
+}
+
 void arena_init(struct arena *a)
 {
 	a->head = NULL;
@@ -246,16 +320,25 @@ void *arena_alloc(struct arena *a, size_t n)
 			size = ARENA_CHUNK;
 		if (size < n)
 			size = n;
-		c = xmalloc(sizeof(*c) + size);
+		struct arena_chunk *s = size <= ARENA_SPARE_MAX ? spare_take(size) : NULL;
+		if (s) {
+			c = s;
+		} else {
+			c = xmalloc(sizeof(*c) + size);
+			c->size = size;
+		}
 		c->used = 0;
-		c->size = size;
 		c->next = a->head;
 		a->head = c;
 	}
 	void *p = (char *)c->data + c->used;
 	c->used += n;
-	memset(p, 0, n);
 	return p;
+}
+
+void *arena_alloc0(struct arena *a, size_t n)
+{
+	return memset(arena_alloc(a, n), 0, n);
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t n)
@@ -276,7 +359,7 @@ void arena_free(struct arena *a)
 	struct arena_chunk *c = a->head;
 	while (c) {
 		struct arena_chunk *next = c->next;
-		free(c);
+		spare_put(c);
 		c = next;
 	}
 	a->head = NULL;

@@ -78,7 +78,10 @@ struct arena {
 	struct arena_chunk *head;
 };
 void arena_init(struct arena *a);
+/* Uninitialised memory, for callers that write all of it. */
 void *arena_alloc(struct arena *a, size_t n);
+/* Zeroed memory, for structures whose unset fields must read as 0. */
+void *arena_alloc0(struct arena *a, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 void arena_free(struct arena *a);

@@ -4,7 +4,7 @@
 
 struct ast *ast_new(struct arena *a, enum ast_kind kind, struct loc loc)
 {
-	struct ast *n = arena_alloc(a, sizeof(*n));
+	struct ast *n = arena_alloc0(a, sizeof(*n));
 	n->kind = kind;
 	n->loc = loc;
 	return n;

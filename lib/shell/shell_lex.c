@@ -186,7 +186,7 @@ static const char *parts_literal(struct arena *a, const struct shell_part *parts
 static struct shell_word *make_word(struct parser *p, struct shell_part *parts, size_t n,
 				    size_t start, size_t end)
 {
-	struct shell_word *word = arena_alloc(p->a, sizeof(*word));
+	struct shell_word *word = arena_alloc0(p->a, sizeof(*word));
 	word->parts = parts;
 	word->nparts = n;
 	word->lit = parts_literal(p->a, parts, n);
@@ -918,7 +918,7 @@ struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign
 	}
 	struct shell_word *word = wb_finish(p, &w, start, p->pos);
 	if (n && assign) {
-		struct shell_assign *as = arena_alloc(p->a, sizeof(*as));
+		struct shell_assign *as = arena_alloc0(p->a, sizeof(*as));
 		as->append = p->s[start + n - 2] == '+';
 		as->name = arena_strndup(p->a, p->s + start, n - 1 - as->append);
 		if (word->nparts > 1)

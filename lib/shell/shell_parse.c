@@ -87,7 +87,7 @@ static enum keyword keyword_of(struct parser *p, const struct token *t)
 
 static struct shell_node *new_node(struct parser *p, enum sn_kind kind, size_t start)
 {
-	struct shell_node *n = arena_alloc(p->a, sizeof(*n));
+	struct shell_node *n = arena_alloc0(p->a, sizeof(*n));
 	n->kind = kind;
 	n->start = map_start(p, start);
 	return n;
@@ -144,7 +144,7 @@ static void parse_redirect(struct parser *p, struct shell_node *n, size_t *cap)
 	if (t->kind != T_WORD)
 		shell_fail(p, t->start, "expected a word after '%s', found %s", shell_redir_names[op],
 		     shell_tok_desc(p, t, buf, sizeof(buf)));
-	struct shell_redir *r = arena_alloc(p->a, sizeof(*r));
+	struct shell_redir *r = arena_alloc0(p->a, sizeof(*r));
 	r->op = op;
 	r->fd = fd >= 0 ? fd
 		: (op == SHELL_REDIR_IN || op == SHELL_REDIR_RDWR || op == SHELL_REDIR_HEREDOC ||

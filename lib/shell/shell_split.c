@@ -124,7 +124,7 @@ const char *sp_cwd_join(struct split *sp, const char *base, const struct shell_w
 struct shell_cmd *sp_new_cmd(struct split *sp, const struct ctx *c, size_t start, size_t end,
 				 const char *cwd)
 {
-	struct shell_cmd *cmd = arena_alloc(sp->a, sizeof(*cmd));
+	struct shell_cmd *cmd = arena_alloc0(sp->a, sizeof(*cmd));
 	cmd->flags = c->flags;
 	cmd->wrappers = c->wrappers;
 	cmd->nwrappers = c->nwrappers;

@@ -12,7 +12,10 @@
 #include <fcntl.h>
 #include <seccomp.h>
 #include <pwd.h>
+#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -477,6 +480,47 @@ static void test_targets(void)
 	cordon_policy_free(p);
 }
 
+/* Arenas: alloc0 zeroes even a reused chunk that carries another arena's
+ * bytes; a freed arena's small chunk serves the next arena of the thread;
+ * allocations stay aligned and intact across chunks. */
+static void test_arena(void)
+{
+	struct arena a, b;
+	arena_init(&a);
+	unsigned char *p = arena_alloc(&a, 1000);
+	memset(p, 0xaa, 1000);
+	uintptr_t first = (uintptr_t)p;
+	arena_free(&a);
+	arena_init(&b);
+	unsigned char *q = arena_alloc0(&b, 1000);
+	ok((uintptr_t)q == first, "a freed arena's chunk serves the next arena");
+	size_t nonzero = 0;
+	for (size_t i = 0; i < 1000; i++)
+		nonzero += q[i] != 0;
+	ok(nonzero == 0, "arena_alloc0 zeroes a reused chunk");
+	arena_free(&b);
+
+	arena_init(&a);
+	char *strs[400];
+	bool aligned = true;
+	for (int i = 0; i < 400; i++) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "word-%d", i);
+		strs[i] = arena_strdup(&a, buf);
+		aligned &= (uintptr_t)strs[i] % _Alignof(max_align_t) == 0;
+	}
+	char *big = arena_alloc0(&a, 100 * 1000);
+	bool intact = big[0] == 0 && big[100 * 1000 - 1] == 0;
+	for (int i = 0; i < 400; i++) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "word-%d", i);
+		intact &= strcmp(strs[i], buf) == 0;
+	}
+	ok(aligned, "arena allocations are aligned for any type");
+	ok(intact, "strings stay intact across chunks and a large allocation");
+	arena_free(&a);
+}
+
 int main(void)
 {
 	test_edit_distance();
@@ -490,5 +534,6 @@ int main(void)
 	test_close_fds();
 	test_argv_requests();
 	test_targets();
+	test_arena();
 	return tap_done();
 }
