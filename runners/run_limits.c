@@ -105,12 +105,18 @@ static char *own_cgroup(const char *ctrl)
 static char *make_child(const char *parent)
 {
 	static unsigned counter;
-	char *dir = xasprintf("%s/cordon-%ld-%u", parent, (long)getpid(), counter++);
-	if (mkdir(dir, 0755) != 0) {
+	/* A call killed before it removed its cgroup leaves one named after
+	 * its pid, which a later process may get again: take the next name. */
+	for (int tries = 0; tries < 64; tries++) {
+		char *dir = xasprintf("%s/cordon-%ld-%u", parent, (long)getpid(), counter++);
+		if (mkdir(dir, 0755) == 0)
+			return dir;
+		int err = errno;
 		free(dir);
-		return NULL;
+		if (err != EEXIST)
+			break;
 	}
-	return dir;
+	return NULL;
 }
 
 static bool listed(const char *procs, long pid)
