@@ -40,35 +40,10 @@
 #include <string.h>
 #include <time.h>
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		perror("spec_bench");
-		exit(2);
-	}
-	return p;
-}
+#include "../tests/unit/xalloc.h"
 
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(xmalloc(n), s, n);
-}
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(NULL, 0, f, ap);
-	va_end(ap);
-	char *s = xmalloc((size_t)n + 1);
-	va_start(ap, f);
-	vsnprintf(s, (size_t)n + 1, f, ap);
-	va_end(ap);
-	return s;
-}
+
 
 static uint64_t rng;
 
@@ -230,26 +205,26 @@ static void build_universe(struct universe *u, unsigned projects)
 	memset(u, 0, sizeof(*u));
 	uni_add(u, xstrdup("/"));
 	for (size_t a = 0; a < 2; a++) {
-		uni_add(u, fmt("/%s", l1[a]));
+		uni_add(u, xfmt("/%s", l1[a]));
 		for (size_t b = 0; b < 3; b++) {
-			uni_add(u, fmt("/%s/%s", l1[a], users[b]));
+			uni_add(u, xfmt("/%s/%s", l1[a], users[b]));
 			for (size_t c = 0; c < 2; c++) {
-				uni_add(u, fmt("/%s/%s/%s", l1[a], users[b], l3[c]));
+				uni_add(u, xfmt("/%s/%s/%s", l1[a], users[b], l3[c]));
 				for (unsigned d = 0; d <= projects; d++) {
-					char *proj = d < projects ? fmt("proj%u", d) : xstrdup("other");
-					char *base = fmt("/%s/%s/%s/%s", l1[a], users[b], l3[c], proj);
+					char *proj = d < projects ? xfmt("proj%u", d) : xstrdup("other");
+					char *base = xfmt("/%s/%s/%s/%s", l1[a], users[b], l3[c], proj);
 					uni_add(u, xstrdup(base));
 					/* level 3 files too: /home/u/tmp/k.pem */
 					for (size_t e = 0; e < 7; e++) {
-						uni_add(u, fmt("%s/%s", base, tails[e]));
+						uni_add(u, xfmt("%s/%s", base, tails[e]));
 						for (size_t f = 0; f < 7; f++)
-							uni_add(u, fmt("%s/%s/%s", base, tails[e], tails[f]));
+							uni_add(u, xfmt("%s/%s/%s", base, tails[e], tails[f]));
 					}
 					free(base);
 					free(proj);
 				}
 				for (size_t e = 0; e < 7; e++)
-					uni_add(u, fmt("/%s/%s/%s/%s", l1[a], users[b], l3[c], tails[e]));
+					uni_add(u, xfmt("/%s/%s/%s/%s", l1[a], users[b], l3[c], tails[e]));
 			}
 		}
 	}
@@ -293,15 +268,15 @@ static char *random_path(unsigned projects)
 	const char *top = rnd(20) ? "home" : "srv";
 	const char *user = users[rnd(3)];
 	const char *dir = rnd(10) ? "ws" : "tmp";
-	char *proj = rnd(12) ? fmt("proj%u", rnd(projects)) : xstrdup("other");
+	char *proj = rnd(12) ? xfmt("proj%u", rnd(projects)) : xstrdup("other");
 	char *p;
 	switch (rnd(8)) {
-	case 0: p = fmt("/%s/%s/%s/%s", top, user, dir, proj); break;
-	case 1: p = fmt("/%s/%s/%s/%s", top, user, dir, tails[rnd(7)]); break;
+	case 0: p = xfmt("/%s/%s/%s/%s", top, user, dir, proj); break;
+	case 1: p = xfmt("/%s/%s/%s/%s", top, user, dir, tails[rnd(7)]); break;
 	case 2:
-	case 3: p = fmt("/%s/%s/%s/%s/%s", top, user, dir, proj, tails[rnd(7)]); break;
+	case 3: p = xfmt("/%s/%s/%s/%s/%s", top, user, dir, proj, tails[rnd(7)]); break;
 	default:
-		p = fmt("/%s/%s/%s/%s/%s/%s", top, user, dir, proj, tails[rnd(7)], tails[rnd(7)]);
+		p = xfmt("/%s/%s/%s/%s/%s/%s", top, user, dir, proj, tails[rnd(7)], tails[rnd(7)]);
 		break;
 	}
 	free(proj);

@@ -86,50 +86,15 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "xalloc.h"
 
 extern char **environ;
 
 /* ---- small helpers ----------------------------------------------------------- */
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		perror("test_lower_equiv");
-		exit(99);
-	}
-	return p;
-}
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		perror("test_lower_equiv");
-		exit(99);
-	}
-	return p;
-}
 
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(xmalloc(n), s, n);
-}
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(NULL, 0, f, ap);
-	va_end(ap);
-	char *s = xmalloc((size_t)n + 1);
-	va_start(ap, f);
-	vsnprintf(s, (size_t)n + 1, f, ap);
-	va_end(ap);
-	return s;
-}
 
 struct buf {
 	char *s;
@@ -152,12 +117,9 @@ static void bprintf(struct buf *b, const char *f, ...)
 {
 	va_list ap;
 	va_start(ap, f);
-	int n = vsnprintf(NULL, 0, f, ap);
+	char *s = xvfmt(f, ap);
 	va_end(ap);
-	char *s = xmalloc((size_t)n + 1);
-	va_start(ap, f);
-	vsnprintf(s, (size_t)n + 1, f, ap);
-	va_end(ap);
+	size_t n = strlen(s);
 	buf_add(b, s, (size_t)n);
 	free(s);
 }
@@ -314,7 +276,7 @@ static void grow_tree(struct world *w, const char *dir, int depth)
 {
 	unsigned nd = depth < 3 ? rnd(depth == 0 ? 5 : 4) : 0, nf = rnd(4);
 	for (unsigned i = 0; i < nd; i++) {
-		char *p = fmt("%s/%s", dir, dir_names[rnd(sizeof(dir_names) / sizeof(*dir_names))]);
+		char *p = xfmt("%s/%s", dir, dir_names[rnd(sizeof(dir_names) / sizeof(*dir_names))]);
 		if (!exists(p)) {
 			make_dir(w, p);
 			grow_tree(w, p, depth + 1);
@@ -322,7 +284,7 @@ static void grow_tree(struct world *w, const char *dir, int depth)
 		free(p);
 	}
 	for (unsigned i = 0; i < nf; i++) {
-		char *p = fmt("%s/%s", dir, file_names[rnd(sizeof(file_names) / sizeof(*file_names))]);
+		char *p = xfmt("%s/%s", dir, file_names[rnd(sizeof(file_names) / sizeof(*file_names))]);
 		if (!exists(p))
 			make_file(w, p);
 		free(p);
@@ -332,7 +294,7 @@ static void grow_tree(struct world *w, const char *dir, int depth)
 static void world_build(struct world *w, const char *base)
 {
 	memset(w, 0, sizeof(*w));
-	char *tmpl = fmt("%s/cordon-equiv.XXXXXX", base);
+	char *tmpl = xfmt("%s/cordon-equiv.XXXXXX", base);
 	if (!mkdtemp(tmpl)) {
 		printf("# mkdtemp %s: %s\n", tmpl, strerror(errno));
 		exit(99);
@@ -342,10 +304,10 @@ static void world_build(struct world *w, const char *base)
 		exit(99);
 	free(tmpl);
 	w->root = xstrdup(real);
-	w->ws = fmt("%s/ws", w->root);
-	w->home = fmt("%s/home", w->root);
-	w->tmp = fmt("%s/tmp", w->root);
-	w->out = fmt("%s/out", w->root);
+	w->ws = xfmt("%s/ws", w->root);
+	w->home = xfmt("%s/home", w->root);
+	w->tmp = xfmt("%s/tmp", w->root);
+	w->out = xfmt("%s/out", w->root);
 	list_add(&w->dirs, xstrdup(w->root));
 	make_dir(w, w->ws);
 	make_dir(w, w->home);
@@ -359,20 +321,20 @@ static void world_build(struct world *w, const char *base)
 	/* The agent's storage: in the workspace, in the home or outside both;
 	 * present or missing, and its session dir likewise. */
 	switch (rnd(3)) {
-	case 0: w->agent = fmt("%s/.agent", w->ws); break;
-	case 1: w->agent = fmt("%s/.cordon", w->home); break;
-	default: w->agent = fmt("%s/agent", w->out); break;
+	case 0: w->agent = xfmt("%s/.agent", w->ws); break;
+	case 1: w->agent = xfmt("%s/.cordon", w->home); break;
+	default: w->agent = xfmt("%s/agent", w->out); break;
 	}
-	w->session = fmt("%s/sessions/s1", w->agent);
+	w->session = xfmt("%s/sessions/s1", w->agent);
 	if (chance(50)) {
 		make_dir(w, w->agent);
 		if (chance(60)) {
-			char *s = fmt("%s/sessions", w->agent);
+			char *s = xfmt("%s/sessions", w->agent);
 			make_dir(w, s);
 			free(s);
 			make_dir(w, w->session);
 			if (chance(50)) {
-				char *f = fmt("%s/state.json", w->session);
+				char *f = xfmt("%s/state.json", w->session);
 				make_file(w, f);
 				free(f);
 			}
@@ -383,10 +345,10 @@ static void world_build(struct world *w, const char *base)
 	size_t ndirs = w->dirs.n;
 	for (int i = 0; i < 8; i++) {
 		const char *d = w->dirs.v[1 + rnd((unsigned)ndirs - 1)];
-		char *m = fmt("%s/m%d", d, i);
+		char *m = xfmt("%s/m%d", d, i);
 		list_add(&w->missing, m);
 		if (chance(40))
-			list_add(&w->missing, fmt("%s/n", m));
+			list_add(&w->missing, xfmt("%s/n", m));
 	}
 	if (!exists(w->agent))
 		list_add(&w->missing, xstrdup(w->agent));
@@ -450,12 +412,9 @@ static void pol_line(struct policy *p, const char *f, ...)
 {
 	va_list ap;
 	va_start(ap, f);
-	int n = vsnprintf(NULL, 0, f, ap);
+	char *s = xvfmt(f, ap);
 	va_end(ap);
-	char *s = xmalloc((size_t)n + 1);
-	va_start(ap, f);
-	vsnprintf(s, (size_t)n + 1, f, ap);
-	va_end(ap);
+	size_t n = strlen(s);
 	buf_add(&p->text, s, (size_t)n);
 	buf_add(&p->text, "\n", 1);
 	free(s);
@@ -869,10 +828,10 @@ static void sim_reach(struct sim *s, const char *dest)
 	if (!missing)
 		return;
 	if (c->kind == M_NULL)
-		s->failure = fmt("mount point %s lies below the file %s, which is hidden by the mask file",
+		s->failure = xfmt("mount point %s lies below the file %s, which is hidden by the mask file",
 				 dest, c->dest);
 	else if (c->kind == M_RO || c->ro)
-		s->failure = fmt("mount point %s does not exist in the read-only %s mount on %s: "
+		s->failure = xfmt("mount point %s does not exist in the read-only %s mount on %s: "
 				 "bwrap cannot create it",
 				 dest, c->kind == M_TMPFS ? "tmpfs" : "bind", c->dest);
 }
@@ -917,7 +876,7 @@ static void sim_build(struct sim *s, const char *args, size_t len, const char *m
 	do {                                                                      \
 		if (i >= len) {                                                   \
 			free(s->failure);                                         \
-			s->failure = fmt("%s is missing an argument", tok[0]);    \
+			s->failure = xfmt("%s is missing an argument", tok[0]);    \
 			return;                                                   \
 		}                                                                 \
 		tok[k] = args + i;                                                \
@@ -956,15 +915,15 @@ static void sim_build(struct sim *s, const char *args, size_t len, const char *m
 			} else if (ro && strcmp(tok[1], mask) == 0) {
 				struct stat st;
 				if (lstat(tok[2], &st) == 0 && S_ISDIR(st.st_mode) && !s->failure)
-					s->failure = fmt("the mask file bound over the directory %s", tok[2]);
+					s->failure = xfmt("the mask file bound over the directory %s", tok[2]);
 				sim_push(s, tok[2], M_NULL);
 			} else if (!s->failure) {
-				s->failure = fmt("%s %s %s: a source other than the destination", o,
+				s->failure = xfmt("%s %s %s: a source other than the destination", o,
 						 tok[1], tok[2]);
 			}
 		} else {
 			free(s->failure);
-			s->failure = fmt("unknown option '%s' in the plan", o);
+			s->failure = xfmt("unknown option '%s' in the plan", o);
 			return;
 		}
 	}
@@ -1002,7 +961,7 @@ static char *state_text(const struct state *st)
 {
 	if (!st->by)
 		return xstrdup("no mount: not reachable");
-	return fmt("%s%s %s (%s, %s)", mkind_names[st->by->kind], st->by->ro ? " +remount-ro" : "",
+	return xfmt("%s%s %s (%s, %s)", mkind_names[st->by->kind], st->by->ro ? " +remount-ro" : "",
 		   st->by->dest, st->readable ? "readable" : "not readable",
 		   st->writable ? "writable" : "not writable");
 }
@@ -1016,17 +975,17 @@ static const char *sbpl_check;
 static bool sbpl_answers(const char *profile, size_t plen, const struct list *queries,
 			 bool *answers, const char *dir, bool mac, char **why)
 {
-	char *pf = fmt("%s/profile.sb", dir), *qf = fmt("%s/queries", dir),
-	     *af = fmt("%s/answers", dir), *ef = fmt("%s/errors", dir);
+	char *pf = xfmt("%s/profile.sb", dir), *qf = xfmt("%s/queries", dir),
+	     *af = xfmt("%s/answers", dir), *ef = xfmt("%s/errors", dir);
 	bool good = false;
 	FILE *f = fopen(pf, "wb");
 	if (!f || fwrite(profile, 1, plen, f) != plen || fclose(f) != 0) {
-		*why = fmt("cannot write %s", pf);
+		*why = xfmt("cannot write %s", pf);
 		goto out;
 	}
 	f = fopen(qf, "wb");
 	if (!f) {
-		*why = fmt("cannot write %s", qf);
+		*why = xfmt("cannot write %s", qf);
 		goto out;
 	}
 	for (size_t i = 0; i < queries->n; i++)
@@ -1047,7 +1006,7 @@ static bool sbpl_answers(const char *profile, size_t plen, const struct list *qu
 	int rc = posix_spawn(&pid, sbpl_check, &fa, NULL, argv, environ), status = 0;
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc != 0) {
-		*why = fmt("cannot run %s: %s", sbpl_check, strerror(rc));
+		*why = xfmt("cannot run %s: %s", sbpl_check, strerror(rc));
 		goto out;
 	}
 	waitpid(pid, &status, 0);
@@ -1064,7 +1023,7 @@ static bool sbpl_answers(const char *profile, size_t plen, const struct list *qu
 		goto out;
 	}
 	if (!(f = fopen(af, "r"))) {
-		*why = fmt("cannot read %s", af);
+		*why = xfmt("cannot read %s", af);
 		goto out;
 	}
 	char *line = NULL;
@@ -1074,7 +1033,7 @@ static bool sbpl_answers(const char *profile, size_t plen, const struct list *qu
 		size_t ql = strlen(queries->v[k]);
 		size_t ll = strlen(line);
 		if (ll < ql + 1 || strcmp(line + ll - ql, queries->v[k]) != 0) {
-			*why = fmt("answer '%s' is not for query '%s'", line, queries->v[k]);
+			*why = xfmt("answer '%s' is not for query '%s'", line, queries->v[k]);
 			break;
 		}
 		answers[k++] = strncmp(line, "allow ", 6) == 0;
@@ -1082,7 +1041,7 @@ static bool sbpl_answers(const char *profile, size_t plen, const struct list *qu
 	free(line);
 	fclose(f);
 	if (!*why && k != queries->n)
-		*why = fmt("%zu answers for %zu queries", k, queries->n);
+		*why = xfmt("%zu answers for %zu queries", k, queries->n);
 	good = !*why;
 out:
 	unlink(pf);
@@ -1326,13 +1285,13 @@ static void query_paths(const struct world *w, const struct policy *p, struct li
 	for (size_t i = 0; i < sizeof(alias_paths) / sizeof(*alias_paths); i++) {
 		if (!list_has(q, alias_paths[i]))
 			list_add(q, xstrdup(alias_paths[i]));
-		list_add(q, fmt("/private%s", alias_paths[i]));
-		list_add(q, fmt("%s/zz", alias_paths[i]));
+		list_add(q, xfmt("/private%s", alias_paths[i]));
+		list_add(q, xfmt("%s/zz", alias_paths[i]));
 	}
 	for (size_t i = 0; i < w->dirs.n; i++) {
 		list_add(q, xstrdup(w->dirs.v[i]));
 		if (chance(30))
-			list_add(q, fmt("%s/new", w->dirs.v[i]));
+			list_add(q, xfmt("%s/new", w->dirs.v[i]));
 	}
 	for (size_t i = 0; i < w->files.n; i++)
 		list_add(q, xstrdup(w->files.v[i]));
@@ -1342,7 +1301,7 @@ static void query_paths(const struct world *w, const struct policy *p, struct li
 	for (size_t i = 0; i < p->n; i++) {
 		if (!p->r[i].path || strcmp(p->r[i].path, "/") == 0)
 			continue;
-		char *below = fmt("%s/zz", p->r[i].path);
+		char *below = xfmt("%s/zz", p->r[i].path);
 		if (!list_has(q, below))
 			list_add(q, below);
 		else
@@ -1391,8 +1350,8 @@ static void bwrap_compare(struct ctx_case *c, const char *args, size_t alen, con
 			  const struct list *paths)
 {
 	const char *dir = c->w->root;
-	char *af = fmt("%s/plan.args", dir), *qf = fmt("%s/probe.in", dir),
-	     *of = fmt("%s/probe.out", dir), *ef = fmt("%s/probe.err", dir);
+	char *af = xfmt("%s/plan.args", dir), *qf = xfmt("%s/probe.in", dir),
+	     *of = xfmt("%s/probe.out", dir), *ef = xfmt("%s/probe.err", dir);
 	struct list used = { 0 };
 	FILE *f = fopen(af, "wb");
 	if (!f || fwrite(args, 1, alen, f) != alen || fclose(f) != 0)
@@ -1633,7 +1592,7 @@ static void check_bwrap(struct ctx_case *c, const cordon_evaluator *ev,
 	json_decref(plan);
 
 	struct sim sim;
-	char *mask = fmt("%s.mask", c->w->tmp);
+	char *mask = xfmt("%s.mask", c->w->tmp);
 	sim_build(&sim, args, alen, mask, fences, nfences);
 	free(mask);
 	if (sim.failure) {
@@ -1685,8 +1644,8 @@ static void check_sbpl(struct ctx_case *c, const cordon_evaluator *ev, const str
 		 * on: here /private/etc is another directory, not asked. */
 		if (!mac && strncmp(q->v[i], "/private/", 9) == 0)
 			continue;
-		list_add(&sq, fmt("read %s", q->v[i]));
-		list_add(&sq, fmt("write %s", q->v[i]));
+		list_add(&sq, xfmt("read %s", q->v[i]));
+		list_add(&sq, xfmt("write %s", q->v[i]));
 	}
 	bool *answers = xmalloc(sq.n * sizeof(bool));
 	if (!sbpl_answers(profile, plen, &sq, answers, c->w->root, mac, &why)) {

@@ -6,6 +6,7 @@
 
 #include "cordon_tools.h"
 #include "tap.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -20,9 +21,10 @@ static char dir[PATH_MAX];
 /* A file of the test's directory holding text; its path, malloc'd. */
 static char *write_file(const char *name, const char *text)
 {
-	char *path = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(path, "%s/%s", dir, name);
+	char *path = xfmt("%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
+	if (!f)
+		xalloc_die();
 	fputs(text, f);
 	fclose(f);
 	return path;
@@ -110,8 +112,7 @@ static void test_format(void)
 	char *missing = write_file("gone.cordon", "");
 	unlink(missing);
 	ok(cordon_format_file(missing, &err) == NULL, "a missing file is refused");
-	char *want = malloc(strlen(missing) + 64);
-	sprintf(want, "cannot read '%s': %s", missing, strerror(ENOENT));
+	char *want = xfmt("cannot read '%s': %s", missing, strerror(ENOENT));
 	is_str(err, want, "with the file and the reason");
 	free(err);
 	err = NULL;
