@@ -312,7 +312,7 @@ void arena_init(struct arena *a)
 void *arena_alloc(struct arena *a, size_t n)
 {
 	struct arena_chunk *c = a->head;
-	size_t align = _Alignof(max_align_t);
+	size_t align = _Alignof(max_align_t), want = n;
 	n = (n + align - 1) & ~(align - 1);
 	if (!c || c->size - c->used < n) {
 		size_t size = c ? c->size * 2 : ARENA_FIRST;
@@ -330,9 +330,12 @@ void *arena_alloc(struct arena *a, size_t n)
 		c->used = 0;
 		c->next = a->head;
 		a->head = c;
+		/* What is not handed out yet reads as a red zone. */
+		ASAN_POISON_MEMORY_REGION(c->data, c->size);
 	}
 	void *p = (char *)c->data + c->used;
 	c->used += n;
+	ASAN_UNPOISON_MEMORY_REGION(p, want);
 	return p;
 }
 
