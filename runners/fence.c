@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -170,11 +171,20 @@ static void *close_one(void *fd)
 }
 
 /* The last close of a removed directory frees its inode and block, and on
- * a file system mounted with discard that waits for the device, a few
- * milliseconds each: the closes run side by side, so that a call's end
- * waits for about one of them, not for every fence. */
+ * a file system mounted with discard that may wait for the device.  While
+ * the device answers at once, closing one after another is cheapest (a
+ * thread costs more than such a close); once a close is slow, the rest
+ * run side by side, so that a call's end waits for about one of them, not
+ * for every fence. */
 #define CLOSERS_MAX 32
-static void close_removed(const int *fds, size_t n)
+#define CLOSE_SLOW_NS 500000L
+
+static long elapsed_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000000000L + (b->tv_nsec - a->tv_nsec);
+}
+
+static void close_side_by_side(const int *fds, size_t n)
 {
 	for (size_t at = 0; at < n; at += CLOSERS_MAX) {
 		pthread_t t[CLOSERS_MAX];
@@ -189,6 +199,20 @@ static void close_removed(const int *fds, size_t n)
 		for (size_t i = 0; i < k; i++)
 			if (started[i])
 				pthread_join(t[i], NULL);
+	}
+}
+
+static void close_removed(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		close(fds[i]);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		if (elapsed_ns(&a, &b) > CLOSE_SLOW_NS) {
+			close_side_by_side(fds + i + 1, n - i - 1);
+			return;
+		}
 	}
 }
 
