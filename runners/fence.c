@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -22,7 +23,7 @@
 /* Open and share-lock the directory name in dir, making it when it is
  * missing (*made).  A sweeper removes a directory while it holds it
  * exclusively: one that is gone once the lock is ours is made afresh. */
-static int open_held(int dir, const char *name, bool *made)
+static int open_held(int dir, const char *name, bool *made, struct stat *held)
 {
 	*made = false;
 	for (int tries = 0; tries < 16; tries++) {
@@ -36,10 +37,10 @@ static int open_held(int dir, const char *name, bool *made)
 		}
 		if (fd < 0)
 			return -1;
-		struct stat held, now;
-		if (flock(fd, LOCK_SH) == 0 && fstat(fd, &held) == 0 &&
-		    fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && held.st_dev == now.st_dev &&
-		    held.st_ino == now.st_ino)
+		struct stat now;
+		if (flock(fd, LOCK_SH) == 0 && fstat(fd, held) == 0 &&
+		    fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && held->st_dev == now.st_dev &&
+		    held->st_ino == now.st_ino)
 			return fd;
 		close(fd);
 		*made = false;
@@ -48,20 +49,15 @@ static int open_held(int dir, const char *name, bool *made)
 	return -1;
 }
 
-/* Walk from root to path, component by component, without following a
- * symlink: each directory held (shared), each missing one made and
- * registered. */
-static int fence_make(struct fence *f, const char *root, const char *path, char **err)
+/* Walk from root (open as rootfd) to path, component by component,
+ * without following a symlink: each directory held (shared), each missing
+ * one made and registered. */
+static int fence_make(struct fence *f, const char *root, int rootfd, const char *path,
+		      char **err)
 {
 	struct strbuf at;
 	const char *p = path + strlen(root);
-	int cur = open(root, DIR_FLAGS);
-	if (cur < 0) {
-		*err = xasprintf("cannot fence %s: cannot open the write root %s: %s", path, root,
-				 strerror(errno));
-		return -1;
-	}
-	VEC_PUSH(f->held, f->nheld, f->held_cap, cur);
+	int cur = rootfd;
 	sb_init(&at);
 	sb_adds(&at, root);
 	while (*p) {
@@ -75,9 +71,10 @@ static int fence_make(struct fence *f, const char *root, const char *path, char 
 			break;
 		char *name = xstrndup(seg, (size_t)(p - seg));
 		bool made;
+		struct stat st;
 		sb_addc(&at, '/');
 		sb_adds(&at, name);
-		int next = open_held(cur, name, &made);
+		int next = open_held(cur, name, &made, &st);
 		free(name);
 		if (next < 0) {
 			*err = xasprintf("cannot fence the missing protected path %s at %s: %s", path,
@@ -87,8 +84,7 @@ static int fence_make(struct fence *f, const char *root, const char *path, char 
 		}
 		VEC_PUSH(f->held, f->nheld, f->held_cap, next);
 		cur = next;
-		struct stat st;
-		if (made && fstat(cur, &st) == 0) {
+		if (made) {
 			char *line = xasprintf("%ju %ju %s\n", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
 					       at.buf);
 			int w = lseek(f->reg, 0, SEEK_END) < 0 ? -1 : write_all(f->reg, line, strlen(line));
@@ -107,6 +103,26 @@ static int fence_make(struct fence *f, const char *root, const char *path, char 
 	return 0;
 }
 
+/* The write root of a fence, open: the one opened for the fence before
+ * when it is the same (fences come grouped by root), else opened now and
+ * held.  -1 with *err. */
+static int fence_root(struct fence *f, const char *root, const char **last, int *last_fd,
+		      char **err)
+{
+	if (*last && strcmp(*last, root) == 0)
+		return *last_fd;
+	int fd = open(root, DIR_FLAGS);
+	if (fd < 0) {
+		*err = xasprintf("cannot fence below %s: cannot open the write root: %s", root,
+				 strerror(errno));
+		return -1;
+	}
+	VEC_PUSH(f->held, f->nheld, f->held_cap, fd);
+	*last = root;
+	*last_fd = fd;
+	return fd;
+}
+
 int fence_begin(struct fence *f, const char *dir, cordon_lowering *in, char **err)
 {
 	size_t n;
@@ -123,9 +139,15 @@ int fence_begin(struct fence *f, const char *dir, cordon_lowering *in, char **er
 		}
 		free(reg);
 	}
-	for (size_t i = 0; i < n && rc == 0; i++)
-		if ((rc = fence_make(f, want[i].root, want[i].path, err)) == 0)
+	const char *last = NULL;
+	int last_fd = -1;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		int rootfd = fence_root(f, want[i].root, &last, &last_fd, err);
+		if (rootfd < 0)
+			rc = -1;
+		else if ((rc = fence_make(f, want[i].root, rootfd, want[i].path, err)) == 0)
 			cordon_lowering_note_host(in, want[i].path);
+	}
 	if (f->reg >= 0)
 		flock(f->reg, LOCK_UN);
 	free(want);
@@ -170,11 +192,20 @@ static void *close_one(void *fd)
 }
 
 /* The last close of a removed directory frees its inode and block, and on
- * a file system mounted with discard that waits for the device, a few
- * milliseconds each: the closes run side by side, so that a call's end
- * waits for about one of them, not for every fence. */
+ * a file system mounted with discard that may wait for the device.  While
+ * the device answers at once, closing one after another is cheapest (a
+ * thread costs more than such a close); once a close is slow, the rest
+ * run side by side, so that a call's end waits for about one of them, not
+ * for every fence. */
 #define CLOSERS_MAX 32
-static void close_removed(const int *fds, size_t n)
+#define CLOSE_SLOW_NS 500000L
+
+static long elapsed_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000000000L + (b->tv_nsec - a->tv_nsec);
+}
+
+static void close_side_by_side(const int *fds, size_t n)
 {
 	for (size_t at = 0; at < n; at += CLOSERS_MAX) {
 		pthread_t t[CLOSERS_MAX];
@@ -189,6 +220,20 @@ static void close_removed(const int *fds, size_t n)
 		for (size_t i = 0; i < k; i++)
 			if (started[i])
 				pthread_join(t[i], NULL);
+	}
+}
+
+static void close_removed(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		close(fds[i]);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		if (elapsed_ns(&a, &b) > CLOSE_SLOW_NS) {
+			close_side_by_side(fds + i + 1, n - i - 1);
+			return;
+		}
 	}
 }
 
