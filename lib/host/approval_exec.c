@@ -43,10 +43,10 @@ static int grant_from_name(const char *s)
 static enum exec_grant grant_of(const struct dec_op *o, const char **why);
 
 /* A host name or address as a rule names one exactly: letters, digits,
- * '.', '-', '_' (':' inside brackets); no glob or pattern. */
+ * '.', '-', '_', or an IPv6 address inside brackets; no glob or pattern. */
 static bool exact_host(const char *h, size_t n, bool v6)
 {
-	if (n == 0)
+	if (n == 0 || (v6 && !memchr(h, ':', n)))
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)h[i]) && !strchr(v6 ? ":." : ".-_", h[i]))
