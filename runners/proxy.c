@@ -56,6 +56,7 @@ struct conn {
 	size_t next_addr;
 	char *rule, *reason; /* of the allow, kept for what follows the lookup */
 	const char *decision;
+	const char *approval; /* the approval that let an ask through, or NULL */
 	pid_t resolver;
 	char *forward;    /* the rewritten HTTP head and what followed it */
 	size_t forward_len;
@@ -80,8 +81,9 @@ static double mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void audit(struct proxy_loop *pl, const char *target, const char *decision,
-		  const char *rule, const char *reason, const char *outcome, int err)
+static void audit(struct proxy_loop *pl, const char *approval, const char *target,
+		  const char *decision, const char *rule, const char *reason, const char *outcome,
+		  int err)
 {
 	if (!pl->o->audit)
 		return;
@@ -93,6 +95,7 @@ static void audit(struct proxy_loop *pl, const char *target, const char *decisio
 		.rule = rule,
 		.reason = reason,
 		.actor = pl->o->actor,
+		.approval = approval,
 		.outcome = outcome,
 		.err = err,
 	};
@@ -193,7 +196,7 @@ static void resolved(struct proxy_loop *pl, struct conn *c, int rc, const char *
 	if (rc != 0) {
 		snprintf(msg, sizeof(msg), "cordon: net %s: cannot resolve %s: %s", target, c->host,
 			 why);
-		audit(pl, target, c->decision, c->rule, why, "unresolved", 0);
+		audit(pl, c->approval, target, c->decision, c->rule, why, "unresolved", 0);
 		refuse(pl, c, 502, "Bad Gateway", SOCKS_HOST, msg);
 		return;
 	}
@@ -211,11 +214,11 @@ static void resolved(struct proxy_loop *pl, struct conn *c, int rc, const char *
 			 "cordon: net %s: %s resolves to %s, %s, which only a rule naming the host "
 			 "exactly may allow",
 			 target, c->host, a, inner);
-		audit(pl, target, "deny", c->rule, msg + 8, "refused", 0);
+		audit(pl, c->approval, target, "deny", c->rule, msg + 8, "refused", 0);
 		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
 		return;
 	}
-	audit(pl, target, c->decision, c->rule, c->reason, "connecting", 0);
+	audit(pl, c->approval, target, c->decision, c->rule, c->reason, "connecting", 0);
 	c->next_addr = 0;
 	start_connect(pl, c);
 }
@@ -290,16 +293,23 @@ static void decide(struct proxy_loop *pl, struct conn *c)
 	const char *rule = d ? cordon_decision_rule(d) : NULL;
 	const char *reason = d ? cordon_decision_reason(d) : err;
 	const char *decision = cordon_effect_name(e);
+	/* Only an ask is approvable: a deny stays a deny whatever the
+	 * approval names. */
 	if (e == CORDON_ASK && pl->o->approve &&
-	    pl->o->approve(pl->o->approve_arg, c->host, c->port))
+	    pl->o->approve(pl->o->approve_arg, c->host, c->port)) {
 		e = CORDON_ALLOW;
+		c->approval = pl->o->approval;
+		snprintf(msg, sizeof(msg), "allowed for this call by approval %s",
+			 c->approval ? c->approval : "?");
+		audit(pl, c->approval, target, "ask", rule, msg, "approved", 0);
+	}
 	if (e != CORDON_ALLOW) {
 		bool shown = reason && rule && strstr(reason, rule);
 		snprintf(msg, sizeof(msg), "cordon: net %s: %s%s%s%s%s", target,
 			 e == CORDON_ASK ? "needs approval, which this call does not have: " : "",
 			 reason ? reason : "denied", rule && !shown ? " (" : "",
 			 rule && !shown ? rule : "", rule && !shown ? ")" : "");
-		audit(pl, target, decision, rule, reason, "refused", 0);
+		audit(pl, c->approval, target, decision, rule, reason, "refused", 0);
 		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
 		goto done;
 	}
@@ -334,7 +344,7 @@ static void start_connect(struct proxy_loop *pl, struct conn *c)
 	conn_target(c, target, sizeof(target));
 	snprintf(msg, sizeof(msg), "cordon: net %s: no address of the host accepts a connection",
 		 target);
-	audit(pl, target, "allow", NULL, msg + 8, "unreachable", 0);
+	audit(pl, c->approval, target, "allow", NULL, msg + 8, "unreachable", 0);
 	refuse(pl, c, 502, "Bad Gateway", SOCKS_REFUSED, msg);
 }
 
@@ -795,7 +805,7 @@ static void timed_out(struct proxy_loop *pl, struct conn *c)
 		char target[300];
 		conn_target(c, target, sizeof(target));
 		snprintf(msg, sizeof(msg), "cordon: net %s: the connection timed out", target);
-		audit(pl, target, "allow", NULL, msg + 8, "unreachable", ETIMEDOUT);
+		audit(pl, c->approval, target, "allow", NULL, msg + 8, "unreachable", ETIMEDOUT);
 		close(c->ufd);
 		c->ufd = -1;
 		refuse(pl, c, 504, "Gateway Timeout", SOCKS_HOST, msg);

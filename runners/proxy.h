@@ -65,8 +65,9 @@ void proxy_addr_text(const struct sockaddr *sa, char *buf, size_t size);
 
 /* ---- the proxy (proxy.c) -------------------------------------------------- */
 
-/* Decides an `ask` the call's approval may cover: true lets the contact
- * through.  NULL: every ask is refused. */
+/* Decides an `ask` the call's approval may cover (host lowercased, as the
+ * request named it): true lets the contact through.  Never asked for an
+ * allow or a deny.  NULL: every ask is refused. */
 typedef bool (*proxy_approve_fn)(void *arg, const char *host, int port);
 
 struct proxy_opts {
@@ -76,6 +77,7 @@ struct proxy_opts {
 	const char *hosts_file;    /* --egress-hosts, or NULL */
 	proxy_approve_fn approve;  /* NULL: ask is deny */
 	void *approve_arg;
+	const char *approval;      /* the id approve answers for, audited; or NULL */
 	size_t max_conns;          /* 0: PROXY_MAX_CONNS */
 	double head_timeout;       /* seconds to send a request; 0: the default */
 	double connect_timeout;

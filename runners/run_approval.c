@@ -53,7 +53,7 @@ int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
 	struct cordon_request req = run_exec_request(o);
 	cordon_exec_approval *now = NULL;
 	char *err = NULL, *why;
-	size_t cap = 0;
+	size_t cap = 0, hcap = 0;
 
 	memset(ra, 0, sizeof(*ra));
 	req.sandboxed = true;
@@ -111,9 +111,25 @@ int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
 			[CORDON_GRANT_TREE] = "granted-tree",
 			[CORDON_GRANT_RULE] = "rule-satisfied",
 			[CORDON_GRANT_SANDBOX] = "same-sandbox",
+			[CORDON_GRANT_HOST] = "granted-host",
 		};
 		audit(o, cordon_op_name(op->op), op->target, "ask", op->rule, NULL,
 		      cordon_exec_approval_id(ra->ap), outcomes[op->grant]);
+		if (op->grant == CORDON_GRANT_HOST) {
+			struct run_approval_host h;
+			/* A target that names no host exactly opens nothing. */
+			if (!cordon_exec_approval_host(op->target, h.host, sizeof(h.host), &h.port)) {
+				fprintf(stderr, "cordon: approval %s: '%s' names no host exactly; it "
+						"stays refused\n",
+					cordon_exec_approval_id(ra->ap), op->target);
+				continue;
+			}
+			VEC_PUSH(ra->hosts, ra->nhosts, hcap, h);
+			fprintf(stderr, "cordon: approval %s: %s is reachable for this call through "
+					"its egress proxy\n",
+				cordon_exec_approval_id(ra->ap), op->target);
+			continue;
+		}
 		if (op->grant != CORDON_GRANT_FILE && op->grant != CORDON_GRANT_TREE)
 			continue;
 		struct cordon_path_grant g = { op->target, op->grant == CORDON_GRANT_TREE, ra->origin };
@@ -211,6 +227,16 @@ int run_approval_fd(const struct run_approval *ra, const char *path)
 	return -1;
 }
 
+bool run_approval_host(void *arg, const char *host, int port)
+{
+	const struct run_approval *ra = arg;
+	for (size_t i = 0; ra && ra->active && i < ra->nhosts; i++)
+		if (strcmp(ra->hosts[i].host, host) == 0 &&
+		    (ra->hosts[i].port < 0 || ra->hosts[i].port == port))
+			return true;
+	return false;
+}
+
 void run_approval_end(struct run_approval *ra)
 {
 	for (size_t i = 0; ra->fds && i < ra->ngrants; i++)
@@ -218,6 +244,7 @@ void run_approval_end(struct run_approval *ra)
 			close(ra->fds[i]);
 	free(ra->fds);
 	free(ra->grants);
+	free(ra->hosts);
 	cordon_exec_approval_clear(&ra->ap);
 	memset(ra, 0, sizeof(*ra));
 }

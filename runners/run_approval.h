@@ -15,6 +15,11 @@ struct run_approval {
 	struct cordon_path_grant *grants;
 	size_t ngrants;
 	int *fds; /* each grant opened and checked (run_approval_prepare), or -1 */
+	struct run_approval_host {
+		char host[256]; /* lowercased, as the egress proxy reads a contact */
+		int port;       /* -1: any port */
+	} *hosts;               /* what the call's egress proxy lets through */
+	size_t nhosts;
 	char origin[CORDON_APPROVAL_ID_LEN + 16]; /* "approval ID", the grants' origin */
 };
 
@@ -35,6 +40,10 @@ int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
 int run_approval_prepare(struct run_approval *ra, char **err);
 /* The checked descriptor of the approved path, or -1 when none is. */
 int run_approval_fd(const struct run_approval *ra, const char *path);
+
+/* Does the approval open host:port?  A proxy_approve_fn (proxy.h), asked
+ * only for a contact the policy asks for: arg is the struct run_approval. */
+bool run_approval_host(void *arg, const char *host, int port);
 
 void run_approval_end(struct run_approval *ra);
 

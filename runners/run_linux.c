@@ -375,17 +375,25 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 
 /* A preset that allows some host gets the call's own egress proxy. */
 static int egress_begin(struct proxy *px, const struct run_opts *o, const cordon_evaluator *ev,
-			const cordon_lowering *in, char **err)
+			const cordon_lowering *in, struct run_approval *ra, char **err)
 {
-	if (!(cordon_lowering_landlock_flags(in) & CORDON_LANDLOCK_EGRESS))
+	if (!(cordon_lowering_landlock_flags(in) & CORDON_LANDLOCK_EGRESS)) {
+		if (ra->nhosts)
+			fprintf(stderr, "cordon: approval %s: the preset allows no host, so the call "
+					"has no egress proxy: the approved hosts stay unreachable\n",
+				cordon_exec_approval_id(ra->ap));
 		return 0;
+	}
 	struct proxy_opts po = {
 		.ev = ev,
 		.audit = o->audit,
 		.actor = o->actor,
 		.hosts_file = o->egress_hosts,
-		/* An ask is refused until an approval of the call names hosts. */
-		.approve = NULL,
+		/* An ask is let through only for a host this call's approval
+		 * names; without an approval, every ask is refused. */
+		.approve = ra->nhosts ? run_approval_host : NULL,
+		.approve_arg = ra,
+		.approval = ra->active ? cordon_exec_approval_id(ra->ap) : NULL,
 	};
 	return proxy_start(px, &po, err);
 }
@@ -704,7 +712,7 @@ static int call_supervise(struct call *c)
 	struct launch *l = &c->l;
 	bool started = false, layers = false, timed_out = false;
 	int status, wstatus = 0;
-	if (c->sandboxed && egress_begin(&c->px, o, c->ev, c->in, &c->err) != 0)
+	if (c->sandboxed && egress_begin(&c->px, o, c->ev, c->in, &c->ra, &c->err) != 0)
 		return unavailable("egress proxy: %s", c->err);
 	if (!c->sandboxed &&
 	    launch_fork(l, c->envp, false, call_captures(o), cordon_lowering_cwd(c->in),

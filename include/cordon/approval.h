@@ -31,6 +31,7 @@ enum cordon_grant {
 	CORDON_GRANT_TREE,    /* this directory and everything below it becomes writable */
 	CORDON_GRANT_RULE,    /* an exec rule that asks is satisfied; the sandbox is unchanged */
 	CORDON_GRANT_SANDBOX, /* nothing widens: it runs in the same sandbox */
+	CORDON_GRANT_HOST,    /* the call's egress proxy lets this host (and port) through */
 };
 
 /* One ask operation an approval binds. */
@@ -65,6 +66,11 @@ const char *cordon_exec_approval_id(const cordon_exec_approval *ap);
 size_t cordon_exec_approval_op_count(const cordon_exec_approval *ap);
 const struct cordon_exec_approval_op *cordon_exec_approval_op(const cordon_exec_approval *ap,
 							      size_t i);
+/* The host and port of a CORDON_GRANT_HOST operation's target, the host
+ * lowercased into host (size bytes), *port -1 when the target names no
+ * port (any port of the host).  false when it names no host exactly: the
+ * contact is then refused. */
+bool cordon_exec_approval_host(const char *target, char *host, size_t size, int *port);
 /* Release *ap and set it to NULL; NULL does nothing. */
 void cordon_exec_approval_clear(cordon_exec_approval **ap);
 

@@ -9,6 +9,7 @@
 #include "base/canon.h"
 #include "shell/shell.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -23,7 +24,7 @@
 static const char *const grant_names[] = {
 	[EXEC_GRANT_NONE] = "none",   [EXEC_GRANT_FILE] = "file",
 	[EXEC_GRANT_TREE] = "tree",   [EXEC_GRANT_RULE] = "rule",
-	[EXEC_GRANT_SANDBOX] = "sandbox",
+	[EXEC_GRANT_SANDBOX] = "sandbox", [EXEC_GRANT_HOST] = "host",
 };
 
 const char *exec_grant_name(enum exec_grant g)
@@ -40,6 +41,51 @@ static int grant_from_name(const char *s)
 }
 
 static enum exec_grant grant_of(const struct dec_op *o, const char **why);
+
+/* A host name or address as a rule names one exactly: letters, digits,
+ * '.', '-', '_', or an IPv6 address inside brackets; no glob or pattern. */
+static bool exact_host(const char *h, size_t n, bool v6)
+{
+	if (n == 0 || (v6 && !memchr(h, ':', n)))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)h[i]) && !strchr(v6 ? ":." : ".-_", h[i]))
+			return false;
+	return true;
+}
+
+bool exec_grant_host(const char *target, char *host, size_t size, int *port)
+{
+	const char *h = target, *colon, *end;
+	bool v6 = target[0] == '[';
+	if (v6) {
+		h = target + 1;
+		if (!(end = strchr(h, ']')))
+			return false;
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] && !colon)
+			return false;
+	} else {
+		colon = strchr(target, ':');
+		end = colon ? colon : target + strlen(target);
+	}
+	size_t n = (size_t)(end - h);
+	if (!exact_host(h, n, v6) || n >= size)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		host[i] = (char)tolower((unsigned char)h[i]);
+	host[n] = '\0';
+	*port = -1;
+	if (colon) {
+		char *stop;
+		errno = 0;
+		long v = strtol(colon + 1, &stop, 10);
+		if (!isdigit((unsigned char)colon[1]) || *stop || errno || v < 1 || v > 65535)
+			return false;
+		*port = (int)v;
+	}
+	return true;
+}
 
 enum exec_grant exec_grant_of(const cordon_decision *d, size_t i, const char **why)
 {
@@ -88,11 +134,21 @@ static enum exec_grant grant_of(const struct dec_op *o, const char **why)
 	case IR_EXEC:
 		*why = "the approval satisfies the rule; the command runs in the sandbox";
 		return EXEC_GRANT_RULE;
-	case IR_NET:
-		/* Reaching a host needs the per-call egress proxy; until the
-		 * plan has one, the network stays as the preset has it. */
-		*why = "the sandbox keeps the network off, approved or not";
-		return EXEC_GRANT_SANDBOX;
+	case IR_NET: {
+		char host[256];
+		int port;
+		/* Only a host the preview names exactly is opened: one known
+		 * only at run time, or a rule's pattern, could be any. */
+		if (o->maybe || !exec_grant_host(o->target, host, sizeof(host), &port)) {
+			*why = "the host is known only when it runs, so no host is opened for it";
+			return EXEC_GRANT_SANDBOX;
+		}
+		*why = port < 0 ? "the egress proxy refuses it; approved, the proxy lets the command "
+				  "reach this host, on any port, for this call"
+				: "the egress proxy refuses it; approved, the proxy lets the command "
+				  "reach exactly this host and port for this call";
+		return EXEC_GRANT_HOST;
+	}
 	case IR_READ:
 		*why = "reads stay as the sandbox has them, approved or not";
 		return EXEC_GRANT_SANDBOX;

@@ -16,11 +16,17 @@ enum exec_grant {
 	EXEC_GRANT_TREE,    /* this directory and everything below it becomes writable */
 	EXEC_GRANT_RULE,    /* an exec rule that asks is satisfied; the sandbox is unchanged */
 	EXEC_GRANT_SANDBOX, /* nothing widens: it runs in the same sandbox */
+	EXEC_GRANT_HOST,    /* the call's egress proxy lets this host (and port) through */
 };
 
 /* The grant for operation i of decision d, and why (a static string). */
 enum exec_grant exec_grant_of(const cordon_decision *d, size_t i, const char **why);
 const char *exec_grant_name(enum exec_grant g);
+
+/* The host and port a host grant's target names ("h:p", "[v6]:p", or a
+ * host alone: *port -1, any port), into host (lowercased).  false when it
+ * names none exactly (a glob, a bad port): such a target opens nothing. */
+bool exec_grant_host(const char *target, char *host, size_t size, int *port);
 
 struct exec_approval_op {
 	enum ir_op op;

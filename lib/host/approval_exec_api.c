@@ -14,7 +14,8 @@ _Static_assert((int)CORDON_GRANT_NONE == (int)EXEC_GRANT_NONE &&
 		       (int)CORDON_GRANT_FILE == (int)EXEC_GRANT_FILE &&
 		       (int)CORDON_GRANT_TREE == (int)EXEC_GRANT_TREE &&
 		       (int)CORDON_GRANT_RULE == (int)EXEC_GRANT_RULE &&
-		       (int)CORDON_GRANT_SANDBOX == (int)EXEC_GRANT_SANDBOX,
+		       (int)CORDON_GRANT_SANDBOX == (int)EXEC_GRANT_SANDBOX &&
+		       (int)CORDON_GRANT_HOST == (int)EXEC_GRANT_HOST,
 	       "enum cordon_grant is enum exec_grant");
 
 struct cordon_exec_approval {
@@ -106,4 +107,9 @@ char *cordon_exec_preview(const cordon_decision *d)
 char *cordon_path_resolve(const char *path, char **why)
 {
 	return canon_path(path, strlen(path), NULL, why);
+}
+
+bool cordon_exec_approval_host(const char *target, char *host, size_t size, int *port)
+{
+	return exec_grant_host(target, host, size, port);
 }
