@@ -80,8 +80,21 @@ static int prepare_context(cordon_evaluator *ev, const cordon_context *ctx, char
 	return 0;
 }
 
+/* What a decision by r says, formatted once here rather than in every
+ * decision it makes. */
+static char *rule_said(const struct ev_rule *r)
+{
+	if (r->reason)
+		return xstrdup(r->reason);
+	return xstrcat(r->effect == IR_ALLOW ? "allowed"
+		       : r->effect == IR_ASK ? "needs approval"
+					     : "denied",
+		       " by ", r->origin, (char *)NULL);
+}
+
 static void push_rule(cordon_evaluator *ev, struct ev_rule *r, bool protect)
 {
+	r->said = rule_said(r);
 	if (protect) {
 		VEC_PUSH(ev->protect, ev->nprotect, ev->protect_cap, *r);
 		index_add(&ev->protect_index, &ev->protect[ev->nprotect - 1].m,
@@ -345,6 +358,7 @@ static void rules_free(struct ev_rule *rules, size_t n)
 		free(rules[i].same);
 		free(rules[i].reason);
 		free(rules[i].origin);
+		free(rules[i].said);
 	}
 	free(rules);
 }
@@ -585,11 +599,7 @@ struct ev_verdict ev_judge(const cordon_evaluator *ev, const struct target *t, c
 		return ev_refused(xasprintf("no rule of preset '%s' matches", ev->preset->name));
 	}
 	effect = r->effect;
-	reason = r->reason ? xstrdup(r->reason)
-			   : xstrcat(effect == IR_ALLOW ? "allowed"
-				     : effect == IR_ASK ? "needs approval"
-							: "denied",
-				     " by ", r->origin, (char *)NULL);
+	reason = xstrdup(r->said);
 	if (effect == IR_ASK && t->op == IR_TOOL && ev->preset->approval == IR_APPROVAL_ASK &&
 	    ev->ctx.value[CTX_SESSION_DIR]) {
 		/* A session grant answers this tool's ask; it never reaches
@@ -642,10 +652,9 @@ static void summarize(cordon_decision *d)
 		if (d->ops[i].effect > d->ops[worst].effect)
 			worst = i;
 	d->effect = d->ops[worst].effect;
-	free(d->reason);
-	free(d->rule);
-	d->reason = d->ops[worst].reason ? xstrdup(d->ops[worst].reason) : NULL;
-	d->rule = d->ops[worst].rule ? xstrdup(d->ops[worst].rule) : NULL;
+	/* The record's strings, in the same arena: no copy. */
+	d->reason = d->ops[worst].reason;
+	d->rule = d->ops[worst].rule;
 }
 
 /* A target that cannot be read as text the host wrote is refused rather
@@ -825,8 +834,8 @@ decided:
 					   "network and environment (justification: %s)",
 					   req->justification);
 		}
-		free(d->reason);
-		d->reason = reason;
+		d->reason = ev_keep(d, reason);
+		free(reason);
 		if (x)
 			x->escalated = true;
 	}
@@ -863,8 +872,6 @@ void cordon_decision_free(cordon_decision *d)
 		return;
 	arena_free(&d->strings);
 	free(d->ops);
-	free(d->reason);
-	free(d->rule);
 	free(d);
 }
 
