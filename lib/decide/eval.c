@@ -497,10 +497,12 @@ static void matching_rules(const struct ev_rule *rules, const struct ev_index *i
 	const struct target *tb = by_name_init(&b, t);
 	if (t->op == IR_READ || t->op == IR_WRITE) {
 		/* Every ancestor of the path, and the path itself. */
+		struct strmap_prefix pre;
+		strmap_prefix_init(&pre);
 		for (size_t i = 1; i <= t->len; i++) {
 			if (i < t->len && t->text[i] != '/')
 				continue;
-			e = strmap_get(&ix->anchors, t->text, i);
+			e = strmap_get_prefix(&ix->anchors, &pre, t->text, i);
 			if (e)
 				consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
 		}

@@ -4,6 +4,7 @@
 #include "base/diag.h"
 #include "ir/ir.h"
 #include "base/source.h"
+#include "base/strmap.h"
 #include "base/util.h"
 #include "lang/literal.h"
 #include "cordon.h"
@@ -521,6 +522,36 @@ static void test_arena(void)
 	arena_free(&a);
 }
 
+/* A lookup of prefixes in one pass finds what a lookup of each finds:
+ * every length, across the 8-byte steps of the hash, in maps of one key
+ * and of many. */
+static void test_strmap_prefix(void)
+{
+	static const char path[] = "/nonexistent-cordon-bench/ws/projects/p0003/src/generated/x.c";
+	size_t len = sizeof(path) - 1;
+	struct strmap m;
+	strmap_init(&m);
+	for (size_t i = 1; i <= len; i += 3)
+		strmap_add(&m, path, i, (uint32_t)i);
+	size_t agree = 0, hits = 0;
+	struct strmap_prefix pre;
+	strmap_prefix_init(&pre);
+	for (size_t i = 1; i <= len; i++) {
+		const struct strmap_entry *e = strmap_get_prefix(&m, &pre, path, i);
+		agree += e == strmap_get(&m, path, i);
+		hits += e && e->nitems == 1 && e->items[0] == i;
+	}
+	ok(agree == len, "strmap_get_prefix finds what strmap_get finds, every prefix");
+	ok(hits == (len + 2) / 3, "strmap_get_prefix finds every key that is a prefix, none else");
+	strmap_free(&m);
+	struct strmap empty;
+	strmap_init(&empty);
+	strmap_prefix_init(&pre);
+	ok(strmap_get_prefix(&empty, &pre, path, 9) == NULL &&
+		   strmap_get_prefix(&empty, &pre, path, len) == NULL,
+	   "strmap_get_prefix on an empty map finds nothing");
+}
+
 int main(void)
 {
 	test_edit_distance();
@@ -535,5 +566,6 @@ int main(void)
 	test_argv_requests();
 	test_targets();
 	test_arena();
+	test_strmap_prefix();
 	return tap_done();
 }
