@@ -679,6 +679,27 @@ static bool target_refused(const char *target, size_t len, char **err)
 	return false;
 }
 
+/* Whether a path is spelled as a canonical one: absolute, shorter than
+ * PATH_MAX, no empty, "." or ".." component, no trailing '/' ("/" alone
+ * is).  One pass; the target has no NUL (target_refused). */
+static bool spelled_canonical(const char *s, size_t len)
+{
+	if (len == 0 || s[0] != '/' || len >= PATH_MAX)
+		return false;
+	const char *p = s + 1, *end = s + len;
+	if (p == end)
+		return true;
+	for (;;) {
+		const char *slash = memchr(p, '/', (size_t)(end - p));
+		size_t n = (size_t)((slash ? slash : end) - p);
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (!slash)
+			return true;
+		p = slash + 1;
+	}
+}
+
 static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
 				 struct explain *x, char **err)
 {
@@ -745,13 +766,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	if ((op == IR_READ || op == IR_WRITE) && req->canonical) {
 		/* The host resolved the path: take it as it is, if it is spelled
 		 * as a canonical path is. */
-		canonical = xstrndup(req->target, len);
-		if (strlen(canonical) != len || canonical[0] != '/' || len >= PATH_MAX ||
-		    strstr(canonical, "//") || strstr(canonical, "/./") || strstr(canonical, "/../") ||
-		    (len > 1 && canonical[len - 1] == '/') ||
-		    (len >= 2 && strcmp(canonical + len - 2, "/.") == 0) ||
-		    (len >= 3 && strcmp(canonical + len - 3, "/..") == 0)) {
-			free(canonical);
+		if (!spelled_canonical(req->target, len)) {
 			char *shown = xstrndup(req->target, len);
 			xp_refused(x, XP_NOT_CANONICAL, op, shown, NULL);
 			add_refusal(d, op, shown,
@@ -762,6 +777,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		} else {
 			/* No path under one of the host's own aliases is canonical
 			 * there: name it as the rules were built for. */
+			canonical = xstrndup(req->target, len);
 			char *named = host_alias_apply(ev->host, canonical);
 			free(canonical);
 			canonical = named;

@@ -459,6 +459,32 @@ static void test_targets(void)
 	free(err);
 	err = NULL;
 
+	/* A path marked canonical is taken only as a canonical path is
+	 * spelled: every other spelling is refused with the same reason. */
+	static const struct {
+		const char *path;
+		bool spelled;
+	} spellings[] = {
+		{ "/", true },        { "/a", true },     { "/.a", true },     { "/..a", true },
+		{ "/a/b.", true },    { "/a/...", true }, { "//", false },     { "/a/", false },
+		{ "/a//b", false },   { "/a/./b", false }, { "/a/../b", false }, { "/a/.", false },
+		{ "/a/..", false },   { "/.", false },    { "/..", false },    { "a", false },
+		{ "./a", false },     { "", false },
+	};
+	size_t right = 0;
+	for (size_t i = 0; i < sizeof(spellings) / sizeof(*spellings); i++) {
+		struct cordon_request c = { .op = CORDON_READ, .target = spellings[i].path,
+					    .target_len = strlen(spellings[i].path), .canonical = true };
+		d = cordon_evaluate(ev, &c, &err);
+		const char *why = d ? cordon_decision_reason(d) : "";
+		bool refused = d && strcmp(why, "the path is marked canonical but is not spelled "
+						 "as one") == 0;
+		right += d && refused != spellings[i].spelled;
+		cordon_decision_free(d);
+	}
+	ok(right == sizeof(spellings) / sizeof(*spellings),
+	   "a canonical-marked path is refused exactly when it is not spelled as one");
+
 	/* Without a home, '~' cannot be placed: deny, never a guess. */
 	cordon_evaluator_free(ev);
 	cordon_context_free(ctx);
