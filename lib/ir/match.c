@@ -278,6 +278,22 @@ static const struct host_alias *res_host_alias(struct resolved *r,
 	return alias;
 }
 
+/* The text after a path glob's last wildcard: glob_to_regex makes every
+ * character there a literal one, the regex is anchored at the end
+ * (PCRE2_DOLLAR_ENDONLY) and not caseless, so a target that does not end
+ * with it cannot match.  A glob ending in a wildcard (a trailing "**") has none. */
+static void glob_tail(struct matcher *m, const struct resolved *r)
+{
+	size_t k = r->n;
+	while (k > 0 && (r->lit[k - 1] || (r->s[k - 1] != '*' && r->s[k - 1] != '?' &&
+					   r->s[k - 1] != '[' && r->s[k - 1] != ']')))
+		k--;
+	if (k == r->n)
+		return;
+	m->tail_len = r->n - k;
+	m->tail = xstrndup(r->s + k, m->tail_len);
+}
+
 enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct ir_pattern *pat,
 				const struct ir_context *ctx, int *missing, char **err)
 {
@@ -438,6 +454,8 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 		m->anchor = path ? dir_anchor(r.s, first_wild) : NULL;
 		if (path && !m->anchor)
 			m->anchor = xstrdup("/");
+		if (path)
+			glob_tail(m, &r);
 	} else {
 		m->anchor = xstrdup(r.s);
 	}
@@ -461,6 +479,7 @@ void matcher_free(struct matcher *m)
 	free(m->text);
 	free(m->regex);
 	free(m->anchor);
+	free(m->tail);
 	pcre2_code_free(m->re);
 	gprog_free(m->prog);
 	for (size_t i = 0; i < m->nwords; i++) {
@@ -566,6 +585,9 @@ bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_
 			return t->len >= n && memcmp(t->text, m->text, n) == 0 &&
 			       (t->len == n || t->text[n] == '/');
 		}
+		if (m->tail && (t->len < m->tail_len ||
+				memcmp(t->text + t->len - m->tail_len, m->tail, m->tail_len) != 0))
+			return false;
 		return re_match(m->re, t->text, t->len, md);
 	default:
 		if (m->kind == IR_PAT_LITERAL)
