@@ -1,4 +1,4 @@
-/* A string -> index-list hash map (open addressing, FNV-1a), for indexing
+/* A string -> index-list hash map (open addressing, a word-at-a-time hash), for indexing
  * rules by their literal anchor.  Built once, then only read. */
 #ifndef CORDON_STRMAP_H
 #define CORDON_STRMAP_H

@@ -499,12 +499,14 @@ static void matching_rules(const struct ev_rule *rules, const struct ev_index *i
 		/* Every ancestor of the path, and the path itself. */
 		struct strmap_prefix pre;
 		strmap_prefix_init(&pre);
-		for (size_t i = 1; i <= t->len; i++) {
-			if (i < t->len && t->text[i] != '/')
-				continue;
+		for (size_t i = 1;; i++) {
+			const char *slash = i < t->len ? memchr(t->text + i, '/', t->len - i) : NULL;
+			i = slash ? (size_t)(slash - t->text) : t->len;
 			e = strmap_get_prefix(&ix->anchors, &pre, t->text, i);
 			if (e)
 				consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
+			if (i == t->len)
+				break;
 		}
 		if (t->len > 1 && (e = strmap_get(&ix->anchors, "/", 1)))
 			consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
