@@ -7,22 +7,30 @@
 #include <string.h>
 
 /* Eight bytes a step: the evaluator hashes every ancestor of every path
- * it decides, so this is on the path of each decision. */
-static uint64_t hash(const char *s, size_t n)
+ * it decides, so this is on the path of each decision.  The length is
+ * mixed in only at the end, so the state over a key's whole words is
+ * shared by all its longer prefixes (strmap_get_prefix). */
+static const uint64_t hash_k = 0x9e3779b97f4a7c15ull;
+static const uint64_t hash_seed = 0xcbf29ce484222325ull;
+
+static uint64_t hash_words(uint64_t h, const char *s, size_t nwords)
 {
-	const uint64_t k = 0x9e3779b97f4a7c15ull;
-	uint64_t h = 0xcbf29ce484222325ull ^ (n * k);
-	while (n >= 8) {
+	for (size_t i = 0; i < nwords; i++) {
 		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ w) * k;
+		memcpy(&w, s + 8 * i, 8);
+		h = (h ^ w) * hash_k;
 		h ^= h >> 32;
-		s += 8;
-		n -= 8;
 	}
+	return h;
+}
+
+/* h: the state over the first n / 8 words of s. */
+static uint64_t hash_end(uint64_t h, const char *s, size_t n)
+{
 	uint64_t w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * k;
+	memcpy(&w, s + (n & ~(size_t)7), n & 7);
+	h = (h ^ w) * hash_k;
+	h ^= n * 0xc2b2ae3d27d4eb4full;
 	/* murmur3's finaliser: every input bit reaches the low bits used. */
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
@@ -30,6 +38,11 @@ static uint64_t hash(const char *s, size_t n)
 	h *= 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 33;
 	return h;
+}
+
+static uint64_t hash(const char *s, size_t n)
+{
+	return hash_end(hash_words(hash_seed, s, n / 8), s, n);
 }
 
 void strmap_init(struct strmap *m)
@@ -48,16 +61,22 @@ void strmap_free(struct strmap *m)
 	strmap_init(m);
 }
 
-static struct strmap_entry *find_slot(struct strmap_entry *slots, size_t nslots, const char *key,
-				      size_t keylen)
+static struct strmap_entry *find_slot_h(struct strmap_entry *slots, size_t nslots, uint64_t h,
+					const char *key, size_t keylen)
 {
-	size_t i = hash(key, keylen) & (nslots - 1);
+	size_t i = h & (nslots - 1);
 	for (;;) {
 		struct strmap_entry *e = &slots[i];
 		if (!e->key || (e->keylen == keylen && memcmp(e->key, key, keylen) == 0))
 			return e;
 		i = (i + 1) & (nslots - 1);
 	}
+}
+
+static struct strmap_entry *find_slot(struct strmap_entry *slots, size_t nslots, const char *key,
+				      size_t keylen)
+{
+	return find_slot_h(slots, nslots, hash(key, keylen), key, keylen);
 }
 
 static void rehash(struct strmap *m)
@@ -94,5 +113,25 @@ const struct strmap_entry *strmap_get(const struct strmap *m, const char *key, s
 	if (!m->nslots)
 		return NULL;
 	e = find_slot(m->slots, m->nslots, key, keylen);
+	return e->key ? e : NULL;
+}
+
+void strmap_prefix_init(struct strmap_prefix *p)
+{
+	p->h = hash_seed;
+	p->words = 0;
+}
+
+const struct strmap_entry *strmap_get_prefix(const struct strmap *m, struct strmap_prefix *p,
+					     const char *key, size_t keylen)
+{
+	const struct strmap_entry *e;
+	if (keylen / 8 > p->words) {
+		p->h = hash_words(p->h, key + 8 * p->words, keylen / 8 - p->words);
+		p->words = keylen / 8;
+	}
+	if (!m->nslots)
+		return NULL;
+	e = find_slot_h(m->slots, m->nslots, hash_end(p->h, key, keylen), key, keylen);
 	return e->key ? e : NULL;
 }

@@ -1,4 +1,4 @@
-/* A string -> index-list hash map (open addressing, FNV-1a), for indexing
+/* A string -> index-list hash map (open addressing, a word-at-a-time hash), for indexing
  * rules by their literal anchor.  Built once, then only read. */
 #ifndef CORDON_STRMAP_H
 #define CORDON_STRMAP_H
@@ -23,5 +23,16 @@ void strmap_free(struct strmap *m);
 void strmap_add(struct strmap *m, const char *key, size_t keylen, uint32_t item);
 /* The entry for key, or NULL. */
 const struct strmap_entry *strmap_get(const struct strmap *m, const char *key, size_t keylen);
+
+/* Lookups of prefixes of one key, shortest first: the hash of each
+ * continues from the one before.  Init p, then call strmap_get_prefix with
+ * the same key and keylen never decreasing (any map: p is the key's). */
+struct strmap_prefix {
+	uint64_t h;   /* the hash's state over key's first `words` 8-byte words */
+	size_t words;
+};
+void strmap_prefix_init(struct strmap_prefix *p);
+const struct strmap_entry *strmap_get_prefix(const struct strmap *m, struct strmap_prefix *p,
+					     const char *key, size_t keylen);
 
 #endif

@@ -80,8 +80,21 @@ static int prepare_context(cordon_evaluator *ev, const cordon_context *ctx, char
 	return 0;
 }
 
+/* What a decision by r says, formatted once here rather than in every
+ * decision it makes. */
+static char *rule_said(const struct ev_rule *r)
+{
+	if (r->reason)
+		return xstrdup(r->reason);
+	return xstrcat(r->effect == IR_ALLOW ? "allowed"
+		       : r->effect == IR_ASK ? "needs approval"
+					     : "denied",
+		       " by ", r->origin, (char *)NULL);
+}
+
 static void push_rule(cordon_evaluator *ev, struct ev_rule *r, bool protect)
 {
+	r->said = rule_said(r);
 	if (protect) {
 		VEC_PUSH(ev->protect, ev->nprotect, ev->protect_cap, *r);
 		index_add(&ev->protect_index, &ev->protect[ev->nprotect - 1].m,
@@ -345,6 +358,7 @@ static void rules_free(struct ev_rule *rules, size_t n)
 		free(rules[i].same);
 		free(rules[i].reason);
 		free(rules[i].origin);
+		free(rules[i].said);
 	}
 	free(rules);
 }
@@ -483,12 +497,16 @@ static void matching_rules(const struct ev_rule *rules, const struct ev_index *i
 	const struct target *tb = by_name_init(&b, t);
 	if (t->op == IR_READ || t->op == IR_WRITE) {
 		/* Every ancestor of the path, and the path itself. */
-		for (size_t i = 1; i <= t->len; i++) {
-			if (i < t->len && t->text[i] != '/')
-				continue;
-			e = strmap_get(&ix->anchors, t->text, i);
+		struct strmap_prefix pre;
+		strmap_prefix_init(&pre);
+		for (size_t i = 1;; i++) {
+			const char *slash = i < t->len ? memchr(t->text + i, '/', t->len - i) : NULL;
+			i = slash ? (size_t)(slash - t->text) : t->len;
+			e = strmap_get_prefix(&ix->anchors, &pre, t->text, i);
 			if (e)
 				consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
+			if (i == t->len)
+				break;
 		}
 		if (t->len > 1 && (e = strmap_get(&ix->anchors, "/", 1)))
 			consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
@@ -585,11 +603,7 @@ struct ev_verdict ev_judge(const cordon_evaluator *ev, const struct target *t, c
 		return ev_refused(xasprintf("no rule of preset '%s' matches", ev->preset->name));
 	}
 	effect = r->effect;
-	reason = r->reason ? xstrdup(r->reason)
-			   : xstrcat(effect == IR_ALLOW ? "allowed"
-				     : effect == IR_ASK ? "needs approval"
-							: "denied",
-				     " by ", r->origin, (char *)NULL);
+	reason = xstrdup(r->said);
 	if (effect == IR_ASK && t->op == IR_TOOL && ev->preset->approval == IR_APPROVAL_ASK &&
 	    ev->ctx.value[CTX_SESSION_DIR]) {
 		/* A session grant answers this tool's ask; it never reaches
@@ -642,10 +656,9 @@ static void summarize(cordon_decision *d)
 		if (d->ops[i].effect > d->ops[worst].effect)
 			worst = i;
 	d->effect = d->ops[worst].effect;
-	free(d->reason);
-	free(d->rule);
-	d->reason = d->ops[worst].reason ? xstrdup(d->ops[worst].reason) : NULL;
-	d->rule = d->ops[worst].rule ? xstrdup(d->ops[worst].rule) : NULL;
+	/* The record's strings, in the same arena: no copy. */
+	d->reason = d->ops[worst].reason;
+	d->rule = d->ops[worst].rule;
 }
 
 /* A target that cannot be read as text the host wrote is refused rather
@@ -666,6 +679,27 @@ static bool target_refused(const char *target, size_t len, char **err)
 		return true;
 	}
 	return false;
+}
+
+/* Whether a path is spelled as a canonical one: absolute, shorter than
+ * PATH_MAX, no empty, "." or ".." component, no trailing '/' ("/" alone
+ * is).  One pass; the target has no NUL (target_refused). */
+static bool spelled_canonical(const char *s, size_t len)
+{
+	if (len == 0 || s[0] != '/' || len >= PATH_MAX)
+		return false;
+	const char *p = s + 1, *end = s + len;
+	if (p == end)
+		return true;
+	for (;;) {
+		const char *slash = memchr(p, '/', (size_t)(end - p));
+		size_t n = (size_t)((slash ? slash : end) - p);
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (!slash)
+			return true;
+		p = slash + 1;
+	}
 }
 
 static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
@@ -734,13 +768,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	if ((op == IR_READ || op == IR_WRITE) && req->canonical) {
 		/* The host resolved the path: take it as it is, if it is spelled
 		 * as a canonical path is. */
-		canonical = xstrndup(req->target, len);
-		if (strlen(canonical) != len || canonical[0] != '/' || len >= PATH_MAX ||
-		    strstr(canonical, "//") || strstr(canonical, "/./") || strstr(canonical, "/../") ||
-		    (len > 1 && canonical[len - 1] == '/') ||
-		    (len >= 2 && strcmp(canonical + len - 2, "/.") == 0) ||
-		    (len >= 3 && strcmp(canonical + len - 3, "/..") == 0)) {
-			free(canonical);
+		if (!spelled_canonical(req->target, len)) {
 			char *shown = xstrndup(req->target, len);
 			xp_refused(x, XP_NOT_CANONICAL, op, shown, NULL);
 			add_refusal(d, op, shown,
@@ -751,6 +779,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		} else {
 			/* No path under one of the host's own aliases is canonical
 			 * there: name it as the rules were built for. */
+			canonical = xstrndup(req->target, len);
 			char *named = host_alias_apply(ev->host, canonical);
 			free(canonical);
 			canonical = named;
@@ -825,8 +854,8 @@ decided:
 					   "network and environment (justification: %s)",
 					   req->justification);
 		}
-		free(d->reason);
-		d->reason = reason;
+		d->reason = ev_keep(d, reason);
+		free(reason);
 		if (x)
 			x->escalated = true;
 	}
@@ -863,8 +892,6 @@ void cordon_decision_free(cordon_decision *d)
 		return;
 	arena_free(&d->strings);
 	free(d->ops);
-	free(d->reason);
-	free(d->rule);
 	free(d);
 }
 

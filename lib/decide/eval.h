@@ -17,6 +17,7 @@ struct ev_rule {
 	enum ir_effect effect;
 	char *reason;   /* context applied, or NULL */
 	char *origin;   /* "file:line:col" */
+	char *said;     /* what a decision by it says: reason, or "allowed by ORIGIN" */
 	const char *from;
 	unsigned tier;
 	/* What the matcher was built from: the IR pattern (NULL for the
@@ -72,8 +73,8 @@ struct dec_op {
 
 struct cordon_decision {
 	enum ir_effect effect;
-	char *reason;
-	char *rule;
+	const char *reason; /* in strings: the worst record's, or the escalation's */
+	const char *rule;   /* in strings, or NULL */
 	const char *preset;
 	const char *sandbox;
 	const char *analysed; /* exec: "shell" or "argv" */

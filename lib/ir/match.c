@@ -181,7 +181,12 @@ static pcre2_code *compile_re(const char *src, uint32_t options, char **err)
 	 * CORDON_NO_JIT=1 asks for the interpreter (valgrind cannot follow
 	 * JIT-generated code and reports it). */
 	const char *no_jit = getenv("CORDON_NO_JIT");
-	if (!no_jit || strcmp(no_jit, "1") != 0)
+	/* A regex that turns UTF mode on itself ("(*UTF)") stays with the
+	 * interpreter, which checks the subject's encoding: re_match's fast
+	 * path would not, and exec words may hold any byte. */
+	uint32_t all = 0;
+	(void)pcre2_pattern_info(re, PCRE2_INFO_ALLOPTIONS, &all);
+	if ((!no_jit || strcmp(no_jit, "1") != 0) && !(all & PCRE2_UTF))
 		(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
@@ -271,6 +276,22 @@ static const struct host_alias *res_host_alias(struct resolved *r,
 	res_free(r);
 	*r = a;
 	return alias;
+}
+
+/* The text after a path glob's last wildcard: glob_to_regex makes every
+ * character there a literal one, the regex is anchored at the end
+ * (PCRE2_DOLLAR_ENDONLY) and not caseless, so a target that does not end
+ * with it cannot match.  A glob ending in a wildcard (a trailing "**") has none. */
+static void glob_tail(struct matcher *m, const struct resolved *r)
+{
+	size_t k = r->n;
+	while (k > 0 && (r->lit[k - 1] || (r->s[k - 1] != '*' && r->s[k - 1] != '?' &&
+					   r->s[k - 1] != '[' && r->s[k - 1] != ']')))
+		k--;
+	if (k == r->n)
+		return;
+	m->tail_len = r->n - k;
+	m->tail = xstrndup(r->s + k, m->tail_len);
 }
 
 enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct ir_pattern *pat,
@@ -433,6 +454,8 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 		m->anchor = path ? dir_anchor(r.s, first_wild) : NULL;
 		if (path && !m->anchor)
 			m->anchor = xstrdup("/");
+		if (path)
+			glob_tail(m, &r);
 	} else {
 		m->anchor = xstrdup(r.s);
 	}
@@ -456,6 +479,7 @@ void matcher_free(struct matcher *m)
 	free(m->text);
 	free(m->regex);
 	free(m->anchor);
+	free(m->tail);
 	pcre2_code_free(m->re);
 	gprog_free(m->prog);
 	for (size_t i = 0; i < m->nwords; i++) {
@@ -507,9 +531,18 @@ void target_free(struct target *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* JIT's fast path first: pcre2_match's checks are of what is true here
+ * (a subject with its length; no UTF mode where JIT compiled, compile_re,
+ * so no encoding to check), and
+ * its dispatch cost a third of each match.  A program JIT did not compile
+ * (CORDON_NO_JIT, no JIT support) answers PCRE2_ERROR_JIT_BADOPTION and
+ * goes to the interpreter, as before. */
 static bool re_match(const pcre2_code *re, const char *s, size_t n, pcre2_match_data *md)
 {
-	return pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL) >= 0;
+	int rc = pcre2_jit_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
+	if (rc == PCRE2_ERROR_JIT_BADOPTION)
+		rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
+	return rc >= 0;
 }
 
 bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_data *md)
@@ -552,6 +585,9 @@ bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_
 			return t->len >= n && memcmp(t->text, m->text, n) == 0 &&
 			       (t->len == n || t->text[n] == '/');
 		}
+		if (m->tail && (t->len < m->tail_len ||
+				memcmp(t->text + t->len - m->tail_len, m->tail, m->tail_len) != 0))
+			return false;
 		return re_match(m->re, t->text, t->len, md);
 	default:
 		if (m->kind == IR_PAT_LITERAL)

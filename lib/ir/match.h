@@ -23,6 +23,10 @@ struct matcher {
 	char *anchor;         /* literal index key (directory, first word, host, name) */
 	bool floating;        /* no anchor: tried for every request of its kind */
 	pcre2_code *re;       /* glob program, path/host/tool regex, or exec regex */
+	/* a path glob: the literal text every match ends with (after its
+	 * last wildcard), checked before the program runs; NULL for none */
+	char *tail;
+	size_t tail_len;
 	/* exec: the command prefix, one entry per word; word_re[i] is NULL
 	 * for a literal word */
 	char **words;

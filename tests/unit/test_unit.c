@@ -4,6 +4,7 @@
 #include "base/diag.h"
 #include "ir/ir.h"
 #include "base/source.h"
+#include "base/strmap.h"
 #include "base/util.h"
 #include "lang/literal.h"
 #include "cordon.h"
@@ -458,6 +459,32 @@ static void test_targets(void)
 	free(err);
 	err = NULL;
 
+	/* A path marked canonical is taken only as a canonical path is
+	 * spelled: every other spelling is refused with the same reason. */
+	static const struct {
+		const char *path;
+		bool spelled;
+	} spellings[] = {
+		{ "/", true },        { "/a", true },     { "/.a", true },     { "/..a", true },
+		{ "/a/b.", true },    { "/a/...", true }, { "//", false },     { "/a/", false },
+		{ "/a//b", false },   { "/a/./b", false }, { "/a/../b", false }, { "/a/.", false },
+		{ "/a/..", false },   { "/.", false },    { "/..", false },    { "a", false },
+		{ "./a", false },     { "", false },
+	};
+	size_t right = 0;
+	for (size_t i = 0; i < sizeof(spellings) / sizeof(*spellings); i++) {
+		struct cordon_request c = { .op = CORDON_READ, .target = spellings[i].path,
+					    .target_len = strlen(spellings[i].path), .canonical = true };
+		d = cordon_evaluate(ev, &c, &err);
+		const char *why = d ? cordon_decision_reason(d) : "";
+		bool refused = d && strcmp(why, "the path is marked canonical but is not spelled "
+						 "as one") == 0;
+		right += d && refused != spellings[i].spelled;
+		cordon_decision_free(d);
+	}
+	ok(right == sizeof(spellings) / sizeof(*spellings),
+	   "a canonical-marked path is refused exactly when it is not spelled as one");
+
 	/* Without a home, '~' cannot be placed: deny, never a guess. */
 	cordon_evaluator_free(ev);
 	cordon_context_free(ctx);
@@ -477,6 +504,51 @@ static void test_targets(void)
 	free(err);
 	cordon_evaluator_free(ev);
 	cordon_context_free(ctx);
+	cordon_policy_free(p);
+}
+
+/* A path glob's literal tail is checked before its regex runs: that check
+ * must turn away only what the regex would, for tails after '*', '?', a
+ * class, a class holding the wildcard '*', and one holding ']'. */
+static void test_glob_tails(void)
+{
+	static const char text[] =
+		"cordon 1;\npreset \"p\" {\n  read \"/**\" ask;\n"
+		"  read \"/g/**/*.pem\", \"/g/a?.key\", \"/g/[xy]z.txt\", \"/g/q[*].md\",\n"
+		"    \"/g/[]x]y\", \"/g/**/.env\", \"/g/**/tail\" deny;\n}\n";
+	static const struct {
+		const char *path;
+		bool denied;
+	} cases[] = {
+		{ "/g/a.pem", true },     { "/g/d/e/k.pem", true }, { "/g/a.pemx", false },
+		{ "/g/a.pe", false },     { "/g/ab.key", true },    { "/g/abc.key", false },
+		{ "/g/xz.txt", true },    { "/g/zz.txt", false },   { "/g/q*.md", true },
+		{ "/g/qa.md", false },    { "/g/]y", true },        { "/g/xy", true },
+		{ "/g/zy", false },       { "/g/.env", true },      { "/g/d/.env", true },
+		{ "/g/d.env", false },    { "/g/tail", true },      { "/g/a/tail", true },
+		{ "/g/atail", false },    { "/g/tail/x", false },   { "/h/a.pem", false },
+	};
+	cordon_policy *p = cordon_policy_load_string("tails", NULL, text, sizeof(text) - 1);
+	char *err = NULL;
+	cordon_evaluator *ev = cordon_policy_error_count(p) ? NULL
+							    : cordon_evaluator_new(p, "p", NULL, &err);
+	ok(ev != NULL, "an evaluator for the glob tails: %s", err ? err : "built");
+	size_t right = 0, n = sizeof(cases) / sizeof(*cases);
+	for (size_t i = 0; ev && i < n; i++) {
+		struct cordon_request req = { .op = CORDON_READ, .target = cases[i].path,
+					      .canonical = true };
+		cordon_decision *d = cordon_evaluate(ev, &req, &err);
+		bool denied = d && cordon_decision_effect(d) == CORDON_DENY;
+		if (d && denied == cases[i].denied)
+			right++;
+		else
+			printf("# %s: %s\n", cases[i].path, d ? cordon_decision_reason(d) : err);
+		cordon_decision_free(d);
+	}
+	ok(right == n, "globs with a literal tail match what their regexes match (%zu of %zu)",
+	   right, n);
+	free(err);
+	cordon_evaluator_free(ev);
 	cordon_policy_free(p);
 }
 
@@ -521,6 +593,36 @@ static void test_arena(void)
 	arena_free(&a);
 }
 
+/* A lookup of prefixes in one pass finds what a lookup of each finds:
+ * every length, across the 8-byte steps of the hash, in maps of one key
+ * and of many. */
+static void test_strmap_prefix(void)
+{
+	static const char path[] = "/nonexistent-cordon-bench/ws/projects/p0003/src/generated/x.c";
+	size_t len = sizeof(path) - 1;
+	struct strmap m;
+	strmap_init(&m);
+	for (size_t i = 1; i <= len; i += 3)
+		strmap_add(&m, path, i, (uint32_t)i);
+	size_t agree = 0, hits = 0;
+	struct strmap_prefix pre;
+	strmap_prefix_init(&pre);
+	for (size_t i = 1; i <= len; i++) {
+		const struct strmap_entry *e = strmap_get_prefix(&m, &pre, path, i);
+		agree += e == strmap_get(&m, path, i);
+		hits += e && e->nitems == 1 && e->items[0] == i;
+	}
+	ok(agree == len, "strmap_get_prefix finds what strmap_get finds, every prefix");
+	ok(hits == (len + 2) / 3, "strmap_get_prefix finds every key that is a prefix, none else");
+	strmap_free(&m);
+	struct strmap empty;
+	strmap_init(&empty);
+	strmap_prefix_init(&pre);
+	ok(strmap_get_prefix(&empty, &pre, path, 9) == NULL &&
+		   strmap_get_prefix(&empty, &pre, path, len) == NULL,
+	   "strmap_get_prefix on an empty map finds nothing");
+}
+
 int main(void)
 {
 	test_edit_distance();
@@ -535,5 +637,7 @@ int main(void)
 	test_argv_requests();
 	test_targets();
 	test_arena();
+	test_strmap_prefix();
+	test_glob_tails();
 	return tap_done();
 }
