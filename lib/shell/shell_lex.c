@@ -25,7 +25,7 @@
 
 void shell_avec_grow(struct arena *a, void **items, size_t *cap, size_t size)
 {
-	size_t n = *cap ? *cap * 2 : 4;
+	size_t n = *cap ? *cap * 2 : 1;
 	void *p = arena_alloc(a, n * size);
 	if (*cap)
 		memcpy(p, *items, *cap * size);
