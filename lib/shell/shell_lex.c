@@ -71,10 +71,22 @@ void shell_leave(struct parser *p)
 	--*p->depth;
 }
 
+/* Byte classes, looked up instead of compared one by one in the byte loops. */
+enum { CC_META = 1, CC_WORD_SPECIAL = 2 };
+#define CC_M (CC_META | CC_WORD_SPECIAL)
+static const unsigned char char_class[256] = {
+	[' '] = CC_M,  ['\t'] = CC_M, ['\n'] = CC_M, [';'] = CC_M, ['&'] = CC_M,
+	['|'] = CC_M,  ['('] = CC_M,  [')'] = CC_M,  ['<'] = CC_M, ['>'] = CC_M,
+	['\\'] = CC_WORD_SPECIAL, ['\''] = CC_WORD_SPECIAL, ['"'] = CC_WORD_SPECIAL,
+	['$'] = CC_WORD_SPECIAL,  ['`'] = CC_WORD_SPECIAL,  ['*'] = CC_WORD_SPECIAL,
+	['?'] = CC_WORD_SPECIAL,  ['['] = CC_WORD_SPECIAL,  ['{'] = CC_WORD_SPECIAL,
+	['~'] = CC_WORD_SPECIAL,
+};
+#undef CC_M
+
 static bool is_meta(int c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' ||
-	       c == '(' || c == ')' || c == '<' || c == '>';
+	return c >= 0 && (char_class[c] & CC_META);
 }
 
 static bool is_name_start(int c)
@@ -825,10 +837,9 @@ static size_t assign_prefix(const struct parser *p, size_t i)
 	return j + 1 - i;
 }
 
-static bool is_word_special(int c)
+static bool is_word_special(unsigned char c)
 {
-	return is_meta(c) || c == '\\' || c == '\'' || c == '"' || c == '$' || c == '`' ||
-	       c == '*' || c == '?' || c == '[' || c == '{' || c == '~';
+	return char_class[c] & CC_WORD_SPECIAL;
 }
 
 /* A word at p->pos: unquoted context, up to a blank or an operator. */

@@ -78,6 +78,13 @@ static enum keyword keyword_of(struct parser *p, const struct token *t)
 	if (n == 0 || n > 8)
 		return KW_NONE; /* no keyword is longer than "function" */
 	const char *w = p->s + t->start;
+	/* The first bytes of the keywords: most words are rejected here. */
+	static const bool first[256] = {
+		['i'] = 1, ['f'] = 1, ['s'] = 1, ['w'] = 1, ['u'] = 1, ['c'] = 1,
+		['t'] = 1, ['e'] = 1, ['d'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1,
+	};
+	if (!first[(unsigned char)w[0]])
+		return KW_NONE;
 	for (size_t i = 0; i < ARRAY_SIZE(keywords); i++)
 		if (n == keywords[i].len && w[0] == keywords[i].word[0] &&
 		    memcmp(w, keywords[i].word, n) == 0)

@@ -116,7 +116,11 @@ static const struct wrapper_spec specs[] = {
 
 static int cmp_spec(const void *key, const void *elem)
 {
-	return strcmp(key, ((const struct wrapper_spec *)elem)->name);
+	const char *k = key, *name = ((const struct wrapper_spec *)elem)->name;
+	/* The first byte settles most steps of the search without a call. */
+	if (*k != *name)
+		return (unsigned char)*k - (unsigned char)*name;
+	return strcmp(k, name);
 }
 
 const struct wrapper_spec *sp_find_spec(const char *name)
