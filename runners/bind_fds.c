@@ -4,6 +4,7 @@
 
 #include "bind_fds.h"
 #include "launch.h"
+#include "mount_marks.h"
 #include "run_util.h"
 
 #include <errno.h>
@@ -55,6 +56,35 @@ static int source_fd(const struct cordon_plan_op *op, const cordon_lowering *in,
 	return fd;
 }
 
+/* Does the kind mount something at its path (hiding what was there)? */
+static bool mounts(enum cordon_plan_kind k)
+{
+	switch (k) {
+	case CORDON_PLAN_DEV:
+	case CORDON_PLAN_PROC:
+	case CORDON_PLAN_RO_BIND:
+	case CORDON_PLAN_BIND:
+	case CORDON_PLAN_TMPFS:
+	case CORDON_PLAN_MASK_DIR:
+	case CORDON_PLAN_MASK_FILE:
+	case CORDON_PLAN_BIND_FD:
+	case CORDON_PLAN_RO_BIND_FD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Is the mount at pl->ops[i] covered by a later mount at its path or above? */
+static bool covered_later(const struct cordon_plan *pl, size_t i)
+{
+	for (size_t j = i + 1; j < pl->n; j++)
+		if (mounts(pl->ops[j].kind) && pl->ops[j].path &&
+		    path_under(pl->ops[i].path, pl->ops[j].path))
+			return true;
+	return false;
+}
+
 int bind_fds_take(struct bind_fds *b, struct cordon_plan *pl, const cordon_lowering *in,
 		  const struct run_approval *ra, char **err)
 {
@@ -72,6 +102,14 @@ int bind_fds_take(struct bind_fds *b, struct cordon_plan *pl, const cordon_lower
 		if (fd < 0)
 			return -1;
 		VEC_PUSH(b->fds, b->n, b->cap, fd);
+		if (!covered_later(pl, i)) {
+			char *mark = mount_mark_of(fd, op->path);
+			if (!mark) {
+				*err = xasprintf("cannot inspect '%s': %s", op->source, strerror(errno));
+				return -1;
+			}
+			VEC_PUSH(b->marks, b->nmarks, b->marks_cap, mark);
+		}
 		cordon_plan_bind_fd(op, LAUNCH_BIND_FD_FIRST + (int)(b->n - 1));
 	}
 	return 0;
@@ -81,6 +119,9 @@ void bind_fds_end(struct bind_fds *b)
 {
 	for (size_t i = 0; i < b->n; i++)
 		close(b->fds[i]);
+	for (size_t i = 0; i < b->nmarks; i++)
+		free(b->marks[i]);
+	free(b->marks);
 	free(b->fds);
 	memset(b, 0, sizeof(*b));
 }

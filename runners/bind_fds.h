@@ -14,12 +14,17 @@
 struct bind_fds {
 	int *fds; /* bwrap's LAUNCH_BIND_FD_FIRST + i is fds[i] */
 	size_t n, cap;
+	/* What cordon-exec checks in the sandbox (mount_marks.h): one for
+	 * each bind that no later mount of the plan covers. */
+	char **marks;
+	size_t nmarks, marks_cap;
 };
 
 /* Turn every bind of a host path in the plan into a bind of its
  * descriptor: an approved path's is the one its approval checked (ra), any
  * other is opened now and must still be the kind of file the host facts
- * of in say it is.  0, or -1 with *err: the call must not start. */
+ * of in say it is; and the mark of each that stays visible.  0, or -1 with
+ * *err: the call must not start. */
 int bind_fds_take(struct bind_fds *b, struct cordon_plan *pl, const cordon_lowering *in,
 		  const struct run_approval *ra, char **err);
 

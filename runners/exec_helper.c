@@ -1,5 +1,6 @@
 /* cordon-exec: runs inside the sandbox, between bwrap and the command.
- * It applies the Landlock ruleset and no_new_privs, lowers the preset's
+ * It checks that every descriptor bind landed where the plan put it
+ * (mount_marks.h), applies the Landlock ruleset and no_new_privs, lowers the preset's
  * rlimits (here, inside the user namespace, RLIMIT_NPROC counts the
  * sandbox's processes, not the user's), tells the runner that
  * it did (a byte on --status-fd), and execs the command.  Any failure stops
@@ -16,13 +17,15 @@
  * (egress_relay.c) before Landlock takes TCP away but for that port.
  *
  *   cordon-exec --build-id ID --status-fd N [--deny-tcp] [--scope-unix] [--egress-fd N]
- *               [--root DIR]... [--rlimit NAME=VALUE]... -- CMD [ARG...]
+ *               [--root DIR]... [--mounted DEV:INO:PATH]... [--rlimit NAME=VALUE]...
+ *               -- CMD [ARG...]
  *   cordon-exec --connect HOST PORT      (ssh's ProxyCommand inside the sandbox) */
 #include "config.h"
 
 #include "build-id.h"
 #include "egress_relay.h"
 #include "cordon/landlock.h"
+#include "mount_marks.h"
 #include "run_util.h"
 #include "rlimit.h"
 
@@ -39,14 +42,15 @@ static const char build_marker[] __attribute__((used)) = CORDON_BUILD_MARKER;
 #define BUILD_ID (build_marker + sizeof("cordon-build-id:") - 1)
 
 /* The argument tables, released on every way out that is not an exec. */
-static const char **roots;
+static const char **roots, **marks;
 static struct run_rlimit *rlimits;
 
 static void release(void)
 {
 	free(roots);
+	free(marks);
 	free(rlimits);
-	roots = NULL;
+	roots = marks = NULL;
 	rlimits = NULL;
 }
 
@@ -60,14 +64,15 @@ static int fail(const char *what, const char *why)
 int main(int argc, char **argv)
 {
 	roots = calloc((size_t)argc, sizeof(*roots));
+	marks = calloc((size_t)argc, sizeof(*marks));
 	rlimits = calloc((size_t)argc, sizeof(*rlimits));
-	size_t nroots = 0, nrlimits = 0;
+	size_t nroots = 0, nmarks = 0, nrlimits = 0;
 	unsigned flags = 0;
 	int status_fd = -1, egress_fd = -1, i;
 	char *err = NULL;
 	const char *build_id = NULL;
 
-	if (!roots || !rlimits)
+	if (!roots || !marks || !rlimits)
 		return fail("cordon-exec", "out of memory");
 	if (argc == 4 && strcmp(argv[1], "--connect") == 0) {
 		release();
@@ -90,6 +95,8 @@ int main(int argc, char **argv)
 			flags |= CORDON_LANDLOCK_SCOPE_UNIX;
 		} else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
 			roots[nroots++] = argv[++i];
+		} else if (strcmp(argv[i], "--mounted") == 0 && i + 1 < argc) {
+			marks[nmarks++] = argv[++i];
 		} else if (strcmp(argv[i], "--rlimit") == 0 && i + 1 < argc) {
 			const char *why;
 			if (!run_rlimit_parse(argv[++i], &rlimits[nrlimits++], &why))
@@ -109,6 +116,19 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc || status_fd < 0)
 		return fail("cordon-exec", "no command or no --status-fd");
+	for (size_t k = 0; k < nmarks; k++) {
+		const char *why;
+		if (mount_mark_check(marks[k], &why) != 0) {
+			const char *at = strchr(marks[k], ':');
+			at = at ? strchr(at + 1, ':') : NULL;
+			fprintf(stderr,
+				"cordon: SANDBOX_UNAVAILABLE: the bind of %s did not land as the plan "
+				"put it (%s): did a path on its way change during the launch?\n",
+				at ? at + 1 : marks[k], why);
+			release();
+			return 125;
+		}
+	}
 	if (egress_fd >= 0) {
 		if (egress_relay_start(egress_fd, &err) != 0) {
 			fail("egress", err);

@@ -300,8 +300,8 @@ static double now(void)
 
 /* Build argv for the launch. */
 static char **launch_argv(const char *bwrap, const char *helper, char *const *roots,
-			  size_t nroots, const cordon_lowering *in, const struct run_opts *o,
-			  bool sandboxed)
+			  size_t nroots, const cordon_lowering *in, const struct bind_fds *binds,
+			  const struct run_opts *o, bool sandboxed)
 {
 	char **v = NULL;
 	size_t n = 0, cap = 0;
@@ -357,6 +357,11 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 			ARG(wroots[i]);
 		}
 		free(wroots);
+		/* Where each descriptor bind must have landed (mount_marks.h). */
+		for (size_t i = 0; i < binds->nmarks; i++) {
+			ARG("--mounted");
+			ARG(binds->marks[i]);
+		}
 		run_limits_helper_args(in, &v, &n, &cap);
 		ARG("--");
 	}
@@ -838,7 +843,8 @@ reaped:
 static int call_launch(struct call *c)
 {
 	struct sigaction sa, old_int, old_term;
-	c->argv = launch_argv(c->bwrap, c->helper, c->roots, c->nroots, c->in, c->o, c->sandboxed);
+	c->argv = launch_argv(c->bwrap, c->helper, c->roots, c->nroots, c->in, &c->binds, c->o,
+			      c->sandboxed);
 	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		return unavailable("pipe: %s", strerror(errno));
 	memset(&sa, 0, sizeof(sa));
