@@ -90,6 +90,13 @@ int bind_fds_take(struct bind_fds *b, struct cordon_plan *pl, const cordon_lower
 {
 	for (size_t i = 0; i < pl->n; i++) {
 		struct cordon_plan_op *op = &pl->ops[i];
+		if ((op->kind == CORDON_PLAN_TMPFS || op->kind == CORDON_PLAN_MASK_DIR) &&
+		    op->path && !covered_later(pl, i)) {
+			/* A tmpfs has no source to open: it must at least be
+			 * mounted at its path, not where a link there pointed. */
+			VEC_PUSH(b->marks, b->nmarks, b->marks_cap, mount_mark_any(op->path));
+			continue;
+		}
 		if (!cordon_plan_binds_host(op))
 			continue;
 		if (b->n == LAUNCH_BIND_FDS_MAX) {

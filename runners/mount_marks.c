@@ -24,6 +24,11 @@ char *mount_mark_of(int fd, const char *dest)
 	return xasprintf("%ju:%ju:%s", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, dest);
 }
 
+char *mount_mark_any(const char *dest)
+{
+	return xasprintf("-:-:%s", dest);
+}
+
 /* path opened as O_PATH without following a symlink anywhere on the way,
  * one component at a time (the sandbox's filter refuses openat2), or -1. */
 static int open_unlinked(const char *path)
@@ -64,12 +69,20 @@ static int open_unlinked(const char *path)
 int mount_mark_check(const char *mark, const char **why)
 {
 	char *end;
-	errno = 0;
-	uintmax_t dev = strtoumax(mark, &end, 10);
-	if (errno || *end != ':')
-		goto bad;
-	uintmax_t ino = strtoumax(end + 1, &end, 10);
-	if (errno || *end != ':' || end[1] != '/')
+	uintmax_t dev = 0, ino = 0;
+	bool any = strncmp(mark, "-:-:", 4) == 0;
+	if (any) {
+		end = (char *)mark + 3;
+	} else {
+		errno = 0;
+		dev = strtoumax(mark, &end, 10);
+		if (errno || end == mark || *end != ':')
+			goto bad;
+		ino = strtoumax(end + 1, &end, 10);
+		if (errno || *end != ':')
+			goto bad;
+	}
+	if (end[1] != '/')
 		goto bad;
 	const char *path = end + 1;
 	int fd = open_unlinked(path);
@@ -92,7 +105,8 @@ int mount_mark_check(const char *mark, const char **why)
 		*why = "nothing is mounted there: the bind landed elsewhere";
 		return -1;
 	}
-	if ((uintmax_t)makedev(sx.stx_dev_major, sx.stx_dev_minor) != dev || sx.stx_ino != ino) {
+	if (!any &&
+	    ((uintmax_t)makedev(sx.stx_dev_major, sx.stx_dev_minor) != dev || sx.stx_ino != ino)) {
 		*why = "what is mounted there is not what was opened to be bound";
 		return -1;
 	}

@@ -11,12 +11,16 @@
  * difference stops the call.
  *
  * A mark is "DEV:INO:PATH" (decimal device number and inode, the
- * destination in the sandbox). */
+ * destination in the sandbox), or "-:-:PATH" for a mount that has no
+ * source to open (a tmpfs): its path must be a mount root all the same. */
 #ifndef CORDON_MOUNT_MARKS_H
 #define CORDON_MOUNT_MARKS_H
 
 /* The mark of the bind of fd at dest (malloc'd), or NULL with errno. */
 char *mount_mark_of(int fd, const char *dest);
+
+/* The mark of a mount of anything at dest (malloc'd). */
+char *mount_mark_any(const char *dest);
 
 /* 0 when the sandbox holds what mark says; else -1 and *why, a static
  * message (the mark's path is the caller's to name). */

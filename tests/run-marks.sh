@@ -83,6 +83,15 @@ pass() { # pass NAME
 	B --bind "$P/tree" "$P/tree" -- "$(mark "$P/tree" "$P/gone")"
 	is "$rc:$out" "125:" "$t a destination that is not there stops the call"
 
+	# A tmpfs (a directory mask) has no source: it must be mounted at its
+	# path, not where a link there pointed.
+	B --tmpfs "$P/secret" -- "-:-:$P/secret"
+	is "$rc:$out" "0:ran" "$t a tmpfs where its mark says runs the command"
+	B --tmpfs "$P/secret" -- "-:-:$P/tree"
+	is "$rc:$out" "125:" "$t a mask mounted elsewhere than its path stops the call"
+	B --tmpfs "$P/tree" -- "-:-:$P/link"
+	is "$rc:$out" "125:" "$t a mask's path reached through a symlink stops the call"
+
 	B -- "not-a-mark"
 	is "$rc:$out" "125:" "$t a mark that does not parse stops the call"
 }
