@@ -10,6 +10,7 @@
 #include "base/canon.h"
 
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +44,54 @@ struct cmd_op *ca_push(struct cmd_ops *out, enum ir_op op, const struct shell_cm
 	return &out->v[out->n - 1];
 }
 
-char *ca_word_source(const char *text, const struct shell_word *w)
+const char *ca_keep(struct cmd_ops *out, const char *s)
 {
-	return xstrndup(text + w->start, w->end - w->start);
+	return s ? arena_strdup(&out->arena, s) : NULL;
+}
+
+const char *ca_keepn(struct cmd_ops *out, const char *s, size_t n)
+{
+	return arena_strndup(&out->arena, s, n);
+}
+
+const char *ca_keep_sb(struct cmd_ops *out, struct strbuf *sb)
+{
+	const char *s = arena_strndup(&out->arena, sb->buf ? sb->buf : "", sb->len);
+	sb_free(sb);
+	return s;
+}
+
+const char *ca_own(struct cmd_ops *out, char *s)
+{
+	const char *k = ca_keep(out, s);
+	free(s);
+	return k;
+}
+
+const char *ca_printf(struct cmd_ops *out, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap, cp;
+	va_start(ap, fmt);
+	va_copy(cp, ap);
+	int n = vsnprintf(buf, sizeof(buf), fmt, cp);
+	va_end(cp);
+	char *s;
+	if (n < 0) {
+		s = arena_strdup(&out->arena, "");
+	} else if ((size_t)n < sizeof(buf)) {
+		s = arena_strndup(&out->arena, buf, (size_t)n);
+	} else {
+		s = arena_alloc(&out->arena, (size_t)n + 1);
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	}
+	va_end(ap);
+	return s;
+}
+
+const char *ca_word_source(struct cmd_ops *out, const char *text, const struct shell_word *w)
+{
+	return ca_keepn(out, text + w->start, w->end - w->start);
 }
 
 /* The absolute directory a command runs in, or NULL when unknown. */
@@ -205,12 +251,12 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 			anywhere = true;
 	}
 	struct cmd_op *o = ca_push(out, op, c);
-	o->shown = ca_word_source(text, w);
-	o->detail = xstrdup(detail);
+	o->shown = ca_word_source(out, text, w);
+	o->detail = ca_keep(out, detail);
 	o->tree = tree;
 	if (exact && abs) {
 		o->kind = CMD_PATH_EXACT;
-		o->target = canon_lexical(abs);
+		o->target = ca_own(out, canon_lexical(abs));
 		free(abs);
 		sb_free(&lit);
 		return;
@@ -222,16 +268,16 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 		sb_adds(&re, "(?:.*/)?");
 		re_quote(&re, lit.buf, lit.len);
 		o->kind = CMD_PATH_REGION;
-		o->target = xstrdup("/");
-		o->pattern = sb_steal(&re);
+		o->target = "/";
+		o->pattern = ca_keep_sb(out, &re);
 		o->maybe = true;
 		sb_free(&lit);
 		return;
 	}
 	o->kind = CMD_PATH_REGION;
 	if (anywhere || !abs) {
-		o->target = xstrdup("/");
-		o->pattern = xstrdup(".*");
+		o->target = "/";
+		o->pattern = ".*";
 		o->maybe = true;
 		free(abs);
 		sb_free(&lit);
@@ -240,7 +286,7 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 	/* Region: the directory of the static start, then a pattern. */
 	char *slash = strrchr(abs, '/');
 	char *dirpart = xstrndup(abs, (size_t)(slash - abs));
-	o->target = canon_lexical(*dirpart ? dirpart : "/");
+	o->target = ca_own(out, canon_lexical(*dirpart ? dirpart : "/"));
 	free(dirpart);
 	struct strbuf re;
 	sb_init(&re);
@@ -251,8 +297,7 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 		if (p->kind == SHELL_PART_LIT) {
 			if (strstr(p->text, "..")) {
 				/* A ".." after a glob leaves the region. */
-				free(o->target);
-				o->target = xstrdup("/");
+				o->target = "/";
 				sb_free(&re);
 				sb_init(&re);
 				sb_adds(&re, ".*");
@@ -287,15 +332,14 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 			break;
 		}
 		/* An expansion: its value may hold "/" and ".." -- anywhere. */
-		free(o->target);
-		o->target = xstrdup("/");
+		o->target = "/";
 		sb_free(&re);
 		sb_init(&re);
 		sb_adds(&re, ".*");
 		o->maybe = p->kind != SHELL_PART_BRACE;
 		break;
 	}
-	o->pattern = sb_steal(&re);
+	o->pattern = ca_keep_sb(out, &re);
 	free(abs);
 	sb_free(&lit);
 }
@@ -368,10 +412,10 @@ void ca_add_net(struct cmd_ops *out, const struct shell_cmd *c, const char *host
 		    const char *shown, const char *detail)
 {
 	struct cmd_op *o = ca_push(out, IR_NET, c);
-	o->target = xstrdup(host ? host : "*");
+	o->target = host ? ca_keep(out, host) : "*";
 	o->maybe = !host;
-	o->shown = xstrdup(shown);
-	o->detail = xstrdup(detail);
+	o->shown = ca_keep(out, shown);
+	o->detail = ca_keep(out, detail);
 }
 
 /* ---- redirections -------------------------------------------------------- */
@@ -457,12 +501,12 @@ static void add_exec(struct cmd_ops *out, const char *text, const struct shell_c
 	sb_init(&sb);
 	o->opaque = opaque;
 	o->nwords = c->nwords - c->argi;
-	o->words = xcalloc(o->nwords + 1, sizeof(*o->words));
-	o->dyn = xcalloc(o->nwords + 1, sizeof(*o->dyn));
+	o->words = arena_alloc0(&out->arena, (o->nwords + 1) * sizeof(*o->words));
+	o->dyn = arena_alloc0(&out->arena, (o->nwords + 1) * sizeof(*o->dyn));
 	for (size_t i = 0; i < o->nwords; i++) {
 		const struct shell_word *w = c->words[c->argi + i];
 		const char *v = shell_word_static(w);
-		o->words[i] = v ? xstrdup(v) : ca_word_source(text, w);
+		o->words[i] = v ? ca_keep(out, v) : ca_word_source(out, text, w);
 		o->dyn[i] = !v;
 		if (i)
 			sb_addc(&sb, ' ');
@@ -473,9 +517,9 @@ static void add_exec(struct cmd_ops *out, const char *text, const struct shell_c
 		else
 			sb_adds(&sb, o->words[i]);
 	}
-	o->target = sb_steal(&sb);
-	o->shown = xstrndup(text + c->start, c->end - c->start);
-	o->detail = xstrdup(detail);
+	o->target = ca_keep_sb(out, &sb);
+	o->shown = ca_keepn(out, text + c->start, c->end - c->start);
+	o->detail = ca_keep(out, detail);
 }
 
 /* The words that commands of a script run from a string hand to the string's
@@ -583,32 +627,29 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 				ca_read_spec(&r, spec, c->argi + 1);
 			if (c->flags & SHELL_CMD_FIND_DELETE)
 				ca_find_deletes(&r);
-			free(out->v[first].detail);
 			if (c->flags & SHELL_CMD_GIT_EXEC) {
 				/* git -c core.hooksPath=..., an alias with "!": git runs
 				 * a program its configuration names. */
 				out->v[first].opaque = true;
-				out->v[first].detail =
-					xstrdup("opaque: git runs a program named on its command line");
+				out->v[first].detail = "opaque: git runs a program named on its command line";
 			} else if (r.opaque && !nested) {
 				out->v[first].opaque = true;
-				out->v[first].detail = xasprintf(
-					"opaque: %s runs code given on its command line", r.prog);
+				out->v[first].detail = ca_printf(
+					out, "opaque: %s runs code given on its command line", r.prog);
 			} else if (spec || nested) {
 				out->v[first].detail =
-					spec ? xstrcat("runs (spec \"", r.prog, "\")", (char *)NULL)
-					     : xstrcat("runs the command in its string (", r.prog, ")",
-						       (char *)NULL);
+					spec ? ca_printf(out, "runs (spec \"%s\")", r.prog)
+					     : ca_printf(out, "runs the command in its string (%s)", r.prog);
 			} else {
 				/* What it does with its words is not known: opaque. */
 				char *like = confusable_fold(r.prog);
 				const struct ir_spec *known = like ? ca_find_program(env, like) : NULL;
 				out->v[first].unknown = true;
 				out->v[first].detail =
-					known ? xasprintf("unknown: no program spec for '%s', which looks "
+					known ? ca_printf(out, "unknown: no program spec for '%s', which looks "
 							  "like '%s'",
 							  r.prog, like)
-					      : xasprintf("unknown: no program spec for '%s'", r.prog);
+					      : ca_printf(out, "unknown: no program spec for '%s'", r.prog);
 				free(like);
 			}
 			free(r.ops);
@@ -622,13 +663,12 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			cmd_env_caution(env->names, env->md, c, c->prog ? ca_find_program(env, c->prog) : NULL,
 					why, sizeof(why));
 		if (caution)
-			out->v[first].caution = xstrdup(caution);
+			out->v[first].caution = ca_keep(out, caution);
 	}
 	for (size_t i = 0; i < c->nredirs; i++)
 		add_redir(out, env, dir, text, c, c->redirs[i]);
 	if (c->argi < c->nwords && !out->v[first].caution && reads_environ(out, first))
-		out->v[first].caution =
-			xstrdup("it reads a process's environment (/proc/PID/environ)");
+		out->v[first].caution = "it reads a process's environment (/proc/PID/environ)";
 	free(dir);
 }
 
@@ -655,18 +695,7 @@ void cmd_analyse(const struct cmd_env *env, const struct shell_script *script, c
 
 void cmd_ops_free(struct cmd_ops *ops)
 {
-	for (size_t i = 0; i < ops->n; i++) {
-		struct cmd_op *o = &ops->v[i];
-		free(o->target);
-		free(o->shown);
-		free(o->detail);
-		free(o->pattern);
-		free(o->caution);
-		for (size_t k = 0; k < o->nwords; k++)
-			free(o->words[k]);
-		free(o->words);
-		free(o->dyn);
-	}
+	arena_free(&ops->arena);
 	free(ops->v);
 	memset(ops, 0, sizeof(*ops));
 }

@@ -14,6 +14,7 @@
 #include "ir/ir.h"
 #include "shell/shell.h"
 #include "base/strmap.h"
+#include "base/util.h"
 #include "command_env.h"
 
 enum cmd_path_kind {
@@ -23,12 +24,12 @@ enum cmd_path_kind {
 
 struct cmd_op {
 	enum ir_op op;       /* IR_READ, IR_WRITE, IR_EXEC or IR_NET */
-	char *target;        /* path, directory of a region, host[:port] ("*": unknown), command */
-	char *shown;         /* the word as written, for the preview */
-	char *detail;        /* "delete, recursive (rm)", "redirection >", ... */
+	const char *target;        /* path, directory of a region, host[:port] ("*": unknown), command */
+	const char *shown;         /* the word as written, for the preview */
+	const char *detail;        /* "delete, recursive (rm)", "redirection >", ... */
 	/* paths */
 	enum cmd_path_kind kind;
-	char *pattern;       /* REGION: regex over absolute paths */
+	const char *pattern;       /* REGION: regex over absolute paths */
 	bool tree;           /* the path and everything below it */
 	bool maybe;          /* the value is unknown before run time ($X, unknown cwd) */
 	bool members;        /* a tree whose members are known only at run time (tar -x
@@ -36,11 +37,11 @@ struct cmd_op {
 	/* exec */
 	bool opaque;
 	bool unknown;        /* no program spec: what it does with its words is not seen */
-	char *caution;       /* why only a sandbox's environment bounds it, or NULL */
+	const char *caution;       /* why only a sandbox's environment bounds it, or NULL */
 	const struct shell_cmd *cmd;
 	/* The exec words: the static value, or the source text of a dynamic
 	 * word (then dyn[i] is set). */
-	char **words;
+	const char **words;
 	bool *dyn;
 	size_t nwords;
 };
@@ -48,6 +49,9 @@ struct cmd_op {
 struct cmd_ops {
 	struct cmd_op *v;
 	size_t n, cap;
+	/* The operations' strings and word lists, freed at once with them;
+	 * a string that does not change may be a literal. */
+	struct arena arena;
 };
 
 /* The analysis context: the directory the command starts in and the home

@@ -46,7 +46,15 @@ char *ca_cmd_dir(const struct cmd_env *env, const char *rel);
 struct cmd_op *ca_push(struct cmd_ops *out, enum ir_op op, const struct shell_cmd *c);
 void ca_add_net(struct cmd_ops *out, const struct shell_cmd *c, const char *host,
 		    const char *shown, const char *detail);
-char *ca_word_source(const char *text, const struct shell_word *w);
+const char *ca_word_source(struct cmd_ops *out, const char *text, const struct shell_word *w);
+/* Strings in the operations' arena: a copy of s (NULL stays NULL), of its
+ * first n bytes, of what sb holds (sb is freed), of heap string s (s is
+ * freed), a formatted one. */
+const char *ca_keep(struct cmd_ops *out, const char *s);
+const char *ca_keepn(struct cmd_ops *out, const char *s, size_t n);
+const char *ca_keep_sb(struct cmd_ops *out, struct strbuf *sb);
+const char *ca_own(struct cmd_ops *out, char *s);
+const char *ca_printf(struct cmd_ops *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from);
 void ca_find_deletes(struct reading *r);
 void ca_sed_scan(struct reading *r, const char *s);

@@ -20,7 +20,7 @@ static const char *sed_file(struct reading *r, const char *p, enum ir_op op, cha
 		p++;
 	size_t n = strcspn(p, "\n");
 	if (n) {
-		char *name = xstrndup(p, n);
+		const char *name = ca_keepn(r->out, p, n);
 		struct shell_part part = { .kind = SHELL_PART_LIT, .text = name,
 					   .start = r->c->start, .end = r->c->start };
 		struct shell_word sw = { .parts = &part, .nparts = 1, .start = r->c->start,
@@ -29,7 +29,6 @@ static const char *sed_file(struct reading *r, const char *p, enum ir_op op, cha
 		snprintf(detail, sizeof(detail), "%s (%s, its %c command)",
 			 op == IR_WRITE ? "write" : "read", r->prog, cmd);
 		ca_add_path(r->out, r->env, r->dir, r->text, r->c, &sw, op, false, detail);
-		free(r->out->v[r->out->n - 1].shown);
 		r->out->v[r->out->n - 1].shown = name;
 	}
 	return p + n;
@@ -258,11 +257,9 @@ static void awk_file(struct reading *r, const struct awk_lex *x, enum ir_op op, 
 		r->opaque = true; /* an escape, no name, or gawk's network files */
 		return;
 	}
-	char *name = xstrndup(s, n);
-	if (ca_is_sink(name)) {
-		free(name); /* print > "/dev/stderr" */
-		return;
-	}
+	const char *name = ca_keepn(r->out, s, n);
+	if (ca_is_sink(name))
+		return; /* print > "/dev/stderr" */
 	struct shell_part part = { .kind = SHELL_PART_LIT, .text = name, .start = r->c->start,
 				   .end = r->c->start };
 	struct shell_word sw = { .parts = &part, .nparts = 1, .lit = name, .start = r->c->start,
@@ -271,7 +268,6 @@ static void awk_file(struct reading *r, const struct awk_lex *x, enum ir_op op, 
 	snprintf(detail, sizeof(detail), "%s (%s, its %s)", op == IR_WRITE ? "write" : "read",
 		 r->prog, how);
 	ca_add_path(r->out, r->env, r->dir, r->text, r->c, &sw, op, false, detail);
-	free(r->out->v[r->out->n - 1].shown);
 	r->out->v[r->out->n - 1].shown = name;
 }
 

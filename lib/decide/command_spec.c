@@ -102,21 +102,21 @@ static void add_rewrite(struct reading *r, const char *canonical, const char *sp
 	struct strbuf sb;
 	sb_init(&sb);
 	o->nwords = r->nsubs + 2;
-	o->words = xcalloc(o->nwords + 1, sizeof(*o->words));
-	o->dyn = xcalloc(o->nwords + 1, sizeof(*o->dyn));
-	o->words[0] = xstrdup(r->prog);
+	o->words = arena_alloc0(&r->out->arena, (o->nwords + 1) * sizeof(*o->words));
+	o->dyn = arena_alloc0(&r->out->arena, (o->nwords + 1) * sizeof(*o->dyn));
+	o->words[0] = ca_keep(r->out, r->prog);
 	for (size_t i = 0; i < r->nsubs; i++)
-		o->words[i + 1] = xstrdup(r->subs[i]);
-	o->words[o->nwords - 1] = xstrdup(canonical);
+		o->words[i + 1] = ca_keep(r->out, r->subs[i]);
+	o->words[o->nwords - 1] = ca_keep(r->out, canonical);
 	for (size_t i = 0; i < o->nwords; i++) {
 		if (i)
 			sb_addc(&sb, ' ');
 		shell_quote_word(&sb, o->words[i], i == 0);
 	}
-	o->target = sb_steal(&sb);
-	o->shown = xstrndup(r->text + r->c->start, r->c->end - r->c->start);
-	o->detail = xasprintf("rewrites or deletes shared history (%s, spelled %s)", canonical,
-			      spelled);
+	o->target = ca_keep_sb(r->out, &sb);
+	o->shown = ca_keepn(r->out, r->text + r->c->start, r->c->end - r->c->start);
+	o->detail = ca_printf(r->out, "rewrites or deletes shared history (%s, spelled %s)",
+			      canonical, spelled);
 }
 
 /* A directory word's value when it is known before the command runs: its
@@ -212,11 +212,11 @@ static bool find_args(struct reading *r, const struct shell_word *w, enum ir_rol
 		}
 		struct cmd_op *o = ca_push(r->out, role == ROLE_READ ? IR_READ : IR_WRITE, c);
 		o->kind = CMD_PATH_EXACT;
-		o->target = dir;
+		o->target = ca_own(r->out, dir);
 		o->tree = true;
 		o->members = !every;
-		o->shown = xstrdup(start);
-		o->detail = xstrdup(detail);
+		o->shown = ca_keep(r->out, start);
+		o->detail = ca_keep(r->out, detail);
 		if (i >= k)
 			break;
 	}
@@ -273,9 +273,7 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		snprintf(detail, sizeof(detail), "network (%s%s)", r->prog, what);
 		{
 			char *h = v ? ca_host_of(v) : NULL;
-			char *shown = ca_word_source(r->text, w);
-			ca_add_net(r->out, r->c, h, shown, detail);
-			free(shown);
+			ca_add_net(r->out, r->c, h, ca_word_source(r->out, r->text, w), detail);
 			free(h);
 		}
 		break;
@@ -354,12 +352,12 @@ static void fixed_path(struct reading *r, const char *path, bool write, bool tre
 			 tree ? "delete, recursive" : write ? "write" : "read", r->prog);
 		struct cmd_op *o = ca_push(r->out, write ? IR_WRITE : IR_READ, r->c);
 		o->kind = CMD_PATH_REGION;
-		o->target = xstrdup("/");
-		o->pattern = xstrdup(".*");
+		o->target = "/";
+		o->pattern = ".*";
 		o->maybe = true;
 		o->tree = tree;
-		o->shown = xstrdup("(a path known only at run time)");
-		o->detail = xstrdup(detail);
+		o->shown = "(a path known only at run time)";
+		o->detail = ca_keep(r->out, detail);
 		return;
 	}
 	/* A read relative to a directory known only at run time (git status
@@ -383,8 +381,7 @@ static void fixed_path(struct reading *r, const char *path, bool write, bool tre
 	ca_add_path(r->out, r->env, r->dir, r->text, r->c, &sw, write ? IR_WRITE : IR_READ, tree,
 		 detail);
 	/* The preview shows the path, not the command it came from. */
-	free(r->out->v[r->out->n - 1].shown);
-	r->out->v[r->out->n - 1].shown = xstrdup(path);
+	r->out->v[r->out->n - 1].shown = ca_keep(r->out, path);
 }
 
 /* Files the program does not name land below the directory it extracts
@@ -410,21 +407,21 @@ static void add_members(struct reading *r)
 		 "write, recursive (%s writes files it does not name below this directory)",
 		 r->prog);
 	struct cmd_op *o = ca_push(r->out, IR_WRITE, r->c);
-	o->detail = xstrdup(detail);
+	o->detail = ca_keep(r->out, detail);
 	o->tree = true;
 	if (!dir) {
 		/* A directory known only at run time: anywhere. */
 		o->kind = CMD_PATH_REGION;
-		o->target = xstrdup("/");
-		o->pattern = xstrdup(".*");
+		o->target = "/";
+		o->pattern = ".*";
 		o->maybe = true;
-		o->shown = xstrdup("(a directory known only at run time)");
+		o->shown = "(a directory known only at run time)";
 		return;
 	}
 	o->kind = CMD_PATH_EXACT;
-	o->target = xstrdup(dir);
+	o->target = ca_keep(r->out, dir);
 	o->members = true;
-	o->shown = xstrdup(dir);
+	o->shown = o->target;
 	free(own);
 }
 

@@ -487,7 +487,7 @@ static struct dec_op exec_record(const cordon_evaluator *ev, cordon_decision *d,
 	} else {
 		struct target t = { .op = IR_EXEC, .text = o->target, .len = strlen(o->target),
 				    .port = -1, .opaque = o->opaque };
-		t.words = o->words;
+		t.words = (char **)o->words; /* read, never written */
 		t.nwords = o->nwords;
 		t.word_len = xcalloc(o->nwords + 1, sizeof(*t.word_len));
 		for (size_t i = 0; i < o->nwords; i++)
