@@ -228,12 +228,6 @@ void sb_free(struct strbuf *sb)
 	sb->len = sb->cap = 0;
 }
 
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t used, size;
-	max_align_t data[];
-};
-
 /* Chunks start small, since most arenas hold one short command line, and
  * double up to ARENA_CHUNK. */
 #define ARENA_FIRST (2 * 1024)
@@ -309,34 +303,28 @@ void arena_init(struct arena *a)
 	a->head = NULL;
 }
 
-void *arena_alloc(struct arena *a, size_t n)
+void *arena_alloc_chunk(struct arena *a, size_t n, size_t want)
 {
 	struct arena_chunk *c = a->head;
-	size_t align = _Alignof(max_align_t), want = n;
-	n = (n + align - 1) & ~(align - 1);
-	if (!c || c->size - c->used < n) {
-		size_t size = c ? c->size * 2 : ARENA_FIRST;
-		if (size > ARENA_CHUNK)
-			size = ARENA_CHUNK;
-		if (size < n)
-			size = n;
-		struct arena_chunk *s = size <= ARENA_SPARE_MAX ? spare_take(size) : NULL;
-		if (s) {
-			c = s;
-		} else {
-			c = xmalloc(sizeof(*c) + size);
-			c->size = size;
-		}
-		c->used = 0;
-		c->next = a->head;
-		a->head = c;
-		/* What is not handed out yet reads as a red zone. */
-		ASAN_POISON_MEMORY_REGION(c->data, c->size);
+	size_t size = c ? c->size * 2 : ARENA_FIRST;
+	if (size > ARENA_CHUNK)
+		size = ARENA_CHUNK;
+	if (size < n)
+		size = n;
+	struct arena_chunk *s = size <= ARENA_SPARE_MAX ? spare_take(size) : NULL;
+	if (s) {
+		c = s;
+	} else {
+		c = xmalloc(sizeof(*c) + size);
+		c->size = size;
 	}
-	void *p = (char *)c->data + c->used;
-	c->used += n;
-	ASAN_UNPOISON_MEMORY_REGION(p, want);
-	return p;
+	c->used = n;
+	c->next = a->head;
+	a->head = c;
+	/* What is not handed out yet reads as a red zone. */
+	ASAN_POISON_MEMORY_REGION(c->data, c->size);
+	ASAN_UNPOISON_MEMORY_REGION(c->data, want);
+	return c->data;
 }
 
 void *arena_alloc0(struct arena *a, size_t n)

@@ -10,6 +10,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Under ASan the part of an arena chunk not handed out yet is poisoned. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define ARENA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define ARENA_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 
@@ -73,13 +89,31 @@ void path_pop_component(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
 
 /* A bump allocator: everything of one compile is freed at once. */
-struct arena_chunk;
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
 struct arena {
 	struct arena_chunk *head;
 };
 void arena_init(struct arena *a);
-/* Uninitialised memory, for callers that write all of it. */
-void *arena_alloc(struct arena *a, size_t n);
+/* A new chunk for n (aligned) bytes of which want are handed out. */
+void *arena_alloc_chunk(struct arena *a, size_t n, size_t want);
+/* Uninitialised memory, for callers that write all of it.  Inline: the
+ * parse and the analysis make most of their allocations here. */
+static inline void *arena_alloc(struct arena *a, size_t n)
+{
+	struct arena_chunk *c = a->head;
+	size_t want = n;
+	n = (n + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+	if (!c || c->size - c->used < n)
+		return arena_alloc_chunk(a, n, want);
+	void *p = (char *)c->data + c->used;
+	c->used += n;
+	ARENA_UNPOISON(p, want);
+	return p;
+}
 /* Zeroed memory, for structures whose unset fields must read as 0. */
 void *arena_alloc0(struct arena *a, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
