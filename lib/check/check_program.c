@@ -17,6 +17,7 @@ static const bool operand_role[ROLE_COUNT] = {
 	[ROLE_DELETE] = true, [ROLE_NET] = true,    [ROLE_OPAQUE] = true, [ROLE_ARG] = true,
 	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true, [ROLE_SEDSCRIPT] = true,
 	[ROLE_CHANGES] = true, [ROLE_VARIABLE] = true, [ROLE_AWKSCRIPT] = true,
+	[ROLE_CWD] = true,
 };
 static const bool option_role[ROLE_COUNT] = {
 	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
@@ -64,7 +65,7 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 			  allowed == option_role
 				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites, "
 				    "sedscript, awkscript, extracts, into, lists, deletes, changes, store, module"
-				  : ", none, refspec, sedscript, awkscript, changes, variable");
+				  : ", none, refspec, sedscript, awkscript, changes, variable, cwd");
 	return -1;
 }
 
@@ -105,14 +106,16 @@ static void check_fixed(struct diag_list *d, const struct ast *it, const char *w
 enum spec_item {
 	ITEM_OPERANDS, ITEM_FIRST, ITEM_LAST, ITEM_OPTION, ITEM_NET,
 	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_CHANGES,
-	ITEM_EXTRACTS, ITEM_ENVIRONMENT, ITEM_REMOTE, ITEM_BARE, ITEM_COUNT
+	ITEM_EXTRACTS, ITEM_ENVIRONMENT, ITEM_REMOTE, ITEM_BARE, ITEM_IMPLIED, ITEM_TARGETS,
+	ITEM_COUNT
 };
 static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_OPERANDS] = "operands",	[ITEM_FIRST] = "first",	    [ITEM_LAST] = "last",
 	[ITEM_OPTION] = "option",	[ITEM_NET] = "net",	    [ITEM_READ] = "read",
 	[ITEM_WRITE] = "write",		[ITEM_RECURSIVE] = "recursive", [ITEM_DELETE] = "delete",
 	[ITEM_CHANGES] = "changes",	[ITEM_EXTRACTS] = "extracts", [ITEM_ENVIRONMENT] = "environment",
-	[ITEM_REMOTE] = "remote",	[ITEM_BARE] = "bare",
+	[ITEM_REMOTE] = "remote",	[ITEM_BARE] = "bare",	    [ITEM_IMPLIED] = "implied",
+	[ITEM_TARGETS] = "targets",
 };
 
 static void check_body(struct diag_list *d, struct ir_spec *spec, const struct ast_seq *body)
@@ -158,6 +161,19 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			}
 			continue;
 		}
+		case ITEM_IMPLIED: {
+			/* `implied "typescript";`: script alone writes ./typescript */
+			if (!one_string) {
+				ERR(d, &it->loc, "syntax", "write 'implied \"typescript\";'");
+				continue;
+			}
+			char *v = plain(d, p1->u.seq.head, "a path");
+			if (v) {
+				free(spec->implied);
+				spec->implied = v;
+			}
+			continue;
+		}
 		case ITEM_EXTRACTS:
 			if (it->u.item.patterns.n) {
 				/* `extracts "PATH";`: they land below PATH ("*": unknown) */
@@ -179,10 +195,12 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		case ITEM_RECURSIVE:
 		case ITEM_ENVIRONMENT:
 		case ITEM_REMOTE:
+		case ITEM_TARGETS:
 			/* `recursive;`: operands are whole trees, no option needed (rg);
 			 * `extracts;`: files it does not name land below its directory
 			 * (unzip); `environment;`: it prints the environment (env);
-			 * `remote;`: HOST:PATH operands are contacts (scp) */
+			 * `remote;`: HOST:PATH operands are contacts (scp); `targets;`:
+			 * any operand selects a subcommand (make all install) */
 			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
 				ERR(d, &it->loc, "syntax", "write '%s;'", what);
 			if (k == ITEM_RECURSIVE)
@@ -191,6 +209,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				spec->extracts = true;
 			else if (k == ITEM_ENVIRONMENT)
 				spec->environment = true;
+			else if (k == ITEM_TARGETS)
+				spec->targets = true;
 			else
 				spec->remote = true;
 			continue;
@@ -214,7 +234,7 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				  best ? best
 				       : "operands, first, last, option, net, read, write, delete, "
 					 "changes, recursive, extracts, environment, remote, bare, "
-					 "subcommand");
+					 "implied, targets, subcommand");
 			continue;
 		}
 		case ITEM_OPERANDS:
@@ -224,19 +244,22 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			break;
 		}
 		bool operand = k != ITEM_OPTION; /* a role for operands, not for an option */
-		/* `option "--global" store "~/.gitconfig";`: the one role with a path. */
+		/* `option "--global" store "~/.gitconfig";` needs a path, and
+		 * `option "-d" changes ".git/config";` may have one. */
 		bool store = !operand && it->u.item.word &&
 			     strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_STORE]) == 0;
+		bool changes = !operand && it->u.item.word &&
+			       strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_CHANGES]) == 0;
 		if (store && !it->u.item.reason) {
 			ERR(d, &it->loc, "syntax", "write 'option \"--global\" store \"~/.gitconfig\";'");
 			continue;
 		}
-		if (!operand && it->u.item.word && it->u.item.reason && !store) {
+		if (!operand && it->u.item.word && it->u.item.reason && !store && !changes) {
 			ERR(d, &it->u.item.reason->loc, "syntax",
-			    "only the role 'store' takes a path after it");
+			    "only the roles 'store' and 'changes' take a path after them");
 			continue;
 		}
-		if (!it->u.item.word || (it->u.item.reason && !store) ||
+		if (!it->u.item.word || (it->u.item.reason && !store && !changes) ||
 		    operand != !it->u.item.patterns.n) {
 			ERR(d, &it->loc, "syntax",
 			    operand ? "write '%s ROLE;'"
@@ -264,7 +287,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			continue;
 		}
 		struct ir_option opt = { .role = (enum ir_role)role, .origin = it->loc };
-		if (store && !(opt.path = plain(d, it->u.item.reason, "a path")))
+		if ((store || (changes && it->u.item.reason)) &&
+		    !(opt.path = plain(d, it->u.item.reason, "a path")))
 			continue;
 		size_t cap = 0;
 		for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {

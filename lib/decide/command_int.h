@@ -26,6 +26,8 @@ struct reading {
 	const char *extracts_dir; /* the spec's `extracts "PATH";`, or NULL */
 	bool into_set;       /* an `into` option was given (into NULL: unknown) */
 	const char *store;   /* the file changes go to (git config --global), or NULL */
+	const char *changed[4]; /* paths flags change too (git branch -d: .git/config) */
+	size_t nchanged;
 	struct operand *ops;
 	size_t nops, cap;
 	const char *subs[4]; /* the subcommand words read so far */

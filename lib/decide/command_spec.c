@@ -425,6 +425,23 @@ static void add_members(struct reading *r)
 	free(own);
 }
 
+/* A flag that changes something (git config --unset), and maybe a path of
+ * its own besides the spec's `changes` paths (git branch -d rewrites
+ * .git/config). */
+static void changed_too(struct reading *r, const char *path)
+{
+	r->changes = true;
+	for (size_t i = 0; path && i < r->nchanged; i++)
+		if (strcmp(r->changed[i], path) == 0)
+			return;
+	if (!path)
+		return;
+	if (r->nchanged < sizeof(r->changed) / sizeof(*r->changed))
+		r->changed[r->nchanged++] = path;
+	else
+		r->changed[r->nchanged - 1] = "*"; /* more than it keeps: anywhere */
+}
+
 /* An option the spec names: what a flag does, or its argument -- glued to
  * the word (--x=V, -xV, key=V) or the next word.  Returns how many words
  * past words[i] it used. */
@@ -440,7 +457,7 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 	else if (o->role == ROLE_DELETES)
 		r->deletes = true;
 	else if (o->role == ROLE_CHANGES)
-		r->changes = true;
+		changed_too(r, o->path);
 	else if (o->role == ROLE_STORE)
 		r->store = o->path;
 	else if (o->role == ROLE_RECURSIVE)
@@ -563,13 +580,18 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 			apply_option(r, kv, w, eq + 1, i);
 			continue;
 		}
-		/* Subcommands nest: `git stash list`, `uv pip install`. */
-		if (r->nops == 0 && v) {
+		/* Subcommands nest: `git stash list`, `uv pip install`; with
+		 * `targets;` any operand selects one (make all install).  A name
+		 * with a `*` is a glob (install-*). */
+		if ((r->nops == 0 || prog->targets) && v) {
 			const struct ir_spec *s = NULL;
 			for (size_t k = 0; k < sub->nsubs && !s; k++)
-				for (size_t j = 0; j < sub->subs[k].nnames; j++)
-					if (strcmp(sub->subs[k].names[j], v) == 0)
+				for (size_t j = 0; j < sub->subs[k].nnames; j++) {
+					const char *name = sub->subs[k].names[j];
+					if (strcmp(name, v) == 0 ||
+					    (strchr(name, '*') && fnmatch(name, v, 0) == 0))
 						s = &sub->subs[k];
+				}
 			if (s) {
 				sub = s;
 				r->recursive = r->recursive || s->recursive;
@@ -617,11 +639,20 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		if (extracting && r->into_set && (role == ROLE_WRITE || role == ROLE_DELETE))
 			r->dir = r->into; /* members named land in the extraction directory */
 		role_word(r, r->ops[k].w, role, "");
-		r->dir = dir;
+		if (role != ROLE_CWD) /* an operand that moves it (git init DIR) keeps it moved */
+			r->dir = dir;
 		r->recursive = saved;
 	}
 	if (extracting && !named && !r->lists)
 		add_members(r);
+	/* No operand: the one the program takes then, in the first's role
+	 * (script writes ./typescript). */
+	enum ir_role implied = sub->has_first ? sub->first : sub->operands;
+	if (r->modifies && implied == ROLE_READ)
+		implied = ROLE_WRITE;
+	if (sub->implied && r->nops == 0 && !r->lists &&
+	    (implied == ROLE_READ || implied == ROLE_WRITE))
+		fixed_path(r, sub->implied, implied == ROLE_WRITE, false);
 	if ((c->flags & SHELL_CMD_EXTRA_ARGS) && !(c->flags & SHELL_CMD_FIND_EXEC)) {
 		/* xargs and find -exec ... + add operands only known at run time. */
 		enum ir_role role = sub->operands == ROLE_READ && r->modifies ? ROLE_WRITE : sub->operands;
@@ -650,6 +681,9 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 				break;
 			fixed_path(r, r->store ? r->store : s->changes[k], true, false);
 		}
+		if (s == sub)
+			for (size_t k = 0; k < r->nchanged && !r->lists; k++)
+				fixed_path(r, r->changed[k], true, false);
 		for (size_t k = 0; k < s->nhosts; k++) {
 			char detail[160];
 			snprintf(detail, sizeof(detail), "network (%s contacts it)", r->prog);

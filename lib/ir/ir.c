@@ -384,6 +384,7 @@ void ir_spec_free(struct ir_spec *s)
 		free(s->changes[i]);
 	free(s->changes);
 	free(s->bare);
+	free(s->implied);
 	free(s->extracts_dir);
 	memset(s, 0, sizeof(*s));
 }

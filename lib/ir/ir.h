@@ -229,7 +229,9 @@ struct ir_spec {
 			     * known only at run time, make install's prefix) */
 	bool environment; /* `environment;`: it prints the environment (env, printenv) */
 	bool remote;    /* `remote;`: a HOST:PATH operand is a contact of HOST (rsync, scp) */
+	bool targets;   /* `targets;`: any operand selects a subcommand (make all install) */
 	char *bare;     /* `bare "install";`: the subcommand run without one (yarn) */
+	char *implied;  /* `implied "typescript";`: the operand taken when none is given */
 	struct ir_option *options;
 	size_t noptions, options_cap;
 	struct ir_spec *subs;
