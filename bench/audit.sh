@@ -28,6 +28,11 @@ while getopts c:m:q:r: o; do
 	*) exit 2 ;;
 	esac
 done
+# The runs below start in a temp dir: name the binary from the root.
+case $cordon in
+/*) ;;
+*) cordon=$(cd "$(dirname "$cordon")" && pwd)/$(basename "$cordon") ;;
+esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/cordon-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"

@@ -50,10 +50,15 @@ while getopts c:n:o:h opt; do
 	esac
 done
 case $runs in '' | *[!0-9]* | 0) echo "$0: -n wants a positive number" >&2; exit 2 ;; esac
-if [ ! -x "$cordon" ]; then
+if [ ! -x "$cordon" ] || [ -d "$cordon" ]; then
 	echo "$0: $cordon not found or not executable; run make first" >&2
 	exit 2
 fi
+# The runs below start in the workspace: name the binary from the root.
+case $cordon in
+/*) ;;
+*) cordon=$(cd "$(dirname "$cordon")" && pwd)/$(basename "$cordon") ;;
+esac
 bwrap=
 for b in /usr/bin/bwrap /bin/bwrap; do
 	if [ -x "$b" ]; then bwrap=$b; break; fi
