@@ -440,6 +440,15 @@ size_t utf8_invalid_at(const unsigned char *s, size_t len)
 		unsigned char c = s[i];
 		size_t n;
 		uint32_t cp;
+		/* Eight ASCII bytes at a time: most text is all ASCII. */
+		if (len - i >= 8) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if (!(w & 0x8080808080808080u)) {
+				i += 8;
+				continue;
+			}
+		}
 		if (c < 0x80) {
 			i++;
 			continue;

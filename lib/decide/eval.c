@@ -316,6 +316,7 @@ cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *
 	ev->policy = policy;
 	ev->preset = p;
 	ev->host = ctx && ctx->host ? ctx->host : host_facts_native();
+	ev->spare = xcalloc(1, sizeof(*ev->spare));
 	for (int i = 0; i < IR_OP_COUNT; i++)
 		strmap_init(&ev->index[i].anchors);
 	strmap_init(&ev->protect_index.anchors);
@@ -390,7 +391,23 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 	free(ev->vars);
 	for (int v = 0; v < CTX_COUNT; v++)
 		free(ev->values[v]);
+	if (ev->spare)
+		pcre2_match_data_free(atomic_load(&ev->spare->md));
+	free(ev->spare);
 	free(ev);
+}
+
+pcre2_match_data *ev_md_take(const cordon_evaluator *ev)
+{
+	pcre2_match_data *md = atomic_exchange(&ev->spare->md, NULL);
+	return md ? md : pcre2_match_data_create(1, NULL);
+}
+
+void ev_md_give(const cordon_evaluator *ev, pcre2_match_data *md)
+{
+	pcre2_match_data *none = NULL;
+	if (!atomic_compare_exchange_strong(&ev->spare->md, &none, md))
+		pcre2_match_data_free(md);
 }
 
 /* ---- matching ------------------------------------------------------------ */
@@ -549,6 +566,15 @@ struct dec_op ev_record(cordon_decision *d, enum ir_op op, const char *target,
 
 void ev_append(cordon_decision *d, struct dec_op *o)
 {
+	/* Most decisions have one record: it lives in the decision. */
+	if (!d->ops) {
+		d->ops = &d->first;
+		d->ops_cap = 1;
+	} else if (d->ops == &d->first) {
+		d->ops = xmalloc(4 * sizeof(*d->ops));
+		d->ops[0] = d->first;
+		d->ops_cap = 4;
+	}
 	VEC_PUSH(d->ops, d->nops, d->ops_cap, *o);
 	memset(o, 0, sizeof(*o));
 }
@@ -757,9 +783,9 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		if (!req->argc) {
 			add_refusal(d, op, "", xstrdup("the argv is empty"));
 		} else {
-			md = pcre2_match_data_create(1, NULL);
+			md = ev_md_take(ev);
 			ev_decide_argv(ev, d, req->argv, req->argc, md, x);
-			pcre2_match_data_free(md);
+			ev_md_give(ev, md);
 		}
 		summarize(d);
 		goto decided;
@@ -823,7 +849,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		summarize(d);
 		return d;
 	}
-	md = pcre2_match_data_create(1, NULL);
+	md = ev_md_take(ev);
 	struct ev_verdict v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
 	/* A shell command: the operations it will perform are decided too,
 	 * each in its own record; the worst of all is the decision. */
@@ -833,7 +859,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		struct dec_op rec = ev_record(d, op, canonical, &v);
 		ev_append(d, &rec);
 	}
-	pcre2_match_data_free(md);
+	ev_md_give(ev, md);
 	target_free(&t);
 	free(canonical);
 	summarize(d);
@@ -891,7 +917,8 @@ void cordon_decision_free(cordon_decision *d)
 	if (!d)
 		return;
 	arena_free(&d->strings);
-	free(d->ops);
+	if (d->ops != &d->first)
+		free(d->ops);
 	free(d);
 }
 

@@ -10,6 +10,7 @@
 #include "ir/match.h"
 #include "check/policy.h"
 #include "base/strmap.h"
+#include <stdatomic.h>
 
 struct ev_rule {
 	enum ir_op op;
@@ -80,8 +81,9 @@ struct cordon_decision {
 	const char *analysed; /* exec: "shell" or "argv" */
 	bool unsandboxed;
 	bool sandboxed; /* the request's: runs under `cordon run` */
-	struct dec_op *ops;
+	struct dec_op *ops; /* first, until a second record comes */
 	size_t nops, ops_cap;
+	struct dec_op first;
 	/* The records' strings (target, reason, rule, detail): a script's
 	 * decision has many thousands, allocated and freed together. */
 	struct arena strings;
@@ -107,7 +109,18 @@ struct cordon_evaluator {
 	struct cmd_names env_names; /* the preset's secret and code names, compiled */
 	struct cmd_var *vars;   /* environment values known before a command runs */
 	size_t nvars;
+	/* What a decision may reuse from the one before it; the evaluator is
+	 * shared read-only between threads, so this lives behind a pointer. */
+	struct ev_spare *spare;
 };
+
+/* A match data block left by the last decision: taken by one decision at
+ * a time (an atomic exchange), so threads never share one. */
+struct ev_spare {
+	_Atomic(pcre2_match_data *) md;
+};
+pcre2_match_data *ev_md_take(const cordon_evaluator *ev);
+void ev_md_give(const cordon_evaluator *ev, pcre2_match_data *md);
 
 /* The snapshot of a literal path a rule names, or NULL when none does. */
 const struct ev_link *ev_link_find(const cordon_evaluator *ev, const char *path);

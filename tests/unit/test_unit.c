@@ -623,6 +623,43 @@ static void test_strmap_prefix(void)
 	   "strmap_get_prefix on an empty map finds nothing");
 }
 
+/* The first byte that is not UTF-8 text, wherever it falls against the
+ * eight-byte steps over ASCII: every offset up to 40, each sequence valid
+ * or not, with ASCII after it and at the very end. */
+static void test_utf8_invalid(void)
+{
+	static const struct {
+		const char *bytes;
+		bool valid;
+	} seqs[] = {
+		{ "\xc3\xa9", true },	       { "\xe2\x82\xac", true },    { "\xf0\x9d\x84\x9e", true },
+		{ "\x80", false },	       { "\xc0\x80", false },	    { "\xed\xa0\x80", false },
+		{ "\xf4\x90\x80\x80", false }, { "\xe2\x82", false },	    { "\xff", false },
+		{ "\xe0\x80\xaf", false },     { "\xc3\x41", false },
+	};
+	size_t wrong = 0, cases = 0;
+	char buf[64];
+	for (size_t si = 0; si < sizeof(seqs) / sizeof(*seqs); si++) {
+		size_t n = strlen(seqs[si].bytes);
+		for (size_t k = 0; k <= 40; k++) {
+			for (size_t tail = 0; tail <= 9; tail += 9) {
+				memset(buf, 'a', k);
+				memcpy(buf + k, seqs[si].bytes, n);
+				memset(buf + k + n, 'b', tail);
+				size_t len = k + n + tail;
+				size_t want = seqs[si].valid ? len : k;
+				wrong += utf8_invalid_at((const unsigned char *)buf, len) != want;
+				cases++;
+			}
+		}
+	}
+	ok(wrong == 0, "utf8_invalid_at finds the first bad byte at every offset (%zu cases)", cases);
+	memset(buf, 'x', 63);
+	ok(utf8_invalid_at((const unsigned char *)buf, 63) == 63 &&
+		   utf8_invalid_at((const unsigned char *)buf, 0) == 0,
+	   "utf8_invalid_at passes all-ASCII text of any length");
+}
+
 int main(void)
 {
 	test_edit_distance();
@@ -639,5 +676,6 @@ int main(void)
 	test_arena();
 	test_strmap_prefix();
 	test_glob_tails();
+	test_utf8_invalid();
 	return tap_done();
 }
