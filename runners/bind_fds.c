@@ -56,30 +56,11 @@ static int source_fd(const struct cordon_plan_op *op, const cordon_lowering *in,
 	return fd;
 }
 
-/* Does the kind mount something at its path (hiding what was there)? */
-static bool mounts(enum cordon_plan_kind k)
-{
-	switch (k) {
-	case CORDON_PLAN_DEV:
-	case CORDON_PLAN_PROC:
-	case CORDON_PLAN_RO_BIND:
-	case CORDON_PLAN_BIND:
-	case CORDON_PLAN_TMPFS:
-	case CORDON_PLAN_MASK_DIR:
-	case CORDON_PLAN_MASK_FILE:
-	case CORDON_PLAN_BIND_FD:
-	case CORDON_PLAN_RO_BIND_FD:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Is the mount at pl->ops[i] covered by a later mount at its path or above? */
 static bool covered_later(const struct cordon_plan *pl, size_t i)
 {
 	for (size_t j = i + 1; j < pl->n; j++)
-		if (mounts(pl->ops[j].kind) && pl->ops[j].path &&
+		if (cordon_plan_kind_mounts(pl->ops[j].kind) && pl->ops[j].path &&
 		    path_under(pl->ops[i].path, pl->ops[j].path))
 			return true;
 	return false;

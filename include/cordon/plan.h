@@ -78,6 +78,8 @@ enum cordon_plan_effect {
 /* The bwrap option of a kind ("--ro-bind"), or NULL for CORDON_PLAN_SKIP. */
 const char *cordon_plan_kind_option(enum cordon_plan_kind kind);
 enum cordon_plan_effect cordon_plan_kind_effect(enum cordon_plan_kind kind);
+/* Whether the kind mounts something at its path, hiding what was there. */
+bool cordon_plan_kind_mounts(enum cordon_plan_kind kind);
 
 /* The plan of the evaluator's preset, with the host read now for the facts
  * it needs (what exists, the environment kept, the symlinks roots are

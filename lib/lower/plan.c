@@ -23,6 +23,7 @@ static const struct {
 	const char *option;
 	enum shape shape;
 	enum cordon_plan_effect effect;
+	bool mounts; /* a mount at path, hiding what was there */
 } kinds[] = {
 	[CORDON_PLAN_UNSHARE_USER] = { "--unshare-user", SHAPE_NONE, CORDON_PLAN_NARROWS },
 	[CORDON_PLAN_UNSHARE_PID] = { "--unshare-pid", SHAPE_NONE, CORDON_PLAN_NARROWS },
@@ -36,13 +37,13 @@ static const struct {
 	[CORDON_PLAN_DIE_WITH_PARENT] = { "--die-with-parent", SHAPE_NONE, CORDON_PLAN_NEUTRAL },
 	[CORDON_PLAN_NEW_SESSION] = { "--new-session", SHAPE_NONE, CORDON_PLAN_NEUTRAL },
 	[CORDON_PLAN_CAP_DROP_ALL] = { "--cap-drop", SHAPE_ALL, CORDON_PLAN_NARROWS },
-	[CORDON_PLAN_DEV] = { "--dev", SHAPE_PATH, CORDON_PLAN_NEUTRAL },
-	[CORDON_PLAN_PROC] = { "--proc", SHAPE_PATH, CORDON_PLAN_NEUTRAL },
-	[CORDON_PLAN_RO_BIND] = { "--ro-bind", SHAPE_SOURCE_PATH, CORDON_PLAN_NARROWS },
-	[CORDON_PLAN_BIND] = { "--bind", SHAPE_SOURCE_PATH, CORDON_PLAN_WIDENS },
-	[CORDON_PLAN_TMPFS] = { "--tmpfs", SHAPE_PATH, CORDON_PLAN_NARROWS },
-	[CORDON_PLAN_MASK_DIR] = { "--tmpfs", SHAPE_PATH, CORDON_PLAN_NARROWS },
-	[CORDON_PLAN_MASK_FILE] = { "--ro-bind", SHAPE_SOURCE_PATH, CORDON_PLAN_NARROWS },
+	[CORDON_PLAN_DEV] = { "--dev", SHAPE_PATH, CORDON_PLAN_NEUTRAL, true },
+	[CORDON_PLAN_PROC] = { "--proc", SHAPE_PATH, CORDON_PLAN_NEUTRAL, true },
+	[CORDON_PLAN_RO_BIND] = { "--ro-bind", SHAPE_SOURCE_PATH, CORDON_PLAN_NARROWS, true },
+	[CORDON_PLAN_BIND] = { "--bind", SHAPE_SOURCE_PATH, CORDON_PLAN_WIDENS, true },
+	[CORDON_PLAN_TMPFS] = { "--tmpfs", SHAPE_PATH, CORDON_PLAN_NARROWS, true },
+	[CORDON_PLAN_MASK_DIR] = { "--tmpfs", SHAPE_PATH, CORDON_PLAN_NARROWS, true },
+	[CORDON_PLAN_MASK_FILE] = { "--ro-bind", SHAPE_SOURCE_PATH, CORDON_PLAN_NARROWS, true },
 	[CORDON_PLAN_DIR] = { "--dir", SHAPE_PATH, CORDON_PLAN_NEUTRAL },
 	[CORDON_PLAN_REMOUNT_RO] = { "--remount-ro", SHAPE_PATH, CORDON_PLAN_NARROWS },
 	[CORDON_PLAN_SYMLINK] = { "--symlink", SHAPE_SOURCE_PATH, CORDON_PLAN_NEUTRAL },
@@ -51,8 +52,8 @@ static const struct {
 	[CORDON_PLAN_UNSETENV] = { "--unsetenv", SHAPE_PATH, CORDON_PLAN_NEUTRAL },
 	[CORDON_PLAN_CHDIR] = { "--chdir", SHAPE_PATH, CORDON_PLAN_NEUTRAL },
 	[CORDON_PLAN_SKIP] = { NULL, SHAPE_PATH, CORDON_PLAN_NEUTRAL },
-	[CORDON_PLAN_BIND_FD] = { "--bind-fd", SHAPE_SOURCE_PATH, CORDON_PLAN_WIDENS },
-	[CORDON_PLAN_RO_BIND_FD] = { "--ro-bind-fd", SHAPE_SOURCE_PATH, CORDON_PLAN_NARROWS },
+	[CORDON_PLAN_BIND_FD] = { "--bind-fd", SHAPE_SOURCE_PATH, CORDON_PLAN_WIDENS, true },
+	[CORDON_PLAN_RO_BIND_FD] = { "--ro-bind-fd", SHAPE_SOURCE_PATH, CORDON_PLAN_NARROWS, true },
 };
 _Static_assert(ARRAY_SIZE(kinds) == CORDON_PLAN_KIND_COUNT, "one row a plan kind");
 
@@ -64,6 +65,11 @@ const char *cordon_plan_kind_option(enum cordon_plan_kind kind)
 enum cordon_plan_effect cordon_plan_kind_effect(enum cordon_plan_kind kind)
 {
 	return kinds[kind].effect;
+}
+
+bool cordon_plan_kind_mounts(enum cordon_plan_kind kind)
+{
+	return kinds[kind].mounts;
 }
 
 /* The operation's arguments after its option, in bwrap's order: their

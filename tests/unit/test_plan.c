@@ -160,6 +160,16 @@ int main(void)
 	for (int k = 0; k < CORDON_PLAN_KIND_COUNT; k++)
 		options = options && (cordon_plan_kind_option(k) != NULL) == (k != CORDON_PLAN_SKIP);
 	ok(options, "every kind but a skip is a bwrap option");
+	/* A mount is what hides the path below it: a bind of any sort, a
+	 * tmpfs, a mask, a fresh /dev or /proc; nothing else is. */
+	bool mounts = true;
+	for (int k = 0; k < CORDON_PLAN_KIND_COUNT; k++) {
+		const char *o = cordon_plan_kind_option(k);
+		bool mount = o && (strstr(o, "bind") || strcmp(o, "--tmpfs") == 0 ||
+				   strcmp(o, "--dev") == 0 || strcmp(o, "--proc") == 0);
+		mounts = mounts && cordon_plan_kind_mounts(k) == mount;
+	}
+	ok(mounts, "binds, tmpfs, masks, /dev and /proc mount at their path; no other kind does");
 
 	/* What cordon run gives bwrap: each host path as the descriptor it
 	 * checked, with no source path for bwrap to resolve again. */
