@@ -101,6 +101,18 @@ pass() { # pass NAME
 	[ ! -e "$live" ] && [ ! -e "$live.lock" ]
 	ok $? "$t and its end removes its temp dir and its lock"
 
+	# What the command made unreadable or unwritable in its temp dir goes
+	# too: an unprivileged runner cannot list a mode-000 directory or
+	# unlink in a mode-500 one until it gives itself the right again.
+	(call 'echo "$TMPDIR" > '"$WS"'/locked; mkdir -p "$TMPDIR/a/b/c" "$TMPDIR/r/s";
+		echo x > "$TMPDIR/a/b/c/f"; echo y > "$TMPDIR/r/s/g";
+		chmod 000 "$TMPDIR/a/b" "$TMPDIR/a"; chmod 500 "$TMPDIR/r/s" "$TMPDIR/r"') \
+		> /dev/null 2>&1
+	ok $? "$t a call that locks its own temp dir runs"
+	locked=$(cat "$WS/locked")
+	[ -n "$locked" ] && [ ! -e "$locked" ] && [ ! -e "$locked.lock" ]
+	ok $? "$t and its end removes that temp dir all the same"
+
 	# A lock file that is a symlink is not followed, nor is its target removed.
 	R mkdir "$P/victim"
 	R ln -s "$P/victim" "$runner/call-planted.lock"

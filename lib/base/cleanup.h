@@ -24,8 +24,9 @@ static inline void cleanup_close(const int *fd)
 		close(*fd);
 }
 
-/* Remove a directory and everything below it, symlinks not followed
- * (util.c); NULL does nothing. */
+/* Remove a directory and everything below it, symlinks not followed,
+ * directories its owner made unreadable or unwritable included (util.c);
+ * NULL does nothing. */
 void remove_tree(const char *dir);
 
 /* Both ends of a pipe(2), each closed when >= 0. */

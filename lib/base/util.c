@@ -553,10 +553,38 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return 0;
 }
 
+/* Set by unlock_entry when a pass changed a mode. */
+static _Thread_local bool unlocked;
+
+static int unlock_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	/* A directory the owner cannot list, enter or unlink in; the tree is
+	 * ours, so the owner may give the right back. */
+	if ((flag == FTW_DNR || (flag == FTW_D && (st->st_mode & S_IRWXU) != S_IRWXU)) &&
+	    chmod(path, S_IRWXU) == 0)
+		unlocked = true;
+	return 0;
+}
+
 void remove_tree(const char *dir)
 {
-	if (dir)
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	struct stat st;
+	if (!dir)
+		return;
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	/* Something stayed: a directory made unreadable or unwritable.  Each
+	 * pass opens one more level of them (a mode-000 directory shows what
+	 * is in it only once it is readable); then remove again. */
+	for (int pass = 0; pass < 256; pass++) {
+		unlocked = false;
+		nftw(dir, unlock_entry, 16, FTW_PHYS);
+		if (!unlocked)
+			break;
+	}
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 bool under_valgrind(void)
