@@ -39,9 +39,10 @@ for case in "default read-only" "default workspace-write" "deny-read.cordon team
 	ok $? "$name: plan"
 	diag < "$tmpdir/err"
 	# $PWD is the canonical spelling of the directory the origins name.
-	# Files of the host outside the tree (/etc/shadow, /etc/gshadow-) exist
-	# on some machines only: their lines are left out.
-	sed -e "s|$T|@T|g" -e "s|$PWD/||g" -e '\|"/etc/|d' "$tmpdir/got" > "$tmpdir/got.norm"
+	# Files of the host outside the tree (/etc/shadow, /etc/gshadow-,
+	# /proc/sysrq-trigger) exist on some machines only: their lines are
+	# left out.
+	sed -e "s|$T|@T|g" -e "s|$PWD/||g" -e '\|"/etc/|d' -e '\|"/proc/sysrq-trigger"|d' "$tmpdir/got" > "$tmpdir/got.norm"
 	check_golden "$tmpdir/got.norm" "$name.bwrap" "$name: golden plan"
 	if command -v python3 > /dev/null; then
 		python3 -m json.tool "$tmpdir/got" > /dev/null
@@ -109,6 +110,16 @@ inside "$tmpdir/ww" "tail -n +3 /proc/net/dev | sed 's/:.*//; s/ //g'"
 is "$?:$(cat "$tmpdir/out" | tr '\n' ' ')" "0:lo " "workspace-write: no network interface but loopback"
 inside "$tmpdir/ww" "test \"\$(pwd)\" = $T/ws"
 ok $? "workspace-write: runs in the cwd"
+# The kernel's settings are the host's, and the sandbox's root owns them:
+# read-only by the plan itself, not only by Landlock.
+inside "$tmpdir/ww" "awk '\$5 == \"/proc/sys\" { print \$6 }' /proc/self/mountinfo"
+case $(cat "$tmpdir/out") in ro,* | ro) st=0 ;; *) st=1 ;; esac
+ok $st "workspace-write: /proc/sys is mounted read-only"
+if [ "$(id -u)" -eq 0 ]; then
+	refused "$tmpdir/ww" 'read v < /proc/sys/vm/swappiness; echo "$v" > /proc/sys/vm/swappiness' \
+		"cannot create .*: Read-only file system" \
+		"workspace-write: root in the sandbox cannot write a kernel setting (EROFS)"
+fi
 
 plan "" read-only bwrap-args > "$tmpdir/ro"
 refused "$tmpdir/ro" "echo x > $T/ws/src/other.c" "cannot create .*: Read-only file system" \

@@ -181,6 +181,9 @@ void lower_host_free(struct lower_host *h);
 /* The snapshot's fact of path; a path it does not hold reads as missing. */
 const struct lower_fact *lower_fact(const struct lower_input *in, const char *path);
 bool lower_fact_exists(const struct lower_input *in, const char *path);
+/* The parts of /proc the bwrap plan binds read-only over the sandbox's
+ * own /proc where the host has them (NULL-terminated). */
+extern const char *const lower_proc_covers[];
 bool lower_fact_is_dir(const struct lower_input *in, const char *path);
 
 /* The environment policy: is a variable of the host kept (a keep name or

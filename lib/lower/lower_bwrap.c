@@ -37,6 +37,23 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+const char *const lower_proc_covers[] = { "/proc/sys", "/proc/sysrq-trigger", NULL };
+
+/* A fresh /dev and /proc, and the parts of /proc that act on the whole
+ * kernel bound read-only over it.  bwrap covers them only where its own
+ * user cannot write them (a 0555 /proc/sys passes that test), yet the
+ * files below are the sandbox root's to write when the call runs as root:
+ * then Landlock alone stood between a command and the host's settings. */
+static void plan_dev_proc(struct cordon_plan *pl, const struct lower_input *in)
+{
+	plan_push(pl, CORDON_PLAN_DEV, "/dev", NULL, NULL, NULL);
+	plan_push(pl, CORDON_PLAN_PROC, "/proc", NULL, NULL, NULL);
+	for (size_t i = 0; lower_proc_covers[i]; i++)
+		if (lower_fact_exists(in, lower_proc_covers[i]))
+			plan_push(pl, CORDON_PLAN_RO_BIND, lower_proc_covers[i], lower_proc_covers[i],
+				  NULL, xstrdup("the kernel's settings, read-only"));
+}
+
 /* The environment: cleared, then the kept variables the host's snapshot
  * has, then the ones the policy sets (a set wins over a kept value). */
 static void plan_env(struct cordon_plan *pl, const struct lower_input *in)
@@ -485,8 +502,7 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 			continue;
 		}
 		if (!root_done && strcmp(f->at, "/") != 0) {
-			plan_push(pl, CORDON_PLAN_DEV, "/dev", NULL, NULL, NULL);
-			plan_push(pl, CORDON_PLAN_PROC, "/proc", NULL, NULL, NULL);
+			plan_dev_proc(pl, in);
 			root_done = true;
 		}
 		if (f->kind == CORDON_PLAN_SKIP) {
@@ -517,10 +533,8 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 		free(fs[i].src);
 	}
 	free(fs);
-	if (!root_done) {
-		plan_push(pl, CORDON_PLAN_DEV, "/dev", NULL, NULL, NULL);
-		plan_push(pl, CORDON_PLAN_PROC, "/proc", NULL, NULL, NULL);
-	}
+	if (!root_done)
+		plan_dev_proc(pl, in);
 	plan_env(pl, in);
 	if (in->cwd && lower_fact(in, in->cwd)->stat_dir)
 		plan_push(pl, CORDON_PLAN_CHDIR, in->cwd, NULL, NULL, NULL);

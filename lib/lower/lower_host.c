@@ -175,6 +175,8 @@ void lower_host_read(struct lower_input *in)
 			  in->paths[i].why == LOWER_WRITE_ROOT ? READ_STAT : 0, false);
 	read_path(h, in->cwd, READ_STAT, false);
 	read_path(h, "/dev", READ_STAT, false);
+	for (size_t i = 0; lower_proc_covers[i]; i++)
+		read_path(h, lower_proc_covers[i], 0, false);
 	facts_sort(h);
 	h->landlock_abi = cordon_landlock_abi();
 	/* `cordon compile --emit landlock` shows the ruleset of another ABI. */
