@@ -26,6 +26,13 @@ static int escape_byte(char e)
 	}
 }
 
+/* A byte a string literal holds as it is: no escape, no control
+ * character, no '$' that may start a variable. */
+static bool plain_byte(unsigned char ch)
+{
+	return ch != '\\' && ch != '$' && (ch >= 0x20 || ch == '\t') && ch != 0x7f;
+}
+
 char *lit_string(struct diag_list *d, const struct ast *s, lit_var_fn var, void *arg)
 {
 	const char *raw = s->u.tok.text;
@@ -56,7 +63,12 @@ char *lit_string(struct diag_list *d, const struct ast *s, lit_var_fn var, void 
 			continue;
 		}
 		if (ch != '$' || !var || raw[i + 1] != '{') {
-			sb_addc(&sb, (char)ch);
+			/* The plain bytes from here on, at once. */
+			size_t n = 1;
+			while (i + n < len && plain_byte((unsigned char)raw[i + n]))
+				n++;
+			sb_add(&sb, raw + i, n);
+			i += n - 1;
 			continue;
 		}
 		const char *close = memchr(raw + i + 2, '}', len - i - 2);
