@@ -33,9 +33,9 @@ static void build_line_map(struct src_file *f)
 	f->line_starts = NULL;
 	f->nlines = 0;
 	VEC_PUSH(f->line_starts, f->nlines, cap, 0);
-	for (size_t i = 0; i < f->len; i++)
-		if (f->text[i] == '\n' && i + 1 < f->len)
-			VEC_PUSH(f->line_starts, f->nlines, cap, (uint32_t)(i + 1));
+	for (const char *p = f->text, *end = f->text + f->len;
+	     (p = memchr(p, '\n', (size_t)(end - p))) && ++p < end;)
+		VEC_PUSH(f->line_starts, f->nlines, cap, (uint32_t)(p - f->text));
 }
 
 uint32_t srcmgr_add(struct srcmgr *sm, const char *name, const char *path, char *text,
