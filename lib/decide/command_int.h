@@ -27,6 +27,9 @@ struct reading {
 	bool into_set;       /* an `into` option was given (into NULL: unknown) */
 	const char *store;   /* the file changes go to (git config --global), or NULL */
 	const char *changed[4]; /* paths flags change too (git branch -d: .git/config) */
+	const char *upstream; /* where a start point's upstream goes (the spec's
+			       * `upstream` path), set while the operands are read */
+	bool creating;       /* a `creates` option was given (git checkout -b NAME) */
 	size_t nchanged;
 	struct operand *ops;
 	size_t nops, cap;
