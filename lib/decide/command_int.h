@@ -61,6 +61,7 @@ const char *ca_keep_sb(struct cmd_ops *out, struct strbuf *sb);
 const char *ca_own(struct cmd_ops *out, char *s);
 const char *ca_printf(struct cmd_ops *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from);
+void ca_read_wrapper(struct reading *r, const struct ir_spec *spec, size_t at, size_t nwords);
 void ca_find_deletes(struct reading *r);
 void ca_sed_scan(struct reading *r, const char *s);
 void ca_awk_scan(struct reading *r, const char *s);

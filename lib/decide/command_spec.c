@@ -725,6 +725,45 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 	}
 }
 
+/* The files a wrapper's own options name (time -o FILE, xargs -a FILE):
+ * its words before the command it runs, read against its spec's options
+ * in the roles read and write; nothing else of the spec applies there
+ * (env's `environment;`, operands, code).  at is the index of the
+ * wrapper's name in r->c->words. */
+void ca_read_wrapper(struct reading *r, const struct ir_spec *spec, size_t at, size_t nwords)
+{
+	const struct shell_cmd *c = r->c;
+	for (size_t i = at + 1; i < at + nwords; i++) {
+		const struct shell_word *w = c->words[i];
+		const char *v = shell_word_static(w);
+		if (!v || v[0] != '-' || !v[1] || strcmp(v, "--") == 0)
+			break; /* the options end (flock FILE, the command) */
+		const struct ir_option *o;
+		const char *glued = NULL;
+		if (v[1] == '-') {
+			const char *eq = strchr(v, '=');
+			o = find_option(spec, v, eq ? (size_t)(eq - v) : strlen(v));
+			glued = eq ? eq + 1 : NULL;
+		} else {
+			/* -ao FILE, -oFILE: flags, then one that takes a value. */
+			o = NULL;
+			for (size_t k = 1; v[k] && !o; k++) {
+				const struct ir_option *b = find_option(spec, (char[3]){ '-', v[k], 0 }, 2);
+				if (b && takes_arg(b->role)) {
+					o = b;
+					glued = v[k + 1] ? v + k + 1 : NULL;
+				}
+			}
+		}
+		if (!o || !takes_arg(o->role))
+			continue;
+		if (o->role == ROLE_READ || o->role == ROLE_WRITE)
+			apply_option(r, o, w, glued, i);
+		if (!glued)
+			i++; /* its value */
+	}
+}
+
 /* find's starting points: the words before the expression. */
 void ca_find_deletes(struct reading *r)
 {
