@@ -4,9 +4,8 @@
 # protected .git/config, and so do a new branch from a remote-tracking one
 # (git branch NAME origin/old, checkout -b, switch -c --track, checkout
 # -t), git submodule init and git sparse-checkout set; git init writes it
-# (a workspace without .git too),
-# script logs to a file in the agent directory, and git -C ../ws/.agent
-# works inside it.  Each is refused before it runs (status 126) and the
+# (a workspace without .git too), script and /usr/bin/time -o log to a
+# file in the agent directory, and git -C ../ws/.agent works inside it.  Each is refused before it runs (status 126) and the
 # protected file is unchanged; git branch NAME, checkout -b NAME, switch
 # -c NAME, checkout BRANCH and checkout -- FILE, a push without -u and
 # script logging to /dev/null run without a prompt.  The pushes go to a
@@ -157,6 +156,15 @@ pass() { # pass NAME
 	[ $rc -eq 0 ] && same && U git rev-parse -q --verify local3 > /dev/null
 	ok $? "$t git checkout -b NAME, -b NAME LOCAL, switch -c NAME, checkout BRANCH and -- FILE run unprompted (status $rc)"
 	[ $rc -eq 0 ] || diag < "$tmpdir/err"
+
+	if [ -x /usr/bin/time ]; then
+		R '/usr/bin/time -o .agent/state.json true'
+		rc=$?
+		[ $rc -eq 126 ] && [ "$(cat "$WS/.agent/state.json")" = state ]
+		ok $? "$t /usr/bin/time -o into the agent directory is refused before it runs (status $rc)"
+	else
+		skip "$t /usr/bin/time -o into the agent directory" "/usr/bin/time is not installed"
+	fi
 
 	R 'git init -q'
 	rc=$?
