@@ -5,10 +5,11 @@
 # (git branch NAME origin/old, checkout -b, switch -c --track, checkout
 # -t), git submodule init and git sparse-checkout set; git init writes it
 # (a workspace without .git too), script and /usr/bin/time -o log to a
-# file in the agent directory, and git -C ../ws/.agent works inside it.  Each is refused before it runs (status 126) and the
-# protected file is unchanged; git branch NAME, checkout -b NAME, switch
-# -c NAME, checkout BRANCH and checkout -- FILE, a push without -u and
-# script logging to /dev/null run without a prompt.  The pushes go to a
+# file in the agent directory, and git -C ../ws/.agent works inside it.
+# Each is refused before it runs (status 126) and the protected file is
+# unchanged; git branch NAME, checkout -b NAME, switch -c NAME, checkout
+# BRANCH and checkout -- FILE, a push without -u and script logging to
+# /dev/null run without a prompt.  The pushes go to a
 # repository in the workspace, under a preset that allows the network.
 # As root and again as an unprivileged user (nobody).
 . "$srcdir/tests/lib.sh"
