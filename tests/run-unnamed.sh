@@ -1,11 +1,15 @@
 #!/bin/sh
 # Commands that write a protected file without naming it, run for real
 # under `cordon run`: git branch -u, -d, -m and git push -u rewrite the
-# protected .git/config, git init writes it (a workspace without .git too),
-# script logs to a file in the agent directory, and git -C ../ws/.agent
-# works inside it.  Each is refused before it runs (status 126) and the
-# protected file is unchanged; git branch NAME, a push without -u and
-# script logging to /dev/null run without a prompt.  The pushes go to a
+# protected .git/config, and so do a new branch from a remote-tracking one
+# (git branch NAME origin/old, checkout -b, switch -c --track, checkout
+# -t), git submodule init and git sparse-checkout set; git init writes it
+# (a workspace without .git too), script and /usr/bin/time -o log to a
+# file in the agent directory, and git -C ../ws/.agent works inside it.
+# Each is refused before it runs (status 126) and the protected file is
+# unchanged; git branch NAME, checkout -b NAME, switch -c NAME, checkout
+# BRANCH and checkout -- FILE, a push without -u and script logging to
+# /dev/null run without a prompt.  The pushes go to a
 # repository in the workspace, under a preset that allows the network.
 # As root and again as an unprivileged user (nobody).
 . "$srcdir/tests/lib.sh"
@@ -113,6 +117,55 @@ pass() { # pass NAME
 	rc=$?
 	[ $rc -eq 126 ] && same
 	ok $? "$t git remote rename is refused (status $rc)"
+
+	# A new branch from a remote-tracking one gets it as its upstream in
+	# .git/config, and so does -t.
+	R 'git branch topic2 origin/old'
+	rc=$?
+	[ $rc -eq 126 ] && same && ! U git rev-parse -q --verify topic2 > /dev/null
+	ok $? "$t git branch NAME origin/old, which records its upstream, is refused (status $rc)"
+
+	R 'git checkout -q -b topic3 origin/old'
+	rc=$?
+	[ $rc -eq 126 ] && same && grep -q '\.git/config' "$tmpdir/err"
+	ok $? "$t git checkout -b NAME origin/old is refused (status $rc)"
+
+	R 'git switch -q -c topic4 --track origin/main'
+	rc=$?
+	[ $rc -eq 126 ] && same
+	ok $? "$t git switch -c NAME --track is refused (status $rc)"
+
+	R 'git checkout -q -t origin/old'
+	rc=$?
+	[ $rc -eq 126 ] && same
+	ok $? "$t git checkout -t, a flag (not --template), is refused (status $rc)"
+
+	R 'git submodule init'
+	rc=$?
+	[ $rc -eq 126 ] && same
+	ok $? "$t git submodule init, which keeps the URLs in .git/config, is refused (status $rc)"
+
+	R 'git sparse-checkout set src'
+	rc=$?
+	[ $rc -eq 126 ] && same
+	ok $? "$t git sparse-checkout set, which turns the mode on in .git/config, is refused (status $rc)"
+
+	R 'git checkout -q -b local1 && git checkout -q main && git switch -q -c local2 &&
+		git switch -q - && git checkout -q -b local3 old && git checkout -q -- .gitignore &&
+		git checkout -q main'
+	rc=$?
+	[ $rc -eq 0 ] && same && U git rev-parse -q --verify local3 > /dev/null
+	ok $? "$t git checkout -b NAME, -b NAME LOCAL, switch -c NAME, checkout BRANCH and -- FILE run unprompted (status $rc)"
+	[ $rc -eq 0 ] || diag < "$tmpdir/err"
+
+	if [ -x /usr/bin/time ]; then
+		R '/usr/bin/time -o .agent/state.json true'
+		rc=$?
+		[ $rc -eq 126 ] && [ "$(cat "$WS/.agent/state.json")" = state ]
+		ok $? "$t /usr/bin/time -o into the agent directory is refused before it runs (status $rc)"
+	else
+		skip "$t /usr/bin/time -o into the agent directory" "/usr/bin/time is not installed"
+	fi
 
 	R 'git init -q'
 	rc=$?

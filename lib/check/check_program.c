@@ -17,7 +17,7 @@ static const bool operand_role[ROLE_COUNT] = {
 	[ROLE_DELETE] = true, [ROLE_NET] = true,    [ROLE_OPAQUE] = true, [ROLE_ARG] = true,
 	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true, [ROLE_SEDSCRIPT] = true,
 	[ROLE_CHANGES] = true, [ROLE_VARIABLE] = true, [ROLE_AWKSCRIPT] = true,
-	[ROLE_CWD] = true,
+	[ROLE_CWD] = true,    [ROLE_UPSTREAM] = true,
 };
 static const bool option_role[ROLE_COUNT] = {
 	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
@@ -27,7 +27,7 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
 	[ROLE_EXTRACTS] = true, [ROLE_INTO] = true,      [ROLE_LISTS] = true,
 	[ROLE_DELETES] = true,	[ROLE_CHANGES] = true,   [ROLE_STORE] = true,
-	[ROLE_MODULE] = true,	[ROLE_AWKSCRIPT] = true,
+	[ROLE_MODULE] = true,	[ROLE_AWKSCRIPT] = true, [ROLE_CREATES] = true,
 };
 
 /* A name in a spec: a string without variables or blanks. */
@@ -64,8 +64,9 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 		diag_hint(dg, "roles: read, write, delete, net, opaque, arg, run%s",
 			  allowed == option_role
 				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites, "
-				    "sedscript, awkscript, extracts, into, lists, deletes, changes, store, module"
-				  : ", none, refspec, sedscript, awkscript, changes, variable, cwd");
+				    "sedscript, awkscript, extracts, into, lists, deletes, changes, store, module, "
+				    "creates"
+				  : ", none, refspec, sedscript, awkscript, changes, variable, cwd, upstream");
 	return -1;
 }
 
@@ -107,7 +108,7 @@ enum spec_item {
 	ITEM_OPERANDS, ITEM_FIRST, ITEM_LAST, ITEM_OPTION, ITEM_NET,
 	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_CHANGES,
 	ITEM_EXTRACTS, ITEM_ENVIRONMENT, ITEM_REMOTE, ITEM_BARE, ITEM_IMPLIED, ITEM_TARGETS,
-	ITEM_COUNT
+	ITEM_UPSTREAM, ITEM_COUNT
 };
 static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_OPERANDS] = "operands",	[ITEM_FIRST] = "first",	    [ITEM_LAST] = "last",
@@ -115,7 +116,7 @@ static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_WRITE] = "write",		[ITEM_RECURSIVE] = "recursive", [ITEM_DELETE] = "delete",
 	[ITEM_CHANGES] = "changes",	[ITEM_EXTRACTS] = "extracts", [ITEM_ENVIRONMENT] = "environment",
 	[ITEM_REMOTE] = "remote",	[ITEM_BARE] = "bare",	    [ITEM_IMPLIED] = "implied",
-	[ITEM_TARGETS] = "targets",
+	[ITEM_TARGETS] = "targets",	[ITEM_UPSTREAM] = "upstream",
 };
 
 static void check_body(struct diag_list *d, struct ir_spec *spec, const struct ast_seq *body)
@@ -161,16 +162,20 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			}
 			continue;
 		}
-		case ITEM_IMPLIED: {
-			/* `implied "typescript";`: script alone writes ./typescript */
+		case ITEM_IMPLIED:
+		case ITEM_UPSTREAM: {
+			/* `implied "typescript";`: script alone writes ./typescript;
+			 * `upstream ".git/config";`: where a start point's upstream goes */
 			if (!one_string) {
-				ERR(d, &it->loc, "syntax", "write 'implied \"typescript\";'");
+				ERR(d, &it->loc, "syntax", "write '%s'",
+				    k == ITEM_IMPLIED ? "implied \"typescript\";" : "upstream \".git/config\";");
 				continue;
 			}
 			char *v = plain(d, p1->u.seq.head, "a path");
+			char **slot = k == ITEM_IMPLIED ? &spec->implied : &spec->upstream;
 			if (v) {
-				free(spec->implied);
-				spec->implied = v;
+				free(*slot);
+				*slot = v;
 			}
 			continue;
 		}
@@ -234,7 +239,7 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				  best ? best
 				       : "operands, first, last, option, net, read, write, delete, "
 					 "changes, recursive, extracts, environment, remote, bare, "
-					 "implied, targets, subcommand");
+					 "implied, targets, upstream, subcommand");
 			continue;
 		}
 		case ITEM_OPERANDS:

@@ -665,6 +665,28 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 		if (caution)
 			out->v[first].caution = ca_keep(out, caution);
 	}
+	/* The files the wrappers of this command's own words name (time -o
+	 * FILE); those of a string's holders were read with its command.
+	 * A relative one lies in the command's directory when no wrapper
+	 * after it may move that (env -C), else in one known only at run
+	 * time. */
+	for (size_t k = 0; k < c->nwrappers; k++) {
+		const struct shell_wrapper *w = &c->wrappers[k];
+		const struct ir_spec *spec = w->name ? ca_find_program(env, w->name) : NULL;
+		size_t at = 0;
+		while (at < c->argi && c->words + at != w->words)
+			at++;
+		if (!spec || at >= c->argi)
+			continue;
+		const char *base = strrchr(w->name, '/');
+		struct reading r = { .env = env, .text = text, .c = c, .out = out,
+				     .prog = base ? base + 1 : w->name };
+		r.dir = dir && k + 1 == c->nwrappers ? xstrdup(dir) : NULL;
+		ca_read_wrapper(&r, spec, at, w->nwords);
+		free(r.ops);
+		free(r.dir);
+		free(r.into);
+	}
 	for (size_t i = 0; i < c->nredirs; i++)
 		add_redir(out, env, dir, text, c, c->redirs[i]);
 	if (c->argi < c->nwords && !out->v[first].caution && reads_environ(out, first))

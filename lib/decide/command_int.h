@@ -27,6 +27,9 @@ struct reading {
 	bool into_set;       /* an `into` option was given (into NULL: unknown) */
 	const char *store;   /* the file changes go to (git config --global), or NULL */
 	const char *changed[4]; /* paths flags change too (git branch -d: .git/config) */
+	const char *upstream; /* where a start point's upstream goes (the spec's
+			       * `upstream` path), set while the operands are read */
+	bool creating;       /* a `creates` option was given (git checkout -b NAME) */
 	size_t nchanged;
 	struct operand *ops;
 	size_t nops, cap;
@@ -58,6 +61,7 @@ const char *ca_keep_sb(struct cmd_ops *out, struct strbuf *sb);
 const char *ca_own(struct cmd_ops *out, char *s);
 const char *ca_printf(struct cmd_ops *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from);
+void ca_read_wrapper(struct reading *r, const struct ir_spec *spec, size_t at, size_t nwords);
 void ca_find_deletes(struct reading *r);
 void ca_sed_scan(struct reading *r, const char *s);
 void ca_awk_scan(struct reading *r, const char *s);

@@ -333,6 +333,9 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 	case ROLE_CHANGES:
 		r->changes = true;
 		break;
+	case ROLE_CREATES:
+		r->creating = true; /* the name is a ref in the repository */
+		break;
 	case ROLE_VARIABLE:
 		break; /* printenv NAME: command_env.c judges the name */
 	default:
@@ -425,12 +428,10 @@ static void add_members(struct reading *r)
 	free(own);
 }
 
-/* A flag that changes something (git config --unset), and maybe a path of
- * its own besides the spec's `changes` paths (git branch -d rewrites
- * .git/config). */
-static void changed_too(struct reading *r, const char *path)
+/* A path the program changes besides the spec's `changes` paths (git
+ * branch -d rewrites .git/config). */
+static void change_path(struct reading *r, const char *path)
 {
-	r->changes = true;
 	for (size_t i = 0; path && i < r->nchanged; i++)
 		if (strcmp(r->changed[i], path) == 0)
 			return;
@@ -440,6 +441,25 @@ static void changed_too(struct reading *r, const char *path)
 		r->changed[r->nchanged++] = path;
 	else
 		r->changed[r->nchanged - 1] = "*"; /* more than it keeps: anywhere */
+}
+
+/* A flag that changes something (git config --unset), and maybe a path of
+ * its own. */
+static void changed_too(struct reading *r, const char *path)
+{
+	r->changes = true;
+	change_path(r, path);
+}
+
+/* A start point that may be a remote-tracking branch: a '/' (origin/main,
+ * refs/remotes/origin/main), an '@{' (@{upstream}), or a value known only
+ * at run time.  git records such a branch as the new one's upstream
+ * (branch.autoSetupMerge); a name without them is taken for a local
+ * branch, a tag or a commit. */
+static bool may_track(const struct shell_word *w)
+{
+	const char *v = shell_word_static(w);
+	return !v || strchr(v, '/') || strstr(v, "@{");
 }
 
 /* An option the spec names: what a flag does, or its argument -- glued to
@@ -625,8 +645,18 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 	bool extracting = r->extracts || sub->extracts || prog->extracts;
 	r->extracts_dir = sub->extracts_dir ? sub->extracts_dir : prog->extracts_dir;
 	bool named = false; /* an operand names what is written */
+	/* A start point counts with a `creates` option, or always when the
+	 * spec has none (git branch NAME START). */
+	r->upstream = sub->upstream ? sub->upstream : prog->upstream;
+	bool starting = r->creating || (!declares(sub, ROLE_CREATES) && !declares(prog, ROLE_CREATES));
 	for (size_t k = 0; k < r->nops; k++) {
 		enum ir_role role = r->ops[k].role;
+		if (role == ROLE_UPSTREAM) {
+			/* Its upstream, and the operand in the operands' role. */
+			if (starting && r->upstream && !r->lists && may_track(r->ops[k].w))
+				change_path(r, r->upstream);
+			role = sub->operands == ROLE_UPSTREAM ? ROLE_NONE : sub->operands;
+		}
 		if (r->modifies && role == ROLE_READ)
 			role = ROLE_WRITE;
 		if (r->deletes && role == ROLE_WRITE)
@@ -692,6 +722,45 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		}
 		if (s == prog)
 			break;
+	}
+}
+
+/* The files a wrapper's own options name (time -o FILE, xargs -a FILE):
+ * its words before the command it runs, read against its spec's options
+ * in the roles read and write; nothing else of the spec applies there
+ * (env's `environment;`, operands, code).  at is the index of the
+ * wrapper's name in r->c->words. */
+void ca_read_wrapper(struct reading *r, const struct ir_spec *spec, size_t at, size_t nwords)
+{
+	const struct shell_cmd *c = r->c;
+	for (size_t i = at + 1; i < at + nwords; i++) {
+		const struct shell_word *w = c->words[i];
+		const char *v = shell_word_static(w);
+		if (!v || v[0] != '-' || !v[1] || strcmp(v, "--") == 0)
+			break; /* the options end (flock FILE, the command) */
+		const struct ir_option *o;
+		const char *glued = NULL;
+		if (v[1] == '-') {
+			const char *eq = strchr(v, '=');
+			o = find_option(spec, v, eq ? (size_t)(eq - v) : strlen(v));
+			glued = eq ? eq + 1 : NULL;
+		} else {
+			/* -ao FILE, -oFILE: flags, then one that takes a value. */
+			o = NULL;
+			for (size_t k = 1; v[k] && !o; k++) {
+				const struct ir_option *b = find_option(spec, (char[3]){ '-', v[k], 0 }, 2);
+				if (b && takes_arg(b->role)) {
+					o = b;
+					glued = v[k + 1] ? v + k + 1 : NULL;
+				}
+			}
+		}
+		if (!o || !takes_arg(o->role))
+			continue;
+		if (o->role == ROLE_READ || o->role == ROLE_WRITE)
+			apply_option(r, o, w, glued, i);
+		if (!glued)
+			i++; /* its value */
 	}
 }
 

@@ -350,7 +350,7 @@ const char *const ir_role_names[ROLE_COUNT] = {
 	"none", "read", "write", "delete", "net", "opaque",
 	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
 	"run", "rewrites", "refspec", "sedscript", "extracts", "into", "lists", "deletes",
-	"changes", "store", "variable", "module", "awkscript",
+	"changes", "store", "variable", "module", "awkscript", "upstream", "creates",
 };
 
 void ir_spec_free(struct ir_spec *s)
@@ -385,6 +385,7 @@ void ir_spec_free(struct ir_spec *s)
 	free(s->changes);
 	free(s->bare);
 	free(s->implied);
+	free(s->upstream);
 	free(s->extracts_dir);
 	memset(s, 0, sizeof(*s));
 }

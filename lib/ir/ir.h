@@ -205,6 +205,12 @@ enum ir_role {
 			 * and the words after it are read against the module's spec too */
 	ROLE_AWKSCRIPT, /* an awk program: print > FILE is written, getline < FILE read;
 			 * system(), pipes, ENVIRON, ARGV make the part opaque */
+	ROLE_UPSTREAM,  /* operand with a path: a branch's start point; one that may be a
+			 * remote-tracking branch (a '/', an '@{', a value known only at run
+			 * time) becomes its upstream, kept in that path (git branch NAME
+			 * origin/main writes .git/config) */
+	ROLE_CREATES,   /* option: takes the name of a new branch; the operands in the role
+			 * upstream are its start point only with it (git checkout -b) */
 	ROLE_COUNT
 };
 
@@ -232,6 +238,7 @@ struct ir_spec {
 	bool targets;   /* `targets;`: any operand selects a subcommand (make all install) */
 	char *bare;     /* `bare "install";`: the subcommand run without one (yarn) */
 	char *implied;  /* `implied "typescript";`: the operand taken when none is given */
+	char *upstream; /* `last upstream ".git/config";`: where a start point's upstream goes */
 	struct ir_option *options;
 	size_t noptions, options_cap;
 	struct ir_spec *subs;
