@@ -16,30 +16,11 @@
 
 /* ---- program specs ------------------------------------------------------- */
 
-/* Is s exactly the n bytes of name?  Byte by byte: most option names
- * differ from the word within their first three bytes. */
-static bool spelled(const char *s, const char *name, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		if (s[k] != name[k] || !s[k])
-			return false;
-	return s[n] == '\0';
-}
-
-static const struct ir_option *find_option(const struct ir_spec *s, const char *name, size_t n)
-{
-	for (size_t i = 0; s && i < s->noptions; i++)
-		for (size_t j = 0; j < s->options[i].nnames; j++)
-			if (spelled(s->options[i].names[j], name, n))
-				return &s->options[i];
-	return NULL;
-}
-
 static const struct ir_option *lookup(const struct ir_spec *sub, const struct ir_spec *prog,
 				      const char *name, size_t n)
 {
-	const struct ir_option *o = sub != prog ? find_option(sub, name, n) : NULL;
-	return o ? o : find_option(prog, name, n);
+	const struct ir_option *o = sub != prog ? ir_spec_option(sub, name, n) : NULL;
+	return o ? o : ir_spec_option(prog, name, n);
 }
 
 static bool takes_arg(enum ir_role r)
@@ -61,13 +42,14 @@ static const struct ir_option *abbreviation(const struct ir_spec *sub, const str
 	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
 		for (size_t i = 0; i < s->noptions; i++) {
 			const struct ir_option *o = &s->options[i];
+			if (o->role != ROLE_REWRITES)
+				continue;
 			for (size_t j = 0; j < o->nnames; j++) {
 				if (o->names[j][0] != '-' || o->names[j][1] != '-' ||
 				    o->names[j][2] != name[2] || strlen(o->names[j]) <= n ||
 				    memcmp(o->names[j], name, n) != 0)
 					continue;
-				if (o->role == ROLE_REWRITES)
-					return o;
+				return o;
 			}
 		}
 		if (s == prog)
@@ -76,17 +58,9 @@ static const struct ir_option *abbreviation(const struct ir_spec *sub, const str
 	return NULL;
 }
 
-static bool declares(const struct ir_spec *s, enum ir_role role)
-{
-	for (size_t i = 0; s && i < s->noptions; i++)
-		if (s->options[i].role == role)
-			return true;
-	return false;
-}
-
 static bool declares_recursive(const struct ir_spec *s)
 {
-	return declares(s, ROLE_RECURSIVE);
+	return ir_spec_declares(s, ROLE_RECURSIVE);
 }
 
 /* The part rewrites or deletes shared history: it also runs as
@@ -584,14 +558,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		 * `targets;` any operand selects one (make all install).  A name
 		 * with a `*` is a glob (install-*). */
 		if ((r->nops == 0 || prog->targets) && v) {
-			const struct ir_spec *s = NULL;
-			for (size_t k = 0; k < sub->nsubs && !s; k++)
-				for (size_t j = 0; j < sub->subs[k].nnames; j++) {
-					const char *name = sub->subs[k].names[j];
-					if (strcmp(name, v) == 0 ||
-					    (strchr(name, '*') && fnmatch(name, v, 0) == 0))
-						s = &sub->subs[k];
-				}
+			const struct ir_spec *s = ir_spec_sub(sub, v);
 			if (s) {
 				sub = s;
 				r->recursive = r->recursive || s->recursive;
@@ -672,7 +639,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		/* What it deletes when no operand says where: with a flag that
 		 * says so, when the spec has one (git stash -u). */
 		bool deleting = !r->lists && r->nops == 0 &&
-				(r->deletes || (!declares(sub, ROLE_DELETES) && !declares(prog, ROLE_DELETES)));
+				(r->deletes || (!ir_spec_declares(sub, ROLE_DELETES) && !ir_spec_declares(prog, ROLE_DELETES)));
 		for (size_t k = 0; k < s->ndeletes && deleting; k++)
 			fixed_path(r, s->deletes[k], true, true);
 		/* What it changes when an operand or a flag says it does. */
