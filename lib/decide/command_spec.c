@@ -502,7 +502,9 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 			const struct ir_option *o;
 			const char *arg = NULL;
 			/* -m MODULE, -mMODULE: the rest of the words are the module's. */
-			o = v[1] != '-' ? lookup(sub, prog, (char[3]){ '-', v[1], 0 }, 2) : NULL;
+			const struct ir_option *first =
+				v[1] != '-' ? lookup(sub, prog, (char[3]){ '-', v[1], 0 }, 2) : NULL;
+			o = first;
 			if (o && o->role == ROLE_MODULE) {
 				const char *name = v[2] ? v + 2
 					    : i + 1 < c->nwords ? shell_word_static(c->words[i + 1]) : NULL;
@@ -511,11 +513,13 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 				i += v[2] ? 0 : 1;
 				continue;
 			}
-			if (v[1] == '-' || (o = lookup(sub, prog, v, strlen(v)))) {
+			size_t len = strlen(v);
+			if (v[1] == '-' || (o = len == 2 ? first : lookup(sub, prog, v, len))) {
 				/* --long[=value], or a single-dash word the spec names */
-				const char *eq = strchr(v, '=');
-				size_t n = eq ? (size_t)(eq - v) : strlen(v);
-				o = lookup(sub, prog, v, n);
+				const char *eq = memchr(v, '=', len);
+				size_t n = eq ? (size_t)(eq - v) : len;
+				if (v[1] == '-' || eq) /* else o is the whole word's already */
+					o = lookup(sub, prog, v, n);
 				if (!o)
 					o = abbreviation(sub, prog, v, n);
 				if (!o)
@@ -528,7 +532,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 			/* Short options, maybe bundled: -xzf FILE. */
 			for (size_t k = 1; v[k]; k++) {
 				char name[3] = { '-', v[k], 0 };
-				o = lookup(sub, prog, name, 2);
+				o = k == 1 ? first : lookup(sub, prog, name, 2);
 				if (!o)
 					continue;
 				if (!takes_arg(o->role)) {
