@@ -89,6 +89,42 @@ const char *ca_printf(struct cmd_ops *out, const char *fmt, ...)
 	return s;
 }
 
+void ca_join(char *buf, size_t size, ...)
+{
+	va_list ap;
+	size_t at = 0;
+	va_start(ap, size);
+	for (const char *p; (p = va_arg(ap, const char *));) {
+		size_t n = strlen(p);
+		if (at + n >= size)
+			n = size - 1 - at;
+		memcpy(buf + at, p, n);
+		at += n;
+	}
+	va_end(ap);
+	buf[at] = '\0';
+}
+
+const char *ca_cat(struct cmd_ops *out, ...)
+{
+	va_list ap;
+	size_t n = 0;
+	va_start(ap, out);
+	for (const char *p; (p = va_arg(ap, const char *));)
+		n += strlen(p);
+	va_end(ap);
+	char *s = arena_alloc(&out->arena, n + 1), *at = s;
+	va_start(ap, out);
+	for (const char *p; (p = va_arg(ap, const char *));) {
+		size_t k = strlen(p);
+		memcpy(at, p, k);
+		at += k;
+	}
+	va_end(ap);
+	*at = '\0';
+	return s;
+}
+
 const char *ca_word_source(struct cmd_ops *out, const char *text, const struct shell_word *w)
 {
 	return ca_keepn(out, text + w->start, w->end - w->start);
@@ -474,7 +510,7 @@ static void add_redir(struct cmd_ops *out, const struct cmd_env *env, const char
 	if (v && (strncmp(v, "/dev/tcp/", 9) == 0 || strncmp(v, "/dev/udp/", 9) == 0)) {
 		const char *h = v + 9, *sl = strchr(h, '/');
 		char *host = sl ? xasprintf("%.*s:%s", (int)(sl - h), h, sl + 1) : xstrdup(h);
-		snprintf(detail, sizeof(detail), "network (redirection %s)", names[rd->op]);
+		ca_join(detail, sizeof(detail), "network (redirection ", names[rd->op], ")", (char *)NULL);
 		ca_add_net(out, c, host, v, detail);
 		free(host);
 		return;
@@ -482,11 +518,11 @@ static void add_redir(struct cmd_ops *out, const struct cmd_env *env, const char
 	if (v && ca_is_sink(v))
 		return;
 	if (rd_in) {
-		snprintf(detail, sizeof(detail), "read (redirection %s)", names[rd->op]);
+		ca_join(detail, sizeof(detail), "read (redirection ", names[rd->op], ")", (char *)NULL);
 		ca_add_path(out, env, dir, text, c, rd->target, IR_READ, false, detail);
 	}
 	if (wr) {
-		snprintf(detail, sizeof(detail), "write (redirection %s)", names[rd->op]);
+		ca_join(detail, sizeof(detail), "write (redirection ", names[rd->op], ")", (char *)NULL);
 		ca_add_path(out, env, dir, text, c, rd->target, IR_WRITE, false, detail);
 	}
 }
@@ -638,8 +674,9 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 					out, "opaque: %s runs code given on its command line", r.prog);
 			} else if (spec || nested) {
 				out->v[first].detail =
-					spec ? ca_printf(out, "runs (spec \"%s\")", r.prog)
-					     : ca_printf(out, "runs the command in its string (%s)", r.prog);
+					spec ? ca_cat(out, "runs (spec \"", r.prog, "\")", (char *)NULL)
+					     : ca_cat(out, "runs the command in its string (", r.prog, ")",
+						      (char *)NULL);
 			} else {
 				/* What it does with its words is not known: opaque. */
 				char *like = confusable_fold(r.prog);

@@ -89,8 +89,8 @@ static void add_rewrite(struct reading *r, const char *canonical, const char *sp
 	}
 	o->target = ca_keep_sb(r->out, &sb);
 	o->shown = ca_keepn(r->out, r->text + r->c->start, r->c->end - r->c->start);
-	o->detail = ca_printf(r->out, "rewrites or deletes shared history (%s, spelled %s)",
-			      canonical, spelled);
+	o->detail = ca_cat(r->out, "rewrites or deletes shared history (", canonical, ", spelled ",
+			   spelled, ")", (char *)NULL);
 }
 
 /* A directory word's value when it is known before the command runs: its
@@ -223,28 +223,29 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 	switch (role) {
 	case ROLE_READ:
 	case ROLE_SCRIPTFILE:
-		snprintf(detail, sizeof(detail), "read%s (%s%s)",
-			 r->recursive && role == ROLE_READ ? ", recursive" : "", r->prog, what);
+		ca_join(detail, sizeof(detail), "read",
+			r->recursive && role == ROLE_READ ? ", recursive" : "", " (", r->prog, what, ")",
+			(char *)NULL);
 		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ,
 			 r->recursive && role == ROLE_READ, detail);
 		break;
 	case ROLE_WRITE:
 		if (r->lists)
 			break; /* a listing or a dry run writes nothing */
-		snprintf(detail, sizeof(detail), "write%s (%s%s)", r->recursive ? ", recursive" : "",
-			 r->prog, what);
+		ca_join(detail, sizeof(detail), "write", r->recursive ? ", recursive" : "", " (",
+			r->prog, what, ")", (char *)NULL);
 		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
 		break;
 	case ROLE_DELETE:
 		if (r->lists)
 			break;
-		snprintf(detail, sizeof(detail), "delete%s (%s%s)", r->recursive ? ", recursive" : "",
-			 r->prog, what);
+		ca_join(detail, sizeof(detail), "delete", r->recursive ? ", recursive" : "", " (",
+			r->prog, what, ")", (char *)NULL);
 		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
 		break;
 	case ROLE_NET:
 		v = shell_word_static(w);
-		snprintf(detail, sizeof(detail), "network (%s%s)", r->prog, what);
+		ca_join(detail, sizeof(detail), "network (", r->prog, what, ")", (char *)NULL);
 		{
 			char *h = v ? ca_host_of(v) : NULL;
 			ca_add_net(r->out, r->c, h, ca_word_source(r->out, r->text, w), detail);
@@ -278,7 +279,8 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		v = shell_word_static(w);
 		if (v && strcmp(v, "-") == 0)
 			break; /* the program comes from stdin */
-		snprintf(detail, sizeof(detail), "read (%s%s, the code it runs)", r->prog, what);
+		ca_join(detail, sizeof(detail), "read (", r->prog, what, ", the code it runs)",
+			(char *)NULL);
 		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
 		break;
 	case ROLE_CWD:
@@ -350,8 +352,8 @@ static void fixed_path(struct reading *r, const char *path, bool write, bool tre
 		sw.nparts = path[1] ? 2 : 1;
 	}
 	char detail[160];
-	snprintf(detail, sizeof(detail), "%s (%s uses %s)",
-		 tree ? "delete, recursive" : write ? "write" : "read", r->prog, path);
+	ca_join(detail, sizeof(detail), tree ? "delete, recursive" : write ? "write" : "read", " (",
+		r->prog, " uses ", path, ")", (char *)NULL);
 	ca_add_path(r->out, r->env, r->dir, r->text, r->c, &sw, write ? IR_WRITE : IR_READ, tree,
 		 detail);
 	/* The preview shows the path, not the command it came from. */
@@ -657,7 +659,8 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 				fixed_path(r, r->changed[k], true, false);
 		for (size_t k = 0; k < s->nhosts; k++) {
 			char detail[160];
-			snprintf(detail, sizeof(detail), "network (%s contacts it)", r->prog);
+			ca_join(detail, sizeof(detail), "network (", r->prog, " contacts it)",
+				(char *)NULL);
 			bool any = strcmp(s->hosts[k], "*") == 0;
 			ca_add_net(r->out, c, any ? NULL : s->hosts[k], s->hosts[k], detail);
 		}
