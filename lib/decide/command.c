@@ -168,18 +168,28 @@ bool ca_name_char(char c)
 	       c == '_';
 }
 
-/* Is every mention of name in text a reference ($NAME, ${NAME})? */
+/* Is every mention of name in text a reference ($NAME, ${NAME})?  Each
+ * mention is found by memchr for its first byte and a compare: the names
+ * are short and upper case, and memmem spends more setting up than this
+ * takes over a command line. */
 static bool only_referenced(const char *text, size_t len, const char *name)
 {
 	size_t n = strlen(name);
-	for (const char *p = text, *end = text + len; (p = memmem(p, (size_t)(end - p), name, n));
-	     p += n) {
+	if (!n)
+		return false; /* "" is mentioned, unreferenced, at the start */
+	const char *p = text, *end = text + len;
+	while ((size_t)(end - p) >= n && (p = memchr(p, name[0], (size_t)(end - p) - n + 1))) {
+		if (memcmp(p, name, n) != 0) {
+			p++;
+			continue;
+		}
 		bool before = p > text && ca_name_char(p[-1]);
 		bool after = p + n < end && ca_name_char(p[n]);
-		if (before || after)
+		if (before || after || (p > text && p[-1] == '$') ||
+		    (p - text >= 2 && p[-1] == '{' && p[-2] == '$')) {
+			p += n;
 			continue;
-		if ((p > text && p[-1] == '$') || (p - text >= 2 && p[-1] == '{' && p[-2] == '$'))
-			continue;
+		}
 		return false;
 	}
 	return true;
@@ -630,17 +640,20 @@ static bool reads_environ(const struct cmd_ops *out, size_t first)
 	return false;
 }
 
+/* dir: where c runs (ca_cmd_dir of its cwd), NULL when unknown. */
 static void analyse_cmd(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
-			bool nested, struct cmd_ops *out)
+			const char *dir, bool nested, struct cmd_ops *out)
 {
-	char *dir = ca_cmd_dir(env, c->cwd);
 	size_t first = out->n;
+	/* The program's spec, looked up once for the reading and the caution. */
+	const struct ir_spec *spec =
+		c->argi < c->nwords && c->prog ? ca_find_program(env, c->prog) : NULL;
 	if (c->argi < c->nwords) {
 		bool opaque = (c->flags & SHELL_CMD_OPAQUE) != 0;
 		add_exec(out, text, c, opaque, opaque ? c->reason ? c->reason : "opaque" : "runs");
 		if (c->flags & SHELL_CMD_DOWNLOADS)
 			ca_add_net(out, c, NULL, c->reason ? c->reason : "", "network (fetches the program it runs)");
-		const struct ir_spec *runs = opaque && c->prog ? ca_find_program(env, c->prog) : NULL;
+		const struct ir_spec *runs = opaque ? spec : NULL;
 		if (runs && runs->has_first && runs->first == ROLE_RUN) {
 			/* A shell whose script name is not static (bash ~/x, bash
 			 * "$F"): opaque, but the script it reads is still read. */
@@ -658,7 +671,6 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			const char *base = strrchr(c->prog, '/');
 			r.prog = base ? base + 1 : c->prog;
 			r.dir = dir ? xstrdup(dir) : NULL;
-			const struct ir_spec *spec = ca_find_program(env, c->prog);
 			if (spec)
 				ca_read_spec(&r, spec, c->argi + 1);
 			if (c->flags & SHELL_CMD_FIND_DELETE)
@@ -697,8 +709,7 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 	if (c->argi < c->nwords) {
 		char why[160];
 		const char *caution =
-			cmd_env_caution(env->names, env->md, c, c->prog ? ca_find_program(env, c->prog) : NULL,
-					why, sizeof(why));
+			cmd_env_caution(env->names, env->md, c, spec, why, sizeof(why));
 		if (caution)
 			out->v[first].caution = ca_keep(out, caution);
 	}
@@ -706,7 +717,6 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 		add_redir(out, env, dir, text, c, c->redirs[i]);
 	if (c->argi < c->nwords && !out->v[first].caution && reads_environ(out, first))
 		out->v[first].caution = "it reads a process's environment (/proc/PID/environ)";
-	free(dir);
 }
 
 void cmd_analyse(const struct cmd_env *env, const struct shell_script *script, const char *text,
@@ -722,10 +732,20 @@ void cmd_analyse(const struct cmd_env *env, const struct shell_script *script, c
 			vars[e.nvars++] = env->vars[i];
 	size_t nnested;
 	struct nested_word *nested = nested_words(script, &nnested);
+	/* Commands in a row mostly run in one directory (cd DIR && a && b):
+	 * the directory of the one before is kept while the cwd is the same. */
+	const char *cwd = NULL;
+	char *dir = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct shell_cmd *c = shell_cmd_get(script, i);
-		analyse_cmd(&e, text, c, runs_nested(nested, nnested, c), out);
+		if (!i || !(c->cwd == cwd || (c->cwd && cwd && strcmp(c->cwd, cwd) == 0))) {
+			free(dir);
+			dir = ca_cmd_dir(&e, c->cwd);
+			cwd = c->cwd;
+		}
+		analyse_cmd(&e, text, c, dir, runs_nested(nested, nnested, c), out);
 	}
+	free(dir);
 	free(nested);
 	free(vars);
 }
