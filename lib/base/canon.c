@@ -55,6 +55,13 @@ char *canon_lexical(const char *path)
 	return sb_steal(&out);
 }
 
+void canon_lexical_into(struct strbuf *out, const char *path)
+{
+	out->len = 0;
+	sb_addc(out, '/');
+	lexical_add(out, path);
+}
+
 /* The home directory of a user, malloc'd, or NULL with *err. */
 static char *user_home(const char *user, char **err)
 {

@@ -255,15 +255,51 @@ void ca_add_path(struct cmd_ops *out, const struct cmd_env *env, const char *dir
 	free(parts);
 }
 
+/* The buffers of add_path_word: the word's static start, that made
+ * absolute, and that normalised. */
+enum { SCRATCH_LIT, SCRATCH_ABS, SCRATCH_NORMAL };
+
+/* Scratch buffer k of the analysis, emptied. */
+static struct strbuf *scratch(struct cmd_ops *out, int k)
+{
+	struct strbuf *sb = &out->scratch[k];
+	if (!sb->buf)
+		sb_init(sb);
+	sb->len = 0;
+	sb->buf[0] = '\0';
+	return sb;
+}
+
+/* canon_lexical of path, in the operations' arena without a copy of its
+ * own on the heap. */
+static const char *ca_lexical(struct cmd_ops *out, const char *path)
+{
+	struct strbuf *sb = scratch(out, SCRATCH_NORMAL);
+	canon_lexical_into(sb, path);
+	return arena_strndup(&out->arena, sb->buf, sb->len);
+}
+
+/* abs made of the strings up to a NULL, in scratch buffer SCRATCH_ABS. */
+static char *scratch_cat(struct cmd_ops *out, ...) __attribute__((sentinel));
+static char *scratch_cat(struct cmd_ops *out, ...)
+{
+	struct strbuf *sb = scratch(out, SCRATCH_ABS);
+	va_list ap;
+	va_start(ap, out);
+	for (const char *p; (p = va_arg(ap, const char *));)
+		sb_adds(sb, p);
+	va_end(ap);
+	return sb->buf;
+}
+
 static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const char *dir,
 			  const char *text, const struct shell_cmd *c,
 			  const struct shell_word *w, enum ir_op op, bool tree,
 			  const char *detail)
 {
-	struct strbuf lit;
+	struct strbuf *lit = scratch(out, SCRATCH_LIT);
 	size_t i = 0;
 	bool home = false, anywhere = false;
-	sb_init(&lit);
 	if (w->nparts && w->parts[0].kind == SHELL_PART_TILDE) {
 		if (strcmp(w->parts[0].text, "~") == 0 && env->home)
 			home = true;
@@ -272,25 +308,23 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 		i = 1;
 	}
 	for (; i < w->nparts && w->parts[i].kind == SHELL_PART_LIT; i++)
-		sb_adds(&lit, w->parts[i].text);
+		sb_adds(lit, w->parts[i].text);
 	bool exact = i == w->nparts && !anywhere;
-	if (exact && !home && lit.len == 0) {
-		sb_free(&lit);
+	if (exact && !home && lit->len == 0)
 		return; /* "" names no file */
-	}
 	/* The static start, absolute. */
 	char *abs = NULL;
 	bool relative_unknown = false;
 	if (!anywhere) {
 		if (home)
-			abs = xstrcat(env->home, "/", lit.buf, (char *)NULL);
-		else if (lit.len && lit.buf[0] == '/')
-			abs = xstrdup(lit.buf);
+			abs = scratch_cat(out, env->home, "/", lit->buf, (char *)NULL);
+		else if (lit->len && lit->buf[0] == '/')
+			abs = lit->buf;
 		else if (i == 0 && i < w->nparts && w->parts[0].kind != SHELL_PART_GLOB &&
 			 w->parts[0].kind != SHELL_PART_BRACE)
 			anywhere = true; /* a dynamic start may be absolute */
 		else if (dir)
-			abs = xstrcat(dir, "/", lit.buf, (char *)NULL);
+			abs = scratch_cat(out, dir, "/", lit->buf, (char *)NULL);
 		else if (exact)
 			relative_unknown = true;
 		else
@@ -302,9 +336,7 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 	o->tree = tree;
 	if (exact && abs) {
 		o->kind = CMD_PATH_EXACT;
-		o->target = ca_own(out, canon_lexical(abs));
-		free(abs);
-		sb_free(&lit);
+		o->target = ca_lexical(out, abs);
 		return;
 	}
 	if (relative_unknown) {
@@ -312,12 +344,11 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 		struct strbuf re;
 		sb_init(&re);
 		sb_adds(&re, "(?:.*/)?");
-		re_quote(&re, lit.buf, lit.len);
+		re_quote(&re, lit->buf, lit->len);
 		o->kind = CMD_PATH_REGION;
 		o->target = "/";
 		o->pattern = ca_keep_sb(out, &re);
 		o->maybe = true;
-		sb_free(&lit);
 		return;
 	}
 	o->kind = CMD_PATH_REGION;
@@ -325,14 +356,12 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 		o->target = "/";
 		o->pattern = ".*";
 		o->maybe = true;
-		free(abs);
-		sb_free(&lit);
 		return;
 	}
 	/* Region: the directory of the static start, then a pattern. */
 	char *slash = strrchr(abs, '/');
 	char *dirpart = xstrndup(abs, (size_t)(slash - abs));
-	o->target = ca_own(out, canon_lexical(*dirpart ? dirpart : "/"));
+	o->target = ca_lexical(out, *dirpart ? dirpart : "/");
 	free(dirpart);
 	struct strbuf re;
 	sb_init(&re);
@@ -386,8 +415,6 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 		break;
 	}
 	o->pattern = ca_keep_sb(out, &re);
-	free(abs);
-	sb_free(&lit);
 }
 
 /* ---- hosts ---------------------------------------------------------------- */
@@ -752,6 +779,8 @@ void cmd_analyse(const struct cmd_env *env, const struct shell_script *script, c
 
 void cmd_ops_free(struct cmd_ops *ops)
 {
+	for (size_t k = 0; k < sizeof(ops->scratch) / sizeof(*ops->scratch); k++)
+		sb_free(&ops->scratch[k]);
 	arena_free(&ops->arena);
 	free(ops->v);
 	memset(ops, 0, sizeof(*ops));
