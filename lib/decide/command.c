@@ -130,25 +130,35 @@ const char *ca_word_source(struct cmd_ops *out, const char *text, const struct s
 	return ca_keepn(out, text + w->start, w->end - w->start);
 }
 
+/* canon_lexical, through canon_lexical_into: a path already normal (most
+ * are) is copied whole, not a component at a time. */
+static char *lexical(const char *path)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	canon_lexical_into(&sb, path);
+	return sb_steal(&sb);
+}
+
 /* The absolute directory a command runs in, or NULL when unknown. */
 char *ca_cmd_dir(const struct cmd_env *env, const char *rel)
 {
 	if (!rel)
 		return NULL;
 	if (rel[0] == '/')
-		return canon_lexical(rel);
+		return lexical(rel);
 	if (rel[0] == '~' && (rel[1] == '\0' || rel[1] == '/')) {
 		if (!env->home)
 			return NULL;
 		char *j = xstrcat(env->home, "/", rel + 1, (char *)NULL);
-		char *r = canon_lexical(j);
+		char *r = lexical(j);
 		free(j);
 		return r;
 	}
 	if (!env->cwd)
 		return NULL;
 	char *j = xstrcat(env->cwd, "/", rel, (char *)NULL);
-	char *r = canon_lexical(j);
+	char *r = lexical(j);
 	free(j);
 	return r;
 }
