@@ -266,7 +266,7 @@ void ca_add_path(struct cmd_ops *out, const struct cmd_env *env, const char *dir
 }
 
 /* The buffers of add_path_word: the word's static start, that made
- * absolute, and that normalised. */
+ * absolute, and that normalised; add_exec builds its line in the first. */
 enum { SCRATCH_LIT, SCRATCH_ABS, SCRATCH_NORMAL };
 
 /* Scratch buffer k of the analysis, emptied. */
@@ -580,8 +580,7 @@ static void add_exec(struct cmd_ops *out, const char *text, const struct shell_c
 		     bool opaque, const char *detail)
 {
 	struct cmd_op *o = ca_push(out, IR_EXEC, c);
-	struct strbuf sb;
-	sb_init(&sb);
+	struct strbuf *sb = scratch(out, SCRATCH_LIT);
 	o->opaque = opaque;
 	o->nwords = c->nwords - c->argi;
 	o->words = arena_alloc0(&out->arena, (o->nwords + 1) * sizeof(*o->words));
@@ -592,15 +591,15 @@ static void add_exec(struct cmd_ops *out, const char *text, const struct shell_c
 		o->words[i] = v ? ca_keep(out, v) : ca_word_source(out, text, w);
 		o->dyn[i] = !v;
 		if (i)
-			sb_addc(&sb, ' ');
+			sb_addc(sb, ' ');
 		/* The line exec rules match: a static word quoted so that a
 		 * space in it cannot pass for a word boundary. */
 		if (v)
-			shell_quote_word(&sb, v, i == 0);
+			shell_quote_word(sb, v, i == 0);
 		else
-			sb_adds(&sb, o->words[i]);
+			sb_adds(sb, o->words[i]);
 	}
-	o->target = ca_keep_sb(out, &sb);
+	o->target = ca_keepn(out, sb->buf, sb->len);
 	o->shown = ca_keepn(out, text + c->start, c->end - c->start);
 	o->detail = ca_keep(out, detail);
 }
