@@ -55,6 +55,44 @@ char *canon_lexical(const char *path)
 	return sb_steal(&out);
 }
 
+/* Is path already its lexical form: absolute, without "//", "." or "..",
+ * and no '/' at the end but the root's?  Then the walk would copy it. */
+static bool lexically_normal(const char *path, size_t *len)
+{
+	const char *s = path + 1;
+	if (path[0] != '/')
+		return false;
+	if (!*s) {
+		*len = 1;
+		return true;
+	}
+	for (;;) {
+		const char *e = s;
+		while (*e && *e != '/')
+			e++;
+		size_t n = (size_t)(e - s);
+		if (n == 0 || (s[0] == '.' && (n == 1 || (n == 2 && s[1] == '.'))))
+			return false;
+		if (!*e) {
+			*len = (size_t)(e - path);
+			return true;
+		}
+		s = e + 1;
+	}
+}
+
+void canon_lexical_into(struct strbuf *out, const char *path)
+{
+	size_t len;
+	out->len = 0;
+	if (lexically_normal(path, &len)) {
+		sb_add(out, path, len);
+		return;
+	}
+	sb_addc(out, '/');
+	lexical_add(out, path);
+}
+
 /* The home directory of a user, malloc'd, or NULL with *err. */
 static char *user_home(const char *user, char **err)
 {

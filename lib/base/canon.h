@@ -55,5 +55,9 @@ char *canon_tilde(const char *path, size_t len, const char *home, char **err);
 /* Lexical normalisation only: "//", "." and ".." (at the root, ".." stays
  * at the root).  For paths that are already absolute. */
 char *canon_lexical(const char *path);
+/* canon_lexical into out, replacing what it held: a caller that
+ * normalises many paths reuses one buffer. */
+struct strbuf;
+void canon_lexical_into(struct strbuf *out, const char *path);
 
 #endif

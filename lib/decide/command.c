@@ -89,9 +89,55 @@ const char *ca_printf(struct cmd_ops *out, const char *fmt, ...)
 	return s;
 }
 
+void ca_join(char *buf, size_t size, ...)
+{
+	va_list ap;
+	size_t at = 0;
+	va_start(ap, size);
+	for (const char *p; (p = va_arg(ap, const char *));) {
+		size_t n = strlen(p);
+		if (at + n >= size)
+			n = size - 1 - at;
+		memcpy(buf + at, p, n);
+		at += n;
+	}
+	va_end(ap);
+	buf[at] = '\0';
+}
+
+const char *ca_cat(struct cmd_ops *out, ...)
+{
+	va_list ap;
+	size_t n = 0;
+	va_start(ap, out);
+	for (const char *p; (p = va_arg(ap, const char *));)
+		n += strlen(p);
+	va_end(ap);
+	char *s = arena_alloc(&out->arena, n + 1), *at = s;
+	va_start(ap, out);
+	for (const char *p; (p = va_arg(ap, const char *));) {
+		size_t k = strlen(p);
+		memcpy(at, p, k);
+		at += k;
+	}
+	va_end(ap);
+	*at = '\0';
+	return s;
+}
+
 const char *ca_word_source(struct cmd_ops *out, const char *text, const struct shell_word *w)
 {
 	return ca_keepn(out, text + w->start, w->end - w->start);
+}
+
+/* canon_lexical, through canon_lexical_into: a path already normal (most
+ * are) is copied whole, not a component at a time. */
+static char *lexical(const char *path)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	canon_lexical_into(&sb, path);
+	return sb_steal(&sb);
 }
 
 /* The absolute directory a command runs in, or NULL when unknown. */
@@ -100,19 +146,19 @@ char *ca_cmd_dir(const struct cmd_env *env, const char *rel)
 	if (!rel)
 		return NULL;
 	if (rel[0] == '/')
-		return canon_lexical(rel);
+		return lexical(rel);
 	if (rel[0] == '~' && (rel[1] == '\0' || rel[1] == '/')) {
 		if (!env->home)
 			return NULL;
 		char *j = xstrcat(env->home, "/", rel + 1, (char *)NULL);
-		char *r = canon_lexical(j);
+		char *r = lexical(j);
 		free(j);
 		return r;
 	}
 	if (!env->cwd)
 		return NULL;
 	char *j = xstrcat(env->cwd, "/", rel, (char *)NULL);
-	char *r = canon_lexical(j);
+	char *r = lexical(j);
 	free(j);
 	return r;
 }
@@ -132,18 +178,28 @@ bool ca_name_char(char c)
 	       c == '_';
 }
 
-/* Is every mention of name in text a reference ($NAME, ${NAME})? */
+/* Is every mention of name in text a reference ($NAME, ${NAME})?  Each
+ * mention is found by memchr for its first byte and a compare: the names
+ * are short and upper case, and memmem spends more setting up than this
+ * takes over a command line. */
 static bool only_referenced(const char *text, size_t len, const char *name)
 {
 	size_t n = strlen(name);
-	for (const char *p = text, *end = text + len; (p = memmem(p, (size_t)(end - p), name, n));
-	     p += n) {
+	if (!n)
+		return false; /* "" is mentioned, unreferenced, at the start */
+	const char *p = text, *end = text + len;
+	while ((size_t)(end - p) >= n && (p = memchr(p, name[0], (size_t)(end - p) - n + 1))) {
+		if (memcmp(p, name, n) != 0) {
+			p++;
+			continue;
+		}
 		bool before = p > text && ca_name_char(p[-1]);
 		bool after = p + n < end && ca_name_char(p[n]);
-		if (before || after)
+		if (before || after || (p > text && p[-1] == '$') ||
+		    (p - text >= 2 && p[-1] == '{' && p[-2] == '$')) {
+			p += n;
 			continue;
-		if ((p > text && p[-1] == '$') || (p - text >= 2 && p[-1] == '{' && p[-2] == '$'))
-			continue;
+		}
 		return false;
 	}
 	return true;
@@ -209,15 +265,51 @@ void ca_add_path(struct cmd_ops *out, const struct cmd_env *env, const char *dir
 	free(parts);
 }
 
+/* The buffers of add_path_word: the word's static start, that made
+ * absolute, and that normalised; add_exec builds its line in the first. */
+enum { SCRATCH_LIT, SCRATCH_ABS, SCRATCH_NORMAL };
+
+/* Scratch buffer k of the analysis, emptied. */
+static struct strbuf *scratch(struct cmd_ops *out, int k)
+{
+	struct strbuf *sb = &out->scratch[k];
+	if (!sb->buf)
+		sb_init(sb);
+	sb->len = 0;
+	sb->buf[0] = '\0';
+	return sb;
+}
+
+/* canon_lexical of path, in the operations' arena without a copy of its
+ * own on the heap. */
+static const char *ca_lexical(struct cmd_ops *out, const char *path)
+{
+	struct strbuf *sb = scratch(out, SCRATCH_NORMAL);
+	canon_lexical_into(sb, path);
+	return arena_strndup(&out->arena, sb->buf, sb->len);
+}
+
+/* abs made of the strings up to a NULL, in scratch buffer SCRATCH_ABS. */
+static char *scratch_cat(struct cmd_ops *out, ...) __attribute__((sentinel));
+static char *scratch_cat(struct cmd_ops *out, ...)
+{
+	struct strbuf *sb = scratch(out, SCRATCH_ABS);
+	va_list ap;
+	va_start(ap, out);
+	for (const char *p; (p = va_arg(ap, const char *));)
+		sb_adds(sb, p);
+	va_end(ap);
+	return sb->buf;
+}
+
 static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const char *dir,
 			  const char *text, const struct shell_cmd *c,
 			  const struct shell_word *w, enum ir_op op, bool tree,
 			  const char *detail)
 {
-	struct strbuf lit;
+	struct strbuf *lit = scratch(out, SCRATCH_LIT);
 	size_t i = 0;
 	bool home = false, anywhere = false;
-	sb_init(&lit);
 	if (w->nparts && w->parts[0].kind == SHELL_PART_TILDE) {
 		if (strcmp(w->parts[0].text, "~") == 0 && env->home)
 			home = true;
@@ -226,25 +318,23 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 		i = 1;
 	}
 	for (; i < w->nparts && w->parts[i].kind == SHELL_PART_LIT; i++)
-		sb_adds(&lit, w->parts[i].text);
+		sb_adds(lit, w->parts[i].text);
 	bool exact = i == w->nparts && !anywhere;
-	if (exact && !home && lit.len == 0) {
-		sb_free(&lit);
+	if (exact && !home && lit->len == 0)
 		return; /* "" names no file */
-	}
 	/* The static start, absolute. */
 	char *abs = NULL;
 	bool relative_unknown = false;
 	if (!anywhere) {
 		if (home)
-			abs = xstrcat(env->home, "/", lit.buf, (char *)NULL);
-		else if (lit.len && lit.buf[0] == '/')
-			abs = xstrdup(lit.buf);
+			abs = scratch_cat(out, env->home, "/", lit->buf, (char *)NULL);
+		else if (lit->len && lit->buf[0] == '/')
+			abs = lit->buf;
 		else if (i == 0 && i < w->nparts && w->parts[0].kind != SHELL_PART_GLOB &&
 			 w->parts[0].kind != SHELL_PART_BRACE)
 			anywhere = true; /* a dynamic start may be absolute */
 		else if (dir)
-			abs = xstrcat(dir, "/", lit.buf, (char *)NULL);
+			abs = scratch_cat(out, dir, "/", lit->buf, (char *)NULL);
 		else if (exact)
 			relative_unknown = true;
 		else
@@ -256,9 +346,7 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 	o->tree = tree;
 	if (exact && abs) {
 		o->kind = CMD_PATH_EXACT;
-		o->target = ca_own(out, canon_lexical(abs));
-		free(abs);
-		sb_free(&lit);
+		o->target = ca_lexical(out, abs);
 		return;
 	}
 	if (relative_unknown) {
@@ -266,12 +354,11 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 		struct strbuf re;
 		sb_init(&re);
 		sb_adds(&re, "(?:.*/)?");
-		re_quote(&re, lit.buf, lit.len);
+		re_quote(&re, lit->buf, lit->len);
 		o->kind = CMD_PATH_REGION;
 		o->target = "/";
 		o->pattern = ca_keep_sb(out, &re);
 		o->maybe = true;
-		sb_free(&lit);
 		return;
 	}
 	o->kind = CMD_PATH_REGION;
@@ -279,14 +366,12 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 		o->target = "/";
 		o->pattern = ".*";
 		o->maybe = true;
-		free(abs);
-		sb_free(&lit);
 		return;
 	}
 	/* Region: the directory of the static start, then a pattern. */
 	char *slash = strrchr(abs, '/');
 	char *dirpart = xstrndup(abs, (size_t)(slash - abs));
-	o->target = ca_own(out, canon_lexical(*dirpart ? dirpart : "/"));
+	o->target = ca_lexical(out, *dirpart ? dirpart : "/");
 	free(dirpart);
 	struct strbuf re;
 	sb_init(&re);
@@ -340,8 +425,6 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 		break;
 	}
 	o->pattern = ca_keep_sb(out, &re);
-	free(abs);
-	sb_free(&lit);
 }
 
 /* ---- hosts ---------------------------------------------------------------- */
@@ -474,7 +557,7 @@ static void add_redir(struct cmd_ops *out, const struct cmd_env *env, const char
 	if (v && (strncmp(v, "/dev/tcp/", 9) == 0 || strncmp(v, "/dev/udp/", 9) == 0)) {
 		const char *h = v + 9, *sl = strchr(h, '/');
 		char *host = sl ? xasprintf("%.*s:%s", (int)(sl - h), h, sl + 1) : xstrdup(h);
-		snprintf(detail, sizeof(detail), "network (redirection %s)", names[rd->op]);
+		ca_join(detail, sizeof(detail), "network (redirection ", names[rd->op], ")", (char *)NULL);
 		ca_add_net(out, c, host, v, detail);
 		free(host);
 		return;
@@ -482,11 +565,11 @@ static void add_redir(struct cmd_ops *out, const struct cmd_env *env, const char
 	if (v && ca_is_sink(v))
 		return;
 	if (rd_in) {
-		snprintf(detail, sizeof(detail), "read (redirection %s)", names[rd->op]);
+		ca_join(detail, sizeof(detail), "read (redirection ", names[rd->op], ")", (char *)NULL);
 		ca_add_path(out, env, dir, text, c, rd->target, IR_READ, false, detail);
 	}
 	if (wr) {
-		snprintf(detail, sizeof(detail), "write (redirection %s)", names[rd->op]);
+		ca_join(detail, sizeof(detail), "write (redirection ", names[rd->op], ")", (char *)NULL);
 		ca_add_path(out, env, dir, text, c, rd->target, IR_WRITE, false, detail);
 	}
 }
@@ -497,8 +580,7 @@ static void add_exec(struct cmd_ops *out, const char *text, const struct shell_c
 		     bool opaque, const char *detail)
 {
 	struct cmd_op *o = ca_push(out, IR_EXEC, c);
-	struct strbuf sb;
-	sb_init(&sb);
+	struct strbuf *sb = scratch(out, SCRATCH_LIT);
 	o->opaque = opaque;
 	o->nwords = c->nwords - c->argi;
 	o->words = arena_alloc0(&out->arena, (o->nwords + 1) * sizeof(*o->words));
@@ -509,15 +591,15 @@ static void add_exec(struct cmd_ops *out, const char *text, const struct shell_c
 		o->words[i] = v ? ca_keep(out, v) : ca_word_source(out, text, w);
 		o->dyn[i] = !v;
 		if (i)
-			sb_addc(&sb, ' ');
+			sb_addc(sb, ' ');
 		/* The line exec rules match: a static word quoted so that a
 		 * space in it cannot pass for a word boundary. */
 		if (v)
-			shell_quote_word(&sb, v, i == 0);
+			shell_quote_word(sb, v, i == 0);
 		else
-			sb_adds(&sb, o->words[i]);
+			sb_adds(sb, o->words[i]);
 	}
-	o->target = ca_keep_sb(out, &sb);
+	o->target = ca_keepn(out, sb->buf, sb->len);
 	o->shown = ca_keepn(out, text + c->start, c->end - c->start);
 	o->detail = ca_keep(out, detail);
 }
@@ -594,17 +676,20 @@ static bool reads_environ(const struct cmd_ops *out, size_t first)
 	return false;
 }
 
+/* dir: where c runs (ca_cmd_dir of its cwd), NULL when unknown. */
 static void analyse_cmd(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
-			bool nested, struct cmd_ops *out)
+			const char *dir, bool nested, struct cmd_ops *out)
 {
-	char *dir = ca_cmd_dir(env, c->cwd);
 	size_t first = out->n;
+	/* The program's spec, looked up once for the reading and the caution. */
+	const struct ir_spec *spec =
+		c->argi < c->nwords && c->prog ? ca_find_program(env, c->prog) : NULL;
 	if (c->argi < c->nwords) {
 		bool opaque = (c->flags & SHELL_CMD_OPAQUE) != 0;
 		add_exec(out, text, c, opaque, opaque ? c->reason ? c->reason : "opaque" : "runs");
 		if (c->flags & SHELL_CMD_DOWNLOADS)
 			ca_add_net(out, c, NULL, c->reason ? c->reason : "", "network (fetches the program it runs)");
-		const struct ir_spec *runs = opaque && c->prog ? ca_find_program(env, c->prog) : NULL;
+		const struct ir_spec *runs = opaque ? spec : NULL;
 		if (runs && runs->has_first && runs->first == ROLE_RUN) {
 			/* A shell whose script name is not static (bash ~/x, bash
 			 * "$F"): opaque, but the script it reads is still read. */
@@ -622,7 +707,6 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			const char *base = strrchr(c->prog, '/');
 			r.prog = base ? base + 1 : c->prog;
 			r.dir = dir ? xstrdup(dir) : NULL;
-			const struct ir_spec *spec = ca_find_program(env, c->prog);
 			if (spec)
 				ca_read_spec(&r, spec, c->argi + 1);
 			if (c->flags & SHELL_CMD_FIND_DELETE)
@@ -638,8 +722,9 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 					out, "opaque: %s runs code given on its command line", r.prog);
 			} else if (spec || nested) {
 				out->v[first].detail =
-					spec ? ca_printf(out, "runs (spec \"%s\")", r.prog)
-					     : ca_printf(out, "runs the command in its string (%s)", r.prog);
+					spec ? ca_cat(out, "runs (spec \"", r.prog, "\")", (char *)NULL)
+					     : ca_cat(out, "runs the command in its string (", r.prog, ")",
+						      (char *)NULL);
 			} else {
 				/* What it does with its words is not known: opaque. */
 				char *like = confusable_fold(r.prog);
@@ -660,8 +745,7 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 	if (c->argi < c->nwords) {
 		char why[160];
 		const char *caution =
-			cmd_env_caution(env->names, env->md, c, c->prog ? ca_find_program(env, c->prog) : NULL,
-					why, sizeof(why));
+			cmd_env_caution(env->names, env->md, c, spec, why, sizeof(why));
 		if (caution)
 			out->v[first].caution = ca_keep(out, caution);
 	}
@@ -691,7 +775,6 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 		add_redir(out, env, dir, text, c, c->redirs[i]);
 	if (c->argi < c->nwords && !out->v[first].caution && reads_environ(out, first))
 		out->v[first].caution = "it reads a process's environment (/proc/PID/environ)";
-	free(dir);
 }
 
 void cmd_analyse(const struct cmd_env *env, const struct shell_script *script, const char *text,
@@ -707,16 +790,28 @@ void cmd_analyse(const struct cmd_env *env, const struct shell_script *script, c
 			vars[e.nvars++] = env->vars[i];
 	size_t nnested;
 	struct nested_word *nested = nested_words(script, &nnested);
+	/* Commands in a row mostly run in one directory (cd DIR && a && b):
+	 * the directory of the one before is kept while the cwd is the same. */
+	const char *cwd = NULL;
+	char *dir = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct shell_cmd *c = shell_cmd_get(script, i);
-		analyse_cmd(&e, text, c, runs_nested(nested, nnested, c), out);
+		if (!i || !(c->cwd == cwd || (c->cwd && cwd && strcmp(c->cwd, cwd) == 0))) {
+			free(dir);
+			dir = ca_cmd_dir(&e, c->cwd);
+			cwd = c->cwd;
+		}
+		analyse_cmd(&e, text, c, dir, runs_nested(nested, nnested, c), out);
 	}
+	free(dir);
 	free(nested);
 	free(vars);
 }
 
 void cmd_ops_free(struct cmd_ops *ops)
 {
+	for (size_t k = 0; k < sizeof(ops->scratch) / sizeof(*ops->scratch); k++)
+		sb_free(&ops->scratch[k]);
 	arena_free(&ops->arena);
 	free(ops->v);
 	memset(ops, 0, sizeof(*ops));

@@ -52,6 +52,8 @@ struct cmd_ops {
 	/* The operations' strings and word lists, freed at once with them;
 	 * a string that does not change may be a literal. */
 	struct arena arena;
+	/* Buffers the analysis reuses for a path's words (command.c). */
+	struct strbuf scratch[3];
 };
 
 /* The analysis context: the directory the command starts in and the home

@@ -96,15 +96,6 @@ static bool is_code_var(const struct cmd_names *e, pcre2_match_data *md, const c
 	return e && name_set_match(&e->code, name, md);
 }
 
-static bool spec_option(const struct ir_spec *s, const char *name)
-{
-	for (size_t i = 0; i < s->noptions; i++)
-		for (size_t j = 0; j < s->options[i].nnames; j++)
-			if (strcmp(s->options[i].names[j], name) == 0)
-				return true;
-	return false;
-}
-
 /* A program whose spec says `environment;` prints the environment when its
  * words are only options the spec lists (env, export -p, set; not set -e);
  * a `variable` operand prints that variable (printenv NAME): 1 when one
@@ -120,7 +111,7 @@ static int dumps_environment(const struct cmd_names *e, pcre2_match_data *md,
 		if (!v)
 			return 0;
 		if (v[0] == '-' && v[1]) {
-			if (!spec_option(spec, v))
+			if (!ir_spec_option(spec, v, strlen(v)))
 				return 0;
 			continue;
 		}

@@ -60,6 +60,11 @@ const char *ca_keepn(struct cmd_ops *out, const char *s, size_t n);
 const char *ca_keep_sb(struct cmd_ops *out, struct strbuf *sb);
 const char *ca_own(struct cmd_ops *out, char *s);
 const char *ca_printf(struct cmd_ops *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* The strings up to a NULL, joined: in the operations' arena; or in buf,
+ * cut to size - 1 bytes as snprintf would cut them.  The details of the
+ * operations are built so, for a format costs more than the copy. */
+const char *ca_cat(struct cmd_ops *out, ...) __attribute__((sentinel));
+void ca_join(char *buf, size_t size, ...) __attribute__((sentinel));
 void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from);
 void ca_read_wrapper(struct reading *r, const struct ir_spec *spec, size_t at, size_t nwords);
 void ca_find_deletes(struct reading *r);

@@ -16,30 +16,11 @@
 
 /* ---- program specs ------------------------------------------------------- */
 
-/* Is s exactly the n bytes of name?  Byte by byte: most option names
- * differ from the word within their first three bytes. */
-static bool spelled(const char *s, const char *name, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		if (s[k] != name[k] || !s[k])
-			return false;
-	return s[n] == '\0';
-}
-
-static const struct ir_option *find_option(const struct ir_spec *s, const char *name, size_t n)
-{
-	for (size_t i = 0; s && i < s->noptions; i++)
-		for (size_t j = 0; j < s->options[i].nnames; j++)
-			if (spelled(s->options[i].names[j], name, n))
-				return &s->options[i];
-	return NULL;
-}
-
 static const struct ir_option *lookup(const struct ir_spec *sub, const struct ir_spec *prog,
 				      const char *name, size_t n)
 {
-	const struct ir_option *o = sub != prog ? find_option(sub, name, n) : NULL;
-	return o ? o : find_option(prog, name, n);
+	const struct ir_option *o = sub != prog ? ir_spec_option(sub, name, n) : NULL;
+	return o ? o : ir_spec_option(prog, name, n);
 }
 
 static bool takes_arg(enum ir_role r)
@@ -61,13 +42,14 @@ static const struct ir_option *abbreviation(const struct ir_spec *sub, const str
 	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
 		for (size_t i = 0; i < s->noptions; i++) {
 			const struct ir_option *o = &s->options[i];
+			if (o->role != ROLE_REWRITES)
+				continue;
 			for (size_t j = 0; j < o->nnames; j++) {
 				if (o->names[j][0] != '-' || o->names[j][1] != '-' ||
 				    o->names[j][2] != name[2] || strlen(o->names[j]) <= n ||
 				    memcmp(o->names[j], name, n) != 0)
 					continue;
-				if (o->role == ROLE_REWRITES)
-					return o;
+				return o;
 			}
 		}
 		if (s == prog)
@@ -76,17 +58,9 @@ static const struct ir_option *abbreviation(const struct ir_spec *sub, const str
 	return NULL;
 }
 
-static bool declares(const struct ir_spec *s, enum ir_role role)
-{
-	for (size_t i = 0; s && i < s->noptions; i++)
-		if (s->options[i].role == role)
-			return true;
-	return false;
-}
-
 static bool declares_recursive(const struct ir_spec *s)
 {
-	return declares(s, ROLE_RECURSIVE);
+	return ir_spec_declares(s, ROLE_RECURSIVE);
 }
 
 /* The part rewrites or deletes shared history: it also runs as
@@ -115,8 +89,8 @@ static void add_rewrite(struct reading *r, const char *canonical, const char *sp
 	}
 	o->target = ca_keep_sb(r->out, &sb);
 	o->shown = ca_keepn(r->out, r->text + r->c->start, r->c->end - r->c->start);
-	o->detail = ca_printf(r->out, "rewrites or deletes shared history (%s, spelled %s)",
-			      canonical, spelled);
+	o->detail = ca_cat(r->out, "rewrites or deletes shared history (", canonical, ", spelled ",
+			   spelled, ")", (char *)NULL);
 }
 
 /* A directory word's value when it is known before the command runs: its
@@ -249,28 +223,29 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 	switch (role) {
 	case ROLE_READ:
 	case ROLE_SCRIPTFILE:
-		snprintf(detail, sizeof(detail), "read%s (%s%s)",
-			 r->recursive && role == ROLE_READ ? ", recursive" : "", r->prog, what);
+		ca_join(detail, sizeof(detail), "read",
+			r->recursive && role == ROLE_READ ? ", recursive" : "", " (", r->prog, what, ")",
+			(char *)NULL);
 		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ,
 			 r->recursive && role == ROLE_READ, detail);
 		break;
 	case ROLE_WRITE:
 		if (r->lists)
 			break; /* a listing or a dry run writes nothing */
-		snprintf(detail, sizeof(detail), "write%s (%s%s)", r->recursive ? ", recursive" : "",
-			 r->prog, what);
+		ca_join(detail, sizeof(detail), "write", r->recursive ? ", recursive" : "", " (",
+			r->prog, what, ")", (char *)NULL);
 		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
 		break;
 	case ROLE_DELETE:
 		if (r->lists)
 			break;
-		snprintf(detail, sizeof(detail), "delete%s (%s%s)", r->recursive ? ", recursive" : "",
-			 r->prog, what);
+		ca_join(detail, sizeof(detail), "delete", r->recursive ? ", recursive" : "", " (",
+			r->prog, what, ")", (char *)NULL);
 		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
 		break;
 	case ROLE_NET:
 		v = shell_word_static(w);
-		snprintf(detail, sizeof(detail), "network (%s%s)", r->prog, what);
+		ca_join(detail, sizeof(detail), "network (", r->prog, what, ")", (char *)NULL);
 		{
 			char *h = v ? ca_host_of(v) : NULL;
 			ca_add_net(r->out, r->c, h, ca_word_source(r->out, r->text, w), detail);
@@ -304,7 +279,8 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		v = shell_word_static(w);
 		if (v && strcmp(v, "-") == 0)
 			break; /* the program comes from stdin */
-		snprintf(detail, sizeof(detail), "read (%s%s, the code it runs)", r->prog, what);
+		ca_join(detail, sizeof(detail), "read (", r->prog, what, ", the code it runs)",
+			(char *)NULL);
 		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
 		break;
 	case ROLE_CWD:
@@ -379,8 +355,8 @@ static void fixed_path(struct reading *r, const char *path, bool write, bool tre
 		sw.nparts = path[1] ? 2 : 1;
 	}
 	char detail[160];
-	snprintf(detail, sizeof(detail), "%s (%s uses %s)",
-		 tree ? "delete, recursive" : write ? "write" : "read", r->prog, path);
+	ca_join(detail, sizeof(detail), tree ? "delete, recursive" : write ? "write" : "read", " (",
+		r->prog, " uses ", path, ")", (char *)NULL);
 	ca_add_path(r->out, r->env, r->dir, r->text, r->c, &sw, write ? IR_WRITE : IR_READ, tree,
 		 detail);
 	/* The preview shows the path, not the command it came from. */
@@ -548,7 +524,9 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 			const struct ir_option *o;
 			const char *arg = NULL;
 			/* -m MODULE, -mMODULE: the rest of the words are the module's. */
-			o = v[1] != '-' ? lookup(sub, prog, (char[3]){ '-', v[1], 0 }, 2) : NULL;
+			const struct ir_option *first =
+				v[1] != '-' ? lookup(sub, prog, (char[3]){ '-', v[1], 0 }, 2) : NULL;
+			o = first;
 			if (o && o->role == ROLE_MODULE) {
 				const char *name = v[2] ? v + 2
 					    : i + 1 < c->nwords ? shell_word_static(c->words[i + 1]) : NULL;
@@ -557,11 +535,13 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 				i += v[2] ? 0 : 1;
 				continue;
 			}
-			if (v[1] == '-' || (o = lookup(sub, prog, v, strlen(v)))) {
+			size_t len = strlen(v);
+			if (v[1] == '-' || (o = len == 2 ? first : lookup(sub, prog, v, len))) {
 				/* --long[=value], or a single-dash word the spec names */
-				const char *eq = strchr(v, '=');
-				size_t n = eq ? (size_t)(eq - v) : strlen(v);
-				o = lookup(sub, prog, v, n);
+				const char *eq = memchr(v, '=', len);
+				size_t n = eq ? (size_t)(eq - v) : len;
+				if (v[1] == '-' || eq) /* else o is the whole word's already */
+					o = lookup(sub, prog, v, n);
 				if (!o)
 					o = abbreviation(sub, prog, v, n);
 				if (!o)
@@ -574,7 +554,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 			/* Short options, maybe bundled: -xzf FILE. */
 			for (size_t k = 1; v[k]; k++) {
 				char name[3] = { '-', v[k], 0 };
-				o = lookup(sub, prog, name, 2);
+				o = k == 1 ? first : lookup(sub, prog, name, 2);
 				if (!o)
 					continue;
 				if (!takes_arg(o->role)) {
@@ -604,14 +584,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		 * `targets;` any operand selects one (make all install).  A name
 		 * with a `*` is a glob (install-*). */
 		if ((r->nops == 0 || prog->targets) && v) {
-			const struct ir_spec *s = NULL;
-			for (size_t k = 0; k < sub->nsubs && !s; k++)
-				for (size_t j = 0; j < sub->subs[k].nnames; j++) {
-					const char *name = sub->subs[k].names[j];
-					if (strcmp(name, v) == 0 ||
-					    (strchr(name, '*') && fnmatch(name, v, 0) == 0))
-						s = &sub->subs[k];
-				}
+			const struct ir_spec *s = ir_spec_sub(sub, v);
 			if (s) {
 				sub = s;
 				r->recursive = r->recursive || s->recursive;
@@ -702,7 +675,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		/* What it deletes when no operand says where: with a flag that
 		 * says so, when the spec has one (git stash -u). */
 		bool deleting = !r->lists && r->nops == 0 &&
-				(r->deletes || (!declares(sub, ROLE_DELETES) && !declares(prog, ROLE_DELETES)));
+				(r->deletes || (!ir_spec_declares(sub, ROLE_DELETES) && !ir_spec_declares(prog, ROLE_DELETES)));
 		for (size_t k = 0; k < s->ndeletes && deleting; k++)
 			fixed_path(r, s->deletes[k], true, true);
 		/* What it changes when an operand or a flag says it does. */
@@ -716,7 +689,8 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 				fixed_path(r, r->changed[k], true, false);
 		for (size_t k = 0; k < s->nhosts; k++) {
 			char detail[160];
-			snprintf(detail, sizeof(detail), "network (%s contacts it)", r->prog);
+			ca_join(detail, sizeof(detail), "network (", r->prog, " contacts it)",
+				(char *)NULL);
 			bool any = strcmp(s->hosts[k], "*") == 0;
 			ca_add_net(r->out, c, any ? NULL : s->hosts[k], s->hosts[k], detail);
 		}

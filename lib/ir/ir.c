@@ -368,6 +368,7 @@ void ir_spec_free(struct ir_spec *s)
 	for (size_t i = 0; i < s->nsubs; i++)
 		ir_spec_free(&s->subs[i]);
 	free(s->subs);
+	ir_spec_index_free(&s->index);
 	for (size_t i = 0; i < s->nhosts; i++)
 		free(s->hosts[i]);
 	free(s->hosts);

@@ -10,6 +10,7 @@
 
 #include "base/source.h"
 #include "base/util.h"
+#include "base/strmap.h"
 
 /* A context variable inside IR text is written VAR_OPEN name VAR_CLOSE;
  * source strings cannot contain these bytes, so literal text never
@@ -224,6 +225,18 @@ struct ir_option {
 	struct loc origin;
 };
 
+/* A spec's option and subcommand names, indexed once the policy is
+ * checked (ir_spec_index): the analysis of a command looks up each of its
+ * words there (ir_spec_option, ir_spec_sub, ir_spec_declares). */
+struct ir_spec_index {
+	bool built;
+	struct strmap options; /* option name -> indices into options, ascending */
+	struct strmap subs;    /* subcommand name -> indices into subs, ascending */
+	size_t *glob_subs;     /* the subcommands with a name holding '*', ascending */
+	size_t nglob_subs;
+	uint32_t roles;        /* bit r: an option has role r */
+};
+
 struct ir_spec {
 	char **names;   /* program basenames, or subcommand words */
 	size_t nnames;
@@ -258,6 +271,7 @@ struct ir_spec {
 	char **changes;
 	size_t nchanges, changes_cap;
 	struct loc origin;
+	struct ir_spec_index index;
 };
 
 /* A `let`, kept for analyses of the policy as written (unused variables). */
@@ -296,6 +310,18 @@ struct ir_policy {
 /* The spec for a program name (basename), or NULL. */
 const struct ir_spec *ir_program_find(const struct ir_policy *ir, const char *name);
 void ir_spec_free(struct ir_spec *s);
+/* Index the names of s and of its subcommands, once s is complete (it
+ * must not change after). */
+void ir_spec_index(struct ir_spec *s);
+void ir_spec_index_free(struct ir_spec_index *x);
+/* The first option of s one of whose names is the n bytes of name, or
+ * NULL (s NULL too). */
+const struct ir_option *ir_spec_option(const struct ir_spec *s, const char *name, size_t n);
+/* The first subcommand of s that word selects: a name equal to it, or a
+ * name with a '*' that matches it as a glob; NULL when none does. */
+const struct ir_spec *ir_spec_sub(const struct ir_spec *s, const char *word);
+/* Does an option of s (NULL: none) have role role? */
+bool ir_spec_declares(const struct ir_spec *s, enum ir_role role);
 
 extern const char *const ir_op_names[IR_OP_COUNT];
 extern const char *const ir_effect_names[IR_EFFECT_COUNT];

@@ -1,0 +1,120 @@
+/* The names of a program spec's options and subcommands, hashed once the
+ * policy is checked: reading a command looks up every word that starts
+ * with '-' (and every operand that may be a subcommand) in the spec of
+ * its subcommand and of its program, and git's spec alone lists hundreds
+ * of names. */
+#include "config.h"
+
+#include "ir.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(ROLE_COUNT <= 32, "ir_spec_index.roles holds a bit a role");
+
+void ir_spec_index(struct ir_spec *s)
+{
+	struct ir_spec_index *x = &s->index;
+	strmap_init(&x->options);
+	strmap_init(&x->subs);
+	x->glob_subs = NULL;
+	x->nglob_subs = 0;
+	x->roles = 0;
+	for (size_t i = 0; i < s->noptions; i++) {
+		const struct ir_option *o = &s->options[i];
+		x->roles |= 1u << o->role;
+		for (size_t j = 0; j < o->nnames; j++)
+			strmap_add(&x->options, o->names[j], strlen(o->names[j]), (uint32_t)i);
+	}
+	size_t cap = 0;
+	for (size_t k = 0; k < s->nsubs; k++) {
+		bool glob = false;
+		for (size_t j = 0; j < s->subs[k].nnames; j++) {
+			const char *name = s->subs[k].names[j];
+			strmap_add(&x->subs, name, strlen(name), (uint32_t)k);
+			glob = glob || strchr(name, '*');
+		}
+		if (glob)
+			VEC_PUSH(x->glob_subs, x->nglob_subs, cap, k);
+		ir_spec_index(&s->subs[k]);
+	}
+	x->built = true;
+}
+
+void ir_spec_index_free(struct ir_spec_index *x)
+{
+	strmap_free(&x->options);
+	strmap_free(&x->subs);
+	free(x->glob_subs);
+	memset(x, 0, sizeof(*x));
+}
+
+/* Is s exactly the n bytes of name? */
+static bool spelled(const char *s, const char *name, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (s[k] != name[k] || !s[k])
+			return false;
+	return s[n] == '\0';
+}
+
+const struct ir_option *ir_spec_option(const struct ir_spec *s, const char *name, size_t n)
+{
+	if (!s)
+		return NULL;
+	if (s->index.built) {
+		const struct strmap_entry *e = strmap_get(&s->index.options, name, n);
+		return e ? &s->options[e->items[0]] : NULL;
+	}
+	for (size_t i = 0; i < s->noptions; i++) /* a spec not indexed */
+		for (size_t j = 0; j < s->options[i].nnames; j++)
+			if (spelled(s->options[i].names[j], name, n))
+				return &s->options[i];
+	return NULL;
+}
+
+static bool sub_globs(const struct ir_spec *sub, const char *word)
+{
+	for (size_t j = 0; j < sub->nnames; j++)
+		if (strchr(sub->names[j], '*') && fnmatch(sub->names[j], word, 0) == 0)
+			return true;
+	return false;
+}
+
+static bool sub_names(const struct ir_spec *sub, const char *word)
+{
+	for (size_t j = 0; j < sub->nnames; j++)
+		if (strcmp(sub->names[j], word) == 0)
+			return true;
+	return sub_globs(sub, word);
+}
+
+const struct ir_spec *ir_spec_sub(const struct ir_spec *s, const char *word)
+{
+	if (!s->index.built) {
+		for (size_t k = 0; k < s->nsubs; k++) /* a spec not indexed */
+			if (sub_names(&s->subs[k], word))
+				return &s->subs[k];
+		return NULL;
+	}
+	const struct strmap_entry *e = strmap_get(&s->index.subs, word, strlen(word));
+	size_t exact = e ? e->items[0] : s->nsubs;
+	/* A glob of an earlier subcommand comes first. */
+	for (size_t g = 0; g < s->index.nglob_subs && s->index.glob_subs[g] < exact; g++)
+		if (sub_globs(&s->subs[s->index.glob_subs[g]], word))
+			return &s->subs[s->index.glob_subs[g]];
+	return exact < s->nsubs ? &s->subs[exact] : NULL;
+}
+
+bool ir_spec_declares(const struct ir_spec *s, enum ir_role role)
+{
+	if (!s)
+		return false;
+	if (s->index.built)
+		return (s->index.roles >> role) & 1u;
+	for (size_t i = 0; i < s->noptions; i++) /* a spec not indexed */
+		if (s->options[i].role == role)
+			return true;
+	return false;
+}
