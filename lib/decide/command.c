@@ -756,17 +756,17 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 	 * time. */
 	for (size_t k = 0; k < c->nwrappers; k++) {
 		const struct shell_wrapper *w = &c->wrappers[k];
-		const struct ir_spec *spec = w->name ? ca_find_program(env, w->name) : NULL;
+		const struct ir_spec *wspec = w->name ? ca_find_program(env, w->name) : NULL;
 		size_t at = 0;
 		while (at < c->argi && c->words + at != w->words)
 			at++;
-		if (!spec || at >= c->argi)
+		if (!wspec || at >= c->argi)
 			continue;
 		const char *base = strrchr(w->name, '/');
 		struct reading r = { .env = env, .text = text, .c = c, .out = out,
 				     .prog = base ? base + 1 : w->name };
 		r.dir = dir && k + 1 == c->nwrappers ? xstrdup(dir) : NULL;
-		ca_read_wrapper(&r, spec, at, w->nwords);
+		ca_read_wrapper(&r, wspec, at, w->nwords);
 		free(r.ops);
 		free(r.dir);
 		free(r.into);

@@ -621,7 +621,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 	/* A start point counts with a `creates` option, or always when the
 	 * spec has none (git branch NAME START). */
 	r->upstream = sub->upstream ? sub->upstream : prog->upstream;
-	bool starting = r->creating || (!declares(sub, ROLE_CREATES) && !declares(prog, ROLE_CREATES));
+	bool starting = r->creating || (!ir_spec_declares(sub, ROLE_CREATES) && !ir_spec_declares(prog, ROLE_CREATES));
 	for (size_t k = 0; k < r->nops; k++) {
 		enum ir_role role = r->ops[k].role;
 		if (role == ROLE_UPSTREAM) {
@@ -716,13 +716,13 @@ void ca_read_wrapper(struct reading *r, const struct ir_spec *spec, size_t at, s
 		const char *glued = NULL;
 		if (v[1] == '-') {
 			const char *eq = strchr(v, '=');
-			o = find_option(spec, v, eq ? (size_t)(eq - v) : strlen(v));
+			o = ir_spec_option(spec, v, eq ? (size_t)(eq - v) : strlen(v));
 			glued = eq ? eq + 1 : NULL;
 		} else {
 			/* -ao FILE, -oFILE: flags, then one that takes a value. */
 			o = NULL;
 			for (size_t k = 1; v[k] && !o; k++) {
-				const struct ir_option *b = find_option(spec, (char[3]){ '-', v[k], 0 }, 2);
+				const struct ir_option *b = ir_spec_option(spec, (char[3]){ '-', v[k], 0 }, 2);
 				if (b && takes_arg(b->role)) {
 					o = b;
 					glued = v[k + 1] ? v + k + 1 : NULL;
