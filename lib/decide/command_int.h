@@ -28,6 +28,8 @@ struct reading {
 	const char *store;   /* the file changes go to (git config --global), or NULL */
 	const char *changed[4]; /* paths flags change too (git branch -d: .git/config) */
 	size_t nchanged;
+	const struct ir_option *contacted[4]; /* `contacts` options given (curl -L) */
+	size_t ncontacted;
 	struct operand *ops;
 	size_t nops, cap;
 	const char *subs[4]; /* the subcommand words read so far */

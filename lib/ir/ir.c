@@ -350,7 +350,7 @@ const char *const ir_role_names[ROLE_COUNT] = {
 	"none", "read", "write", "delete", "net", "opaque",
 	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
 	"run", "rewrites", "refspec", "sedscript", "extracts", "into", "lists", "deletes",
-	"changes", "store", "variable", "module", "awkscript",
+	"changes", "store", "variable", "module", "awkscript", "data", "contacts",
 };
 
 void ir_spec_free(struct ir_spec *s)

@@ -205,6 +205,11 @@ enum ir_role {
 			 * and the words after it are read against the module's spec too */
 	ROLE_AWKSCRIPT, /* an awk program: print > FILE is written, getline < FILE read;
 			 * system(), pipes, ENVIRON, ARGV make the part opaque */
+	ROLE_DATA,      /* option: takes data the program sends: @FILE (name=@FILE,
+			 * name=<FILE, name@FILE) reads FILE, other text reads nothing */
+	ROLE_CONTACTS,  /* option with a host: given, the program contacts that host too
+			 * (curl -L: "*", a host known only at run time); besides the
+			 * option's own role where it is listed with another too */
 	ROLE_COUNT
 };
 
@@ -214,7 +219,7 @@ struct ir_option {
 	char **names;   /* "-i", "--in-place" */
 	size_t nnames;
 	enum ir_role role;
-	char *path;     /* store: the file its changes go to */
+	char *path;     /* store: the file its changes go to; contacts: the host */
 	struct loc origin;
 };
 
