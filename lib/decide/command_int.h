@@ -28,7 +28,9 @@ struct reading {
 	const char *store;   /* the file changes go to (git config --global), or NULL */
 	const char *changed[4]; /* paths flags change too (git branch -d: .git/config) */
 	size_t nchanged;
-	const struct ir_option *contacted[4]; /* `contacts` options given (curl -L) */
+	/* The hosts `contacts` options given add (curl -L: "*"), each with
+	 * the option's name */
+	const char *contacted[4], *contacted_by[4];
 	size_t ncontacted;
 	struct operand *ops;
 	size_t nops, cap;

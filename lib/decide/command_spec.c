@@ -56,6 +56,20 @@ static bool takes_arg(enum ir_role r)
 	       r != ROLE_STORE && r != ROLE_CONTACTS;
 }
 
+static void contacted(struct reading *r, const char *host, const char *by)
+{
+	const size_t max = sizeof(r->contacted) / sizeof(*r->contacted);
+	for (size_t k = 0; k < r->ncontacted; k++)
+		if (strcmp(r->contacted[k], host) == 0)
+			return;
+	if (r->ncontacted == max) {
+		r->contacted[max - 1] = "*"; /* more than it keeps: any host */
+		return;
+	}
+	r->contacted_by[r->ncontacted] = by;
+	r->contacted[r->ncontacted++] = host;
+}
+
 /* The option word name (n bytes) is a `contacts` option: note its host.
  * A long one counts abbreviated too (--locat), as curl reads a unique
  * prefix: the stricter reading. */
@@ -70,8 +84,8 @@ static void contacts_too(struct reading *r, const struct ir_spec *sub, const str
 			for (size_t j = 0; j < o->nnames && o->role == ROLE_CONTACTS && !given; j++)
 				given = spelled(o->names[j], name, n) ||
 					(prefix && strncmp(o->names[j], name, n) == 0);
-			if (given && r->ncontacted < sizeof(r->contacted) / sizeof(*r->contacted))
-				r->contacted[r->ncontacted++] = o;
+			if (given)
+				contacted(r, o->path, o->names[0]);
 		}
 		if (s == prog)
 			break;
@@ -756,11 +770,11 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 	/* What the options given make it contact too (curl -L: where a
 	 * redirect leads). */
 	for (size_t k = 0; k < r->ncontacted; k++) {
-		const char *host = r->contacted[k]->path;
+		const char *host = r->contacted[k];
 		bool any = strcmp(host, "*") == 0;
 		ca_add_net(r->out, c, any ? NULL : host, host,
 			   ca_printf(r->out, "network (%s %s contacts it)", r->prog,
-				     r->contacted[k]->names[0]));
+				     r->contacted_by[k]));
 	}
 }
 
