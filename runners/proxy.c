@@ -302,6 +302,17 @@ static void decide(struct proxy_loop *pl, struct conn *c)
 		snprintf(msg, sizeof(msg), "allowed for this call by approval %s",
 			 c->approval ? c->approval : "?");
 		audit(pl, c->approval, target, "ask", rule, msg, "approved", 0);
+	} else if (e == CORDON_ALLOW && pl->o->approved_only) {
+		/* The preset allows no host (an allow here is a rule that
+		 * names no host, `net "unix"`): the proxy is there for the
+		 * approved hosts and nothing else. */
+		snprintf(msg, sizeof(msg),
+			 "cordon: net %s: the preset allows no host; this call reaches only the "
+			 "hosts approval %s grants",
+			 target, pl->o->approval ? pl->o->approval : "?");
+		audit(pl, NULL, target, decision, rule, msg + 8, "refused", 0);
+		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+		goto done;
 	}
 	if (e != CORDON_ALLOW) {
 		bool shown = reason && rule && strstr(reason, rule);

@@ -78,6 +78,8 @@ struct proxy_opts {
 	proxy_approve_fn approve;  /* NULL: ask is deny */
 	void *approve_arg;
 	const char *approval;      /* the id approve answers for, audited; or NULL */
+	bool approved_only;        /* the approval alone opened the proxy (the preset
+				    * allows no host): only what approve admits passes */
 	size_t max_conns;          /* 0: PROXY_MAX_CONNS */
 	double head_timeout;       /* seconds to send a request; 0: the default */
 	double connect_timeout;

@@ -378,17 +378,15 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 	return v;
 }
 
-/* A preset that allows some host gets the call's own egress proxy. */
+/* A preset that allows some host, or a call whose approval grants hosts
+ * (call_input), gets the call's own egress proxy; approved_only: the
+ * approval alone opened it. */
 static int egress_begin(struct proxy *px, const struct run_opts *o, const cordon_evaluator *ev,
-			const cordon_lowering *in, struct run_approval *ra, char **err)
+			const cordon_lowering *in, struct run_approval *ra, bool approved_only,
+			char **err)
 {
-	if (!(cordon_lowering_landlock_flags(in) & CORDON_LANDLOCK_EGRESS)) {
-		if (ra->nhosts)
-			fprintf(stderr, "cordon: approval %s: the preset allows no host, so the call "
-					"has no egress proxy: the approved hosts stay unreachable\n",
-				cordon_exec_approval_id(ra->ap));
+	if (!(cordon_lowering_landlock_flags(in) & CORDON_LANDLOCK_EGRESS))
 		return 0;
-	}
 	struct proxy_opts po = {
 		.ev = ev,
 		.audit = o->audit,
@@ -399,6 +397,7 @@ static int egress_begin(struct proxy *px, const struct run_opts *o, const cordon
 		.approve = ra->nhosts ? run_approval_host : NULL,
 		.approve_arg = ra,
 		.approval = ra->active ? cordon_exec_approval_id(ra->ap) : NULL,
+		.approved_only = approved_only,
 	};
 	return proxy_start(px, &po, err);
 }
@@ -426,6 +425,7 @@ struct call {
 	char *helper;
 	const char *bwrap;
 	bool sandboxed, recheck, mask_made;
+	bool egress_approved_only; /* the approval's hosts alone opened the egress proxy */
 	cordon_lowering *in;
 	struct run_approval ra;
 	struct run_limits lim;
@@ -654,6 +654,10 @@ static int call_input(struct call *c)
 {
 	if (!(c->in = cordon_lowering_new(c->ev, c->ra.grants, c->ra.ngrants, &c->err)))
 		return unavailable("%s", c->err);
+	/* An approved host is reachable only through the egress proxy: a
+	 * preset that allows no host gets one for the approval's hosts. */
+	if (c->ra.nhosts)
+		c->egress_approved_only = cordon_lowering_egress_for_approval(c->in, c->ra.origin);
 	cordon_lowering_read_host(c->in);
 	if (!c->sandboxed && run_limits_prepare(c->in, false, &c->lim, &c->err) != 0)
 		return unavailable("%s", c->err);
@@ -717,7 +721,8 @@ static int call_supervise(struct call *c)
 	struct launch *l = &c->l;
 	bool started = false, layers = false, timed_out = false;
 	int status, wstatus = 0;
-	if (c->sandboxed && egress_begin(&c->px, o, c->ev, c->in, &c->ra, &c->err) != 0)
+	if (c->sandboxed && egress_begin(&c->px, o, c->ev, c->in, &c->ra, c->egress_approved_only,
+				       &c->err) != 0)
 		return unavailable("egress proxy: %s", c->err);
 	if (!c->sandboxed &&
 	    launch_fork(l, c->envp, false, call_captures(o), cordon_lowering_cwd(c->in),

@@ -69,30 +69,52 @@ preset "wide" {
   net "asked.test" ask;
 }
 
+# No net rule allows a host ("unix" names local sockets, not a host): the
+# call's network stays closed unless its approval grants a host.
+preset "closed" {
+  sandbox required;
+  read "/**" allow;
+  write "/dev/null" allow;
+  write "${workspace}" allow;
+  write "${tmp}" allow;
+  exec "*" allow;
+  net "unix" allow;
+  net "*" ask "each host is approved";
+  net "asked.test" ask;
+  net "other.test" ask;
+  net "bad.test" deny "never this host";
+  net "asked.test:9" deny "never this port";
+}
+
 default "asks";
 POLICY
 chmod 644 "$tmpdir/p.cordon"
-printf '127.0.0.1 good.test asked.test other.test bad.test\n' > "$tmpdir/hosts"
+printf '127.0.0.1 good.test asked.test other.test bad.test unix\n' > "$tmpdir/hosts"
 chmod 644 "$tmpdir/hosts"
 
 : > "$tmpdir/srv.log"
+: > "$tmpdir/srv2.log"
 python3 "$server" "$tmpdir/srv.port" "$tmpdir/srv.log" &
 srv=$!
-trap 'kill $srv 2> /dev/null' EXIT
+# A second server: the approved host on a port the approval does not name.
+python3 "$server" "$tmpdir/srv2.port" "$tmpdir/srv2.log" &
+srv2=$!
+trap 'kill $srv $srv2 2> /dev/null' EXIT
 i=0
-while [ ! -s "$tmpdir/srv.port" ] && [ $i -lt 100 ]; do
+while { [ ! -s "$tmpdir/srv.port" ] || [ ! -s "$tmpdir/srv2.port" ]; } && [ $i -lt 100 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
 port=$(cat "$tmpdir/srv.port")
-conns() { wc -l < "$tmpdir/srv.log" | tr -d ' '; }
+port2=$(cat "$tmpdir/srv2.port")
+conns() { echo $(($(wc -l < "$tmpdir/srv.log") + $(wc -l < "$tmpdir/srv2.log"))); }
 
 # U CMD...: CMD as the pass's user in the workspace, bounded in time.
 U() {
 	(cd "$WS" && $AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 "$@")
 }
 ctx() {
-	echo "-p $tmpdir/p.cordon --preset asks --workspace $WS --context home=$H --context agent_dir=$P/agent --context session_dir=$P/agent/s"
+	echo "-p $tmpdir/p.cordon --preset ${preset:-asks} --workspace $WS --context home=$H --context agent_dir=$P/agent --context session_dir=$P/agent/s"
 }
 # run ARGS...: cordon run ARGS; $rc, $out, stderr in $errf.
 run() {
@@ -192,6 +214,41 @@ pass() { # pass NAME
 	run --approved --shell "$cmd"
 	is "$(printf '%s\n' "$out" | sed -n 1p):$(($(conns) - before))" "hello from asked.test:$port:1" \
 		"$t --approved opens the approved host for this call, and only it"
+
+	# ---- a preset that allows no host: the approval alone opens the way out ------------
+	preset=closed
+	printf 'other.test:%s\nbad.test:%s\nasked.test:%s\nasked.test:9\nunix:%s\n' \
+		"$port" "$port" "$port2" "$port" > "$WS/targets"
+	before=$(conns)
+	run --shell "$cmd"
+	is "$rc" 126 "$t [closed] without an approval the command does not run"
+	run -- sh fetch.sh
+	is "$(printf '%s\n' "$out" | grep -c 'hello from'):$(($(conns) - before))" 0:0 \
+		"$t [closed] a call without an approval reaches no host (no egress proxy)"
+	approve "$cmd"
+	is "$rc" 0 "$t [closed] cordon approve exec issues an approval"
+	has "$out" "ask   net   asked.test:$port" "$t [closed] it shows the host it covers"
+	run --approval "$id" --shell "$cmd"
+	is "$(printf '%s\n' "$out" | head -n 1)" "hello from asked.test:$port" \
+		"$t [closed] the approved host is reached through the call's egress proxy (exit $rc)"
+	has "$(cat "$errf")" "asked.test:$port is reachable for this call through its egress proxy" \
+		"$t [closed] cordon run says the approved host is reachable"
+	is "$(printf '%s\n' "$out" | grep -c '^HTTP/1.1 403 Forbidden')" 5 \
+		"$t [closed] another host, a denied host, the approved host on another port, a denied port and a host no approval names get 403"
+	printf '%s\n' "$out" | grep -q "net other.test:$port: needs approval, which this call does not have" &&
+		printf '%s\n' "$out" | grep -q "net bad.test:$port: never this host" &&
+		printf '%s\n' "$out" | grep -q "net asked.test:$port2: needs approval, which this call does not have" &&
+		printf '%s\n' "$out" | grep -q "net asked.test:9: never this port" &&
+		printf '%s\n' "$out" | grep -q "net unix:$port: .*only the hosts approval $id grants"
+	ok $? "$t [closed] each refusal says why"
+	is "$(($(conns) - before))" 1 "$t [closed] the servers saw exactly the approved contact"
+	grep -q '"target":"asked.test:'"$port"'","decision":"ask".*"approval":"'"$id"'","outcome":"connecting"' "$LOG"
+	ok $? "$t [closed] the audit log says the contact was allowed by approval $id"
+	before=$(conns)
+	run --approval "$id" --shell "$cmd"
+	is "$rc:$(($(conns) - before))" 126:0 "$t [closed] a second use of the approval is refused and reaches nothing"
+	has "$(cat "$errf")" "unknown or was already used" "$t [closed] and says why"
+	preset=
 }
 
 for p in $passes; do

@@ -70,6 +70,13 @@ cordon_lowering *cordon_lowering_new(const cordon_evaluator *ev,
  * call's temp dir exists.  Never NULL. */
 cordon_lowering *cordon_lowering_limits_new(const cordon_evaluator *ev);
 void cordon_lowering_free(cordon_lowering *l);
+/* The call's approval grants hosts (CORDON_GRANT_HOST, cordon/approval.h):
+ * the call gets its egress proxy, as a preset that allows some host does,
+ * even where the preset allows none.  origin ("approval ID") is copied.
+ * True when the approval alone opened it: the proxy must then let through
+ * nothing but the approved hosts.  Before the plan, the filter and the
+ * Landlock flags are asked for. */
+bool cordon_lowering_egress_for_approval(cordon_lowering *l, const char *origin);
 
 /* Read the host facts the lowering needs into its snapshot. */
 void cordon_lowering_read_host(cordon_lowering *l);

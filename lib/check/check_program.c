@@ -28,6 +28,7 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_EXTRACTS] = true, [ROLE_INTO] = true,      [ROLE_LISTS] = true,
 	[ROLE_DELETES] = true,	[ROLE_CHANGES] = true,   [ROLE_STORE] = true,
 	[ROLE_MODULE] = true,	[ROLE_AWKSCRIPT] = true, [ROLE_CREATES] = true,
+	[ROLE_DATA] = true,	[ROLE_CONTACTS] = true,
 };
 
 /* A name in a spec: a string without variables or blanks. */
@@ -249,22 +250,31 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			break;
 		}
 		bool operand = k != ITEM_OPTION; /* a role for operands, not for an option */
-		/* `option "--global" store "~/.gitconfig";` needs a path, and
-		 * `option "-d" changes ".git/config";` may have one. */
+		/* `option "--global" store "~/.gitconfig";` needs a path,
+		 * `option "-L" contacts "*";` a host, and `option "-d" changes
+		 * ".git/config";` may have a path. */
 		bool store = !operand && it->u.item.word &&
 			     strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_STORE]) == 0;
 		bool changes = !operand && it->u.item.word &&
 			       strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_CHANGES]) == 0;
+		bool contacts = !operand && it->u.item.word &&
+				strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_CONTACTS]) == 0;
 		if (store && !it->u.item.reason) {
 			ERR(d, &it->loc, "syntax", "write 'option \"--global\" store \"~/.gitconfig\";'");
 			continue;
 		}
-		if (!operand && it->u.item.word && it->u.item.reason && !store && !changes) {
-			ERR(d, &it->u.item.reason->loc, "syntax",
-			    "only the roles 'store' and 'changes' take a path after them");
+		if (contacts && !it->u.item.reason) {
+			ERR(d, &it->loc, "syntax", "write 'option \"-L\", \"--location\" contacts \"*\";'");
 			continue;
 		}
-		if (!it->u.item.word || (it->u.item.reason && !store && !changes) ||
+		if (!operand && it->u.item.word && it->u.item.reason && !store && !changes &&
+		    !contacts) {
+			ERR(d, &it->u.item.reason->loc, "syntax",
+			    "only the roles 'store' and 'changes' take a path after them, 'contacts' "
+			    "a host");
+			continue;
+		}
+		if (!it->u.item.word || (it->u.item.reason && !store && !changes && !contacts) ||
 		    operand != !it->u.item.patterns.n) {
 			ERR(d, &it->loc, "syntax",
 			    operand ? "write '%s ROLE;'"
@@ -294,6 +304,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		struct ir_option opt = { .role = (enum ir_role)role, .origin = it->loc };
 		if ((store || (changes && it->u.item.reason)) &&
 		    !(opt.path = plain(d, it->u.item.reason, "a path")))
+			continue;
+		if (contacts && !(opt.path = plain(d, it->u.item.reason, "a host name")))
 			continue;
 		size_t cap = 0;
 		for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {

@@ -31,6 +31,10 @@ struct reading {
 			       * `upstream` path), set while the operands are read */
 	bool creating;       /* a `creates` option was given (git checkout -b NAME) */
 	size_t nchanged;
+	/* The hosts `contacts` options given add (curl -L: "*"), each with
+	 * the option's name */
+	const char *contacted[4], *contacted_by[4];
+	size_t ncontacted;
 	struct operand *ops;
 	size_t nops, cap;
 	const char *subs[4]; /* the subcommand words read so far */

@@ -27,7 +27,43 @@ static bool takes_arg(enum ir_role r)
 {
 	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES &&
 	       r != ROLE_EXTRACTS && r != ROLE_LISTS && r != ROLE_DELETES && r != ROLE_CHANGES &&
-	       r != ROLE_STORE;
+	       r != ROLE_STORE && r != ROLE_CONTACTS;
+}
+
+static void contacted(struct reading *r, const char *host, const char *by)
+{
+	const size_t max = sizeof(r->contacted) / sizeof(*r->contacted);
+	for (size_t k = 0; k < r->ncontacted; k++)
+		if (strcmp(r->contacted[k], host) == 0)
+			return;
+	if (r->ncontacted == max) {
+		r->contacted[max - 1] = "*"; /* more than it keeps: any host */
+		return;
+	}
+	r->contacted_by[r->ncontacted] = by;
+	r->contacted[r->ncontacted++] = host;
+}
+
+/* The option word name (n bytes) is a `contacts` option: note its host.
+ * A long one counts abbreviated too (--locat), as curl reads a unique
+ * prefix: the stricter reading. */
+static void contacts_too(struct reading *r, const struct ir_spec *sub, const struct ir_spec *prog,
+			 const char *name, size_t n)
+{
+	bool prefix = n >= 3 && name[0] == '-' && name[1] == '-';
+	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
+		for (size_t i = 0; ir_spec_declares(s, ROLE_CONTACTS) && i < s->noptions; i++) {
+			const struct ir_option *o = &s->options[i];
+			bool given = false;
+			for (size_t j = 0; j < o->nnames && o->role == ROLE_CONTACTS && !given; j++)
+				given = strncmp(o->names[j], name, n) == 0 &&
+					(prefix || o->names[j][n] == '\0');
+			if (given)
+				contacted(r, o->path, o->names[0]);
+		}
+		if (s == prog)
+			break;
+	}
 }
 
 /* --PREFIX of a long option that rewrites history, as getopt_long and git
@@ -197,6 +233,23 @@ static bool find_args(struct reading *r, const struct shell_word *w, enum ir_rol
 	return r->out->n > n0;
 }
 
+/* The file a value in the role `data` reads (curl -d @FILE, -F name=@FILE,
+ * -F name=<FILE, --data-urlencode name@FILE), kept in the operations'
+ * arena; NULL when the value is the data itself or stdin (@-). */
+static const char *data_file(struct reading *r, const char *v)
+{
+	const char *eq = strchr(v, '='), *at = strchr(v, '@'), *file = NULL;
+	bool form = false;
+	if (at && (!eq || at < eq))
+		file = at + 1; /* @FILE, name@FILE */
+	else if (eq && (eq[1] == '@' || eq[1] == '<'))
+		file = eq + 2, form = true; /* name=@FILE, name=<FILE (;type=... after it) */
+	if (!file || !*file || strcmp(file, "-") == 0)
+		return NULL;
+	size_t n = form ? strcspn(file, ";") : strlen(file);
+	return n ? ca_keepn(r->out, file, n) : NULL;
+}
+
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
 {
@@ -220,6 +273,18 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 	if (r->remote && (role == ROLE_READ || role == ROLE_WRITE || role == ROLE_DELETE) &&
 	    remote_operand(shell_word_static(w)))
 		role = ROLE_NET; /* a path on another host: a contact of that host */
+	if (role == ROLE_DATA) {
+		/* A value known only at run time may name a file: a read. */
+		v = shell_word_static(w);
+		const char *file = v ? data_file(r, v) : NULL;
+		struct shell_part part = { .kind = SHELL_PART_LIT, .text = file,
+					   .start = w->start, .end = w->end };
+		struct shell_word sw = { .parts = &part, .nparts = 1, .lit = file,
+					 .start = w->start, .end = w->end };
+		if (!v || file)
+			role_word(r, v ? &sw : w, ROLE_READ, what);
+		return;
+	}
 	switch (role) {
 	case ROLE_READ:
 	case ROLE_SCRIPTFILE:
@@ -544,6 +609,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 					o = lookup(sub, prog, v, n);
 				if (!o)
 					o = abbreviation(sub, prog, v, n);
+				contacts_too(r, sub, prog, v, n);
 				if (!o)
 					continue;
 				if (eq)
@@ -555,6 +621,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 			for (size_t k = 1; v[k]; k++) {
 				char name[3] = { '-', v[k], 0 };
 				o = k == 1 ? first : lookup(sub, prog, name, 2);
+				contacts_too(r, sub, prog, name, 2);
 				if (!o)
 					continue;
 				if (!takes_arg(o->role)) {
@@ -696,6 +763,15 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		}
 		if (s == prog)
 			break;
+	}
+	/* What the options given make it contact too (curl -L: where a
+	 * redirect leads). */
+	for (size_t k = 0; k < r->ncontacted; k++) {
+		const char *host = r->contacted[k];
+		bool any = strcmp(host, "*") == 0;
+		ca_add_net(r->out, c, any ? NULL : host, host,
+			   ca_printf(r->out, "network (%s %s contacts it)", r->prog,
+				     r->contacted_by[k]));
 	}
 }
 

@@ -212,6 +212,11 @@ enum ir_role {
 			 * origin/main writes .git/config) */
 	ROLE_CREATES,   /* option: takes the name of a new branch; the operands in the role
 			 * upstream are its start point only with it (git checkout -b) */
+	ROLE_DATA,      /* option: takes data the program sends: @FILE (name=@FILE,
+			 * name=<FILE, name@FILE) reads FILE, other text reads nothing */
+	ROLE_CONTACTS,  /* option with a host: given, the program contacts that host too
+			 * (curl -L: "*", a host known only at run time); besides the
+			 * option's own role where it is listed with another too */
 	ROLE_COUNT
 };
 
@@ -221,7 +226,7 @@ struct ir_option {
 	char **names;   /* "-i", "--in-place" */
 	size_t nnames;
 	enum ir_role role;
-	char *path;     /* store: the file its changes go to */
+	char *path;     /* store: the file its changes go to; contacts: the host */
 	struct loc origin;
 };
 

@@ -59,19 +59,34 @@ static bool spelled(const char *s, const char *name, size_t n)
 	return s[n] == '\0';
 }
 
+/* The first option spelled name, but one listed as `contacts` only where
+ * no option of another role lists it too (`-K FILE` is read, and what it
+ * contacts is found besides). */
 const struct ir_option *ir_spec_option(const struct ir_spec *s, const char *name, size_t n)
 {
+	const struct ir_option *contacts = NULL;
 	if (!s)
 		return NULL;
 	if (s->index.built) {
 		const struct strmap_entry *e = strmap_get(&s->index.options, name, n);
-		return e ? &s->options[e->items[0]] : NULL;
+		for (size_t k = 0; e && k < e->nitems; k++) {
+			const struct ir_option *o = &s->options[e->items[k]];
+			if (o->role != ROLE_CONTACTS)
+				return o;
+			if (!contacts)
+				contacts = o;
+		}
+		return contacts;
 	}
 	for (size_t i = 0; i < s->noptions; i++) /* a spec not indexed */
 		for (size_t j = 0; j < s->options[i].nnames; j++)
-			if (spelled(s->options[i].names[j], name, n))
-				return &s->options[i];
-	return NULL;
+			if (spelled(s->options[i].names[j], name, n)) {
+				if (s->options[i].role != ROLE_CONTACTS)
+					return &s->options[i];
+				if (!contacts)
+					contacts = &s->options[i];
+			}
+	return contacts;
 }
 
 static bool sub_globs(const struct ir_spec *sub, const char *word)

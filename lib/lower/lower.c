@@ -288,9 +288,20 @@ void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, siz
 	sort_items(in->paths, in->npaths, sizeof(*in->paths), path_cmp);
 }
 
+bool lower_input_egress_for_approval(struct lower_input *in, const char *origin)
+{
+	if (in->net_allowed)
+		return false;
+	in->net_allowed = true;
+	in->net_approval = xstrdup(origin);
+	in->net_origin = in->net_approval;
+	return true;
+}
+
 void lower_input_free(struct lower_input *in)
 {
 	free(in->mask_file);
+	free(in->net_approval);
 	for (size_t i = 0; i < in->npaths; i++)
 		free(in->paths[i].path);
 	free(in->paths);

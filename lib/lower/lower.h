@@ -92,6 +92,9 @@ struct lower_input {
 	bool restricted;     /* sandbox required */
 	bool net_allowed;    /* some host may be contacted: through the egress proxy */
 	const char *net_origin;
+	/* "approval ID" when that approval's hosts alone opened the egress
+	 * proxy (the preset allows no host), else NULL; net_origin is it. */
+	char *net_approval;
 	bool unix_allowed;   /* `net "unix" allow`: AF_UNIX sockets in the sandbox */
 	struct lower_path *paths;   /* sorted by path, then by `why` */
 	size_t npaths, paths_cap;
@@ -130,6 +133,10 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_path_grant *grants,
 			      size_t ngrants, struct lower_input *in, char **err);
 void lower_input_free(struct lower_input *in);
+/* The call's approval grants hosts: give the call its egress proxy even
+ * where the preset allows no host.  True when the approval alone opened it
+ * (in->net_approval, a copy of origin, is then set). */
+bool lower_input_egress_for_approval(struct lower_input *in, const char *origin);
 
 /* The resource limits (lower_limits.c): built with the input, the one
  * for a key or NULL, and the "limits" member of the bwrap plan's JSON. */

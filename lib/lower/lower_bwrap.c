@@ -293,14 +293,20 @@ static char *mask_note(const struct lower_path *p, const char *kind)
 	return xasprintf("unreadable: %s in its place", what);
 }
 
-/* The network of a preset that allows some host: still a namespace of its
- * own, left only through the call's egress proxy. */
-static char *egress_note(void)
+/* The network of a preset that allows some host, or of a call whose
+ * approval grants hosts: still a namespace of its own, left only through
+ * the call's egress proxy. */
+static char *egress_note(const struct lower_input *in)
 {
-	return xasprintf("a net rule allows some host: still a network namespace of its own; "
-			 "the only way out is cordon's per-call egress proxy (127.0.0.1:%d inside, "
-			 "HTTP_PROXY and ALL_PROXY set), which decides every contact",
-			 CORDON_EGRESS_PORT);
+	return xasprintf("%s: still a network namespace of its own; the only way out is cordon's "
+			 "per-call egress proxy (127.0.0.1:%d inside, HTTP_PROXY and ALL_PROXY "
+			 "set), which %s",
+			 in->net_approval ? "the call's approval grants hosts, though no net rule "
+					    "allows one"
+					  : "a net rule allows some host",
+			 CORDON_EGRESS_PORT,
+			 in->net_approval ? "lets through only the hosts the approval grants"
+					  : "decides every contact");
 }
 
 static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char **err)
@@ -327,7 +333,7 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 			     "and the seccomp filter refuses new sockets"));
 	else
 		plan_push(pl, CORDON_PLAN_UNSHARE_NET_EGRESS, NULL, NULL, in->net_origin,
-			  egress_note());
+			  egress_note(in));
 	plan_push(pl, CORDON_PLAN_DIE_WITH_PARENT, NULL, NULL, NULL, NULL);
 	plan_push(pl, CORDON_PLAN_NEW_SESSION, NULL, NULL, NULL, NULL);
 	plan_push(pl, CORDON_PLAN_CAP_DROP_ALL, NULL, NULL, NULL, NULL);

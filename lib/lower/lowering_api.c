@@ -53,6 +53,11 @@ void cordon_lowering_note_host(cordon_lowering *l, const char *path)
 	lower_host_note(&l->in, path);
 }
 
+bool cordon_lowering_egress_for_approval(cordon_lowering *l, const char *origin)
+{
+	return lower_input_egress_for_approval(&l->in, origin);
+}
+
 int cordon_lowering_expand_masks(cordon_lowering *l, char **err)
 {
 	return lower_expand_masks(&l->in, &lower_mask_default_bounds, err);

@@ -2,7 +2,8 @@
  * libcordon would, through the installed headers alone: a lowering is the
  * plan cordon_plan_build makes, it reads the host once and keeps to what
  * it read, its environment is the plan's, its limits are the preset's,
- * and what an approval grants becomes writable. */
+ * what an approval grants becomes writable, and an approval's hosts give
+ * the call its egress proxy. */
 #include "cordon.h"
 #include "cordon/landlock.h"
 #include "cordon/lowering.h"
@@ -57,6 +58,59 @@ static bool has_root(const cordon_lowering *l, const char *path)
 	return found;
 }
 
+/* The plan's network operation: its kind, and its origin into *origin. */
+static int net_op(const cordon_lowering *l, const char **origin, char **err)
+{
+	static char held[128];
+	struct cordon_plan pl = { 0 };
+	int kind = -1;
+	*origin = NULL;
+	if (cordon_lowering_plan(l, &pl, err) != 0)
+		return -1;
+	for (size_t i = 0; i < pl.n; i++)
+		if (pl.ops[i].kind == CORDON_PLAN_UNSHARE_NET ||
+		    pl.ops[i].kind == CORDON_PLAN_UNSHARE_NET_EGRESS) {
+			kind = (int)pl.ops[i].kind;
+			snprintf(held, sizeof(held), "%s", pl.ops[i].origin ? pl.ops[i].origin : "");
+			*origin = held;
+		}
+	cordon_plan_free(&pl);
+	return kind;
+}
+
+/* The egress an approval's hosts open: the call gets its proxy where the
+ * preset allows no host, and keeps the preset's where it allows one. */
+static void approval_egress(cordon_evaluator *ev, cordon_evaluator *net_ev)
+{
+	char *err = NULL;
+	const char *origin;
+	cordon_lowering *l = cordon_lowering_new(ev, NULL, 0, &err);
+	cordon_lowering_read_host(l);
+	ok(net_op(l, &origin, &err) == CORDON_PLAN_UNSHARE_NET,
+	   "a preset that allows no host: the network is closed without an approval");
+	ok(cordon_lowering_egress_for_approval(l, "approval 1234"),
+	   "an approval's hosts alone open the egress proxy");
+	ok(net_op(l, &origin, &err) == CORDON_PLAN_UNSHARE_NET_EGRESS && origin &&
+		   strcmp(origin, "approval 1234") == 0,
+	   "the plan keeps its own network, left only through the proxy, for the approval (%s)",
+	   origin ? origin : "none");
+	ok(cordon_lowering_landlock_flags(l) & CORDON_LANDLOCK_EGRESS,
+	   "Landlock lets the call reach only the proxy's port");
+	ok(!cordon_lowering_egress_for_approval(l, "approval 5678"),
+	   "asked again, it was already open");
+	cordon_lowering_free(l);
+
+	l = cordon_lowering_new(net_ev, NULL, 0, &err);
+	cordon_lowering_read_host(l);
+	ok(!cordon_lowering_egress_for_approval(l, "approval 1234"),
+	   "a preset that allows a host has the proxy without the approval");
+	ok(net_op(l, &origin, &err) == CORDON_PLAN_UNSHARE_NET_EGRESS && origin &&
+		   strstr(origin, "door.cordon:"),
+	   "and the plan names its rule (%s)", origin ? origin : "none");
+	cordon_lowering_free(l);
+	free(err);
+}
+
 static const char policy_text[] = "cordon 1;\n"
 				  "env { keep CORDON_DOOR_KEPT; set CORDON_DOOR_SET = \"s\"; }\n"
 				  "preset \"p\" {\n"
@@ -67,6 +121,12 @@ static const char policy_text[] = "cordon 1;\n"
 				  "  write \"${home}/out\" ask;\n"
 				  "  exec  \"*\" allow;\n"
 				  "  limits { processes 64; memory 1G best_effort; }\n"
+				  "}\n"
+				  "preset \"net\" {\n"
+				  "  sandbox required;\n"
+				  "  read  \"/**\" allow;\n"
+				  "  write \"${tmp}\" allow;\n"
+				  "  net   \"example.com\" allow;\n"
 				  "}\n";
 
 int main(void)
@@ -182,6 +242,12 @@ int main(void)
 		unlink(at("home/out/f"));
 		cordon_lowering_free(l);
 	}
+
+	cordon_evaluator *net_ev = cordon_evaluator_new(pol, "net", ctx, &err);
+	ok(net_ev != NULL, "the evaluator of a preset that allows a host builds");
+	if (net_ev)
+		approval_egress(ev, net_ev);
+	cordon_evaluator_free(net_ev);
 
 	cordon_evaluator_free(ev);
 	cordon_context_free(ctx);

@@ -22,15 +22,21 @@
 
 #include "tap.h"
 
-/* The first option with a name of exactly the n bytes of name. */
+/* The first option with a name of exactly the n bytes of name; one in the
+ * role contacts only where no option of another role has the name. */
 static const struct ir_option *scan_option(const struct ir_spec *s, const char *name, size_t n)
 {
+	const struct ir_option *contacts = NULL;
 	for (size_t i = 0; i < s->noptions; i++)
 		for (size_t j = 0; j < s->options[i].nnames; j++)
 			if (strlen(s->options[i].names[j]) == n &&
-			    memcmp(s->options[i].names[j], name, n) == 0)
-				return &s->options[i];
-	return NULL;
+			    memcmp(s->options[i].names[j], name, n) == 0) {
+				if (s->options[i].role != ROLE_CONTACTS)
+					return &s->options[i];
+				if (!contacts)
+					contacts = &s->options[i];
+			}
+	return contacts;
 }
 
 /* The first subcommand with a name equal to word, or one holding '*' that
