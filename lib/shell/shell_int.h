@@ -129,8 +129,39 @@ enum tok_kind {
 	T_REDIR,
 };
 
+/* The words the parser looks for, told apart once when a word token is
+ * made (by its bytes as written: a quoted "if" is no keyword). */
+enum tok_word {
+	TW_NONE,
+	TW_IF,
+	TW_FOR,
+	TW_SELECT,
+	TW_WHILE,
+	TW_UNTIL,
+	TW_CASE,
+	TW_LBRACE,   /* { */
+	TW_DBRACKET, /* [[ */
+	TW_FUNCTION,
+	TW_THEN,
+	TW_ELIF,
+	TW_ELSE,
+	TW_FI,
+	TW_DO,
+	TW_DONE,
+	TW_ESAC,
+	TW_RBRACE, /* } */
+	TW_IN,
+	TW_BANG, /* ! */
+	TW_TIME,
+	TW_TIME_P, /* -p */
+	TW_COUNT,
+};
+/* "if", "{", ... by enum tok_word. */
+extern const char *const shell_tok_words[TW_COUNT];
+
 struct token {
 	enum tok_kind kind;
+	enum tok_word tw; /* T_WORD: which of the words above, or TW_NONE */
 	size_t start, end; /* in the parser's buffer */
 	struct shell_word *word;
 	struct shell_assign *assign; /* a word of the form NAME=value */
@@ -214,8 +245,19 @@ void shell_child_init(struct parser *c, struct parser *p, const char *text, size
 		      size_t ostart, size_t oend);
 
 /* shell_token.c: tokens, lookahead, here-documents */
-struct token *shell_peek(struct parser *p);
-void shell_next(struct parser *p);
+void shell_lex_token(struct parser *p); /* the next token into p->tok */
+static inline struct token *shell_peek(struct parser *p)
+{
+	if (!p->have)
+		shell_lex_token(p);
+	return &p->tok;
+}
+static inline void shell_next(struct parser *p)
+{
+	shell_peek(p);
+	p->last_end = p->tok.end;
+	p->have = false;
+}
 const char *shell_tok_desc(struct parser *p, const struct token *t, char *buf, size_t size);
 void shell_heredoc_register(struct parser *p, struct shell_redir *r, size_t ws, size_t we);
 
