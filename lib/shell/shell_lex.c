@@ -106,26 +106,80 @@ static bool is_digit(int c)
 
 /* ---- words ------------------------------------------------------------------ */
 
-/* A word being built: its parts, and the literal part being gathered. */
+/* A word being built: its parts, and the bytes of its literal parts, one
+ * after the other, each ended by a NUL.  Both start in the structure itself
+ * (most words are short) and move to the arena when they outgrow it;
+ * wb_finish() then puts the word, its parts and their bytes in one arena
+ * block, so a word costs one allocation. */
+#define WB_PARTS 4
+#define WB_BYTES 64
 struct wb {
-	struct shell_part *parts;
+	struct shell_part *parts; /* ip, or an arena array */
 	size_t n, cap;
-	struct abuf lit;
-	size_t lstart;
+	char *bytes; /* ib, or an arena array */
+	size_t blen, bcap;
+	size_t lstart, lbyte; /* where the open literal starts: source, bytes */
 	bool lquoted, inlit;
+	struct shell_part ip[WB_PARTS];
+	char ib[WB_BYTES];
 };
+
+static void wb_init(struct wb *w)
+{
+	w->parts = w->ip;
+	w->n = 0;
+	w->cap = WB_PARTS;
+	w->bytes = w->ib;
+	w->blen = 0;
+	w->bcap = WB_BYTES;
+	w->inlit = false;
+}
+
+/* A new part at the end of w, all zero. */
+static struct shell_part *wb_new_part(struct parser *p, struct wb *w)
+{
+	if (w->n == w->cap) {
+		struct shell_part *v = arena_alloc(p->a, 2 * w->cap * sizeof(*v));
+		memcpy(v, w->parts, w->n * sizeof(*v));
+		w->parts = v;
+		w->cap *= 2;
+	}
+	struct shell_part *part = &w->parts[w->n++];
+	memset(part, 0, sizeof(*part));
+	return part;
+}
+
+static void wb_add_bytes(struct parser *p, struct wb *w, const char *s, size_t n)
+{
+	if (w->blen + n > w->bcap) {
+		size_t cap = w->bcap * 2;
+		while (cap < w->blen + n)
+			cap *= 2;
+		char *b = arena_alloc(p->a, cap);
+		memcpy(b, w->bytes, w->blen);
+		w->bytes = b;
+		w->bcap = cap;
+	}
+	if (n == 1)
+		w->bytes[w->blen] = *s;
+	else
+		memcpy(w->bytes + w->blen, s, n);
+	w->blen += n;
+}
 
 static void wb_flush(struct parser *p, struct wb *w, size_t end)
 {
 	if (!w->inlit)
 		return;
-	struct shell_part part = { 0 };
-	part.kind = SHELL_PART_LIT;
-	part.quoted = w->lquoted;
-	part.text = w->lit.s ? w->lit.s : "";
-	part.start = map_start(p, w->lstart);
-	part.end = map_end(p, end);
-	AVEC_PUSH(p->a, w->parts, w->n, w->cap, part);
+	wb_add_bytes(p, w, "", 1);
+	struct shell_part *part = wb_new_part(p, w);
+	part->kind = SHELL_PART_LIT;
+	part->quoted = w->lquoted;
+	/* Until wb_finish gives the bytes their final place, ninner says where
+	 * they start in w->bytes. */
+	part->ninner = w->lbyte;
+	part->start = map_start(p, w->lstart);
+	part->end = map_end(p, end);
 	w->inlit = false;
 }
 
@@ -137,10 +191,9 @@ static void wb_lit(struct parser *p, struct wb *w, const char *s, size_t n, bool
 		w->inlit = true;
 		w->lquoted = quoted;
 		w->lstart = off;
-		memset(&w->lit, 0, sizeof(w->lit));
+		w->lbyte = w->blen;
 	}
-	/* The first add allocates, so an empty literal is "" too. */
-	shell_abuf_add(p->a, &w->lit, s, n);
+	wb_add_bytes(p, w, s, n);
 }
 
 /* Add a dynamic part whose source text is [start, end). */
@@ -148,14 +201,13 @@ static struct shell_part *wb_push(struct parser *p, struct wb *w, enum shell_par
 				  bool quoted, size_t start, size_t end)
 {
 	wb_flush(p, w, start);
-	struct shell_part part = { 0 };
-	part.kind = kind;
-	part.quoted = quoted;
-	part.text = arena_strndup(p->a, p->s + start, end - start);
-	part.start = map_start(p, start);
-	part.end = map_end(p, end);
-	AVEC_PUSH(p->a, w->parts, w->n, w->cap, part);
-	return &w->parts[w->n - 1];
+	struct shell_part *part = wb_new_part(p, w);
+	part->kind = kind;
+	part->quoted = quoted;
+	part->text = arena_strndup(p->a, p->s + start, end - start);
+	part->start = map_start(p, start);
+	part->end = map_end(p, end);
+	return part;
 }
 
 /* The dynamic parts of a scratch word, for a part's inner list. */
@@ -214,19 +266,71 @@ static struct shell_word *wb_finish(struct parser *p, struct wb *w, size_t start
 	wb_flush(p, w, end);
 	/* Empty literals ("" next to something else) say nothing. */
 	size_t k = 0;
-	for (size_t i = 0; i < w->n; i++)
-		if (w->parts[i].kind != SHELL_PART_LIT || w->parts[i].text[0] || w->n == 1)
-			w->parts[k++] = w->parts[i];
-	if (!k)
-		w->parts[k++] = w->parts[0];
-	return make_word(p, w->parts, k, start, end);
+	bool all_lit = true;
+	for (size_t i = 0; i < w->n; i++) {
+		if (w->parts[i].kind != SHELL_PART_LIT)
+			all_lit = false, k++;
+		else if (w->bytes[w->parts[i].ninner] || w->n == 1)
+			k++;
+	}
+	bool none = !k; /* only empty literals: keep the first */
+	if (none)
+		k = 1;
+	/* The word, its parts, the bytes of the literal parts (unless they are
+	 * in the arena already) and, for a static word of several parts, its
+	 * value. */
+	bool copy = w->bytes == w->ib;
+	bool join = all_lit && k > 1;
+	size_t size = sizeof(struct shell_word) + k * sizeof(struct shell_part) +
+		      (copy ? w->blen : 0) + (join ? w->blen : 0);
+	struct shell_word *word = arena_alloc(p->a, size);
+	struct shell_part *parts = (struct shell_part *)(word + 1);
+	char *bytes = (char *)(parts + k);
+	char *joined = bytes + (copy ? w->blen : 0);
+	if (copy)
+		memcpy(bytes, w->bytes, w->blen);
+	else
+		bytes = w->bytes;
+	k = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct shell_part *part = &w->parts[i];
+		if (part->kind == SHELL_PART_LIT) {
+			if (!bytes[part->ninner] && w->n > 1 && !(none && i == 0))
+				continue;
+			parts[k] = *part;
+			parts[k].text = bytes + part->ninner;
+			parts[k].ninner = 0;
+		} else {
+			parts[k] = *part;
+		}
+		k++;
+	}
+	word->parts = parts;
+	word->nparts = k;
+	word->lit = NULL;
+	if (join) {
+		char *q = joined;
+		for (size_t i = 0; i < k; i++) {
+			size_t l = strlen(parts[i].text);
+			memcpy(q, parts[i].text, l);
+			q += l;
+		}
+		*q = '\0';
+		word->lit = joined;
+	} else if (all_lit) {
+		word->lit = parts[0].text;
+	}
+	word->start = map_start(p, start);
+	word->end = map_end(p, end);
+	return word;
 }
 
 /* A word holding one literal part; offsets [start, end) in p's buffer. */
 struct shell_word *shell_lit_word(struct parser *p, const char *s, size_t n, size_t start,
 				   size_t end)
 {
-	struct wb w = { 0 };
+	struct wb w;
+	wb_init(&w);
 	wb_lit(p, &w, s, n, true, start);
 	return wb_finish(p, &w, start, end);
 }
@@ -455,7 +559,8 @@ static void scan_funsub(struct parser *p, struct wb *w, bool quoted, size_t st)
 /* ${...} with p->pos at the '$'. */
 static void scan_param(struct parser *p, struct wb *w, bool quoted, size_t st)
 {
-	struct wb in = { 0 };
+	struct wb in;
+	wb_init(&in);
 	size_t depth = 0;
 	shell_enter(p, st);
 	p->pos = st + 2;
@@ -533,7 +638,8 @@ static void scan_arith_body(struct parser *p, struct wb *in, size_t st)
  * expression starts. */
 static void scan_arith(struct parser *p, struct wb *w, bool quoted, size_t st, size_t body)
 {
-	struct wb in = { 0 };
+	struct wb in;
+	wb_init(&in);
 	p->pos = body;
 	scan_arith_body(p, &in, st);
 	take_inner(p, &in, wb_push(p, w, SHELL_PART_ARITH, quoted, st, p->pos));
@@ -782,7 +888,8 @@ void shell_skip_blanks(struct parser *p)
 /* a=(x y z) with p->pos at the '('. */
 static void scan_array(struct parser *p, struct wb *w)
 {
-	struct wb in = { 0 };
+	struct wb in;
+	wb_init(&in);
 	size_t st = p->pos++;
 	bool was = p->in_array;
 	shell_enter(p, st);
@@ -805,7 +912,8 @@ static void scan_array(struct parser *p, struct wb *w)
 		if (p->pos == before)
 			shell_fail(p, before, "unexpected '%c' in array assignment", c);
 		for (size_t i = 0; i < e->nparts; i++)
-			AVEC_PUSH(p->a, in.parts, in.n, in.cap, e->parts[i]);
+			if (e->parts[i].kind != SHELL_PART_LIT)
+				*wb_new_part(p, &in) = e->parts[i];
 	}
 	p->in_array = was;
 	shell_leave(p);
@@ -845,7 +953,8 @@ static bool is_word_special(unsigned char c)
 /* A word at p->pos: unquoted context, up to a blank or an operator. */
 struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign)
 {
-	struct wb w = { 0 };
+	struct wb w;
+	wb_init(&w);
 	size_t start = p->pos;
 	size_t n = p->in_array ? 0 : assign_prefix(p, start);
 	if (n) {
@@ -946,7 +1055,8 @@ struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign
 
 struct shell_word *shell_arith_word(struct parser *p)
 {
-	struct wb w = { 0 };
+	struct wb w;
+	wb_init(&w);
 	size_t st = shell_peek(p)->start;
 	p->have = false;
 	scan_arith(p, &w, false, st, st + 2);
@@ -973,7 +1083,8 @@ struct shell_word *shell_heredoc_body(struct parser *p, const char *text, size_t
 				      size_t ostart, size_t oend)
 {
 	struct parser c;
-	struct wb w = { 0 };
+	struct wb w;
+	wb_init(&w);
 	shell_child_init(&c, p, text, len, ostart, oend);
 	shell_enter(p, ostart);
 	scan_dquote(&c, &w, true, 0);
