@@ -25,7 +25,7 @@
 
 void shell_avec_grow(struct arena *a, void **items, size_t *cap, size_t size)
 {
-	size_t n = *cap ? *cap * 2 : 1;
+	size_t n = *cap ? *cap * 2 : 4;
 	void *p = arena_alloc(a, n * size);
 	if (*cap)
 		memcpy(p, *items, *cap * size);
@@ -135,31 +135,39 @@ static void wb_init(struct wb *w)
 	w->inlit = false;
 }
 
-/* A new part at the end of w, all zero. */
-static struct shell_part *wb_new_part(struct parser *p, struct wb *w)
+static void wb_grow_parts(struct parser *p, struct wb *w)
 {
-	if (w->n == w->cap) {
-		struct shell_part *v = arena_alloc(p->a, 2 * w->cap * sizeof(*v));
-		memcpy(v, w->parts, w->n * sizeof(*v));
-		w->parts = v;
-		w->cap *= 2;
-	}
+	struct shell_part *v = arena_alloc(p->a, 2 * w->cap * sizeof(*v));
+	memcpy(v, w->parts, w->n * sizeof(*v));
+	w->parts = v;
+	w->cap *= 2;
+}
+
+/* A new part at the end of w, all zero. */
+static inline struct shell_part *wb_new_part(struct parser *p, struct wb *w)
+{
+	if (w->n == w->cap)
+		wb_grow_parts(p, w);
 	struct shell_part *part = &w->parts[w->n++];
-	memset(part, 0, sizeof(*part));
+	*part = (struct shell_part){ 0 };
 	return part;
 }
 
-static void wb_add_bytes(struct parser *p, struct wb *w, const char *s, size_t n)
+static void wb_grow_bytes(struct parser *p, struct wb *w, size_t n)
 {
-	if (w->blen + n > w->bcap) {
-		size_t cap = w->bcap * 2;
-		while (cap < w->blen + n)
-			cap *= 2;
-		char *b = arena_alloc(p->a, cap);
-		memcpy(b, w->bytes, w->blen);
-		w->bytes = b;
-		w->bcap = cap;
-	}
+	size_t cap = w->bcap * 2;
+	while (cap < w->blen + n)
+		cap *= 2;
+	char *b = arena_alloc(p->a, cap);
+	memcpy(b, w->bytes, w->blen);
+	w->bytes = b;
+	w->bcap = cap;
+}
+
+static inline void wb_add_bytes(struct parser *p, struct wb *w, const char *s, size_t n)
+{
+	if (w->blen + n > w->bcap)
+		wb_grow_bytes(p, w, n);
 	if (n == 1)
 		w->bytes[w->blen] = *s;
 	else

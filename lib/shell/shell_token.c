@@ -95,9 +95,14 @@ static enum tok_word tok_word_of(const char *w, size_t n)
 	};
 	if (n == 0 || n > 8)
 		return TW_NONE; /* none is longer than "function" */
-	for (const unsigned char *c = by_len[n]; *c; c++)
-		if (shell_tok_words[*c][0] == w[0] && memcmp(w, shell_tok_words[*c], n) == 0)
+	for (const unsigned char *c = by_len[n]; *c; c++) {
+		const char *kw = shell_tok_words[*c];
+		size_t j = 0;
+		while (j < n && w[j] == kw[j])
+			j++;
+		if (j == n)
 			return (enum tok_word)*c;
+	}
 	return TW_NONE;
 }
 
