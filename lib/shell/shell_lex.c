@@ -272,6 +272,26 @@ static struct shell_word *wb_finish(struct parser *p, struct wb *w, size_t start
 	if (!w->inlit && !w->n)
 		wb_lit(p, w, "", 0, false, end);
 	wb_flush(p, w, end);
+	if (w->n == 1 && w->bytes == w->ib) {
+		/* The common word of one part, kept as it is. */
+		size_t size = sizeof(struct shell_word) + sizeof(struct shell_part) + w->blen;
+		struct shell_word *word = arena_alloc(p->a, size);
+		struct shell_part *part = (struct shell_part *)(word + 1);
+		*part = w->parts[0];
+		word->parts = part;
+		word->nparts = 1;
+		word->lit = NULL;
+		if (part->kind == SHELL_PART_LIT) {
+			char *bytes = (char *)(part + 1);
+			memcpy(bytes, w->bytes, w->blen);
+			part->text = bytes;
+			part->ninner = 0;
+			word->lit = bytes;
+		}
+		word->start = map_start(p, start);
+		word->end = map_end(p, end);
+		return word;
+	}
 	/* Empty literals ("" next to something else) say nothing. */
 	size_t k = 0;
 	bool all_lit = true;
