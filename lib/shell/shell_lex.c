@@ -267,31 +267,40 @@ static struct shell_word *make_word(struct parser *p, struct shell_part *parts, 
 	return word;
 }
 
+/* A word of the one part given, in one arena block with, for a literal
+ * part, its n bytes and a NUL. */
+static struct shell_word *one_part_word(struct parser *p, const struct shell_part *part,
+					const char *bytes, size_t n, size_t start, size_t end)
+{
+	bool lit = part->kind == SHELL_PART_LIT;
+	size_t size = sizeof(struct shell_word) + sizeof(struct shell_part) + (lit ? n + 1 : 0);
+	struct shell_word *word = arena_alloc(p->a, size);
+	struct shell_part *wp = (struct shell_part *)(word + 1);
+	*wp = *part;
+	word->parts = wp;
+	word->nparts = 1;
+	word->lit = NULL;
+	if (lit) {
+		char *b = (char *)(wp + 1);
+		memcpy(b, bytes, n);
+		b[n] = '\0';
+		wp->text = b;
+		wp->ninner = 0;
+		word->lit = b;
+	}
+	word->start = map_start(p, start);
+	word->end = map_end(p, end);
+	return word;
+}
+
 static struct shell_word *wb_finish(struct parser *p, struct wb *w, size_t start, size_t end)
 {
 	if (!w->inlit && !w->n)
 		wb_lit(p, w, "", 0, false, end);
 	wb_flush(p, w, end);
-	if (w->n == 1 && w->bytes == w->ib) {
-		/* The common word of one part, kept as it is. */
-		size_t size = sizeof(struct shell_word) + sizeof(struct shell_part) + w->blen;
-		struct shell_word *word = arena_alloc(p->a, size);
-		struct shell_part *part = (struct shell_part *)(word + 1);
-		*part = w->parts[0];
-		word->parts = part;
-		word->nparts = 1;
-		word->lit = NULL;
-		if (part->kind == SHELL_PART_LIT) {
-			char *bytes = (char *)(part + 1);
-			memcpy(bytes, w->bytes, w->blen);
-			part->text = bytes;
-			part->ninner = 0;
-			word->lit = bytes;
-		}
-		word->start = map_start(p, start);
-		word->end = map_end(p, end);
-		return word;
-	}
+	if (w->n == 1 && w->bytes == w->ib)
+		return one_part_word(p, &w->parts[0], w->bytes, w->blen ? w->blen - 1 : 0, start,
+				     end);
 	/* Empty literals ("" next to something else) say nothing. */
 	size_t k = 0;
 	bool all_lit = true;
@@ -991,6 +1000,20 @@ struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign
 		wb_flush(p, &w, p->pos);
 		if (at(p, p->pos) == '(')
 			scan_array(p, &w);
+	}
+	if (!n) {
+		/* The common word of plain bytes (git, -c, src/main.c) is made
+		 * directly. */
+		size_t e = start;
+		while (e < p->len && !is_word_special((unsigned char)p->s[e]))
+			e++;
+		if (e > start && (e == p->len || is_meta((unsigned char)p->s[e]))) {
+			struct shell_part part = { .kind = SHELL_PART_LIT };
+			part.start = map_start(p, start);
+			part.end = map_end(p, e);
+			p->pos = e;
+			return one_part_word(p, &part, p->s + start, e - start, start, e);
+		}
 	}
 	for (;;) {
 		int c = at(p, p->pos);
