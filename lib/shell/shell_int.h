@@ -129,8 +129,8 @@ enum tok_kind {
 	T_REDIR,
 };
 
-/* The words the parser looks for, told apart once when a word token is
- * made (by its bytes as written: a quoted "if" is no keyword). */
+/* The words the parser looks for, told apart by the bytes as written (a
+ * quoted "if" is no keyword), once a token, when the parser first asks. */
 enum tok_word {
 	TW_NONE,
 	TW_IF,
@@ -155,13 +155,14 @@ enum tok_word {
 	TW_TIME,
 	TW_TIME_P, /* -p */
 	TW_COUNT,
+	TW_UNSET = TW_COUNT, /* not looked at yet */
 };
 /* "if", "{", ... by enum tok_word. */
 extern const char *const shell_tok_words[TW_COUNT];
 
 struct token {
 	enum tok_kind kind;
-	enum tok_word tw; /* T_WORD: which of the words above, or TW_NONE */
+	enum tok_word tw; /* T_WORD: see shell_tok_word(); other tokens: TW_NONE */
 	size_t start, end; /* in the parser's buffer */
 	struct shell_word *word;
 	struct shell_assign *assign; /* a word of the form NAME=value */
@@ -251,6 +252,14 @@ static inline struct token *shell_peek(struct parser *p)
 	if (!p->have)
 		shell_lex_token(p);
 	return &p->tok;
+}
+enum tok_word shell_tok_word_of(const char *w, size_t n);
+/* Which of the words above a word token is. */
+static inline enum tok_word shell_tok_word(struct parser *p, struct token *t)
+{
+	if (t->tw == TW_UNSET)
+		t->tw = shell_tok_word_of(p->s + t->start, t->end - t->start);
+	return t->tw;
 }
 static inline void shell_next(struct parser *p)
 {

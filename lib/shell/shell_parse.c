@@ -19,7 +19,7 @@ static _Noreturn void fail_unexpected(struct parser *p, const struct token *t)
 static bool tok_is(struct parser *p, enum tok_word tw)
 {
 	struct token *t = shell_peek(p);
-	return t->kind == T_WORD && t->tw == tw;
+	return t->kind == T_WORD && shell_tok_word(p, t) == tw;
 }
 
 static void expect_word(struct parser *p, enum tok_word tw, const char *what)
@@ -64,9 +64,9 @@ static const enum keyword keywords[TW_COUNT] = {
 	[TW_ESAC] = KW_END,	   [TW_RBRACE] = KW_END,
 };
 
-static enum keyword keyword_of(const struct token *t)
+static enum keyword keyword_of(struct parser *p, struct token *t)
 {
-	return t->kind == T_WORD ? keywords[t->tw] : KW_NONE;
+	return t->kind == T_WORD ? keywords[shell_tok_word(p, t)] : KW_NONE;
 }
 
 static struct shell_node *new_node(struct parser *p, enum sn_kind kind, size_t start)
@@ -93,7 +93,7 @@ static bool at_list_end(struct parser *p)
 	case T_DSEMI_AMP:
 		return true;
 	case T_WORD:
-		return keyword_of(t) == KW_END;
+		return keyword_of(p, t) == KW_END;
 	default:
 		return false;
 	}
@@ -185,7 +185,7 @@ static struct shell_node *parse_funcdef(struct parser *p, struct shell_node *sim
 	shell_next(p);
 	skip_newlines(p);
 	t = shell_peek(p);
-	enum keyword kw = keyword_of(t);
+	enum keyword kw = keyword_of(p, t);
 	if (!(t->kind == T_LPAREN || (kw != KW_NONE && kw != KW_END && kw != KW_FUNCTION)))
 		shell_fail(p, t->start, "expected a function body, found %s",
 		     shell_tok_desc(p, t, buf, sizeof(buf)));
@@ -421,7 +421,7 @@ static struct shell_node *parse_function_kw(struct parser *p)
 	}
 	skip_newlines(p);
 	t = shell_peek(p);
-	enum keyword kw = keyword_of(t);
+	enum keyword kw = keyword_of(p, t);
 	if (!(t->kind == T_LPAREN || (kw != KW_NONE && kw != KW_END && kw != KW_FUNCTION)))
 		shell_fail(p, t->start, "expected a function body, found %s",
 		     shell_tok_desc(p, t, buf, sizeof(buf)));
@@ -436,7 +436,7 @@ static struct shell_node *parse_command(struct parser *p)
 	struct token *t = shell_peek(p);
 	struct shell_node *n;
 	if (t->kind == T_WORD) {
-		switch (keyword_of(t)) {
+		switch (keyword_of(p, t)) {
 		case KW_IF:
 			n = parse_if(p);
 			break;

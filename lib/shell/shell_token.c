@@ -81,7 +81,7 @@ const char *const shell_tok_words[TW_COUNT] = {
 };
 
 /* Which of shell_tok_words the n bytes at w are. */
-static enum tok_word tok_word_of(const char *w, size_t n)
+enum tok_word shell_tok_word_of(const char *w, size_t n)
 {
 	/* The candidates by length, so that most words are rejected at once. */
 	static const unsigned char by_len[9][8] = {
@@ -205,7 +205,7 @@ static void lex(struct parser *p, struct token *tp)
 		t.kind = T_WORD;
 		t.word = shell_lex_word(p, &t.assign);
 		t.end = p->pos;
-		t.tw = tok_word_of(p->s + t.start, t.end - t.start);
+		t.tw = TW_UNSET;
 		*tp = t;
 		return;
 	}
