@@ -225,6 +225,55 @@ struct abuf {
 	size_t len, cap;
 };
 void shell_abuf_add(struct arena *a, struct abuf *b, const char *s, size_t n);
+/* A word being built: its parts, and the bytes of its literal parts, one
+ * after the other, each ended by a NUL.  Both start in the structure itself
+ * (most words are short) and move to the arena when they outgrow it;
+ * wb_finish() then puts the word, its parts and their bytes in one arena
+ * block, so a word costs one allocation. */
+#define WB_PARTS 4
+#define WB_BYTES 64
+struct wb {
+	struct shell_part *parts; /* ip, or an arena array */
+	size_t n, cap;
+	char *bytes; /* ib, or an arena array */
+	size_t blen, bcap;
+	size_t lstart, lbyte; /* where the open literal starts: source, bytes */
+	bool lquoted, inlit;
+	struct shell_part ip[WB_PARTS];
+	char ib[WB_BYTES];
+};
+static inline void shell_wb_init(struct wb *w)
+{
+	w->parts = w->ip;
+	w->n = 0;
+	w->cap = WB_PARTS;
+	w->bytes = w->ib;
+	w->blen = 0;
+	w->bcap = WB_BYTES;
+	w->inlit = false;
+}
+/* shell_word.c: the word builder */
+/* Literal bytes at source offset off, quoted or not. */
+void shell_wb_lit(struct parser *p, struct wb *w, const char *s, size_t n, bool quoted,
+		  size_t off);
+/* End the literal part being gathered at source offset end. */
+void shell_wb_flush(struct parser *p, struct wb *w, size_t end);
+/* A new part at the end of w, all zero. */
+struct shell_part *shell_wb_new_part(struct parser *p, struct wb *w);
+/* Add a dynamic part whose source text is [start, end). */
+struct shell_part *shell_wb_push(struct parser *p, struct wb *w, enum shell_part_kind kind,
+				 bool quoted, size_t start, size_t end);
+/* The dynamic parts of a scratch word in, as part's inner list. */
+void shell_wb_take_inner(struct parser *p, struct wb *in, struct shell_part *part);
+/* The word w built, over source offsets [start, end). */
+struct shell_word *shell_wb_finish(struct parser *p, struct wb *w, size_t start, size_t end);
+/* A word of the one part given (for a literal part, n bytes of text). */
+struct shell_word *shell_one_part_word(struct parser *p, const struct shell_part *part,
+				       const char *bytes, size_t n, size_t start, size_t end);
+/* A word of n parts that are already in the arena. */
+struct shell_word *shell_make_word(struct parser *p, struct shell_part *parts, size_t n,
+				   size_t start, size_t end);
+
 /* Blanks, escaped newlines and a comment before the next token. */
 void shell_skip_blanks(struct parser *p);
 /* The word at p->pos; *assign set for NAME=value where one may stand. */
