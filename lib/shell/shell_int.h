@@ -129,8 +129,40 @@ enum tok_kind {
 	T_REDIR,
 };
 
+/* The words the parser looks for, told apart by the bytes as written (a
+ * quoted "if" is no keyword), once a token, when the parser first asks. */
+enum tok_word {
+	TW_NONE,
+	TW_IF,
+	TW_FOR,
+	TW_SELECT,
+	TW_WHILE,
+	TW_UNTIL,
+	TW_CASE,
+	TW_LBRACE,   /* { */
+	TW_DBRACKET, /* [[ */
+	TW_FUNCTION,
+	TW_THEN,
+	TW_ELIF,
+	TW_ELSE,
+	TW_FI,
+	TW_DO,
+	TW_DONE,
+	TW_ESAC,
+	TW_RBRACE, /* } */
+	TW_IN,
+	TW_BANG, /* ! */
+	TW_TIME,
+	TW_TIME_P, /* -p */
+	TW_COUNT,
+	TW_UNSET = TW_COUNT, /* not looked at yet */
+};
+/* "if", "{", ... by enum tok_word. */
+extern const char *const shell_tok_words[TW_COUNT];
+
 struct token {
 	enum tok_kind kind;
+	enum tok_word tw; /* T_WORD: see shell_tok_word(); other tokens: TW_NONE */
 	size_t start, end; /* in the parser's buffer */
 	struct shell_word *word;
 	struct shell_assign *assign; /* a word of the form NAME=value */
@@ -193,6 +225,55 @@ struct abuf {
 	size_t len, cap;
 };
 void shell_abuf_add(struct arena *a, struct abuf *b, const char *s, size_t n);
+/* A word being built: its parts, and the bytes of its literal parts, one
+ * after the other, each ended by a NUL.  Both start in the structure itself
+ * (most words are short) and move to the arena when they outgrow it;
+ * wb_finish() then puts the word, its parts and their bytes in one arena
+ * block, so a word costs one allocation. */
+#define WB_PARTS 4
+#define WB_BYTES 64
+struct wb {
+	struct shell_part *parts; /* ip, or an arena array */
+	size_t n, cap;
+	char *bytes; /* ib, or an arena array */
+	size_t blen, bcap;
+	size_t lstart, lbyte; /* where the open literal starts: source, bytes */
+	bool lquoted, inlit;
+	struct shell_part ip[WB_PARTS];
+	char ib[WB_BYTES];
+};
+static inline void shell_wb_init(struct wb *w)
+{
+	w->parts = w->ip;
+	w->n = 0;
+	w->cap = WB_PARTS;
+	w->bytes = w->ib;
+	w->blen = 0;
+	w->bcap = WB_BYTES;
+	w->inlit = false;
+}
+/* shell_word.c: the word builder */
+/* Literal bytes at source offset off, quoted or not. */
+void shell_wb_lit(struct parser *p, struct wb *w, const char *s, size_t n, bool quoted,
+		  size_t off);
+/* End the literal part being gathered at source offset end. */
+void shell_wb_flush(struct parser *p, struct wb *w, size_t end);
+/* A new part at the end of w, all zero. */
+struct shell_part *shell_wb_new_part(struct parser *p, struct wb *w);
+/* Add a dynamic part whose source text is [start, end). */
+struct shell_part *shell_wb_push(struct parser *p, struct wb *w, enum shell_part_kind kind,
+				 bool quoted, size_t start, size_t end);
+/* The dynamic parts of a scratch word in, as part's inner list. */
+void shell_wb_take_inner(struct parser *p, struct wb *in, struct shell_part *part);
+/* The word w built, over source offsets [start, end). */
+struct shell_word *shell_wb_finish(struct parser *p, struct wb *w, size_t start, size_t end);
+/* A word of the one part given (for a literal part, n bytes of text). */
+struct shell_word *shell_one_part_word(struct parser *p, const struct shell_part *part,
+				       const char *bytes, size_t n, size_t start, size_t end);
+/* A word of n parts that are already in the arena. */
+struct shell_word *shell_make_word(struct parser *p, struct shell_part *parts, size_t n,
+				   size_t start, size_t end);
+
 /* Blanks, escaped newlines and a comment before the next token. */
 void shell_skip_blanks(struct parser *p);
 /* The word at p->pos; *assign set for NAME=value where one may stand. */
@@ -214,8 +295,27 @@ void shell_child_init(struct parser *c, struct parser *p, const char *text, size
 		      size_t ostart, size_t oend);
 
 /* shell_token.c: tokens, lookahead, here-documents */
-struct token *shell_peek(struct parser *p);
-void shell_next(struct parser *p);
+void shell_lex_token(struct parser *p); /* the next token into p->tok */
+static inline struct token *shell_peek(struct parser *p)
+{
+	if (!p->have)
+		shell_lex_token(p);
+	return &p->tok;
+}
+enum tok_word shell_tok_word_of(const char *w, size_t n);
+/* Which of the words above a word token is. */
+static inline enum tok_word shell_tok_word(struct parser *p, struct token *t)
+{
+	if (t->tw == TW_UNSET)
+		t->tw = shell_tok_word_of(p->s + t->start, t->end - t->start);
+	return t->tw;
+}
+static inline void shell_next(struct parser *p)
+{
+	shell_peek(p);
+	p->last_end = p->tok.end;
+	p->have = false;
+}
 const char *shell_tok_desc(struct parser *p, const struct token *t, char *buf, size_t size);
 void shell_heredoc_register(struct parser *p, struct shell_redir *r, size_t ws, size_t we);
 

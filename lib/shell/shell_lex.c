@@ -25,7 +25,7 @@
 
 void shell_avec_grow(struct arena *a, void **items, size_t *cap, size_t size)
 {
-	size_t n = *cap ? *cap * 2 : 1;
+	size_t n = *cap ? *cap * 2 : 4;
 	void *p = arena_alloc(a, n * size);
 	if (*cap)
 		memcpy(p, *items, *cap * size);
@@ -106,131 +106,6 @@ static bool is_digit(int c)
 
 /* ---- words ------------------------------------------------------------------ */
 
-/* A word being built: its parts, and the literal part being gathered. */
-struct wb {
-	struct shell_part *parts;
-	size_t n, cap;
-	struct abuf lit;
-	size_t lstart;
-	bool lquoted, inlit;
-};
-
-static void wb_flush(struct parser *p, struct wb *w, size_t end)
-{
-	if (!w->inlit)
-		return;
-	struct shell_part part = { 0 };
-	part.kind = SHELL_PART_LIT;
-	part.quoted = w->lquoted;
-	part.text = w->lit.s ? w->lit.s : "";
-	part.start = map_start(p, w->lstart);
-	part.end = map_end(p, end);
-	AVEC_PUSH(p->a, w->parts, w->n, w->cap, part);
-	w->inlit = false;
-}
-
-static void wb_lit(struct parser *p, struct wb *w, const char *s, size_t n, bool quoted, size_t off)
-{
-	if (w->inlit && w->lquoted != quoted)
-		wb_flush(p, w, off);
-	if (!w->inlit) {
-		w->inlit = true;
-		w->lquoted = quoted;
-		w->lstart = off;
-		memset(&w->lit, 0, sizeof(w->lit));
-	}
-	/* The first add allocates, so an empty literal is "" too. */
-	shell_abuf_add(p->a, &w->lit, s, n);
-}
-
-/* Add a dynamic part whose source text is [start, end). */
-static struct shell_part *wb_push(struct parser *p, struct wb *w, enum shell_part_kind kind,
-				  bool quoted, size_t start, size_t end)
-{
-	wb_flush(p, w, start);
-	struct shell_part part = { 0 };
-	part.kind = kind;
-	part.quoted = quoted;
-	part.text = arena_strndup(p->a, p->s + start, end - start);
-	part.start = map_start(p, start);
-	part.end = map_end(p, end);
-	AVEC_PUSH(p->a, w->parts, w->n, w->cap, part);
-	return &w->parts[w->n - 1];
-}
-
-/* The dynamic parts of a scratch word, for a part's inner list. */
-static void take_inner(struct parser *p, struct wb *in, struct shell_part *part)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < in->n; i++)
-		n += in->parts[i].kind != SHELL_PART_LIT;
-	if (!n)
-		return;
-	struct shell_part *v = arena_alloc(p->a, n * sizeof(*v));
-	n = 0;
-	for (size_t i = 0; i < in->n; i++)
-		if (in->parts[i].kind != SHELL_PART_LIT)
-			v[n++] = in->parts[i];
-	part->inner = v;
-	part->ninner = n;
-}
-
-static const char *parts_literal(struct arena *a, const struct shell_part *parts, size_t n)
-{
-	size_t len = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (parts[i].kind != SHELL_PART_LIT)
-			return NULL;
-		len += strlen(parts[i].text);
-	}
-	if (n == 1)
-		return parts[0].text;
-	char *s = arena_alloc(a, len + 1), *q = s;
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(parts[i].text);
-		memcpy(q, parts[i].text, l);
-		q += l;
-	}
-	*q = '\0';
-	return s;
-}
-
-static struct shell_word *make_word(struct parser *p, struct shell_part *parts, size_t n,
-				    size_t start, size_t end)
-{
-	struct shell_word *word = arena_alloc0(p->a, sizeof(*word));
-	word->parts = parts;
-	word->nparts = n;
-	word->lit = parts_literal(p->a, parts, n);
-	word->start = map_start(p, start);
-	word->end = map_end(p, end);
-	return word;
-}
-
-static struct shell_word *wb_finish(struct parser *p, struct wb *w, size_t start, size_t end)
-{
-	if (!w->inlit && !w->n)
-		wb_lit(p, w, "", 0, false, end);
-	wb_flush(p, w, end);
-	/* Empty literals ("" next to something else) say nothing. */
-	size_t k = 0;
-	for (size_t i = 0; i < w->n; i++)
-		if (w->parts[i].kind != SHELL_PART_LIT || w->parts[i].text[0] || w->n == 1)
-			w->parts[k++] = w->parts[i];
-	if (!k)
-		w->parts[k++] = w->parts[0];
-	return make_word(p, w->parts, k, start, end);
-}
-
-/* A word holding one literal part; offsets [start, end) in p's buffer. */
-struct shell_word *shell_lit_word(struct parser *p, const char *s, size_t n, size_t start,
-				   size_t end)
-{
-	struct wb w = { 0 };
-	wb_lit(p, &w, s, n, true, start);
-	return wb_finish(p, &w, start, end);
-}
-
 static void scan_dollar(struct parser *p, struct wb *w, bool quoted);
 static void scan_backtick(struct parser *p, struct wb *w, bool quoted, bool dq);
 
@@ -241,7 +116,7 @@ static void scan_squote(struct parser *p, struct wb *w)
 	if (!q)
 		shell_fail(p, st, "unterminated single quote");
 	size_t e = (size_t)(q - p->s);
-	wb_lit(p, w, p->s + st + 1, e - st - 1, true, st);
+	shell_wb_lit(p, w, p->s + st + 1, e - st - 1, true, st);
 	p->pos = e + 1;
 }
 
@@ -255,7 +130,7 @@ static bool is_dq_special(int c)
 static void scan_dquote(struct parser *p, struct wb *w, bool heredoc, size_t open)
 {
 	shell_enter(p, open);
-	wb_lit(p, w, "", 0, true, p->pos);
+	shell_wb_lit(p, w, "", 0, true, p->pos);
 	for (;;) {
 		int c = at(p, p->pos);
 		if (c < 0) {
@@ -275,11 +150,11 @@ static void scan_dquote(struct parser *p, struct wb *w, bool heredoc, size_t ope
 			}
 			if (d == '$' || d == '`' || d == '\\' || (d == '"' && !heredoc)) {
 				char ch = (char)d;
-				wb_lit(p, w, &ch, 1, true, p->pos);
+				shell_wb_lit(p, w, &ch, 1, true, p->pos);
 				p->pos += 2;
 				continue;
 			}
-			wb_lit(p, w, "\\", 1, true, p->pos);
+			shell_wb_lit(p, w, "\\", 1, true, p->pos);
 			p->pos++;
 			continue;
 		}
@@ -294,7 +169,7 @@ static void scan_dquote(struct parser *p, struct wb *w, bool heredoc, size_t ope
 		size_t e = p->pos + 1;
 		while (e < p->len && !is_dq_special((unsigned char)p->s[e]))
 			e++;
-		wb_lit(p, w, p->s + p->pos, e - p->pos, true, p->pos);
+		shell_wb_lit(p, w, p->s + p->pos, e - p->pos, true, p->pos);
 		p->pos = e;
 	}
 	shell_leave(p);
@@ -397,7 +272,7 @@ static void scan_ansi(struct parser *p, struct wb *w, size_t st)
 {
 	bool ended = false; /* after a NUL byte the rest is dropped */
 	p->pos = st + 2;
-	wb_lit(p, w, "", 0, true, st);
+	shell_wb_lit(p, w, "", 0, true, st);
 	for (;;) {
 		int c = at(p, p->pos);
 		if (c < 0)
@@ -418,7 +293,7 @@ static void scan_ansi(struct parser *p, struct wb *w, size_t st)
 		if (n < 0)
 			ended = true;
 		else if (!ended)
-			wb_lit(p, w, buf, (size_t)n, true, st);
+			shell_wb_lit(p, w, buf, (size_t)n, true, st);
 	}
 }
 
@@ -435,7 +310,7 @@ static void scan_cmdsub(struct parser *p, struct wb *w, bool quoted, size_t st)
 		shell_fail(p, t->start, "unexpected %s in command substitution",
 		     shell_tok_desc(p, t, buf, sizeof(buf)));
 	shell_next(p);
-	wb_push(p, w, SHELL_PART_CMDSUB, quoted, st, p->pos)->sub = body;
+	shell_wb_push(p, w, SHELL_PART_CMDSUB, quoted, st, p->pos)->sub = body;
 }
 
 /* ${ list; } and ${| list; }: bash 5.3 runs these in the current shell. */
@@ -449,13 +324,14 @@ static void scan_funsub(struct parser *p, struct wb *w, bool quoted, size_t st)
 		shell_fail(p, t->kind == T_EOF ? st : t->start, "expected '}' to close '${', found %s",
 		     shell_tok_desc(p, t, buf, sizeof(buf)));
 	shell_next(p);
-	wb_push(p, w, SHELL_PART_CMDSUB, quoted, st, p->pos)->sub = body;
+	shell_wb_push(p, w, SHELL_PART_CMDSUB, quoted, st, p->pos)->sub = body;
 }
 
 /* ${...} with p->pos at the '$'. */
 static void scan_param(struct parser *p, struct wb *w, bool quoted, size_t st)
 {
-	struct wb in = { 0 };
+	struct wb in;
+	shell_wb_init(&in);
 	size_t depth = 0;
 	shell_enter(p, st);
 	p->pos = st + 2;
@@ -487,7 +363,7 @@ static void scan_param(struct parser *p, struct wb *w, bool quoted, size_t st)
 		}
 	}
 	shell_leave(p);
-	take_inner(p, &in, wb_push(p, w, SHELL_PART_PARAM, quoted, st, p->pos));
+	shell_wb_take_inner(p, &in, shell_wb_push(p, w, SHELL_PART_PARAM, quoted, st, p->pos));
 }
 
 /* The body of $((...)) or ((...)) from p->pos, up to and past the "))". */
@@ -533,10 +409,11 @@ static void scan_arith_body(struct parser *p, struct wb *in, size_t st)
  * expression starts. */
 static void scan_arith(struct parser *p, struct wb *w, bool quoted, size_t st, size_t body)
 {
-	struct wb in = { 0 };
+	struct wb in;
+	shell_wb_init(&in);
 	p->pos = body;
 	scan_arith_body(p, &in, st);
-	take_inner(p, &in, wb_push(p, w, SHELL_PART_ARITH, quoted, st, p->pos));
+	shell_wb_take_inner(p, &in, shell_wb_push(p, w, SHELL_PART_ARITH, quoted, st, p->pos));
 }
 
 /* Whether "((" before i opens an arithmetic expression: its parentheses
@@ -613,13 +490,13 @@ static void scan_dollar(struct parser *p, struct wb *w, bool quoted)
 		size_t e = st + 2;
 		while (is_name_char(at(p, e)))
 			e++;
-		wb_push(p, w, SHELL_PART_PARAM, quoted, st, e);
+		shell_wb_push(p, w, SHELL_PART_PARAM, quoted, st, e);
 		p->pos = e;
 	} else if (is_digit(c) || (c > 0 && strchr("@*#?$!-", c))) {
-		wb_push(p, w, SHELL_PART_PARAM, quoted, st, st + 2);
+		shell_wb_push(p, w, SHELL_PART_PARAM, quoted, st, st + 2);
 		p->pos = st + 2;
 	} else {
-		wb_lit(p, w, "$", 1, quoted, st);
+		shell_wb_lit(p, w, "$", 1, quoted, st);
 		p->pos = st + 1;
 	}
 }
@@ -652,7 +529,7 @@ static void scan_backtick(struct parser *p, struct wb *w, bool quoted, bool dq)
 		p->pos++;
 	}
 	struct shell_node *body = shell_parse_child(p, b.s, b.len, st, p->pos);
-	wb_push(p, w, SHELL_PART_CMDSUB, quoted, st, p->pos)->sub = body;
+	shell_wb_push(p, w, SHELL_PART_CMDSUB, quoted, st, p->pos)->sub = body;
 }
 
 /* <(...) or >(...) at p->pos. */
@@ -669,7 +546,7 @@ static void scan_procsub(struct parser *p, struct wb *w)
 		shell_fail(p, t->start, "unexpected %s in process substitution",
 		     shell_tok_desc(p, t, buf, sizeof(buf)));
 	shell_next(p);
-	wb_push(p, w, SHELL_PART_PROCSUB, false, st, p->pos)->sub = body;
+	shell_wb_push(p, w, SHELL_PART_PROCSUB, false, st, p->pos)->sub = body;
 }
 
 /* An unquoted '[' at p->pos: a bracket glob up to a ']' in the same word, or
@@ -687,7 +564,7 @@ static void scan_bracket(struct parser *p, struct wb *w)
 	for (j = i + 1; j < lim; j++) {
 		int c = (unsigned char)p->s[j];
 		if (c == ']' && j > i + 1) {
-			wb_push(p, w, SHELL_PART_GLOB, false, i, j + 1);
+			shell_wb_push(p, w, SHELL_PART_GLOB, false, i, j + 1);
 			p->pos = j + 1;
 			return;
 		}
@@ -705,9 +582,9 @@ static void scan_bracket(struct parser *p, struct wb *w)
 	p->br_glob = kind;
 done:
 	if (kind)
-		wb_push(p, w, SHELL_PART_GLOB, false, i, i + 1);
+		shell_wb_push(p, w, SHELL_PART_GLOB, false, i, i + 1);
 	else
-		wb_lit(p, w, "[", 1, false, i);
+		shell_wb_lit(p, w, "[", 1, false, i);
 	p->pos = i + 1;
 }
 
@@ -757,7 +634,7 @@ static bool scan_tilde(struct parser *p, struct wb *w, bool assign)
 	int c = at(p, i);
 	if (!(c < 0 || c == '/' || is_meta(c) || (assign && c == ':')))
 		return false;
-	wb_push(p, w, SHELL_PART_TILDE, false, p->pos, i);
+	shell_wb_push(p, w, SHELL_PART_TILDE, false, p->pos, i);
 	p->pos = i;
 	return true;
 }
@@ -782,7 +659,8 @@ void shell_skip_blanks(struct parser *p)
 /* a=(x y z) with p->pos at the '('. */
 static void scan_array(struct parser *p, struct wb *w)
 {
-	struct wb in = { 0 };
+	struct wb in;
+	shell_wb_init(&in);
 	size_t st = p->pos++;
 	bool was = p->in_array;
 	shell_enter(p, st);
@@ -805,11 +683,12 @@ static void scan_array(struct parser *p, struct wb *w)
 		if (p->pos == before)
 			shell_fail(p, before, "unexpected '%c' in array assignment", c);
 		for (size_t i = 0; i < e->nparts; i++)
-			AVEC_PUSH(p->a, in.parts, in.n, in.cap, e->parts[i]);
+			if (e->parts[i].kind != SHELL_PART_LIT)
+				*shell_wb_new_part(p, &in) = e->parts[i];
 	}
 	p->in_array = was;
 	shell_leave(p);
-	take_inner(p, &in, wb_push(p, w, SHELL_PART_ARRAY, false, st, p->pos));
+	shell_wb_take_inner(p, &in, shell_wb_push(p, w, SHELL_PART_ARRAY, false, st, p->pos));
 }
 
 /* Length of "NAME=", "NAME+=" or "NAME[sub]=" at i, or 0. */
@@ -845,15 +724,30 @@ static bool is_word_special(unsigned char c)
 /* A word at p->pos: unquoted context, up to a blank or an operator. */
 struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign)
 {
-	struct wb w = { 0 };
+	struct wb w;
+	shell_wb_init(&w);
 	size_t start = p->pos;
 	size_t n = p->in_array ? 0 : assign_prefix(p, start);
 	if (n) {
-		wb_lit(p, &w, p->s + start, n, false, start);
+		shell_wb_lit(p, &w, p->s + start, n, false, start);
 		p->pos = start + n;
-		wb_flush(p, &w, p->pos);
+		shell_wb_flush(p, &w, p->pos);
 		if (at(p, p->pos) == '(')
 			scan_array(p, &w);
+	}
+	if (!n) {
+		/* The common word of plain bytes (git, -c, src/main.c) is made
+		 * directly. */
+		size_t e = start;
+		while (e < p->len && !is_word_special((unsigned char)p->s[e]))
+			e++;
+		if (e > start && (e == p->len || is_meta((unsigned char)p->s[e]))) {
+			struct shell_part part = { .kind = SHELL_PART_LIT };
+			part.start = map_start(p, start);
+			part.end = map_end(p, e);
+			p->pos = e;
+			return shell_one_part_word(p, &part, p->s + start, e - start, start, e);
+		}
 	}
 	for (;;) {
 		int c = at(p, p->pos);
@@ -871,12 +765,12 @@ struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign
 		case '\\': {
 			int d = at(p, p->pos + 1);
 			if (d < 0) {
-				wb_lit(p, &w, "\\", 1, false, p->pos);
+				shell_wb_lit(p, &w, "\\", 1, false, p->pos);
 				p->pos++;
 			} else if (d == '\n') {
 				p->pos += 2;
 			} else {
-				wb_lit(p, &w, p->s + p->pos + 1, 1, true, p->pos);
+				shell_wb_lit(p, &w, p->s + p->pos + 1, 1, true, p->pos);
 				p->pos += 2;
 			}
 			break;
@@ -897,7 +791,7 @@ struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign
 			break;
 		case '*':
 		case '?':
-			wb_push(p, &w, SHELL_PART_GLOB, false, p->pos, p->pos + 1);
+			shell_wb_push(p, &w, SHELL_PART_GLOB, false, p->pos, p->pos + 1);
 			p->pos++;
 			break;
 		case '[':
@@ -905,16 +799,16 @@ struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign
 			break;
 		case '{':
 			if (brace_here(p, p->pos))
-				wb_push(p, &w, SHELL_PART_BRACE, false, p->pos, p->pos + 1);
+				shell_wb_push(p, &w, SHELL_PART_BRACE, false, p->pos, p->pos + 1);
 			else
-				wb_lit(p, &w, "{", 1, false, p->pos);
+				shell_wb_lit(p, &w, "{", 1, false, p->pos);
 			p->pos++;
 			break;
 		case '~':
 			if (!((p->pos == start ||
 			       (n && (p->s[p->pos - 1] == '=' || p->s[p->pos - 1] == ':'))) &&
 			      scan_tilde(p, &w, n > 0))) {
-				wb_lit(p, &w, "~", 1, false, p->pos);
+				shell_wb_lit(p, &w, "~", 1, false, p->pos);
 				p->pos++;
 			}
 			break;
@@ -922,18 +816,18 @@ struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign
 			size_t e = p->pos + 1;
 			while (e < p->len && !is_word_special((unsigned char)p->s[e]))
 				e++;
-			wb_lit(p, &w, p->s + p->pos, e - p->pos, false, p->pos);
+			shell_wb_lit(p, &w, p->s + p->pos, e - p->pos, false, p->pos);
 			p->pos = e;
 		}
 		}
 	}
-	struct shell_word *word = wb_finish(p, &w, start, p->pos);
+	struct shell_word *word = shell_wb_finish(p, &w, start, p->pos);
 	if (n && assign) {
 		struct shell_assign *as = arena_alloc0(p->a, sizeof(*as));
 		as->append = p->s[start + n - 2] == '+';
 		as->name = arena_strndup(p->a, p->s + start, n - 1 - as->append);
 		if (word->nparts > 1)
-			as->value = make_word(p, (struct shell_part *)word->parts + 1,
+			as->value = shell_make_word(p, (struct shell_part *)word->parts + 1,
 					      word->nparts - 1, start + n, p->pos);
 		else
 			as->value = shell_lit_word(p, "", 0, p->pos, p->pos);
@@ -946,12 +840,13 @@ struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign
 
 struct shell_word *shell_arith_word(struct parser *p)
 {
-	struct wb w = { 0 };
+	struct wb w;
+	shell_wb_init(&w);
 	size_t st = shell_peek(p)->start;
 	p->have = false;
 	scan_arith(p, &w, false, st, st + 2);
 	p->last_end = p->pos;
-	return wb_finish(p, &w, st, p->pos);
+	return shell_wb_finish(p, &w, st, p->pos);
 }
 
 void shell_child_init(struct parser *c, struct parser *p, const char *text, size_t len,
@@ -973,10 +868,11 @@ struct shell_word *shell_heredoc_body(struct parser *p, const char *text, size_t
 				      size_t ostart, size_t oend)
 {
 	struct parser c;
-	struct wb w = { 0 };
+	struct wb w;
+	shell_wb_init(&w);
 	shell_child_init(&c, p, text, len, ostart, oend);
 	shell_enter(p, ostart);
 	scan_dquote(&c, &w, true, 0);
 	shell_leave(p);
-	return wb_finish(&c, &w, 0, len);
+	return shell_wb_finish(&c, &w, 0, len);
 }

@@ -16,20 +16,20 @@ static _Noreturn void fail_unexpected(struct parser *p, const struct token *t)
 	shell_fail(p, t->start, "unexpected %s", shell_tok_desc(p, t, buf, sizeof(buf)));
 }
 
-static bool tok_is(struct parser *p, const char *kw)
+static bool tok_is(struct parser *p, enum tok_word tw)
 {
 	struct token *t = shell_peek(p);
-	size_t n = strlen(kw);
-	return t->kind == T_WORD && t->end - t->start == n && memcmp(p->s + t->start, kw, n) == 0;
+	return t->kind == T_WORD && shell_tok_word(p, t) == tw;
 }
 
-static void expect_word(struct parser *p, const char *kw, const char *what)
+static void expect_word(struct parser *p, enum tok_word tw, const char *what)
 {
 	char buf[48];
-	if (!tok_is(p, kw)) {
+	if (!tok_is(p, tw)) {
 		struct token *t = shell_peek(p);
-		shell_fail(p, t->start, "expected '%s'%s%s, found %s", kw, what ? " to close " : "",
-		     what ? what : "", shell_tok_desc(p, t, buf, sizeof(buf)));
+		shell_fail(p, t->start, "expected '%s'%s%s, found %s", shell_tok_words[tw],
+			   what ? " to close " : "", what ? what : "",
+			   shell_tok_desc(p, t, buf, sizeof(buf)));
 	}
 	shell_next(p);
 }
@@ -55,41 +55,18 @@ enum keyword {
 	KW_END, /* closes something: never starts a command */
 };
 
-#define KW(w, k) { w, sizeof(w) - 1, k }
-static const struct {
-	const char *word;
-	size_t len;
-	enum keyword kw;
-} keywords[] = {
-	KW("if", KW_IF),       KW("for", KW_FOR),     KW("select", KW_FOR),
-	KW("while", KW_WHILE), KW("until", KW_UNTIL), KW("case", KW_CASE),
-	KW("{", KW_LBRACE),    KW("[[", KW_DBRACKET), KW("function", KW_FUNCTION),
-	KW("then", KW_END),    KW("elif", KW_END),    KW("else", KW_END),
-	KW("fi", KW_END),      KW("do", KW_END),      KW("done", KW_END),
-	KW("esac", KW_END),    KW("}", KW_END),
+static const enum keyword keywords[TW_COUNT] = {
+	[TW_IF] = KW_IF,	   [TW_FOR] = KW_FOR,	     [TW_SELECT] = KW_FOR,
+	[TW_WHILE] = KW_WHILE,	   [TW_UNTIL] = KW_UNTIL,    [TW_CASE] = KW_CASE,
+	[TW_LBRACE] = KW_LBRACE,   [TW_DBRACKET] = KW_DBRACKET, [TW_FUNCTION] = KW_FUNCTION,
+	[TW_THEN] = KW_END,	   [TW_ELIF] = KW_END,	     [TW_ELSE] = KW_END,
+	[TW_FI] = KW_END,	   [TW_DO] = KW_END,	     [TW_DONE] = KW_END,
+	[TW_ESAC] = KW_END,	   [TW_RBRACE] = KW_END,
 };
-#undef KW
 
-static enum keyword keyword_of(struct parser *p, const struct token *t)
+static enum keyword keyword_of(struct parser *p, struct token *t)
 {
-	if (t->kind != T_WORD)
-		return KW_NONE;
-	size_t n = t->end - t->start;
-	if (n == 0 || n > 8)
-		return KW_NONE; /* no keyword is longer than "function" */
-	const char *w = p->s + t->start;
-	/* The first bytes of the keywords: most words are rejected here. */
-	static const bool first[256] = {
-		['i'] = 1, ['f'] = 1, ['s'] = 1, ['w'] = 1, ['u'] = 1, ['c'] = 1,
-		['t'] = 1, ['e'] = 1, ['d'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1,
-	};
-	if (!first[(unsigned char)w[0]])
-		return KW_NONE;
-	for (size_t i = 0; i < ARRAY_SIZE(keywords); i++)
-		if (n == keywords[i].len && w[0] == keywords[i].word[0] &&
-		    memcmp(w, keywords[i].word, n) == 0)
-			return keywords[i].kw;
-	return KW_NONE;
+	return t->kind == T_WORD ? keywords[shell_tok_word(p, t)] : KW_NONE;
 }
 
 static struct shell_node *new_node(struct parser *p, enum sn_kind kind, size_t start)
@@ -298,17 +275,17 @@ static struct shell_node *parse_if(struct parser *p)
 	for (;;) {
 		AVEC_PUSH(p->a, n->u.if_.conds, n->u.if_.n, cap, parse_body(p));
 		n->u.if_.n--;
-		expect_word(p, "then", NULL);
+		expect_word(p, TW_THEN, NULL);
 		AVEC_PUSH(p->a, n->u.if_.bodies, n->u.if_.n, cap2, parse_body(p));
-		if (tok_is(p, "elif")) {
+		if (tok_is(p, TW_ELIF)) {
 			shell_next(p);
 			continue;
 		}
-		if (tok_is(p, "else")) {
+		if (tok_is(p, TW_ELSE)) {
 			shell_next(p);
 			n->u.if_.else_body = parse_body(p);
 		}
-		expect_word(p, "fi", "'if'");
+		expect_word(p, TW_FI, "'if'");
 		return n;
 	}
 }
@@ -318,9 +295,9 @@ static struct shell_node *parse_loop(struct parser *p, enum sn_kind kind)
 	struct shell_node *n = new_node(p, kind, shell_peek(p)->start);
 	shell_next(p);
 	n->u.loop.cond = parse_body(p);
-	expect_word(p, "do", NULL);
+	expect_word(p, TW_DO, NULL);
 	n->u.loop.body = parse_body(p);
-	expect_word(p, "done", "'do'");
+	expect_word(p, TW_DONE, "'do'");
 	return n;
 }
 
@@ -344,7 +321,7 @@ static struct shell_node *parse_for(struct parser *p)
 		n->u.for_.var = t->word;
 		shell_next(p);
 		skip_newlines(p);
-		if (tok_is(p, "in")) {
+		if (tok_is(p, TW_IN)) {
 			size_t cap = 0;
 			shell_next(p);
 			while (shell_peek(p)->kind == T_WORD) {
@@ -359,12 +336,12 @@ static struct shell_node *parse_for(struct parser *p)
 		}
 	}
 	skip_newlines(p);
-	if (tok_is(p, "{")) {
+	if (tok_is(p, TW_LBRACE)) {
 		n->u.for_.body = parse_command(p);
 	} else {
-		expect_word(p, "do", NULL);
+		expect_word(p, TW_DO, NULL);
 		n->u.for_.body = parse_body(p);
-		expect_word(p, "done", "'do'");
+		expect_word(p, TW_DONE, "'do'");
 	}
 	return n;
 }
@@ -382,19 +359,19 @@ static struct shell_node *parse_case(struct parser *p)
 	n->u.case_.subject = t->word;
 	shell_next(p);
 	skip_newlines(p);
-	expect_word(p, "in", NULL);
+	expect_word(p, TW_IN, NULL);
 	for (;;) {
 		struct sn_case_item item = { 0 };
 		size_t pcap = 0;
 		skip_newlines(p);
-		if (tok_is(p, "esac")) {
+		if (tok_is(p, TW_ESAC)) {
 			shell_next(p);
 			return n;
 		}
 		if (shell_peek(p)->kind == T_LPAREN)
 			shell_next(p);
 		if (shell_peek(p)->kind == T_EOF)
-			expect_word(p, "esac", "'case'");
+			expect_word(p, TW_ESAC, "'case'");
 		for (;;) {
 			t = shell_peek(p);
 			if (t->kind != T_WORD)
@@ -418,7 +395,7 @@ static struct shell_node *parse_case(struct parser *p)
 			shell_next(p);
 			continue;
 		}
-		expect_word(p, "esac", "'case'");
+		expect_word(p, TW_ESAC, "'case'");
 		return n;
 	}
 }
@@ -480,7 +457,7 @@ static struct shell_node *parse_command(struct parser *p)
 			n = new_node(p, SN_GROUP, open);
 			shell_next(p);
 			n->u.sub.body = parse_body(p);
-			expect_word(p, "}", "'{'");
+			expect_word(p, TW_RBRACE, "'{'");
 			break;
 		}
 		case KW_DBRACKET:
@@ -521,11 +498,11 @@ static struct shell_node *parse_pipeline(struct parser *p)
 {
 	size_t start = shell_peek(p)->start;
 	for (;;) {
-		if (tok_is(p, "!")) {
+		if (tok_is(p, TW_BANG)) {
 			shell_next(p);
-		} else if (tok_is(p, "time")) {
+		} else if (tok_is(p, TW_TIME)) {
 			shell_next(p);
-			if (tok_is(p, "-p"))
+			if (tok_is(p, TW_TIME_P))
 				shell_next(p);
 		} else {
 			break;

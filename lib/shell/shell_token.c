@@ -71,7 +71,42 @@ void shell_heredoc_register(struct parser *p, struct shell_redir *r, size_t ws, 
 	AVEC_PUSH(p->a, p->hd, p->nhd, p->hdcap, h);
 }
 
-static struct token lex(struct parser *p)
+const char *const shell_tok_words[TW_COUNT] = {
+	[TW_NONE] = "",	       [TW_IF] = "if",	       [TW_FOR] = "for",     [TW_SELECT] = "select",
+	[TW_WHILE] = "while",  [TW_UNTIL] = "until",   [TW_CASE] = "case",   [TW_LBRACE] = "{",
+	[TW_DBRACKET] = "[[",  [TW_FUNCTION] = "function", [TW_THEN] = "then", [TW_ELIF] = "elif",
+	[TW_ELSE] = "else",    [TW_FI] = "fi",	       [TW_DO] = "do",	     [TW_DONE] = "done",
+	[TW_ESAC] = "esac",    [TW_RBRACE] = "}",      [TW_IN] = "in",	     [TW_BANG] = "!",
+	[TW_TIME] = "time",    [TW_TIME_P] = "-p",
+};
+
+/* Which of shell_tok_words the n bytes at w are. */
+enum tok_word shell_tok_word_of(const char *w, size_t n)
+{
+	/* The candidates by length, so that most words are rejected at once. */
+	static const unsigned char by_len[9][8] = {
+		[1] = { TW_LBRACE, TW_RBRACE, TW_BANG },
+		[2] = { TW_IF, TW_DBRACKET, TW_FI, TW_DO, TW_IN, TW_TIME_P },
+		[3] = { TW_FOR },
+		[4] = { TW_CASE, TW_THEN, TW_ELIF, TW_ELSE, TW_DONE, TW_ESAC, TW_TIME },
+		[5] = { TW_WHILE, TW_UNTIL },
+		[6] = { TW_SELECT },
+		[8] = { TW_FUNCTION },
+	};
+	if (n == 0 || n > 8)
+		return TW_NONE; /* none is longer than "function" */
+	for (const unsigned char *c = by_len[n]; *c; c++) {
+		const char *kw = shell_tok_words[*c];
+		size_t j = 0;
+		while (j < n && w[j] == kw[j])
+			j++;
+		if (j == n)
+			return (enum tok_word)*c;
+	}
+	return TW_NONE;
+}
+
+static void lex(struct parser *p, struct token *tp)
 {
 	struct token t;
 	memset(&t, 0, sizeof(t));
@@ -85,12 +120,14 @@ static struct token lex(struct parser *p)
 	case -1:
 		t.kind = T_EOF;
 		t.end = i;
-		return t;
+		*tp = t;
+		return;
 	case '\n':
 		p->pos = t.end = i + 1;
 		t.kind = T_NEWLINE;
 		read_heredocs(p);
-		return t;
+		*tp = t;
+		return;
 	case ';':
 		if (d == ';' && at(p, i + 2) == '&')
 			t.kind = T_DSEMI_AMP, n = 3;
@@ -168,27 +205,18 @@ static struct token lex(struct parser *p)
 		t.kind = T_WORD;
 		t.word = shell_lex_word(p, &t.assign);
 		t.end = p->pos;
-		return t;
+		t.tw = TW_UNSET;
+		*tp = t;
+		return;
 	}
 	p->pos = t.end = i + n;
-	return t;
+	*tp = t;
 }
 
-struct token *shell_peek(struct parser *p)
+void shell_lex_token(struct parser *p)
 {
-	if (!p->have) {
-		struct token t = lex(p);
-		p->tok = t;
-		p->have = true;
-	}
-	return &p->tok;
-}
-
-void shell_next(struct parser *p)
-{
-	shell_peek(p);
-	p->last_end = p->tok.end;
-	p->have = false;
+	lex(p, &p->tok);
+	p->have = true;
 }
 
 const char *const shell_redir_names[] = {
