@@ -771,8 +771,14 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 		free(r.dir);
 		free(r.into);
 	}
+	/* The shell opens them where it is, before a wrapper moved the
+	 * command (env -C sub true > f writes ./f). */
+	bool moved = c->shell_cwd != c->cwd &&
+		     !(c->shell_cwd && c->cwd && strcmp(c->shell_cwd, c->cwd) == 0);
+	char *shell_dir = moved && c->nredirs ? ca_cmd_dir(env, c->shell_cwd) : NULL;
 	for (size_t i = 0; i < c->nredirs; i++)
-		add_redir(out, env, dir, text, c, c->redirs[i]);
+		add_redir(out, env, moved ? shell_dir : dir, text, c, c->redirs[i]);
+	free(shell_dir);
 	if (c->argi < c->nwords && !out->v[first].caution && reads_environ(out, first))
 		out->v[first].caution = "it reads a process's environment (/proc/PID/environ)";
 }

@@ -206,6 +206,9 @@ struct shell_cmd {
 	 * env -C and sudo -D move their own command; find -execdir and chroot
 	 * make it unknown. */
 	const char *cwd;
+	/* Where the shell is when it opens the command's redirections: cwd
+	 * before a wrapper (env -C, git -C, sudo -D) moved it. */
+	const char *shell_cwd;
 	unsigned flags;
 	const char *reason; /* why SHELL_CMD_OPAQUE, else NULL */
 	const struct shell_wrapper *wrappers; /* outermost first */

@@ -132,7 +132,7 @@ struct shell_cmd *sp_new_cmd(struct split *sp, const struct ctx *c, size_t start
 	cmd->pipe_pos = c->pipe_pos;
 	cmd->start = start;
 	cmd->end = end;
-	cmd->cwd = cwd;
+	cmd->cwd = cmd->shell_cwd = cwd;
 	AVEC_PUSH(sp->a, sp->out->cmds, sp->out->n, sp->out->cap, cmd);
 	return cmd;
 }
