@@ -636,6 +636,14 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 				out->v[first].opaque = true;
 				out->v[first].detail = ca_printf(
 					out, "opaque: %s runs code given on its command line", r.prog);
+			} else if (r.project && !nested) {
+				/* `project;`: the code it runs is in files the agent may
+				 * have written (a Makefile, package.json, conftest.py). */
+				out->v[first].opaque = true;
+				out->v[first].detail = ca_printf(
+					out, "opaque: %s runs the project's code, in files of the directory "
+					     "it works in",
+					r.prog);
 			} else if (spec || nested) {
 				out->v[first].detail =
 					spec ? ca_printf(out, "runs (spec \"%s\")", r.prog)
