@@ -224,7 +224,12 @@ static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx
 				cmd->flags |= SHELL_CMD_GIT_EXEC;
 			continue;
 		}
-		if (sp_starts_with(w, "--exec-path=")) {
+		/* --git-dir=DIR: a repository whose config may name programs git
+		 * runs (core.fsmonitor), one the agent may have written. */
+		if (sp_starts_with(w, "--exec-path=") || !strcmp(w, "--git-dir") ||
+		    sp_starts_with(w, "--git-dir=")) {
+			if (!strcmp(w, "--git-dir"))
+				j++;
 			cmd->flags |= SHELL_CMD_GIT_EXEC;
 			continue;
 		}
