@@ -636,14 +636,6 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 				out->v[first].opaque = true;
 				out->v[first].detail = ca_printf(
 					out, "opaque: %s runs code given on its command line", r.prog);
-			} else if (r.project && !nested) {
-				/* `project;`: the code it runs is in files the agent may
-				 * have written (a Makefile, package.json, conftest.py). */
-				out->v[first].opaque = true;
-				out->v[first].detail = ca_printf(
-					out, "opaque: %s runs the project's code, in files of the directory "
-					     "it works in",
-					r.prog);
 			} else if (spec || nested) {
 				out->v[first].detail =
 					spec ? ca_printf(out, "runs (spec \"%s\")", r.prog)
@@ -660,6 +652,14 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 					      : ca_printf(out, "unknown: no program spec for '%s'", r.prog);
 				free(like);
 			}
+			/* `project;`: the code it runs is in files the agent may have
+			 * written (a Makefile, package.json, conftest.py).  Not opaque:
+			 * the rules that name the program still speak for it. */
+			if (r.project && !nested)
+				out->v[first].project = ca_printf(
+					out, "%s runs the project's code, from files of the directory it "
+					     "works in",
+					r.prog);
 			free(r.ops);
 			free(r.dir);
 			free(r.into);
