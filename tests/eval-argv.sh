@@ -39,7 +39,7 @@ ev $ww --sandboxed exec --argv python3 -c 'print("hi")'
 is "$rc:$(echo "$out" | head -1 | cut -d: -f1)" "0:allow" "python3 -c 'print(\"hi\")' as argv, sandboxed: allow (no -- needed)"
 ev $ww exec --argv python3 -c 'print("hi")'
 is "$rc:$(echo "$out" | head -1 | cut -d: -f1)" "0:ask" "python3 -c 'print(\"hi\")' as argv, for a host without the sandbox: ask"
-ev $ww exec --argv -- git commit -m 'fix: a (b); c'
+ev $ww --sandboxed exec --argv -- git commit -m 'fix: a (b); c'
 is "$(echo "$out" | grep '^  exec')" "  exec git commit -m fix:\$'\\x20a\\x20(b);\\x20c' [runs (spec \"git\")]: allow by $exec_rule" \
 	"the message is one word of the line exec rules match"
 ev $ww exec --argv -- git push ./r.git "HEAD:master --force"

@@ -109,7 +109,7 @@ enum spec_item {
 	ITEM_OPERANDS, ITEM_FIRST, ITEM_LAST, ITEM_OPTION, ITEM_NET,
 	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_CHANGES,
 	ITEM_EXTRACTS, ITEM_ENVIRONMENT, ITEM_REMOTE, ITEM_BARE, ITEM_IMPLIED, ITEM_TARGETS,
-	ITEM_UPSTREAM, ITEM_COUNT
+	ITEM_UPSTREAM, ITEM_PROJECT, ITEM_COUNT
 };
 static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_OPERANDS] = "operands",	[ITEM_FIRST] = "first",	    [ITEM_LAST] = "last",
@@ -117,7 +117,7 @@ static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_WRITE] = "write",		[ITEM_RECURSIVE] = "recursive", [ITEM_DELETE] = "delete",
 	[ITEM_CHANGES] = "changes",	[ITEM_EXTRACTS] = "extracts", [ITEM_ENVIRONMENT] = "environment",
 	[ITEM_REMOTE] = "remote",	[ITEM_BARE] = "bare",	    [ITEM_IMPLIED] = "implied",
-	[ITEM_TARGETS] = "targets",	[ITEM_UPSTREAM] = "upstream",
+	[ITEM_TARGETS] = "targets",	[ITEM_UPSTREAM] = "upstream", [ITEM_PROJECT] = "project",
 };
 
 static void check_body(struct diag_list *d, struct ir_spec *spec, const struct ast_seq *body)
@@ -202,11 +202,13 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		case ITEM_ENVIRONMENT:
 		case ITEM_REMOTE:
 		case ITEM_TARGETS:
+		case ITEM_PROJECT:
 			/* `recursive;`: operands are whole trees, no option needed (rg);
 			 * `extracts;`: files it does not name land below its directory
 			 * (unzip); `environment;`: it prints the environment (env);
 			 * `remote;`: HOST:PATH operands are contacts (scp); `targets;`:
-			 * any operand selects a subcommand (make all install) */
+			 * any operand selects a subcommand (make all install);
+			 * `project;`: it runs the project's code (make, npm test) */
 			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
 				ERR(d, &it->loc, "syntax", "write '%s;'", what);
 			if (k == ITEM_RECURSIVE)
@@ -217,6 +219,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				spec->environment = true;
 			else if (k == ITEM_TARGETS)
 				spec->targets = true;
+			else if (k == ITEM_PROJECT)
+				spec->project = true;
 			else
 				spec->remote = true;
 			continue;
@@ -240,7 +244,7 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				  best ? best
 				       : "operands, first, last, option, net, read, write, delete, "
 					 "changes, recursive, extracts, environment, remote, bare, "
-					 "implied, targets, upstream, subcommand");
+					 "implied, targets, upstream, project, subcommand");
 			continue;
 		}
 		case ITEM_OPERANDS:

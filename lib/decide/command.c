@@ -737,6 +737,14 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 					      : ca_printf(out, "unknown: no program spec for '%s'", r.prog);
 				free(like);
 			}
+			/* `project;`: the code it runs is in files the agent may have
+			 * written (a Makefile, package.json, conftest.py).  Not opaque:
+			 * the rules that name the program still speak for it. */
+			if (r.project && !nested)
+				out->v[first].project = ca_printf(
+					out, "%s runs the project's code, from files of the directory it "
+					     "works in",
+					r.prog);
 			free(r.ops);
 			free(r.dir);
 			free(r.into);

@@ -38,6 +38,7 @@ struct cmd_op {
 	bool opaque;
 	bool unknown;        /* no program spec: what it does with its words is not seen */
 	const char *caution;       /* why only a sandbox's environment bounds it, or NULL */
+	const char *project;       /* `project;`: "make runs the project's code ...", or NULL */
 	const struct shell_cmd *cmd;
 	/* The exec words: the static value, or the source text of a dynamic
 	 * word (then dyn[i] is set). */

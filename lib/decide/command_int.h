@@ -22,6 +22,7 @@ struct reading {
 	bool modifies, recursive, script, opaque;
 	bool extracts, lists, deletes, changes;
 	bool remote;         /* HOST:PATH operands are contacts (`remote;`) */
+	bool project;        /* it runs the project's code (`project;`: make, npm test) */
 	char *into;          /* where extracted files land (unzip -d), or NULL: dir */
 	const char *extracts_dir; /* the spec's `extracts "PATH";`, or NULL */
 	bool into_set;       /* an `into` option was given (into NULL: unknown) */

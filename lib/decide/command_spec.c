@@ -578,6 +578,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 	bool ddash = false;
 	r->recursive = prog->recursive;
 	r->remote = prog->remote;
+	r->project = prog->project;
 	for (size_t i = from; i < c->nwords; i++) {
 		const struct shell_word *w = c->words[i];
 		const char *v = shell_word_static(w);
@@ -656,6 +657,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 				sub = s;
 				r->recursive = r->recursive || s->recursive;
 				r->remote = r->remote || s->remote;
+				r->project = r->project || s->project;
 				if (r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
 					r->subs[r->nsubs++] = v;
 				continue;

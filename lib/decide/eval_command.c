@@ -509,6 +509,13 @@ static struct dec_op exec_record(const cordon_evaluator *ev, cordon_decision *d,
 					    "under cordon's sandbox, which would bound it: it needs "
 					    "approval",
 					    o->detail);
+	} else if (o->project && !named && base_effect == IR_ALLOW &&
+		   ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
+		/* Code the agent may have written runs, unseen, as unbounded as
+		 * an opaque part. */
+		stricter.reason = xasprintf("%s, and it does not run under cordon's sandbox, which "
+					    "would bound it: it needs approval",
+					    o->project);
 	} else if (o->caution && base_effect == IR_ALLOW &&
 		   ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
 		/* Under the sandbox the environment is the preset's allowlist. */
@@ -572,6 +579,7 @@ static void exec_key(struct strbuf *k, const struct cmd_op *o)
 	key_string(k, o->target);
 	key_string(k, o->detail);
 	key_string(k, o->caution);
+	key_string(k, o->project);
 	sb_add(k, (const char *)&o->nwords, sizeof(o->nwords));
 	for (size_t i = 0; i < o->nwords; i++) {
 		key_string(k, o->words[i]);
@@ -662,7 +670,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 		const struct cmd_op *o = &ops.v[i];
 		if (o->op != IR_EXEC || !is_request(o, text, len))
 			continue;
-		if (o->opaque || o->unknown || o->caution || has_dynamic_word(o)) {
+		if (o->opaque || o->unknown || o->caution || o->project || has_dynamic_word(o)) {
 			if (at == SIZE_MAX)
 				at = i;
 			continue;

@@ -254,6 +254,8 @@ struct ir_spec {
 	bool environment; /* `environment;`: it prints the environment (env, printenv) */
 	bool remote;    /* `remote;`: a HOST:PATH operand is a contact of HOST (rsync, scp) */
 	bool targets;   /* `targets;`: any operand selects a subcommand (make all install) */
+	bool project;   /* `project;`: it runs code from the project's files (make: the
+			 * Makefile; npm test: package.json; pytest: conftest.py) */
 	char *bare;     /* `bare "install";`: the subcommand run without one (yarn) */
 	char *implied;  /* `implied "typescript";`: the operand taken when none is given */
 	char *upstream; /* `last upstream ".git/config";`: where a start point's upstream goes */

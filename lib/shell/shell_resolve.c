@@ -224,7 +224,12 @@ static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx
 				cmd->flags |= SHELL_CMD_GIT_EXEC;
 			continue;
 		}
-		if (sp_starts_with(w, "--exec-path=")) {
+		/* --git-dir=DIR: a repository whose config may name programs git
+		 * runs (core.fsmonitor), one the agent may have written. */
+		if (sp_starts_with(w, "--exec-path=") || !strcmp(w, "--git-dir") ||
+		    sp_starts_with(w, "--git-dir=")) {
+			if (!strcmp(w, "--git-dir"))
+				j++;
 			cmd->flags |= SHELL_CMD_GIT_EXEC;
 			continue;
 		}
@@ -281,6 +286,33 @@ static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx
 			const char *none = NULL;
 			string_words(sp, cmd, c, k, n, wl, false, &none);
 		}
+	} else if (!strcmp(sub, "config")) {
+		/* git config KEY VALUE (in any repository, git -C DIR config):
+		 * a key that makes git run a program runs it later, outside
+		 * anything that bounds this command. */
+		static const char *const opt_arg[] = { "-f", "--file", "--blob", "--type",
+						       "--default", "--comment", "--value" };
+		const struct shell_word *key = NULL;
+		bool value = false;
+		for (size_t k = j + 1; k < n; k++) {
+			const char *w = cmd->words[k]->lit;
+			if (w && w[0] == '-' && w[1]) {
+				for (size_t o = 0; o < ARRAY_SIZE(opt_arg); o++)
+					if (!strcmp(w, opt_arg[o]))
+						k++;
+				value = value || !strcmp(w, "--add") || !strcmp(w, "--replace-all");
+				continue;
+			}
+			if (!key && w && (!strcmp(w, "set") || !strcmp(w, "get") || !strcmp(w, "list")))
+				continue;
+			if (key) {
+				value = true;
+				break;
+			}
+			key = cmd->words[k];
+		}
+		if (key && value && (!key->lit || git_key_execs(key->lit)))
+			cmd->flags |= SHELL_CMD_GIT_EXEC;
 	} else if (!strcmp(sub, "bisect") && j + 1 < n && cmd->words[j + 1]->lit &&
 		   !strcmp(cmd->words[j + 1]->lit, "run") && j + 2 < n) {
 		emit_words(sp, cmd, c, cmd->words + j + 2, n - j - 2, wl, 0, cw);
