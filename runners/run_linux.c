@@ -654,6 +654,8 @@ static int call_input(struct call *c)
 {
 	if (!(c->in = cordon_lowering_new(c->ev, c->ra.grants, c->ra.ngrants, &c->err)))
 		return unavailable("%s", c->err);
+	if (c->sandboxed && cordon_lowering_protect_hooks_path(c->in, &c->err) != 0)
+		return unavailable("%s", c->err);
 	cordon_lowering_read_host(c->in);
 	if (!c->sandboxed && run_limits_prepare(c->in, false, &c->lim, &c->err) != 0)
 		return unavailable("%s", c->err);

@@ -53,6 +53,11 @@ void cordon_lowering_note_host(cordon_lowering *l, const char *path)
 	lower_host_note(&l->in, path);
 }
 
+int cordon_lowering_protect_hooks_path(cordon_lowering *l, char **err)
+{
+	return lower_protect_hooks_path(&l->in, err);
+}
+
 int cordon_lowering_expand_masks(cordon_lowering *l, char **err)
 {
 	return lower_expand_masks(&l->in, &lower_mask_default_bounds, err);
