@@ -16,21 +16,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define CONFIG_MAX (1 << 20) /* a git config larger than this is refused */
 
 /* The text of a config file, malloc'd; NULL with *missing when there is
- * none, NULL with *err when it cannot be read. */
-static char *config_text(const char *path, bool *missing, char **err)
+ * none, NULL with *err when it cannot be read.  A user's or the system's
+ * config that may not be read is none, as git takes it (eacces_ok). */
+static char *config_text(const char *path, bool eacces_ok, bool *missing, char **err)
 {
 	*missing = false;
 	FILE *f = fopen(path, "re");
 	if (!f) {
-		if (errno == ENOENT || errno == ENOTDIR) {
+		if (errno == ENOENT || errno == ENOTDIR || (eacces_ok && errno == EACCES)) {
 			*missing = true;
 			return NULL;
 		}
 		*err = xasprintf("cannot read %s for core.hooksPath: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* Another call's fence of a missing config: git reads none. */
+		fclose(f);
+		*missing = true;
 		return NULL;
 	}
 	char *text = xmalloc(CONFIG_MAX + 1);
@@ -173,7 +182,7 @@ int lower_protect_hooks_path(struct lower_input *in, char **err)
 	int rc = 0;
 	for (size_t i = 0; i < 4 && rc == 0; i++) {
 		bool missing;
-		char *text = files[i] ? config_text(files[i], &missing, err) : NULL;
+		char *text = files[i] ? config_text(files[i], i < 3, &missing, err) : NULL;
 		if (text)
 			config_hooks_path(text, &value);
 		else if (files[i] && !missing)
