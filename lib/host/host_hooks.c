@@ -96,7 +96,7 @@ static char *config_value(const char **p)
 }
 
 /* The last core.hooksPath of the text, malloc'd, or *found as it was. */
-static void config_hooks_path(const char *text, char **found)
+void lower_git_config_hooks_path(const char *text, char **found)
 {
 	bool core = false;
 	for (const char *s = text; *s; s += *s == '\n') {
@@ -184,7 +184,7 @@ int lower_protect_hooks_path(struct lower_input *in, char **err)
 		bool missing;
 		char *text = files[i] ? config_text(files[i], i < 3, &missing, err) : NULL;
 		if (text)
-			config_hooks_path(text, &value);
+			lower_git_config_hooks_path(text, &value);
 		else if (files[i] && !missing)
 			rc = -1;
 		free(text);
