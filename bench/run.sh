@@ -81,7 +81,9 @@ else
 	trap 'rm -rf "$dir"' EXIT
 fi
 ws=$dir/ws home=$dir/home tmp=$dir/tmp
-mkdir -p "$ws/.agent" "$ws/.git" "$home" "$tmp"
+# The parents of the default's fences that the plan binds writable (cordon
+# run makes them for a call; bare bwrap needs them there).
+mkdir -p "$ws/.agent" "$ws/.git" "$ws/.config" "$ws/.local" "$home" "$tmp"
 # What the plan binds over the files it masks (cordon run makes it per call).
 : > "$tmp.mask"
 

@@ -658,6 +658,8 @@ static int call_input(struct call *c)
 	 * preset that allows no host gets one for the approval's hosts. */
 	if (c->ra.nhosts)
 		c->egress_approved_only = cordon_lowering_egress_for_approval(c->in, c->ra.origin);
+	if (c->sandboxed && cordon_lowering_protect_hooks_path(c->in, &c->err) != 0)
+		return unavailable("%s", c->err);
 	cordon_lowering_read_host(c->in);
 	if (!c->sandboxed && run_limits_prepare(c->in, false, &c->lim, &c->err) != 0)
 		return unavailable("%s", c->err);

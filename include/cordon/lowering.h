@@ -82,6 +82,12 @@ bool cordon_lowering_egress_for_approval(cordon_lowering *l, const char *origin)
 void cordon_lowering_read_host(cordon_lowering *l);
 /* Read path and its parents again into the snapshot: the runner made it. */
 void cordon_lowering_note_host(cordon_lowering *l, const char *path);
+/* Before the host is read: where the workspace's .git/hooks is protected,
+ * protect the directory git's core.hooksPath names too, when it lies in a
+ * write root (husky's .husky, a project's .githooks).  -1 with *err when
+ * a git config cannot be read or the value not resolved: the call must not
+ * start. */
+int cordon_lowering_protect_hooks_path(cordon_lowering *l, char **err);
 /* Add a mask for every path below the readable and writable roots that a
  * glob or regex read deny or ask matches, looked up on the host now within
  * fixed bounds.  A bound that is hit is an error (-1, *err naming the rule,

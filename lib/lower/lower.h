@@ -148,6 +148,16 @@ void lower_limits_json(const struct lower_input *in, struct strbuf *sb);
  * The paths are taken over. */
 void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, size_t n);
 
+/* Reads the host, so it runs at launch (host_hooks.c): where the
+ * workspace's .git/hooks is protected, the directory core.hooksPath names
+ * (in the system's, the user's or the repository's git config) is
+ * protected too when it lies in a write root.  -1 with *err when a config
+ * cannot be read or the value not resolved. */
+int lower_protect_hooks_path(struct lower_input *in, char **err);
+/* The last core.hooksPath of a git config's text, as git reads it, into
+ * *found (malloc'd; freed when replaced); *found as it was without one. */
+void lower_git_config_hooks_path(const char *text, char **found);
+
 /* Bounds of the expansion of glob and regex read denies at launch. */
 struct lower_mask_bounds {
 	size_t entries;   /* directory entries visited, over every root */

@@ -58,6 +58,11 @@ bool cordon_lowering_egress_for_approval(cordon_lowering *l, const char *origin)
 	return lower_input_egress_for_approval(&l->in, origin);
 }
 
+int cordon_lowering_protect_hooks_path(cordon_lowering *l, char **err)
+{
+	return lower_protect_hooks_path(&l->in, err);
+}
+
 int cordon_lowering_expand_masks(cordon_lowering *l, char **err)
 {
 	return lower_expand_masks(&l->in, &lower_mask_default_bounds, err);

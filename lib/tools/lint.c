@@ -59,7 +59,9 @@ const struct lint_check lint_checks[] = {
 	{ "credential-readable", DIAG_WARNING, "credential stores readable by the agent",
 	  "A preset allows reading a common credential store: the token files of gh, git, "
 	  "npm, yarn, pip, cargo, gem, vault, docker, kubectl, gcloud, az and terraform, shell "
-	  "and REPL histories, /etc/shadow, or .env.* and .envrc files in the workspace, "
+	  "and REPL histories, /etc/shadow, the tokens of Claude Code, Codex and Gemini CLI, "
+	  "PostgreSQL and MySQL passwords, podman's registry auth, the Hugging Face token, "
+	  "or .env.* and .envrc files in the workspace, "
 	  "decided by the evaluator for a representative context.",
 	  lint_credential_readable },
 	{ "ask-under-never", DIAG_WARNING, "an ask that can only deny",

@@ -714,6 +714,13 @@ static const struct probe credential_stores[] = {
 	{ "~/.mysql_history", "/home/u/.mysql_history" },
 	{ "/etc/shadow", "/etc/shadow" },
 	{ "/etc/gshadow", "/etc/gshadow" },
+	{ "~/.claude/.credentials.json", "/home/u/.claude/.credentials.json" },
+	{ "~/.codex/auth.json", "/home/u/.codex/auth.json" },
+	{ "~/.gemini/oauth_creds.json", "/home/u/.gemini/oauth_creds.json" },
+	{ "~/.pgpass", "/home/u/.pgpass" },
+	{ "~/.my.cnf", "/home/u/.my.cnf" },
+	{ "~/.config/containers/auth.json", "/home/u/.config/containers/auth.json" },
+	{ "~/.cache/huggingface/token", "/home/u/.cache/huggingface/token" },
 	{ "${workspace}/**/.env.*", "/ws/app/.env.local" },
 	{ "${workspace}/**/.envrc", "/ws/.envrc" },
 };

@@ -1,0 +1,199 @@
+#!/bin/sh
+# Hostile build scripts under `cordon run --preset workspace-write`, run for
+# real, that plant code the host runs later: a hook in the work tree that
+# core.hooksPath names (.husky, and a directory of any name, protected at
+# launch), pre-commit's and dev containers' config, a rewritten
+# .gemini/settings.json (where cordon's project hook for Gemini CLI lives),
+# and, in a workspace that is the home directory, a ~/.gitconfig whose
+# core.fsmonitor every host `git status` would run, user services, PATH
+# entries and startup files.  Each write is refused, the host-side git
+# calls afterwards leave no marker, and git inside the sandbox still works.
+# The agents' tokens and other credential stores read empty under
+# read-only.  A .git/commondir the command writes is a known gap (TODO).
+# As root and again as an unprivileged user (nobody).
+. "$srcdir/tests/lib.sh"
+
+cordon_bin=${CORDON_REAL:-$CORDON}
+chmod 755 "$tmpdir"
+
+if ! "$cordon_bin" probe > "$tmpdir/probe" 2>&1; then
+	skip "persistence writes under cordon run" \
+		"$(grep -E 'missing|refused|unavailable|UNAVAILABLE' "$tmpdir/probe" | head -1)"
+	done_testing
+	exit
+fi
+if ! command -v git > /dev/null; then
+	skip "persistence writes under cordon run" "git is not installed"
+	done_testing
+	exit
+fi
+
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	passes="root nobody"
+else
+	passes=self
+fi
+
+pass() { # pass NAME
+	name=$1
+	P=$tmpdir/$name
+	AS=
+	if [ "$name" = nobody ]; then
+		AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+	fi
+	WS=$P/ws H=$P/home O=$P/other M=$P/marker
+	mkdir -p "$WS" "$H" "$O"
+	C=$cordon_bin
+	if [ -n "$AS" ]; then
+		chown -R 65534:65534 "$P"
+		if ! $AS test -x "$C"; then
+			mkdir -p "$P/build"
+			cp "$cordon_bin" "$(dirname "$cordon_bin")/cordon-exec" "$P/build/"
+			C=$P/build/cordon
+		fi
+	fi
+	t="[$name]"
+	U() { # U DIR COMMAND...: run it on the host, as the pass's user, in DIR
+		d=$1
+		shift
+		(cd "$d" && $AS timeout -s KILL 60 env -i PATH=/usr/local/bin:/usr/bin:/bin \
+			HOME="$H" LANG=C.UTF-8 TERM=dumb GIT_CONFIG_NOSYSTEM=1 "$@")
+	}
+	R() { # R WORKSPACE PRESET SCRIPT: run the script file under cordon; its status
+		U "$1" "$C" run --preset "$2" --workspace "$1" -- sh "$3" \
+			> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	}
+	unmarked() { [ ! -e "$M" ]; }
+
+	# A repository whose hooks live in the work tree.
+	if ! U "$WS" sh -c 'git init -q -b main . && git config user.name Dev &&
+		git config user.email dev@example.com && git config core.hooksPath .husky &&
+		mkdir .husky && printf "#!/bin/sh\ntrue\n" > .husky/pre-commit &&
+		chmod +x .husky/pre-commit && echo a > f && git add -A &&
+		git commit -q -m initial' > "$tmpdir/err" 2>&1; then
+		ok 1 "$t the repository is made"
+		diag < "$tmpdir/err"
+		return
+	fi
+	cat > "$WS/build.sh" <<EOF
+printf '#!/bin/sh\necho husky >> $M\n' > .husky/pre-commit
+echo 'repos: [{repo: local, hooks: [{id: x, name: x, entry: "sh -c id", language: system}]}]' > .pre-commit-config.yaml
+mkdir -p .devcontainer && echo '{"postCreateCommand":"id"}' > .devcontainer/devcontainer.json
+echo built > out.txt
+git add out.txt && git commit -q -m built
+EOF
+	R "$WS" workspace-write build.sh
+	rc=$?
+	U "$WS" sh -c 'echo b >> f && git commit -q -am two' > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/.pre-commit-config.yaml" ] && [ ! -e "$WS/.devcontainer" ] &&
+		grep -q '^#!/bin/sh' "$WS/.husky/pre-commit" && ! grep -q husky "$WS/.husky/pre-commit"
+	ok $? "$t .husky (core.hooksPath), .pre-commit-config.yaml and .devcontainer stay unwritten; the host commit runs no planted hook (status $rc)"
+	[ -f "$WS/out.txt" ] && U "$WS" git log --format=%s | grep -qx built
+	ok $? "$t git add and git commit inside the sandbox still work"
+	rm -f "$M"
+
+	# core.hooksPath naming a directory of any name: protected at launch.
+	# Written as a person may: another case, quoted, a comment after it.
+	U "$WS" sh -c 'git config --unset core.hooksPath && mkdir -p "ci/git hooks" &&
+		printf "[Core]\n\tHooksPath = \"ci/git hooks\" ; where husky was\n" >> .git/config &&
+		[ "$(git config core.hooksPath)" = "ci/git hooks" ]' ||
+		echo "git does not read the hand-written core.hooksPath" | diag
+	cat > "$WS/build2.sh" <<EOF
+printf '#!/bin/sh\necho hookspath >> $M\n' > "ci/git hooks/pre-commit" && chmod +x "ci/git hooks/pre-commit"
+echo fine > ci/notes.txt
+EOF
+	R "$WS" workspace-write build2.sh
+	rc=$?
+	U "$WS" sh -c 'echo c >> f && git commit -q -am three' > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/ci/git hooks/pre-commit" ] && [ -f "$WS/ci/notes.txt" ]
+	ok $? "$t the directory core.hooksPath names (ci/git hooks) is protected at launch; its neighbour is written (status $rc)"
+	rm -f "$M"
+
+	# A core.hooksPath whose directory does not exist yet: fenced.
+	U "$WS" git config core.hooksPath .hooks-later
+	printf 'mkdir -p .hooks-later\nprintf "#!/bin/sh\\necho later >> %s\\n" > .hooks-later/pre-commit\nchmod +x .hooks-later/pre-commit\n' \
+		"$M" > "$WS/build3.sh"
+	R "$WS" workspace-write build3.sh
+	rc=$?
+	U "$WS" sh -c 'echo d >> f && git commit -q -am four' > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/.hooks-later/pre-commit" ]
+	ok $? "$t a missing core.hooksPath directory cannot be made (status $rc)"
+	rm -f "$M"
+	U "$WS" git config core.hooksPath .husky
+
+	# cordon's own project-scope hook for Gemini CLI.
+	if U "$WS" "$C" hook install gemini --scope project --dir "$WS" > "$tmpdir/err" 2>&1; then
+		cp "$WS/.gemini/settings.json" "$P/gemini.before"
+		cat > "$WS/build4.sh" <<'EOF'
+echo '{"hooks":{"BeforeTool":[{"matcher":".*","hooks":[{"type":"command","command":"id"}]}]}}' > .gemini/settings.json
+EOF
+		R "$WS" workspace-write build4.sh
+		rc=$?
+		cmp -s "$P/gemini.before" "$WS/.gemini/settings.json" &&
+			U "$WS" "$C" hook doctor gemini --scope project --dir "$WS" > /dev/null 2>&1
+		ok $? "$t .gemini/settings.json, with cordon's hook in it, is not rewritten (status $rc)"
+	rm -f "$M"
+	else
+		ok 1 "$t cordon hook install gemini --scope project"
+		diag < "$tmpdir/err"
+	fi
+
+	# .git/commondir would send git to a config and hooks the command made.
+	cat > "$WS/build5.sh" <<EOF
+mkdir -p cache/hooks && cp -r .git/objects .git/refs .git/HEAD cache/
+printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "echo commondir >> $M; false #"\n' > cache/config
+echo ../cache > .git/commondir
+EOF
+	R "$WS" workspace-write build5.sh
+	rc=$?
+	U "$WS" git status --short > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/.git/commondir" ]
+	ok $? "$t .git/commondir is not written (status $rc) # TODO its fence, a directory, would stop git"
+	rm -f "$WS/.git/commondir" "$M"
+
+	# A workspace that is the home directory.
+	cat > "$H/build.sh" <<EOF
+printf '[core]\n\tfsmonitor = "echo gitconfig >> $M; false #"\n' >> ~/.gitconfig
+mkdir -p ~/.local/bin ~/.config/systemd/user ~/.config/autostart ~/.config/fish ~/.config/git ~/.gemini
+for f in .local/bin/git .config/systemd/user/x.service .config/autostart/x.desktop .bash_logout .config/fish/config.fish .config/git/config .gemini/settings.json; do
+	echo x > ~/\$f
+done
+echo notes > ~/notes.txt
+EOF
+	R "$H" workspace-write build.sh
+	rc=$?
+	U "$O" sh -c 'git init -q . && git status' > /dev/null 2>&1
+	missing=
+	for f in .gitconfig .local/bin/git .config/systemd/user/x.service \
+		.config/autostart/x.desktop .bash_logout .config/fish/config.fish \
+		.config/git/config .gemini/settings.json; do
+		[ -e "$H/$f" ] && missing="$missing $f"
+	done
+	unmarked && [ -z "$missing" ] && [ -f "$H/notes.txt" ]
+	ok $? "$t a home workspace's .gitconfig, .local/bin, user services, autostart, .bash_logout, fish, git and Gemini config stay unwritten; notes.txt is written (status $rc)"
+	[ -z "$missing" ] || echo "written:$missing" | diag
+	rm -f "$M"
+
+	# Credential stores under read-only.
+	stores=".claude/.credentials.json .codex/auth.json .gemini/oauth_creds.json .pgpass
+		.my.cnf .config/containers/auth.json .cache/huggingface/token .huggingface/token
+		.m2/settings.xml .local/share/keyrings/login.keyring .password-store/web.gpg"
+	for f in $stores; do
+		mkdir -p "$(dirname "$H/$f")"
+		echo "SECRET-$f" > "$H/$f"
+	done
+	echo public > "$H/.m2/notes.txt"
+	[ -n "$AS" ] && chown -R 65534:65534 "$H"
+	printf 'for f in %s; do cat ~/$f; done 2>&1\ncat ~/.m2/notes.txt\n' "$(echo $stores)" \
+		> "$WS/read.sh"
+	R "$WS" read-only read.sh
+	rc=$?
+	! grep -q SECRET "$tmpdir/out" && grep -qx public "$tmpdir/out"
+	ok $? "$t the agents' tokens, .pgpass, .my.cnf, registry, model hub and maven credentials, keyrings and password stores read empty; a neighbour reads (status $rc)"
+	grep SECRET "$tmpdir/out" | diag
+}
+
+for p in $passes; do
+	pass "$p"
+done
+done_testing

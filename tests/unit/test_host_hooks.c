@@ -1,0 +1,52 @@
+/* core.hooksPath read from a git config's text as git reads it
+ * (host_hooks.c): sections and keys in any case, quotes, escapes,
+ * comments, continuations, the last value winning, and what is not it. */
+#include "config.h"
+
+#include "lower/lower.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+static char *hooks_path(const char *text)
+{
+	char *v = NULL;
+	lower_git_config_hooks_path(text, &v);
+	return v;
+}
+
+static void check(const char *text, const char *want, const char *what)
+{
+	char *got = hooks_path(text);
+	if (want)
+		is_str(got ? got : "(none)", want, "%s", what);
+	else
+		ok(got == NULL, "%s: none (got %s)", what, got ? got : "none");
+	free(got);
+}
+
+int main(void)
+{
+	check("[core]\n\thooksPath = .husky\n", ".husky", "the plain form");
+	check("[Core]\n\tHOOKSPATH=.githooks\n", ".githooks", "section and key in any case");
+	check("[core]\n\thooksPath = \"ci/git hooks\" ; a comment\n", "ci/git hooks",
+	      "quoted, with a blank, a comment after it");
+	check("[core]\n\thooksPath = tools/hooks # a comment\n", "tools/hooks",
+	      "a # comment and the blanks before it");
+	check("[core]\n\thooksPath = \"a#b\"\n", "a#b", "a # inside quotes");
+	check("[core]\n\thooksPath = a\\\\b\n", "a\\b", "an escaped backslash");
+	check("[core]\n\thooksPath = long\\\n/path\n", "long/path", "a continued line");
+	check("[core] hooksPath = same-line\n", "same-line", "a key on the section's line");
+	check("[core]\n\thooksPath = first\n[user]\n\tname = x\n[core]\n\thooksPath = second\n",
+	      "second", "the last one wins");
+	check("[core \"x\"]\n\thooksPath = sub\n", NULL, "a subsection of core is not core");
+	check("[corex]\n\thooksPath = other\n", NULL, "another section");
+	check("[core]\n\thooksPathX = other\n\tnothooksPath = other\n", NULL, "other keys");
+	check("[core]\n#\thooksPath = commented\n;\thooksPath = commented\n", NULL,
+	      "commented-out lines");
+	check("[core]\n\tfsmonitor = \"x\\\n\thooksPath = y\"\n", NULL,
+	      "a key inside another value's continuation");
+	check("[core]\n\thooksPath\n", NULL, "a key without a value (a boolean)");
+	check("", NULL, "an empty config");
+	return tap_done();
+}
