@@ -49,11 +49,55 @@ static int open_held(int dir, const char *name, bool *made, struct stat *held)
 	return -1;
 }
 
+/* The same for a file fence holding content: opened (never through a
+ * symlink) and share-locked, made read-only with content when missing. */
+static int open_held_file(int dir, const char *name, const char *content, bool *made,
+			  struct stat *held)
+{
+	*made = false;
+	for (int tries = 0; tries < 16; tries++) {
+		int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT) {
+			fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+			if (fd >= 0) {
+				*made = true;
+				if (write_all(fd, content, strlen(content)) != 0) {
+					int e = errno;
+					close(fd);
+					unlinkat(dir, name, 0);
+					errno = e;
+					return -1;
+				}
+			} else if (errno != EEXIST) {
+				return -1;
+			} else {
+				continue;
+			}
+		}
+		if (fd < 0)
+			return -1;
+		struct stat now;
+		if (flock(fd, LOCK_SH) == 0 && fstat(fd, held) == 0 && S_ISREG(held->st_mode) &&
+		    fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && held->st_dev == now.st_dev &&
+		    held->st_ino == now.st_ino)
+			return fd;
+		bool reg = S_ISREG(held->st_mode);
+		close(fd);
+		*made = false;
+		if (!reg) {
+			errno = EEXIST; /* a directory, a device: not a fence of ours */
+			return -1;
+		}
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
 /* Walk from root (open as rootfd) to path, component by component,
  * without following a symlink: each directory held (shared), each missing
- * one made and registered. */
+ * one made and registered; with content, the last is a file holding it. */
 static int fence_make(struct fence *f, const char *root, int rootfd, const char *path,
-		      char **err)
+		      const char *content, char **err)
 {
 	struct strbuf at;
 	const char *p = path + strlen(root);
@@ -74,7 +118,10 @@ static int fence_make(struct fence *f, const char *root, int rootfd, const char 
 		struct stat st;
 		sb_addc(&at, '/');
 		sb_adds(&at, name);
-		int next = open_held(cur, name, &made, &st);
+		while (*p == '/')
+			p++;
+		int next = content && !*p ? open_held_file(cur, name, content, &made, &st)
+					  : open_held(cur, name, &made, &st);
 		free(name);
 		if (next < 0) {
 			*err = xasprintf("cannot fence the missing protected path %s at %s: %s", path,
@@ -92,7 +139,10 @@ static int fence_make(struct fence *f, const char *root, int rootfd, const char 
 			if (w != 0) {
 				/* Unregistered, it would stay behind: take it back now. */
 				int e = errno;
-				rmdir(at.buf);
+				if (S_ISREG(st.st_mode))
+					unlink(at.buf);
+				else
+					rmdir(at.buf);
 				*err = xasprintf("cannot register the fence %s: %s", at.buf, strerror(e));
 				sb_free(&at);
 				return -1;
@@ -145,7 +195,8 @@ int fence_begin(struct fence *f, const char *dir, cordon_lowering *in, char **er
 		int rootfd = fence_root(f, want[i].root, &last, &last_fd, err);
 		if (rootfd < 0)
 			rc = -1;
-		else if ((rc = fence_make(f, want[i].root, rootfd, want[i].path, err)) == 0)
+		else if ((rc = fence_make(f, want[i].root, rootfd, want[i].path, want[i].content,
+					  err)) == 0)
 			cordon_lowering_note_host(in, want[i].path);
 	}
 	if (f->reg >= 0)
@@ -167,16 +218,21 @@ static bool sweep_line(const char *line, int *gone)
 	if (sscanf(line, "%ju %ju %n", &dev, &ino, &off) != 2 || off <= 0 || line[off] != '/')
 		return false; /* not a line of ours */
 	const char *path = line + off;
-	int fd = open(path, DIR_FLAGS);
+	/* Opened only as the kind it was made (a FIFO put there since must not
+	 * block the sweep, nor a device be opened). */
+	if (lstat(path, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+		return false; /* gone */
+	int fd = open(path, S_ISDIR(st.st_mode) ? DIR_FLAGS : O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false; /* gone */
 	bool keep = false;
 	/* Only the directory made, and only while empty: what a command or a
-	 * person put there since is theirs. */
-	if (fstat(fd, &st) == 0 && (uintmax_t)st.st_dev == dev && (uintmax_t)st.st_ino == ino) {
+	 * person put there since is theirs.  A file fence is the inode made. */
+	if (fstat(fd, &st) == 0 && (uintmax_t)st.st_dev == dev && (uintmax_t)st.st_ino == ino &&
+	    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0)
 			keep = true; /* another call's sandbox relies on it */
-		else if (rmdir(path) == 0) {
+		else if (S_ISDIR(st.st_mode) ? rmdir(path) == 0 : unlink(path) == 0) {
 			*gone = fd;
 			return false;
 		}

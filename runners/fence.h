@@ -1,8 +1,10 @@
 /* Fences for protected paths that do not exist: for the length of a call,
  * each becomes an empty directory (with its missing parents) that the mount
  * plan binds read-only, so a command can create neither it nor anything
- * below it while the directory around it stays writable.  Afterwards the
- * directories are removed again, by the last call that needs them.
+ * below it while the directory around it stays writable; or, where the
+ * lowering gives the fence content (a file git reads, where a directory
+ * would stop it), a read-only file holding that.  Afterwards they are
+ * removed again, by the last call that needs them.
  *
  * Removing a directory that is a mount point in another call's namespace
  * would detach that call's fence.  So each call holds a shared flock on

@@ -9,7 +9,7 @@
 # entries and startup files.  Each write is refused, the host-side git
 # calls afterwards leave no marker, and git inside the sandbox still works.
 # The agents' tokens and other credential stores read empty under
-# read-only.  A .git/commondir the command writes is a known gap (TODO).
+# read-only.  A .git/commondir the command writes is refused too.
 # As root and again as an unprivileged user (nobody).
 . "$srcdir/tests/lib.sh"
 
@@ -148,8 +148,35 @@ EOF
 	rc=$?
 	U "$WS" git status --short > /dev/null 2>&1
 	unmarked && [ ! -e "$WS/.git/commondir" ]
-	ok $? "$t .git/commondir is not written (status $rc) # TODO its fence, a directory, would stop git"
+	ok $? "$t .git/commondir is not written (status $rc)"
 	rm -f "$WS/.git/commondir" "$M"
+	# Its fence is a file that names the repository itself: git runs.
+	cat > "$WS/build6.sh" <<'EOF'
+test "$(cat .git/commondir)" = . && git status --short > /dev/null &&
+	git rev-parse --git-common-dir > fence-common
+EOF
+	R "$WS" workspace-write build6.sh
+	rc=$?
+	case $(cat "$WS/fence-common" 2> /dev/null) in
+	"$WS/.git" | .git) common=yes ;;
+	*) common=no ;;
+	esac
+	[ $rc -eq 0 ] && [ $common = yes ] &&
+		[ ! -e "$WS/.git/commondir" ]
+	ok $? "$t git runs beside the fence of .git/commondir, which is gone after the call (status $rc)"
+	rm -f "$WS/fence-common"
+	# With per-worktree config on, git reads .git/config.worktree: its
+	# fence is an empty file, which git reads as no config.
+	U "$WS" git config extensions.worktreeConfig true
+	cat > "$WS/build7.sh" <<'EOF'
+git status --short > /dev/null && echo ok > wt-ok
+EOF
+	R "$WS" workspace-write build7.sh
+	rc=$?
+	[ $rc -eq 0 ] && [ -f "$WS/wt-ok" ] && [ ! -e "$WS/.git/config.worktree" ]
+	ok $? "$t git runs beside the fence of .git/config.worktree (status $rc)"
+	U "$WS" git config --unset extensions.worktreeConfig
+	rm -f "$WS/wt-ok"
 
 	# A workspace that is the home directory.
 	cat > "$H/build.sh" <<EOF
@@ -159,6 +186,7 @@ for f in .local/bin/git .config/systemd/user/x.service .config/autostart/x.deskt
 	echo x > ~/\$f
 done
 echo notes > ~/notes.txt
+d=\$(mktemp -d) && git init -q "\$d" && git -C "\$d" status --short > /dev/null && echo ok > ~/git-ok
 EOF
 	R "$H" workspace-write build.sh
 	rc=$?
@@ -169,8 +197,8 @@ EOF
 		.config/git/config .gemini/settings.json; do
 		[ -e "$H/$f" ] && missing="$missing $f"
 	done
-	unmarked && [ -z "$missing" ] && [ -f "$H/notes.txt" ]
-	ok $? "$t a home workspace's .gitconfig, .local/bin, user services, autostart, .bash_logout, fish, git and Gemini config stay unwritten; notes.txt is written (status $rc)"
+	unmarked && [ -z "$missing" ] && [ -f "$H/notes.txt" ] && [ -f "$H/git-ok" ]
+	ok $? "$t a home workspace's .gitconfig, .local/bin, user services, autostart, .bash_logout, fish, git and Gemini config stay unwritten; notes.txt is written, and git runs beside the fence of .gitconfig (status $rc)"
 	[ -z "$missing" ] || echo "written:$missing" | diag
 	rm -f "$M"
 

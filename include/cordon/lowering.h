@@ -138,10 +138,13 @@ bool cordon_lowering_shows(const cordon_lowering *l, const char *path);
 
 /* A path the runner fences for the call: below the write root `root`, it
  * keeps writes out and is either a directory (to hold while the call runs)
- * or missing (to make an empty directory, with its missing parents). */
+ * or missing (to make an empty directory, with its missing parents).  With
+ * content, the fence is a read-only file holding it instead (held too when
+ * it is there): a file a program reads, where a directory would stop it. */
 struct cordon_fence {
 	const char *root;
 	const char *path;
+	const char *content;
 };
 /* The fences of the plan: a malloc'd array of strings the lowering owns. */
 struct cordon_fence *cordon_lowering_fences(const cordon_lowering *l, size_t *n);

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* /dev and /proc are fresh inside the sandbox: nothing is bound there. */
 static bool kernel_fs(const char *path)
@@ -205,6 +206,30 @@ static bool fence_place(const struct lower_input *in, const struct lower_path *p
 	return true;
 }
 
+/* What the fence of a missing path holds when it must be a file: git
+ * reads these as files, and stops at a directory in their place.
+ * .git/commondir names the directory git's config and hooks are in: "."
+ * is the repository itself, as if there were none; an empty config is
+ * none.  Only files outside the work tree: one there would show as a new
+ * file to git status and git add. */
+static const char *fence_content(const char *path)
+{
+	static const struct {
+		const char *tail, *content;
+	} files[] = {
+		{ "/.git/commondir", "." },
+		{ "/.git/config.worktree", "" },
+		{ "/.gitconfig", "" },
+	};
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		size_t t = strlen(files[i].tail);
+		if (n >= t && strcmp(path + n - t, files[i].tail) == 0)
+			return files[i].content;
+	}
+	return NULL;
+}
+
 /* Such a path that does not exist, below a directory the plan leaves
  * writable: it is fenced by itself.  `cordon run` makes it (and its
  * missing parents) empty directories for the call and removes them
@@ -247,12 +272,16 @@ struct cordon_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
 		return NULL;
 	for (size_t i = 0; i < in->npaths; i++) {
 		/* A directory that exists may be a fence another call made: it
-		 * is held too, so that call cannot remove it under this one. */
+		 * is held too, so that call cannot remove it under this one; so
+		 * is a file where the fence is one. */
 		const struct lower_path *p = &in->paths[i];
-		bool dir = lower_fact_is_dir(in, p->path);
-		if (!(dir ? fence_place(in, p) : fenced(in, p)))
+		const char *content = fence_content(p->path);
+		const struct lower_fact *fact = lower_fact(in, p->path);
+		bool held = content ? fact->lstat_errno == 0 && S_ISREG(fact->mode)
+				    : lower_fact_is_dir(in, p->path);
+		if (!(held ? fence_place(in, p) : fenced(in, p)))
 			continue;
-		struct cordon_fence x = { root_above(in, in->paths[i].path), in->paths[i].path };
+		struct cordon_fence x = { root_above(in, p->path), p->path, content };
 		VEC_PUSH(f, *n, cap, x);
 	}
 	return f;
