@@ -217,27 +217,41 @@ static bool sweep_line(const char *line, int *gone)
 	struct stat st;
 	if (sscanf(line, "%ju %ju %n", &dev, &ino, &off) != 2 || off <= 0 || line[off] != '/')
 		return false; /* not a line of ours */
-	const char *path = line + off;
+	const char *path = line + off, *slash = strrchr(path, '/');
+	if (!slash[1])
+		return false;
+	/* Everything by the parent's descriptor, reached without a symlink: a
+	 * user who may rename above the fence (their own workspace) must not
+	 * turn this removal onto another directory's file of the same name. */
+	char *parent = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+	int dir = cordon_open_dir_nofollow(parent);
+	free(parent);
+	if (dir < 0)
+		return errno == ELOOP; /* a link on the way now: a later sweep may reach it */
+	const char *name = slash + 1;
 	/* Opened only as the kind it was made (a FIFO put there since must not
 	 * block the sweep, nor a device be opened). */
-	if (lstat(path, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
-		return false; /* gone */
-	int fd = open(path, S_ISDIR(st.st_mode) ? DIR_FLAGS : O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return false; /* gone */
+	int fd = -1;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+		fd = openat(dir, name,
+			    S_ISDIR(st.st_mode) ? DIR_FLAGS : O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	bool keep = false;
 	/* Only the directory made, and only while empty: what a command or a
 	 * person put there since is theirs.  A file fence is the inode made. */
-	if (fstat(fd, &st) == 0 && (uintmax_t)st.st_dev == dev && (uintmax_t)st.st_ino == ino &&
-	    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+	if (fd >= 0 && fstat(fd, &st) == 0 && (uintmax_t)st.st_dev == dev &&
+	    (uintmax_t)st.st_ino == ino && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0)
 			keep = true; /* another call's sandbox relies on it */
-		else if (S_ISDIR(st.st_mode) ? rmdir(path) == 0 : unlink(path) == 0) {
+		else if (unlinkat(dir, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0) {
 			*gone = fd;
+			close(dir);
 			return false;
 		}
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	close(dir);
 	return keep;
 }
 

@@ -31,7 +31,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		n++;
-		usleep(pause);
+		if (pause)
+			usleep(pause);
 	}
 	printf("%lu\n", n);
 	return 0;
