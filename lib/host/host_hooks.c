@@ -68,6 +68,8 @@ static char *config_value(const char **p)
 	while (*s == ' ' || *s == '\t')
 		s++;
 	for (; *s && *s != '\n'; s++) {
+		if (*s == '\r' && s[1] == '\n')
+			break; /* a line that ends in CRLF, as git reads it */
 		if (*s == '"') {
 			quoted = !quoted;
 			keep = v.len;
@@ -99,6 +101,8 @@ static char *config_value(const char **p)
 void lower_git_config_hooks_path(const char *text, char **found)
 {
 	bool core = false;
+	if (strncmp(text, "\xef\xbb\xbf", 3) == 0)
+		text += 3; /* git skips a UTF-8 byte order mark */
 	for (const char *s = text; *s; s += *s == '\n') {
 		while (*s == ' ' || *s == '\t' || *s == '\r')
 			s++;
@@ -161,40 +165,11 @@ static bool under_write_root(const struct lower_input *in, const char *path)
 	return false;
 }
 
-int lower_protect_hooks_path(struct lower_input *in, char **err)
+/* Protect the hooks directory value names for the call, where it lies in
+ * a write root and nothing protects it yet.  0, or -1 with *err. */
+static int protect_hooks_dir(struct lower_input *in, const struct lower_path *guard,
+			     const char *value, const char *home, char **err)
 {
-	if (!in->restricted || !in->workspace)
-		return 0;
-	char *hooks = xstrcat(in->workspace, "/.git/hooks", (char *)NULL);
-	const struct lower_path *guard = protection_of(in, hooks);
-	free(hooks);
-	if (!guard)
-		return 0; /* the policy leaves the hooks writable */
-	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
-	char *files[4] = {
-		xstrdup("/etc/gitconfig"),
-		xdg && *xdg ? xstrcat(xdg, "/git/config", (char *)NULL)
-			    : home ? xstrcat(home, "/.config/git/config", (char *)NULL) : NULL,
-		home ? xstrcat(home, "/.gitconfig", (char *)NULL) : NULL,
-		xstrcat(in->workspace, "/.git/config", (char *)NULL),
-	};
-	char *value = NULL;
-	int rc = 0;
-	for (size_t i = 0; i < 4 && rc == 0; i++) {
-		bool missing;
-		char *text = files[i] ? config_text(files[i], i < 3, &missing, err) : NULL;
-		if (text)
-			lower_git_config_hooks_path(text, &value);
-		else if (files[i] && !missing)
-			rc = -1;
-		free(text);
-	}
-	for (size_t i = 0; i < 4; i++)
-		free(files[i]);
-	if (rc != 0 || !value || !*value) {
-		free(value);
-		return rc;
-	}
 	/* Relative to the top of the work tree, where git runs hooks. */
 	char *path = value[0] == '~' ? canon_tilde(value, strlen(value), home, err)
 				     : canon_path(value, strlen(value), in->workspace, err);
@@ -207,10 +182,8 @@ int lower_protect_hooks_path(struct lower_input *in, char **err)
 		char *why = *err;
 		*err = xasprintf("core.hooksPath '%s': %s", value, why);
 		free(why);
-		free(value);
 		return -1;
 	}
-	free(value);
 	if (protection_of(in, path) || !under_write_root(in, path)) {
 		free(path);
 		return 0;
@@ -219,4 +192,57 @@ int lower_protect_hooks_path(struct lower_input *in, char **err)
 				.protect = true };
 	lower_input_add_masks(in, &p, 1);
 	return 0;
+}
+
+int lower_protect_hooks_path(struct lower_input *in, char **err)
+{
+	if (!in->restricted || !in->workspace)
+		return 0;
+	char *hooks = xstrcat(in->workspace, "/.git/hooks", (char *)NULL);
+	const struct lower_path *guard = protection_of(in, hooks);
+	free(hooks);
+	if (!guard)
+		return 0; /* the policy leaves the hooks writable */
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	const char *sys_env = getenv("GIT_CONFIG_SYSTEM"), *glob_env = getenv("GIT_CONFIG_GLOBAL");
+	char *sys = xstrdup("/etc/gitconfig");
+	char *xdgc = xdg && *xdg ? xstrcat(xdg, "/git/config", (char *)NULL)
+		     : home	 ? xstrcat(home, "/.config/git/config", (char *)NULL)
+				 : NULL;
+	char *user = home ? xstrcat(home, "/.gitconfig", (char *)NULL) : NULL;
+	char *repo = xstrcat(in->workspace, "/.git/config", (char *)NULL);
+	bool env = (sys_env && *sys_env) || (glob_env && *glob_env);
+	/* The files git reads by default; then, where the environment names
+	 * others (GIT_CONFIG_SYSTEM, GIT_CONFIG_GLOBAL), as git reads with it:
+	 * the host's git may run with or without it, so the last value of
+	 * each reading is protected.  The workspace's comes last in both. */
+	const char *readings[2][4] = {
+		{ sys, xdgc, user, repo },
+		{ sys_env && *sys_env ? sys_env : sys, glob_env && *glob_env ? glob_env : xdgc,
+		  glob_env && *glob_env ? NULL : user, repo },
+	};
+	char *value[2] = { NULL, NULL };
+	int rc = 0;
+	for (size_t r = 0; r < (env ? 2u : 1u); r++) {
+		for (size_t i = 0; i < 4 && rc == 0; i++) {
+			const char *f = readings[r][i];
+			bool missing;
+			char *text = f ? config_text(f, i < 3, &missing, err) : NULL;
+			if (text)
+				lower_git_config_hooks_path(text, &value[r]);
+			else if (f && !missing)
+				rc = -1;
+			free(text);
+		}
+	}
+	free(sys);
+	free(xdgc);
+	free(user);
+	free(repo);
+	for (size_t r = 0; r < 2 && rc == 0; r++)
+		if (value[r] && *value[r])
+			rc = protect_hooks_dir(in, guard, value[r], home, err);
+	free(value[0]);
+	free(value[1]);
+	return rc;
 }

@@ -28,6 +28,11 @@ static void check(const char *text, const char *want, const char *what)
 int main(void)
 {
 	check("[core]\n\thooksPath = .husky\n", ".husky", "the plain form");
+	check("[core]\r\n\thooksPath = hooks\r\n[user]\r\n\tname = x\r\n", "hooks",
+	      "CRLF line endings: no carriage return in the value");
+	check("[core]\r\n\thooksPath = \"my hooks\"\r\n", "my hooks", "CRLF after a quoted value");
+	check("\xef\xbb\xbf[core]\n\thooksPath = .githooks\n", ".githooks",
+	      "a UTF-8 byte order mark before the first section");
 	check("[Core]\n\tHOOKSPATH=.githooks\n", ".githooks", "section and key in any case");
 	check("[core]\n\thooksPath = \"ci/git hooks\" ; a comment\n", "ci/git hooks",
 	      "quoted, with a blank, a comment after it");
