@@ -217,7 +217,10 @@ static bool sweep_line(const char *line, int *gone)
 	struct stat st;
 	if (sscanf(line, "%ju %ju %n", &dev, &ino, &off) != 2 || off <= 0 || line[off] != '/')
 		return false; /* not a line of ours */
-	const char *path = line + off, *slash = strrchr(path, '/');
+	const char *path = line + off;
+	while (path[1] == '/')
+		path++; /* a fence below the write root "/" is listed as //PATH */
+	const char *slash = strrchr(path, '/');
 	if (!slash[1])
 		return false;
 	/* Everything by the parent's descriptor, reached without a symlink: a
