@@ -41,6 +41,8 @@ int cli_help(const char *verb);
  * or the embedded default.  Prints diagnostics; NULL (with *status set)
  * when the policy cannot be used. */
 cordon_policy *cli_load_policy(const char *path, int *status);
+/* For a command whose return ends the process: the policy is freed by the exit. */
+void cli_policy_done(cordon_policy *p);
 /* Apply one "--host NAME" argument. */
 int cli_host_arg(cordon_context *ctx, const char *verb, const char *arg);
 /* Apply one "--context k=v" argument. */

@@ -635,7 +635,7 @@ out:
 	free(err);
 	cordon_evaluator_free(ev);
 	cordon_audit_close(o.audit);
-	cordon_policy_free(policy);
+	cli_policy_done(policy);
 	cli_args_free(&a);
 	return status;
 }

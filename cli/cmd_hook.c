@@ -910,7 +910,7 @@ int cmd_hook(int argc, char **argv)
 	free(v.preview);
 	json_decref(ev);
 	cordon_evaluator_free(evl);
-	cordon_policy_free(pol);
+	cli_policy_done(pol);
 	cli_args_free(&a);
 	answer(out);
 }

@@ -115,7 +115,7 @@ int cmd_run(int argc, char **argv)
 	status = run_command(&o);
 out:
 	cordon_audit_close(o.audit);
-	cordon_policy_free(policy);
+	cli_policy_done(policy);
 	cli_args_free(&a);
 	return status;
 }

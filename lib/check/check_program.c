@@ -389,6 +389,4 @@ void check_programs_done(struct ir_policy *ir)
 	}
 	ir->nprograms = w;
 	sort_items(ir->programs, ir->nprograms, sizeof(*ir->programs), spec_cmp);
-	for (size_t i = 0; i < ir->nprograms; i++)
-		ir_spec_index(&ir->programs[i]);
 }

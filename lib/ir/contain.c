@@ -4,6 +4,8 @@
 
 #include "match.h"
 
+#include "base/once.h"
+
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,7 +50,9 @@ struct gprog {
 	struct strbuf guess[2]; /* witness candidates: stars empty, stars "x" */
 	unsigned char cls[256]; /* byte classes */
 	size_t ncls;
-	/* built by gprog_finish */
+	/* built by g_finish, the first time the automaton is compared: an
+	 * evaluator builds one for each pattern and compares few of them */
+	atomic_bool finished;
 	size_t words;       /* 64-bit words in a state set */
 	uint64_t *closure;  /* nstates * words: the epsilon closure of each state */
 	uint32_t *first;    /* nstates + 1: edges of state s are first[s]..first[s+1] */
@@ -250,7 +254,6 @@ struct gprog *gprog_build(const char *s, const bool *lit, size_t n, enum gprog_m
 		}
 		/* its shortest target is its text, when that is one */
 		g->witness = xstrndup(s, n);
-		g_finish(g);
 		return g;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -293,7 +296,6 @@ struct gprog *gprog_build(const char *s, const bool *lit, size_t n, enum gprog_m
 			g_literal_char(g, &cur, c);
 		}
 	}
-	g_finish(g);
 	return g;
 }
 
@@ -348,6 +350,18 @@ static void g_finish(struct gprog *g)
 	 * evaluator's life, so it keeps no more than it needs */
 	sb_free(&g->guess[0]);
 	sb_free(&g->guess[1]);
+}
+
+static void finish(void *g)
+{
+	g_finish(g);
+}
+
+/* g, finished by the first comparison (explain compares while deciding). */
+static const struct gprog *ready(const struct gprog *g)
+{
+	once_build(&((struct gprog *)g)->finished, finish, (void *)g);
+	return g;
 }
 
 static bool accepts(const struct gprog *g, const uint64_t *set)
@@ -620,6 +634,8 @@ static int product_subset(const struct gprog *a, const struct gprog *b);
  * search grew past its bound.  Shapes that decide it at once first. */
 static int gprog_subset(const struct gprog *a, const struct gprog *b)
 {
+	a = ready(a);
+	b = ready(b);
 	if (b->subtree && b->mode == GPROG_PATH) {
 		if (b->lead_len == 0)
 			return 1; /* every path */
@@ -639,6 +655,8 @@ static int gprog_subset(const struct gprog *a, const struct gprog *b)
  * both match (meet: 1 found, 0 none); -1 past the bound. */
 static int product_search(const struct gprog *a, const struct gprog *b, bool meet)
 {
+	a = ready(a);
+	b = ready(b);
 	unsigned char rep[256];
 	size_t ncls = byte_classes(a, b, rep);
 	size_t wa = a->words, wb = b->words, w = wa + wb + 1;

@@ -5,6 +5,7 @@
 #ifndef CORDON_IR_H
 #define CORDON_IR_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -230,11 +231,11 @@ struct ir_option {
 	struct loc origin;
 };
 
-/* A spec's option and subcommand names, indexed once the policy is
- * checked (ir_spec_index): the analysis of a command looks up each of its
- * words there (ir_spec_option, ir_spec_sub, ir_spec_declares). */
+/* A spec's option and subcommand names, indexed the first time they are
+ * looked up (ir_spec_option, ir_spec_sub, ir_spec_declares): the analysis
+ * of a command looks up each of its words there. */
 struct ir_spec_index {
-	bool built;
+	atomic_bool built;
 	struct strmap options; /* option name -> indices into options, ascending */
 	struct strmap subs;    /* subcommand name -> indices into subs, ascending */
 	size_t *glob_subs;     /* the subcommands with a name holding '*', ascending */
@@ -317,8 +318,8 @@ struct ir_policy {
 /* The spec for a program name (basename), or NULL. */
 const struct ir_spec *ir_program_find(const struct ir_policy *ir, const char *name);
 void ir_spec_free(struct ir_spec *s);
-/* Index the names of s and of its subcommands, once s is complete (it
- * must not change after). */
+/* Index the names of s now, rather than at its first lookup; s must not
+ * change after. */
 void ir_spec_index(struct ir_spec *s);
 void ir_spec_index_free(struct ir_spec_index *x);
 /* The first option of s one of whose names is the n bytes of name, or

@@ -1,11 +1,14 @@
-/* The names of a program spec's options and subcommands, hashed once the
- * policy is checked: reading a command looks up every word that starts
- * with '-' (and every operand that may be a subcommand) in the spec of
- * its subcommand and of its program, and git's spec alone lists hundreds
- * of names. */
+/* The names of a program spec's options and subcommands, hashed the first
+ * time a command of the program is read: reading a command looks up every
+ * word that starts with '-' (and every operand that may be a subcommand)
+ * in the spec of its subcommand and of its program, and git's spec alone
+ * lists hundreds of names.  A policy holds nearly two hundred specs and a
+ * call reads a few, so each is hashed when it is first read (once.h). */
 #include "config.h"
 
 #include "ir.h"
+
+#include "base/once.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -13,8 +16,9 @@
 
 _Static_assert(ROLE_COUNT <= 32, "ir_spec_index.roles holds a bit a role");
 
-void ir_spec_index(struct ir_spec *s)
+static void spec_index(void *arg)
 {
+	struct ir_spec *s = arg;
 	struct ir_spec_index *x = &s->index;
 	strmap_init(&x->options);
 	strmap_init(&x->subs);
@@ -37,9 +41,19 @@ void ir_spec_index(struct ir_spec *s)
 		}
 		if (glob)
 			VEC_PUSH(x->glob_subs, x->nglob_subs, cap, k);
-		ir_spec_index(&s->subs[k]);
 	}
-	x->built = true;
+}
+
+/* s, its names hashed (its subcommands' when they are read). */
+static const struct ir_spec *indexed(const struct ir_spec *s)
+{
+	once_build((atomic_bool *)&s->index.built, spec_index, (void *)s);
+	return s;
+}
+
+void ir_spec_index(struct ir_spec *s)
+{
+	indexed(s);
 }
 
 void ir_spec_index_free(struct ir_spec_index *x)
@@ -47,16 +61,10 @@ void ir_spec_index_free(struct ir_spec_index *x)
 	strmap_free(&x->options);
 	strmap_free(&x->subs);
 	free(x->glob_subs);
-	memset(x, 0, sizeof(*x));
-}
-
-/* Is s exactly the n bytes of name? */
-static bool spelled(const char *s, const char *name, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		if (s[k] != name[k] || !s[k])
-			return false;
-	return s[n] == '\0';
+	x->glob_subs = NULL;
+	x->nglob_subs = 0;
+	x->roles = 0;
+	atomic_store(&x->built, false);
 }
 
 /* The first option spelled name, but one listed as `contacts` only where
@@ -67,25 +75,14 @@ const struct ir_option *ir_spec_option(const struct ir_spec *s, const char *name
 	const struct ir_option *contacts = NULL;
 	if (!s)
 		return NULL;
-	if (s->index.built) {
-		const struct strmap_entry *e = strmap_get(&s->index.options, name, n);
-		for (size_t k = 0; e && k < e->nitems; k++) {
-			const struct ir_option *o = &s->options[e->items[k]];
-			if (o->role != ROLE_CONTACTS)
-				return o;
-			if (!contacts)
-				contacts = o;
-		}
-		return contacts;
+	const struct strmap_entry *e = strmap_get(&indexed(s)->index.options, name, n);
+	for (size_t k = 0; e && k < e->nitems; k++) {
+		const struct ir_option *o = &s->options[e->items[k]];
+		if (o->role != ROLE_CONTACTS)
+			return o;
+		if (!contacts)
+			contacts = o;
 	}
-	for (size_t i = 0; i < s->noptions; i++) /* a spec not indexed */
-		for (size_t j = 0; j < s->options[i].nnames; j++)
-			if (spelled(s->options[i].names[j], name, n)) {
-				if (s->options[i].role != ROLE_CONTACTS)
-					return &s->options[i];
-				if (!contacts)
-					contacts = &s->options[i];
-			}
 	return contacts;
 }
 
@@ -97,23 +94,9 @@ static bool sub_globs(const struct ir_spec *sub, const char *word)
 	return false;
 }
 
-static bool sub_names(const struct ir_spec *sub, const char *word)
-{
-	for (size_t j = 0; j < sub->nnames; j++)
-		if (strcmp(sub->names[j], word) == 0)
-			return true;
-	return sub_globs(sub, word);
-}
-
 const struct ir_spec *ir_spec_sub(const struct ir_spec *s, const char *word)
 {
-	if (!s->index.built) {
-		for (size_t k = 0; k < s->nsubs; k++) /* a spec not indexed */
-			if (sub_names(&s->subs[k], word))
-				return &s->subs[k];
-		return NULL;
-	}
-	const struct strmap_entry *e = strmap_get(&s->index.subs, word, strlen(word));
+	const struct strmap_entry *e = strmap_get(&indexed(s)->index.subs, word, strlen(word));
 	size_t exact = e ? e->items[0] : s->nsubs;
 	/* A glob of an earlier subcommand comes first. */
 	for (size_t g = 0; g < s->index.nglob_subs && s->index.glob_subs[g] < exact; g++)
@@ -124,12 +107,5 @@ const struct ir_spec *ir_spec_sub(const struct ir_spec *s, const char *word)
 
 bool ir_spec_declares(const struct ir_spec *s, enum ir_role role)
 {
-	if (!s)
-		return false;
-	if (s->index.built)
-		return (s->index.roles >> role) & 1u;
-	for (size_t i = 0; i < s->noptions; i++) /* a spec not indexed */
-		if (s->options[i].role == role)
-			return true;
-	return false;
+	return s && (indexed(s)->index.roles >> role) & 1u;
 }
