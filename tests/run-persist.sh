@@ -8,6 +8,8 @@
 # core.fsmonitor every host `git status` would run, user services, PATH
 # entries and startup files.  Each write is refused, the host-side git
 # calls afterwards leave no marker, and git inside the sandbox still works.
+# The files a config includes, and the hooks directory an included config
+# or .git/config.worktree names, are protected as the config is.
 # The agents' tokens and other credential stores read empty under
 # read-only.  A .git/commondir the command writes is refused too.
 # As root and again as an unprivileged user (nobody).
@@ -177,6 +179,57 @@ EOF
 	ok $? "$t git runs beside the fence of .git/config.worktree (status $rc)"
 	U "$WS" git config --unset extensions.worktreeConfig
 	rm -f "$WS/wt-ok"
+
+	# A file a config includes is config: one in the work tree could set
+	# core.fsmonitor for the host's next git command.  A missing one is
+	# fenced as an empty file, which git reads as none.
+	U "$WS" sh -c 'printf "[core]\n\tautocrlf = false\n" > shared.cfg &&
+		git config include.path ../inc.cfg &&
+		git config includeIf.onbranch:main.path ../shared.cfg'
+	cat > "$WS/build8.sh" <<EOF
+printf '[core]\n\tfsmonitor = "echo include >> $M; false #"\n' > inc.cfg
+printf '[core]\n\tfsmonitor = "echo includeif >> $M; false #"\n' >> shared.cfg
+git status --short > /dev/null && echo ok > inc-ok
+EOF
+	R "$WS" workspace-write build8.sh
+	rc=$?
+	U "$WS" git status --short > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/inc.cfg" ] && ! grep -q fsmonitor "$WS/shared.cfg" &&
+		[ -f "$WS/inc-ok" ]
+	ok $? "$t a missing file include.path names cannot be made, one includeIf names is not rewritten, git runs beside them; the host's git status runs nothing planted (status $rc)"
+	rm -f "$WS/inc-ok" "$M"
+
+	# core.hooksPath set in an included file (outside the workspace), then
+	# in .git/config.worktree: the directory each names is protected.
+	printf '[core]\n\thooksPath = .inc-hooks\n' > "$O/hooks.cfg"
+	[ -n "$AS" ] && chown 65534:65534 "$O/hooks.cfg"
+	U "$WS" git config --add include.path "$O/hooks.cfg"
+	[ "$(U "$WS" git config core.hooksPath)" = .inc-hooks ] ||
+		echo "git does not read core.hooksPath from the included file" | diag
+	cat > "$WS/build9.sh" <<EOF
+mkdir -p .inc-hooks && printf '#!/bin/sh\necho inc >> $M\n' > .inc-hooks/pre-commit
+chmod +x .inc-hooks/pre-commit
+EOF
+	R "$WS" workspace-write build9.sh
+	rc=$?
+	U "$WS" sh -c 'echo e >> f && git commit -q -am five' > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/.inc-hooks/pre-commit" ]
+	ok $? "$t the hooks directory an included config names cannot be planted (status $rc)"
+	rm -f "$M"
+	U "$WS" sh -c 'git config --unset-all include.path &&
+		git config --remove-section includeIf.onbranch:main &&
+		git config extensions.worktreeConfig true &&
+		git config --worktree core.hooksPath .wt-hooks'
+	[ "$(U "$WS" git config core.hooksPath)" = .wt-hooks ] ||
+		echo "git does not read core.hooksPath from .git/config.worktree" | diag
+	sed 's/\.inc-hooks/.wt-hooks/g; s/echo inc/echo wt/' "$WS/build9.sh" > "$WS/build10.sh"
+	R "$WS" workspace-write build10.sh
+	rc=$?
+	U "$WS" sh -c 'echo g >> f && git commit -q -am six' > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/.wt-hooks/pre-commit" ]
+	ok $? "$t the hooks directory .git/config.worktree names cannot be planted (status $rc)"
+	rm -f "$M" "$WS/.git/config.worktree"
+	U "$WS" sh -c 'git config --unset extensions.worktreeConfig; git config core.hooksPath .husky'
 
 	# A workspace that is the home directory.
 	cat > "$H/build.sh" <<EOF

@@ -3,9 +3,17 @@
  * project's .githooks, anything), so where it lies in a write root that
  * directory is protected for the call too, as the policy's own .git/hooks
  * is.  The setting is read at launch, from the files git reads it from (the
- * system's, the user's, the repository's .git/config; the last one wins),
- * before the command runs: a change the command makes to a config it may
- * write cannot take the protection away from this call. */
+ * system's, the user's, the repository's .git/config and config.worktree,
+ * and every file they include), before the command runs: a change the
+ * command makes to a config it may write cannot take the protection away
+ * from this call.  Every value read is protected, not only the one git
+ * would use: which that is can depend on an includeIf's condition.
+ *
+ * A file a config includes (include.path, includeIf.*.path) is config
+ * too: one in a write root could set core.fsmonitor or a hooks path, and
+ * the host's next git command would run it.  It is protected as the
+ * config that names it is; a missing one is fenced as an empty file (git
+ * reads an empty config as none, and stops at a directory). */
 #include "config.h"
 
 #include "base/canon.h"
@@ -42,18 +50,21 @@ static char *config_text(const char *path, bool eacces_ok, bool *missing, char *
 		*missing = true;
 		return NULL;
 	}
-	char *text = xmalloc(CONFIG_MAX + 1);
-	size_t n = fread(text, 1, CONFIG_MAX + 1, f);
+	struct strbuf text;
+	char buf[4096];
+	size_t n;
+	sb_init(&text);
+	while (text.len <= CONFIG_MAX && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_add(&text, buf, n);
 	bool bad = ferror(f);
 	fclose(f);
-	if (bad || n > CONFIG_MAX) {
+	if (bad || text.len > CONFIG_MAX) {
 		*err = xasprintf("cannot read %s for core.hooksPath: %s", path,
 				 bad ? "read error" : "larger than 1 MiB");
-		free(text);
+		sb_free(&text);
 		return NULL;
 	}
-	text[n] = '\0';
-	return text;
+	return sb_steal(&text);
 }
 
 /* A value as git's config parser reads it, from *p to the end of its line
@@ -97,10 +108,16 @@ static char *config_value(const char **p)
 	return sb_steal(&v);
 }
 
-/* The last core.hooksPath of the text, malloc'd, or *found as it was. */
-void lower_git_config_hooks_path(const char *text, char **found)
+enum section { SEC_OTHER, SEC_CORE, SEC_INCLUDE };
+
+static void seen_push(char ***v, size_t *n, size_t *cap, char *value)
 {
-	bool core = false;
+	VEC_PUSH(*v, *n, *cap, value);
+}
+
+void lower_git_config_scan(const char *text, struct git_config_seen *seen)
+{
+	enum section sec = SEC_OTHER;
 	if (strncmp(text, "\xef\xbb\xbf", 3) == 0)
 		text += 3; /* git skips a UTF-8 byte order mark */
 	for (const char *s = text; *s; s += *s == '\n') {
@@ -110,8 +127,14 @@ void lower_git_config_hooks_path(const char *text, char **found)
 			const char *name = ++s;
 			while (*s && *s != ']' && *s != ' ' && *s != '"' && *s != '\n')
 				s++;
-			core = (size_t)(s - name) == 4 && strncasecmp(name, "core", 4) == 0 &&
-			       *s == ']';
+			size_t n = (size_t)(s - name);
+			/* [core] and [include] without a subsection; [includeIf "..."]
+			 * with any condition (each is followed: see above). */
+			sec = n == 4 && strncasecmp(name, "core", 4) == 0 && *s == ']' ? SEC_CORE
+			      : n == 7 && strncasecmp(name, "include", 7) == 0 && *s == ']'
+				      ? SEC_INCLUDE
+			      : n == 9 && strncasecmp(name, "includeif", 9) == 0 ? SEC_INCLUDE
+										 : SEC_OTHER;
 			while (*s && *s != ']' && *s != '\n')
 				s++;
 			if (*s == ']')
@@ -123,24 +146,50 @@ void lower_git_config_hooks_path(const char *text, char **found)
 		while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
 		       (*s >= '0' && *s <= '9') || *s == '-')
 			s++;
-		bool ours = core && (size_t)(s - key) == 9 && strncasecmp(key, "hookspath", 9) == 0;
+		size_t klen = (size_t)(s - key);
+		bool hooks = sec == SEC_CORE && klen == 9 && strncasecmp(key, "hookspath", 9) == 0;
+		bool include = sec == SEC_INCLUDE && klen == 4 && strncasecmp(key, "path", 4) == 0;
 		while (*s == ' ' || *s == '\t')
 			s++;
-		if (ours && *s == '=') {
-			s++;
-			free(*found);
-			*found = config_value(&s);
-			continue;
-		}
 		/* Any other line, a value continued over lines included: its
 		 * continuations are read as the value is. */
 		if (*s == '=') {
 			s++;
-			free(config_value(&s));
+			char *v = config_value(&s);
+			if (hooks)
+				seen_push(&seen->hooks, &seen->nhooks, &seen->hooks_cap, v);
+			else if (include && *v)
+				seen_push(&seen->includes, &seen->nincludes, &seen->includes_cap, v);
+			else
+				free(v);
+			continue;
 		}
 		while (*s && *s != '\n')
 			s++;
 	}
+}
+
+void lower_git_config_seen_free(struct git_config_seen *seen)
+{
+	for (size_t i = 0; i < seen->nhooks; i++)
+		free(seen->hooks[i]);
+	for (size_t i = 0; i < seen->nincludes; i++)
+		free(seen->includes[i]);
+	free(seen->hooks);
+	free(seen->includes);
+	memset(seen, 0, sizeof(*seen));
+}
+
+/* The last core.hooksPath of the text, malloc'd, or *found as it was. */
+void lower_git_config_hooks_path(const char *text, char **found)
+{
+	struct git_config_seen seen = { 0 };
+	lower_git_config_scan(text, &seen);
+	if (seen.nhooks) {
+		free(*found);
+		*found = seen.hooks[--seen.nhooks];
+	}
+	lower_git_config_seen_free(&seen);
 }
 
 /* The protection of path, or NULL: a protected read-only path at or above
@@ -167,8 +216,8 @@ static bool under_write_root(const struct lower_input *in, const char *path)
 
 /* Protect the hooks directory value names for the call, where it lies in
  * a write root and nothing protects it yet.  0, or -1 with *err. */
-static int protect_hooks_dir(struct lower_input *in, const struct lower_path *guard,
-			     const char *value, const char *home, char **err)
+static int protect_hooks_dir(struct lower_input *in, const char *origin, const char *value,
+			     const char *home, char **err)
 {
 	/* Relative to the top of the work tree, where git runs hooks. */
 	char *path = value[0] == '~' ? canon_tilde(value, strlen(value), home, err)
@@ -188,10 +237,95 @@ static int protect_hooks_dir(struct lower_input *in, const struct lower_path *gu
 		free(path);
 		return 0;
 	}
-	struct lower_path p = { .path = path, .why = LOWER_READ_ONLY, .origin = guard->origin,
+	struct lower_path p = { .path = path, .why = LOWER_READ_ONLY, .origin = origin,
 				.protect = true };
 	lower_input_add_masks(in, &p, 1);
 	return 0;
+}
+
+#define INCLUDE_DEPTH 10  /* as deep as git follows includes */
+#define CONFIGS_MAX 64    /* files read in all: includes that fan out are refused */
+
+struct reading {
+	struct lower_input *in;
+	/* The origins of the protections of .git/hooks and .git/config, or
+	 * NULL where the policy has none (not pointers into in->paths, which
+	 * each protection added moves). */
+	const char *hooks_origin, *config_origin;
+	const char *home;
+	char **values; /* every core.hooksPath read */
+	size_t nvalues, cap;
+	size_t files;
+	char **err;
+};
+
+/* The file an include names, as git opens it: "~/" from HOME, a relative
+ * path from the directory of the file that includes it; malloc'd, or NULL
+ * (with *err) when it cannot be resolved. */
+static char *include_target(const char *value, const char *from, const char *home, char **err)
+{
+	char *path;
+	if (value[0] == '~') {
+		path = canon_tilde(value, strlen(value), home, err);
+	} else if (value[0] == '/') {
+		path = xstrdup(value);
+	} else {
+		const char *slash = strrchr(from, '/');
+		path = slash ? xasprintf("%.*s/%s", (int)(slash - from), from, value)
+			     : xstrdup(value);
+	}
+	char *c = path ? canon_path(path, strlen(path), "/", err) : NULL;
+	free(path);
+	if (!c) {
+		char *why = *err;
+		*err = xasprintf("the git config %s includes '%s': %s", from, value, why);
+		free(why);
+	}
+	return c;
+}
+
+/* An included config in a write root, protected as .git/config is. */
+static void protect_config(struct reading *r, const char *path)
+{
+	if (!r->config_origin || protection_of(r->in, path) || !under_write_root(r->in, path))
+		return;
+	struct lower_path p = { .path = xstrdup(path), .why = LOWER_READ_ONLY,
+				.origin = r->config_origin, .protect = true, .config = true };
+	lower_input_add_masks(r->in, &p, 1);
+}
+
+/* One config file and what it includes.  0, or -1 with *r->err. */
+static int read_config(struct reading *r, const char *path, bool eacces_ok, int depth)
+{
+	bool missing;
+	if (++r->files > CONFIGS_MAX) {
+		*r->err = xasprintf("more than %d git config files include one another (at %s)",
+				    CONFIGS_MAX, path);
+		return -1;
+	}
+	char *text = config_text(path, eacces_ok, &missing, r->err);
+	if (!text)
+		return missing ? 0 : -1;
+	struct git_config_seen seen = { 0 };
+	lower_git_config_scan(text, &seen);
+	free(text);
+	for (size_t i = 0; i < seen.nhooks; i++)
+		VEC_PUSH(r->values, r->nvalues, r->cap, seen.hooks[i]);
+	seen.nhooks = 0;
+	int rc = 0;
+	for (size_t i = 0; i < seen.nincludes && rc == 0; i++) {
+		char *target = include_target(seen.includes[i], path, r->home, r->err);
+		if (!target) {
+			rc = -1;
+			break;
+		}
+		protect_config(r, target);
+		if (depth < INCLUDE_DEPTH)
+			rc = read_config(r, target, true, depth + 1);
+		free(target);
+	}
+	lower_git_config_seen_free(&seen);
+	return rc;
 }
 
 int lower_protect_hooks_path(struct lower_input *in, char **err)
@@ -199,50 +333,51 @@ int lower_protect_hooks_path(struct lower_input *in, char **err)
 	if (!in->restricted || !in->workspace)
 		return 0;
 	char *hooks = xstrcat(in->workspace, "/.git/hooks", (char *)NULL);
-	const struct lower_path *guard = protection_of(in, hooks);
+	char *repo = xstrcat(in->workspace, "/.git/config", (char *)NULL);
+	char *worktree = xstrcat(in->workspace, "/.git/config.worktree", (char *)NULL);
+	const struct lower_path *hooks_guard = protection_of(in, hooks);
+	const struct lower_path *config_guard = protection_of(in, repo);
+	struct reading r = { .in = in, .hooks_origin = hooks_guard ? hooks_guard->origin : NULL,
+			     .config_origin = config_guard ? config_guard->origin : NULL,
+			     .home = getenv("HOME"), .err = err };
 	free(hooks);
-	if (!guard)
-		return 0; /* the policy leaves the hooks writable */
-	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	if (!hooks_guard && !config_guard) {
+		free(repo);
+		free(worktree);
+		return 0; /* the policy leaves the hooks and the config writable */
+	}
+	const char *home = r.home, *xdg = getenv("XDG_CONFIG_HOME");
 	const char *sys_env = getenv("GIT_CONFIG_SYSTEM"), *glob_env = getenv("GIT_CONFIG_GLOBAL");
 	char *sys = xstrdup("/etc/gitconfig");
 	char *xdgc = xdg && *xdg ? xstrcat(xdg, "/git/config", (char *)NULL)
 		     : home	 ? xstrcat(home, "/.config/git/config", (char *)NULL)
 				 : NULL;
 	char *user = home ? xstrcat(home, "/.gitconfig", (char *)NULL) : NULL;
-	char *repo = xstrcat(in->workspace, "/.git/config", (char *)NULL);
 	bool env = (sys_env && *sys_env) || (glob_env && *glob_env);
 	/* The files git reads by default; then, where the environment names
 	 * others (GIT_CONFIG_SYSTEM, GIT_CONFIG_GLOBAL), as git reads with it:
-	 * the host's git may run with or without it, so the last value of
-	 * each reading is protected.  The workspace's comes last in both. */
-	const char *readings[2][4] = {
-		{ sys, xdgc, user, repo },
+	 * the host's git may run with or without it.  config.worktree is read
+	 * whether or not extensions.worktreeConfig asks for it. */
+	const char *readings[2][5] = {
+		{ sys, xdgc, user, repo, worktree },
 		{ sys_env && *sys_env ? sys_env : sys, glob_env && *glob_env ? glob_env : xdgc,
-		  glob_env && *glob_env ? NULL : user, repo },
+		  glob_env && *glob_env ? NULL : user, repo, worktree },
 	};
-	char *value[2] = { NULL, NULL };
 	int rc = 0;
-	for (size_t r = 0; r < (env ? 2u : 1u); r++) {
-		for (size_t i = 0; i < 4 && rc == 0; i++) {
-			const char *f = readings[r][i];
-			bool missing;
-			char *text = f ? config_text(f, i < 3, &missing, err) : NULL;
-			if (text)
-				lower_git_config_hooks_path(text, &value[r]);
-			else if (f && !missing)
-				rc = -1;
-			free(text);
-		}
-	}
+	for (size_t k = 0; k < (env ? 2u : 1u); k++)
+		for (size_t i = 0; i < 5 && rc == 0; i++)
+			if (readings[k][i])
+				rc = read_config(&r, readings[k][i], i < 3, 0);
 	free(sys);
 	free(xdgc);
 	free(user);
 	free(repo);
-	for (size_t r = 0; r < 2 && rc == 0; r++)
-		if (value[r] && *value[r])
-			rc = protect_hooks_dir(in, guard, value[r], home, err);
-	free(value[0]);
-	free(value[1]);
+	free(worktree);
+	for (size_t i = 0; i < r.nvalues; i++) {
+		if (rc == 0 && r.hooks_origin && *r.values[i])
+			rc = protect_hooks_dir(in, r.hooks_origin, r.values[i], home, err);
+		free(r.values[i]);
+	}
+	free(r.values);
 	return rc;
 }

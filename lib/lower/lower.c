@@ -96,7 +96,7 @@ static void add_path(struct lower_input *in, const char *path, enum lower_why wh
 			return;
 		}
 	}
-	struct lower_path p = { real, why, origin, protect, false };
+	struct lower_path p = { real, why, origin, protect, false, false };
 	VEC_PUSH(in->paths, in->npaths, in->paths_cap, p);
 }
 

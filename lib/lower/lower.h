@@ -28,6 +28,8 @@ struct lower_path {
 	const char *origin;  /* "file:line:col" of the rule, borrowed from the evaluator */
 	bool protect;        /* READ_ONLY because of a protection */
 	bool expanded;       /* a MASK found at launch: a path a glob or regex matched */
+	bool config;         /* a git config a protected one includes: a missing one is
+				fenced as an empty file */
 };
 
 /* A symlink a root is reached through on the host (/bin -> usr/bin): the
@@ -150,13 +152,25 @@ void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, siz
 
 /* Reads the host, so it runs at launch (host_hooks.c): where the
  * workspace's .git/hooks is protected, the directory core.hooksPath names
- * (in the system's, the user's or the repository's git config) is
- * protected too when it lies in a write root.  -1 with *err when a config
- * cannot be read or the value not resolved. */
+ * (in the system's, the user's or the repository's git config, or a file
+ * one includes) is protected too when it lies in a write root; where its
+ * .git/config is, so is each included file in a write root.  -1 with
+ * *err when a config cannot be read or a value not resolved. */
 int lower_protect_hooks_path(struct lower_input *in, char **err);
 /* The last core.hooksPath of a git config's text, as git reads it, into
  * *found (malloc'd; freed when replaced); *found as it was without one. */
 void lower_git_config_hooks_path(const char *text, char **found);
+/* What a git config's text says that matters here, in order: every
+ * core.hooksPath, and the files it includes (include.path and every
+ * includeIf.*.path, as written). */
+struct git_config_seen {
+	char **hooks;
+	size_t nhooks, hooks_cap;
+	char **includes;
+	size_t nincludes, includes_cap;
+};
+void lower_git_config_scan(const char *text, struct git_config_seen *seen);
+void lower_git_config_seen_free(struct git_config_seen *seen);
 
 /* Bounds of the expansion of glob and regex read denies at launch. */
 struct lower_mask_bounds {

@@ -275,7 +275,7 @@ struct cordon_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
 		 * is held too, so that call cannot remove it under this one; so
 		 * is a file where the fence is one. */
 		const struct lower_path *p = &in->paths[i];
-		const char *content = fence_content(p->path);
+		const char *content = p->config ? "" : fence_content(p->path);
 		const struct lower_fact *fact = lower_fact(in, p->path);
 		bool held = content ? fact->lstat_errno == 0 && S_ISREG(fact->mode)
 				    : lower_fact_is_dir(in, p->path);

@@ -1,12 +1,15 @@
 /* core.hooksPath read from a git config's text as git reads it
  * (host_hooks.c): sections and keys in any case, quotes, escapes,
- * comments, continuations, the last value winning, and what is not it. */
+ * comments, continuations, the last value winning, and what is not it;
+ * then the files a config includes, and every hooksPath it sets. */
 #include "config.h"
 
 #include "lower/lower.h"
 #include "tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char *hooks_path(const char *text)
 {
@@ -23,6 +26,22 @@ static void check(const char *text, const char *want, const char *what)
 	else
 		ok(got == NULL, "%s: none (got %s)", what, got ? got : "none");
 	free(got);
+}
+
+/* What the scan finds: its hooks paths, then "|", then its includes,
+ * each followed by ";". */
+static void scan(const char *text, const char *want, const char *what)
+{
+	struct git_config_seen seen = { 0 };
+	char got[512] = "";
+	lower_git_config_scan(text, &seen);
+	for (size_t i = 0; i < seen.nhooks; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s;", seen.hooks[i]);
+	strcat(got, "|");
+	for (size_t i = 0; i < seen.nincludes; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s;", seen.includes[i]);
+	is_str(got, want, "%s", what);
+	lower_git_config_seen_free(&seen);
 }
 
 int main(void)
@@ -53,5 +72,17 @@ int main(void)
 	      "a key inside another value's continuation");
 	check("[core]\n\thooksPath\n", NULL, "a key without a value (a boolean)");
 	check("", NULL, "an empty config");
+
+	scan("[include]\n\tpath = ../shared.cfg\n", "|../shared.cfg;", "include.path");
+	scan("[includeIf \"gitdir:~/work/\"]\n\tpath = ~/.gitconfig-work\n"
+	     "[IncludeIf \"onbranch:main\"] PATH = \"a b.cfg\"\n",
+	     "|~/.gitconfig-work;a b.cfg;", "includeIf, whatever its condition, in any case");
+	scan("[include]\n\tpath = one\n[core]\n\thooksPath = h1\n[include]\n\tpath = two\n"
+	     "[core]\n\thooksPath = h2\n",
+	     "h1;h2;|one;two;", "every hooks path and every include, in order");
+	scan("[include \"x\"]\n\tpath = sub\n[includes]\n\tpath = other\n"
+	     "[include]\n\tpaths = other\n\tpath\n\tpath = \n[user]\n\tpath = other\n",
+	     "|", "a subsection of include, other sections and keys, a path without a value");
+	scan("[include]\r\n\tpath = crlf.cfg\r\n", "|crlf.cfg;", "an include with CRLF");
 	return tap_done();
 }
