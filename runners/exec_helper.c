@@ -116,9 +116,10 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc || status_fd < 0)
 		return fail("cordon-exec", "no command or no --status-fd");
+	struct mark_walk walk = MARK_WALK_INIT;
 	for (size_t k = 0; k < nmarks; k++) {
 		const char *why;
-		if (mount_mark_check(marks[k], &why) != 0) {
+		if (mount_mark_check(&walk, marks[k], &why) != 0) {
 			const char *at = strchr(marks[k], ':');
 			at = at ? strchr(at + 1, ':') : NULL;
 			fprintf(stderr,
@@ -129,6 +130,7 @@ int main(int argc, char **argv)
 			return 125;
 		}
 	}
+	mark_walk_end(&walk);
 	if (egress_fd >= 0) {
 		if (egress_relay_start(egress_fd, &err) != 0) {
 			fail("egress", err);

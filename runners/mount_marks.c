@@ -66,7 +66,44 @@ static int open_unlinked(const char *path)
 	return fd;
 }
 
-int mount_mark_check(const char *mark, const char **why)
+void mark_walk_end(struct mark_walk *w)
+{
+	if (w->dir_fd >= 0)
+		close(w->dir_fd);
+	free(w->dir);
+	w->dir = NULL;
+	w->dir_fd = -1;
+}
+
+/* path's last component opened as O_PATH below its directory, reached
+ * without a symlink; the directory is kept open in w for the next mark
+ * that shares it. */
+static int open_mark(struct mark_walk *w, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dlen = (size_t)(slash - path);
+	const char *name = slash + 1;
+	if (!dlen && !*name)
+		return open_unlinked("/");
+	if (!*name || (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!w->dir || strlen(w->dir) != dlen || memcmp(w->dir, path, dlen) != 0) {
+		mark_walk_end(w);
+		w->dir = xstrndup(path, dlen);
+		if ((w->dir_fd = open_unlinked(dlen ? w->dir : "/")) < 0) {
+			int err = errno;
+			mark_walk_end(w);
+			errno = err;
+			return -1;
+		}
+	}
+	/* O_NOFOLLOW with O_PATH opens a symlink itself: caught by the caller. */
+	return openat(w->dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+int mount_mark_check(struct mark_walk *w, const char *mark, const char **why)
 {
 	char *end;
 	uintmax_t dev = 0, ino = 0;
@@ -85,16 +122,20 @@ int mount_mark_check(const char *mark, const char **why)
 	if (end[1] != '/')
 		goto bad;
 	const char *path = end + 1;
-	int fd = open_unlinked(path);
+	int fd = open_mark(w, path);
 	if (fd < 0) {
 		*why = errno == ELOOP ? "a symbolic link is on its way now" : "it cannot be reached";
 		return -1;
 	}
 	struct statx sx;
-	int rc = statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO, &sx);
+	int rc = statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_TYPE, &sx);
 	close(fd);
-	if (rc != 0) {
+	if (rc != 0 || !(sx.stx_mask & STATX_TYPE)) {
 		*why = "it cannot be inspected";
+		return -1;
+	}
+	if (S_ISLNK(sx.stx_mode)) {
+		*why = "a symbolic link is on its way now";
 		return -1;
 	}
 	if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) {

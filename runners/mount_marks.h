@@ -22,8 +22,17 @@ char *mount_mark_of(int fd, const char *dest);
 /* The mark of a mount of anything at dest (malloc'd). */
 char *mount_mark_any(const char *dest);
 
+/* The directory of the last mark checked, kept open: the marks of a call
+ * share their way (the workspace's), which is then walked once. */
+struct mark_walk {
+	char *dir; /* its path ("" for "/"), or NULL */
+	int dir_fd;
+};
+#define MARK_WALK_INIT { NULL, -1 }
+void mark_walk_end(struct mark_walk *w);
+
 /* 0 when the sandbox holds what mark says; else -1 and *why, a static
  * message (the mark's path is the caller's to name). */
-int mount_mark_check(const char *mark, const char **why);
+int mount_mark_check(struct mark_walk *w, const char *mark, const char **why);
 
 #endif

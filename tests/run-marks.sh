@@ -35,7 +35,7 @@ pass() { # pass NAME
 	AS=
 	[ "$name" = nobody ] && AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
 	t="[$name]"
-	mkdir -p "$P/tree" "$P/secret" "$P/other"
+	mkdir -p "$P/tree/sub" "$P/secret" "$P/other"
 	ln -s tree "$P/link"
 	cp "$builddir/cordon-exec" "$P/cordon-exec"
 	[ -n "$AS" ] && chown -R 65534:65534 "$P"
@@ -79,6 +79,20 @@ pass() { # pass NAME
 	is "$rc:$out" "125:" "$t a destination reached through a symlink stops the call"
 	grep -q "(a symbolic link is on its way now)" "$errf"
 	ok $? "$t and says so"
+
+	# The same with the symlink above the destination, after a mark in
+	# another directory and after one in the same (the walk to a mark's
+	# directory is kept for the next mark there).
+	B --bind "$P/tree/sub" "$P/tree/sub" -- "$(mark "$P/tree/sub" "$P/link/sub")"
+	is "$rc:$out" "125:" "$t a destination below a symlink stops the call"
+	grep -q "(a symbolic link is on its way now)" "$errf"
+	ok $? "$t and says so"
+	B --bind "$P/tree" "$P/tree" --bind "$P/tree/sub" "$P/tree/sub" -- "$(mark "$P/tree")" \
+		"$(mark "$P/tree/sub")" "$(mark "$P/tree/sub" "$P/link/sub")"
+	is "$rc:$out" "125:" "$t a destination below a symlink after good marks stops the call"
+	B --bind "$P/tree" "$P/tree" --bind "$P/other" "$P/other" -- "$(mark "$P/tree")" \
+		"$(mark "$P/other")" "$(mark "$P/tree" "$P/gone")"
+	is "$rc:$out" "125:" "$t a missing destination beside good marks stops the call"
 
 	B --bind "$P/tree" "$P/tree" -- "$(mark "$P/tree" "$P/gone")"
 	is "$rc:$out" "125:" "$t a destination that is not there stops the call"
