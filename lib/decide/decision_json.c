@@ -10,23 +10,40 @@
 
 #include <string.h>
 
+/* The bytes a string may not hold as they are: the quote, the backslash,
+ * the control characters and NUL, which ends it; and every byte from 0x80
+ * up, which is copied as it is only when the whole string is UTF-8. */
+static const bool json_special[256] = {
+	[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true, [0x80 ... 0xff] = true,
+};
+
 void json_add_string(struct strbuf *sb, const char *s)
 {
-	size_t n = strlen(s);
-	/* Not UTF-8: shown lossily, every byte from 0x80 up as '?', rather
-	 * than dropped. */
-	bool lossy = utf8_invalid_at((const unsigned char *)s, n) != n;
+	int utf8 = -1; /* is s UTF-8: not asked until a byte from 0x80 up */
 	sb_addc(sb, '"');
-	const char *run = s;
-	for (const char *p = s;; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c >= 0x20 && c != '"' && c != '\\' && !(lossy && c >= 0x80))
-			continue;
-		sb_add(sb, run, (size_t)(p - run));
-		run = p + 1;
-		if (!c)
-			break;
+	for (const char *p = s;;) {
+		/* The run up to the next byte to escape, copied whole. */
+		size_t k = 0;
+		for (;;) {
+			while (!json_special[(unsigned char)p[k]])
+				k++;
+			if ((unsigned char)p[k] < 0x80)
+				break;
+			/* Not UTF-8: shown lossily, every byte from 0x80 up as '?',
+			 * rather than dropped. */
+			if (utf8 < 0) {
+				size_t n = strlen(s);
+				utf8 = utf8_invalid_at((const unsigned char *)s, n) == n;
+			}
+			if (!utf8)
+				break;
+			k++;
+		}
+		sb_add(sb, p, k);
+		p += k;
+		unsigned char c = (unsigned char)*p++;
 		switch (c) {
+		case '\0': sb_addc(sb, '"'); return;
 		case '"': sb_adds(sb, "\\\""); break;
 		case '\\': sb_adds(sb, "\\\\"); break;
 		case '\b': sb_adds(sb, "\\b"); break;
@@ -41,7 +58,6 @@ void json_add_string(struct strbuf *sb, const char *s)
 				sb_addf(sb, "\\u%04X", c);
 		}
 	}
-	sb_addc(sb, '"');
 }
 
 static void member(struct strbuf *sb, const char *key, const char *value)
