@@ -126,6 +126,7 @@ int main(int argc, char **argv)
 				"cordon: SANDBOX_UNAVAILABLE: the bind of %s did not land as the plan "
 				"put it (%s): did a path on its way change during the launch?\n",
 				at ? at + 1 : marks[k], why);
+			mark_walk_end(&walk);
 			release();
 			return 125;
 		}
