@@ -106,6 +106,11 @@ static const char *default_config(struct reading *r, const struct ir_spec *s)
 			if (!base)
 				continue; /* the host's environment: not known here */
 		}
+		/* The script may write it before curl runs (echo location >
+		 * ~/.curlrc; curl ...): a write decided on its own. */
+		const char *file = strrchr(rest, '/') + 1;
+		if (mentions(r->text, env->text_len, file, strlen(file)))
+			return ca_printf(r->out, "%s%s (the command names %s)", base, rest, file);
 		const char *path = ca_printf(r->out, "%s%s", base, rest);
 		struct stat st;
 		if (stat(path, &st) == 0)
@@ -839,9 +844,13 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 			break;
 	}
 	/* A default config it reads may say anything an option says (curl
-	 * with ~/.curlrc: location, url, connect-to): any host, as -K. */
+	 * with ~/.curlrc: location, url, connect-to): any host, as -K.
+	 * Under `cordon run` the egress proxy checks every host it reaches,
+	 * and the sandbox every file a config names, so there the words
+	 * decide as before. */
 	const struct ir_spec *cs = sub->config_unless ? sub : prog->config_unless ? prog : NULL;
-	const char *config = cs && !skips_config(r, cs) ? default_config(r, cs) : NULL;
+	const char *config = cs && !r->env->sandboxed && !skips_config(r, cs)
+				     ? default_config(r, cs) : NULL;
 	if (config)
 		ca_add_net(r->out, c, NULL, "*",
 			   ca_printf(r->out, "network (%s reads its default config, which may name any "
