@@ -109,7 +109,7 @@ enum spec_item {
 	ITEM_OPERANDS, ITEM_FIRST, ITEM_LAST, ITEM_OPTION, ITEM_NET,
 	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_CHANGES,
 	ITEM_EXTRACTS, ITEM_ENVIRONMENT, ITEM_REMOTE, ITEM_BARE, ITEM_IMPLIED, ITEM_TARGETS,
-	ITEM_UPSTREAM, ITEM_PROJECT, ITEM_COUNT
+	ITEM_UPSTREAM, ITEM_PROJECT, ITEM_CONFIG, ITEM_COUNT
 };
 static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_OPERANDS] = "operands",	[ITEM_FIRST] = "first",	    [ITEM_LAST] = "last",
@@ -118,7 +118,66 @@ static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_CHANGES] = "changes",	[ITEM_EXTRACTS] = "extracts", [ITEM_ENVIRONMENT] = "environment",
 	[ITEM_REMOTE] = "remote",	[ITEM_BARE] = "bare",	    [ITEM_IMPLIED] = "implied",
 	[ITEM_TARGETS] = "targets",	[ITEM_UPSTREAM] = "upstream", [ITEM_PROJECT] = "project",
+	[ITEM_CONFIG] = "config",
 };
+
+/* A default config's path: ~/REST or ${NAME}/REST (NAME an environment
+ * variable), resolved where the command runs. */
+static bool config_path(const char *v)
+{
+	if (v[0] == '~')
+		return v[1] == '/' && v[2];
+	if (v[0] != '$' || v[1] != '{' || !(v[2] == '_' || (v[2] >= 'A' && v[2] <= 'Z') ||
+					    (v[2] >= 'a' && v[2] <= 'z')))
+		return false;
+	size_t n = 2;
+	while (v[n] == '_' || (v[n] >= 'A' && v[n] <= 'Z') || (v[n] >= 'a' && v[n] <= 'z') ||
+	       (v[n] >= '0' && v[n] <= '9'))
+		n++;
+	return v[n] == '}' && v[n + 1] == '/' && v[n + 2];
+}
+
+/* `config "~/.curlrc", ... unless "-q";` */
+static void check_config(struct diag_list *d, struct ir_spec *spec, const struct ast *it)
+{
+	const char *example = "config \"~/.curlrc\" unless \"-q\";";
+	if (!it->u.item.patterns.n || !it->u.item.word || !it->u.item.reason ||
+	    strcmp(it->u.item.word->u.tok.text, "unless") != 0) {
+		ERR(d, &it->loc, "syntax", "write '%s'", example);
+		return;
+	}
+	if (spec->config_unless) {
+		ERR(d, &it->loc, "duplicate-setting", "'config' is set twice");
+		return;
+	}
+	for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
+		if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
+			ERR(d, &p->loc, "syntax", "a path is named by a string, as in \"~/.curlrc\"");
+			continue;
+		}
+		char *v = plain(d, p->u.seq.head, "a path");
+		if (v && !config_path(v)) {
+			ERR(d, &p->u.seq.head->loc, "bad-value",
+			    "'%s' is not ~/PATH or ${NAME}/PATH (a default config is found from the "
+			    "home directory or an environment variable)",
+			    v);
+			free(v);
+			continue;
+		}
+		if (v)
+			VEC_PUSH(spec->configs, spec->nconfigs, spec->configs_cap, v);
+	}
+	char *unless = plain(d, it->u.item.reason, "an option name");
+	if (unless && unless[0] != '-') {
+		ERR(d, &it->u.item.reason->loc, "bad-value", "'%s' is not an option name", unless);
+		free(unless);
+		return;
+	}
+	if (unless) {
+		spec->config_unless = unless;
+		spec->config_loc = it->u.item.reason->loc;
+	}
+}
 
 static void check_body(struct diag_list *d, struct ir_spec *spec, const struct ast_seq *body)
 {
@@ -224,6 +283,9 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			else
 				spec->remote = true;
 			continue;
+		case ITEM_CONFIG:
+			check_config(d, spec, it);
+			continue;
 		case ITEM_NET:
 			check_fixed(d, it, "a host name", "registry.npmjs.org", &spec->hosts, &spec->nhosts,
 				    &spec->hosts_cap);
@@ -244,7 +306,7 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				  best ? best
 				       : "operands, first, last, option, net, read, write, delete, "
 					 "changes, recursive, extracts, environment, remote, bare, "
-					 "implied, targets, upstream, project, subcommand");
+					 "implied, targets, upstream, project, config, subcommand");
 			continue;
 		}
 		case ITEM_OPERANDS:
@@ -332,6 +394,17 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		}
 		VEC_PUSH(spec->options, spec->noptions, spec->options_cap, opt);
 	}
+	/* The option that skips the default config is one the spec reads as a
+	 * flag, so that the word after it stays a word of its own. */
+	bool declared = !spec->config_unless;
+	for (size_t i = 0; i < spec->noptions && !declared; i++)
+		for (size_t j = 0; j < spec->options[i].nnames && !declared; j++)
+			declared = strcmp(spec->options[i].names[j], spec->config_unless) == 0 &&
+				   spec->options[i].role == ROLE_FLAG;
+	if (!declared)
+		ERR(d, &spec->config_loc, "bad-value",
+		    "'%s' is not declared as a flag of this spec (write 'option \"%s\" flag;')",
+		    spec->config_unless, spec->config_unless);
 }
 
 static int spec_cmp(const void *a, const void *b)

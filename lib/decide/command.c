@@ -799,6 +799,7 @@ void cmd_analyse(const struct cmd_env *env, const struct shell_script *script, c
 	struct cmd_var *vars = xcalloc(env->nvars + 1, sizeof(*vars));
 	e.vars = vars;
 	e.nvars = 0;
+	e.text_len = len;
 	for (size_t i = 0; i < env->nvars; i++)
 		if (only_referenced(text, len, env->vars[i].name))
 			vars[e.nvars++] = env->vars[i];

@@ -75,6 +75,9 @@ struct cmd_env {
 	const struct strmap *programs; /* program name -> index into ir->programs */
 	const struct cmd_names *names; /* the preset's env: secret and code names, or NULL */
 	pcre2_match_data *md;          /* the caller's, for matching names */
+	size_t text_len;               /* the script's length (cmd_analyse sets it) */
+	bool sandboxed;                /* it runs under `cordon run`, whose proxy
+					* checks each host it contacts */
 };
 
 /* Build the name index of ir's program specs. */

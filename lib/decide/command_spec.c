@@ -8,11 +8,13 @@
 #include "shell/confusable.h"
 #include "base/canon.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* ---- program specs ------------------------------------------------------- */
 
@@ -42,6 +44,81 @@ static void contacted(struct reading *r, const char *host, const char *by)
 	}
 	r->contacted_by[r->ncontacted] = by;
 	r->contacted[r->ncontacted++] = host;
+}
+
+/* Does text (len bytes) name the variable name anywhere, as a word? */
+static bool mentions(const char *text, size_t len, const char *name, size_t n)
+{
+	for (const char *p = text, *end = text + len; n && (size_t)(end - p) >= n; p++)
+		if (memcmp(p, name, n) == 0 && !(p > text && ca_name_char(p[-1])) &&
+		    !(p + n < end && ca_name_char(p[n])))
+			return true;
+	return false;
+}
+
+/* Is the first word after the program the option that skips the
+ * default config (curl -q), or a name declared with it (--disable)? */
+static bool skips_config(const struct reading *r, const struct ir_spec *s)
+{
+	const struct shell_cmd *c = r->c;
+	const char *v = c->argi + 1 < c->nwords ? shell_word_static(c->words[c->argi + 1]) : NULL;
+	if (!v)
+		return false;
+	for (size_t i = 0; i < s->noptions; i++) {
+		const struct ir_option *o = &s->options[i];
+		bool declares = false, given = false;
+		for (size_t j = 0; j < o->nnames; j++) {
+			declares = declares || strcmp(o->names[j], s->config_unless) == 0;
+			given = given || strcmp(o->names[j], v) == 0;
+		}
+		if (declares && given)
+			return true;
+	}
+	return false;
+}
+
+/* The default config of the spec's `config` item that the program would
+ * read: the first of its paths that exists or cannot be checked, as
+ * text for a reason ("/h/.curlrc exists"), or NULL: none does.  A path
+ * from a variable the evaluator does not know is checked only when the
+ * script itself names the variable (CURL_HOME=/w curl): its value is
+ * then unknown. */
+static const char *default_config(struct reading *r, const struct ir_spec *s)
+{
+	const struct cmd_env *env = r->env;
+	for (size_t k = 0; k < s->nconfigs; k++) {
+		const char *p = s->configs[k], *rest, *base;
+		if (p[0] == '~') {
+			base = env->home;
+			rest = p + 1;
+			if (!base)
+				return ca_printf(r->out, "%s (the home directory is unknown)", p);
+		} else {
+			const char *name = p + 2;
+			size_t n = strcspn(name, "}");
+			rest = name + n + 1;
+			base = NULL;
+			for (size_t i = 0; i < env->nvars && !base; i++)
+				if (strlen(env->vars[i].name) == n && memcmp(env->vars[i].name, name, n) == 0)
+					base = env->vars[i].value;
+			if (!base && mentions(r->text, env->text_len, name, n))
+				return ca_printf(r->out, "%s (the command sets %.*s)", p, (int)n, name);
+			if (!base)
+				continue; /* the host's environment: not known here */
+		}
+		/* The script may write it before curl runs (echo location >
+		 * ~/.curlrc; curl ...): a write decided on its own. */
+		const char *file = strrchr(rest, '/') + 1;
+		if (mentions(r->text, env->text_len, file, strlen(file)))
+			return ca_printf(r->out, "%s%s (the command names %s)", base, rest, file);
+		const char *path = ca_printf(r->out, "%s%s", base, rest);
+		struct stat st;
+		if (stat(path, &st) == 0)
+			return ca_printf(r->out, "%s exists", path);
+		if (errno != ENOENT && errno != ENOTDIR)
+			return ca_printf(r->out, "%s cannot be checked: %s", path, strerror(errno));
+	}
+	return NULL;
 }
 
 /* The option word name (n bytes) is a `contacts` option: note its host.
@@ -766,6 +843,19 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		if (s == prog)
 			break;
 	}
+	/* A default config it reads may say anything an option says (curl
+	 * with ~/.curlrc: location, url, connect-to): any host, as -K.
+	 * Under `cordon run` the egress proxy checks every host it reaches,
+	 * and the sandbox every file a config names, so there the words
+	 * decide as before. */
+	const struct ir_spec *cs = sub->config_unless ? sub : prog->config_unless ? prog : NULL;
+	const char *config = cs && !r->env->sandboxed && !skips_config(r, cs)
+				     ? default_config(r, cs) : NULL;
+	if (config)
+		ca_add_net(r->out, c, NULL, "*",
+			   ca_printf(r->out, "network (%s reads its default config, which may name any "
+				     "host: %s; %s as its first word skips it)",
+				     r->prog, config, cs->config_unless));
 	/* What the options given make it contact too (curl -L: where a
 	 * redirect leads). */
 	for (size_t k = 0; k < r->ncontacted; k++) {

@@ -641,7 +641,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 	struct cmd_env env = { .cwd = ev->ctx.value[CTX_CWD], .home = ev->ctx.value[CTX_HOME],
 			       .ir = &ev->policy->ir, .programs = &ev->programs,
 			       .vars = ev->vars, .nvars = ev->nvars, .names = &ev->env_names,
-			       .md = md };
+			       .md = md, .sandboxed = d->sandboxed };
 	struct cmd_ops ops = { 0 };
 	struct canon_memo memo = { 0 };
 	cmd_analyse(&env, sc, text, len, &ops);

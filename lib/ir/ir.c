@@ -388,6 +388,10 @@ void ir_spec_free(struct ir_spec *s)
 	free(s->bare);
 	free(s->implied);
 	free(s->upstream);
+	for (size_t i = 0; i < s->nconfigs; i++)
+		free(s->configs[i]);
+	free(s->configs);
+	free(s->config_unless);
 	free(s->extracts_dir);
 	memset(s, 0, sizeof(*s));
 }

@@ -260,6 +260,13 @@ struct ir_spec {
 	char *bare;     /* `bare "install";`: the subcommand run without one (yarn) */
 	char *implied;  /* `implied "typescript";`: the operand taken when none is given */
 	char *upstream; /* `last upstream ".git/config";`: where a start point's upstream goes */
+	/* `config "~/.curlrc", ... unless "-q";`: config files it reads by
+	 * default, which may make it contact any host, unless its first
+	 * word is the option named (or a name declared with it) */
+	char **configs;
+	size_t nconfigs, configs_cap;
+	char *config_unless;
+	struct loc config_loc;
 	struct ir_option *options;
 	size_t noptions, options_cap;
 	struct ir_spec *subs;
