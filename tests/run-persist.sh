@@ -9,7 +9,9 @@
 # entries and startup files.  Each write is refused, the host-side git
 # calls afterwards leave no marker, and git inside the sandbox still works.
 # The files a config includes, and the hooks directory an included config
-# or .git/config.worktree names, are protected as the config is.
+# or .git/config.worktree names, are protected as the config is; an
+# include through a symlink the command could repoint, or a FIFO, refuses
+# the launch.
 # The agents' tokens and other credential stores read empty under
 # read-only.  A .git/commondir the command writes is refused too.
 # As root and again as an unprivileged user (nobody).
@@ -230,6 +232,62 @@ EOF
 	ok $? "$t the hooks directory .git/config.worktree names cannot be planted (status $rc)"
 	rm -f "$M" "$WS/.git/config.worktree"
 	U "$WS" sh -c 'git config --unset extensions.worktreeConfig; git config core.hooksPath .husky'
+
+	# An include reached through a symlink the command could repoint (a
+	# directory on its way, or the file itself): the host's next git would
+	# follow the link wherever the command left it.  The launch is refused.
+	U "$WS" sh -c 'mkdir -p d1 && printf "[core]\n\tautocrlf = false\n" > d1/real.cfg &&
+		ln -s d1 link && ln -s d1/real.cfg inc-link.cfg'
+	cat > "$WS/build12.sh" <<EOF
+mkdir -p d2 && printf '[core]\n\tfsmonitor = "echo link >> $M; false #"\n' > d2/real.cfg
+rm link && ln -s d2 link && rm inc-link.cfg && cp d2/real.cfg inc-link.cfg
+EOF
+	for inc in ../link/real.cfg ../inc-link.cfg; do
+		U "$WS" git config include.path "$inc"
+		R "$WS" workspace-write build12.sh
+		rc=$?
+		U "$WS" git status --short > /dev/null 2>&1
+		unmarked && [ $rc -eq 125 ] && grep -q "through the symlink $WS/" "$tmpdir/err" &&
+			[ -L "$WS/inc-link.cfg" ] && [ "$(readlink "$WS/link")" = d1 ]
+		ok $? "$t an include through a symlink the command could repoint ($inc) refuses the launch, naming the link (status $rc)"
+		rm -rf "$M" "$WS/d2"
+		U "$WS" sh -c 'rm -f link inc-link.cfg && ln -s d1 link && ln -s d1/real.cfg inc-link.cfg'
+	done
+	U "$WS" sh -c 'git config --unset-all include.path; rm -rf d1 link inc-link.cfg'
+
+	# Include values written as git reads them: a tab between words (git
+	# reads a space), a value continued with a backslash before CRLF, a tab
+	# between includeIf and its condition.
+	printf '[include]\r\n\tpath = ../tab\tname.cfg\r\n\tpath = ../con\\\r\ntinued.cfg\r\n[includeIf\t"onbranch:main"]\r\n\tpath = ../tab-if.cfg\r\n' \
+		>> "$WS/.git/config"
+	cat > "$WS/build13.sh" <<EOF
+for f in 'tab name.cfg' continued.cfg tab-if.cfg; do
+	printf '[core]\n\tfsmonitor = "echo spelled >> $M; false #"\n' > "\$f"
+done
+git status --short > /dev/null && echo ok > spelled-ok
+EOF
+	R "$WS" workspace-write build13.sh
+	rc=$?
+	U "$WS" git status --short > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/tab name.cfg" ] && [ ! -e "$WS/continued.cfg" ] &&
+		[ ! -e "$WS/tab-if.cfg" ] && [ -f "$WS/spelled-ok" ]
+	ok $? "$t includes spelled with a tab in the value or the section, or continued over CRLF, are fenced; git runs beside them (status $rc)"
+	rm -f "$M" "$WS/spelled-ok" "$WS/tab name.cfg" "$WS/continued.cfg" "$WS/tab-if.cfg"
+	U "$WS" sh -c 'git config --unset-all include.path; git config --remove-section includeIf.onbranch:main'
+
+	# An included FIFO: its content is whatever is written when git reads
+	# it.  The launch is refused at once, instead of waiting for a writer.
+	mkfifo "$O/fifo.cfg"
+	[ -n "$AS" ] && chown 65534:65534 "$O/fifo.cfg"
+	U "$WS" git config include.path "$O/fifo.cfg"
+	echo 'echo ran > fifo-ran' > "$WS/build14.sh"
+	U "$WS" timeout -s KILL 20 "$C" run --preset workspace-write --workspace "$WS" -- sh build14.sh \
+		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	rc=$?
+	[ $rc -eq 125 ] && grep -q "fifo.cfg.*FIFO" "$tmpdir/err" && [ ! -e "$WS/fifo-ran" ]
+	ok $? "$t an included FIFO refuses the launch at once (status $rc)"
+	U "$WS" git config --unset-all include.path
+	rm -f "$O/fifo.cfg" "$WS/fifo-ran"
 
 	# A workspace that is the home directory.
 	cat > "$H/build.sh" <<EOF

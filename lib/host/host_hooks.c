@@ -20,11 +20,13 @@
 #include "lower/lower.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CONFIG_MAX (1 << 20) /* a git config larger than this is refused */
 
@@ -34,8 +36,12 @@
 static char *config_text(const char *path, bool eacces_ok, bool *missing, char **err)
 {
 	*missing = false;
-	FILE *f = fopen(path, "re");
+	/* Not blocking on a FIFO's writer: the launch would wait for one. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		if (errno == ENOENT || errno == ENOTDIR || (eacces_ok && errno == EACCES)) {
 			*missing = true;
 			return NULL;
@@ -48,6 +54,13 @@ static char *config_text(const char *path, bool eacces_ok, bool *missing, char *
 		/* Another call's fence of a missing config: git reads none. */
 		fclose(f);
 		*missing = true;
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISFIFO(st.st_mode)) {
+		fclose(f);
+		*err = xasprintf("cannot read %s for core.hooksPath: a FIFO, whose content is "
+				 "whatever is written to it when git reads it",
+				 path);
 		return NULL;
 	}
 	struct strbuf text;
@@ -68,7 +81,9 @@ static char *config_text(const char *path, bool eacces_ok, bool *missing, char *
 }
 
 /* A value as git's config parser reads it, from *p to the end of its line
- * (continuations joined); *p moves past it. */
+ * (continuations joined); *p moves past it.  As git reads it: CRLF is a
+ * line's end, and outside quotes each blank (space, tab, a lone CR)
+ * between words is a space, those around the value none. */
 static char *config_value(const char **p)
 {
 	struct strbuf v;
@@ -76,8 +91,6 @@ static char *config_value(const char **p)
 	size_t keep = 0; /* the length without trailing blanks outside quotes */
 	const char *s = *p;
 	sb_init(&v);
-	while (*s == ' ' || *s == '\t')
-		s++;
 	for (; *s && *s != '\n'; s++) {
 		if (*s == '\r' && s[1] == '\n')
 			break; /* a line that ends in CRLF, as git reads it */
@@ -90,15 +103,22 @@ static char *config_value(const char **p)
 			break;
 		if (*s == '\\' && s[1]) {
 			s++;
+			if (*s == '\r' && s[1] == '\n')
+				s++; /* a continuation in a CRLF file */
 			char c = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s == 'b' ? '\b' : *s;
-			if (c != '\n')
+			if (c != '\n' || *s == 'n')
 				sb_addc(&v, c);
 			keep = v.len;
 			continue;
 		}
+		bool blank = *s == ' ' || *s == '\t' || *s == '\r';
+		if (blank && !quoted) {
+			if (v.len)
+				sb_addc(&v, ' ');
+			continue;
+		}
 		sb_addc(&v, *s);
-		if (quoted || (*s != ' ' && *s != '\t'))
-			keep = v.len;
+		keep = v.len;
 	}
 	while (*s && *s != '\n')
 		s++;
@@ -125,7 +145,7 @@ void lower_git_config_scan(const char *text, struct git_config_seen *seen)
 			s++;
 		if (*s == '[') {
 			const char *name = ++s;
-			while (*s && *s != ']' && *s != ' ' && *s != '"' && *s != '\n')
+			while (*s && *s != ']' && *s != ' ' && *s != '\t' && *s != '"' && *s != '\n')
 				s++;
 			size_t n = (size_t)(s - name);
 			/* [core] and [include] without a subsection; [includeIf "..."]
@@ -260,25 +280,67 @@ struct reading {
 };
 
 /* The file an include names, as git opens it: "~/" from HOME, a relative
- * path from the directory of the file that includes it; malloc'd, or NULL
- * (with *err) when it cannot be resolved. */
-static char *include_target(const char *value, const char *from, const char *home, char **err)
+ * path from the directory of the file that includes it, as that file was
+ * named (not where a symlink took it); malloc'd, or NULL (with *err) when
+ * it cannot be resolved. */
+static char *include_raw(const char *value, const char *from, const char *home, char **err)
 {
-	char *path;
-	if (value[0] == '~') {
-		path = canon_tilde(value, strlen(value), home, err);
-	} else if (value[0] == '/') {
-		path = xstrdup(value);
-	} else {
-		const char *slash = strrchr(from, '/');
-		path = slash ? xasprintf("%.*s/%s", (int)(slash - from), from, value)
-			     : xstrdup(value);
+	if (value[0] == '~')
+		return canon_tilde(value, strlen(value), home, err);
+	if (value[0] == '/')
+		return xstrdup(value);
+	const char *slash = strrchr(from, '/');
+	return slash ? xasprintf("%.*s/%s", (int)(slash - from), from, value) : xstrdup(value);
+}
+
+/* A symlink on the way to raw that the command could repoint (it lies in
+ * a write root, and nothing protects it), malloc'd, or NULL: the host's
+ * next git would follow it wherever the command made it point, past any
+ * protection of where it pointed at launch. */
+static char *repointable_link(const struct reading *r, const char *raw)
+{
+	for (const char *c = strchr(raw + 1, '/');; c = strchr(c + 1, '/')) {
+		size_t end = c ? (size_t)(c - raw) : strlen(raw);
+		const char *name = raw + end;
+		while (name > raw && name[-1] != '/')
+			name--;
+		size_t nlen = (size_t)(raw + end - name);
+		char *err = NULL, *up = xstrndup(raw, (size_t)(name - raw));
+		char *parent = nlen && !(nlen == 1 && name[0] == '.') &&
+					       !(nlen == 2 && name[0] == '.' && name[1] == '.')
+				       ? canon_path(up, strlen(up), "/", &err)
+				       : NULL;
+		free(up);
+		free(err);
+		char *at = parent ? xasprintf("%s/%.*s", strcmp(parent, "/") ? parent : "",
+					      (int)nlen, name)
+				  : NULL;
+		free(parent);
+		struct stat st;
+		if (at && lstat(at, &st) == 0 && S_ISLNK(st.st_mode) && under_write_root(r->in, at) &&
+		    !protection_of(r->in, at))
+			return at;
+		free(at);
+		if (!c)
+			return NULL;
 	}
-	char *c = path ? canon_path(path, strlen(path), "/", err) : NULL;
-	free(path);
+}
+
+static char *include_target(struct reading *r, const char *raw, const char *from,
+			    const char *value)
+{
+	char *link = repointable_link(r, raw);
+	if (link) {
+		*r->err = xasprintf("the git config %s includes '%s' through the symlink %s, which "
+				    "the command could point elsewhere: name the file it points to",
+				    from, value, link);
+		free(link);
+		return NULL;
+	}
+	char *c = canon_path(raw, strlen(raw), "/", r->err);
 	if (!c) {
-		char *why = *err;
-		*err = xasprintf("the git config %s includes '%s': %s", from, value, why);
+		char *why = *r->err;
+		*r->err = xasprintf("the git config %s includes '%s': %s", from, value, why);
 		free(why);
 	}
 	return c;
@@ -314,15 +376,20 @@ static int read_config(struct reading *r, const char *path, bool eacces_ok, int 
 	seen.nhooks = 0;
 	int rc = 0;
 	for (size_t i = 0; i < seen.nincludes && rc == 0; i++) {
-		char *target = include_target(seen.includes[i], path, r->home, r->err);
+		char *raw = include_raw(seen.includes[i], path, r->home, r->err);
+		char *target = raw ? include_target(r, raw, path, seen.includes[i]) : NULL;
 		if (!target) {
+			free(raw);
 			rc = -1;
 			break;
 		}
 		protect_config(r, target);
+		/* git names it as it was reached: its own includes are relative
+		 * to that name. */
 		if (depth < INCLUDE_DEPTH)
-			rc = read_config(r, target, true, depth + 1);
+			rc = read_config(r, raw, true, depth + 1);
 		free(target);
+		free(raw);
 	}
 	lower_git_config_seen_free(&seen);
 	return rc;

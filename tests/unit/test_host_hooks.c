@@ -84,5 +84,13 @@ int main(void)
 	     "[include]\n\tpaths = other\n\tpath\n\tpath = \n[user]\n\tpath = other\n",
 	     "|", "a subsection of include, other sections and keys, a path without a value");
 	scan("[include]\r\n\tpath = crlf.cfg\r\n", "|crlf.cfg;", "an include with CRLF");
+	scan("[include]\n\tpath = ../a\tb  c\rd.cfg \t\n", "|../a b  c d.cfg;",
+	     "blanks between words outside quotes are spaces, as git reads them");
+	scan("[include]\n\tpath = \"a\tb\" x\n", "|a\tb x;", "a tab inside quotes is kept");
+	scan("[include]\r\n\tpath = ../ev\\\r\nil.cfg\r\n", "|../evil.cfg;",
+	     "a value continued with a backslash before CRLF");
+	scan("[includeIf\t\"onbranch:main\"]\n\tpath = tab.cfg\n", "|tab.cfg;",
+	     "a tab between includeIf and its condition");
+	scan("[include]\n\tpath = a\\nb\n", "|a\nb;", "the escape \\n is a newline");
 	return tap_done();
 }
