@@ -233,6 +233,19 @@ EOF
 	rm -f "$M" "$WS/.git/config.worktree"
 	U "$WS" sh -c 'git config --unset extensions.worktreeConfig; git config core.hooksPath .husky'
 
+	# Forty includes are within the bound of one reading, also when
+	# GIT_CONFIG_GLOBAL makes a second reading of the same repository.
+	U "$WS" sh -c 'for i in $(seq 0 39); do git config --add include.path ../m$i.cfg; done'
+	echo 'echo ran > ran' > "$WS/build11.sh"
+	U "$WS" env GIT_CONFIG_GLOBAL="$O/global.cfg" "$C" run --preset workspace-write \
+		--workspace "$WS" -- sh build11.sh > "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	rc=$?
+	[ $rc -eq 0 ] && [ -f "$WS/ran" ]
+	ok $? "$t forty includes and GIT_CONFIG_GLOBAL: the call runs (status $rc)"
+	[ $rc -eq 0 ] || diag < "$tmpdir/err"
+	U "$WS" git config --unset-all include.path
+	rm -f "$WS/ran"
+
 	# An include reached through a symlink the command could repoint (a
 	# directory on its way, or the file itself): the host's next git would
 	# follow the link wherever the command left it.  The launch is refused.

@@ -431,10 +431,12 @@ int lower_protect_hooks_path(struct lower_input *in, char **err)
 		  glob_env && *glob_env ? NULL : user, repo, worktree },
 	};
 	int rc = 0;
-	for (size_t k = 0; k < (env ? 2u : 1u); k++)
+	for (size_t k = 0; k < (env ? 2u : 1u); k++) {
+		r.files = 0; /* the bound is a reading's: the second reads the same repository */
 		for (size_t i = 0; i < 5 && rc == 0; i++)
 			if (readings[k][i])
 				rc = read_config(&r, readings[k][i], i < 3, 0);
+	}
 	free(sys);
 	free(xdgc);
 	free(user);
