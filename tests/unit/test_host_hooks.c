@@ -74,9 +74,9 @@ int main(void)
 	check("", NULL, "an empty config");
 
 	scan("[include]\n\tpath = ../shared.cfg\n", "|../shared.cfg;", "include.path");
-	scan("[includeIf \"gitdir:~/work/\"]\n\tpath = ~/.gitconfig-work\n"
+	scan("[includeIf \"gitdir:~/src/\"]\n\tpath = ~/.gitconfig-src\n"
 	     "[IncludeIf \"onbranch:main\"] PATH = \"a b.cfg\"\n",
-	     "|~/.gitconfig-work;a b.cfg;", "includeIf, whatever its condition, in any case");
+	     "|~/.gitconfig-src;a b.cfg;", "includeIf, whatever its condition, in any case");
 	scan("[include]\n\tpath = one\n[core]\n\thooksPath = h1\n[include]\n\tpath = two\n"
 	     "[core]\n\thooksPath = h2\n",
 	     "h1;h2;|one;two;", "every hooks path and every include, in order");
