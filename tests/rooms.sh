@@ -147,4 +147,19 @@ expect 'lib/base/long.c: over 1,000 lines' "a file over 1,000 lines is refused"
 is "$(grep -c 'ok.c\|cmd_run.c\|cordon.h' "$tmpdir/planted")" 0 \
 	"includes through the doors are not"
 
+# The top of the tree holds the project's own files and its rooms, nothing
+# a test or a hand left behind: what git tracks there is on this list.
+top_allowed='.ci .gitignore .pre-commit-hooks.yaml Makefile.am README.md bootstrap configure.ac cordon.pc.in
+bench bindings build-aux cli completions docs include lib m4 rules runners tests'
+if git -C "$srcdir" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+	git -C "$srcdir" ls-files | sed 's,/.*,,' | sort -u > "$tmpdir/top"
+	for f in $top_allowed; do echo "$f"; done | sort > "$tmpdir/top-allowed"
+	comm -23 "$tmpdir/top" "$tmpdir/top-allowed" > "$tmpdir/top-extra"
+	test ! -s "$tmpdir/top-extra"
+	ok $? "the top of the tree holds only allowlisted files ($(wc -l < "$tmpdir/top") entries)"
+	diag < "$tmpdir/top-extra"
+else
+	skip "the top of the tree holds only allowlisted files" "not a git checkout"
+fi
+
 done_testing
