@@ -15,6 +15,7 @@
 #include "ir/match.h"
 #include "check/policy.h"
 #include "eval.h"
+#include "eval_segments.h"
 #include "explain.h"
 #include "grant.h"
 #include "base/strmap.h"
@@ -26,9 +27,16 @@
 
 /* ---- building ------------------------------------------------------------ */
 
-static void index_add(struct ev_index *ix, const struct matcher *m, uint32_t i)
+/* A path glob goes by its literal components: below a directory many
+ * globs share ("/home/STAR/..."), the components after a wildcard tell
+ * which can match.  Literals stay with their anchors, a lookup each. */
+static void index_add(struct ev_index *ix, const struct matcher *m, enum ir_op op, uint32_t i)
 {
-	if (m->floating)
+	if (!m->floating && m->kind == IR_PAT_GLOB && seg_indexable(m, op)) {
+		if (!ix->segs)
+			ix->segs = seg_index_new();
+		seg_index_add(ix->segs, m, i);
+	} else if (m->floating)
 		VEC_PUSH(ix->floating, ix->nfloating, ix->cap, i);
 	else
 		strmap_add(&ix->anchors, m->anchor, strlen(m->anchor), i);
@@ -97,11 +105,12 @@ static void push_rule(cordon_evaluator *ev, struct ev_rule *r, bool protect)
 	r->said = rule_said(r);
 	if (protect) {
 		VEC_PUSH(ev->protect, ev->nprotect, ev->protect_cap, *r);
-		index_add(&ev->protect_index, &ev->protect[ev->nprotect - 1].m,
+		index_add(&ev->protect_index, &ev->protect[ev->nprotect - 1].m, IR_WRITE,
 			  (uint32_t)(ev->nprotect - 1));
 	} else {
 		VEC_PUSH(ev->rules, ev->nrules, ev->rules_cap, *r);
-		index_add(&ev->index[r->op], &ev->rules[ev->nrules - 1].m, (uint32_t)(ev->nrules - 1));
+		index_add(&ev->index[r->op], &ev->rules[ev->nrules - 1].m, r->op,
+			  (uint32_t)(ev->nrules - 1));
 	}
 }
 
@@ -367,6 +376,7 @@ static void rules_free(struct ev_rule *rules, size_t n)
 static void index_free(struct ev_index *ix)
 {
 	strmap_free(&ix->anchors);
+	seg_index_free(ix->segs);
 	free(ix->floating);
 }
 
@@ -527,6 +537,12 @@ static void matching_rules(const struct ev_rule *rules, const struct ev_index *i
 		}
 		if (t->len > 1 && (e = strmap_get(&ix->anchors, "/", 1)))
 			consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);
+		if (ix->segs) {
+			struct seg_pairs g = {0};
+			seg_index_meeting(ix->segs, t->text, t->len, &g);
+			consider(rules, g.ids, g.n, t, NULL, md, ms, seen);
+			free(g.ids);
+		}
 	} else if (t->op == IR_EXEC) {
 		if (t->nwords && (e = strmap_get(&ix->anchors, t->words[0], t->word_len[0])))
 			consider(rules, e->items, e->nitems, t, NULL, md, ms, seen);

@@ -47,6 +47,8 @@ struct ev_link {
 
 struct ev_index {
 	struct strmap anchors;
+	/* path globs by their literal components (eval_segments.h), or NULL */
+	struct seg_index *segs;
 	uint32_t *floating;
 	size_t nfloating, cap;
 };

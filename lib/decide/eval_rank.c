@@ -8,13 +8,15 @@
  * on the values of ${workspace} and the rest), and kept per rule as the
  * sorted list of the rules that beat it; an evaluator is one context, and
  * the decision stream keeps its evaluators by preset and context, so the
- * relation is cached with them.  Only pairs whose literal leads can meet
- * are compared, so building stays near linear in the rules.  A request then only finds the
+ * relation is cached with them.  Only pairs whose literal leads can meet,
+ * and, for path patterns, whose literal components can, are compared, so
+ * building stays near linear in the rules.  A request then only finds the
  * rules that match it: those beaten by none of the others remain, and the
  * most severe of them decides, so incomparable rules go to the stricter. */
 #include "config.h"
 
 #include "eval.h"
+#include "eval_segments.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +65,55 @@ static char *ident_key(const struct ev_rule *r)
 			 r->m.regex ? r->m.regex : "");
 }
 
+/* Pairs by lead: i meets the rules of `leads` whose lead starts its own;
+ * each pair is met once, from the rule with the longer lead (or, with
+ * leads of one length, from the lower index). */
+static void relate_by_lead(cordon_evaluator *ev, uint32_t i, const char *lead, size_t n,
+			   const struct strmap *leads, const bool *has_len)
+{
+	for (size_t l = 0; l <= n; l++) {
+		if (!has_len[l])
+			continue;
+		const struct strmap_entry *e = strmap_get(leads, lead, l);
+		for (size_t x = 0; e && x < e->nitems; x++) {
+			uint32_t j = e->items[x];
+			if (j == i || (l == n && j < i))
+				continue;
+			relate_pair(ev, i, j);
+		}
+	}
+}
+
+static void relate_by_ident(cordon_evaluator *ev, uint32_t i, const struct strmap *ident,
+			    const struct strmap *leads)
+{
+	const struct ev_rule *r = &ev->rules[i];
+	char *k = ident_key(r);
+	const struct strmap_entry *e = strmap_get(ident, k, strlen(k));
+	free(k);
+	for (size_t x = 0; e && x < e->nitems; x++)
+		if (e->items[x] > i)
+			relate_pair(ev, i, e->items[x]);
+	/* `exec opaque` meets the patterns that start with a wildcard */
+	if (r->m.kind == IR_PAT_OPAQUE && (e = strmap_get(leads, "", 0)))
+		for (size_t x = 0; x < e->nitems; x++)
+			relate_pair(ev, i, e->items[x]);
+}
+
+/* Two patterns can share a target only when one's lead starts the other's.
+ * Absolute path patterns are paired among themselves by their literal
+ * components instead (eval_segments.c), which also tells apart the many
+ * whose lead is the same short text ("/home/" before a wildcard); with the
+ * other patterns of a lead they pair by lead. */
 static void relate_op(cordon_evaluator *ev, enum ir_op op)
 {
-	struct strmap leads, ident;
+	struct strmap leads, other_leads, ident;
+	struct seg_index *segs = seg_index_new();
+	struct seg_pairs meet = {0};
 	bool *has_len = NULL; /* has_len[n]: some lead is n bytes long */
 	size_t max_len = 0;
 	strmap_init(&leads);
+	strmap_init(&other_leads);
 	strmap_init(&ident);
 	for (uint32_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
@@ -80,20 +125,22 @@ static void relate_op(cordon_evaluator *ev, enum ir_op op)
 	for (uint32_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
 		size_t n = 0;
-		const char *lead = r->op == op ? matcher_lead(&r->m, &n) : NULL;
 		if (r->op != op)
 			continue;
-		if (lead) {
-			strmap_add(&leads, lead, n, i);
-			has_len[n] = true;
-		} else {
+		const char *lead = matcher_lead(&r->m, &n);
+		if (!lead) {
 			char *k = ident_key(r);
 			strmap_add(&ident, k, strlen(k), i);
 			free(k);
+			continue;
 		}
+		strmap_add(&leads, lead, n, i);
+		has_len[n] = true;
+		if (seg_indexable(&r->m, op))
+			seg_index_add(segs, &r->m, i);
+		else
+			strmap_add(&other_leads, lead, n, i);
 	}
-	/* Two patterns can share a target only when one's lead starts the
-	 * other's: each pair is met once, from the rule with the longer lead. */
 	for (uint32_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
 		size_t n = 0;
@@ -101,32 +148,24 @@ static void relate_op(cordon_evaluator *ev, enum ir_op op)
 			continue;
 		const char *lead = matcher_lead(&r->m, &n);
 		if (!lead) {
-			char *k = ident_key(r);
-			const struct strmap_entry *e = strmap_get(&ident, k, strlen(k));
-			free(k);
-			for (size_t x = 0; e && x < e->nitems; x++)
-				if (e->items[x] > i)
-					relate_pair(ev, i, e->items[x]);
-			/* `exec opaque` meets the patterns that start with a wildcard */
-			if (r->m.kind == IR_PAT_OPAQUE && (e = strmap_get(&leads, "", 0)))
-				for (size_t x = 0; x < e->nitems; x++)
-					relate_pair(ev, i, e->items[x]);
+			relate_by_ident(ev, i, &ident, &leads);
 			continue;
 		}
-		for (size_t l = 0; l <= n; l++) {
-			if (!has_len[l])
-				continue;
-			const struct strmap_entry *e = strmap_get(&leads, lead, l);
-			for (size_t x = 0; e && x < e->nitems; x++) {
-				uint32_t j = e->items[x];
-				if (j == i || (l == n && j < i))
-					continue;
-				relate_pair(ev, i, j);
-			}
+		if (!seg_indexable(&r->m, op)) {
+			relate_by_lead(ev, i, lead, n, &leads, has_len);
+			continue;
 		}
+		relate_by_lead(ev, i, lead, n, &other_leads, has_len);
+		seg_index_meeting(segs, r->m.text, strlen(r->m.text), &meet);
+		for (size_t x = 0; x < meet.n; x++)
+			if (meet.ids[x] > i)
+				relate_pair(ev, i, meet.ids[x]);
 	}
 	strmap_free(&leads);
+	strmap_free(&other_leads);
 	strmap_free(&ident);
+	seg_index_free(segs);
+	free(meet.ids);
 	free(has_len);
 }
 

@@ -1,10 +1,12 @@
 #include "config.h"
 
 #include "base/host_facts.h"
+#include "base/once.h"
 #include "match.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +191,21 @@ static pcre2_code *compile_re(const char *src, uint32_t options, char **err)
 	if ((!no_jit || strcmp(no_jit, "1") != 0) && !(all & PCRE2_UTF))
 		(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
+}
+
+/* A path glob's program, at its first match.  Its source is made from the
+ * glob by glob_to_regex and compiles whenever the glob parsed: a failure is
+ * a fault of cordon's (or memory), and stops the process rather than
+ * leave a rule that matches nothing. */
+static void compile_path_glob(void *arg)
+{
+	struct matcher *m = arg;
+	char *err = NULL;
+	m->re = compile_re(m->re_src, PCRE2_DOTALL, &err);
+	if (!m->re) {
+		fprintf(stderr, "cordon: internal error: %s\n", err);
+		abort();
+	}
 }
 
 static char *dir_anchor(const char *prefix, size_t n)
@@ -443,7 +460,9 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 	}
 	m->prog = gprog_build(r.s, r.lit, r.n, path ? GPROG_PATH : GPROG_TEXT,
 			      pat->kind == IR_PAT_LITERAL || !glob);
-	if (glob) {
+	if (glob && path) {
+		m->re_src = glob_to_regex(&r, path);
+	} else if (glob) {
 		char *src = glob_to_regex(&r, path);
 		m->re = compile_re(src, PCRE2_DOTALL, err);
 		free(src);
@@ -451,6 +470,8 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 			res_free(&r);
 			return MATCH_ERROR;
 		}
+	}
+	if (glob) {
 		m->anchor = path ? dir_anchor(r.s, first_wild) : NULL;
 		if (path && !m->anchor)
 			m->anchor = xstrdup("/");
@@ -480,6 +501,7 @@ void matcher_free(struct matcher *m)
 	free(m->regex);
 	free(m->anchor);
 	free(m->tail);
+	free(m->re_src);
 	pcre2_code_free(m->re);
 	gprog_free(m->prog);
 	for (size_t i = 0; i < m->nwords; i++) {
@@ -588,6 +610,8 @@ bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_
 		if (m->tail && (t->len < m->tail_len ||
 				memcmp(t->text + t->len - m->tail_len, m->tail, m->tail_len) != 0))
 			return false;
+		if (m->re_src)
+			once_build((atomic_bool *)&m->re_built, compile_path_glob, (void *)m);
 		return re_match(m->re, t->text, t->len, md);
 	default:
 		if (m->kind == IR_PAT_LITERAL)

@@ -8,6 +8,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "contain.h"
@@ -23,6 +24,12 @@ struct matcher {
 	char *anchor;         /* literal index key (directory, first word, host, name) */
 	bool floating;        /* no anchor: tried for every request of its kind */
 	pcre2_code *re;       /* glob program, path/host/tool regex, or exec regex */
+	/* A path glob's program is compiled the first time the glob is
+	 * matched (re_src until then): an evaluator builds a matcher for every
+	 * rule and a decision reaches few of them, so compiling them all made
+	 * loading a policy of 10,000 globs cost seconds. */
+	char *re_src;
+	atomic_bool re_built;
 	/* a path glob: the literal text every match ends with (after its
 	 * last wildcard), checked before the program runs; NULL for none */
 	char *tail;
