@@ -59,7 +59,9 @@ struct conn {
 	const char *approval; /* the approval that let an ask through, or NULL */
 	pid_t resolver;
 	char *forward;    /* the rewritten HTTP head and what followed it */
-	long long body_left; /* of the request's body, still to forward; -1: no bound */
+	long long body_left; /* of the request's body, still to forward; -1: chunked */
+	struct proxy_chunks chunks; /* a chunked body's end, found as it streams by */
+	bool body_bad;       /* a chunked body that is not well formed */
 	size_t forward_len;
 	struct pipebuf up, down; /* client->upstream, upstream->client */
 	double deadline;
@@ -402,14 +404,19 @@ struct after_head {
 	size_t len;
 };
 
-/* Of n bytes of the request's body that arrived, how many go on: at most
- * what the head announced (c->body_left, -1 for a chunked body, which the
- * server ends).  What follows is dropped: with Connection: close it could
- * only be a second request, which no decision saw. */
-static size_t body_part(struct conn *c, size_t n)
+/* Of the n bytes of the request's body at data, how many go on: at most
+ * what the head announced (c->body_left), or for a chunked body (-1) up
+ * to its last chunk and trailer.  What follows is dropped: with
+ * Connection: close it could only be a second request, which no decision
+ * saw.  A chunked body that is not well formed sets c->body_bad. */
+static size_t body_part(struct conn *c, const char *data, size_t n)
 {
-	if (c->body_left < 0)
-		return n;
+	if (c->body_left < 0) {
+		long k = c->body_bad ? 0 : proxy_chunks_feed(&c->chunks, data, n);
+		if (k < 0)
+			c->body_bad = true;
+		return k < 0 ? 0 : (size_t)k;
+	}
 	if ((unsigned long long)c->body_left < n)
 		n = (size_t)c->body_left;
 	c->body_left -= (long long)n;
@@ -440,7 +447,7 @@ static void rewrite_http(struct conn *c, const char *method, size_t mlen, const 
 		sb_add(&sb, line, (size_t)(e - line) + 2);
 	}
 	sb_adds(&sb, "Connection: close\r\n\r\n");
-	sb_add(&sb, after->data, body_part(c, after->len));
+	sb_add(&sb, after->data, body_part(c, after->data, after->len));
 	c->forward_len = sb.len;
 	c->forward = sb_steal(&sb);
 }
@@ -531,6 +538,10 @@ static void read_absolute(struct proxy_loop *pl, struct conn *c, const struct re
 	c->body_left = body;
 	rewrite_http(c, r->method, r->mlen, slash ? slash : "/", slash ? (size_t)(tend - slash) : 1,
 		     auth, alen, r->version, after);
+	if (c->body_bad) {
+		refuse_head(pl, c, 400, "Bad Request", "the chunked body is not well formed");
+		return;
+	}
 	decide(pl, c);
 }
 
@@ -674,15 +685,17 @@ static ssize_t pump_in(int from, struct pipebuf *b)
 }
 
 /* pump_in from the client, keeping of an HTTP request's body no more than
- * its head announced (body_part): the rest is read and dropped, so that
- * the client's end is still seen. */
+ * its head announced or its chunks make (body_part): the rest is read and
+ * dropped, so that the client's end is still seen. */
 static ssize_t pump_body(struct conn *c)
 {
 	size_t before = c->up.len;
 	ssize_t r = pump_in(c->cfd, &c->up);
 	if (r > 0 && c->kind == K_HTTP)
-		c->up.len = before + body_part(c, c->up.len - before);
-	return r;
+		c->up.len = before + body_part(c, c->up.data + before, c->up.len - before);
+	/* A malformed chunked body ends the connection: what the server
+	 * would make of it is what this proxy cannot tell. */
+	return c->body_bad ? -1 : r;
 }
 
 /* Send what b holds to to; the bytes sent, or -1 on an error. */

@@ -80,7 +80,7 @@ struct proxy_http_target {
 
 /* The head of an HTTP/1 request, NUL-terminated after its blank line:
  * NULL when no two HTTP parsers can read it differently, with *body the
- * length of the body that follows (-1: chunked, up to the server to end);
+ * length of the body that follows (-1: chunked, proxy_chunks finds its end);
  * else why it is ambiguous, for a 400 (RFC 9110, RFC 9112: more than one
  * Host, a Host that is not the URI's, more than one or a malformed
  * Content-Length, Transfer-Encoding other than "chunked" alone or beside
@@ -89,6 +89,20 @@ struct proxy_http_target {
  * three parts, a version other than HTTP/1.0 and HTTP/1.1). */
 const char *proxy_http_check(const char *head, const struct proxy_http_target *t,
 			     long long *body);
+/* A chunked body as it streams by: where it ends, so that nothing after
+ * it is forwarded (a second request hidden there).  Zeroed to start. */
+struct proxy_chunks {
+	int state;
+	unsigned digits;
+	unsigned long long left;
+};
+/* Of n bytes that follow, how many belong to the body (fewer once its
+ * last chunk and trailer ended), or -1 where it is not a well-formed
+ * chunked body: a size of other than 1 to 15 hex digits, a chunk not
+ * followed by CRLF, a bare LF, a control character. */
+long proxy_chunks_feed(struct proxy_chunks *c, const char *buf, size_t n);
+bool proxy_chunks_done(const struct proxy_chunks *c);
+
 /* Whether the first n bytes of a head hold a LF without a CR before it, or
  * a CR followed by anything but LF: a lenient parser's end of a line (or of
  * the head) where a strict one sees none, refused before the head's end. */

@@ -249,3 +249,90 @@ const char *proxy_http_check(const char *head, const struct proxy_http_target *t
 	*body = seen.chunked ? -1 : seen.length ? seen.length_value : 0;
 	return NULL;
 }
+
+/* ---- a chunked body (RFC 9112 7.1), read as it streams by ---------------- */
+
+enum {
+	CH_SIZE,       /* hex digits of a chunk's size */
+	CH_EXT,        /* ";" and an extension, up to CR */
+	CH_SIZE_LF,    /* the LF after the size line's CR */
+	CH_DATA,       /* the chunk's bytes */
+	CH_DATA_CR,    /* the CR after them */
+	CH_DATA_LF,    /* and its LF */
+	CH_LINE_START, /* after the last chunk: a trailer field, or CR for the end */
+	CH_TRAILER,    /* a trailer field, up to CR */
+	CH_TRAILER_LF, /* the LF after it */
+	CH_END_LF,     /* the LF of the empty line that ends the body */
+	CH_DONE,
+};
+
+/* One byte; false when it cannot be there. */
+static bool chunk_step(struct proxy_chunks *c, unsigned char b)
+{
+	switch (c->state) {
+	case CH_SIZE:
+		if (isxdigit(b) && c->digits < 15) {
+			c->left = c->left * 16 + (unsigned)(isdigit(b) ? b - '0' : tolower(b) - 'a' + 10);
+			c->digits++;
+			return true;
+		}
+		if (c->digits == 0)
+			return false;
+		if (b == ';') {
+			c->state = CH_EXT;
+			return true;
+		}
+		if (b != '\r')
+			return false;
+		c->state = CH_SIZE_LF;
+		return true;
+	case CH_EXT:
+		if (b == '\r')
+			c->state = CH_SIZE_LF;
+		return b == '\r' || b == '\t' || (b >= ' ' && b != 0x7f);
+	case CH_SIZE_LF:
+		if (b != '\n')
+			return false;
+		c->state = c->left ? CH_DATA : CH_LINE_START;
+		return true;
+	case CH_DATA:
+		if (--c->left == 0)
+			c->state = CH_DATA_CR;
+		return true;
+	case CH_DATA_CR:
+		c->state = CH_DATA_LF;
+		return b == '\r';
+	case CH_DATA_LF:
+		c->state = CH_SIZE;
+		c->digits = 0;
+		return b == '\n';
+	case CH_LINE_START:
+		c->state = b == '\r' ? CH_END_LF : CH_TRAILER;
+		return b == '\r' || is_tchar(b);
+	case CH_TRAILER:
+		if (b == '\r')
+			c->state = CH_TRAILER_LF;
+		return b == '\r' || b == '\t' || (b >= ' ' && b != 0x7f);
+	case CH_TRAILER_LF:
+		c->state = CH_LINE_START;
+		return b == '\n';
+	case CH_END_LF:
+		c->state = CH_DONE;
+		return b == '\n';
+	}
+	return false;
+}
+
+long proxy_chunks_feed(struct proxy_chunks *c, const char *buf, size_t n)
+{
+	size_t i = 0;
+	for (; i < n && c->state != CH_DONE; i++)
+		if (!chunk_step(c, (unsigned char)buf[i]))
+			return -1;
+	return (long)i;
+}
+
+bool proxy_chunks_done(const struct proxy_chunks *c)
+{
+	return c->state == CH_DONE;
+}

@@ -72,7 +72,9 @@ cases = {
     "no-host": "GET %s HTTP/1.0\r\n\r\n" % G,
     "hidden-request": ("POST %s HTTP/1.1\r\n%sContent-Length: 5\r\n\r\nhello"
                        "GET http://bad.test:%s/ HTTP/1.1\r\nHost: bad.test:%s\r\n\r\n" % (G, H, port, port)),
-    "chunked": "POST %s HTTP/1.1\r\n%sTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" % (G, H),
+    "chunked": ("POST %s HTTP/1.1\r\n%sTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+                "GET http://bad.test:%s/ HTTP/1.1\r\nHost: bad.test:%s\r\n\r\n" % (G, H, port, port)),
+    "bad-chunk": "POST %s HTTP/1.1\r\n%sTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n" % (G, H),
 }
 for name in sys.argv[2:]:
     s = socket.create_connection(("127.0.0.1", 3128))
@@ -123,7 +125,7 @@ wait_lines() {
 }
 
 refused="two-hosts two-hosts-lowercase host-not-uri two-lengths length-list te-and-length
-	te-not-chunked te-blank-colon obs-fold bare-lf"
+	te-not-chunked te-blank-colon obs-fold bare-lf bad-chunk"
 
 pass() { # pass NAME
 	name=$1
@@ -155,16 +157,16 @@ pass() { # pass NAME
 	ok $? "$t with the reason: $(echo "$out" | grep "^two-hosts " | cut -d' ' -f3-)"
 	is "$(lines)" "$before" "$t the server saw none of the refused requests"
 	n=$(grep -c '"decision":"deny".*ambiguous request.*"outcome":"refused"' "$LOG")
-	is "$n" 10 "$t each refusal is in the audit log, with its reason"
+	is "$n" 11 "$t each refusal is in the audit log, with its reason"
 
 	before=$(lines)
 	call plain no-host hidden-request chunked
 	is "$(echo "$out" | tr '\n' '|')" "plain 200 hello from good.test:$port|no-host 200 hello from good.test:$port|hidden-request 200 hello from good.test:$port|chunked 200 hello from good.test:$port|" \
-		"$t a plain request, one without Host (the proxy writes the URI's), a POST and a chunked one pass"
+		"$t a plain request, one without Host (the proxy writes the URI's), a POST and a chunked one (each with a request hidden after its body) pass"
 	wait_lines $((before + 4))
 	tail -n 4 "$tmpdir/srv.log" | sort > "$P/seen"
 	is "$(tr '\n' '|' < "$P/seen")" "hosts=good.test:$port body=0 extra=0|hosts=good.test:$port body=0 extra=0|hosts=good.test:$port body=5 extra=0|hosts=good.test:$port body=5 extra=0|" \
-		"$t the server saw each once, with one Host, and nothing after the POST's body (the hidden request)"
+		"$t the server saw each once, with one Host, and nothing after a body (the hidden request)"
 }
 
 for p in $passes; do

@@ -112,6 +112,26 @@ int main(void)
 		   proxy_http_bare_eol("GET / HTTP/1.1\r\nHost: a\rX", 25) &&
 		   !proxy_http_bare_eol("GET / HTTP/1.1\r\nHost: a\r", 24),
 	   "a bare LF or CR is seen before the head ends; a CR the next read may end is not");
+	{
+		static const char body[] = "5;x=y\r\nhello\r\n0\r\nX-T: 1\r\n\r\nGET / HTTP/1.1\r\n\r\n";
+		struct proxy_chunks ch = { 0 };
+		long k = 0;
+		/* Fed a byte at a time, as a slow client sends it. */
+		for (size_t i = 0; i + 1 < sizeof(body); i++)
+			k += proxy_chunks_feed(&ch, body + i, 1);
+		ok(proxy_chunks_done(&ch) && k == (long)strlen("5;x=y\r\nhello\r\n0\r\nX-T: 1\r\n\r\n"),
+		   "a chunked body ends after its last chunk and trailer; what follows is not its (%ld)",
+		   k);
+		static const char *const bad[] = { "5\nhello\r\n0\r\n\r\n", "5\r\nhello\n0\r\n\r\n",
+						   " 5\r\nhello\r\n", "+5\r\n", "\r\n",
+						   "1234567890abcdef0\r\n", "5 \r\n", "5;a\x01\r\n",
+						   "0\r\nX\n\r\n" };
+		for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+			struct proxy_chunks b = { 0 };
+			ok(proxy_chunks_feed(&b, bad[i], strlen(bad[i])) < 0,
+			   "a malformed chunked body is refused (case %zu)", i);
+		}
+	}
 	char host[256];
 	int port;
 	ok(proxy_authority_parse("Good.Test:81", 12, 80, host, sizeof(host), &port) &&
