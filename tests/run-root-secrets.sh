@@ -32,7 +32,9 @@ for d in /srv /opt; do [ -d "$d" ] && [ ! -L "$d" ] && vault=$d && break; done
 
 # The planted trees, bound over /etc/ssh, /root and $vault in the namespace.
 T=$tmpdir/planted
-mkdir -p "$T/ssh" "$T/root/.ssh" "$T/vault/team/db"
+mkdir -p "$T/ssh" "$T/root/.ssh" "$T/root/projects/ws" "$T/vault/team/db"
+echo "ROOT-NOTES" > "$T/root/notes"
+chmod 644 "$T/root/notes"
 echo "HOST-KEY-SECRET" > "$T/ssh/ssh_host_ed25519_key"
 chmod 600 "$T/ssh/ssh_host_ed25519_key"
 echo "ssh-ed25519 AAAA public" > "$T/ssh/ssh_host_ed25519_key.pub"
@@ -75,14 +77,17 @@ pass() { # pass NAME
 	mkdir -p "$WS" "$H" "$P/build"
 	cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$P/build/"
 	[ -n "$AS" ] && chown -R 65534:65534 "$WS" "$H"
-	# run HOME CMD...: cordon run in the namespace, as the pass's user.
+	# run HOME CMD...: cordon run in the namespace, as the pass's user, on
+	# the workspace $ws (default $WS).
 	run() {
 		home=$1
 		shift
-		out=$(cd "$WS" && ns $AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$home" \
-			LANG=C.UTF-8 "$P/build/cordon" run --preset workspace-write --workspace "$WS" \
-			--context home="$home" --context agent_dir="$WS/.agent" \
-			--context session_dir="$WS/.agent/s" -- "$@" 2> "$errf")
+		w=${ws:-$WS}
+		out=$(ns sh -c 'cd "$1" && shift && exec "$@"' sh "$w" $AS timeout -s KILL 60 \
+			env -i PATH=/usr/bin:/bin HOME="$home" LANG=C.UTF-8 "$P/build/cordon" run \
+			--preset workspace-write --workspace "$w" --context home="$home" \
+			--context agent_dir="$w/.agent" --context session_dir="$w/.agent/s" -- "$@" \
+			2> "$errf")
 		rc=$?
 	}
 
@@ -118,6 +123,15 @@ pass() { # pass NAME
 	ok $? "$t with /root as the home directory, /root is listed as it is"
 	run "$H" sh -c 'grep -c . /etc/passwd; test -r /etc/hosts && echo hosts'
 	is "$rc:$(echo "$out" | tail -n 1)" "0:hosts" "$t files any user may read stay readable"
+	# A workspace inside /root (0700) with the home directory elsewhere:
+	# /root stays on the way to it; what else is in /root, even a 0644
+	# file, no other user could reach, so neither can the command.
+	ws=/root/projects/ws run "$H" sh "$tmpdir/read.sh"
+	is "$rc:$(echo "$out" | tail -n 1)" "0:written" "$t a workspace inside /root stays writable"
+	case $out in *SECRET* | *ROOT-NOTES*) false ;; *) true ;; esac
+	ok $? "$t and nothing else in /root is read, not even its 0644 file"
+	ws=/root/projects/ws run "$H" cat /root/notes
+	is "$rc:$out" "0:" "$t (cat /root/notes reads an empty mask)"
 }
 
 for p in root nobody; do

@@ -13,7 +13,10 @@
  * What it leaves: the write roots, the home directory, the working
  * directory and the agent's directories (their contents are the policy's
  * to decide, and a mask there would break the workspace), and the
- * directories on the way to them (walked, not masked). */
+ * directories on the way to them (walked, not masked).  Below such a
+ * directory that others cannot search (/root above a workspace in it),
+ * every entry off the way is masked, whatever its own mode: others could
+ * not reach it. */
 #include "config.h"
 
 #include "host_walk.h"
@@ -42,6 +45,8 @@ struct secrets_walk {
 	size_t nkeep;
 	struct lower_path *found;
 	size_t nfound, cap;
+	char **closed; /* on the way to a kept path, and closed to others */
+	size_t nclosed, closed_cap;
 	char *err;
 	const char *root;
 };
@@ -76,6 +81,16 @@ static int kept(const struct secrets_walk *w, const char *path)
 			on_way = 2;
 	}
 	return on_way;
+}
+
+/* Whether path lies below a directory on the way to a kept path that
+ * others cannot search (/root, 0700, above a workspace in it). */
+static bool below_closed(const struct secrets_walk *w, const char *path)
+{
+	for (size_t i = 0; i < w->nclosed; i++)
+		if (strcmp(path, w->closed[i]) != 0 && path_under(path, w->closed[i]))
+			return true;
+	return false;
 }
 
 static bool masked_already(const struct secrets_walk *w, const char *path)
@@ -116,8 +131,13 @@ static int judge(struct secrets_walk *w, const char *path, const struct stat *st
 	int k = kept(w, path);
 	if (k == 1 || is_listed(path, skipped))
 		return HOST_WALK_SKIP;
-	if (k == 0 && root_only(st))
+	/* Below a directory others cannot search, nothing is theirs to read,
+	 * whatever its own mode says. */
+	bool closed = root_only(st) || below_closed(w, path);
+	if (k == 0 && closed)
 		return add_mask(w, path) < 0 ? -1 : HOST_WALK_SKIP;
+	if (k == 2 && closed && S_ISDIR(st->st_mode))
+		VEC_PUSH(w->closed, w->nclosed, w->closed_cap, xstrdup(path));
 	return S_ISDIR(st->st_mode) ? HOST_WALK_ENTER : HOST_WALK_SKIP;
 }
 
@@ -179,6 +199,9 @@ int lower_mask_root_secrets(struct lower_input *in, const struct lower_mask_boun
 			rc = host_walk_root(&hw, w.root);
 	}
 	free(w.keep);
+	for (size_t i = 0; i < w.nclosed; i++)
+		free(w.closed[i]);
+	free(w.closed);
 	if (rc < 0) {
 		*err = w.err ? w.err : xstrdup("cordon run as root: the walk of the system trees "
 					       "stopped");
