@@ -382,16 +382,6 @@ static void connected(struct proxy_loop *pl, struct conn *c)
 
 /* ---- reading requests ---------------------------------------------------- */
 
-static bool valid_host(const char *h)
-{
-	if (!*h)
-		return false;
-	for (const char *p = h; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr(".-_:[]", *p))
-			return false;
-	return true;
-}
-
 /* "host[:port]" or "[v6][:port]" into c->host, c->port (default dport). */
 static bool parse_authority(struct conn *c, const char *s, size_t n, int dport)
 {
@@ -639,7 +629,7 @@ static void read_socks(struct proxy_loop *pl, struct conn *c)
 		if (!inet_ntop(b[3] == 1 ? AF_INET : AF_INET6, b + 4, c->host, sizeof(c->host)))
 			c->host[0] = '\0';
 	}
-	if (!valid_host(c->host) || c->port == 0) {
+	if (!proxy_valid_host(c->host) || c->port == 0) {
 		refuse(pl, c, 0, NULL, SOCKS_HOST, NULL);
 		return;
 	}

@@ -65,6 +65,9 @@ void proxy_addr_text(const struct sockaddr *sa, char *buf, size_t size);
 
 /* ---- request heads (proxy_http.c) ----------------------------------------- */
 
+/* A host as the proxy takes one: letters, digits and ".-_:[]", not empty. */
+bool proxy_valid_host(const char *h);
+
 /* "host[:port]" or "[v6][:port]": the host lowercased into host (size
  * bytes), the port (dport when none is given) into *port; false when it
  * is not one. */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-static bool valid_host(const char *h)
+bool proxy_valid_host(const char *h)
 {
 	if (!*h)
 		return false;
@@ -72,7 +72,7 @@ bool proxy_authority_parse(const char *s, size_t n, int dport, char *host, size_
 		if (*port < 0)
 			return false;
 	}
-	return valid_host(host);
+	return proxy_valid_host(host);
 }
 
 /* RFC 9110 5.6.2: tchar. */
