@@ -59,6 +59,9 @@ struct conn {
 	const char *approval; /* the approval that let an ask through, or NULL */
 	pid_t resolver;
 	char *forward;    /* the rewritten HTTP head and what followed it */
+	long long body_left; /* of the request's body, still to forward; -1: chunked */
+	struct proxy_chunks chunks; /* a chunked body's end, found as it streams by */
+	bool body_bad;       /* a chunked body that is not well formed */
 	size_t forward_len;
 	struct pipebuf up, down; /* client->upstream, upstream->client */
 	double deadline;
@@ -379,171 +382,198 @@ static void connected(struct proxy_loop *pl, struct conn *c)
 
 /* ---- reading requests ---------------------------------------------------- */
 
-static bool valid_host(const char *h)
-{
-	if (!*h)
-		return false;
-	for (const char *p = h; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr(".-_:[]", *p))
-			return false;
-	return true;
-}
-
 /* "host[:port]" or "[v6][:port]" into c->host, c->port (default dport). */
 static bool parse_authority(struct conn *c, const char *s, size_t n, int dport)
 {
-	const char *colon = NULL, *hs = s;
-	size_t hl = n;
-	if (n && s[0] == '[') {
-		const char *close = memchr(s, ']', n);
-		if (!close)
-			return false;
-		hs = s + 1;
-		hl = (size_t)(close - s) - 1;
-		if ((size_t)(close - s) + 1 < n) {
-			if (close[1] != ':')
-				return false;
-			colon = close + 1;
-		}
-	} else {
-		colon = memchr(s, ':', n);
-		if (colon)
-			hl = (size_t)(colon - s);
-	}
-	if (hl == 0 || hl >= sizeof(c->host))
-		return false;
-	memcpy(c->host, hs, hl);
-	c->host[hl] = '\0';
-	for (char *p = c->host; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	c->port = dport;
-	if (colon) {
-		char *end;
-		size_t pl = n - (size_t)(colon - s) - 1;
-		char num[8];
-		if (pl == 0 || pl >= sizeof(num))
-			return false;
-		memcpy(num, colon + 1, pl);
-		num[pl] = '\0';
-		long v = strtol(num, &end, 10);
-		if (*end || v < 1 || v > 65535)
-			return false;
-		c->port = (int)v;
-	}
-	return valid_host(c->host);
+	return proxy_authority_parse(s, n, dport, c->host, sizeof(c->host), &c->port);
 }
 
-/* The value of header name in the head (lines after the first), or NULL. */
-static const char *header(const char *head, const char *name, size_t *len)
+/* What the client sent after the head, in the same reads. */
+struct after_head {
+	char *data;
+	size_t len;
+};
+
+/* Of the n bytes of the request's body at data, how many go on: at most
+ * what the head announced (c->body_left), or for a chunked body (-1) up
+ * to its last chunk and trailer.  What follows is dropped: with
+ * Connection: close it could only be a second request, which no decision
+ * saw.  A chunked body that is not well formed sets c->body_bad. */
+static size_t body_part(struct conn *c, const char *data, size_t n)
 {
-	size_t nl = strlen(name);
-	for (const char *p = strstr(head, "\r\n"); p && p[2] != '\r'; p = strstr(p + 2, "\r\n")) {
-		const char *line = p + 2;
-		if (strncasecmp(line, name, nl) == 0 && line[nl] == ':') {
-			const char *v = line + nl + 1, *e = strstr(v, "\r\n");
-			while (*v == ' ' || *v == '\t')
-				v++;
-			*len = (size_t)(e - v);
-			while (*len && (v[*len - 1] == ' ' || v[*len - 1] == '\t'))
-				(*len)--;
-			return v;
-		}
+	if (c->body_left < 0) {
+		long k = c->body_bad ? 0 : proxy_chunks_feed(&c->chunks, data, n);
+		if (k < 0)
+			c->body_bad = true;
+		return k < 0 ? 0 : (size_t)k;
 	}
-	return NULL;
+	if ((unsigned long long)c->body_left < n)
+		n = (size_t)c->body_left;
+	c->body_left -= (long long)n;
+	return n;
 }
 
 /* An absolute-URI request becomes an origin-form one, one request a
- * connection (Connection: close), without the proxy's own headers: so a
- * later request on the connection cannot reach another host unseen. */
-static void rewrite_http(struct conn *c, const char *method, const char *path, const char *version,
-			 const char *end_of_head, size_t rest)
+ * connection (Connection: close), without the proxy's own headers and
+ * with the Host the URI names (RFC 9112 3.2.2: a proxy replaces the Host
+ * of an absolute-form request), followed by no more of the body than the
+ * head announced: so neither a later request on the connection nor one
+ * hidden after the body can reach another host unseen. */
+static void rewrite_http(struct conn *c, const char *method, size_t mlen, const char *path,
+			 size_t plen, const char *authority, size_t alen, const char *version,
+			 const struct after_head *after)
 {
 	struct strbuf sb;
 	sb_init(&sb);
-	sb_addf(&sb, "%s %s %s\r\n", method, path, version);
-	for (const char *p = strstr(c->head, "\r\n"); p && p + 2 < end_of_head;
-	     p = strstr(p + 2, "\r\n")) {
+	sb_addf(&sb, "%.*s %.*s %.8s\r\nHost: %.*s\r\n", (int)mlen, method, (int)plen, path,
+		version, (int)alen, authority);
+	for (const char *p = strstr(c->head, "\r\n"); p; p = strstr(p + 2, "\r\n")) {
 		const char *line = p + 2, *e = strstr(line, "\r\n");
-		if (e == line)
+		if (!e || e == line)
 			break;
 		if (strncasecmp(line, "Proxy-", 6) == 0 || strncasecmp(line, "Connection:", 11) == 0 ||
-		    strncasecmp(line, "Keep-Alive:", 11) == 0)
+		    strncasecmp(line, "Keep-Alive:", 11) == 0 || strncasecmp(line, "Host:", 5) == 0)
 			continue;
 		sb_add(&sb, line, (size_t)(e - line) + 2);
 	}
 	sb_adds(&sb, "Connection: close\r\n\r\n");
-	sb_add(&sb, end_of_head, rest);
+	sb_add(&sb, after->data, body_part(c, after->data, after->len));
 	c->forward_len = sb.len;
 	c->forward = sb_steal(&sb);
 }
 
+/* A head refused before any decision: 400 with the reason, audited with
+ * the host the request names when it names one. */
+static void refuse_head(struct proxy_loop *pl, struct conn *c, int code, const char *status,
+			const char *why)
+{
+	char target[300], msg[512];
+	if (c->host[0])
+		conn_target(c, target, sizeof(target));
+	else
+		snprintf(target, sizeof(target), "(an unreadable request)");
+	snprintf(msg, sizeof(msg), "cordon: the proxy refuses an ambiguous request: %s", why);
+	audit(pl, NULL, target, "deny", NULL, msg + 8, "refused", 0);
+	refuse(pl, c, code, status, 0, msg);
+}
+
+/* The request line's three parts (proxy_http_check made sure they are
+ * separated by one space each). */
+struct request_line {
+	const char *method, *target, *version;
+	size_t mlen, tlen;
+};
+
+static void split_request_line(const char *head, struct request_line *r)
+{
+	const char *sp1 = strchr(head, ' '), *sp2 = strchr(sp1 + 1, ' ');
+	r->method = head;
+	r->mlen = (size_t)(sp1 - head);
+	r->target = sp1 + 1;
+	r->tlen = (size_t)(sp2 - r->target);
+	r->version = sp2 + 1;
+}
+
+static void read_connect(struct proxy_loop *pl, struct conn *c, const struct request_line *r,
+			 const struct after_head *after)
+{
+	long long body;
+	const char *why;
+	struct proxy_http_target t = { .absolute = false };
+	c->kind = K_CONNECT;
+	if (!parse_authority(c, r->target, r->tlen, -1) || c->port < 0) {
+		refuse_head(pl, c, 400, "Bad Request", "CONNECT needs host:port");
+		return;
+	}
+	why = proxy_http_check(c->head, &t, &body);
+	if (why) {
+		refuse_head(pl, c, 400, "Bad Request", why);
+		return;
+	}
+	c->body_left = -1; /* a tunnel: its bytes are not HTTP's */
+	if (after->len) {
+		c->forward = xmalloc(after->len);
+		memcpy(c->forward, after->data, after->len);
+		c->forward_len = after->len;
+	}
+	decide(pl, c);
+}
+
+static void read_absolute(struct proxy_loop *pl, struct conn *c, const struct request_line *r,
+			  const struct after_head *after)
+{
+	c->kind = K_HTTP;
+	if (r->tlen < 7 || strncasecmp(r->target, "http://", 7) != 0) {
+		refuse_head(pl, c, 400, "Bad Request",
+			    "the proxy takes absolute http:// URIs and CONNECT (https goes through "
+			    "CONNECT)");
+		return;
+	}
+	const char *auth = r->target + 7, *tend = r->target + r->tlen;
+	const char *slash = memchr(auth, '/', (size_t)(tend - auth));
+	size_t alen = (size_t)((slash ? slash : tend) - auth);
+	if (memchr(auth, '@', alen) || memchr(auth, '?', alen) || memchr(auth, '#', alen) ||
+	    !parse_authority(c, auth, alen, 80)) {
+		refuse_head(pl, c, 400, "Bad Request", "the URI names no host the proxy reads");
+		return;
+	}
+	struct proxy_http_target t = { .absolute = true, .host = c->host, .port = c->port,
+				       .default_port = 80 };
+	long long body;
+	const char *why = proxy_http_check(c->head, &t, &body);
+	if (why) {
+		refuse_head(pl, c, 400, "Bad Request", why);
+		return;
+	}
+	c->body_left = body;
+	rewrite_http(c, r->method, r->mlen, slash ? slash : "/", slash ? (size_t)(tend - slash) : 1,
+		     auth, alen, r->version, after);
+	if (c->body_bad) {
+		refuse_head(pl, c, 400, "Bad Request", "the chunked body is not well formed");
+		return;
+	}
+	decide(pl, c);
+}
+
 static void read_http(struct proxy_loop *pl, struct conn *c)
 {
+	if (memchr(c->head, '\0', c->head_len)) {
+		refuse_head(pl, c, 400, "Bad Request", "the head holds a NUL byte");
+		return;
+	}
 	c->head[c->head_len] = '\0';
 	char *end = strstr(c->head, "\r\n\r\n");
 	if (!end) {
-		if (c->head_len >= HEAD_MAX - 1)
+		if (proxy_http_bare_eol(c->head, c->head_len))
+			refuse_head(pl, c, 400, "Bad Request", PROXY_BARE_EOL_WHY);
+		else if (c->head_len >= HEAD_MAX - 1)
 			refuse(pl, c, 431, "Request Header Fields Too Large", 0,
 			       "cordon: the request head is longer than the proxy reads");
 		return;
 	}
 	end += 4;
-	size_t rest = c->head_len - (size_t)(end - c->head);
-	char method[16], uri[4096], version[16];
-	char *eol = strstr(c->head, "\r\n");
-	*eol = '\0';
-	int got = sscanf(c->head, "%15s %4095s %15s", method, uri, version);
-	*eol = '\r';
-	if (got != 3 || strncmp(version, "HTTP/1.", 7) != 0) {
-		refuse(pl, c, 400, "Bad Request", 0, "cordon: not an HTTP/1 proxy request");
-		return;
+	/* What came after the head is kept aside; the head alone stays a
+	 * string. */
+	struct after_head after = { .len = c->head_len - (size_t)(end - c->head) };
+	after.data = xmalloc(after.len + 1);
+	memcpy(after.data, end, after.len);
+	*end = '\0';
+	/* Checked once without a target so the request line can be split
+	 * safely, then again against the host it names. */
+	struct request_line r;
+	long long body;
+	struct proxy_http_target none = { .absolute = false };
+	const char *why = proxy_http_check(c->head, &none, &body);
+	if (why)
+		refuse_head(pl, c, 400, "Bad Request", why);
+	else {
+		split_request_line(c->head, &r);
+		if (r.mlen == 7 && strncmp(r.method, "CONNECT", 7) == 0)
+			read_connect(pl, c, &r, &after);
+		else
+			read_absolute(pl, c, &r, &after);
 	}
-	if (strcmp(method, "CONNECT") == 0) {
-		c->kind = K_CONNECT;
-		if (!parse_authority(c, uri, strlen(uri), -1) || c->port < 0) {
-			refuse(pl, c, 400, "Bad Request", 0, "cordon: CONNECT needs host:port");
-			return;
-		}
-		if (rest) {
-			c->forward = xmalloc(rest);
-			memcpy(c->forward, end, rest);
-			c->forward_len = rest;
-		}
-		decide(pl, c);
-		return;
-	}
-	c->kind = K_HTTP;
-	if (strncasecmp(uri, "http://", 7) != 0) {
-		refuse(pl, c, 400, "Bad Request", 0,
-		       "cordon: the proxy takes absolute http:// URIs and CONNECT (https goes "
-		       "through CONNECT)");
-		return;
-	}
-	const char *auth = uri + 7, *slash = strchr(auth, '/');
-	size_t alen = slash ? (size_t)(slash - auth) : strlen(auth);
-	if (memchr(auth, '@', alen) || !parse_authority(c, auth, alen, 80)) {
-		refuse(pl, c, 400, "Bad Request", 0, "cordon: the URI names no host the proxy reads");
-		return;
-	}
-	/* A Host header naming another host would reach that virtual host on
-	 * the allowed one's server: the two must agree. */
-	size_t hlen;
-	const char *h = header(c->head, "Host", &hlen);
-	if (h && (hlen != alen || strncasecmp(h, auth, alen) != 0)) {
-		char host[256], port[16];
-		snprintf(host, sizeof(host), "%.*s", (int)(hlen < 200 ? hlen : 200), h);
-		snprintf(port, sizeof(port), ":%d", c->port);
-		size_t hl = strlen(c->host);
-		bool same = strncasecmp(host, c->host, hl) == 0 &&
-			    (host[hl] == '\0' || strcmp(host + hl, port) == 0);
-		if (!same) {
-			refuse(pl, c, 400, "Bad Request",
-			       0, "cordon: the Host header names another host than the URI");
-			return;
-		}
-	}
-	rewrite_http(c, method, slash ? slash : "/", version, end, rest);
-	decide(pl, c);
+	free(after.data);
 }
 
 static void read_socks(struct proxy_loop *pl, struct conn *c)
@@ -599,7 +629,7 @@ static void read_socks(struct proxy_loop *pl, struct conn *c)
 		if (!inet_ntop(b[3] == 1 ? AF_INET : AF_INET6, b + 4, c->host, sizeof(c->host)))
 			c->host[0] = '\0';
 	}
-	if (!valid_host(c->host) || c->port == 0) {
+	if (!proxy_valid_host(c->host) || c->port == 0) {
 		refuse(pl, c, 0, NULL, SOCKS_HOST, NULL);
 		return;
 	}
@@ -642,6 +672,20 @@ static ssize_t pump_in(int from, struct pipebuf *b)
 	else
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	return r ? r : 1;
+}
+
+/* pump_in from the client, keeping of an HTTP request's body no more than
+ * its head announced or its chunks make (body_part): the rest is read and
+ * dropped, so that the client's end is still seen. */
+static ssize_t pump_body(struct conn *c)
+{
+	size_t before = c->up.len;
+	ssize_t r = pump_in(c->cfd, &c->up);
+	if (r > 0 && c->kind == K_HTTP)
+		c->up.len = before + body_part(c, c->up.data + before, c->up.len - before);
+	/* A malformed chunked body ends the connection: what the server
+	 * would make of it is what this proxy cannot tell. */
+	return c->body_bad ? -1 : r;
 }
 
 /* Send what b holds to to; the bytes sent, or -1 on an error. */
@@ -747,7 +791,7 @@ static bool step(struct proxy_loop *pl, struct conn *c, short cev, short uev)
 		/* Move while the sockets take it, a bounded number of rounds
 		 * so that one connection cannot starve the others. */
 		for (int k = 0; k < 16; k++) {
-			ssize_t a = pump_in(c->cfd, &c->up), b = pump_in(c->ufd, &c->down);
+			ssize_t a = pump_body(c), b = pump_in(c->ufd, &c->down);
 			ssize_t x = pump_out(c->ufd, &c->up), y = pump_out(c->cfd, &c->down);
 			if (a < 0 || b < 0 || x < 0 || y < 0)
 				return false;

@@ -63,6 +63,55 @@ const char *proxy_addr_internal(const struct sockaddr *sa);
 /* The address as text, into buf. */
 void proxy_addr_text(const struct sockaddr *sa, char *buf, size_t size);
 
+/* ---- request heads (proxy_http.c) ----------------------------------------- */
+
+/* A host as the proxy takes one: letters, digits and ".-_:[]", not empty. */
+bool proxy_valid_host(const char *h);
+
+/* "host[:port]" or "[v6][:port]": the host lowercased into host (size
+ * bytes), the port (dport when none is given) into *port; false when it
+ * is not one. */
+bool proxy_authority_parse(const char *s, size_t n, int dport, char *host, size_t size, int *port);
+
+/* What a request's head is checked against: for an absolute-form request
+ * (absolute), the host and port its URI names and the scheme's port. */
+struct proxy_http_target {
+	bool absolute;
+	const char *host;
+	int port, default_port;
+};
+
+/* The head of an HTTP/1 request, NUL-terminated after its blank line:
+ * NULL when no two HTTP parsers can read it differently, with *body the
+ * length of the body that follows (-1: chunked, proxy_chunks finds its end);
+ * else why it is ambiguous, for a 400 (RFC 9110, RFC 9112: more than one
+ * Host, a Host that is not the URI's, more than one or a malformed
+ * Content-Length, Transfer-Encoding other than "chunked" alone or beside
+ * Content-Length or in HTTP/1.0, obs-fold, a bare CR or LF, a blank before
+ * a field's colon, a request line of other than one space between its
+ * three parts, a version other than HTTP/1.0 and HTTP/1.1). */
+const char *proxy_http_check(const char *head, const struct proxy_http_target *t,
+			     long long *body);
+/* A chunked body as it streams by: where it ends, so that nothing after
+ * it is forwarded (a second request hidden there).  Zeroed to start. */
+struct proxy_chunks {
+	int state;
+	unsigned digits;
+	unsigned long long left;
+};
+/* Of n bytes that follow, how many belong to the body (fewer once its
+ * last chunk and trailer ended), or -1 where it is not a well-formed
+ * chunked body: a size of other than 1 to 15 hex digits, a chunk not
+ * followed by CRLF, a bare LF, a control character. */
+long proxy_chunks_feed(struct proxy_chunks *c, const char *buf, size_t n);
+bool proxy_chunks_done(const struct proxy_chunks *c);
+
+/* Whether the first n bytes of a head hold a LF without a CR before it, or
+ * a CR followed by anything but LF: a lenient parser's end of a line (or of
+ * the head) where a strict one sees none, refused before the head's end. */
+bool proxy_http_bare_eol(const char *buf, size_t n);
+#define PROXY_BARE_EOL_WHY "the head holds a CR or LF that does not end a line"
+
 /* ---- the proxy (proxy.c) -------------------------------------------------- */
 
 /* Decides an `ask` the call's approval may cover (host lowercased, as the

@@ -68,8 +68,8 @@ for sc in mount umount2 pivot_root open_tree move_mount fsopen fsconfig fsmount 
 done
 has "$f" '^socket +all +domain AF_UNIX +errno EPERM .*connect\(\) cannot see a family' \
 	"socket(AF_UNIX): EPERM, and why connect is not filtered"
-has "$f" '^socketpair +all +domain AF_UNIX, type SOCK_DGRAM +errno EPERM ' \
-	"socketpair(AF_UNIX, SOCK_DGRAM): EPERM"
+has "$f" '^socketpair +all +AF_UNIX, not STREAM or SEQPACKET +errno EPERM .*SOCK_RAW, which the kernel makes SOCK_DGRAM' \
+	"socketpair(AF_UNIX, every type but stream and seqpacket): EPERM, and why"
 has "$f" '^socket +all +domain not AF_UNIX +errno EAFNOSUPPORT .*AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_VSOCK' \
 	"socket(every other family): EAFNOSUPPORT"
 if [ "$(uname -m)" = x86_64 ]; then
@@ -166,21 +166,31 @@ expect() { # expect OP RESULT DESCRIPTION: a line of the last sysprobe output
 setid="chmod-suid chmod-sgid fchmod-suid fchmodat-suid fchmodat2-suid create-open create-openat
 	create-creat create-mkdir create-mkdirat create-mknod create-mknodat"
 keys="keyctl add_key request_key"
+# Every spelling of an AF_UNIX socket but the stream and seqpacket pairs.
+unix_refused=
+for type in stream dgram raw rdm seqpacket packet 0 6 15; do
+	for f in "" +flags; do
+		unix_refused="$unix_refused unix-socket-$type$f"
+		case $type in stream | seqpacket) ;; *) unix_refused="$unix_refused unix-pair-$type$f" ;; esac
+	done
+done
 ops="inet inet6 netlink packet vsock unix inet-high-bits unix-high-bits pair-stream pair-dgram
+	$unix_refused unix-pair-stream+flags unix-pair-seqpacket unix-pair-seqpacket+flags
 	clone-user clone3 setns io_uring ptrace process_vm_readv fork $setid chmod-plain openat2 $keys
 	x86 unshare-user"
 
 # Without the filter the probes succeed, so a refusal below is the filter's.
 # shellcheck disable=SC2086
 inside - "$probe" inet unix pair-dgram clone-user clone3 io_uring ptrace process_vm_readv \
-	$setid openat2 keyctl add_key
+	$setid openat2 keyctl add_key unix-pair-raw unix-pair-raw+flags unix-socket-raw
 ok $? "the probe runs under bwrap"
 # shellcheck disable=SC2086
 for op in inet unix pair-dgram clone-user clone3 io_uring ptrace process_vm_readv $setid \
 	openat2 keyctl add_key; do
 	grep -qx "$op ok" "$tmpdir/out" || echo "without the filter: $(grep "^$op " "$tmpdir/out")"
 done | diag
-for op in chmod-suid create-openat keyctl openat2; do
+for op in chmod-suid create-openat keyctl openat2 unix-pair-raw unix-pair-raw+flags \
+	unix-socket-raw; do
 	expect $op ok "control: without the filter, $op works"
 done
 
@@ -204,6 +214,14 @@ expect unix EPERM "socket(AF_UNIX) is refused"
 expect unix-high-bits EPERM "socket(AF_UNIX with high bits set) is refused"
 expect pair-stream ok "socketpair(AF_UNIX, SOCK_STREAM) still works"
 expect pair-dgram EPERM "socketpair(AF_UNIX, SOCK_DGRAM) is refused"
+# Every other type of a pair, and every type of a socket, known or not,
+# with and without SOCK_NONBLOCK|SOCK_CLOEXEC.
+for op in $unix_refused; do
+	expect "$op" EPERM "every AF_UNIX spelling but a stream or seqpacket pair is refused: $op"
+done
+for op in unix-pair-stream+flags unix-pair-seqpacket unix-pair-seqpacket+flags; do
+	expect "$op" ok "$op still works: the pair reaches only itself"
+done
 for op in $setid; do
 	[ "$op" = fchmodat2-suid ] && [ $knows_fchmodat2 != yes ] && continue
 	expect "$op" EPERM "$op: a set-user-ID or set-group-ID mode is refused"
@@ -223,6 +241,8 @@ else
 	expect x86-socket-unix EPERM "x86-32: socket(AF_UNIX) is refused"
 	expect x86-socketpair-dgram EPERM "x86-32: socketpair(AF_UNIX, SOCK_DGRAM) is refused"
 	expect x86-socketpair-stream ok "x86-32: socketpair(AF_UNIX, SOCK_STREAM) works"
+	expect x86-socketpair-raw EPERM "x86-32: socketpair(AF_UNIX, SOCK_RAW) is refused"
+	expect x86-socketpair-seqpacket ok "x86-32: socketpair(AF_UNIX, SOCK_SEQPACKET|SOCK_NONBLOCK) works"
 	expect x86-unshare-user EPERM "x86-32: unshare(CLONE_NEWUSER) is refused"
 	for op in chmod-suid fchmod-suid fchmodat-suid open-suid openat-suid creat-suid \
 		mkdir-sgid mknod-suid; do
@@ -283,10 +303,11 @@ inside "$tmpdir/online.bpf" "$probe" inet unix pair-dgram unshare-user
 expect inet ok "online: socket(AF_INET) works"
 expect unix EPERM "online: socket(AF_UNIX) is refused"
 expect unshare-user EPERM "online: unshare(CLONE_NEWUSER) is refused"
-inside "$tmpdir/open.bpf" "$probe" inet unix pair-dgram unshare-user
+inside "$tmpdir/open.bpf" "$probe" inet unix pair-dgram unshare-user unix-pair-raw+flags
 expect inet ok "open: socket(AF_INET) works"
 expect unix ok "open: socket(AF_UNIX) works"
 expect pair-dgram ok "open: socketpair(AF_UNIX, SOCK_DGRAM) works"
+expect unix-pair-raw+flags ok "open: socketpair(AF_UNIX, SOCK_RAW|SOCK_NONBLOCK|SOCK_CLOEXEC) works"
 expect unshare-user EPERM "open: unshare(CLONE_NEWUSER) is refused"
 
 done_testing

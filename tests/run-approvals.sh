@@ -124,6 +124,51 @@ pass() { # pass NAME
 	run --approval "$id" --shell "$cmd"
 	has "$P/ws/build.sh changed (its content" "$errf" && [ "$rc" -eq 126 ] && [ ! -e "$O/sibling" ]
 	ok $? "$t a changed script is refused"
+	# The script sources a file a later sandboxed call can rewrite: the
+	# approval binds it too.
+	printf '. ./lib.sh\nfinish\n' > "$P/ws/run.sh"
+	printf 'finish() { echo lib >> %s/target; }\n' "$O" > "$P/ws/lib.sh"
+	mine "$P/ws/run.sh" "$P/ws/lib.sh"
+	scmd="echo x > $O/target; sh run.sh"
+	approve "$scmd"
+	run --approval "$id" --shell "$scmd"
+	is "$rc:$(cat "$O/target" 2> /dev/null | tr '\n' ' ')" "0:x lib " \
+		"$t control: the approved script runs the function of the file it sources"
+	approve "$scmd"
+	is "$rc" 0 "$t a script that sources a file is approvable"
+	run -- sh -c "echo 'finish() { echo pwned >> $O/target; }' > lib.sh"
+	is "$rc" 0 "$t a later sandboxed call rewrites the sourced file, unasked"
+	rm -f "$O/target"
+	run --approval "$id" --shell "$scmd"
+	has "$P/ws/lib.sh changed (its content" "$errf" && [ "$rc" -eq 126 ] && [ ! -e "$O/target" ]
+	ok $? "$t the approved run is refused: the file the script sources changed ($(tail -n 1 "$errf"))"
+	# Another spelling: bash, `source`, a script run by its path (no #!
+	# line) that sources a third file in a directory of its own.
+	mkdir -p "$P/ws/tools/lib"
+	printf './tools/step\nsource tools/common.sh\nsay done\n' > "$P/ws/run2.sh"
+	printf 'say() { echo "$1" >> %s/target; }\n' "$O" > "$P/ws/tools/common.sh"
+	printf '. ./tools/lib/more.sh\nmore\n' > "$P/ws/tools/step"
+	printf 'more() { echo more >> %s/target; }\n' "$O" > "$P/ws/tools/lib/more.sh"
+	chmod 755 "$P/ws/tools/step"
+	mine "$P/ws"
+	scmd="echo x > $O/target; bash run2.sh"
+	approve "$scmd"
+	is "$rc" 0 "$t bash run2.sh is approvable"
+	run -- sh -c "echo 'more() { echo pwned >> $O/target; }' > tools/lib/more.sh"
+	rm -f "$O/target"
+	run --approval "$id" --shell "$scmd"
+	has "$P/ws/tools/lib/more.sh changed (its content" "$errf" && [ "$rc" -eq 126 ] &&
+		[ ! -e "$O/target" ]
+	ok $? "$t bash, source and a script run by its path: a change three files down is refused too"
+	# What cordon cannot see is not approvable, and the refusal says why.
+	printf '. "$(dirname "$0")/lib.sh"\nfinish\n' > "$P/ws/dyn.sh"
+	mine "$P/ws/dyn.sh"
+	approve "echo x > $O/target; sh dyn.sh"
+	[ "$rc" -ne 0 ] && has "in $P/ws/dyn.sh runs a script whose name is known only when it runs" "$errf" &&
+		has "ask   write $O/target" "$errf"
+	ok $? "$t a script that sources a file named only at run time is not approvable; the preview says why"
+	run --approved --shell "echo x > $O/target; sh dyn.sh"
+	is "$rc:$(ls "$O" | grep -c '^target$')" "126:0" "$t nor approved on the spot (--approved)"
 	approve "$cmd"
 	U "$C" run --approval "$id" --preset read-only --workspace "$P/ws" --context home="$H" \
 		--context agent_dir="$P/agent" --context session_dir="$P/agent/s" --shell "$cmd" \

@@ -94,6 +94,13 @@ int cordon_lowering_protect_hooks_path(cordon_lowering *l, char **err);
  * the root and the bound): the call must not start with a rule half
  * enforced. */
 int cordon_lowering_expand_masks(cordon_lowering *l, char **err);
+/* For a call the runner launches as root, whose command would own every
+ * file root owns: add a mask for every file and directory of the host's
+ * system trees that root may read and others may not (a host key, /root
+ * when the home directory is elsewhere), outside the write roots, the home
+ * and the working directory.  -1 with *err when a bound of the walk is
+ * hit: the call must not start. */
+int cordon_lowering_mask_root_secrets(cordon_lowering *l, char **err);
 /* `cordon run --check-links`: walk the writable roots (within the same
  * bounds) for regular files that have more names than the walk found
  * writable: a write through one would change a file the sandbox may not

@@ -257,7 +257,11 @@ void approval_preset_digest(const cordon_evaluator *ev, char out[DIGEST_HEX_LEN 
 
 /* ---- the files a command runs --------------------------------------------------- */
 
-static void add_file(struct exec_approval *a, size_t *cap, const char *dir, const char *name)
+/* Bind the file name (in dir unless absolute) to the digest of its content;
+ * a file bound already is not read again.  Whether it was new; then, with
+ * content, its bytes (empty when it is no readable regular file). */
+static bool add_file(struct exec_approval *a, size_t *cap, const char *dir, const char *name,
+		     struct strbuf *content)
 {
 	while (name[0] == '.' && name[1] == '/')
 		name += 2;
@@ -266,7 +270,7 @@ static void add_file(struct exec_approval *a, size_t *cap, const char *dir, cons
 	for (size_t i = 0; i < a->nfiles; i++) {
 		if (strcmp(a->files[i].path, path) == 0) {
 			free(path);
-			return;
+			return false;
 		}
 	}
 	struct exec_approval_file f = { path, "" };
@@ -281,10 +285,13 @@ static void add_file(struct exec_approval *a, size_t *cap, const char *dir, cons
 			sb_add(&sb, buf, (size_t)n);
 		/* Unreadable or too large: a digest no content has, so the
 		 * approval can never match it. */
-		if (n == 0)
+		if (n == 0) {
 			digest_hex(sb.buf ? sb.buf : "", sb.len, f.digest);
-		else
+			if (content)
+				sb_add(content, sb.buf ? sb.buf : "", sb.len);
+		} else {
 			memcpy(f.digest, "unreadable", 11);
+		}
 		sb_free(&sb);
 	} else if (fd >= 0) {
 		memcpy(f.digest, "not-a-file", 11);
@@ -292,6 +299,7 @@ static void add_file(struct exec_approval *a, size_t *cap, const char *dir, cons
 	if (fd >= 0)
 		close(fd);
 	VEC_PUSH(a->files, a->nfiles, *cap, f);
+	return true;
 }
 
 static const char *base_name(const char *p)
@@ -308,29 +316,185 @@ static bool one_of(const char *s, const char *const *list)
 	return false;
 }
 
-/* The directory a command runs in, absolute (malloc'd), or NULL. */
-static char *cmd_dir(const cordon_evaluator *ev, const struct shell_cmd *c)
+static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", NULL };
+
+/* Whether a program file is a shell script: a #! line naming a shell
+ * (directly or through env), or none at all and not ELF (execve refuses
+ * it and the shell that called it runs it itself). */
+static bool shell_script_file(const struct strbuf *content)
 {
-	const char *cwd = ev->values[CTX_CWD], *home = ev->values[CTX_HOME];
+	const char *t = content->buf ? content->buf : "";
+	if (content->len >= 4 && memcmp(t, "\177ELF", 4) == 0)
+		return false;
+	if (content->len < 2 || t[0] != '#' || t[1] != '!')
+		return content->len > 0;
+	char line[256];
+	size_t n = strcspn(t + 2, "\n");
+	snprintf(line, sizeof(line), "%.*s", (int)(n < 255 ? n : 255), t + 2);
+	char *save = NULL, *interp = strtok_r(line, " \t\r", &save);
+	if (interp && strcmp(base_name(interp), "env") == 0) {
+		interp = strtok_r(NULL, " \t\r", &save);
+		while (interp && interp[0] == '-') /* env -S and its kin */
+			interp = strtok_r(NULL, " \t\r", &save);
+	}
+	return interp && one_of(base_name(interp), shells);
+}
+
+/* The directory a command runs in, absolute (malloc'd), or NULL: its cwd
+ * (relative to where its script starts) against base, that start. */
+static char *cmd_dir(const cordon_evaluator *ev, const struct shell_cmd *c, const char *base)
+{
+	const char *home = ev->values[CTX_HOME];
 	if (!c->cwd)
 		return NULL;
 	if (c->cwd[0] == '/')
 		return xstrdup(c->cwd);
 	if (c->cwd[0] == '~')
 		return home ? xasprintf("%s%s", home, c->cwd + 1) : NULL;
-	if (!cwd)
+	if (!base)
 		return NULL;
-	return strcmp(c->cwd, ".") == 0 ? xstrdup(cwd) : xasprintf("%s/%s", cwd, c->cwd);
+	return strcmp(c->cwd, ".") == 0 ? xstrdup(base) : xasprintf("%s/%s", base, c->cwd);
+}
+
+/* How deep scripts may source and run scripts for an approval to bind
+ * them all. */
+#define MAX_SCRIPT_DEPTH 16
+
+struct files_walk {
+	const cordon_evaluator *ev;
+	struct exec_approval *a;
+	size_t cap;
+	int depth;
+};
+
+static char *cmd_files(struct files_walk *w, const struct shell_cmd *c, const char *base,
+		       const char *in);
+
+/* The files a shell script bound with content runs and sources, run in
+ * dir: each of its commands as one of the request's.  NULL, or why they
+ * cannot be known. */
+static char *script_files(struct files_walk *w, const char *script, const struct strbuf *content,
+			  const char *dir)
+{
+	struct shell_error serr;
+	struct shell_script *sc;
+	char *why = NULL;
+	if (w->depth >= MAX_SCRIPT_DEPTH)
+		return xasprintf("%s is reached through more than %d scripts, deeper than an "
+				 "approval binds",
+				 script, MAX_SCRIPT_DEPTH);
+	const char *text = content->buf ? content->buf : "";
+	sc = shell_parse(text, content->len, &serr);
+	if (!sc) {
+		size_t line = 1;
+		for (size_t k = 0; k < serr.offset && k < content->len; k++)
+			line += text[k] == '\n';
+		return xasprintf("%s is a shell script cordon cannot parse (line %zu: %s), so what "
+				 "it runs cannot be bound",
+				 script, line, serr.message);
+	}
+	w->depth++;
+	for (size_t i = 0; i < shell_cmd_count(sc) && !why; i++)
+		why = cmd_files(w, shell_cmd_get(sc, i), dir, script);
+	w->depth--;
+	shell_free(sc);
+	return why;
+}
+
+/* Bind one file a command runs; a shell script (shell, or a program file
+ * that is one) also binds what it runs, from dir. */
+static char *bind_file(struct files_walk *w, const char *dir, const char *name, int shell)
+{
+	struct strbuf content;
+	char *why = NULL;
+	sb_init(&content);
+	if (add_file(w->a, &w->cap, dir, name, &content) &&
+	    (shell > 0 || (shell < 0 && shell_script_file(&content)))) {
+		const char *path = w->a->files[w->a->nfiles - 1].path;
+		why = script_files(w, path, &content, dir);
+	}
+	sb_free(&content);
+	return why;
+}
+
+/* The script an interpreter (or `source`, `.`) reads: the first word that
+ * is no option.  NULL, or why it cannot be known. */
+static char *interp_files(struct files_walk *w, const struct shell_cmd *c, const char *dir,
+			  const char *in)
+{
+	const char *prog = c->prog;
+	bool sourcing = strcmp(prog, "source") == 0 || strcmp(prog, ".") == 0;
+	int shell = sourcing || one_of(base_name(prog), shells) ? 1 : 0;
+	for (size_t i = c->argi + 1; i < c->nwords; i++) {
+		const char *word = shell_word_static(c->words[i]);
+		if (!word)
+			return xasprintf("'%s'%s%s runs a script whose name is known only when it runs",
+					 prog, in ? " in " : "", in ? in : "");
+		if (strcmp(word, "-c") == 0 || strcmp(word, "-m") == 0 || strcmp(word, "-e") == 0 ||
+		    strcmp(word, "-") == 0 || strcmp(word, "-s") == 0)
+			return NULL; /* a string or a module, analysed or opaque as such */
+		if (word[0] == '-' && !sourcing)
+			continue;
+		return bind_file(w, dir, word, shell);
+	}
+	return NULL;
+}
+
+/* make's makefiles: -f FILE, -C DIR, else the three it looks for. */
+static char *make_files(struct files_walk *w, const struct shell_cmd *c, const char *dir)
+{
+	char *why = NULL;
+	bool named = false;
+	char *mdir = xstrdup(dir);
+	for (size_t i = c->argi + 1; i < c->nwords && !why; i++) {
+		const char *word = shell_word_static(c->words[i]);
+		const char *f = NULL, *cd = NULL;
+		if (!word) {
+			continue;
+		} else if ((strcmp(word, "-f") == 0 || strcmp(word, "--file") == 0 ||
+			    strcmp(word, "--makefile") == 0) && i + 1 < c->nwords) {
+			f = shell_word_static(c->words[++i]);
+			if (!f)
+				why = xstrdup("make reads a makefile whose name is known only when it "
+					      "runs");
+		} else if (strncmp(word, "-f", 2) == 0 && word[2]) {
+			f = word + 2;
+		} else if (strncmp(word, "--file=", 7) == 0 || strncmp(word, "--makefile=", 11) == 0) {
+			f = strchr(word, '=') + 1;
+		} else if (strcmp(word, "-C") == 0 && i + 1 < c->nwords) {
+			cd = shell_word_static(c->words[++i]);
+			if (!cd)
+				why = xstrdup("make -C names a directory known only when it runs");
+		}
+		if (f) {
+			add_file(w->a, &w->cap, mdir, f, NULL);
+			named = true;
+		}
+		if (cd) {
+			char *next = cd[0] == '/' ? xstrdup(cd) : xasprintf("%s/%s", mdir, cd);
+			free(mdir);
+			mdir = next;
+		}
+	}
+	if (!named && !why) {
+		add_file(w->a, &w->cap, mdir, "GNUmakefile", NULL);
+		add_file(w->a, &w->cap, mdir, "makefile", NULL);
+		add_file(w->a, &w->cap, mdir, "Makefile", NULL);
+	}
+	free(mdir);
+	return why;
 }
 
 /* The files one command runs: its program when named by a path, the
- * script an interpreter reads, make's makefiles.  NULL, or why they
- * cannot be known. */
-static char *cmd_files(const cordon_evaluator *ev, const struct shell_cmd *c,
-		       struct exec_approval *a, size_t *cap)
+ * script an interpreter reads, make's makefiles; and of a shell script
+ * among them, what it runs and sources in turn.  base: the directory the
+ * command's script starts in; in: that script, NULL for the request.
+ * NULL, or why they cannot be known. */
+static char *cmd_files(struct files_walk *w, const struct shell_cmd *c, const char *base,
+		       const char *in)
 {
-	static const char *const interpreters[] = { "sh",     "bash", "dash", "zsh",  "ksh",
-						    "python", "python3", "perl", "ruby", "node",
+	static const char *const interpreters[] = { "sh",      "bash", "dash", "zsh",  "ksh",
+						    "python",  "python3", "perl", "ruby", "node",
 						    NULL };
 	static const char *const makes[] = { "make", "gmake", NULL };
 	if (c->argi >= c->nwords)
@@ -345,72 +509,18 @@ static char *cmd_files(const cordon_evaluator *ev, const struct shell_cmd *c,
 	bool make = one_of(name, makes);
 	if (!by_path && !interp && !make)
 		return NULL;
-	char *dir = cmd_dir(ev, c);
+	char *dir = cmd_dir(w->ev, c, base);
 	if (!dir)
-		return xasprintf("'%s' runs in a directory known only when it runs, so the files it "
-				 "runs cannot be bound",
-				 prog);
+		return xasprintf("'%s'%s%s runs in a directory known only when it runs, so the files "
+				 "it runs cannot be bound",
+				 prog, in ? " in " : "", in ? in : "");
 	char *why = NULL;
 	if (by_path)
-		add_file(a, cap, dir, prog);
-	if (interp) {
-		for (size_t i = c->argi + 1; i < c->nwords; i++) {
-			const char *w = shell_word_static(c->words[i]);
-			if (!w) {
-				why = xasprintf("'%s' runs a script whose name is known only when it "
-						"runs",
-						prog);
-				break;
-			}
-			if (strcmp(w, "-c") == 0 || strcmp(w, "-m") == 0 || strcmp(w, "-e") == 0 ||
-			    strcmp(w, "-") == 0 || strcmp(w, "-s") == 0)
-				break; /* a string or a module, analysed or opaque as such */
-			if (w[0] == '-' && strcmp(prog, "source") != 0 && strcmp(prog, ".") != 0)
-				continue;
-			add_file(a, cap, dir, w);
-			break;
-		}
-	}
-	if (make) {
-		bool named = false;
-		char *mdir = xstrdup(dir);
-		for (size_t i = c->argi + 1; i < c->nwords && !why; i++) {
-			const char *w = shell_word_static(c->words[i]);
-			const char *f = NULL, *cd = NULL;
-			if (!w) {
-				continue;
-			} else if ((strcmp(w, "-f") == 0 || strcmp(w, "--file") == 0 ||
-				    strcmp(w, "--makefile") == 0) && i + 1 < c->nwords) {
-				f = shell_word_static(c->words[++i]);
-				if (!f)
-					why = xstrdup("make reads a makefile whose name is known only when "
-						      "it runs");
-			} else if (strncmp(w, "-f", 2) == 0 && w[2]) {
-				f = w + 2;
-			} else if (strncmp(w, "--file=", 7) == 0 || strncmp(w, "--makefile=", 11) == 0) {
-				f = strchr(w, '=') + 1;
-			} else if (strcmp(w, "-C") == 0 && i + 1 < c->nwords) {
-				cd = shell_word_static(c->words[++i]);
-				if (!cd)
-					why = xstrdup("make -C names a directory known only when it runs");
-			}
-			if (f) {
-				add_file(a, cap, mdir, f);
-				named = true;
-			}
-			if (cd) {
-				char *next = cd[0] == '/' ? xstrdup(cd) : xasprintf("%s/%s", mdir, cd);
-				free(mdir);
-				mdir = next;
-			}
-		}
-		if (!named && !why) {
-			add_file(a, cap, mdir, "GNUmakefile");
-			add_file(a, cap, mdir, "makefile");
-			add_file(a, cap, mdir, "Makefile");
-		}
-		free(mdir);
-	}
+		why = bind_file(w, dir, prog, interp ? 0 : -1);
+	if (!why && interp)
+		why = interp_files(w, c, dir, in);
+	if (!why && make)
+		why = make_files(w, c, dir);
 	free(dir);
 	return why;
 }
@@ -429,7 +539,7 @@ static char *collect_files(const cordon_evaluator *ev, const struct cordon_reque
 	struct shell_script *sc;
 	struct strbuf text;
 	char *why = NULL;
-	size_t cap = 0;
+	struct files_walk w = { .ev = ev, .a = a };
 	sb_init(&text);
 	sc = req->argv ? shell_argv(req->argv, req->argc, &text, &serr)
 		       : shell_parse(req->target, strlen(req->target), &serr);
@@ -437,7 +547,7 @@ static char *collect_files(const cordon_evaluator *ev, const struct cordon_reque
 	if (!sc)
 		return NULL; /* decided as unparsed; the request itself is bound */
 	for (size_t i = 0; i < shell_cmd_count(sc) && !why; i++)
-		why = cmd_files(ev, shell_cmd_get(sc, i), a, &cap);
+		why = cmd_files(&w, shell_cmd_get(sc, i), ev->values[CTX_CWD], NULL);
 	shell_free(sc);
 	sort_items(a->files, a->nfiles, sizeof(*a->files), file_cmp);
 	return why;

@@ -189,6 +189,16 @@ extern const struct lower_mask_bounds lower_mask_default_bounds;
  * not start with a rule half enforced. */
 int lower_expand_masks(struct lower_input *in, const struct lower_mask_bounds *b, char **err);
 
+/* Reads the host, so it runs at launch, and only for a call the runner
+ * launches as root (host_root_secrets.c): mask every file and directory of
+ * the system trees (/etc, /root, /var, /opt, /srv, /boot, /usr/local/etc)
+ * that uid 0 or gid 0 may read and others may not, but the write roots,
+ * the home directory, the working directory and the agent's directories
+ * and what lies below them.  A bound that is hit is an error (-1, *err):
+ * the call must not start. */
+int lower_mask_root_secrets(struct lower_input *in, const struct lower_mask_bounds *b,
+			    char **err);
+
 /* The directories the expansion of advisory read deny or ask `a` walks
  * (malloc'd strings, *n set): the directory before its first wildcard,
  * where a root makes it readable, and the roots inside that directory, "/"

@@ -35,6 +35,15 @@
 
 enum sc_when { SC_ALWAYS, SC_NO_NET, SC_NO_UNIX, SC_NO_NET_OR_UNIX, SC_EGRESS };
 
+/* How one rule of the table becomes seccomp rules.  A seccomp rule is an AND
+ * of comparisons, so an OR is several rules:
+ * SC_EACH_BIT: cmp[0]'s mask is a set of bits, a rule for each, any one
+ * matches.
+ * SC_EACH_VALUE: the last comparison is masked; a rule for every value the
+ * mask lets through but those in keep, so what is allowed is an allowlist
+ * and a value nobody thought of is refused. */
+enum sc_expand { SC_ONE, SC_EACH_BIT, SC_EACH_VALUE };
+
 struct sc_rule {
 	const char *syscall;
 	enum sc_when when;
@@ -43,7 +52,8 @@ struct sc_rule {
 	int err;
 	const char *cond;
 	const char *why;
-	bool each_bit; /* cmp[0]'s mask is a set of bits: a rule for each, any one matches */
+	enum sc_expand expand;
+	uint32_t keep; /* SC_EACH_VALUE: the values of the last comparison left allowed */
 };
 
 #define LOW32 0xffffffffULL
@@ -60,11 +70,11 @@ struct sc_rule {
 /* mode & (S_ISUID | S_ISGID), on argument n. */
 #define SETID_MODE(name, n)                                                                   \
 	{ name, SC_ALWAYS, 1, { { n, SCMP_CMP_MASKED_EQ, S_ISUID | S_ISGID, S_ISUID | S_ISGID } }, \
-	  EPERM, "mode & (S_ISUID|S_ISGID)", WHY_SETID, true }
+	  EPERM, "mode & (S_ISUID|S_ISGID)", WHY_SETID, SC_EACH_BIT, 0 }
 /* A device node's type (S_IFCHR, S_IFBLK) in the mode, argument n. */
 #define DEVICE_MODE(name, n, type)                                                 \
 	{ name, SC_ALWAYS, 1, { { n, SCMP_CMP_MASKED_EQ, S_IFMT, type } }, EPERM, "type " #type, \
-	  WHY_DEV, false }
+	  WHY_DEV, SC_ONE, 0 }
 
 #define WHY_EGRESS "the network goes through the egress proxy: AF_INET and AF_INET6 only, which " \
 		   "reach nothing but the sandbox's own loopback; AF_NETLINK, AF_PACKET, AF_VSOCK " \
@@ -72,9 +82,19 @@ struct sc_rule {
 /* A family between AF_INET and AF_INET6 (AX25, IPX, APPLETALK, ...). */
 _Static_assert(AF_INET == 2 && AF_AX25 == 3 && AF_X25 == 9 && AF_INET6 == 10,
 	       "the families between AF_INET and AF_INET6 are listed one by one");
+/* The kernel reads a socket type's low four bits as the type and refuses
+ * every other bit but SOCK_NONBLOCK and SOCK_CLOEXEC. */
+#define SOCK_TYPE_MASK 0xf
+_Static_assert(SOCK_STREAM < 16 && SOCK_SEQPACKET < 16, "a socket type fits SOCK_TYPE_MASK");
+#define UNIX_PAIR_KEEP ((1u << SOCK_STREAM) | (1u << SOCK_SEQPACKET))
+#define WHY_UNIX_PAIR "a pair is decided by what it can do: a datagram one (SOCK_DGRAM, and " \
+		      "SOCK_RAW, which the kernel makes SOCK_DGRAM) sends to any named socket " \
+		      "outside, descriptors too (sendto, connect); a stream or seqpacket pair " \
+		      "reaches only itself; every other type is refused, known or not"
+
 #define EGRESS_FAMILY(f)                                                                  \
 	{ "socket", SC_EGRESS, 1, { { 0, SCMP_CMP_MASKED_EQ, LOW32, f } }, EAFNOSUPPORT,        \
-	  "domain " #f, WHY_EGRESS, false }
+	  "domain " #f, WHY_EGRESS, SC_ONE, 0 }
 
 /* In order: on x86-32 libseccomp also turns a socket rule into one on
  * socketcall(SYS_SOCKET), which must find socketcall refused already; and
@@ -82,36 +102,36 @@ _Static_assert(AF_INET == 2 && AF_AX25 == 3 && AF_X25 == 9 && AF_INET6 == 10,
  * (libseccomp resolves their overlap by order). */
 static const struct sc_rule rules[] = {
 	{ "unshare", SC_ALWAYS, 1, { { 0, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER } },
-	  EPERM, "flags & CLONE_NEWUSER", WHY_USERNS, false },
+	  EPERM, "flags & CLONE_NEWUSER", WHY_USERNS, SC_ONE, 0 },
 	{ "clone", SC_ALWAYS, 1,
 	  { { CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER } }, EPERM,
-	  "flags & CLONE_NEWUSER", WHY_USERNS, false },
+	  "flags & CLONE_NEWUSER", WHY_USERNS, SC_ONE, 0 },
 	{ "clone3", SC_ALWAYS, 0, { { 0 } }, ENOSYS, "any",
 	  "its flags are in memory the filter cannot read; ENOSYS makes libc fall back to clone, "
-	  "which is checked", false },
+	  "which is checked", SC_ONE, 0 },
 	{ "setns", SC_ALWAYS, 0, { { 0 } }, EPERM, "any",
-	  "joining another namespace, such as one open on an inherited descriptor", false },
-	{ "mount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "umount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "umount2", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "pivot_root", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "open_tree", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "move_mount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "fsopen", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "fsconfig", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "fsmount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "fspick", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "mount_setattr", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, false },
-	{ "io_uring_setup", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING, false },
-	{ "io_uring_enter", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING, false },
-	{ "io_uring_register", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING, false },
+	  "joining another namespace, such as one open on an inherited descriptor", SC_ONE, 0 },
+	{ "mount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "umount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "umount2", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "pivot_root", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "open_tree", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "move_mount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "fsopen", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "fsconfig", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "fsmount", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "fspick", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "mount_setattr", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_MOUNT, SC_ONE, 0 },
+	{ "io_uring_setup", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING, SC_ONE, 0 },
+	{ "io_uring_enter", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING, SC_ONE, 0 },
+	{ "io_uring_register", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_URING, SC_ONE, 0 },
 	{ "ptrace", SC_ALWAYS, 0, { { 0 } }, EPERM, "any",
-	  "tracing another process: its memory, registers and syscalls", false },
-	{ "process_vm_readv", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_VM, false },
-	{ "process_vm_writev", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_VM, false },
-	{ "keyctl", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_KEYS, false },
-	{ "add_key", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_KEYS, false },
-	{ "request_key", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_KEYS, false },
+	  "tracing another process: its memory, registers and syscalls", SC_ONE, 0 },
+	{ "process_vm_readv", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_VM, SC_ONE, 0 },
+	{ "process_vm_writev", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_VM, SC_ONE, 0 },
+	{ "keyctl", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_KEYS, SC_ONE, 0 },
+	{ "add_key", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_KEYS, SC_ONE, 0 },
+	{ "request_key", SC_ALWAYS, 0, { { 0 } }, EPERM, "any", WHY_KEYS, SC_ONE, 0 },
 	SETID_MODE("chmod", 1),
 	SETID_MODE("fchmod", 1),
 	SETID_MODE("fchmodat", 2),
@@ -129,23 +149,22 @@ static const struct sc_rule rules[] = {
 	DEVICE_MODE("mknodat", 2, S_IFBLK),
 	{ "openat2", SC_ALWAYS, 0, { { 0 } }, ENOSYS, "any",
 	  "its mode is in memory the filter cannot read; ENOSYS makes libc fall back to openat, "
-	  "which is checked", false },
+	  "which is checked", SC_ONE, 0 },
 	{ "socketcall", SC_NO_NET_OR_UNIX, 0, { { 0 } }, EPERM, "any",
 	  "the 32-bit socket multiplexer keeps its arguments in memory the filter cannot read, so "
-	  "it is refused whole; the direct socket syscalls (Linux 4.3+) are checked below", false },
+	  "it is refused whole; the direct socket syscalls (Linux 4.3+) are checked below", SC_ONE, 0 },
 	{ "socket", SC_NO_UNIX, 1, { { 0, SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX } }, EPERM,
 	  "domain AF_UNIX",
 	  "net \"unix\" is not allowed: local sockets reach daemons outside the sandbox; "
-	  "connect() cannot see a family, so refusing the socket suffices", false },
+	  "connect() cannot see a family, so refusing the socket suffices", SC_ONE, 0 },
 	{ "socketpair", SC_NO_UNIX, 2,
-	  { { 0, SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX }, { 1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM } },
-	  EPERM, "domain AF_UNIX, type SOCK_DGRAM",
-	  "an unnamed datagram socket can still send to any named one (sendto, connect); "
-	  "stream and seqpacket pairs stay allowed", false },
+	  { { 0, SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX }, { 1, SCMP_CMP_MASKED_EQ, SOCK_TYPE_MASK, 0 } },
+	  EPERM, "AF_UNIX, not STREAM or SEQPACKET", WHY_UNIX_PAIR,
+	  SC_EACH_VALUE, UNIX_PAIR_KEEP },
 	{ "socket", SC_NO_NET, 1, { { 0, SCMP_CMP_GT, AF_UNIX, 0 } }, EAFNOSUPPORT,
 	  "domain not AF_UNIX",
 	  "no net rule allows a host: AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_VSOCK and "
-	  "every other family", false },
+	  "every other family", SC_ONE, 0 },
 	/* Through the egress proxy: AF_INET and AF_INET6 reach only the
 	 * sandbox's own loopback, where the proxy listens; the rest stays
 	 * refused. */
@@ -153,7 +172,7 @@ static const struct sc_rule rules[] = {
 	EGRESS_FAMILY(AF_NETROM), EGRESS_FAMILY(AF_BRIDGE), EGRESS_FAMILY(AF_ATMPVC),
 	EGRESS_FAMILY(AF_X25),
 	{ "socket", SC_EGRESS, 1, { { 0, SCMP_CMP_GT, AF_INET6, 0 } }, EAFNOSUPPORT,
-	  "domain above AF_INET6", WHY_EGRESS, false },
+	  "domain above AF_INET6", WHY_EGRESS, SC_ONE, 0 },
 };
 
 struct sc_arch {
@@ -227,14 +246,9 @@ static int restricted(const struct lower_input *in, char **err)
 	return -1;
 }
 
-/* One rule, or with each_bit one for every bit of the mask (a seccomp rule's
- * comparisons must all hold; a bit set among several is an OR of rules). */
-static int sc_rule_add(scmp_filter_ctx ctx, const struct sc_rule *r)
+/* A rule for every bit of cmp[0]'s mask. */
+static int sc_add_each_bit(scmp_filter_ctx ctx, uint32_t action, int nr, const struct sc_rule *r)
 {
-	int nr = seccomp_syscall_resolve_name(r->syscall);
-	uint32_t action = SCMP_ACT_ERRNO((uint32_t)r->err);
-	if (!r->each_bit)
-		return seccomp_rule_add_array(ctx, action, nr, r->ncmp, r->ncmp ? r->cmp : NULL);
 	for (scmp_datum_t bits = r->cmp[0].datum_a; bits; bits &= bits - 1) {
 		struct scmp_arg_cmp one = r->cmp[0];
 		one.datum_a = one.datum_b = bits & -bits;
@@ -243,6 +257,39 @@ static int sc_rule_add(scmp_filter_ctx ctx, const struct sc_rule *r)
 			return rc;
 	}
 	return 0;
+}
+
+/* A rule for every value of the last comparison's mask that keep leaves
+ * out; the mask is a low run of bits, so the values are 0 to the mask. */
+static int sc_add_each_value(scmp_filter_ctx ctx, uint32_t action, int nr,
+			     const struct sc_rule *r)
+{
+	struct scmp_arg_cmp cmp[2];
+	unsigned last = r->ncmp - 1;
+	memcpy(cmp, r->cmp, sizeof(cmp));
+	for (scmp_datum_t v = 0; v <= r->cmp[last].datum_a; v++) {
+		if (v < 32 && (r->keep >> v) & 1)
+			continue;
+		cmp[last].datum_b = v;
+		int rc = seccomp_rule_add_array(ctx, action, nr, r->ncmp, cmp);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* One table rule as seccomp rules (a seccomp rule's comparisons must all
+ * hold; an OR is several rules). */
+static int sc_rule_add(scmp_filter_ctx ctx, const struct sc_rule *r)
+{
+	int nr = seccomp_syscall_resolve_name(r->syscall);
+	uint32_t action = SCMP_ACT_ERRNO((uint32_t)r->err);
+	switch (r->expand) {
+	case SC_EACH_BIT: return sc_add_each_bit(ctx, action, nr, r);
+	case SC_EACH_VALUE: return sc_add_each_value(ctx, action, nr, r);
+	case SC_ONE: break;
+	}
+	return seccomp_rule_add_array(ctx, action, nr, r->ncmp, r->ncmp ? r->cmp : NULL);
 }
 
 static scmp_filter_ctx sc_arch_filter(const struct lower_input *in, uint32_t arch, char **err)
@@ -429,8 +476,9 @@ char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err)
 	if (!in->unix_allowed)
 		sb_adds(&sb, "  connect, sendto, sendmsg: a unix socket the command could use comes "
 			     "from socket() or socketpair(), refused above, or was inherited open\n"
-			     "  socketpair stream and seqpacket: a connected pair reaches nothing "
-			     "outside it\n");
+			     "  socketpair(AF_UNIX) of SOCK_STREAM or SOCK_SEQPACKET: a connected "
+			     "pair reaches nothing outside it (sendto ignores or refuses an address, "
+			     "connect answers EISCONN)\n");
 	sb_adds(&sb, "  every other syscall: the mounts and namespaces of bwrap and the Landlock "
 		     "ruleset bound what it can reach\n");
 	*len = sb.len;

@@ -68,6 +68,11 @@ int cordon_lowering_expand_masks(cordon_lowering *l, char **err)
 	return lower_expand_masks(&l->in, &lower_mask_default_bounds, err);
 }
 
+int cordon_lowering_mask_root_secrets(cordon_lowering *l, char **err)
+{
+	return lower_mask_root_secrets(&l->in, &lower_mask_default_bounds, err);
+}
+
 const char *cordon_lowering_cwd(const cordon_lowering *l)
 {
 	return l->in.cwd;

@@ -9,7 +9,9 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,6 +37,7 @@ static const char *errno_name(int e)
 	case EINVAL: return "EINVAL";
 	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
 	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case ENOSPC: return "ENOSPC";
 	case ENOMEM: return "ENOMEM";
 	case ENOKEY: return "ENOKEY";
@@ -63,12 +66,42 @@ static long try_socket(long domain, int type)
 static long try_socketpair(int type)
 {
 	int sv[2];
-	long r = socketpair(AF_UNIX, type, 0, sv);
+	long r = syscall(SYS_socketpair, (long)AF_UNIX, (long)type, 0L, sv);
 	if (r == 0) {
 		close(sv[0]);
 		close(sv[1]);
 	}
 	return r;
+}
+
+/* "unix-pair-T" or "unix-socket-T", T a type name or number, "+flags"
+ * adding SOCK_NONBLOCK|SOCK_CLOEXEC: every spelling of an AF_UNIX socket. */
+static const struct {
+	const char *name;
+	int type;
+} sock_types[] = {
+	{ "stream", SOCK_STREAM }, { "dgram", SOCK_DGRAM },	  { "raw", SOCK_RAW },
+	{ "rdm", SOCK_RDM },	   { "seqpacket", SOCK_SEQPACKET }, { "packet", SOCK_PACKET },
+};
+
+static int sock_type_of(const char *spec)
+{
+	char *end;
+	size_t n = strcspn(spec, "+");
+	int type = -1;
+	for (size_t i = 0; i < sizeof(sock_types) / sizeof(sock_types[0]); i++)
+		if (strlen(sock_types[i].name) == n && strncmp(spec, sock_types[i].name, n) == 0)
+			type = sock_types[i].type;
+	if (type < 0) {
+		type = (int)strtol(spec, &end, 10);
+		if (end != spec + n)
+			return -1;
+	}
+	if (strcmp(spec + n, "+flags") == 0)
+		type |= SOCK_NONBLOCK | SOCK_CLOEXEC;
+	else if (spec[n])
+		return -1;
+	return type;
 }
 
 /* A child in a new user namespace that exits at once. */
@@ -377,6 +410,9 @@ static void try_x86(void)
 			   int80(360 /* socketpair */, AF_UNIX, SOCK_DGRAM, 0,
 				 (long)(args + 4)));
 		x86_report("x86-socketpair-stream", int80(360, AF_UNIX, SOCK_STREAM, 0, (long)(args + 4)));
+		x86_report("x86-socketpair-raw", int80(360, AF_UNIX, SOCK_RAW, 0, (long)(args + 4)));
+		x86_report("x86-socketpair-seqpacket",
+			   int80(360, AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, (long)(args + 4)));
 		try_x86_setid((char *)args);
 		x86_report("x86-unshare-user", int80(310 /* unshare */, CLONE_NEWUSER, 0, 0, 0));
 		_exit(0);
@@ -420,7 +456,15 @@ int main(int argc, char **argv)
 			r = try_socketpair(SOCK_STREAM);
 		else if (strcmp(op, "pair-dgram") == 0)
 			r = try_socketpair(SOCK_DGRAM | SOCK_CLOEXEC);
-		else if (strcmp(op, "unshare-user") == 0)
+		else if (strncmp(op, "unix-pair-", 10) == 0 || strncmp(op, "unix-socket-", 12) == 0) {
+			bool pair = op[5] == 'p';
+			int type = sock_type_of(op + (pair ? 10 : 12));
+			if (type < 0) {
+				fprintf(stderr, "sysprobe: unknown socket type in '%s'\n", op);
+				return 2;
+			}
+			r = pair ? try_socketpair(type) : try_socket(AF_UNIX, type);
+		} else if (strcmp(op, "unshare-user") == 0)
 			r = unshare(CLONE_NEWUSER);
 		else if (strcmp(op, "clone-user") == 0)
 			r = try_clone_user();
