@@ -234,9 +234,20 @@ char *codex_trust_read(const char *text, const char *key)
 	return q2 ? strndup(q + 1, (size_t)(q2 - q - 1)) : NULL;
 }
 
-/* Is the key written anywhere but in its own table header?  Then it is
- * spelled another way (a dotted key, an inline table) that cordon does
- * not edit. */
+/* Does the line (blanks trimmed) assign the name: `name =` or `name.`? */
+static bool assigns(const char *t, size_t tl, const char *name)
+{
+	size_t n = strlen(name);
+	if (tl <= n || strncmp(t, name, n) != 0)
+		return false;
+	for (t += n, tl -= n; tl && (*t == ' ' || *t == '\t'); t++, tl--)
+		;
+	return tl && (*t == '=' || *t == '.');
+}
+
+/* Is the key written anywhere but in its own table header, or hooks.state
+ * made a value (an inline table) that a [hooks.state."KEY"] table would
+ * redefine?  Then it is spelled in a way cordon does not edit. */
 static bool key_elsewhere(const char *text, const char *key)
 {
 	size_t head, body, end, kl = strlen(key);
@@ -244,6 +255,15 @@ static bool key_elsewhere(const char *text, const char *key)
 	for (const char *p = text; (p = strstr(p, key)) != NULL; p += kl)
 		if (!own || (size_t)(p - text) < head || (size_t)(p - text) >= body)
 			return true;
+	for (size_t at = 0; text[at];) {
+		size_t len = strcspn(text + at, "\n");
+		const char *t;
+		size_t tl = trimmed(text + at, len, &t);
+		if (assigns(t, tl, "hooks") || assigns(t, tl, "state") ||
+		    assigns(t, tl, "hooks.state"))
+			return true;
+		at += len + (text[at + len] == '\n');
+	}
 	return false;
 }
 
@@ -256,7 +276,9 @@ char *codex_trust_record(const char *text, const char *key, const char *hash, ch
 	if (!text)
 		text = "";
 	if (key_elsewhere(text, key)) {
-		if (asprintf(err, "it names the hook %s in a form cordon does not edit", key) < 0)
+		if (asprintf(err, "it sets hooks.state, or names the hook %s, in a form cordon "
+				  "does not edit",
+			     key) < 0)
 			abort();
 		return NULL;
 	}

@@ -181,7 +181,7 @@ main_calls() { # main_calls AGENT
 		push${T}Bash${T}{"command": "git push --force origin main"}
 		write-in${T}Write${T}{"file_path": "$WS/written.txt", "content": "written\\n"}
 		write-out${T}Write${T}{"file_path": "$O/written-out.txt", "content": "x\\n"}
-		new-tool${T}Skill${T}{"skill": "x-test"}
+		new-tool${T}TaskList${T}{}
 		EOF
 		;;
 	codex)
@@ -293,7 +293,7 @@ agent_pass() { # agent_pass AGENT: every scenario for one agent
 	ok $? "$t the agent's write tool works inside the workspace"
 	absent "$O/written-out.txt" "$t ... and not outside"
 	if [ "$a" = claude ]; then
-		has new-tool "cordon (workspace-write)" "$t a tool the hook has no mapping for reaches cordon (Skill)"
+		has new-tool "cordon (workspace-write)" "$t a tool the hook has no mapping for reaches cordon (TaskList)"
 		# -p mode: the denial record shows the model's command.
 		grep -q "echo x > $O/shell-out.txt" "$P/agent.out" && ! grep -q "cordon' run" "$P/agent.out"
 		ok $? "$t claude -p's denial record shows the model's command, not cordon's"

@@ -339,6 +339,16 @@ ok $? "codex: doctor fails on a stale trusted hash"
 ok $? "codex: install records the trust in place, keeping the other hooks, saying so"
 "$REAL" hook doctor codex --dir "$X" > "$tmpdir/doc" 2>&1
 is "$?" 0 "codex: doctor after install"
+# A config.toml whose hooks.state is an inline table cannot take one more
+# table: install leaves both files as they were and says so.
+Y=$tmpdir/codexinline
+mkdir -p "$Y/.codex"
+printf '[hooks]\nstate = { }\n' > "$Y/.codex/config.toml"
+cp "$Y/.codex/config.toml" "$tmpdir/inline.toml"
+"$REAL" hook install codex --dir "$Y" -p "$pol" > /dev/null 2> "$tmpdir/err"
+[ $? -eq 2 ] && cmp -s "$Y/.codex/config.toml" "$tmpdir/inline.toml" && [ ! -e "$Y/.codex/hooks.json" ] &&
+	grep -q "/hooks screen" "$tmpdir/err"
+ok $? "codex: install refuses a config.toml it cannot edit safely, changing nothing"
 grep -q '^ok   Codex trusts its PreToolUse entry' "$tmpdir/doc"
 ok $? "codex: doctor sees the trust install recorded"
 done_testing
