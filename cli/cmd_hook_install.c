@@ -738,6 +738,24 @@ static void check_matcher(const struct hook_proto *p, const char *matcher)
 	       len ? "; these never reach it: " : "", missed);
 }
 
+/* Settings in the same file under which the agent runs no hook, or not
+ * this one: Claude Code's disableAllHooks, Gemini CLI's hooksConfig. */
+static void check_hooks_on(const struct hook_proto *p, json_t *cfg, const char *cmd)
+{
+	json_t *hc = json_object_get(cfg, "hooksConfig"), *v;
+	const char *off = NULL;
+	size_t i;
+	if (p == &hook_protos[HOOK_CLAUDE] && json_is_true(json_object_get(cfg, "disableAllHooks")))
+		off = "\"disableAllHooks\": true";
+	if (p == &hook_protos[HOOK_GEMINI] && json_is_false(json_object_get(hc, "enabled")))
+		off = "\"hooksConfig\": {\"enabled\": false}";
+	json_array_foreach(p == &hook_protos[HOOK_GEMINI] ? json_object_get(hc, "disabled") : NULL, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), cmd))
+			off = "\"hooksConfig\": {\"disabled\"} names cordon's command";
+	report(!off, "%s runs the hooks of this file%s%s%s", p->title, off ? ": " : "", off ? off : "",
+	       off ? ", so no call reaches cordon" : "");
+}
+
 /* Codex runs an entry only when config.toml trusts its current hash. */
 static void check_codex_trust(const struct install_opts *o, const char *hooks_path,
 			      const char *event, size_t group, json_t *grp, json_t *hook)
@@ -847,6 +865,7 @@ int cmd_hook_doctor(const struct hook_proto *p, const struct install_opts *opts)
 		report(strlen(cmd) > 10 && !strcmp(tail, " || exit 2"),
 		       "its command blocks when cordon is missing or fails (|| exit 2)");
 		check_command_parts(cmd);
+		check_hooks_on(p, cfg, cmd);
 		check_matcher(p, json_string_value(json_object_get(grp, "matcher")));
 		if (p == &hook_protos[HOOK_CODEX]) {
 			check_codex_trust(&o, path, p->event, group, grp, hook);

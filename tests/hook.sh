@@ -307,6 +307,16 @@ EOS
 ok $? "gemini: install reads settings.json with comments, keeps strings, backs the comments up"
 "$REAL" hook doctor gemini --dir "$G" > /dev/null 2>&1
 is "$?" 0 "gemini: doctor on the merged file"
+# Settings under which the agent runs no hook: doctor fails and says which.
+sed -i 's/^{/{ "hooksConfig": { "enabled": false },/' "$G/.gemini/settings.json"
+"$REAL" hook doctor gemini --dir "$G" > "$tmpdir/doc" 2>&1
+[ $? -eq 1 ] && grep -q '^FAIL Gemini CLI runs the hooks of this file: "hooksConfig": {"enabled": false}' "$tmpdir/doc"
+ok $? "gemini: doctor fails when hooksConfig turns hooks off"
+"$REAL" hook install claude --dir "$D" -p "$pol" > /dev/null 2>&1
+sed -i 's/^{/{ "disableAllHooks": true,/' "$D/.claude/settings.json"
+"$REAL" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
+[ $? -eq 1 ] && grep -q '^FAIL Claude Code runs the hooks of this file: "disableAllHooks": true' "$tmpdir/doc"
+ok $? "claude: doctor fails when disableAllHooks is set"
 # Codex runs a hooks.json entry only when config.toml trusts its hash:
 # install records it, doctor compares it.  The hashes below are the ones
 # Codex 0.171.0 itself computed for these entries (codex app-server,
