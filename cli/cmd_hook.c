@@ -17,14 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 const struct hook_proto hook_protos[HOOK_AGENT_COUNT] = {
 	[HOOK_CLAUDE] = {
 		.name = "claude", .title = "Claude Code", .event = "PreToolUse",
 		.shell_tool = "Bash", .dir = ".claude", .file = "settings.json",
-		.matcher = "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS|"
-			   "WebFetch|WebSearch|mcp__.*",
+		/* Every tool: one the hook does not know (Claude Code adds them
+		 * between releases) is decided by the policy as claude:NAME. */
+		.matcher = "*",
 		.timeout = 30, .can_rewrite = true, .can_ask = true,
 		.project_env = "CLAUDE_PROJECT_DIR",
 	},
@@ -32,12 +34,12 @@ const struct hook_proto hook_protos[HOOK_AGENT_COUNT] = {
 		.name = "codex", .title = "Codex", .event = "PreToolUse",
 		.event2 = "PermissionRequest", .shell_tool = "Bash", .dir = ".codex",
 		.file = "hooks.json", .matcher = NULL, .timeout = 30,
-		.can_rewrite = false, .can_ask = false,
+		.can_rewrite = true, .can_ask = false,
 	},
 	[HOOK_GEMINI] = {
 		.name = "gemini", .title = "Gemini CLI", .event = "BeforeTool",
 		.shell_tool = "run_shell_command", .dir = ".gemini", .file = "settings.json",
-		.matcher = ".*", .timeout = 30000, .can_rewrite = true, .can_ask = false,
+		.matcher = ".*", .timeout = 30000, .can_rewrite = true, .can_ask = true,
 		.project_env = "GEMINI_PROJECT_DIR",
 	},
 };
@@ -207,7 +209,21 @@ static void add_url(struct hreqs *r, const char *url)
 	const char *host = at ? at + 1 : auth;
 	if (!*host)
 		block("the URL '%s' has no host", url);
-	add_req(r, CORDON_NET, host);
+	/* The port the fetch will contact: the URL's, else its scheme's, so that
+	 * a rule on github.com:443 decides https://github.com/x. */
+	const char *close = host[0] == '[' ? strchr(host, ']') : NULL;
+	bool has_port = strchr(close ? close : host, ':') != NULL;
+	const char *port = !strncasecmp(url, "https://", 8) ? "443"
+			   : !strncasecmp(url, "http://", 7) ? "80" : NULL;
+	if (has_port || !port) {
+		add_req(r, CORDON_NET, host);
+	} else {
+		char *hp;
+		if (asprintf(&hp, "%s:%s", host, port) < 0)
+			block("out of memory");
+		add_req(r, CORDON_NET, hp);
+		free(hp);
+	}
 	free(auth);
 }
 
@@ -399,6 +415,7 @@ static void requests_of(const struct hook_proto *p, const char *tool, json_t *in
 struct hook_opts {
 	const char *policy_path, *preset, *audit_path, *actor;
 	bool no_rewrite;
+	bool no_ask;  /* no person answers: an ask is a deny */
 	unsigned timeout;
 	cordon_context *ctx;
 };
@@ -429,20 +446,63 @@ static void set_ctx(cordon_context *ctx, const char *name, const char *value)
 		block("context %s: %s", name, err ? err : "refused");
 }
 
+/* The session's project root, the workspace: the agent's own variable
+ * where it sets one (Claude Code, Gemini CLI), else the directory the agent
+ * started the hook in.  Codex starts every hook in the session's directory
+ * and puts a tool call's `workdir` in the event's cwd, so the event's cwd
+ * is never the workspace: a tool call cannot choose its own authority. */
+static const char *session_root(const struct hook_proto *p, char *buf, size_t size)
+{
+	const char *env = p->project_env ? getenv(p->project_env) : NULL;
+	if (env && env[0] == '/')
+		return env;
+	if (!getcwd(buf, size))
+		block("cannot tell the session's project directory: %s", strerror(errno));
+	return buf;
+}
+
+/* The directory the tool call runs in: the event's cwd (Codex: the call's
+ * workdir), or for Gemini CLI's shell tool its dir_path, which is relative
+ * to that.  Resolved, so that the decision and the rewritten command's
+ * `--cwd` name the same directory; a missing one blocks. */
+static char *call_dir(const struct hook_proto *p, json_t *ev)
+{
+	const char *cwd = str_member(ev, "cwd");
+	json_t *in = json_object_get(ev, "tool_input");
+	const char *tool = str_member(ev, "tool_name");
+	const char *sub = p == &hook_protos[HOOK_GEMINI] && tool && !strcmp(tool, p->shell_tool)
+				  ? str_member(in, "dir_path")
+				  : NULL;
+	char *joined = NULL, real[PATH_MAX];
+	if (!cwd || cwd[0] != '/')
+		block("the event has no absolute cwd");
+	if (!sub || !*sub)
+		joined = strdup(cwd);
+	else if (sub[0] == '/')
+		joined = strdup(sub);
+	else if (asprintf(&joined, "%s/%s", cwd, sub) < 0)
+		joined = NULL;
+	if (!joined)
+		block("out of memory");
+	if (!realpath(joined, real))
+		block("the tool call's directory %s cannot be resolved: %s", joined, strerror(errno));
+	free(joined);
+	return strdup(real);
+}
+
 /* cwd, workspace and session_dir from the event, unless --context set them. */
 static void context_of(const struct hook_proto *p, json_t *ev, struct hook_opts *o,
 		       const char **cwd_out)
 {
-	const char *cwd = str_member(ev, "cwd"), *sid = str_member(ev, "session_id");
-	char real[PATH_MAX];
-	if (!cwd || cwd[0] != '/')
-		block("the event has no absolute cwd");
-	if (!cordon_context_get(o->ctx, "cwd"))
-		set_ctx(o->ctx, "cwd", cwd);
+	const char *sid = str_member(ev, "session_id");
+	char real[PATH_MAX], here[PATH_MAX];
+	if (!cordon_context_get(o->ctx, "cwd")) {
+		char *dir = call_dir(p, ev);
+		set_ctx(o->ctx, "cwd", dir);
+		free(dir);
+	}
 	if (!cordon_context_get(o->ctx, "workspace")) {
-		const char *ws = p->project_env ? getenv(p->project_env) : NULL;
-		if (!ws || ws[0] != '/')
-			ws = cwd;
+		const char *ws = session_root(p, here, sizeof(here));
 		if (!realpath(ws, real))
 			block("the workspace %s cannot be resolved: %s", ws, strerror(errno));
 		set_ctx(o->ctx, "workspace", real);
@@ -583,6 +643,10 @@ static char *wrapped_command(const struct hook_opts *o, const char *command, boo
 	}
 	words[nw++] = "--workspace";
 	words[nw++] = OWN(hook_shell_quote(cordon_context_get(o->ctx, "workspace")));
+	/* The directory the agent asked for (a Gemini dir_path, a Codex workdir),
+	 * as it was decided; cordon run would otherwise start at the workspace. */
+	words[nw++] = "--cwd";
+	words[nw++] = OWN(hook_shell_quote(cordon_context_get(o->ctx, "cwd")));
 	static const char *const passed[] = { "home", "agent_dir", "session_dir" };
 	for (size_t i = 0; i < 3; i++) {
 		char *kv;
@@ -661,7 +725,8 @@ static json_t *answer_claude(const char *event, enum cordon_effect e, const char
 	return json_pack("{s:o}", "hookSpecificOutput", h);
 }
 
-static json_t *answer_codex(const char *event, enum cordon_effect e, const char *why)
+static json_t *answer_codex(const char *event, enum cordon_effect e, const char *why,
+			   json_t *in, const char *rewritten)
 {
 	if (strcmp(event, "PermissionRequest") == 0) {
 		/* An ask stays the person's: a quiet hook leaves Codex's own prompt. */
@@ -673,7 +738,13 @@ static json_t *answer_codex(const char *event, enum cordon_effect e, const char 
 		return json_pack("{s:{s:s, s:o}}", "hookSpecificOutput", "hookEventName", event,
 				 "decision", dec);
 	}
-	/* PreToolUse: Codex honours deny; silence lets the call go on. */
+	/* PreToolUse: Codex takes an allow only with updatedInput (the command
+	 * inside cordon run); any other allow is silence, which lets the call
+	 * go on.  It cannot ask: an ask arrives here as a deny. */
+	if (e == CORDON_ALLOW && rewritten)
+		return json_pack("{s:{s:s, s:s, s:s, s:o}}", "hookSpecificOutput", "hookEventName",
+				 event, "permissionDecision", "allow", "permissionDecisionReason", why,
+				 "updatedInput", updated_input(in, "command", rewritten));
 	if (e == CORDON_ALLOW)
 		return NULL;
 	return json_pack("{s:{s:s, s:s, s:s}}", "hookSpecificOutput", "hookEventName", event,
@@ -681,17 +752,20 @@ static json_t *answer_codex(const char *event, enum cordon_effect e, const char 
 }
 
 static json_t *answer_gemini(enum cordon_effect e, const char *why, json_t *in,
-				    const char *rewritten)
+			    const char *rewritten)
 {
-	if (e != CORDON_ALLOW)
+	if (e == CORDON_DENY)
 		return json_pack("{s:s, s:s}", "decision", "deny", "reason", why);
-	json_t *out = json_pack("{s:s}", "decision", "allow");
+	/* Gemini CLI shows its own confirmation for an ask, with the preview. */
+	json_t *out = e == CORDON_ASK ? json_pack("{s:s, s:s, s:s}", "decision", "ask", "reason", why,
+						  "systemMessage", why)
+				      : json_pack("{s:s}", "decision", "allow");
+	/* tool_input merges over the model's arguments: dir_path and the rest
+	 * stay, the command becomes the one inside cordon run. */
 	if (rewritten)
 		json_object_set_new(out, "hookSpecificOutput",
 				    json_pack("{s:s, s:o}", "hookEventName", "BeforeTool",
-					      "tool_input",
-					      json_pack("{s:s}", "command", rewritten)));
-	(void)in;
+					      "tool_input", updated_input(in, "command", rewritten)));
 	return out;
 }
 
@@ -743,6 +817,9 @@ int cmd_hook(int argc, char **argv)
 		switch (id) {
 		case OPT_NO_REWRITE:
 			o.no_rewrite = true;
+			break;
+		case OPT_NO_ASK:
+			o.no_ask = io.no_ask = true;
 			break;
 		case OPT_TIMEOUT: {
 			unsigned long t = strtoul(arg, &end, 10);
@@ -866,12 +943,18 @@ int cmd_hook(int argc, char **argv)
 		requests_of(p, tool, in, r, &command);
 
 	/* A shell command runs inside cordon's sandbox when the agent lets the
-	 * hook rewrite it; otherwise it is decided as running without one. */
-	bool rewrite = command && p->can_rewrite && !o.no_rewrite;
+	 * hook rewrite it (its pre-tool event; Codex's PermissionRequest cannot);
+	 * otherwise it is decided as running without one. */
+	bool rewrite = command && p->can_rewrite && !o.no_rewrite && !strcmp(event, p->event);
 	struct verdict v = { 0 };
 	decide_all(p, evl, r, rewrite, &v, log, &o, tool, str_member(ev, "session_id"));
 	enum cordon_effect e = v.effect;
-	if (e == CORDON_ASK && !p->can_ask && strcmp(event, "PermissionRequest") != 0)
+	bool asks = strcmp(event, "PermissionRequest") == 0 || (p->can_ask && !o.no_ask);
+	if (e == CORDON_ASK && !asks && o.no_ask)
+		vput(&v, "\nno person answers %s's calls here (--no-ask), so cordon refuses what "
+			 "needs approval; run it yourself, or change the policy",
+		     p->title);
+	else if (e == CORDON_ASK && !asks)
 		vput(&v, "\n%s's hook cannot ask a person, so cordon refuses what needs approval; "
 			 "run it yourself, or change the policy",
 		     p->title);
@@ -880,7 +963,7 @@ int cmd_hook(int argc, char **argv)
 		     effect_word(e), rewrite && e != CORDON_DENY ? ", runs inside cordon's sandbox" : "",
 		     v.preview ? v.preview : "") < 0)
 		block("out of memory");
-	if (e == CORDON_ASK && !p->can_ask && strcmp(event, "PermissionRequest") != 0)
+	if (e == CORDON_ASK && !asks)
 		e = CORDON_DENY;
 
 	char *rewritten = rewrite && e != CORDON_DENY ? wrapped_command(&o, command, e == CORDON_ASK,
@@ -894,7 +977,7 @@ int cmd_hook(int argc, char **argv)
 		out = answer_claude(event, e, why, in, rewritten);
 		break;
 	case HOOK_CODEX:
-		out = answer_codex(event, e, why);
+		out = answer_codex(event, e, why, in, rewritten);
 		break;
 	default:
 		out = answer_gemini(e, why, in, rewritten);

@@ -34,7 +34,19 @@ struct install_opts {
 	const char *scope;  /* user or project */
 	const char *policy, *preset, *dir;
 	bool dry_run;
+	bool no_ask;  /* the installed command carries --no-ask */
 };
+
+/* Codex's hook trust (hook_codex.c): its home ($CODEX_HOME resolved, else
+ * $HOME/.codex), the config.toml key of one hooks.json entry, the hash
+ * Codex trusts it by ("sha256:..."), the trusted hash recorded for a key
+ * in config.toml's text (or NULL), and that text with the key recorded as
+ * trusted (NULL and *err when cordon cannot edit it safely); all malloc'd. */
+char *codex_home(void);
+char *codex_trust_key(const char *hooks_path, const char *event, size_t group);
+char *codex_trust_hash(const char *event, const char *matcher, const char *command, long timeout);
+char *codex_trust_read(const char *toml, const char *key);
+char *codex_trust_record(const char *toml, const char *key, const char *hash, char **err);
 
 int cmd_hook_install(const struct hook_proto *p, const struct install_opts *o);
 int cmd_hook_uninstall(const struct hook_proto *p, const struct install_opts *o);

@@ -134,9 +134,9 @@ static const struct verb verbs[] = {
 	  false, cmd_probe },
 	{ VERB_HOOK, "hook", "answer a coding agent's pre-tool-use hook",
 	  "usage: cordon hook AGENT [-p FILE] [--preset P] [--context k=v]... [--no-rewrite]\n"
-	  "                   [--timeout S] [--audit LOG] [--actor NAME] < EVENT\n"
+	  "                   [--no-ask] [--timeout S] [--audit LOG] [--actor NAME] < EVENT\n"
 	  "       cordon hook install AGENT [--scope user|project] [--dir DIR] [-p FILE]\n"
-	  "                   [--preset P] [--dry-run]\n"
+	  "                   [--preset P] [--no-ask] [--dry-run]\n"
 	  "       cordon hook uninstall AGENT [--scope user|project] [--dir DIR]\n"
 	  "       cordon hook doctor AGENT [--scope user|project] [--dir DIR]\n"
 	  "\n"
@@ -145,14 +145,16 @@ static const struct verb verbs[] = {
 	  "event on stdin, decide the tool call with the policy, and answer in the\n"
 	  "agent's protocol, with every operation and its decision as the reason.  A\n"
 	  "shell command is rewritten to run under `cordon run` with the same policy\n"
-	  "where the agent allows it (Claude Code, Gemini CLI); elsewhere it is decided\n"
-	  "as running without cordon's sandbox.  Any failure (a bad event, an unknown\n"
-	  "event, a policy that does not compile, a timeout) blocks the call: the reason\n"
-	  "on stderr and exit 2.\n"
+	  "(Claude Code, Codex, Gemini CLI; with --no-rewrite it is decided as running\n"
+	  "without cordon's sandbox).  Any failure (a bad event, an unknown event, a\n"
+	  "policy that does not compile, a timeout) blocks the call: the reason on\n"
+	  "stderr and exit 2.\n"
 	  "\n"
 	  "install merges the hook into the agent's configuration (the old file kept\n"
-	  "as FILE.cordon-backup-TIME); uninstall removes cordon's entries from it;\n"
-	  "doctor checks the installed hook end to end.\n",
+	  "as FILE.cordon-backup-TIME) and, for Codex, records it as trusted in\n"
+	  "config.toml; uninstall removes cordon's entries from it; doctor checks the\n"
+	  "installed hook end to end and exits 1 when the agent would not run it or\n"
+	  "it would block every call.\n",
 	  NULL, false, cmd_hook },
 	{ VERB_WRITE, "write", "write a file through the policy",
 	  "usage: cordon write [-p FILE] [--preset P] [--context k=v]... [--approval ID] PATH < CONTENT\n"

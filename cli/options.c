@@ -191,6 +191,10 @@ const struct cli_option cli_options[] = {
 	/* ---- hook ---- */
 	{ IN(HOOK), "no-rewrite", 0, NULL, CLI_OWN, OPT_NO_REWRITE,
 	  "decide shell commands as running without the sandbox", "AGENT" },
+	{ IN(HOOK), "no-ask", 0, NULL, CLI_OWN, OPT_NO_ASK,
+	  "no person answers (a headless agent): a call that\n"
+	  "needs approval is denied, saying so",
+	  "AGENT install" },
 	{ IN(HOOK), "timeout", 0, "S", CLI_OWN, OPT_TIMEOUT,
 	  "block when no decision is made in S seconds (20)", "AGENT" },
 	{ IN(HOOK), "scope", 0, "S", CLI_OWN, OPT_SCOPE,

@@ -20,11 +20,12 @@ U() {
 	(cd "$W" && $AS env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 "$@")
 }
 
-# hook CMD: CMD through cordon hook codex; $answer is its answer.
+# hook CMD: CMD through cordon hook codex; $answer is its answer.  With
+# --no-rewrite, as the command then runs on the host, where ~/.curlrc counts.
 hook() {
 	printf '{"session_id":"s","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"%s"},"tool_use_id":"c"}\n' \
 		"$W" "$1" > "$P/event"
-	answer=$(U "$C" hook codex -p "$P/policy.cordon" --preset one-host \
+	answer=$(U "$C" hook codex --no-rewrite -p "$P/policy.cordon" --preset one-host \
 		--context workspace="$W" --context home="$H" < "$P/event" 2> "$P/err")
 	rc=$?
 }

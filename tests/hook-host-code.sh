@@ -1,7 +1,7 @@
 #!/bin/sh
 # Commands that run code the agent may have written, asked about through
-# `cordon hook codex`: Codex runs a shell command itself, on the host, so
-# no cordon sandbox bounds it.  The agent first writes files the workspace
+# `cordon hook codex --no-rewrite`: the shell command then runs as Codex
+# runs it, on the host, and no cordon sandbox bounds it.  The agent first writes files the workspace
 # lets it write (a Makefile, a git hook in the directory core.hooksPath
 # names, a nested repository's config, a link to ~/.bashrc); then a
 # command that looks harmless runs that code.  Each command goes through
@@ -44,7 +44,7 @@ json_string() {
 via_hook() {
 	printf '{"session_id":"s","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":%s},"tool_use_id":"c"}\n' \
 		"$W" "$(json_string "$1")" > "$P/event"
-	answer=$(U "$C" hook codex --preset workspace-write --context workspace="$W" \
+	answer=$(U "$C" hook codex --no-rewrite --preset workspace-write --context workspace="$W" \
 		--context home="$H" < "$P/event" 2> "$P/err")
 	rc=$?
 	if [ "$rc" -eq 0 ] && [ -z "$answer" ]; then

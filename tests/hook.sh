@@ -44,17 +44,29 @@ answers() {
 for fx in claude-read-key claude-read-ws claude-write-outside claude-edit-ws \
 	claude-multiedit-relative claude-bash-ws claude-bash-push claude-bash-outside \
 	claude-webfetch-allowed claude-webfetch-denied claude-mcp-allowed claude-mcp-ask \
-	claude-unknown-tool claude-glob; do
+	claude-unknown-tool claude-glob claude-webfetch-port claude-enter-worktree; do
 	answers claude "$fx" 0
 done
 for fx in codex-bash-ws codex-bash-key codex-bash-opaque codex-apply-patch codex-mcp \
-	codex-permission-allow codex-permission-network codex-permission-ask; do
+	codex-permission-allow codex-permission-network codex-permission-ask \
+	codex-bash-workdir-outside; do
 	answers codex "$fx" 0
 done
 for fx in gemini-shell-ws gemini-shell-push gemini-read-key gemini-write-outside \
-	gemini-read-many gemini-web-fetch gemini-mcp; do
+	gemini-read-many gemini-web-fetch gemini-mcp gemini-shell-dir-path; do
 	answers gemini "$fx" 0
 done
+
+# Codex starts its hook in the session's directory and puts a call's workdir
+# in the event's cwd: the workdir is judged like any directory outside the
+# workspace, never taken as the workspace (issue 28, item 3).
+hook codex codex-bash-workdir-outside
+echo "$out" | grep -q '"permissionDecision":"deny"' && echo "$out" | grep -q "write $H/outside-wd.txt"
+ok $? "codex: a call whose workdir is outside the workspace is judged against the session's workspace"
+# With no person to answer (--no-ask), an ask is a deny that says so.
+hook gemini gemini-write-outside --no-ask
+echo "$out" | grep -q '"decision":"deny"' && echo "$out" | grep -q -- '--no-ask'
+ok $? "gemini --no-ask: an ask becomes a deny that says why"
 
 # ---- every failure blocks: exit 2, the reason on stderr, nothing on stdout ----
 blocked() { # blocked DESCRIPTION PATTERN
@@ -161,6 +173,11 @@ if "$REAL" probe > /dev/null 2>&1; then
 	res=$(cd "$WS" && HOME="$H" sh -c "$fresh" 2>&1)
 	[ $? -eq 126 ] && [ ! -e "$O/fresh" ]
 	ok $? "and so does a command other than the one shown"
+	# Gemini CLI's dir_path: the rewritten command runs there.
+	hook gemini gemini-shell-dir-path
+	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"tool_input":{"command":"\([^"]*\)".*/\1/p')
+	res=$(cd "$WS/src" && HOME="$H" sh -c "$cmd" 2>&1)
+	is "$res" "$WS/src" "Gemini CLI's dir_path is where the rewritten command runs"
 	hook gemini gemini-shell-ws
 	cmd=$(printf '%s\n' "$out" | sed -n 's/.*"tool_input":{"command":"\([^"]*\)".*/\1/p')
 	rm -f "$WS/out.txt"
@@ -237,4 +254,111 @@ grep -q '"BeforeTool"' "$D/.gemini/settings.json" && grep -q '"timeout": 30000' 
 ok $? "gemini: installed for BeforeTool, its timeout in milliseconds"
 "$REAL" hook install claude --dir "$D" --preset nosuch -p "$pol" > /dev/null 2> "$tmpdir/err"
 is "$?" 2 "install refuses a preset the policy does not have"
+
+# ---- what the real agents showed (issue 28) ----
+# Claude Code 2.1.197 offers tools no list of names keeps up with: the
+# matcher is every tool, and doctor names the tools an old matcher misses.
+echo '{}' > "$D/.claude/settings.json"
+"$REAL" hook install claude --dir "$D" -p "$pol" > /dev/null 2>&1
+grep -q '"matcher": "\*"' "$D/.claude/settings.json"
+ok $? "claude: the installed matcher is every tool"
+sed -i 's/"matcher": "\*"/"matcher": "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS|WebFetch|WebSearch|mcp__.*"/' \
+	"$D/.claude/settings.json"
+"$REAL" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
+[ $? -eq 1 ] && grep -q '^FAIL its matcher .*EnterWorktree.*Skill' "$tmpdir/doc"
+ok $? "doctor fails on a matcher that misses the agent's tools, naming them"
+# Without --preset, install says which preset decides and what a headless
+# agent makes of its asks.
+"$REAL" hook install claude --dir "$D" -p "$pol" > /dev/null 2> "$tmpdir/err"
+grep -q "default preset 'agent'.*headless.*--preset workspace-write.*--no-ask" "$tmpdir/err"
+ok $? "install without --preset leads to a preset a headless agent can work under"
+# A policy that no longer compiles, or a binary that is gone: every call
+# is blocked, and doctor fails loudly.
+mkdir -p "$tmpdir/pol2" "$tmpdir/bin2"
+cp "$pol" "$tmpdir/pol2/"
+cp "$REAL" "$(dirname "$REAL")/cordon-exec" "$tmpdir/bin2/" 2> /dev/null || cp "$REAL" "$tmpdir/bin2/"
+"$tmpdir/bin2/cordon" hook install claude --dir "$D" -p "$tmpdir/pol2/policy.cordon" > /dev/null 2>&1
+"$REAL" hook doctor claude --dir "$D" > /dev/null 2>&1
+is "$?" 0 "doctor: a hook with its own policy file and binary works"
+echo 'this is not cordon' >> "$tmpdir/pol2/policy.cordon"
+"$REAL" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
+[ $? -eq 1 ] && grep -q '^FAIL the policy it uses' "$tmpdir/doc" &&
+	grep -q '^FAIL a well-formed call is answered (status 2)' "$tmpdir/doc"
+ok $? "doctor fails when the installed policy does not compile"
+cp "$pol" "$tmpdir/pol2/policy.cordon"
+rm "$tmpdir/bin2/cordon"
+"$REAL" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
+[ $? -eq 1 ] && grep -q '^FAIL the cordon binary it runs' "$tmpdir/doc"
+ok $? "doctor fails when the cordon binary is gone"
+# Gemini CLI reads settings.json with comments; so do install, doctor and
+# uninstall, and they say the comments are not kept (the backup has them).
+G=$tmpdir/gem
+mkdir -p "$G/.gemini"
+cat > "$G/.gemini/settings.json" << 'EOS'
+{
+  // the user's own settings
+  "security": { "auth": { "selectedType": "gemini-api-key" } }, /* "hooks": {} */
+  "url": "http://x//y"
+}
+EOS
+"$REAL" hook install gemini --dir "$G" -p "$pol" > /dev/null 2> "$tmpdir/err"
+[ $? -eq 0 ] && grep -q 'had comments' "$tmpdir/err" && grep -q '"url": "http://x//y"' "$G/.gemini/settings.json" &&
+	grep -q 'BeforeTool' "$G/.gemini/settings.json" && grep -q '// the user' "$G/.gemini/settings.json.cordon-backup-"*
+ok $? "gemini: install reads settings.json with comments, keeps strings, backs the comments up"
+"$REAL" hook doctor gemini --dir "$G" > /dev/null 2>&1
+is "$?" 0 "gemini: doctor on the merged file"
+# Settings under which the agent runs no hook: doctor fails and says which.
+sed -i 's/^{/{ "hooksConfig": { "enabled": false },/' "$G/.gemini/settings.json"
+"$REAL" hook doctor gemini --dir "$G" > "$tmpdir/doc" 2>&1
+[ $? -eq 1 ] && grep -q '^FAIL Gemini CLI runs the hooks of this file: "hooksConfig": {"enabled": false}' "$tmpdir/doc"
+ok $? "gemini: doctor fails when hooksConfig turns hooks off"
+"$REAL" hook install claude --dir "$D" -p "$pol" > /dev/null 2>&1
+sed -i 's/^{/{ "disableAllHooks": true,/' "$D/.claude/settings.json"
+"$REAL" hook doctor claude --dir "$D" > "$tmpdir/doc" 2>&1
+[ $? -eq 1 ] && grep -q '^FAIL Claude Code runs the hooks of this file: "disableAllHooks": true' "$tmpdir/doc"
+ok $? "claude: doctor fails when disableAllHooks is set"
+# Codex runs a hooks.json entry only when config.toml trusts its hash:
+# install records it, doctor compares it.  The hashes below are the ones
+# Codex 0.171.0 itself computed for these entries (codex app-server,
+# hooks/list), so cordon's computation is checked against Codex's.
+X=$tmpdir/codexhome
+mkdir -p "$X/.codex"
+X=$(cd "$X" && pwd -P)
+cat > "$X/.codex/hooks.json" << 'EOS'
+{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"prettier --check","timeout":5}]},{"hooks":[{"type":"command","command":"'/opt/cordon test/bin/cordon' hook codex --preset 'workspace-write' || exit 2","timeout":30}]}],"PermissionRequest":[{"hooks":[{"type":"command","command":"'/opt/cordon test/bin/cordon' hook codex --preset 'workspace-write' || exit 2","timeout":30}]}]}}
+EOS
+cat > "$X/.codex/config.toml" << EOS
+[hooks.state."$X/.codex/hooks.json:pre_tool_use:1:0"]
+trusted_hash = "sha256:dd23c5b334d860b66be4e233c6032482fb8ecaaa5c41b0d1481fd8e9b08c3679"
+
+[hooks.state."$X/.codex/hooks.json:permission_request:0:0"]
+trusted_hash = "sha256:f3c18fc52b2527cf7c2641f6890bb26d8da353f3d71c56878c949cb9489fbc83"
+EOS
+"$REAL" hook doctor codex --dir "$X" > "$tmpdir/doc" 2>&1
+grep -q '^ok   Codex trusts its PreToolUse entry' "$tmpdir/doc" &&
+	grep -q '^ok   Codex trusts its PermissionRequest entry' "$tmpdir/doc"
+ok $? "codex: cordon's hash of an entry is the one Codex computes"
+sed -i 's/dd23c5b3/00000000/' "$X/.codex/config.toml"
+"$REAL" hook doctor codex --dir "$X" > "$tmpdir/doc" 2>&1
+[ $? -eq 1 ] && grep -q '^FAIL Codex trusts its PreToolUse entry.*changed since' "$tmpdir/doc"
+ok $? "codex: doctor fails on a stale trusted hash"
+"$REAL" hook install codex --dir "$X" -p "$pol" > /dev/null 2> "$tmpdir/err"
+[ $? -eq 0 ] && grep -q "records hook PreToolUse as trusted in $X/.codex/config.toml" "$tmpdir/err" &&
+	grep -q 'prettier --check' "$X/.codex/hooks.json" &&
+	[ "$(grep -c '^\[hooks.state\.' "$X/.codex/config.toml")" -eq 2 ]
+ok $? "codex: install records the trust in place, keeping the other hooks, saying so"
+"$REAL" hook doctor codex --dir "$X" > "$tmpdir/doc" 2>&1
+is "$?" 0 "codex: doctor after install"
+# A config.toml whose hooks.state is an inline table cannot take one more
+# table: install leaves both files as they were and says so.
+Y=$tmpdir/codexinline
+mkdir -p "$Y/.codex"
+printf '[hooks]\nstate = { }\n' > "$Y/.codex/config.toml"
+cp "$Y/.codex/config.toml" "$tmpdir/inline.toml"
+"$REAL" hook install codex --dir "$Y" -p "$pol" > /dev/null 2> "$tmpdir/err"
+[ $? -eq 2 ] && cmp -s "$Y/.codex/config.toml" "$tmpdir/inline.toml" && [ ! -e "$Y/.codex/hooks.json" ] &&
+	grep -q "/hooks screen" "$tmpdir/err"
+ok $? "codex: install refuses a config.toml it cannot edit safely, changing nothing"
+grep -q '^ok   Codex trusts its PreToolUse entry' "$tmpdir/doc"
+ok $? "codex: doctor sees the trust install recorded"
 done_testing
