@@ -218,7 +218,7 @@ int run_command(const struct run_opts *o)
 		if (e == CORDON_DENY || (e == CORDON_ASK && !o->approved)) {
 			run_refuse(o, d, e, err);
 			cordon_decision_free(d);
-			status = RUN_DENIED;
+			status = run_refusal_status(e);
 			goto out;
 		}
 		cordon_decision_free(d);
