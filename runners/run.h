@@ -35,7 +35,12 @@ struct run_opts {
 	cordon_audit *audit;     /* one record for the call, or NULL */
 	const char *actor;       /* for the audit record; NULL: $USER */
 	const char *egress_hosts; /* hosts(5) file the egress proxy resolves from alone */
+	char *outcome;           /* RUN_OUTCOME_SIZE bytes, or NULL: how the call ended, as
+				  * its audit record says ("exit:N" when the command ran
+				  * and N is its own status) */
 };
+
+#define RUN_OUTCOME_SIZE 32
 
 int run_command(const struct run_opts *o);
 

@@ -946,6 +946,8 @@ int run_command(const struct run_opts *o)
 	call_init(&c, o);
 	for (size_t i = 0; i < ARRAY_SIZE(call_steps) && status == 0; i++)
 		status = call_steps[i](&c);
+	if (o->outcome)
+		snprintf(o->outcome, RUN_OUTCOME_SIZE, "%s", c.outcome);
 	call_end(&c);
 	return status;
 }

@@ -306,6 +306,8 @@ int run_command(const struct run_opts *o)
 	/* What the command left running in its group ends with the call. */
 	kill(-pid, SIGKILL);
 	status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+	if (o->outcome)
+		snprintf(o->outcome, RUN_OUTCOME_SIZE, "exit:%d", status);
 out:
 	if (tmp)
 		remove_tree(tmp);
