@@ -55,7 +55,7 @@ cat > "$tmp/client.js" <<'JS'
 const { Cordon } = require(process.argv[2]);
 const [n, k] = [Number(process.argv[3]), Number(process.argv[4])];
 (async () => {
-  const c = new Cordon({ bin: process.argv[5], preset: 'workspace-write' });
+  const c = new Cordon({ bin: process.argv[5], preset: 'workspace-write', timeoutMs: 600000 });
   await c.decide({ op: 'read', target: '/etc/hosts' });
   const t0 = process.hrtime.bigint();
   const all = [];
