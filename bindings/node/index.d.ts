@@ -173,8 +173,11 @@ export class CordonError extends Error {
   /** How cordon run says the call ended (its --status-fd outcome). */
   readonly outcome?: string;
 }
-/** A usage or I/O error (exit 2): an unreadable policy, an unknown preset. */
-export class UsageError extends CordonError {}
+/** A usage or I/O error (exit 2): an unreadable policy, an unknown preset or context variable. */
+export class UsageError extends CordonError {
+  /** decide(): the stream's line number of the request. */
+  readonly line?: number;
+}
 /** The policy cannot be loaded or does not compile (exit 1). */
 export class PolicyError extends CordonError {}
 export class RequestError extends CordonError {

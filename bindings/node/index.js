@@ -164,7 +164,10 @@ class Cordon {
     const p = this.pending.get(id);
     this.pending.delete(id);
     clearTimeout(p.timer);
-    if (msg.error) p.reject(new RequestError(msg.error, { id, line: msg.line }));
+    // A preset or context the policy does not know is the host's usage
+    // error, as cordon run's exit 2 is; anything else a malformed request.
+    const Kind = /^unknown (preset|context variable) /.test(msg.error || '') ? UsageError : RequestError;
+    if (msg.error) p.reject(new Kind(msg.error, { id, line: msg.line }));
     else if (!['allow', 'ask', 'deny'].includes(msg.decision))
       p.reject(new ProcessError(`cordon's answer has no decision: ${line.slice(0, 200)}`, { id }));
     else p.resolve(msg);

@@ -49,7 +49,8 @@ test('a request cordon refuses rejects, and the stream goes on', async () => {
   await assert.rejects(c.decide({ op: 'frobnicate', target: 'x' }), RequestError);
   await assert.rejects(c.decide({ op: 'read' }), RequestError);
   const bad = c.decide({ op: 'tool', target: 'x', preset: 'no-such-preset' });
-  await assert.rejects(bad, (e) => e instanceof CordonError && e.decision === 'deny');
+  await assert.rejects(bad, (e) => e instanceof UsageError && e.decision === 'deny' &&
+    /unknown preset 'no-such-preset'/.test(e.message));
   const ok = await c.decide({ op: 'read', target: path.join(ws, 'x') });
   assert.strictEqual(ok.decision, 'allow');
   c.close();
