@@ -120,6 +120,10 @@ class Cordon {
     });
     this.proc = proc;
     this.stderr = '';
+    // The stream alone does not keep the host's process alive: a request
+    // in flight does, by its timer.  A host that forgets close() exits.
+    proc.unref();
+    for (const s of [proc.stdin, proc.stdout, proc.stderr]) if (s.unref) s.unref();
     proc.stderr.on('data', (d) => {
       this.stderr = (this.stderr + d).slice(-4096);
     });

@@ -80,6 +80,19 @@ test('cordon dying with requests in flight rejects them; the next request restar
   c.close();
 });
 
+test('a host that never calls close() still exits when its work is done', () => {
+  const script = `
+    const { Cordon } = require(${JSON.stringify(path.resolve(__dirname, '..'))});
+    const c = new Cordon({ bin: ${JSON.stringify(bin)}, policy: ${JSON.stringify(policy)},
+      preset: 'agent', context: ${JSON.stringify(context)} });
+    c.decide({ op: 'read', target: '/etc/hosts' }).then((d) => console.log(d.decision));`;
+  // A generous bound only so that a hang fails rather than stalls the suite.
+  const r = require('node:child_process').spawnSync(process.execPath, ['-e', script],
+    { encoding: 'utf8', timeout: 120000 });
+  assert.strictEqual(r.stdout, 'allow\n', r.stderr);
+  assert.strictEqual(r.status, 0);
+});
+
 test('a missing cordon binary rejects, never allows', async () => {
   const c = new Cordon({ bin: path.join(root, 'no-such-cordon') });
   await assert.rejects(c.decide({ op: 'read', target: '/etc/hosts' }), ProcessError);
