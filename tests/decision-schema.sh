@@ -19,12 +19,17 @@ case $CORDON in
 /*) ;;
 *) CORDON=$PWD/$CORDON ;;
 esac
+one_shot=${CORDON_REAL:-$CORDON}
+case $one_shot in
+/*) ;;
+*) one_shot=$PWD/$one_shot ;;
+esac
 schema=$srcdir/docs/decision.schema.json
 here=$srcdir/tests/decision-schema
 cd "$tmpdir" || exit 1
 mkdir -p work out
 
-python3 "$here/gen.py" "$CORDON" "$srcdir/tests/decide" "$tmpdir/work" out 2> err
+python3 "$here/gen.py" "$CORDON" "$one_shot" "$srcdir/tests/decide" "$tmpdir/work" out 2> err
 ok $? "the cases of tests/decide/ decided through the stream and eval --json"
 diag < err
 is "$(wc -l < out/stream.jsonl | tr -d ' ')" "$(wc -l < out/requests.jsonl | tr -d ' ')" \

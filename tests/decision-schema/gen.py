@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Real decision JSON from the cases of tests/decide/, for the schema test.
 
-    gen.py CORDON DECIDE_DIR WORK_DIR OUT_DIR
+    gen.py CORDON ONE_SHOT_CORDON DECIDE_DIR WORK_DIR OUT_DIR
 
 For each DECIDE_DIR/NAME.cases (the format tests/decide.sh reads), its
 setup commands run in WORK_DIR/NAME ($T), and every case becomes a stream
 request to `cordon eval -p NAME.cordon --stdin` with its preset, context,
 sandboxed and escalation; an exec case is asked a second time with
 "approve".  Every tenth case is also decided by `cordon eval --json`, one
-process each.  OUT_DIR gets requests.jsonl (the requests), stream.jsonl
+process each (ONE_SHOT_CORDON: the streams check the C code under valgrind,
+these many launches would only slow the pass).  OUT_DIR gets requests.jsonl (the requests), stream.jsonl
 (the answers, one a request) and eval.jsonl (the one-shot decisions)."""
 import json
 import os
@@ -73,7 +74,7 @@ def cases(path, T):
                 yield preset, dict(context), sandboxed, op, target.replace("$T", T), why
 
 
-def main(cordon, decide_dir, work, out):
+def main(cordon, one_shot, decide_dir, work, out):
     n = 0
     with open(os.path.join(out, "requests.jsonl"), "w") as rq, \
             open(os.path.join(out, "stream.jsonl"), "w") as st, \
@@ -100,7 +101,7 @@ def main(cordon, decide_dir, work, out):
                 if op == "exec" and why is None:
                     lines.append({**req, "id": f"approve-{n}", "approve": True})
                 if n % 10 == 0:
-                    argv = [cordon, "eval", "-p", policy, "--json"]
+                    argv = [one_shot, "eval", "-p", policy, "--json"]
                     argv += ["--preset", preset] if preset else []
                     for k, v in ctx.items():
                         argv += ["--context", f"{k}={v}"]
@@ -125,4 +126,4 @@ def main(cordon, decide_dir, work, out):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:5]))
+    sys.exit(main(*sys.argv[1:6]))
