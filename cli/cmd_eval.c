@@ -101,7 +101,13 @@ static void print_text(const cordon_decision *d)
 
 /* ---- the JSONL stream ------------------------------------------------------ */
 
-#define CACHE_SIZE 8
+/* Evaluators kept, least recently used out first.  A host with one
+ * session per agent sends lines of many contexts in turn: with 8 kept,
+ * a ninth context made every line build its evaluator again (1,000
+ * decisions over 9 contexts took 14 times as long as over 8; see
+ * bench/stream-contexts.sh).  An evaluator of the default policy holds
+ * about 400 KB, so 64 of them bound the stream near 30 MB. */
+#define CACHE_SIZE 64
 #define READ_CHUNK 65536
 /* A longer line is answered with one error, read to its end first. */
 #define STREAM_LINE_MAX (16u << 20)
@@ -111,9 +117,11 @@ struct stream {
 	const struct eval_opts *o;
 	struct {
 		char *key;
+		unsigned long hash;     /* of key, compared before the key */
+		unsigned long long used; /* the tick of its last use; 0: empty */
 		cordon_evaluator *ev;
 	} cache[CACHE_SIZE];
-	unsigned next;
+	unsigned long long tick;
 };
 
 /* One request line, read.  The pointers borrow from the line's JSON. */
@@ -325,6 +333,45 @@ static int derive_line_defaults(cordon_context *ctx, json_t *context, char **err
 	return 0;
 }
 
+static unsigned long key_hash(const char *s)
+{
+	unsigned long h = 5381;
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+/* The kept evaluator for key, marked as used now; NULL when none. */
+static cordon_evaluator *cache_find(struct stream *st, const char *key, unsigned long hash)
+{
+	for (unsigned i = 0; i < CACHE_SIZE; i++) {
+		if (st->cache[i].used && st->cache[i].hash == hash &&
+		    strcmp(st->cache[i].key, key) == 0) {
+			st->cache[i].used = ++st->tick;
+			return st->cache[i].ev;
+		}
+	}
+	return NULL;
+}
+
+/* Keep ev under key (taken), in an empty slot or the least recently used. */
+static void cache_keep(struct stream *st, char *key, unsigned long hash, cordon_evaluator *ev)
+{
+	unsigned slot = 0;
+	for (unsigned i = 0; i < CACHE_SIZE; i++) {
+		if (st->cache[i].used < st->cache[slot].used)
+			slot = i;
+		if (!st->cache[slot].used)
+			break;
+	}
+	free(st->cache[slot].key);
+	cordon_evaluator_free(st->cache[slot].ev);
+	st->cache[slot].key = key;
+	st->cache[slot].hash = hash;
+	st->cache[slot].ev = ev;
+	st->cache[slot].used = ++st->tick;
+}
+
 /* The evaluator for a preset and a line's context, built once and kept.
  * The line's values replace those of the command line. */
 static cordon_evaluator *stream_evaluator(struct stream *st, const char *preset, json_t *context,
@@ -337,11 +384,11 @@ static cordon_evaluator *stream_evaluator(struct stream *st, const char *preset,
 		abort();
 	snprintf(key, klen, "%s\n%s", preset, ctxkey ? ctxkey : "");
 	free(ctxkey);
-	for (unsigned i = 0; i < CACHE_SIZE; i++) {
-		if (st->cache[i].key && strcmp(st->cache[i].key, key) == 0) {
-			free(key);
-			return st->cache[i].ev;
-		}
+	unsigned long hash = key_hash(key);
+	cordon_evaluator *kept = cache_find(st, key, hash);
+	if (kept) {
+		free(key);
+		return kept;
 	}
 	cordon_context *ctx = cordon_context_new();
 	const char *name, *host = cordon_context_get_host(st->o->ctx);
@@ -369,11 +416,7 @@ static cordon_evaluator *stream_evaluator(struct stream *st, const char *preset,
 	}
 	ev = cordon_evaluator_new(st->policy, preset, ctx, err);
 	if (ev) {
-		unsigned slot = st->next++ % CACHE_SIZE;
-		free(st->cache[slot].key);
-		cordon_evaluator_free(st->cache[slot].ev);
-		st->cache[slot].key = key;
-		st->cache[slot].ev = ev;
+		cache_keep(st, key, hash, ev);
 		key = NULL;
 	}
 out:

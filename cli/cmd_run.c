@@ -4,9 +4,42 @@
 #include "cli.h"
 #include "run.h"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* --status-fd FD: an open descriptor from 3 up, kept from the command. */
+static int status_fd_open(const char *arg, int *fd)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+	if (*end || end == arg || n < 3 || n > INT_MAX)
+		return cli_usage_error("run", "--status-fd expects a descriptor number from 3 up, "
+					      "not '%s'",
+				       arg);
+	int flags = fcntl((int)n, F_GETFD);
+	if (flags < 0 || fcntl((int)n, F_SETFD, flags | FD_CLOEXEC) < 0)
+		return cli_usage_error("run", "--status-fd %ld is not an open descriptor", n);
+	*fd = (int)n;
+	return EXIT_OK;
+}
+
+/* The call's end for a host that cannot tell cordon's statuses from the
+ * command's own by the number: "ran" is true only when the status is the
+ * command's.  A host that reads no line must take the call as failed. */
+static void status_fd_write(int fd, int status, const char *outcome)
+{
+	if (fd < 0)
+		return;
+	bool ran = strncmp(outcome, "exit:", 5) == 0;
+	dprintf(fd, "{\"status\":%d,\"ran\":%s,\"outcome\":\"%.*s\"}\n", status,
+		ran ? "true" : "false", (int)strcspn(outcome, "\"\\"), outcome);
+	close(fd);
+}
 
 int cmd_run(int argc, char **argv)
 {
@@ -15,7 +48,8 @@ int cmd_run(int argc, char **argv)
 	const char *shell = NULL, *arg;
 	cordon_policy *policy = NULL;
 	char *end, *shell_argv[2] = { NULL, NULL };
-	int id, status = EXIT_OK;
+	char outcome[RUN_OUTCOME_SIZE] = "usage-error";
+	int id, status = EXIT_OK, status_fd = -1;
 
 	cli_args_init(&a, "run", argc, argv);
 	o.ctx = a.ctx;
@@ -70,6 +104,10 @@ int cmd_run(int argc, char **argv)
 		case OPT_EGRESS_HOSTS:
 			o.egress_hosts = arg;
 			break;
+		case OPT_STATUS_FD:
+			if ((status = status_fd_open(arg, &status_fd)) != EXIT_OK)
+				goto out;
+			break;
 		}
 	}
 	if (id < 0) {
@@ -94,8 +132,11 @@ int cmd_run(int argc, char **argv)
 		status = cli_usage_error("run", "--preview belongs to --approved");
 		goto out;
 	}
-	if (!(policy = cli_load_policy(a.policy_path, &status)))
+	if (!(policy = cli_load_policy(a.policy_path, &status))) {
+		if (status == EXIT_POLICY)
+			snprintf(outcome, sizeof(outcome), "policy-error");
 		goto out;
+	}
 	if (!o.preset && !(o.preset = cordon_policy_default_preset(policy))) {
 		status = cli_usage_error("run", "the policy names no default preset; give --preset");
 		goto out;
@@ -112,8 +153,11 @@ int cmd_run(int argc, char **argv)
 	} else {
 		o.argv = a.operands;
 	}
+	o.outcome = outcome;
+	snprintf(outcome, sizeof(outcome), "refused");
 	status = run_command(&o);
 out:
+	status_fd_write(status_fd, status, outcome);
 	cordon_audit_close(o.audit);
 	cli_policy_done(policy);
 	cli_args_free(&a);

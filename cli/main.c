@@ -121,9 +121,10 @@ static const struct verb verbs[] = {
 	  "CONNECT and SOCKS5 contacts go through the call's egress proxy, which\n"
 	  "decides and audits each one (HTTP_PROXY and ALL_PROXY are set inside).\n"
 	  "\n"
-	  "Exit status: the command's; 124 on timeout; 125 when the sandbox is\n"
-	  "unavailable or the runner failed (SANDBOX_UNAVAILABLE); 126 when the\n"
-	  "policy denies the command or it needs approval; 2 on a usage error.\n",
+	  "Exit status: the command's; 121 when the policy denies the command; 122\n"
+	  "when it needs an approval it was not given or its approval is void; 124\n"
+	  "on timeout; 125 when the sandbox is unavailable or the runner failed\n"
+	  "(SANDBOX_UNAVAILABLE); 2 on a usage error.\n",
 	  true, cmd_run },
 	{ VERB_PROBE, "probe", "report which sandbox layers work here",
 	  "usage: cordon probe [--json]\n"

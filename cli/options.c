@@ -187,6 +187,11 @@ const struct cli_option cli_options[] = {
 	  "the egress proxy resolves names from this hosts(5)\n"
 	  "file alone, never from DNS (for tests and pinned\n"
 	  "mirrors)" },
+	{ IN(RUN), "status-fd", 0, "FD", CLI_OWN, OPT_STATUS_FD,
+	  "when the call ends, write one JSON line to FD (3 or\n"
+	  "more; not passed to the command): {\"status\":N,\n"
+	  "\"ran\":true|false,\"outcome\":\"...\"}; ran is true only\n"
+	  "when N is the command's own status" },
 
 	/* ---- hook ---- */
 	{ IN(HOOK), "no-rewrite", 0, NULL, CLI_OWN, OPT_NO_REWRITE,

@@ -86,6 +86,15 @@ enum cordon_op { CORDON_READ, CORDON_WRITE, CORDON_EXEC, CORDON_NET, CORDON_TOOL
 /* Ordered by severity. */
 enum cordon_effect { CORDON_ALLOW, CORDON_ASK, CORDON_DENY, CORDON_EFFECT_COUNT };
 
+/* What `cordon run` exits with when the policy stops the command before
+ * it runs: a deny (nothing can approve it), or an ask (a person's approval
+ * may).  Apart from the statuses a command gives by convention, so a host
+ * can tell them from the command's own: 126 and 127 of a shell, 128+N of a
+ * signal, 123 of xargs, 124 and 125 of timeout(1) (cordon run's own 124 and
+ * 125 too), 101 of a Rust panic, 64 to 78 of sysexits(3).  A decision's
+ * JSON names them ("run_status") for an exec that asks or is denied. */
+enum { CORDON_RUN_DENIED = 121, CORDON_RUN_ASK = 122 };
+
 struct cordon_request {
 	enum cordon_op op;
 	const char *target;   /* path, shell command, host[:port] or tool name:

@@ -12,7 +12,8 @@
 enum {
 	RUN_TIMEOUT = 124,
 	RUN_UNAVAILABLE = 125, /* the sandbox cannot start, or the runner failed */
-	RUN_DENIED = 126,      /* the policy does not allow the command */
+	RUN_DENIED = CORDON_RUN_DENIED, /* the policy denies the command */
+	RUN_ASK = CORDON_RUN_ASK,       /* it needs an approval it was not given */
 };
 
 struct run_opts {
@@ -34,13 +35,22 @@ struct run_opts {
 	cordon_audit *audit;     /* one record for the call, or NULL */
 	const char *actor;       /* for the audit record; NULL: $USER */
 	const char *egress_hosts; /* hosts(5) file the egress proxy resolves from alone */
+	char *outcome;           /* RUN_OUTCOME_SIZE bytes, or NULL: how the call ended, as
+				  * its audit record says ("exit:N" when the command ran
+				  * and N is its own status) */
 };
+
+#define RUN_OUTCOME_SIZE 32
 
 int run_command(const struct run_opts *o);
 
 /* The exec request for o's command: its shell string (o->shell), or its
  * argv as it is. */
 struct cordon_request run_exec_request(const struct run_opts *o);
+/* The status of a call refused on a decision of effect e: RUN_DENIED for
+ * a deny, which nothing can approve; RUN_ASK otherwise (an ask, or an
+ * approval that is void), which a person's approval may turn into a run. */
+int run_refusal_status(enum cordon_effect e);
 /* Say on stderr why the command does not run: denied, or needs approval. */
 void run_refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_effect e,
 		const char *err);

@@ -22,6 +22,11 @@ struct cordon_request run_exec_request(const struct run_opts *o)
 	return req;
 }
 
+int run_refusal_status(enum cordon_effect e)
+{
+	return e == CORDON_DENY ? RUN_DENIED : RUN_ASK;
+}
+
 void run_refuse(const struct run_opts *o, const cordon_decision *d, enum cordon_effect e,
 		const char *err)
 {

@@ -529,7 +529,7 @@ static int call_decide(struct call *c)
 	enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
 	if (d && run_approval_wanted(o, e) && run_approval_begin(o, c->ev, d, &c->ra) != 0) {
 		c->outcome = "approval-void";
-		return RUN_DENIED;
+		return run_refusal_status(e);
 	}
 	c->recheck = e == CORDON_ASK && !c->ra.active;
 	if (e == CORDON_DENY) {
@@ -636,7 +636,7 @@ static int call_recheck(struct call *c)
 	if (e != CORDON_ALLOW) {
 		run_refuse(c->o, d, e, c->err);
 		c->outcome = e == CORDON_DENY ? "denied" : "needs-approval";
-		return RUN_DENIED;
+		return run_refusal_status(e);
 	}
 	return 0;
 }
@@ -646,7 +646,7 @@ static int call_approval(struct call *c)
 	if (c->ra.active && run_approval_prepare(&c->ra, &c->err) != 0) {
 		fprintf(stderr, "cordon: APPROVAL VOID: %s\n", c->err);
 		c->outcome = "approval-void";
-		return RUN_DENIED;
+		return RUN_ASK; /* a fresh approval may still let it run */
 	}
 	return 0;
 }
@@ -950,6 +950,8 @@ int run_command(const struct run_opts *o)
 	call_init(&c, o);
 	for (size_t i = 0; i < ARRAY_SIZE(call_steps) && status == 0; i++)
 		status = call_steps[i](&c);
+	if (o->outcome)
+		snprintf(o->outcome, RUN_OUTCOME_SIZE, "%s", c.outcome);
 	call_end(&c);
 	return status;
 }

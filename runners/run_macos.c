@@ -218,7 +218,7 @@ int run_command(const struct run_opts *o)
 		if (e == CORDON_DENY || (e == CORDON_ASK && !o->approved)) {
 			run_refuse(o, d, e, err);
 			cordon_decision_free(d);
-			status = RUN_DENIED;
+			status = run_refusal_status(e);
 			goto out;
 		}
 		cordon_decision_free(d);
@@ -306,6 +306,8 @@ int run_command(const struct run_opts *o)
 	/* What the command left running in its group ends with the call. */
 	kill(-pid, SIGKILL);
 	status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+	if (o->outcome)
+		snprintf(o->outcome, RUN_OUTCOME_SIZE, "exit:%d", status);
 out:
 	if (tmp)
 		remove_tree(tmp);

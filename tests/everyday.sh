@@ -2,8 +2,8 @@
 # Everyday commands run for real under `cordon run --preset workspace-write`
 # with the embedded default policy, in a real git repository with a C
 # program, a Makefile, a Python test and text files: every command of
-# tests/everyday/commands.txt must exit 0, never 126 (a prompt) or 125 (no
-# sandbox).  Commands whose targets are known only at run time (xargs, a
+# tests/everyday/commands.txt must exit 0, never 122 (a prompt), 121 (a
+# denial) or 125 (no sandbox).  Commands whose targets are known only at run time (xargs, a
 # loop over a glob, find -exec) must not ask: everything they may reach is
 # either allowed or refused by the sandbox itself, which the last checks
 # verify.  As root and again as an unprivileged user (nobody) with a
@@ -139,19 +139,19 @@ pass() { # pass NAME
 		"find ~ -name .bashrc -o -name 'id_*' | xargs cat; for f in \$(find ~ -name 'id_*'); do cat \"\$f\"; done" \
 		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
 	rc=$?
-	[ $rc -ne 126 ] && [ "$(head -n 1 "$tmpdir/out")" = rc ] && ! grep -q PRIVATE-KEY "$tmpdir/out"
+	[ $rc -ne $RUN_ASK ] && [ $rc -ne $RUN_DENIED ] && [ "$(head -n 1 "$tmpdir/out")" = rc ] && ! grep -q PRIVATE-KEY "$tmpdir/out"
 	ok $? "$t home files read through xargs and a loop run unprompted; the key is not among them (status $rc)"
 	# shellcheck disable=SC2086
 	U "$C" run --preset workspace-write --workspace "$WS" $ctx -- bash -c \
 		"echo .agent/state.json | xargs rm -f; for f in ~/.bashrc; do echo x >> \"\$f\"; done" \
 		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
 	rc=$?
-	[ $rc -ne 126 ] && [ -f "$WS/.agent/state.json" ] && [ "$(cat "$H/.bashrc")" = rc ]
+	[ $rc -ne $RUN_ASK ] && [ $rc -ne $RUN_DENIED ] && [ -f "$WS/.agent/state.json" ] && [ "$(cat "$H/.bashrc")" = rc ]
 	ok $? "$t a protected file and one outside the workspace, reached at run time, stay as they were (status $rc)"
 	# shellcheck disable=SC2086
 	U "$C" run --preset workspace-write --workspace "$WS" $ctx -- bash -c "cat ~/.ssh/id_ed25519" \
 		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
-	is "$?" 126 "$t a key named on the command line is still refused"
+	is "$?" $RUN_DENIED "$t a key named on the command line is still refused"
 }
 
 for p in $passes; do

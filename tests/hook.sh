@@ -167,11 +167,11 @@ if "$REAL" probe > /dev/null 2>&1; then
 	: > "$O/other"
 	ln -s "$O/other" "$O/swapped"
 	res=$(cd "$WS" && HOME="$H" sh -c "$cmd" 2>&1)
-	[ $? -eq 126 ] && echo "$res" | grep -q 'the preview changed since it was shown'
+	[ $? -eq $RUN_ASK ] && echo "$res" | grep -q 'the preview changed since it was shown'
 	ok $? "a target that became a link since the person saw it voids the yes"
 	fresh=$(printf '%s\n' "$cmd" | sed "s|$O/swapped|$O/fresh|")
 	res=$(cd "$WS" && HOME="$H" sh -c "$fresh" 2>&1)
-	[ $? -eq 126 ] && [ ! -e "$O/fresh" ]
+	[ $? -eq $RUN_ASK ] && [ ! -e "$O/fresh" ]
 	ok $? "and so does a command other than the one shown"
 	# Gemini CLI's dir_path: the rewritten command runs there.
 	hook gemini gemini-shell-dir-path

@@ -100,20 +100,28 @@ check_golden() { # check_golden GOT WANT DESCRIPTION
 	rm -f "$1.by-text"
 }
 
+# What cordon run exits with when the policy stops a command before it
+# runs (include/cordon.h): denied, or waiting for an approval.
+RUN_DENIED=121
+RUN_ASK=122
+
 # refused_by policy|sandbox STATUS ERRFILE [REASON]: how a command was
 # stopped, so that a negative check cannot pass because something else
 # failed (a sandbox that did not start, a usage error).  policy: cordon run
-# stopped it before the run (status 126, DENIED or NEEDS APPROVAL on
-# standard error).
+# stopped it before the run ($RUN_DENIED with DENIED, or $RUN_ASK with
+# NEEDS APPROVAL, on standard error).
 # sandbox: the command ran and the kernel refused it: a status of its own
-# (1 to 123: not a timeout, not cordon run's 125 or 126, not a shell's 127)
-# and REASON, an ERE such as 'Read-only file system' (EROFS), on standard
-# error outside cordon's and bwrap's own lines.
+# (1 to 120: not cordon run's refusals, timeout or 125, not a shell's 126
+# or 127) and REASON, an ERE such as 'Read-only file system' (EROFS), on
+# standard error outside cordon's and bwrap's own lines.
 refused_by() {
 	case $1 in
-	policy) [ "$2" -eq 126 ] && grep -Eq '^cordon: (DENIED|NEEDS APPROVAL) ' "$3" ;;
+	policy)
+		{ [ "$2" -eq $RUN_DENIED ] && grep -q '^cordon: DENIED ' "$3"; } ||
+			{ [ "$2" -eq $RUN_ASK ] && grep -q '^cordon: NEEDS APPROVAL ' "$3"; }
+		;;
 	sandbox)
-		[ "$2" -gt 0 ] && [ "$2" -lt 124 ] &&
+		[ "$2" -gt 0 ] && [ "$2" -lt $RUN_DENIED ] &&
 			grep -v -e '^cordon:' -e '^bwrap:' "$3" | grep -Eq -- "$4"
 		;;
 	*) return 2 ;;

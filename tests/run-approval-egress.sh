@@ -153,7 +153,7 @@ pass() { # pass NAME
 	# ---- without an approval: nothing runs, nothing connects ------------------------------
 	before=$(conns)
 	run --shell "$cmd"
-	is "$rc" 126 "$t the command that asks for a host exits 126 without an approval"
+	is "$rc" $RUN_ASK "$t the command that asks for a host exits $RUN_ASK without an approval"
 	has "$(cat "$errf")" "the proxy lets the command reach exactly this host and port" \
 		"$t the preview says approving opens the host"
 	has "$(cat "$errf")" "no host is opened for it" \
@@ -184,14 +184,14 @@ pass() { # pass NAME
 	# ---- the approval is this call's alone ---------------------------------------------------
 	before=$(conns)
 	run --approval "$id" --shell "$cmd"
-	is "$rc" 126 "$t the approval used once is refused again"
+	is "$rc" $RUN_ASK "$t the approval used once is refused again"
 	has "$(cat "$errf")" "unknown or was already used" "$t and says why"
 	run -- sh fetch.sh
 	has "$out$(cat "$errf")" "net asked.test:$port: needs approval, which this call does not have" \
 		"$t a call without the approval is refused the host by its proxy"
 	approve "curl -sS -m 10 http://asked.test:$port/y"
 	run --approval "$id" --shell "$cmd"
-	is "$rc" 126 "$t an approval taken for a different command does not open the host"
+	is "$rc" $RUN_ASK "$t an approval taken for a different command does not open the host"
 	has "$(cat "$errf")" "was given for the shell command" "$t and says it was given for another command"
 	is "$(($(conns) - before))" 0 "$t the server saw no contact from any of them"
 
@@ -221,7 +221,7 @@ pass() { # pass NAME
 		"$port" "$port" "$port2" "$port" > "$WS/targets"
 	before=$(conns)
 	run --shell "$cmd"
-	is "$rc" 126 "$t [closed] without an approval the command does not run"
+	is "$rc" $RUN_ASK "$t [closed] without an approval the command does not run"
 	run -- sh fetch.sh
 	is "$(printf '%s\n' "$out" | grep -c 'hello from'):$(($(conns) - before))" 0:0 \
 		"$t [closed] a call without an approval reaches no host (no egress proxy)"
@@ -246,7 +246,7 @@ pass() { # pass NAME
 	ok $? "$t [closed] the audit log says the contact was allowed by approval $id"
 	before=$(conns)
 	run --approval "$id" --shell "$cmd"
-	is "$rc:$(($(conns) - before))" 126:0 "$t [closed] a second use of the approval is refused and reaches nothing"
+	is "$rc:$(($(conns) - before))" $RUN_ASK:0 "$t [closed] a second use of the approval is refused and reaches nothing"
 	has "$(cat "$errf")" "unknown or was already used" "$t [closed] and says why"
 	preset=
 }

@@ -85,7 +85,7 @@ pass() { # pass NAME
 
 	# ---- the refusal a person can act on -------------------------------------------------
 	run --shell "$cmd"
-	is "$rc" 126 "$t an ask exits 126"
+	is "$rc" $RUN_ASK "$t an ask exits $RUN_ASK"
 	has "ask   write $O/target" "$errf" && has "exactly this file becomes writable" "$errf" &&
 		has "cordon approve exec" "$errf" && has "1 operation needs approval" "$errf"
 	ok $? "$t the refusal shows the preview, what approving grants and the command to approve"
@@ -110,19 +110,19 @@ pass() { # pass NAME
 	[ ! -e "$O/sibling" ] && has "Read-only file system" "$errf"
 	ok $? "$t a sibling write the preview did not name still fails"
 	run --approval "$id" --shell "$cmd"
-	is "$rc" 126 "$t a second use is refused"
+	is "$rc" $RUN_ASK "$t a second use is refused"
 	has "unknown or was already used" "$errf"
 	ok $? "$t and says why"
 
 	# ---- every change voids it --------------------------------------------------------------
 	approve "$cmd"
 	run --approval "$id" --shell "echo x > $O/target; sh build.sh; true"
-	has "was given for the shell command" "$errf" && [ "$rc" -eq 126 ]
+	has "was given for the shell command" "$errf" && [ "$rc" -eq $RUN_ASK ]
 	ok $? "$t a changed command is refused"
 	approve "$cmd"
 	echo "echo pwned > $O/sibling" >> "$P/ws/build.sh"
 	run --approval "$id" --shell "$cmd"
-	has "$P/ws/build.sh changed (its content" "$errf" && [ "$rc" -eq 126 ] && [ ! -e "$O/sibling" ]
+	has "$P/ws/build.sh changed (its content" "$errf" && [ "$rc" -eq $RUN_ASK ] && [ ! -e "$O/sibling" ]
 	ok $? "$t a changed script is refused"
 	# The script sources a file a later sandboxed call can rewrite: the
 	# approval binds it too.
@@ -211,7 +211,7 @@ EOF
 			--context session_dir="$P/agent/s" "$@"
 	}
 	pp run --shell "rm $P/ws/gone" > /dev/null 2> "$errf"
-	is "$?" 126 "$t an exec rule that asks refuses the command"
+	is "$?" $RUN_ASK "$t an exec rule that asks refuses the command"
 	has "approval satisfies the rule" "$errf"
 	ok $? "$t and the preview says what approving does"
 	id=$(pp approve exec "rm $P/ws/gone" 2> /dev/null | tail -n 1)
@@ -220,7 +220,7 @@ EOF
 	approve --ttl 1 "$cmd"
 	sleep 2
 	run --approval "$id" --shell "$cmd"
-	has "expired" "$errf" && [ "$rc" -eq 126 ]
+	has "expired" "$errf" && [ "$rc" -eq $RUN_ASK ]
 	ok $? "$t an expired approval is refused"
 
 	# ---- never a deny, never a protected path -------------------------------------------------
@@ -244,7 +244,7 @@ EOF
 	rm -f "$O/swap"
 	U ln -s "$H/.ssh/authorized_keys" "$O/swap"
 	run --approval "$id" --shell "echo x > $O/swap"
-	is "$rc:$(cat "$H/.ssh/authorized_keys")" "126:key" \
+	is "$rc:$(cat "$H/.ssh/authorized_keys")" "$RUN_DENIED:key" \
 		"$t a target swapped for a link to a denied path after approval writes nothing"
 	echo old > "$O/linked"
 	mine "$O/linked"
@@ -252,7 +252,7 @@ EOF
 	rm -f "$O/linked"
 	U ln "$H/.bashrc" "$O/linked"
 	run --approval "$id" --shell "echo x > $O/linked"
-	is "$rc:$(cat "$H/.bashrc")" "126:rc" \
+	is "$rc:$(cat "$H/.bashrc")" "$RUN_ASK:rc" \
 		"$t a target hard-linked to another file after approval writes nothing"
 	has "the preview changed" "$errf"
 	ok $? "$t and says the preview changed"
@@ -285,7 +285,7 @@ EOF
 		--context home="$H" --context session_dir="$P/agent/s" write "$O/file-approved" 2> /dev/null |
 		tail -n 1)
 	run --approval "$fid" --shell "echo x > $O/file-approved"
-	has "was given for write '$O/file-approved', not for a command" "$errf" && [ "$rc" -eq 126 ]
+	has "was given for write '$O/file-approved', not for a command" "$errf" && [ "$rc" -eq $RUN_ASK ]
 	ok $? "$t a file write's approval does not run a command"
 	approve "echo x > $O/cmd-approved"
 	echo data | U "$C" write --preset workspace-write --context workspace="$P/ws" \

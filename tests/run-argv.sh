@@ -81,17 +81,17 @@ pass() { # pass NAME
 
 	# ---- the attack: the shell string the argv would join to hides the push --------------
 	ww -- env "A='" sh -c "git push --force ./.remote.git HEAD:master #'"
-	[ $rc -eq 126 ] && grep -q "DENIED.*force pushes rewrite shared history" "$errf" && ! pushed
+	[ $rc -eq $RUN_DENIED ] && grep -q "DENIED.*force pushes rewrite shared history" "$errf" && ! pushed
 	ok $? "$t env \"A='\" sh -c \"git push --force ... #'\" is refused as a force push (exit $rc) and pushes nothing"
-	[ $rc -eq 126 ] || diag < "$errf"
+	[ $rc -eq $RUN_DENIED ] || diag < "$errf"
 	ww -- env A=1 sh -c "git push --force ./.remote.git HEAD:master"
-	[ $rc -eq 126 ] && ! pushed
+	[ $rc -eq $RUN_DENIED ] && ! pushed
 	ok $? "$t env A=1 sh -c 'git push --force ...' is refused (exit $rc)"
 	ww -- timeout 30 nice git push -f ./.remote.git HEAD:master
-	[ $rc -eq 126 ] && ! pushed
+	[ $rc -eq $RUN_DENIED ] && ! pushed
 	ok $? "$t timeout 30 nice git push -f ... is refused (exit $rc)"
 	ww --shell "env A=1 sh -c 'git push --force ./.remote.git HEAD:master'"
-	[ $rc -eq 126 ] && ! pushed
+	[ $rc -eq $RUN_DENIED ] && ! pushed
 	ok $? "$t the same push as a shell string is refused too (exit $rc)"
 
 	# ---- a rule that names a program by name holds for the program run by a path ----------
@@ -101,13 +101,13 @@ pass() { # pass NAME
 	echo keep > "$WS/victim"
 	[ -n "$AS" ] && chown 65534:65534 "$P/no-rm.cordon" "$WS/victim"
 	ww --policy "$P/no-rm.cordon" --preset no-rm -- "$rm_path" victim
-	[ $rc -eq 126 ] && grep -q "DENIED.*no-rm.cordon:4:3" "$errf" && [ -f "$WS/victim" ]
+	[ $rc -eq $RUN_DENIED ] && grep -q "DENIED.*no-rm.cordon:4:3" "$errf" && [ -f "$WS/victim" ]
 	ok $? "$t exec \"rm\" deny refuses $rm_path victim (exit $rc), and victim stays"
-	[ $rc -eq 126 ] || diag < "$errf"
+	[ $rc -eq $RUN_DENIED ] || diag < "$errf"
 	ww --policy "$P/no-rm.cordon" --preset no-rm --shell "cd . && env ./../ws/../../../../../..$rm_path victim"
-	[ $rc -eq 126 ] && [ -f "$WS/victim" ]
+	[ $rc -eq $RUN_DENIED ] && [ -f "$WS/victim" ]
 	ok $? "$t ... and the same by a longer path behind env in a shell string (exit $rc)"
-	[ $rc -eq 126 ] || diag < "$errf"
+	[ $rc -eq $RUN_DENIED ] || diag < "$errf"
 	ww --policy "$P/no-rm.cordon" --preset no-rm -- "$(command -v ls)" victim
 	is "$rc:$out" "0:victim" "$t while another program by its path still runs"
 

@@ -59,11 +59,11 @@ pass() { # pass NAME
 	is "$rc" 0 "$t a command allowed without \${tmp} runs, as eval decides it"
 
 	call "cat '$H/.ssh/id_ed25519'"
-	[ "$rc" -eq 126 ] && grep -q "DENIED" "$P/err" && [ -z "$out" ]
+	[ "$rc" -eq $RUN_DENIED ] && grep -q "DENIED" "$P/err" && [ -z "$out" ]
 	ok $? "$t a denied command is refused"
 
 	call "echo x > '$P/outside'"
-	[ "$rc" -eq 126 ] && grep -q "NEEDS APPROVAL" "$P/err" && [ ! -e "$P/outside" ]
+	[ "$rc" -eq $RUN_ASK ] && grep -q "NEEDS APPROVAL" "$P/err" && [ ! -e "$P/outside" ]
 	ok $? "$t a command that needs approval is refused"
 	hint=$(grep "cordon approve exec" "$P/err")
 	case $hint in

@@ -4,7 +4,7 @@
 # agent directory, git stash -u (which removes the untracked files it
 # stashes), git config KEY VALUE (which writes the protected .git/config)
 # and find . -exec rm -rf {} + (every path below the workspace) are refused
-# before they run (status 126), and nothing changes; an
+# before they run (status 121), and nothing changes; an
 # archive extracted into the workspace runs without a prompt, and a member
 # that would land in the protected directory stays out; a dry run runs.
 # As root and again as an unprivileged user (nobody).
@@ -76,28 +76,28 @@ pass() { # pass NAME
 
 	R 'tar -xf a.tar -C .agent'
 	rc=$?
-	[ $rc -eq 126 ] && [ "$(cat "$WS/.agent/state.json")" = state ] && [ ! -e "$WS/.agent/x" ]
+	[ $rc -eq $RUN_DENIED ] && [ "$(cat "$WS/.agent/state.json")" = state ] && [ ! -e "$WS/.agent/x" ]
 	ok $? "$t tar -x -C into the agent directory is refused before it runs (status $rc)"
 
 	R 'tar --directory=.agent -xf a.tar'
 	rc=$?
-	[ $rc -eq 126 ] && [ "$(cat "$WS/.agent/state.json")" = state ]
+	[ $rc -eq $RUN_DENIED ] && [ "$(cat "$WS/.agent/state.json")" = state ]
 	ok $? "$t tar --directory= into the agent directory is refused (status $rc)"
 
 	R 'tar -xf a.tar'
 	rc=$?
-	[ $rc -ne 126 ] && [ "$(cat "$WS/x/new.txt" 2>/dev/null)" = member ] &&
+	[ $rc -ne $RUN_ASK ] && [ $rc -ne $RUN_DENIED ] && [ "$(cat "$WS/x/new.txt" 2>/dev/null)" = member ] &&
 		[ "$(cat "$WS/.agent/state.json")" = state ]
 	ok $? "$t tar -x into the workspace runs unprompted; the member for the agent directory stays out (status $rc)"
 
 	R 'git stash -u'
 	rc=$?
-	[ $rc -eq 126 ] && [ -f "$WS/untracked.txt" ] && [ "$(cat "$WS/.agent/state.json")" = state ]
+	[ $rc -eq $RUN_DENIED ] && [ -f "$WS/untracked.txt" ] && [ "$(cat "$WS/.agent/state.json")" = state ]
 	ok $? "$t git stash -u is refused before it removes the untracked files (status $rc)"
 
 	R 'git stash --all'
 	rc=$?
-	[ $rc -eq 126 ] && [ -f "$WS/untracked.txt" ]
+	[ $rc -eq $RUN_DENIED ] && [ -f "$WS/untracked.txt" ]
 	ok $? "$t git stash --all is refused (status $rc)"
 
 	R 'git clean -n'
@@ -107,7 +107,7 @@ pass() { # pass NAME
 
 	R 'git config user.name Mallory'
 	rc=$?
-	[ $rc -eq 126 ] && [ "$(U git config user.name)" = Dev ]
+	[ $rc -eq $RUN_DENIED ] && [ "$(U git config user.name)" = Dev ]
 	ok $? "$t git config KEY VALUE, a write of the protected .git/config, is refused (status $rc)"
 
 	R 'git config --get user.name && git tag --list && git branch'
@@ -115,12 +115,12 @@ pass() { # pass NAME
 
 	R 'find . -exec rm -rf {} +'
 	rc=$?
-	[ $rc -eq 126 ] && [ -f "$WS/tracked.txt" ] && [ -f "$WS/untracked.txt" ]
+	[ $rc -eq $RUN_DENIED ] && [ -f "$WS/tracked.txt" ] && [ -f "$WS/untracked.txt" ]
 	ok $? "$t find . -exec rm -rf {} +, which passes every path below ., is refused before it runs (status $rc)"
 
 	R "awk '{print > \".agent/x\"}' tracked.txt"
 	rc=$?
-	[ $rc -eq 126 ] && [ ! -e "$WS/.agent/x" ]
+	[ $rc -eq $RUN_DENIED ] && [ ! -e "$WS/.agent/x" ]
 	ok $? "$t awk printing into the agent directory is refused before it runs (status $rc)"
 
 	R "awk '{print \$1}' tracked.txt"

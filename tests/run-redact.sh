@@ -97,7 +97,7 @@ case $(cat "$tmpdir/argv.log") in
 esac
 "$CORDON" run --preset read-only --audit "$tmpdir/run.log" -- git push --force origin main \
 	> /dev/null 2>&1
-is "$?" 126 "a denied command is not run"
+is "$?" $RUN_DENIED "a denied command is not run"
 tail -n 1 "$tmpdir/run.log" | grep -q '"decision":"deny",.*"outcome":"denied",'
 ok $? "  ... and its record says denied"
 

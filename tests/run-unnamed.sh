@@ -6,7 +6,7 @@
 # -t), git submodule init and git sparse-checkout set; git init writes it
 # (a workspace without .git too), script and /usr/bin/time -o log to a
 # file in the agent directory, and git -C ../ws/.agent works inside it.
-# Each is refused before it runs (status 126) and the protected file is
+# Each is refused before it runs (status 121) and the protected file is
 # unchanged; git branch NAME, checkout -b NAME, switch -c NAME, checkout
 # BRANCH and checkout -- FILE, a push without -u and script logging to
 # /dev/null run without a prompt.  The pushes go to a
@@ -90,64 +90,64 @@ pass() { # pass NAME
 
 	R 'git branch -u origin/old old'
 	rc=$?
-	[ $rc -eq 126 ] && same && grep -q '\.git/config' "$tmpdir/err"
+	[ $rc -eq $RUN_DENIED ] && same && grep -q '\.git/config' "$tmpdir/err"
 	ok $? "$t git branch -u, which sets the upstream in .git/config, is refused (status $rc)"
 
 	R 'git branch --set-upstream-to=origin/old old'
 	rc=$?
-	[ $rc -eq 126 ] && same
+	[ $rc -eq $RUN_DENIED ] && same
 	ok $? "$t git branch --set-upstream-to= is refused (status $rc)"
 
 	R 'git branch -d gone'
 	rc=$?
-	[ $rc -eq 126 ] && same && U git rev-parse -q --verify gone > /dev/null
+	[ $rc -eq $RUN_DENIED ] && same && U git rev-parse -q --verify gone > /dev/null
 	ok $? "$t git branch -d, which rewrites .git/config, is refused and the branch stays (status $rc)"
 
 	R 'git branch -m old renamed'
 	rc=$?
-	[ $rc -eq 126 ] && same && U git rev-parse -q --verify old > /dev/null
+	[ $rc -eq $RUN_DENIED ] && same && U git rev-parse -q --verify old > /dev/null
 	ok $? "$t git branch -m is refused (status $rc)"
 
 	R 'git push -q -u origin main'
 	rc=$?
-	[ $rc -eq 126 ] && same
+	[ $rc -eq $RUN_DENIED ] && same
 	ok $? "$t git push -u, which records the upstream in .git/config, is refused (status $rc)"
 
 	R 'git remote rename origin other'
 	rc=$?
-	[ $rc -eq 126 ] && same
+	[ $rc -eq $RUN_DENIED ] && same
 	ok $? "$t git remote rename is refused (status $rc)"
 
 	# A new branch from a remote-tracking one gets it as its upstream in
 	# .git/config, and so does -t.
 	R 'git branch topic2 origin/old'
 	rc=$?
-	[ $rc -eq 126 ] && same && ! U git rev-parse -q --verify topic2 > /dev/null
+	[ $rc -eq $RUN_DENIED ] && same && ! U git rev-parse -q --verify topic2 > /dev/null
 	ok $? "$t git branch NAME origin/old, which records its upstream, is refused (status $rc)"
 
 	R 'git checkout -q -b topic3 origin/old'
 	rc=$?
-	[ $rc -eq 126 ] && same && grep -q '\.git/config' "$tmpdir/err"
+	[ $rc -eq $RUN_DENIED ] && same && grep -q '\.git/config' "$tmpdir/err"
 	ok $? "$t git checkout -b NAME origin/old is refused (status $rc)"
 
 	R 'git switch -q -c topic4 --track origin/main'
 	rc=$?
-	[ $rc -eq 126 ] && same
+	[ $rc -eq $RUN_DENIED ] && same
 	ok $? "$t git switch -c NAME --track is refused (status $rc)"
 
 	R 'git checkout -q -t origin/old'
 	rc=$?
-	[ $rc -eq 126 ] && same
+	[ $rc -eq $RUN_DENIED ] && same
 	ok $? "$t git checkout -t, a flag (not --template), is refused (status $rc)"
 
 	R 'git submodule init'
 	rc=$?
-	[ $rc -eq 126 ] && same
+	[ $rc -eq $RUN_DENIED ] && same
 	ok $? "$t git submodule init, which keeps the URLs in .git/config, is refused (status $rc)"
 
 	R 'git sparse-checkout set src'
 	rc=$?
-	[ $rc -eq 126 ] && same
+	[ $rc -eq $RUN_DENIED ] && same
 	ok $? "$t git sparse-checkout set, which turns the mode on in .git/config, is refused (status $rc)"
 
 	R 'git checkout -q -b local1 && git checkout -q main && git switch -q -c local2 &&
@@ -161,7 +161,7 @@ pass() { # pass NAME
 	if [ -x /usr/bin/time ]; then
 		R '/usr/bin/time -o .agent/state.json true'
 		rc=$?
-		[ $rc -eq 126 ] && [ "$(cat "$WS/.agent/state.json")" = state ]
+		[ $rc -eq $RUN_DENIED ] && [ "$(cat "$WS/.agent/state.json")" = state ]
 		ok $? "$t /usr/bin/time -o into the agent directory is refused before it runs (status $rc)"
 	else
 		skip "$t /usr/bin/time -o into the agent directory" "/usr/bin/time is not installed"
@@ -169,7 +169,7 @@ pass() { # pass NAME
 
 	R 'git init -q'
 	rc=$?
-	[ $rc -eq 126 ] && same && grep -q "\.git/config' is protected" "$tmpdir/err"
+	[ $rc -eq $RUN_DENIED ] && same && grep -q "\.git/config' is protected" "$tmpdir/err"
 	ok $? "$t git init again, a write of .git/config, is refused and says why (status $rc)"
 
 	R 'git branch topic && git push -q origin topic && git branch'
@@ -179,12 +179,12 @@ pass() { # pass NAME
 
 	R 'script -q .agent/x -c true'
 	rc=$?
-	[ $rc -eq 126 ] && [ ! -e "$WS/.agent/x" ] && [ "$(cat "$WS/.agent/state.json")" = state ]
+	[ $rc -eq $RUN_DENIED ] && [ ! -e "$WS/.agent/x" ] && [ "$(cat "$WS/.agent/state.json")" = state ]
 	ok $? "$t script logging into the agent directory is refused before it runs (status $rc)"
 
 	R 'script -q -O .agent/state.json -c true'
 	rc=$?
-	[ $rc -eq 126 ] && [ "$(cat "$WS/.agent/state.json")" = state ]
+	[ $rc -eq $RUN_DENIED ] && [ "$(cat "$WS/.agent/state.json")" = state ]
 	ok $? "$t script -O into the agent directory is refused (status $rc)"
 
 	R 'script -q -c "echo logged" /dev/null'
@@ -194,7 +194,7 @@ pass() { # pass NAME
 
 	R 'git -C ../ws/.agent clean -fdxq'
 	rc=$?
-	[ $rc -eq 126 ] && [ "$(cat "$WS/.agent/state.json")" = state ]
+	[ $rc -eq $RUN_DENIED ] && [ "$(cat "$WS/.agent/state.json")" = state ]
 	ok $? "$t git -C ../ws/.agent clean, inside the agent directory, is refused (status $rc)"
 
 	# A workspace without .git: its .git/config is fenced, and git init,
@@ -204,10 +204,10 @@ pass() { # pass NAME
 		--context agent_dir="$E/.agent" --context session_dir="$E/.agent/s1" \
 		-- git init -q) > "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
 	rc=$?
-	[ $rc -eq 126 ] && grep -q "$E/.git/config' is protected" "$tmpdir/err" &&
+	[ $rc -eq $RUN_DENIED ] && grep -q "$E/.git/config' is protected" "$tmpdir/err" &&
 		[ ! -f "$E/.git/config" ]
 	ok $? "$t git init in a workspace without .git is refused: .git/config is protected (status $rc)"
-	[ $rc -eq 126 ] || diag < "$tmpdir/err"
+	[ $rc -eq $RUN_DENIED ] || diag < "$tmpdir/err"
 }
 
 for p in $passes; do

@@ -295,7 +295,7 @@ pass() { # pass NAME
 	# A read the analysis sees is denied before the run; eval of a string
 	# known only at run time is opaque to it, and the sandbox alone stops it.
 	ww -- cat "$H/.netrc"
-	[ $rc -eq 126 ] && [ -z "$out" ] && grep -q DENIED "$errf"
+	[ $rc -eq $RUN_DENIED ] && [ -z "$out" ] && grep -q DENIED "$errf"
 	ok $? "$t ~/.netrc: the read is denied before the run (exit $rc)"
 	ww -- sh -c 'c="cat $HOME/.ssh/id_ed25519; ls -A $HOME/.ssh | wc -l"; eval "$c"'
 	[ $rc -eq 0 ] || [ $rc -eq 1 ]
@@ -822,19 +822,19 @@ EOF
 	ww -- git push --force origin main
 	grep -q 'DENIED' "$errf"
 	g=$?
-	[ $rc -eq 126 ] && [ $g -eq 0 ] && [ ! -e "$WS/git-ran" ]
+	[ $rc -eq $RUN_DENIED ] && [ $g -eq 0 ] && [ ! -e "$WS/git-ran" ]
 	ok $? "$t git push --force is denied: exit $rc and it never runs"
 	ww --shell 'git push -f'
-	[ $rc -eq 126 ] && [ ! -e "$WS/git-ran" ]
+	[ $rc -eq $RUN_DENIED ] && [ ! -e "$WS/git-ran" ]
 	ok $? "$t --shell 'git push -f' is denied: exit $rc"
 	ww --shell ": > '$WS/marker-shell' && git push --force origin main"
-	[ $rc -eq 126 ] && [ ! -e "$WS/marker-shell" ]
+	[ $rc -eq $RUN_DENIED ] && [ ! -e "$WS/marker-shell" ]
 	ok $? "$t a force push later in a shell command is denied before anything runs (exit $rc)"
 	rm -f "$WS/git-ran" "$WS/marker-shell"
 	tp ws -- make
 	grep -q 'NEEDS APPROVAL' "$errf"
 	g=$?
-	[ $rc -eq 126 ] && [ $g -eq 0 ] && [ ! -e "$WS/make-ran" ]
+	[ $rc -eq $RUN_ASK ] && [ $g -eq 0 ] && [ ! -e "$WS/make-ran" ]
 	ok $? "$t a command that asks exits $rc without running"
 	tp ws --approved -- make
 	[ $rc -eq 0 ] && [ -e "$WS/make-ran" ]

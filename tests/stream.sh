@@ -349,6 +349,22 @@ EOF
 is "$?" 0 "a test block's '~', '~$me' and relative targets decide as a host's"
 grep -q '^not ok' out && diag < out
 
+# Many contexts in turn, more than the stream keeps evaluators for (64):
+# every line is decided in its own context, whichever evaluator was kept
+# or dropped.  Each writes in its own workspace (allow) and in the one
+# before it (ask).
+awk -v o="$other" 'BEGIN { for (r = 0; r < 2; r++) for (k = 0; k < 70; k++) {
+	p = (k + 69) % 70
+	printf "{\"op\":\"write\",\"target\":\"%s/w%d/f\",\"preset\":\"workspace-write\",\"context\":{\"workspace\":\"%s/w%d\"}}\n", o, k, o, k
+	printf "{\"op\":\"write\",\"target\":\"%s/w%d/f\",\"preset\":\"workspace-write\",\"context\":{\"workspace\":\"%s/w%d\"}}\n", o, p, o, k } }' > req
+stream req
+sed 's/.*"operations":\[{"op":"write","target":"\([^"]*\)\/f","decision":"\([a-z]*\)".*/\1 \2/' out |
+	sed "s#^$other/##" > got
+awk 'BEGIN { for (r = 0; r < 2; r++) for (k = 0; k < 70; k++) printf "w%d allow\nw%d ask\n", k, (k + 69) % 70 }' > want
+cmp -s got want
+ok $? "280 lines over 70 contexts in turn: each decided in its own workspace"
+diff want got | head -5 | diag
+
 # A path marked canonical that is not spelled as one is denied, not taken.
 printf '%s\n' '{"id":1,"op":"read","target":"/a//b","canonical":true}' \
 	'{"id":2,"op":"write","target":"/a/../b","canonical":true}' \

@@ -106,6 +106,12 @@ char *cordon_decision_json(const cordon_decision *d)
 	}
 	sb_adds(&sb, "],");
 	member(&sb, "sandbox", d->sandbox);
+	/* An exec that cordon run would not run: the status it exits with,
+	 * so a host reading the JSON tells "may be approved" from "never"
+	 * by the same number it sees from the run. */
+	if (d->analysed && d->effect != IR_ALLOW)
+		sb_addf(&sb, ",\"run_status\":%d",
+			d->effect == IR_DENY ? CORDON_RUN_DENIED : CORDON_RUN_ASK);
 	if (d->analysed) {
 		sb_addc(&sb, ',');
 		member(&sb, "analysed", d->analysed);
