@@ -636,24 +636,55 @@ static void read_env_config(struct reading *r)
 	}
 }
 
+/* The protection of a path of the workspace's .git, as written or as
+ * resolved (a .git that is a symlink into the workspace). */
+static const struct lower_path *guard_of(const struct lower_input *in, const char *path)
+{
+	const struct lower_path *p = protection_of(in, path);
+	char *why = NULL, *c = p ? NULL : canon_path(path, strlen(path), "/", &why);
+	if (c)
+		p = protection_of(in, c);
+	free(c);
+	free(why);
+	return p;
+}
+
+/* Whether the workspace's .git/config resolves outside every write root
+ * (a .git that is a symlink out of the workspace): the command cannot
+ * write it, but could replace the link. */
+static bool config_outside(const struct lower_input *in, const char *path)
+{
+	char *why = NULL, *c = canon_path(path, strlen(path), "/", &why);
+	bool out = c && !under_write_root(in, c);
+	free(c);
+	free(why);
+	return out;
+}
+
 int lower_protect_hooks_path(struct lower_input *in, char **err)
 {
 	if (!in->restricted || !in->workspace)
 		return 0;
 	char *hooks = xstrcat(in->workspace, "/.git/hooks", (char *)NULL);
 	char *repo = xstrcat(in->workspace, "/.git/config", (char *)NULL);
-	const struct lower_path *hooks_guard = protection_of(in, hooks);
-	const struct lower_path *config_guard = protection_of(in, repo);
+	const struct lower_path *hooks_guard = guard_of(in, hooks);
+	const struct lower_path *config_guard = guard_of(in, repo);
 	struct reading r = { .in = in, .hooks_origin = hooks_guard ? hooks_guard->origin : NULL,
 			     .config_origin = config_guard ? config_guard->origin : NULL,
 			     .home = getenv("HOME"), .err = err };
+	bool outside = config_outside(in, repo);
 	free(hooks);
 	free(repo);
-	if (!hooks_guard && !config_guard)
+	if (!hooks_guard && !config_guard && !outside)
 		return 0; /* the policy leaves the hooks and the config writable */
 	char *gitdir, *common;
 	if (git_dirs(&r, &gitdir, &common) != 0)
 		return -1;
+	if (!hooks_guard && !config_guard) {
+		free(gitdir); /* nothing to protect: only a .git link to refuse */
+		free(common);
+		return 0;
+	}
 	protect_git_dirs(&r, gitdir, common);
 	repo = xstrcat(common, "/config", (char *)NULL);
 	char *worktree = xstrcat(gitdir, "/config.worktree", (char *)NULL);
