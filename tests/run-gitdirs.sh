@@ -93,7 +93,7 @@ pass() { # pass NAME
 		cp "$W.tmp/f" "$W/f"
 		[ -n "$AS" ] && chown -R 65534:65534 "$W" "$O"
 		cat > "$W/attack.sh" <<EOF
-cp -r .git/. new.git && rm .git && mv new.git .git
+cp -r .git/. new.git && rm -rf new.git/commondir new.git/config.worktree && rm .git && mv new.git .git
 printf '$(plant symlink)' >> .git/config
 EOF
 		R "$W" attack.sh
@@ -103,6 +103,7 @@ EOF
 			grep -q "$W/.git is a symlink" "$tmpdir/err"
 		ok $? "$t a .git symlink ($how) refuses the launch, naming it; the host's git status runs nothing planted (status $rc)"
 		[ $rc -eq 125 ] || diag < "$tmpdir/err"
+		[ -e "$M" ] && diag < "$M"
 		rm -f "$M"
 	done
 
@@ -124,6 +125,7 @@ EOF
 	unmarked && ! grep -q fsmonitor "$W/store.git/config" && [ ! -e "$W/store.git/commondir" ] &&
 		[ -f "$W/inside-ok" ] && U "$W" git log --format=%s | grep -qx inside
 	ok $? "$t a .git file (gitdir: store.git): its config and commondir are not written; git commits inside; the host's git status runs nothing planted (status $rc)"
+	[ -e "$M" ] && diag < "$M"
 	rm -f "$M"
 
 	# The same with the path absolute, and a hook planted for a host commit.
@@ -138,6 +140,7 @@ EOF
 	U "$W" sh -c 'echo y >> f && git commit -q -am host' > /dev/null 2>&1
 	unmarked && [ ! -e "$W/.store/hooks/pre-commit" ]
 	ok $? "$t a .git file with an absolute gitdir: no hook can be planted in it; the host's commit runs none (status $rc)"
+	[ -e "$M" ] && diag < "$M"
 	rm -f "$M"
 
 	# A repository the command makes below the top, with an fsmonitor, and
@@ -162,8 +165,9 @@ EOF
 	# Another spelling: the nested repository existed before the call, its
 	# .git a file that points to a directory elsewhere in the workspace;
 	# the command adds a clean filter by an include, and the gitlink by
-	# git add.  A nested repository the command makes with no program
-	# named stays as it is.
+	# git add; the host touches a file, which its status would clean
+	# through the filter.  A nested repository the command makes with no
+	# program named stays as it is.
 	W=$P/super2
 	repo "$W"
 	repo "$W/vendor/lib"
@@ -179,7 +183,7 @@ mkdir plain && git -C plain init -q && git -C plain config user.name Someone
 EOF
 	R "$W" attack.sh
 	rc=$?
-	U "$W" sh -c 'echo z >> vendor/lib/f; git status --short' > /dev/null 2>&1
+	U "$W" sh -c 'touch -m -d 2000-01-01 vendor/lib/f; git status --short' > /dev/null 2>&1
 	unmarked && [ ! -e "$W/vendor/lib/.git" ] && [ -f "$W/vendor/lib/.git.cordon-disarmed" ] &&
 		grep -q "$W/vendor/lib (include.path)" "$tmpdir/err" && [ -d "$W/plain/.git" ] &&
 		! grep -q "$W/plain" "$tmpdir/err"
