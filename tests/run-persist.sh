@@ -320,7 +320,7 @@ EOF
 	[ -n "$AS" ] && chown -R 65534:65534 "$WS" "$H" "$O"
 	cat > "$WS/build15.sh" <<EOF
 for f in tools/mon.sh tools/b.sh tools/ext.sh mon2.sh tools/tpl/hooks/post-checkout; do
-	printf '#!/bin/sh\necho "\$f" >> $M\nexit 1\n' > "\$f" && chmod +x "\$f"
+	printf '#!/bin/sh\necho %s >> $M\nexit 1\n' "\$f" > "\$f" && chmod +x "\$f"
 done
 echo fine > tools/notes.txt
 EOF

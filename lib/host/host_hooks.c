@@ -203,7 +203,7 @@ void lower_git_config_scan(const char *text, struct git_config_seen *seen)
 			s++;
 		size_t klen = (size_t)(s - key);
 		enum git_value_kind kind = GIT_RUNS;
-		const char *label = klen ? git_program_key_label(sec.name, sec.len, sec.sub, key,
+		const char *label = klen ? git_key_find(sec.name, sec.len, sec.sub, key,
 								  klen, &kind)
 					 : NULL;
 		while (*s == ' ' || *s == '\t')
@@ -626,7 +626,7 @@ static void read_env_config(struct reading *r)
 		const char *dot = key ? strchr(key, '.') : NULL, *last = key ? strrchr(key, '.') : NULL;
 		enum git_value_kind kind;
 		const char *label = dot && value
-					    ? git_program_key_label(key, (size_t)(dot - key), dot != last,
+					    ? git_key_find(key, (size_t)(dot - key), dot != last,
 								    last + 1, strlen(last + 1), &kind)
 					    : NULL;
 		if (!label)

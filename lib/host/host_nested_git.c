@@ -4,7 +4,7 @@
  * A mount plan cannot protect a repository the command makes, and a
  * gitlink the command adds to the workspace's index makes the host's
  * next `git status` there recurse into it, running its core.fsmonitor,
- * its clean filters and the rest of git_programs.c's table.  So when the
+ * its clean filters and the rest of base/git_keys.c's table.  So when the
  * sandbox is gone, the workspace is walked for .git entries below its
  * top: one whose entry, config, config.worktree, commondir or a hook
  * changed during the call (its ctime, which no process can set back, is

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "cordon/lowering.h"
+#include "base/git_keys.h"
 #include "cordon/plan.h"
 #include "decide/eval.h"
 
@@ -160,36 +161,6 @@ int lower_protect_hooks_path(struct lower_input *in, char **err);
 /* The last core.hooksPath of a git config's text, as git reads it, into
  * *found (malloc'd; freed when replaced); *found as it was without one. */
 void lower_git_config_hooks_path(const char *text, char **found);
-/* How git uses the value of a key of git_programs.c's table. */
-enum git_value_kind {
-	GIT_RUNS,             /* a command or program: the shell words that name files */
-	GIT_RUNS_BANG,        /* one only when it starts with '!' (alias.*) */
-	GIT_RUNS_UNLESS_BOOL, /* one unless it is a boolean (core.fsmonitor) */
-	GIT_HOOKS_DIR,        /* the directory git runs hooks from */
-	GIT_TEMPLATE_DIR,     /* the directory git init and clone copy hooks from */
-	GIT_INCLUDE,          /* a file of config */
-};
-struct git_config_value {
-	const char *label;    /* the key as git-config(1) names it; static */
-	char *value;
-	enum git_value_kind kind;
-};
-/* A key of the table: its label and kind, or NULL.  The section and key
- * as written (any case); has_sub: a subsection was given. */
-const char *git_program_key_label(const char *section, size_t slen, bool has_sub, const char *key,
-				  size_t klen, enum git_value_kind *kind);
-size_t git_program_key_count(void);
-const char *git_program_key_at(size_t i);
-/* Whether the value makes git run or load something (not "true" for
- * core.fsmonitor, not an alias without '!'). */
-bool git_value_runs(const struct git_config_value *v);
-/* Each path the value names, as written (relative, ~, absolute): the
- * directory or file of a path key; the words of a command that name a
- * file (a slash or a leading ~, or a file that exists below top).  A word
- * with an expansion ($, `) is not followed. */
-void git_value_paths(const struct git_config_value *v, const char *top,
-		     void (*each)(void *arg, const char *path), void *arg);
-
 /* What a git config's text says that matters here, in order: every
  * core.hooksPath, the files it includes (include.path and every
  * includeIf.*.path, as written), and every value of a key of the table

@@ -150,7 +150,29 @@ int main(void)
 		 "an alias or a submodule update runs only with '!'; a pager unless boolean");
 	programs("[diff.pdf]\n\ttextconv = old\n[core \"x\"]\n\tfsmonitor = no\n",
 		 "diff.<driver>.textconv=old;", "the old [section.sub] spelling is a subsection");
-	ok(git_program_key_count() >= 40, "the table holds %zu keys", git_program_key_count());
+	ok(git_key_count() >= 40, "the table holds %zu keys", git_key_count());
+	/* The spelling of git -c and git config, which the shell analysis
+	 * judges with the same table. */
+	static const struct {
+		const char *name, *label;
+	} dotted[] = {
+		{ "core.fsmonitor=x", "core.fsmonitor" },
+		{ "Diff.pdf.TextConv", "diff.<driver>.textconv" },
+		{ "interactive.diffFilter=x", "interactive.diffFilter" },
+		{ "url.ext::sh -c x.insteadOf=https://", "url.<base>.insteadOf" },
+		{ "includeIf.gitdir:~/a.b/.path=x", "includeIf.<condition>.path" },
+		{ "alias.st=!sh", "alias.*" },
+		{ "alias.a.b=!sh", NULL },
+		{ "diff.textconv=x", NULL },
+		{ "user.name=x", NULL },
+		{ "core", NULL },
+	};
+	for (size_t i = 0; i < sizeof(dotted) / sizeof(*dotted); i++) {
+		enum git_value_kind kind;
+		const char *got = git_key_find_dotted(dotted[i].name, &kind);
+		is_str(got ? got : "(none)", dotted[i].label ? dotted[i].label : "(none)",
+		       "git -c %s", dotted[i].name);
+	}
 
 	paths(GIT_RUNS, "./mon.sh --x", "/nonexistent", "./mon.sh;", "a relative program");
 	paths(GIT_RUNS, "sh tools/m.sh; ~/bin/x a|/opt/y", "/nonexistent",

@@ -1,17 +1,18 @@
 /* The git config keys whose value git runs or loads, in one table, and
- * the paths such a value names.
+ * the paths such a value names (git_keys.h).
  *
  * Where the list comes from: git-config(1) of git 2.39 (every key whose
  * description says its value is a command, a program, a helper, a hook
  * directory, a template directory or a file of config), gitattributes(5)
- * (filter.<driver>.process), gitcredentials(7) (credential.<url>.helper)
- * and git-send-email(1) (the sendemail commands).  A key git adds later
- * goes here and nowhere else: host_hooks.c protects what these name at
- * launch, host_nested_git.c disarms a nested repository whose config sets
- * one. */
+ * (filter.<driver>.process), gitcredentials(7) (credential.<url>.helper),
+ * git-send-email(1) (the sendemail commands), and the keys that let git
+ * run a program without naming one (protocol.allow, which opens ext::,
+ * url.*.insteadOf, ssh.variant, web.browser).  A key git adds later goes
+ * here and nowhere else. */
 #include "config.h"
 
-#include "lower/lower.h"
+#include "git_keys.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,10 +76,15 @@ static const struct git_program_key {
 	{ "remote.<name>.receivepack", "remote", "receivepack", SUB_ANY, GIT_RUNS },
 	{ "submodule.<name>.update", "submodule", "update", SUB_ANY, GIT_RUNS_BANG },
 	{ "uploadpack.packObjectsHook", "uploadpack", "packobjectshook", SUB_NONE, GIT_RUNS },
+	{ "protocol.allow", "protocol", "allow", SUB_OPT, GIT_ENABLES },
+	{ "url.<base>.insteadOf", "url", "insteadof", SUB_ANY, GIT_ENABLES },
+	{ "url.<base>.pushInsteadOf", "url", "pushinsteadof", SUB_ANY, GIT_ENABLES },
+	{ "ssh.variant", "ssh", "variant", SUB_NONE, GIT_ENABLES },
+	{ "web.browser", "web", "browser", SUB_NONE, GIT_ENABLES },
 };
 
-const char *git_program_key_label(const char *section, size_t slen, bool has_sub, const char *key,
-				  size_t klen, enum git_value_kind *kind)
+const char *git_key_find(const char *section, size_t slen, bool has_sub, const char *key,
+			 size_t klen, enum git_value_kind *kind)
 {
 	for (size_t i = 0; i < sizeof(git_program_keys) / sizeof(*git_program_keys); i++) {
 		const struct git_program_key *k = &git_program_keys[i];
@@ -95,14 +101,27 @@ const char *git_program_key_label(const char *section, size_t slen, bool has_sub
 	return NULL;
 }
 
-size_t git_program_key_count(void)
+const char *git_key_find_dotted(const char *name, enum git_value_kind *kind)
+{
+	size_t n = strcspn(name, "=");
+	const char *dot = memchr(name, '.', n), *last = dot;
+	if (!dot)
+		return NULL;
+	for (const char *s = dot + 1; s < name + n; s++)
+		if (*s == '.')
+			last = s;
+	return git_key_find(name, (size_t)(dot - name), last != dot, last + 1,
+			    (size_t)(name + n - last - 1), kind);
+}
+
+size_t git_key_count(void)
 {
 	return sizeof(git_program_keys) / sizeof(*git_program_keys);
 }
 
-const char *git_program_key_at(size_t i)
+const char *git_key_at(size_t i)
 {
-	return i < git_program_key_count() ? git_program_keys[i].label : NULL;
+	return i < git_key_count() ? git_program_keys[i].label : NULL;
 }
 
 /* The values git reads as booleans: core.fsmonitor and pager.<cmd> set
@@ -129,6 +148,8 @@ bool git_value_runs(const struct git_config_value *v)
 	case GIT_TEMPLATE_DIR:
 	case GIT_INCLUDE:
 		return *v->value != '\0';
+	case GIT_ENABLES:
+		return false;
 	}
 	return true;
 }
