@@ -445,6 +445,14 @@ static void protect_one(void *arg, const char *value)
 	char *raw = named_raw(r, value, &why);
 	char *link = raw ? repointable_link(r, raw) : NULL;
 	char *path = raw && !link ? canon_path(raw, strlen(raw), "/", &why) : NULL;
+	/* A word of a command this user cannot resolve (~nobody-known, an
+	 * ancestor it may not inspect) is none the command can write either. */
+	bool word = n->x->v.kind != GIT_HOOKS_DIR && n->x->v.kind != GIT_TEMPLATE_DIR;
+	if (!path && !link && word) {
+		free(raw);
+		free(why);
+		return;
+	}
 	if (!path) {
 		*r->err = link ? xasprintf("the git config %s sets %s to '%s', reached through the "
 					   "symlink %s, which the command could point elsewhere: "

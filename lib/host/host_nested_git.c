@@ -222,12 +222,25 @@ static void bound_hit(void *arg, const char *what)
 	w->bound = xstrdup(what);
 }
 
+/* Whether the command could write in the workspace at all. */
+static bool workspace_writable(const struct lower_input *in)
+{
+	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		if (p->why == LOWER_WRITE_ROOT &&
+		    (strcmp(p->path, in->workspace) == 0 || path_under(in->workspace, p->path)))
+			return true;
+	}
+	return false;
+}
+
 int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct timespec *since,
 				      char **report)
 {
 	const struct lower_input *in = &l->in;
 	*report = NULL;
-	if (!in->restricted || !in->workspace || strcmp(in->workspace, "/") == 0)
+	if (!in->restricted || !in->workspace || strcmp(in->workspace, "/") == 0 ||
+	    !workspace_writable(in))
 		return 0;
 	struct nested_walk w = { .since = *since };
 	char *top = xstrcat(in->workspace, "/.git", (char *)NULL);
