@@ -167,10 +167,13 @@ EOF
 	# the command adds a clean filter by an include, and the gitlink by
 	# git add; the host touches a file, which its status would clean
 	# through the filter.  A nested repository the command makes with no
-	# program named stays as it is.
+	# program named stays as it is, and so does one made before the call
+	# whose config names one (core.editor) that the call left alone.
 	W=$P/super2
 	repo "$W"
 	repo "$W/vendor/lib"
+	repo "$W/keep"
+	U "$W/keep" git config core.editor vi
 	U "$W" sh -c 'mv vendor/lib/.git .libgit && echo "gitdir: ../../.libgit" > vendor/lib/.git &&
 		git -C vendor/lib status --short' > /dev/null ||
 		echo "git does not read the nested gitdir file" | diag
@@ -186,8 +189,8 @@ EOF
 	U "$W" sh -c 'touch -m -d 2000-01-01 vendor/lib/f; git status --short' > /dev/null 2>&1
 	unmarked && [ ! -e "$W/vendor/lib/.git" ] && [ -f "$W/vendor/lib/.git.cordon-disarmed" ] &&
 		grep -q "$W/vendor/lib (include.path)" "$tmpdir/err" && [ -d "$W/plain/.git" ] &&
-		! grep -q "$W/plain" "$tmpdir/err"
-	ok $? "$t a nested repository behind a .git file, given an include by the command, is disarmed; one that names no program is left alone (status $rc)"
+		! grep -q "$W/plain" "$tmpdir/err" && [ -d "$W/keep/.git" ]
+	ok $? "$t a nested repository behind a .git file, given an include by the command, is disarmed; one that names no program is left alone, and so is one the call did not change (status $rc)"
 	[ -e "$M" ] && diag < "$M"
 	rm -f "$M"
 }
