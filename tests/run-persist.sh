@@ -339,6 +339,35 @@ EOF
 	[ -e "$M" ] && diag < "$M"
 	rm -rf "$M" "$H/.gitconfig" "$O/xdg" "$O/global.cfg" "$O/clone" "$WS/tools" "$WS/mon2.sh"
 
+	# The same named by the environment of the host's git (GIT_TEMPLATE_DIR,
+	# whose hooks a host clone runs); and a program reached through a
+	# symlink the command could repoint, which stops the call.
+	mkdir -p "$WS/tools/tpl2/hooks"
+	printf '#!/bin/sh\nexit 0\n' > "$WS/tools/ed.sh"
+	ln -s ed.sh "$WS/tools/ed-link"
+	[ -n "$AS" ] && chown -R 65534:65534 "$WS"
+	cat > "$WS/build16.sh" <<EOF
+printf '#!/bin/sh\necho template2 >> $M\n' > tools/tpl2/hooks/post-checkout
+chmod +x tools/tpl2/hooks/post-checkout
+EOF
+	U "$WS" env GIT_TEMPLATE_DIR="$WS/tools/tpl2" "$C" run --preset workspace-write \
+		--workspace "$WS" -- sh build16.sh > "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	rc=$?
+	U "$O" env GIT_TEMPLATE_DIR="$WS/tools/tpl2" git clone -q "$WS" "$O/clone2" > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/tools/tpl2/hooks/post-checkout" ]
+	ok $? "$t the directory GIT_TEMPLATE_DIR names cannot be planted; the host's clone runs no hook (status $rc)"
+	[ -e "$M" ] && diag < "$M"
+	printf '[core]\n\teditor = tools/ed-link --wait\n' > "$H/.gitconfig"
+	[ -n "$AS" ] && chown 65534:65534 "$H/.gitconfig"
+	echo 'echo ran > ed-ran' > "$WS/build17.sh"
+	R "$WS" workspace-write build17.sh
+	rc=$?
+	[ $rc -eq 125 ] && [ ! -e "$WS/ed-ran" ] &&
+		grep -q "core.editor to 'tools/ed-link --wait', reached through the symlink $WS/tools/ed-link" "$tmpdir/err"
+	ok $? "$t a core.editor reached through a symlink the command could repoint stops the call, naming it (status $rc)"
+	[ $rc -eq 125 ] || diag < "$tmpdir/err"
+	rm -rf "$M" "$H/.gitconfig" "$O/clone2" "$WS/tools" "$WS/ed-ran"
+
 	# A workspace that is the home directory.
 	cat > "$H/build.sh" <<EOF
 printf '[core]\n\tfsmonitor = "echo gitconfig >> $M; false #"\n' >> ~/.gitconfig

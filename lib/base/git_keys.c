@@ -101,6 +101,28 @@ const char *git_key_find(const char *section, size_t slen, bool has_sub, const c
 	return NULL;
 }
 
+/* The environment variables of the host's git that do what a key does
+ * (git(1), ENVIRONMENT VARIABLES): each names a program or a directory
+ * git runs or copies from. */
+static const struct git_env_program {
+	const char *name;
+	enum git_value_kind kind;
+} git_env_programs[] = {
+	{ "GIT_EDITOR", GIT_RUNS },	    { "GIT_SEQUENCE_EDITOR", GIT_RUNS },
+	{ "GIT_PAGER", GIT_RUNS },	    { "GIT_SSH", GIT_RUNS },
+	{ "GIT_SSH_COMMAND", GIT_RUNS },    { "GIT_ASKPASS", GIT_RUNS },
+	{ "GIT_EXTERNAL_DIFF", GIT_RUNS },  { "GIT_PROXY_COMMAND", GIT_RUNS },
+	{ "GIT_TEMPLATE_DIR", GIT_TEMPLATE_DIR }, { "GIT_EXEC_PATH", GIT_TEMPLATE_DIR },
+};
+
+const char *git_env_program_at(size_t i, enum git_value_kind *kind)
+{
+	if (i >= sizeof(git_env_programs) / sizeof(*git_env_programs))
+		return NULL;
+	*kind = git_env_programs[i].kind;
+	return git_env_programs[i].name;
+}
+
 const char *git_key_find_dotted(const char *name, enum git_value_kind *kind)
 {
 	size_t n = strcspn(name, "=");

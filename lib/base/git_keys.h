@@ -34,6 +34,10 @@ const char *git_key_find(const char *section, size_t slen, bool has_sub, const c
 /* The same for a key written whole, "diff.pdf.textconv" (up to an '=' or
  * the end): git -c's and git config's spelling. */
 const char *git_key_find_dotted(const char *name, enum git_value_kind *kind);
+/* The i-th environment variable that names a program or directory git
+ * runs or copies from (GIT_EDITOR, GIT_TEMPLATE_DIR, GIT_EXEC_PATH, ...),
+ * and how its value is used; NULL past the last. */
+const char *git_env_program_at(size_t i, enum git_value_kind *kind);
 size_t git_key_count(void);
 const char *git_key_at(size_t i);
 /* Whether the value makes git run or load something (not "true" for

@@ -388,7 +388,7 @@ static int read_config(struct reading *r, const char *path, bool eacces_ok, int 
 	lower_git_config_scan(text, &seen);
 	free(text);
 	for (size_t i = 0; i < seen.nvalues; i++) {
-		struct read_value x = { seen.values[i], xstrdup(path) };
+		struct read_value x = { seen.values[i], xasprintf("the git config %s", path) };
 		VEC_PUSH(r->values, r->nvalues, r->cap, x);
 	}
 	seen.nvalues = 0;
@@ -454,11 +454,11 @@ static void protect_one(void *arg, const char *value)
 		return;
 	}
 	if (!path) {
-		*r->err = link ? xasprintf("the git config %s sets %s to '%s', reached through the "
+		*r->err = link ? xasprintf("%s sets %s to '%s', reached through the "
 					   "symlink %s, which the command could point elsewhere: "
 					   "name the file it points to",
 					   n->x->from, n->x->v.label, n->x->v.value, link)
-			       : xasprintf("the git config %s sets %s to '%s': %s", n->x->from,
+			       : xasprintf("%s sets %s to '%s': %s", n->x->from,
 					   n->x->v.label, n->x->v.value, why);
 		r->rc = -1;
 	} else if (!protection_of(r->in, path) && under_write_root(r->in, path)) {
@@ -639,7 +639,7 @@ static void read_env_config(struct reading *r)
 					    : NULL;
 		if (!label)
 			continue;
-		struct read_value x = { { label, xstrdup(value), kind }, xstrdup("GIT_CONFIG_COUNT") };
+		struct read_value x = { { label, xstrdup(value), kind }, xstrdup("the environment (GIT_CONFIG_COUNT)") };
 		VEC_PUSH(r->values, r->nvalues, r->cap, x);
 	}
 }
@@ -667,6 +667,21 @@ static bool config_outside(const struct lower_input *in, const char *path)
 	free(c);
 	free(why);
 	return out;
+}
+
+/* The environment variables that name what git runs (GIT_EDITOR,
+ * GIT_TEMPLATE_DIR, ...), as the host's git would read them. */
+static void read_env_programs(struct reading *r)
+{
+	enum git_value_kind kind;
+	const char *name;
+	for (size_t i = 0; (name = git_env_program_at(i, &kind)); i++) {
+		const char *value = getenv(name);
+		if (!value || !*value)
+			continue;
+		struct read_value x = { { name, xstrdup(value), kind }, xstrdup("the environment") };
+		VEC_PUSH(r->values, r->nvalues, r->cap, x);
+	}
 }
 
 int lower_protect_hooks_path(struct lower_input *in, char **err)
@@ -721,6 +736,7 @@ int lower_protect_hooks_path(struct lower_input *in, char **err)
 				rc = read_config(&r, readings[k][i], i < 3, 0);
 	}
 	read_env_config(&r);
+	read_env_programs(&r);
 	free(sys);
 	free(xdgc);
 	free(user);
