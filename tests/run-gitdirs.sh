@@ -162,6 +162,26 @@ EOF
 	[ -e "$M" ] && diag < "$M"
 	rm -f "$M"
 
+	# The same hidden in a directory the command then makes unlistable:
+	# root lists it anyway, another user gives it back its u+rx bits (the
+	# call changed it), and the repository is disarmed.
+	cat > "$W/attack2.sh" <<EOF
+mkdir -p hid/sub2 && cd hid/sub2 && git init -q && git -c user.name=A -c user.email=a@b commit -q --allow-empty -m x
+printf '$(plant hidden)' >> .git/config
+cd ../.. && git update-index --add --cacheinfo 160000,\$(git -C hid/sub2 rev-parse HEAD),hid/sub2
+chmod 0 hid
+EOF
+	R "$W" attack2.sh
+	rc=$?
+	chmod 755 "$W/hid"
+	U "$W" git status --short > /dev/null 2>&1
+	[ -d "$W/hid/sub2/.git.cordon-disarmed" ] && grep -q "$W/hid/sub2 (core.fsmonitor)" "$tmpdir/err" &&
+		unmarked
+	ok $? "$t a nested repository in a directory the command made unlistable is disarmed (status $rc)"
+	[ -e "$W/hid/sub2/.git" ] && diag < "$tmpdir/err"
+	[ -e "$M" ] && diag < "$M"
+	rm -f "$M"
+
 	# Another spelling: the nested repository existed before the call, its
 	# .git a file that points to a directory elsewhere in the workspace;
 	# the command adds a clean filter by an include, and the gitlink by

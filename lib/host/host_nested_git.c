@@ -38,6 +38,8 @@ struct nested_walk {
 	struct timespec since;
 	struct strbuf report;
 	size_t disarmed;
+	size_t unlisted;        /* directories this user could not list */
+	char *first_unlisted;
 	char *bound;
 };
 
@@ -191,11 +193,29 @@ static char *disarm(const struct host_walk_entry *e)
 	return NULL;
 }
 
+/* A directory of this user's that the call made unlistable (chmod 0)
+ * would hide a repository from this walk, not from a person who lists it
+ * again: it is given back its owner's read and search bits. */
+static void relist(struct nested_walk *w, const struct host_walk_entry *e)
+{
+	struct stat st;
+	if (faccessat(e->dirfd, e->name, R_OK | X_OK, AT_EACCESS) == 0 ||
+	    fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || !changed_since(&st, &w->since))
+		return;
+	if (fchmodat(e->dirfd, e->name, (st.st_mode & 07777) | S_IRUSR | S_IXUSR, 0) == 0)
+		sb_addf(&w->report, "  %.*s: made listable again (u+rx) to look into it\n",
+			(int)e->len, e->path);
+}
+
 static int visit(void *arg, const struct host_walk_entry *e)
 {
 	struct nested_walk *w = arg;
-	if (strcmp(e->name, ".git") != 0)
+	if (strcmp(e->name, ".git") != 0) {
+		if (e->type == DT_DIR)
+			relist(w, e);
 		return e->type == DT_DIR ? HOST_WALK_ENTER : HOST_WALK_SKIP;
+	}
 	if (strlen(w->top) == e->len && strncmp(w->top, e->path, e->len) == 0)
 		return HOST_WALK_SKIP; /* the workspace's own: the plan protects it */
 	bool changed = false;
@@ -214,6 +234,16 @@ static int visit(void *arg, const struct host_walk_entry *e)
 	}
 	free(why);
 	return HOST_WALK_SKIP; /* a git directory holds no work tree to look into */
+}
+
+/* A directory the command made unlistable could hide a repository from
+ * this walk, not from a git of another user (root): it is named. */
+static int unlistable(void *arg, const struct host_walk_entry *e)
+{
+	struct nested_walk *w = arg;
+	if (!w->unlisted++)
+		w->first_unlisted = xstrndup(e->path, e->len);
+	return 0;
 }
 
 static void bound_hit(void *arg, const char *what)
@@ -250,16 +280,18 @@ int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct tim
 				.max_depth = lower_mask_default_bounds.depth,
 				.seconds = lower_mask_default_bounds.seconds,
 				.visit = visit,
+				.unlistable = unlistable,
 				.bound = bound_hit,
 				.arg = &w };
 	host_walk_start(&hw);
 	int rc = host_walk_root(&hw, in->workspace);
-	if (w.disarmed)
+	if (w.report.len)
 		*report = xasprintf("%zu git repositor%s nested in %s that the call made or changed "
-				    "name%s programs git runs; disarmed, look before you move it "
-				    "back:\n%s",
+				    "name%s programs git runs, and %s disarmed; look before you "
+				    "undo it:\n%s",
 				    w.disarmed, w.disarmed == 1 ? "y" : "ies", in->workspace,
-				    w.disarmed == 1 ? "s" : "", w.report.buf);
+				    w.disarmed == 1 ? "s" : "", w.disarmed == 1 ? "is" : "are",
+				    w.report.buf);
 	sb_free(&w.report);
 	if (rc != 0) {
 		char *was = *report;
@@ -268,7 +300,17 @@ int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct tim
 				    was ? was : "", in->workspace, w.bound ? w.bound : "the walk stopped");
 		free(was);
 	}
+	if (w.unlisted) {
+		char *was = *report;
+		*report = xasprintf("%s%zu director%s in %s could not be listed (%s%s): a "
+				    "repository in %s was not looked at",
+				    was ? was : "", w.unlisted, w.unlisted == 1 ? "y" : "ies",
+				    in->workspace, w.first_unlisted, w.unlisted > 1 ? ", ..." : "",
+				    w.unlisted == 1 ? "it" : "them");
+		free(was);
+	}
+	free(w.first_unlisted);
 	free(w.bound);
 	free(top);
-	return rc == 0 && !w.disarmed ? 0 : -1;
+	return rc == 0 && !*report ? 0 : -1;
 }
