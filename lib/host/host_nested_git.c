@@ -236,11 +236,16 @@ static int visit(void *arg, const struct host_walk_entry *e)
 	return HOST_WALK_SKIP; /* a git directory holds no work tree to look into */
 }
 
-/* A directory the command made unlistable could hide a repository from
- * this walk, not from a git of another user (root): it is named. */
+/* A directory this walk cannot list (another user's, that lets this one
+ * search it) could hold a repository the call made, which a git reaching
+ * it by name would enter: one that changed during the call is named. */
 static int unlistable(void *arg, const struct host_walk_entry *e)
 {
 	struct nested_walk *w = arg;
+	struct stat st;
+	if (fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !changed_since(&st, &w->since))
+		return 0;
 	if (!w->unlisted++)
 		w->first_unlisted = xstrndup(e->path, e->len);
 	return 0;
