@@ -188,12 +188,17 @@ EOF
 	# git add; the host touches a file, which its status would clean
 	# through the filter.  A nested repository the command makes with no
 	# program named stays as it is, and so does one made before the call
-	# whose config names one (core.editor) that the call left alone.
+	# whose config names one (core.editor) that the call left alone, and
+	# one whose hooks were there before (git lfs's) that it committed in.
 	W=$P/super2
 	repo "$W"
 	repo "$W/vendor/lib"
 	repo "$W/keep"
 	U "$W/keep" git config core.editor vi
+	repo "$W/lfs"
+	printf '#!/bin/sh\nexit 0\n' > "$W/lfs/.git/hooks/post-checkout"
+	chmod +x "$W/lfs/.git/hooks/post-checkout"
+	[ -z "$AS" ] || chown -R 65534:65534 "$W/lfs"
 	U "$W" sh -c 'mv vendor/lib/.git .libgit && echo "gitdir: ../../.libgit" > vendor/lib/.git &&
 		git -C vendor/lib status --short' > /dev/null ||
 		echo "git does not read the nested gitdir file" | diag
@@ -203,14 +208,15 @@ printf '[include]\n\tpath = ../extra.cfg\n' >> .libgit/config
 echo '* filter=x' > vendor/lib/.gitattributes
 git add vendor/lib
 mkdir plain && git -C plain init -q && git -C plain config user.name Someone
+echo more >> lfs/f && git -C lfs add f && git -C lfs commit -q -m more
 EOF
 	R "$W" attack.sh
 	rc=$?
 	U "$W" sh -c 'touch -m -d 2000-01-01 vendor/lib/f; git status --short' > /dev/null 2>&1
 	unmarked && [ ! -e "$W/vendor/lib/.git" ] && [ -f "$W/vendor/lib/.git.cordon-disarmed" ] &&
 		grep -q "$W/vendor/lib (include.path)" "$tmpdir/err" && [ -d "$W/plain/.git" ] &&
-		! grep -q "$W/plain" "$tmpdir/err" && [ -d "$W/keep/.git" ]
-	ok $? "$t a nested repository behind a .git file, given an include by the command, is disarmed; one that names no program is left alone, and so is one the call did not change (status $rc)"
+		! grep -q "$W/plain" "$tmpdir/err" && [ -d "$W/keep/.git" ] && [ -d "$W/lfs/.git" ]
+	ok $? "$t a nested repository behind a .git file, given an include by the command, is disarmed; one that names no program is left alone, and so is one the call did not change, and one with its own hooks the command committed in (status $rc)"
 	[ -e "$M" ] && diag < "$M"
 	rm -f "$M"
 }

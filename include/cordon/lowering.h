@@ -102,10 +102,11 @@ int cordon_lowering_expand_masks(cordon_lowering *l, char **err);
  * which bound stopped the walk. */
 int cordon_lowering_check_links(const cordon_lowering *l, char **err);
 /* After a call, its sandbox gone: every git repository nested in the
- * workspace (a .git below its top) that changed since `since` (its .git,
- * config, config.worktree, commondir or a hook) and that names a program
- * git runs (a key of the table in lib/base/git_keys.c, an include, a
- * hook) has its .git renamed to .git.cordon-disarmed, so that the host's
+ * workspace (a .git below its top) whose .git, config, config.worktree
+ * or commondir changed since `since` and whose config names a program git
+ * runs (a key of the table in lib/base/git_keys.c, an include), or one
+ * of whose hooks changed since then, has its .git renamed to
+ * .git.cordon-disarmed, so that the host's
  * next git status in the workspace does not enter it.  0 when there was
  * none; -1 with *report (malloc'd) listing each and why, or saying which
  * bound stopped the walk. */

@@ -6,10 +6,11 @@
  * next `git status` there recurse into it, running its core.fsmonitor,
  * its clean filters and the rest of base/git_keys.c's table.  So when the
  * sandbox is gone, the workspace is walked for .git entries below its
- * top: one whose entry, config, config.worktree, commondir or a hook
- * changed during the call (its ctime, which no process can set back, is
- * at or after the call's start) and whose config sets a key of the table
- * (an include too) or that holds a hook is disarmed: its .git is renamed
+ * top: one whose entry, config, config.worktree or commondir changed
+ * during the call (its ctime, which no process can set back, is at or
+ * after the call's start) and whose config sets a key of the table (an
+ * include too), or one of whose hooks changed during the call, is
+ * disarmed: its .git is renamed
  * to .git.cordon-disarmed (or -N), in the directory the walk opened
  * without following a symlink.  git then sees no repository there, and
  * the superproject's status does not enter it.  The runner reports each,
@@ -92,10 +93,10 @@ static void config_programs(const char *path, const struct timespec *since, bool
 	lower_git_config_seen_free(&seen);
 }
 
-/* Hooks in dir: each one (not git's .sample files) is a program git
- * runs; *changed when one changed during the call. */
-static void hooks_of(const char *dir, const struct timespec *since, bool *changed,
-		     struct strbuf *why)
+/* Hooks in dir that changed during the call (not git's .sample files):
+ * programs git runs that the call put there.  Hooks that were there
+ * before (git lfs's, husky's) are the user's. */
+static void hooks_changed(const char *dir, const struct timespec *since, struct strbuf *why)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -108,8 +109,7 @@ static void hooks_of(const char *dir, const struct timespec *since, bool *change
 		if (de->d_name[0] == '.' || (n > 7 && strcmp(de->d_name + n - 7, ".sample") == 0) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		any = true;
-		*changed |= changed_since(&st, since);
+		any |= changed_since(&st, since);
 	}
 	closedir(d);
 	if (any) {
@@ -135,8 +135,12 @@ static char *gitdir_of(const char *path, const char *dir, const struct timespec 
 	return g;
 }
 
-/* Why the repository whose .git entry is e names a program ("" if it does
- * not), and whether anything of it changed during the call. */
+/* Why the repository whose .git entry is e would run a program the call
+ * planted ("" if it would not): its config names one (a key of the
+ * table) and the config, or the .git entry, changed during the call; or
+ * a hook changed during it.  The entry's ctime changes with git's own
+ * writes too (an index.lock): a repository the command only ran git in
+ * is disarmed where its config names a program, the safe side. */
 static char *repository_programs(const struct host_walk_entry *e, const struct timespec *since,
 				 bool *changed)
 {
@@ -161,7 +165,11 @@ static char *repository_programs(const struct host_walk_entry *e, const struct t
 		char *hooks = xasprintf("%s/hooks", cdir);
 		config_programs(config, since, changed, &why);
 		config_programs(wt, since, changed, &why);
-		hooks_of(hooks, since, changed, &why);
+		if (!*changed) { /* the user's own config, as it was */
+			sb_free(&why);
+			sb_init(&why);
+		}
+		hooks_changed(hooks, since, &why);
 		free(config);
 		free(wt);
 		free(hooks);
@@ -220,7 +228,7 @@ static int visit(void *arg, const struct host_walk_entry *e)
 		return HOST_WALK_SKIP; /* the workspace's own: the plan protects it */
 	bool changed = false;
 	char *why = repository_programs(e, &w->since, &changed);
-	if (changed && *why) {
+	if (*why) {
 		char *dir = xstrndup(e->path, e->len - strlen(e->name) - 1);
 		char *moved = disarm(e);
 		if (moved)
