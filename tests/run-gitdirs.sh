@@ -186,7 +186,8 @@ EOF
 	# .git a file that points to a directory elsewhere in the workspace;
 	# the command adds a clean filter by an include, and the gitlink by
 	# git add; the host touches a file, which its status would clean
-	# through the filter.  A nested repository the command makes with no
+	# through the filter.  Another, behind a gitlink made before, keeps
+	# its config and gets its fsmonitor (tools/mon.sh) rewritten.  A nested repository the command makes with no
 	# program named stays as it is, and so does one made before the call
 	# whose config names one (core.editor) that the call left alone, and
 	# one whose hooks were there before (git lfs's) that it committed in.
@@ -195,6 +196,13 @@ EOF
 	repo "$W/vendor/lib"
 	repo "$W/keep"
 	U "$W/keep" git config core.editor vi
+	repo "$W/tooled"
+	mkdir -p "$W/tooled/tools"
+	printf '#!/bin/sh\nexit 1\n' > "$W/tooled/tools/mon.sh"
+	chmod +x "$W/tooled/tools/mon.sh"
+	[ -z "$AS" ] || chown -R 65534:65534 "$W/tooled"
+	U "$W/tooled" git config core.fsmonitor tools/mon.sh
+	U "$W" git add tooled > /dev/null 2>&1
 	repo "$W/lfs"
 	printf '#!/bin/sh\nexit 0\n' > "$W/lfs/.git/hooks/post-checkout"
 	chmod +x "$W/lfs/.git/hooks/post-checkout"
@@ -209,14 +217,16 @@ echo '* filter=x' > vendor/lib/.gitattributes
 git add vendor/lib
 mkdir plain && git -C plain init -q && git -C plain config user.name Someone
 echo more >> lfs/f && git -C lfs add f && git -C lfs commit -q -m more
+printf '#!/bin/sh\necho tooled >> $M\nexit 1\n' > tooled/tools/mon.sh
 EOF
 	R "$W" attack.sh
 	rc=$?
 	U "$W" sh -c 'touch -m -d 2000-01-01 vendor/lib/f; git status --short' > /dev/null 2>&1
 	unmarked && [ ! -e "$W/vendor/lib/.git" ] && [ -f "$W/vendor/lib/.git.cordon-disarmed" ] &&
 		grep -q "$W/vendor/lib (include.path)" "$tmpdir/err" && [ -d "$W/plain/.git" ] &&
-		! grep -q "$W/plain" "$tmpdir/err" && [ -d "$W/keep/.git" ] && [ -d "$W/lfs/.git" ]
-	ok $? "$t a nested repository behind a .git file, given an include by the command, is disarmed; one that names no program is left alone, and so is one the call did not change, and one with its own hooks the command committed in (status $rc)"
+		! grep -q "$W/plain" "$tmpdir/err" && [ -d "$W/keep/.git" ] && [ -d "$W/lfs/.git" ] &&
+		[ -d "$W/tooled/.git.cordon-disarmed" ]
+	ok $? "$t a nested repository behind a .git file, given an include by the command, is disarmed, and so is one whose unchanged fsmonitor the command rewrote; one that names no program is left alone, and so is one the call did not change, and one with its own hooks the command committed in (status $rc)"
 	[ -e "$M" ] && diag < "$M"
 	rm -f "$M"
 }

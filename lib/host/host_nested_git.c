@@ -73,18 +73,47 @@ static char *read_small(const char *path, const struct timespec *since, bool *ch
 	return sb_steal(&sb);
 }
 
-/* What a config sets of the table, added to why ("core.fsmonitor, ..."). */
-static void config_programs(const char *path, const struct timespec *since, bool *changed,
-			    struct strbuf *why)
+/* A path a value names, from the top of the nested work tree (where git
+ * runs it): changed during the call, or made then (a program the config
+ * named before the call, rewritten by the command). */
+struct named_check {
+	const char *top;
+	const struct timespec *since;
+	bool *changed;
+};
+
+static void named_changed(void *arg, const char *value)
+{
+	struct named_check *c = arg;
+	const char *home = getenv("HOME");
+	char *path = value[0] == '/'			    ? xstrdup(value)
+		     : value[0] == '~' && value[1] == '/' && home ? xasprintf("%s%s", home, value + 1)
+		     : value[0] == '~'				    ? NULL
+								    : xasprintf("%s/%s", c->top, value);
+	struct stat st;
+	if (path && ((lstat(path, &st) == 0 && changed_since(&st, c->since)) ||
+		     (stat(path, &st) == 0 && changed_since(&st, c->since))))
+		*c->changed = true;
+	free(path);
+}
+
+/* What a config sets of the table, added to why ("core.fsmonitor, ..."),
+ * and *changed also where a path such a value names changed. */
+static void config_programs(const char *path, const char *top, const struct timespec *since,
+			    bool *changed, struct strbuf *why)
 {
 	char *text = read_small(path, since, changed);
 	if (!text)
 		return;
 	struct git_config_seen seen = { 0 };
+	struct named_check check = { top, since, changed };
 	lower_git_config_scan(text, &seen);
 	free(text);
 	for (size_t i = 0; i < seen.nvalues; i++) {
-		if (!git_value_runs(&seen.values[i]) || strstr(why->buf, seen.values[i].label))
+		if (!git_value_runs(&seen.values[i]))
+			continue;
+		git_value_paths(&seen.values[i], top, named_changed, &check);
+		if (strstr(why->buf, seen.values[i].label))
 			continue;
 		if (why->len)
 			sb_adds(why, ", ");
@@ -137,8 +166,8 @@ static char *gitdir_of(const char *path, const char *dir, const struct timespec 
 
 /* Why the repository whose .git entry is e would run a program the call
  * planted ("" if it would not): its config names one (a key of the
- * table) and the config, or the .git entry, changed during the call; or
- * a hook changed during it.  The entry's ctime changes with git's own
+ * table) and the config, the .git entry or a path the value names
+ * changed during the call; or a hook changed during it.  The entry's ctime changes with git's own
  * writes too (an index.lock): a repository the command only ran git in
  * is disarmed where its config names a program, the safe side. */
 static char *repository_programs(const struct host_walk_entry *e, const struct timespec *since,
@@ -163,8 +192,8 @@ static char *repository_programs(const struct host_walk_entry *e, const struct t
 						 : xasprintf("%s/%s", gitdir, common);
 		char *config = xasprintf("%s/config", cdir), *wt = xasprintf("%s/config.worktree", gitdir);
 		char *hooks = xasprintf("%s/hooks", cdir);
-		config_programs(config, since, changed, &why);
-		config_programs(wt, since, changed, &why);
+		config_programs(config, dir, since, changed, &why);
+		config_programs(wt, dir, since, changed, &why);
 		if (!*changed) { /* the user's own config, as it was */
 			sb_free(&why);
 			sb_init(&why);
