@@ -849,11 +849,25 @@ reaped:
 	return status;
 }
 
+/* The repositories nested in the workspace that the call made or changed
+ * and that name a program git runs are disarmed once the sandbox is gone
+ * (cordon/lowering.h), so that the host's next git status in the
+ * workspace cannot enter one; the person is told which. */
+static void call_nested_git(struct call *c, const struct timespec *since)
+{
+	AUTO_FREE char *report = NULL;
+	if (c->sandboxed && cordon_lowering_disarm_nested_git(c->in, since, &report) != 0)
+		fprintf(stderr, "cordon: %s\n", report);
+}
+
 /* The launch with SIGINT and SIGTERM caught (they end the command's
  * group), restored afterwards. */
 static int call_launch(struct call *c)
 {
 	struct sigaction sa, old_int, old_term;
+	struct timespec since;
+	/* The coarse clock: the one file times are taken from, never ahead. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &since);
 	c->argv = launch_argv(c->bwrap, c->helper, c->roots, c->nroots, c->in, &c->binds, c->o,
 			      c->sandboxed);
 	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -869,6 +883,7 @@ static int call_launch(struct call *c)
 	close(signal_pipe[0]);
 	close(signal_pipe[1]);
 	signal_pipe[0] = signal_pipe[1] = -1;
+	call_nested_git(c, &since);
 	return status;
 }
 

@@ -302,6 +302,72 @@ EOF
 	U "$WS" git config --unset-all include.path
 	rm -f "$O/fifo.cfg" "$WS/fifo-ran"
 
+	# Programs the user's own git config names in the workspace: the
+	# fsmonitor and the template directory of ~/.gitconfig, an alias of
+	# the XDG config, a diff.external and an fsmonitor spelled without a
+	# slash in GIT_CONFIG_GLOBAL's.  Each is protected for the call; the
+	# host's git status, git clone, alias and git diff run nothing planted.
+	mkdir -p "$WS/tools/tpl/hooks" "$O/xdg/git"
+	for f in tools/mon.sh tools/b.sh tools/ext.sh mon2.sh; do
+		printf '#!/bin/sh\nexit 1\n' > "$WS/$f"
+		chmod +x "$WS/$f"
+	done
+	printf '[core]\n\tfsmonitor = %s/tools/mon.sh\n[init]\n\ttemplateDir = %s/tools/tpl\n' \
+		"$WS" "$WS" > "$H/.gitconfig"
+	printf '[alias]\n\tb = "!sh tools/b.sh"\n' > "$O/xdg/git/config"
+	printf '[diff]\n\texternal = tools/ext.sh\n[Core]\n\tFSMonitor = "sh mon2.sh"\n' \
+		> "$O/global.cfg"
+	[ -n "$AS" ] && chown -R 65534:65534 "$WS" "$H" "$O"
+	cat > "$WS/build15.sh" <<EOF
+for f in tools/mon.sh tools/b.sh tools/ext.sh mon2.sh tools/tpl/hooks/post-checkout; do
+	printf '#!/bin/sh\necho %s >> $M\nexit 1\n' "\$f" > "\$f" && chmod +x "\$f"
+done
+echo fine > tools/notes.txt
+EOF
+	U "$WS" env XDG_CONFIG_HOME="$O/xdg" GIT_CONFIG_GLOBAL="$O/global.cfg" "$C" run \
+		--preset workspace-write --workspace "$WS" -- sh build15.sh \
+		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	rc=$?
+	U "$WS" git status --short > /dev/null 2>&1
+	U "$O" git clone -q "$WS" "$O/clone" > /dev/null 2>&1
+	U "$WS" env XDG_CONFIG_HOME="$O/xdg" git b > /dev/null 2>&1
+	U "$WS" env GIT_CONFIG_GLOBAL="$O/global.cfg" sh -c 'echo h >> f && git status --short &&
+		git diff && git checkout f' > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/tools/tpl/hooks/post-checkout" ] && [ -f "$WS/tools/notes.txt" ] &&
+		! grep -q echo "$WS/tools/mon.sh" "$WS/tools/b.sh" "$WS/tools/ext.sh" "$WS/mon2.sh"
+	ok $? "$t the fsmonitor and template directory of ~/.gitconfig, an alias of the XDG config, diff.external and a slashless fsmonitor of GIT_CONFIG_GLOBAL's are not rewritten; the host's git status, clone, alias and diff run nothing planted (status $rc)"
+	[ -e "$M" ] && diag < "$M"
+	rm -rf "$M" "$H/.gitconfig" "$O/xdg" "$O/global.cfg" "$O/clone" "$WS/tools" "$WS/mon2.sh"
+
+	# The same named by the environment of the host's git (GIT_TEMPLATE_DIR,
+	# whose hooks a host clone runs); and a program reached through a
+	# symlink the command could repoint, which stops the call.
+	mkdir -p "$WS/tools/tpl2/hooks"
+	printf '#!/bin/sh\nexit 0\n' > "$WS/tools/ed.sh"
+	ln -s ed.sh "$WS/tools/ed-link"
+	[ -n "$AS" ] && chown -R 65534:65534 "$WS"
+	cat > "$WS/build16.sh" <<EOF
+printf '#!/bin/sh\necho template2 >> $M\n' > tools/tpl2/hooks/post-checkout
+chmod +x tools/tpl2/hooks/post-checkout
+EOF
+	U "$WS" env GIT_TEMPLATE_DIR="$WS/tools/tpl2" "$C" run --preset workspace-write \
+		--workspace "$WS" -- sh build16.sh > "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	rc=$?
+	U "$O" env GIT_TEMPLATE_DIR="$WS/tools/tpl2" git clone -q "$WS" "$O/clone2" > /dev/null 2>&1
+	unmarked && [ ! -e "$WS/tools/tpl2/hooks/post-checkout" ]
+	ok $? "$t the directory GIT_TEMPLATE_DIR names cannot be planted; the host's clone runs no hook (status $rc)"
+	[ -e "$M" ] && diag < "$M"
+	printf '[core]\n\teditor = tools/ed-link --wait\n' > "$H/.gitconfig"
+	[ -n "$AS" ] && chown 65534:65534 "$H/.gitconfig"
+	echo 'echo ran > ed-ran' > "$WS/build17.sh"
+	R "$WS" workspace-write build17.sh
+	rc=$?
+	[ $rc -eq 125 ] && [ ! -e "$WS/ed-ran" ] &&
+		grep -q "core.editor to 'tools/ed-link --wait', reached through the symlink $WS/tools/ed-link" "$tmpdir/err"
+	ok $? "$t a core.editor reached through a symlink the command could repoint stops the call, naming it (status $rc)"
+	[ $rc -eq 125 ] || diag < "$tmpdir/err"
+	rm -rf "$M" "$H/.gitconfig" "$O/clone2" "$WS/tools" "$WS/ed-ran"
+
 	# A workspace that is the home directory.
 	cat > "$H/build.sh" <<EOF
 printf '[core]\n\tfsmonitor = "echo gitconfig >> $M; false #"\n' >> ~/.gitconfig

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "cordon.h"
 #include "cordon/plan.h"
@@ -107,6 +108,17 @@ int cordon_lowering_mask_root_secrets(cordon_lowering *l, char **err);
  * write.  0 when there is none; -1 with *err listing them, or saying
  * which bound stopped the walk. */
 int cordon_lowering_check_links(const cordon_lowering *l, char **err);
+/* After a call, its sandbox gone: every git repository nested in the
+ * workspace (a .git below its top) whose .git, config, config.worktree
+ * or commondir changed since `since` and whose config names a program git
+ * runs (a key of the table in lib/base/git_keys.c, an include), or one
+ * of whose hooks changed since then, has its .git renamed to
+ * .git.cordon-disarmed, so that the host's
+ * next git status in the workspace does not enter it.  0 when there was
+ * none; -1 with *report (malloc'd) listing each and why, or saying which
+ * bound stopped the walk. */
+int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct timespec *since,
+				      char **report);
 
 /* The context's directories: where the command starts, the call's private
  * temp dir (NULL without one). */

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "base/canon.h"
+#include "base/cleanup.h"
 #include "lower/lower.h"
 
 #include <errno.h>
@@ -128,47 +129,83 @@ static char *config_value(const char **p)
 	return sb_steal(&v);
 }
 
-enum section { SEC_OTHER, SEC_CORE, SEC_INCLUDE };
-
 static void seen_push(char ***v, size_t *n, size_t *cap, char *value)
 {
 	VEC_PUSH(*v, *n, *cap, value);
 }
 
+/* A section header from *s (past its '['): the section's name and
+ * whether a subsection follows ([diff "x"], or the old [diff.x]); *s
+ * moves past the ']' and the blanks after it. */
+struct section {
+	const char *name;
+	size_t len;
+	bool sub;
+};
+
+static struct section section_header(const char **p)
+{
+	const char *s = *p;
+	struct section sec = { .name = s };
+	while (*s && *s != ']' && *s != ' ' && *s != '\t' && *s != '"' && *s != '\n')
+		s++;
+	sec.len = (size_t)(s - sec.name);
+	const char *dot = memchr(sec.name, '.', sec.len);
+	if (dot) {
+		sec.sub = true;
+		sec.len = (size_t)(dot - sec.name);
+	}
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '"') {
+		sec.sub = true;
+		for (s++; *s && *s != '"' && *s != '\n'; s++)
+			if (*s == '\\' && s[1] && s[1] != '\n')
+				s++;
+	}
+	while (*s && *s != ']' && *s != '\n')
+		s++;
+	if (*s == ']')
+		s++;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	*p = s;
+	return sec;
+}
+
+/* Where a value of the table goes in seen (taken over). */
+static void seen_value(struct git_config_seen *seen, const char *label, enum git_value_kind kind,
+		       char *v)
+{
+	if (kind == GIT_HOOKS_DIR)
+		seen_push(&seen->hooks, &seen->nhooks, &seen->hooks_cap, xstrdup(v));
+	else if (kind == GIT_INCLUDE && *v)
+		seen_push(&seen->includes, &seen->nincludes, &seen->includes_cap, xstrdup(v));
+	struct git_config_value x = { label, v, kind };
+	VEC_PUSH(seen->values, seen->nvalues, seen->values_cap, x);
+}
+
 void lower_git_config_scan(const char *text, struct git_config_seen *seen)
 {
-	enum section sec = SEC_OTHER;
+	struct section sec = { "", 0, false };
 	if (strncmp(text, "\xef\xbb\xbf", 3) == 0)
 		text += 3; /* git skips a UTF-8 byte order mark */
 	for (const char *s = text; *s; s += *s == '\n') {
 		while (*s == ' ' || *s == '\t' || *s == '\r')
 			s++;
 		if (*s == '[') {
-			const char *name = ++s;
-			while (*s && *s != ']' && *s != ' ' && *s != '\t' && *s != '"' && *s != '\n')
-				s++;
-			size_t n = (size_t)(s - name);
-			/* [core] and [include] without a subsection; [includeIf "..."]
-			 * with any condition (each is followed: see above). */
-			sec = n == 4 && strncasecmp(name, "core", 4) == 0 && *s == ']' ? SEC_CORE
-			      : n == 7 && strncasecmp(name, "include", 7) == 0 && *s == ']'
-				      ? SEC_INCLUDE
-			      : n == 9 && strncasecmp(name, "includeif", 9) == 0 ? SEC_INCLUDE
-										 : SEC_OTHER;
-			while (*s && *s != ']' && *s != '\n')
-				s++;
-			if (*s == ']')
-				s++;
-			while (*s == ' ' || *s == '\t')
-				s++;
+			s++;
+			sec = section_header(&s);
 		}
 		const char *key = s;
 		while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
 		       (*s >= '0' && *s <= '9') || *s == '-')
 			s++;
 		size_t klen = (size_t)(s - key);
-		bool hooks = sec == SEC_CORE && klen == 9 && strncasecmp(key, "hookspath", 9) == 0;
-		bool include = sec == SEC_INCLUDE && klen == 4 && strncasecmp(key, "path", 4) == 0;
+		enum git_value_kind kind = GIT_RUNS;
+		const char *label = klen ? git_key_find(sec.name, sec.len, sec.sub, key,
+								  klen, &kind)
+					 : NULL;
 		while (*s == ' ' || *s == '\t')
 			s++;
 		/* Any other line, a value continued over lines included: its
@@ -176,10 +213,8 @@ void lower_git_config_scan(const char *text, struct git_config_seen *seen)
 		if (*s == '=') {
 			s++;
 			char *v = config_value(&s);
-			if (hooks)
-				seen_push(&seen->hooks, &seen->nhooks, &seen->hooks_cap, v);
-			else if (include && *v)
-				seen_push(&seen->includes, &seen->nincludes, &seen->includes_cap, v);
+			if (label)
+				seen_value(seen, label, kind, v);
 			else
 				free(v);
 			continue;
@@ -195,8 +230,11 @@ void lower_git_config_seen_free(struct git_config_seen *seen)
 		free(seen->hooks[i]);
 	for (size_t i = 0; i < seen->nincludes; i++)
 		free(seen->includes[i]);
+	for (size_t i = 0; i < seen->nvalues; i++)
+		free(seen->values[i].value);
 	free(seen->hooks);
 	free(seen->includes);
+	free(seen->values);
 	memset(seen, 0, sizeof(*seen));
 }
 
@@ -234,37 +272,14 @@ static bool under_write_root(const struct lower_input *in, const char *path)
 	return false;
 }
 
-/* Protect the hooks directory value names for the call, where it lies in
- * a write root and nothing protects it yet.  0, or -1 with *err. */
-static int protect_hooks_dir(struct lower_input *in, const char *origin, const char *value,
-			     const char *home, char **err)
-{
-	/* Relative to the top of the work tree, where git runs hooks. */
-	char *path = value[0] == '~' ? canon_tilde(value, strlen(value), home, err)
-				     : canon_path(value, strlen(value), in->workspace, err);
-	if (path && value[0] == '~') {
-		char *c = canon_path(path, strlen(path), in->workspace, err);
-		free(path);
-		path = c;
-	}
-	if (!path) {
-		char *why = *err;
-		*err = xasprintf("core.hooksPath '%s': %s", value, why);
-		free(why);
-		return -1;
-	}
-	if (protection_of(in, path) || !under_write_root(in, path)) {
-		free(path);
-		return 0;
-	}
-	struct lower_path p = { .path = path, .why = LOWER_READ_ONLY, .origin = origin,
-				.protect = true };
-	lower_input_add_masks(in, &p, 1);
-	return 0;
-}
-
 #define INCLUDE_DEPTH 10  /* as deep as git follows includes */
 #define CONFIGS_MAX 64    /* files read in all: includes that fan out are refused */
+
+/* A value of the table as read, with the file it was read from. */
+struct read_value {
+	struct git_config_value v;
+	char *from;
+};
 
 struct reading {
 	struct lower_input *in;
@@ -273,9 +288,10 @@ struct reading {
 	 * each protection added moves). */
 	const char *hooks_origin, *config_origin;
 	const char *home;
-	char **values; /* every core.hooksPath read */
+	struct read_value *values; /* every value of the table read */
 	size_t nvalues, cap;
 	size_t files;
+	int rc;
 	char **err;
 };
 
@@ -371,9 +387,11 @@ static int read_config(struct reading *r, const char *path, bool eacces_ok, int 
 	struct git_config_seen seen = { 0 };
 	lower_git_config_scan(text, &seen);
 	free(text);
-	for (size_t i = 0; i < seen.nhooks; i++)
-		VEC_PUSH(r->values, r->nvalues, r->cap, seen.hooks[i]);
-	seen.nhooks = 0;
+	for (size_t i = 0; i < seen.nvalues; i++) {
+		struct read_value x = { seen.values[i], xasprintf("the git config %s", path) };
+		VEC_PUSH(r->values, r->nvalues, r->cap, x);
+	}
+	seen.nvalues = 0;
 	int rc = 0;
 	for (size_t i = 0; i < seen.nincludes && rc == 0; i++) {
 		char *raw = include_raw(seen.includes[i], path, r->home, r->err);
@@ -395,24 +413,304 @@ static int read_config(struct reading *r, const char *path, bool eacces_ok, int 
 	return rc;
 }
 
+/* The path a value of the table names, as the host's git reaches it: "~"
+ * from HOME, a relative path from the top of the work tree (where git
+ * runs hooks, aliases, filters and the fsmonitor), malloc'd; NULL with
+ * *err. */
+static char *named_raw(const struct reading *r, const char *value, char **err)
+{
+	if (value[0] == '~')
+		return canon_tilde(value, strlen(value), r->home, err);
+	if (value[0] == '/')
+		return xstrdup(value);
+	return xasprintf("%s/%s", r->in->workspace, value);
+}
+
+/* Protect a path that a value of the table names, where it lies in a
+ * write root and nothing protects it yet: the command could otherwise
+ * put a program of its own there for the host's git to run.  One reached
+ * through a symlink the command could repoint refuses the launch. */
+struct naming {
+	struct reading *r;
+	const struct read_value *x;
+};
+
+static void protect_one(void *arg, const char *value)
+{
+	struct naming *n = arg;
+	struct reading *r = n->r;
+	if (r->rc != 0)
+		return;
+	char *why = NULL;
+	char *raw = named_raw(r, value, &why);
+	char *link = raw ? repointable_link(r, raw) : NULL;
+	char *path = raw && !link ? canon_path(raw, strlen(raw), "/", &why) : NULL;
+	/* A word of a command this user cannot resolve (~nobody-known, an
+	 * ancestor it may not inspect) is none the command can write either. */
+	bool word = n->x->v.kind != GIT_HOOKS_DIR && n->x->v.kind != GIT_TEMPLATE_DIR;
+	if (!path && !link && word) {
+		free(raw);
+		free(why);
+		return;
+	}
+	if (!path) {
+		*r->err = link ? xasprintf("%s sets %s to '%s', reached through the "
+					   "symlink %s, which the command could point elsewhere: "
+					   "name the file it points to",
+					   n->x->from, n->x->v.label, n->x->v.value, link)
+			       : xasprintf("%s sets %s to '%s': %s", n->x->from,
+					   n->x->v.label, n->x->v.value, why);
+		r->rc = -1;
+	} else if (!protection_of(r->in, path) && under_write_root(r->in, path)) {
+		bool hooks = n->x->v.kind == GIT_HOOKS_DIR;
+		const char *origin = hooks && r->hooks_origin ? r->hooks_origin
+				     : r->config_origin	      ? r->config_origin
+							      : r->hooks_origin;
+		struct lower_path p = { .path = steal_pointer(&path), .why = LOWER_READ_ONLY,
+					.origin = origin, .protect = true };
+		lower_input_add_masks(r->in, &p, 1);
+	}
+	free(path);
+	free(link);
+	free(raw);
+	free(why);
+}
+
+/* The first line of a small file git reads a path from (.git's "gitdir:
+ * X", commondir's "X"), without the line's end; NULL when there is none. */
+static char *first_line(const char *path)
+{
+	bool missing;
+	char *err = NULL;
+	char *text = config_text(path, false, &missing, &err);
+	free(err);
+	if (!text)
+		return NULL;
+	text[strcspn(text, "\r\n")] = '\0';
+	return text;
+}
+
+/* A path git read from the file `from` (relative to dir), canonical;
+ * NULL with r->rc and *r->err when a symlink the command could repoint
+ * is on its way, or it cannot be resolved. */
+static char *git_pointer(struct reading *r, const char *from, const char *dir, const char *value)
+{
+	char *raw = value[0] == '/' ? xstrdup(value) : xasprintf("%s/%s", dir, value);
+	char *link = repointable_link(r, raw), *why = NULL;
+	char *path = link ? NULL : canon_path(raw, strlen(raw), "/", &why);
+	if (!path) {
+		*r->err = link ? xasprintf("%s names '%s' through the symlink %s, which the "
+					   "command could point elsewhere: name the directory it "
+					   "points to",
+					   from, value, link)
+			       : xasprintf("%s names '%s': %s", from, value, why);
+		r->rc = -1;
+	}
+	free(raw);
+	free(link);
+	free(why);
+	return path;
+}
+
+/* The workspace's git directory and common directory, as git finds them:
+ * .git, the directory a .git file names ("gitdir: X", a linked worktree,
+ * a submodule, --separate-git-dir), and the one its commondir names.  A
+ * .git that is a symlink in a write root refuses the launch: a symlink
+ * cannot be a mount point, so the command could put a directory of its
+ * own in its place, with a config the host's next git runs.  0, or -1
+ * with *r->err. */
+static int git_dirs(struct reading *r, char **gitdir, char **common)
+{
+	const char *ws = r->in->workspace;
+	char *dotgit = xstrcat(ws, "/.git", (char *)NULL);
+	struct stat st = { 0 };
+	*gitdir = *common = NULL;
+	if (lstat(dotgit, &st) != 0)
+		st.st_mode = 0;
+	if (S_ISLNK(st.st_mode) && under_write_root(r->in, dotgit)) {
+		char target[4096];
+		ssize_t n = readlink(dotgit, target, sizeof(target) - 1);
+		target[n > 0 ? n : 0] = '\0';
+		*r->err = xasprintf("%s is a symlink (to %s), which the command could replace with "
+				    "a git directory whose config runs a program on the host: make "
+				    "it a file that says 'gitdir: %s' (git init --separate-git-dir "
+				    "makes one)",
+				    dotgit, target, target);
+		free(dotgit);
+		return -1;
+	}
+	char *line = S_ISREG(st.st_mode) ? first_line(dotgit) : NULL;
+	if (line && strncmp(line, "gitdir: ", 8) == 0)
+		*gitdir = git_pointer(r, dotgit, ws, line + 8);
+	else
+		*gitdir = xstrdup(dotgit);
+	free(line);
+	free(dotgit);
+	if (!*gitdir)
+		return -1;
+	char *at = xstrcat(*gitdir, "/commondir", (char *)NULL);
+	line = first_line(at);
+	*common = line && *line ? git_pointer(r, at, *gitdir, line) : xstrdup(*gitdir);
+	free(line);
+	free(at);
+	return *common ? 0 : -1;
+}
+
+/* What git keeps in the common directory, shared by every worktree
+ * (git's path.c, common_list); the rest of a git directory is the
+ * worktree's own (commondir, config.worktree, HEAD, index). */
+static bool git_common_name(const char *rel)
+{
+	static const char *const names[] = { "config",	"hooks",    "worktrees",   "modules",
+					     "info",	"objects",  "refs",	   "packed-refs",
+					     "branches", "remotes", "logs",	   "shallow",
+					     "rr-cache", "svn",	    "lost-found", "common" };
+	size_t n = strcspn(rel, "/");
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strlen(names[i]) == n && strncmp(rel, names[i], n) == 0)
+			return true;
+	return false;
+}
+
+/* The policy's protections of ${workspace}/.git/..., given as well to
+ * the git directory and the common directory git really uses, where
+ * those lie in a write root (a .git file that points into the
+ * workspace, a commondir): the host's git reads its config and runs its
+ * hooks there. */
+static void protect_git_dirs(struct reading *r, const char *gitdir, const char *common)
+{
+	char *dotgit = xstrcat(r->in->workspace, "/.git", (char *)NULL);
+	struct lower_path *add = NULL;
+	size_t nadd = 0, cap = 0;
+	for (size_t i = 0; i < r->in->npaths; i++) {
+		const struct lower_path *p = &r->in->paths[i];
+		if (p->why != LOWER_READ_ONLY || !p->protect || !path_under(p->path, dotgit))
+			continue;
+		const char *rel = p->path + strlen(dotgit) + 1;
+		char *at = xasprintf("%s/%s", git_common_name(rel) ? common : gitdir, rel);
+		bool config = strcmp(rel, "config") == 0 || strcmp(rel, "config.worktree") == 0;
+		struct lower_path x = { .path = at, .why = LOWER_READ_ONLY, .origin = p->origin,
+					.protect = true, .config = config };
+		VEC_PUSH(add, nadd, cap, x);
+	}
+	for (size_t i = 0; i < nadd; i++) {
+		if (!protection_of(r->in, add[i].path) && under_write_root(r->in, add[i].path))
+			lower_input_add_masks(r->in, &add[i], 1);
+		else
+			free(add[i].path);
+	}
+	free(add);
+	free(dotgit);
+}
+
+/* Every path a value read names, protected (includes were, as read). */
+static void protect_values(struct reading *r)
+{
+	for (size_t i = 0; i < r->nvalues; i++) {
+		struct naming n = { r, &r->values[i] };
+		if (r->rc == 0 && r->values[i].v.kind != GIT_INCLUDE)
+			git_value_paths(&r->values[i].v, r->in->workspace, protect_one, &n);
+		free(r->values[i].v.value);
+		free(r->values[i].from);
+	}
+	free(r->values);
+	r->values = NULL;
+	r->nvalues = 0;
+}
+
+/* The values of GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n,
+ * as git reads them from the environment of the host's git: a key of the
+ * table among them is read as a config's. */
+static void read_env_config(struct reading *r)
+{
+	const char *count = getenv("GIT_CONFIG_COUNT");
+	long n = count ? strtol(count, NULL, 10) : 0;
+	for (long i = 0; i < n && i < 1000; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "GIT_CONFIG_KEY_%ld", i);
+		const char *key = getenv(name);
+		snprintf(name, sizeof(name), "GIT_CONFIG_VALUE_%ld", i);
+		const char *value = getenv(name);
+		const char *dot = key ? strchr(key, '.') : NULL, *last = key ? strrchr(key, '.') : NULL;
+		enum git_value_kind kind;
+		const char *label = dot && value
+					    ? git_key_find(key, (size_t)(dot - key), dot != last,
+								    last + 1, strlen(last + 1), &kind)
+					    : NULL;
+		if (!label)
+			continue;
+		struct read_value x = { { label, xstrdup(value), kind }, xstrdup("the environment (GIT_CONFIG_COUNT)") };
+		VEC_PUSH(r->values, r->nvalues, r->cap, x);
+	}
+}
+
+/* The protection of a path of the workspace's .git, as written or as
+ * resolved (a .git that is a symlink into the workspace). */
+static const struct lower_path *guard_of(const struct lower_input *in, const char *path)
+{
+	const struct lower_path *p = protection_of(in, path);
+	char *why = NULL, *c = p ? NULL : canon_path(path, strlen(path), "/", &why);
+	if (c)
+		p = protection_of(in, c);
+	free(c);
+	free(why);
+	return p;
+}
+
+/* Whether the workspace's .git/config resolves outside every write root
+ * (a .git that is a symlink out of the workspace): the command cannot
+ * write it, but could replace the link. */
+static bool config_outside(const struct lower_input *in, const char *path)
+{
+	char *why = NULL, *c = canon_path(path, strlen(path), "/", &why);
+	bool out = c && !under_write_root(in, c);
+	free(c);
+	free(why);
+	return out;
+}
+
+/* The environment variables that name what git runs (GIT_EDITOR,
+ * GIT_TEMPLATE_DIR, ...), as the host's git would read them. */
+static void read_env_programs(struct reading *r)
+{
+	enum git_value_kind kind;
+	const char *name;
+	for (size_t i = 0; (name = git_env_program_at(i, &kind)); i++) {
+		const char *value = getenv(name);
+		if (!value || !*value)
+			continue;
+		struct read_value x = { { name, xstrdup(value), kind }, xstrdup("the environment") };
+		VEC_PUSH(r->values, r->nvalues, r->cap, x);
+	}
+}
+
 int lower_protect_hooks_path(struct lower_input *in, char **err)
 {
 	if (!in->restricted || !in->workspace)
 		return 0;
 	char *hooks = xstrcat(in->workspace, "/.git/hooks", (char *)NULL);
 	char *repo = xstrcat(in->workspace, "/.git/config", (char *)NULL);
-	char *worktree = xstrcat(in->workspace, "/.git/config.worktree", (char *)NULL);
-	const struct lower_path *hooks_guard = protection_of(in, hooks);
-	const struct lower_path *config_guard = protection_of(in, repo);
+	const struct lower_path *hooks_guard = guard_of(in, hooks);
+	const struct lower_path *config_guard = guard_of(in, repo);
 	struct reading r = { .in = in, .hooks_origin = hooks_guard ? hooks_guard->origin : NULL,
 			     .config_origin = config_guard ? config_guard->origin : NULL,
 			     .home = getenv("HOME"), .err = err };
+	bool outside = config_outside(in, repo);
 	free(hooks);
-	if (!hooks_guard && !config_guard) {
-		free(repo);
-		free(worktree);
+	free(repo);
+	if (!hooks_guard && !config_guard && !outside)
 		return 0; /* the policy leaves the hooks and the config writable */
+	char *gitdir, *common;
+	if (git_dirs(&r, &gitdir, &common) != 0)
+		return -1;
+	if (!hooks_guard && !config_guard) {
+		free(gitdir); /* nothing to protect: only a .git link to refuse */
+		free(common);
+		return 0;
 	}
+	protect_git_dirs(&r, gitdir, common);
+	repo = xstrcat(common, "/config", (char *)NULL);
+	char *worktree = xstrcat(gitdir, "/config.worktree", (char *)NULL);
 	const char *home = r.home, *xdg = getenv("XDG_CONFIG_HOME");
 	const char *sys_env = getenv("GIT_CONFIG_SYSTEM"), *glob_env = getenv("GIT_CONFIG_GLOBAL");
 	char *sys = xstrdup("/etc/gitconfig");
@@ -437,16 +735,16 @@ int lower_protect_hooks_path(struct lower_input *in, char **err)
 			if (readings[k][i])
 				rc = read_config(&r, readings[k][i], i < 3, 0);
 	}
+	read_env_config(&r);
+	read_env_programs(&r);
 	free(sys);
 	free(xdgc);
 	free(user);
 	free(repo);
 	free(worktree);
-	for (size_t i = 0; i < r.nvalues; i++) {
-		if (rc == 0 && r.hooks_origin && *r.values[i])
-			rc = protect_hooks_dir(in, r.hooks_origin, r.values[i], home, err);
-		free(r.values[i]);
-	}
-	free(r.values);
-	return rc;
+	free(gitdir);
+	free(common);
+	r.rc = rc;
+	protect_values(&r);
+	return r.rc;
 }

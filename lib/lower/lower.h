@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "cordon/lowering.h"
+#include "base/git_keys.h"
 #include "cordon/plan.h"
 #include "decide/eval.h"
 
@@ -161,13 +162,16 @@ int lower_protect_hooks_path(struct lower_input *in, char **err);
  * *found (malloc'd; freed when replaced); *found as it was without one. */
 void lower_git_config_hooks_path(const char *text, char **found);
 /* What a git config's text says that matters here, in order: every
- * core.hooksPath, and the files it includes (include.path and every
- * includeIf.*.path, as written). */
+ * core.hooksPath, the files it includes (include.path and every
+ * includeIf.*.path, as written), and every value of a key of the table
+ * (the two before included). */
 struct git_config_seen {
 	char **hooks;
 	size_t nhooks, hooks_cap;
 	char **includes;
 	size_t nincludes, includes_cap;
+	struct git_config_value *values;
+	size_t nvalues, values_cap;
 };
 void lower_git_config_scan(const char *text, struct git_config_seen *seen);
 void lower_git_config_seen_free(struct git_config_seen *seen);

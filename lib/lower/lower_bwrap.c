@@ -217,7 +217,7 @@ static const char *fence_content(const char *path)
 	static const struct {
 		const char *tail, *content;
 	} files[] = {
-		{ "/.git/commondir", "." },
+		{ "/commondir", "." }, /* .git/commondir, and a git directory's */
 		{ "/.git/config.worktree", "" },
 		{ "/.gitconfig", "" },
 	};

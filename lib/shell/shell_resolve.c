@@ -4,6 +4,8 @@
 
 #include "shell_split.h"
 
+#include "base/git_keys.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,46 +161,12 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 	run_string(sp, cmd, c, text->lit, text->start, text->end, wl, false, &cw);
 }
 
-/* git -c NAME=VALUE settings that make git run a program. */
-static const char *const git_exec_keys[] = {
-	"core.hookspath",    "core.sshcommand",       "core.gitproxy",
-	"core.askpass",      "core.editor",           "core.pager",
-	"core.fsmonitor",    "core.alternaterefscommand", "sequence.editor",
-	"diff.external",     "diff.*.textconv",       "diff.*.command",
-	"merge.*.driver",    "filter.*.clean",        "filter.*.smudge",
-	"filter.*.process",  "credential.helper",     "credential.*.helper",
-	"gpg.program",       "gpg.*.program",         "alias.*",
-	"pager.*",           "uploadpack.packobjectshook", "remote.*.uploadpack",
-	"remote.*.receivepack", "protocol.allow",     "protocol.*.allow",
-	"include.path",      "includeif.*.path",      "init.templatedir",
-	"url.*.insteadof",   "url.*.pushinsteadof",   "ssh.variant",
-	"sendemail.smtpserver", "web.browser",        "browser.*.cmd",
-	"browser.*.path",    "mergetool.*.cmd",       "mergetool.*.path",
-	"difftool.*.cmd",    "difftool.*.path",       "man.*.cmd",
-	"man.*.path",        "instaweb.httpd",        "submodule.*.update",
-};
-
+/* git -c NAME=VALUE settings that make git run a program: the keys of
+ * the one table (base/git_keys.c), whatever the value. */
 static bool git_key_execs(const char *setting)
 {
-	char key[256];
-	size_t n = strcspn(setting, "=");
-	if (n >= sizeof(key))
-		return true;
-	for (size_t i = 0; i < n; i++)
-		key[i] = (char)(setting[i] >= 'A' && setting[i] <= 'Z' ? setting[i] + 32 : setting[i]);
-	key[n] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(git_exec_keys); i++) {
-		const char *pat = git_exec_keys[i], *star = strchr(pat, '*');
-		if (!star) {
-			if (!strcmp(key, pat))
-				return true;
-			continue;
-		}
-		size_t pre = (size_t)(star - pat), post = strlen(star + 1);
-		if (n > pre + post && !strncmp(key, pat, pre) && !strcmp(key + n - post, star + 1))
-			return true;
-	}
-	return false;
+	enum git_value_kind kind;
+	return git_key_find_dotted(setting, &kind) != NULL;
 }
 
 static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char root[256];
@@ -129,6 +130,56 @@ static const char policy_text[] = "cordon 1;\n"
 				  "  net   \"example.com\" allow;\n"
 				  "}\n";
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* After a call: a nested repository whose config names a program, and
+ * that changed since the call began, has its .git moved aside; one that
+ * names none, the workspace's own, and every one when nothing changed
+ * since, stay. */
+static void nested_git(const cordon_evaluator *ev)
+{
+	char *err = NULL, *report = NULL;
+	static const char *const dirs[] = { "ws/.git", "ws/sub", "ws/sub/.git", "ws/plain",
+					    "ws/plain/.git" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++)
+		mkdir(at(dirs[i]), 0755);
+	write_file(at("ws/.git/config"), "[core]\n\tfsmonitor = ./top.sh\n");
+	write_file(at("ws/sub/.git/config"), "[Core]\n\tFSMonitor = \"echo x\"\n");
+	write_file(at("ws/plain/.git/config"), "[user]\n\tname = x\n[core]\n\tfsmonitor = false\n");
+	cordon_lowering *l = cordon_lowering_new(ev, NULL, 0, &err);
+	if (!l) {
+		ok(0, "a lowering builds (%s)", err ? err : "");
+		return;
+	}
+	struct timespec later = { time(NULL) + 3600, 0 }, epoch = { 0, 0 };
+	ok(cordon_lowering_disarm_nested_git(l, &later, &report) == 0 && !report,
+	   "nothing changed since: no nested repository is disarmed");
+	ok(cordon_lowering_disarm_nested_git(l, &epoch, &report) != 0 && report &&
+		   strstr(report, "sub (core.fsmonitor): its .git is now") && !strstr(report, "plain"),
+	   "changed since: the one whose config names a program is disarmed and named");
+	struct stat st;
+	ok(stat(at("ws/sub/.git.cordon-disarmed/config"), &st) == 0 &&
+		   stat(at("ws/sub/.git"), &st) != 0 && stat(at("ws/plain/.git/config"), &st) == 0 &&
+		   stat(at("ws/.git/config"), &st) == 0,
+	   "its .git is renamed; the one naming none and the workspace's own stay");
+	free(report);
+	report = NULL;
+	mkdir(at("ws/sub/.git"), 0755);
+	write_file(at("ws/sub/.git/config"), "[alias]\n\tx = !sh x.sh\n");
+	ok(cordon_lowering_disarm_nested_git(l, &epoch, &report) != 0 && report &&
+		   stat(at("ws/sub/.git.cordon-disarmed-1"), &st) == 0,
+	   "a second one there is moved beside the first");
+	free(report);
+	cordon_lowering_free(l);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/cordon-door-XXXXXX", real[PATH_MAX], *err = NULL;
@@ -242,6 +293,8 @@ int main(void)
 		unlink(at("home/out/f"));
 		cordon_lowering_free(l);
 	}
+
+	nested_git(ev);
 
 	cordon_evaluator *net_ev = cordon_evaluator_new(pol, "net", ctx, &err);
 	ok(net_ev != NULL, "the evaluator of a preset that allows a host builds");
