@@ -152,6 +152,13 @@ void lower_limits_json(const struct lower_input *in, struct strbuf *sb);
 /* Add masks found on the host (host_masks.c) and keep the paths sorted.
  * The paths are taken over. */
 void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, size_t n);
+/* Whether a rule's text is "D/G", or that and a last "**" component, G one
+ * component with a wildcard, D literal (*dir gets D, malloc'd); and
+ * whether advisory `a` is such a write deny or ask of the home directory's
+ * entries (`write "~/.*" ask`), which the bwrap plan enforces where a write
+ * root holds the home directory (lower_host.c). */
+bool lower_entries_glob(const char *text, char **dir);
+bool lower_home_rule(const struct lower_input *in, const struct lower_advisory *a, char **dir);
 /* The order of in->paths: by path, then by `why`. */
 int lower_path_cmp(const void *a, const void *b);
 

@@ -606,6 +606,13 @@ static const char *advisory_note(const struct lower_input *in, const struct lowe
 	for (size_t i = 0; i < n; i++)
 		free(roots[i]);
 	free(roots);
+	char *dir = NULL;
+	bool home = lower_home_rule(in, a, &dir);
+	free(dir);
+	if (home)
+		return "the home directory's entries: where a write root holds the home directory, "
+		       "its top is bound read-only, and each entry the evaluator lets be written is "
+		       "bound back when the call starts";
 	if (a->op != IR_READ || a->effect == IR_ALLOW)
 		return "a glob or regex is no mount: enforced when file tools ask, not inside the "
 		       "sandbox";

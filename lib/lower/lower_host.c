@@ -160,7 +160,7 @@ enum { ENTRIES_MAX = 1024 };
 
 /* Whether rule text is "D/G", or that and a last "**" component: G one component with a
  * wildcard, D a literal directory.  *dir gets D (malloc'd). */
-static bool entries_glob(const char *text, char **dir)
+bool lower_entries_glob(const char *text, char **dir)
 {
 	if (!text || text[0] != '/')
 		return false;
@@ -213,14 +213,27 @@ static void entry_decide(struct lower_input *in, const struct lower_advisory *a,
 		push_path(in, path, LOWER_WRITE_ROOT, a->origin, false, true);
 }
 
-static void entries_read(struct lower_input *in, const struct lower_advisory *a, const char *dir)
+bool lower_home_rule(const struct lower_input *in, const struct lower_advisory *a, char **dir)
 {
 	const char *home_ctx = in->ev->ctx.value[CTX_HOME];
-	char *home = home_ctx ? lower_resolved(in, home_ctx) : NULL;
-	struct stat st;
-	bool is_home = home && strcmp(home, dir) == 0;
+	*dir = NULL;
+	if (a->op != IR_WRITE || a->effect == IR_ALLOW || !a->rule || a->rule->m.regex || !home_ctx ||
+	    !lower_entries_glob(a->rule->m.text, dir))
+		return false;
+	char *home = lower_resolved(in, home_ctx);
+	bool is_home = strcmp(home, *dir) == 0;
 	free(home);
-	if (!is_home || !in_write_root(in, dir) || lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (!is_home) {
+		free(*dir);
+		*dir = NULL;
+	}
+	return is_home;
+}
+
+static void entries_read(struct lower_input *in, const struct lower_advisory *a, const char *dir)
+{
+	struct stat st;
+	if (!in_write_root(in, dir) || lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return;
 	push_path(in, dir, LOWER_READ_ONLY, a->origin, false, true);
 	DIR *d = opendir(dir);
@@ -256,8 +269,7 @@ static void entries_expand(struct lower_input *in)
 	for (size_t i = 0; i < nadv; i++) {
 		const struct lower_advisory *a = &in->advisories[i];
 		char *dir = NULL;
-		if (a->op != IR_WRITE || a->effect == IR_ALLOW || !a->rule || a->rule->m.regex ||
-		    !entries_glob(a->rule->m.text, &dir))
+		if (!lower_home_rule(in, a, &dir))
 			continue;
 		entries_read(in, a, dir);
 		free(dir);
