@@ -115,18 +115,19 @@ pass() { # pass NAME
 	else
 		skip "$t a .pth file in Python's user site-packages" "python3 is not installed"
 	fi
-	# What the issue named, and names no list holds (.inputrc, .gdbinit,
-	# .config/nvim, .npm-init.js, .xprofile).
+	# What the issue named, names no list holds (.inputrc, .gdbinit,
+	# .config/nvim, .npm-init.js, .xprofile), and a new file at the top,
+	# which cannot be made there either.
 	config=".bash_aliases .claude.json .config/environment.d/x.conf .xsessionrc .vimrc
 		.config/nvim/init.lua .config/Code/User/settings.json .config/direnv/direnv.toml
 		.cargo/config.toml .config/pip/pip.conf .inputrc .gdbinit .npm-init.js .xprofile
-		.local/share/applications/x.desktop .bashrc bin/git"
+		.local/share/applications/x.desktop .bashrc bin/git new.txt"
 	# shellcheck disable=SC2086
 	plant "$H" $config notes.txt proj/a.c
 	rc=$?
 	is "$(cat "$tmpdir/out")" "WROTE notes.txt
 WROTE proj/a.c" \
-		"$t the home directory as the workspace: none of its configuration is written, named by a list or not; its other entries are (status $rc)"
+		"$t the home directory as the workspace: none of its configuration is written, named by a list or not, nor a new file at its top; its other entries are (status $rc)"
 	# shellcheck disable=SC2086
 	(cd "$H" && for f in $config; do [ -e "$f" ] && echo "$f"; done) > "$tmpdir/found"
 	is "$(cat "$tmpdir/found")" ".bashrc" "$t … nothing was made on the host, and .bashrc is as it was"
