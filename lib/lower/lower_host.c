@@ -246,8 +246,9 @@ static void entries_read(struct lower_input *in, const struct lower_advisory *a,
 		char *path = strcmp(dir, "/") == 0 ? xasprintf("/%s", e->d_name)
 						   : xasprintf("%s/%s", dir, e->d_name);
 		/* A link is the directory's entry, read-only with it; what it
-		 * points to is judged where it lies. */
-		if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
+		 * points to is judged where it lies.  Only files and
+		 * directories are bound back: a socket or FIFO stays as it is. */
+		if (lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 			entry_decide(in, a, path);
 		free(path);
 	}
