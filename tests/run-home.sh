@@ -156,6 +156,15 @@ EOF
 	printf '%s\n' .bashrc .cache .config .local notes.txt proj > "$tmpdir/want"
 	is "$(sort "$tmpdir/after" | tr '\n' ' ')" "$(sort "$tmpdir/want" | tr '\n' ' ')" \
 		"$t no fence or placeholder is left in the home directory"
+	# The plan says how: the home directory read-only, what may be written
+	# bound back, its configuration not.
+	U "$H" "$C" compile --preset workspace-write --context workspace="$H" \
+		--context tmp="$P/call" --emit bwrap > "$tmpdir/plan" 2> /dev/null
+	grep -q "\"--ro-bind\",\"$H\",\"$H\"" "$tmpdir/plan" &&
+		grep -q "\"--bind\",\"$H/notes.txt\",\"$H/notes.txt\"" "$tmpdir/plan" &&
+		grep -q "\"--bind\",\"$H/proj\",\"$H/proj\"" "$tmpdir/plan" &&
+		! grep -q "\"--bind\",\"$H/\." "$tmpdir/plan"
+	ok $? "$t the plan binds the home directory read-only, and its entries but the configuration back"
 
 	# A project: files beside protected ones.
 	WS=$P/ws
