@@ -195,6 +195,7 @@ find . -mindepth 1 -maxdepth 1 ! -name .git -type f -empty > empty-files.out
 git add -A && git commit -q -m agent 2> .git/commit.err
 git show --name-only --format= HEAD > .git/committed.out
 git submodule status > .git/submodule.out 2>&1
+if [ -e .gitmodules ]; then echo present; else echo absent; fi >> .git/submodule.out
 EOF
 	U "$WS" git add commit.sh beside.sh > /dev/null 2>&1
 	U "$WS" git commit -q -m scripts > /dev/null 2>&1
@@ -209,8 +210,8 @@ EOF
 		"$t git add -A && git commit inside commits only what the command made"
 	is "$(cat "$WS/empty-files.out" 2> /dev/null)" "./empty-files.out" \
 		"$t no placeholder at the top of the workspace is a regular file"
-	is "$(cat "$WS/.git/submodule.out" 2> /dev/null)" "" \
-		"$t git finds no directory where .gitmodules is missing, and says nothing"
+	is "$(cat "$WS/.git/submodule.out" 2> /dev/null)" "absent" \
+		"$t a missing .gitmodules is missing inside the call too, and git says nothing"
 	U "$WS" git status --porcelain > "$tmpdir/host-status"
 	is "$(cat "$tmpdir/host-status")" "" "$t afterwards the host's git status is clean"
 }
