@@ -5,10 +5,10 @@
 . "$srcdir/tests/lib.sh"
 
 T=$tmpdir/t
-# .config and .local: the parents of the default's fences, which the plan
-# binds writable (cordon run makes them for a call, as it does .git).
+# .hg: the parent of the default's fence of .hg/hgrc, which the plan binds
+# writable (cordon run makes it for a call, as it does .git).
 mkdir -p "$T/ws/.git/hooks" "$T/ws/src" "$T/ws/secrets" "$T/ws/config" "$T/ws/.agent" \
-	"$T/ws/.config" "$T/ws/.local" "$T/home/.ssh" "$T/call" "$T/outside"
+	"$T/ws/.hg" "$T/home/.ssh" "$T/call" "$T/outside"
 echo key > "$T/home/.ssh/id"
 echo prod > "$T/ws/config/prod.env"
 echo s > "$T/ws/secrets/token"

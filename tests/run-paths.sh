@@ -135,6 +135,9 @@ EOF
 	# The home directory as the workspace: writes through the link are
 	# credentials too.
 	H=$P/h1
+	# The top of a home workspace is read-only (docs/sandbox.md): the
+	# file the script writes beside the attack is one that exists.
+	U touch "$H/free"
 	script akeys 'echo evil >> "$HOME/.ssh/authorized_keys"; echo evil >> "$HOME/.ssh/id_ed25519"; echo ok > "$HOME/free"'
 	wsw "$H" "$H" "$P/akeys.sh"
 	is "$(ls "$H/dotfiles/ssh" | tr '\n' ' ')$(cat "$H/dotfiles/ssh/id_ed25519"):$(cat "$H/free" 2> /dev/null)" \
@@ -179,6 +182,7 @@ EOF
 
 	# ---- protections in every writable root --------------------------------------------------
 	H=$P/h3
+	U touch "$H/free"
 	script rc 'echo evil >> "$HOME/.bashrc"; echo evil >> "$HOME/.profile"; echo evil > "$HOME/.zshrc"; echo ok > "$HOME/free"'
 	wsw "$H" "$H" "$P/rc.sh"
 	is "$(cat "$H/.bashrc"):$(cat "$H/.profile"):$([ -e "$H/.zshrc" ] && echo zshrc):$(cat "$H/free" 2> /dev/null)" \
@@ -203,7 +207,7 @@ echo '[core] fsmonitor = evil' >> .git/config
 mkdir .vscode; echo evil > .vscode/settings.json
 mkdir -p .claude .codex .cursor .idea; echo evil > .claude/settings.json; echo evil > .codex/config.toml
 echo evil > .cursor/mcp.json; echo evil > .idea/workspace.xml
-echo evil > .mcp.json; echo evil > .gitmodules; echo evil > .bashrc
+echo evil > .mcp.json; echo evil > .devcontainer.json
 ls -A"
 	wsw "$W" "$H" "$P/persist.sh"
 	is "$rc:$(cat "$W/new" 2> /dev/null)" "0:ok" "$t a workspace without .git/hooks stays writable ($(head -1 "$errf"))"

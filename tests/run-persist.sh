@@ -378,6 +378,9 @@ done
 echo notes > ~/notes.txt
 d=\$(mktemp -d) && git init -q "\$d" && git -C "\$d" status --short > /dev/null && echo ok > ~/git-ok
 EOF
+	# The top of a home workspace is read-only (docs/sandbox.md): the files
+	# the script writes there exist.
+	U "$H" touch notes.txt git-ok
 	R "$H" workspace-write build.sh
 	rc=$?
 	U "$O" sh -c 'git init -q . && git status' > /dev/null 2>&1
@@ -387,8 +390,8 @@ EOF
 		.config/git/config .gemini/settings.json; do
 		[ -e "$H/$f" ] && missing="$missing $f"
 	done
-	unmarked && [ -z "$missing" ] && [ -f "$H/notes.txt" ] && [ -f "$H/git-ok" ]
-	ok $? "$t a home workspace's .gitconfig, .local/bin, user services, autostart, .bash_logout, fish, git and Gemini config stay unwritten; notes.txt is written, and git runs beside the fence of .gitconfig (status $rc)"
+	unmarked && [ -z "$missing" ] && grep -q notes "$H/notes.txt" && grep -q ok "$H/git-ok"
+	ok $? "$t a home workspace's .gitconfig, .local/bin, user services, autostart, .bash_logout, fish, git and Gemini config stay unwritten; notes.txt is written, and git runs without a .gitconfig (status $rc)"
 	[ -z "$missing" ] || echo "written:$missing" | diag
 	rm -f "$M"
 

@@ -172,7 +172,7 @@ static int add_mask(struct walk *w, const char *path, const struct lower_advisor
 		free(what);
 		return -1;
 	}
-	struct lower_path p = { xstrdup(path), LOWER_MASK, by->origin, false, true, false };
+	struct lower_path p = { xstrdup(path), LOWER_MASK, by->origin, false, true, false, false };
 	VEC_PUSH(w->found, w->nfound, w->cap, p);
 	return 0;
 }

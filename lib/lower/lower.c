@@ -96,7 +96,7 @@ static void add_path(struct lower_input *in, const char *path, enum lower_why wh
 			return;
 		}
 	}
-	struct lower_path p = { real, why, origin, protect, false, false };
+	struct lower_path p = { real, why, origin, protect, false, false, false };
 	VEC_PUSH(in->paths, in->npaths, in->paths_cap, p);
 }
 
@@ -120,7 +120,7 @@ static void add_advisory(struct lower_input *in, const struct ev_rule *r)
 	VEC_PUSH(in->advisories, in->nadvisories, in->adv_cap, a);
 }
 
-static int path_cmp(const void *pa, const void *pb)
+int lower_path_cmp(const void *pa, const void *pb)
 {
 	const struct lower_path *a = pa, *b = pb;
 	int r = strcmp(a->path, b->path);
@@ -239,7 +239,7 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_pa
 			return -1;
 		}
 	}
-	sort_items(in->paths, in->npaths, sizeof(*in->paths), path_cmp);
+	sort_items(in->paths, in->npaths, sizeof(*in->paths), lower_path_cmp);
 	in->mask_file = in->tmp ? xasprintf("%s.mask", in->tmp) : NULL;
 
 	/* The network: shared when any host may be contacted. */
@@ -285,7 +285,7 @@ void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, siz
 {
 	for (size_t i = 0; i < n; i++)
 		VEC_PUSH(in->paths, in->npaths, in->paths_cap, masks[i]);
-	sort_items(in->paths, in->npaths, sizeof(*in->paths), path_cmp);
+	sort_items(in->paths, in->npaths, sizeof(*in->paths), lower_path_cmp);
 }
 
 bool lower_input_egress_for_approval(struct lower_input *in, const char *origin)

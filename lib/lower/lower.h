@@ -31,6 +31,9 @@ struct lower_path {
 	bool expanded;       /* a MASK found at launch: a path a glob or regex matched */
 	bool config;         /* a git config a protected one includes: a missing one is
 				fenced as an empty file */
+	bool entries;        /* from the entries of a directory a glob write rule covers
+				(lower_host.c): READ_ONLY, the home directory's top level;
+				WRITE_ROOT, an entry of it bound back writable */
 };
 
 /* A symlink a root is reached through on the host (/bin -> usr/bin): the
@@ -150,6 +153,15 @@ void lower_limits_json(const struct lower_input *in, struct strbuf *sb);
 /* Add masks found on the host (host_masks.c) and keep the paths sorted.
  * The paths are taken over. */
 void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, size_t n);
+/* Whether a rule's text is "D/G", or that and a last "**" component, G one
+ * component with a wildcard, D literal (*dir gets D, malloc'd); and
+ * whether advisory `a` is such a write deny or ask of the home directory's
+ * entries (`write "~/.*" ask`), which the bwrap plan enforces where a write
+ * root holds the home directory (lower_host.c). */
+bool lower_entries_glob(const char *text, char **dir);
+bool lower_home_rule(const struct lower_input *in, const struct lower_advisory *a, char **dir);
+/* The order of in->paths: by path, then by `why`. */
+int lower_path_cmp(const void *a, const void *b);
 
 /* Reads the host, so it runs at launch (host_hooks.c): where the
  * workspace's .git/hooks is protected, the directory core.hooksPath names

@@ -405,7 +405,11 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 				   xstrdup("readable through the writable root around it"));
 				break;
 			}
-			if (exists)
+			if (exists && p->entries)
+				FS(p->path, 1, p, CORDON_PLAN_BIND, p->path,
+				   xstrdup("an entry of the home directory the policy lets be written, "
+					   "bound back over its read-only top"));
+			else if (exists)
 				FS(p->path, p->why == LOWER_READ_ROOT ? 0 : 1, p,
 				   p->why == LOWER_READ_ROOT ? CORDON_PLAN_RO_BIND : CORDON_PLAN_BIND,
 				   p->path,
@@ -451,7 +455,10 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 				free(at);
 			}
 			if (exists) {
-				FS(p->path, 2, p, CORDON_PLAN_RO_BIND, p->path, NULL);
+				FS(p->path, 2, p, CORDON_PLAN_RO_BIND, p->path,
+				   p->entries ? xstrdup("the home directory's top, read-only: no "
+							"configuration can be made there")
+					      : NULL);
 			} else if (fence) {
 				/* An empty read-only tmpfs: it needs no source, and bwrap
 				 * makes the mount point if the runner did not. */
@@ -606,6 +613,13 @@ static const char *advisory_note(const struct lower_input *in, const struct lowe
 	for (size_t i = 0; i < n; i++)
 		free(roots[i]);
 	free(roots);
+	char *dir = NULL;
+	bool home = lower_home_rule(in, a, &dir);
+	free(dir);
+	if (home)
+		return "the home directory's entries: where a write root holds the home directory, "
+		       "its top is bound read-only, and each entry the evaluator lets be written is "
+		       "bound back when the call starts";
 	if (a->op != IR_READ || a->effect == IR_ALLOW)
 		return "a glob or regex is no mount: enforced when file tools ask, not inside the "
 		       "sandbox";

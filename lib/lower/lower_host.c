@@ -9,6 +9,7 @@
 #include "cordon/landlock.h"
 #include "lower.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -151,6 +152,132 @@ static void add_links(struct lower_input *in, const char *path, const char *orig
 	}
 }
 
+/* ---- the home directory's entries, when a glob write rule covers them ---------- */
+
+/* At most this many entries of the home directory are looked at; those
+ * past it stay read-only with it (stricter, never wider). */
+enum { ENTRIES_MAX = 1024 };
+
+/* Whether rule text is "D/G", or that and a last "**" component: G one component with a
+ * wildcard, D a literal directory.  *dir gets D (malloc'd). */
+bool lower_entries_glob(const char *text, char **dir)
+{
+	if (!text || text[0] != '/')
+		return false;
+	size_t n = strlen(text);
+	if (n > 3 && strcmp(text + n - 3, "/**") == 0)
+		n -= 3;
+	const char *slash = text + n;
+	while (slash > text && *--slash != '/')
+		;
+	size_t dlen = (size_t)(slash - text);
+	if (memchr(slash + 1, '/', n - dlen - 1) || strcspn(slash + 1, "*?[") >= n - dlen - 1 ||
+	    strcspn(text, "*?[") < dlen)
+		return false;
+	*dir = dlen ? xstrndup(text, dlen) : xstrdup("/");
+	return true;
+}
+
+static bool has_path(const struct lower_input *in, const char *path, enum lower_why why)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		if (in->paths[i].why == why && strcmp(in->paths[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static void push_path(struct lower_input *in, const char *path, enum lower_why why,
+		      const char *origin, bool protect, bool entries)
+{
+	if (has_path(in, path, why))
+		return;
+	struct lower_path p = { xstrdup(path), why, origin, protect, false, false, entries };
+	VEC_PUSH(in->paths, in->npaths, in->paths_cap, p);
+	read_path(&in->host, path, why == LOWER_WRITE_ROOT ? READ_STAT : 0, false);
+}
+
+static bool in_write_root(const struct lower_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		if (in->paths[i].why == LOWER_WRITE_ROOT && !in->paths[i].entries &&
+		    path_under(path, in->paths[i].path))
+			return true;
+	return false;
+}
+
+/* One entry of the home directory, whose top level is read-only: what
+ * the evaluator lets be written is bound back writable. */
+static void entry_decide(struct lower_input *in, const struct lower_advisory *a, const char *path)
+{
+	if (lower_decide(in->ev, IR_WRITE, path) == IR_ALLOW)
+		push_path(in, path, LOWER_WRITE_ROOT, a->origin, false, true);
+}
+
+bool lower_home_rule(const struct lower_input *in, const struct lower_advisory *a, char **dir)
+{
+	const char *home_ctx = in->ev->ctx.value[CTX_HOME];
+	*dir = NULL;
+	if (a->op != IR_WRITE || a->effect == IR_ALLOW || !a->rule || a->rule->m.regex || !home_ctx ||
+	    !lower_entries_glob(a->rule->m.text, dir))
+		return false;
+	char *home = lower_resolved(in, home_ctx);
+	bool is_home = strcmp(home, *dir) == 0;
+	free(home);
+	if (!is_home) {
+		free(*dir);
+		*dir = NULL;
+	}
+	return is_home;
+}
+
+static void entries_read(struct lower_input *in, const struct lower_advisory *a, const char *dir)
+{
+	struct stat st;
+	if (!in_write_root(in, dir) || lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	push_path(in, dir, LOWER_READ_ONLY, a->origin, false, true);
+	DIR *d = opendir(dir);
+	if (!d)
+		return; /* not listable: nothing is bound back, all of it stays read-only */
+	struct dirent *e;
+	for (size_t n = 0; (e = readdir(d)) && n < ENTRIES_MAX; n++) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char *path = strcmp(dir, "/") == 0 ? xasprintf("/%s", e->d_name)
+						   : xasprintf("%s/%s", dir, e->d_name);
+		/* A link is the directory's entry, read-only with it; what it
+		 * points to is judged where it lies.  Only files and
+		 * directories are bound back: a socket or FIFO stays as it is. */
+		if (lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			entry_decide(in, a, path);
+		free(path);
+	}
+	closedir(d);
+}
+
+/* A glob write deny, ask or protection of the home directory's entries
+ * (`write "~/.*" ask`), where a write root holds the home directory: its
+ * top level is made read-only, so that no new entry (a startup file the
+ * shell would source) can be made, and the entries the evaluator lets be
+ * written are bound back.  Listed here, where the host is read, so that
+ * the plan stays a function of the facts.  Other directories' globs stay
+ * advisories: a read-only workspace top would stop ordinary work. */
+static void entries_expand(struct lower_input *in)
+{
+	if (!in->restricted || !in->ev->host->live)
+		return;
+	size_t nadv = in->nadvisories;
+	for (size_t i = 0; i < nadv; i++) {
+		const struct lower_advisory *a = &in->advisories[i];
+		char *dir = NULL;
+		if (!lower_home_rule(in, a, &dir))
+			continue;
+		entries_read(in, a, dir);
+		free(dir);
+	}
+	sort_items(in->paths, in->npaths, sizeof(*in->paths), lower_path_cmp);
+}
+
 void lower_host_read(struct lower_input *in)
 {
 	struct lower_host *h = &in->host;
@@ -173,6 +300,7 @@ void lower_host_read(struct lower_input *in)
 	for (size_t i = 0; i < in->npaths; i++)
 		read_path(h, in->paths[i].path,
 			  in->paths[i].why == LOWER_WRITE_ROOT ? READ_STAT : 0, false);
+	entries_expand(in);
 	read_path(h, in->cwd, READ_STAT, false);
 	read_path(h, "/dev", READ_STAT, false);
 	for (size_t i = 0; lower_proc_covers[i]; i++)

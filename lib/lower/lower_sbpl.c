@@ -904,6 +904,10 @@ char *lower_sbpl(const struct lower_input *in, size_t *len, char **err)
 	}
 	for (size_t i = 0; i < in->npaths; i++) {
 		const struct lower_path *p = &in->paths[i];
+		/* The home directory's entries are how the mount plan enforces
+		 * a glob the profile states itself, as a regex. */
+		if (p->entries)
+			continue;
 		if (check_text(p->path, "path", p->origin, err) != 0)
 			goto fail;
 		struct entry e = path_entry(in->ev, p);

@@ -777,6 +777,12 @@ void lint_advisory_deny(struct linter *l)
 				free(roots[r]);
 			}
 			free(roots);
+			/* A write deny or ask of the home directory's entries is
+			 * enforced by the plan's read-only home top. */
+			char *home_dir = NULL;
+			if (lower_home_rule(&in, a, &home_dir))
+				complete = true;
+			free(home_dir);
 			if (complete) {
 				sb_free(&walked);
 				continue;
