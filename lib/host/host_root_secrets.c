@@ -120,7 +120,8 @@ static int add_mask(struct secrets_walk *w, const char *path)
 		free(what);
 		return -1;
 	}
-	struct lower_path p = { xstrdup(path), LOWER_MASK, ROOT_SECRETS_ORIGIN, false, true, false };
+	struct lower_path p = { .path = xstrdup(path), .why = LOWER_MASK,
+				 .origin = ROOT_SECRETS_ORIGIN, .expanded = true };
 	VEC_PUSH(w->found, w->nfound, w->cap, p);
 	return 0;
 }
