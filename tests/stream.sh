@@ -169,8 +169,8 @@ has 8 '"id":8,"error":"context value \"cwd\" must be a string"' "a context value
 has 9 "\"target\":\"$tmpdir/h9/.ssh/id_rsa\",\"decision\":\"deny\"" "a line's home is the home of its '~'"
 has 10 "\"target\":\"$other/.cordon/state\",\"decision\":\"deny\"" \
 	"a line's home without agent_dir: that home's agent dir is protected"
-has 11 "\"target\":\"$other/.cordon/state\",\"decision\":\"allow\"" \
-	"  ... and a line's own agent_dir is taken as given"
+has 11 "\"target\":\"$other/.cordon/state\",\"decision\":\"ask\",\"reason\":\"the home directory's configuration is not the agent's to write\"" \
+	"  ... and a line's own agent_dir is taken as given: not protected, the home's configuration asks"
 
 # ---- answers while the host waits -----------------------------------------------------
 # A coprocess: write one line, read its answer, only then write the next.
