@@ -466,6 +466,28 @@ bool shell_arith_scan(const struct parser *p, size_t i)
 	return false;
 }
 
+/* $[...], the old spelling of $((...)): one arithmetic part, its text as
+ * written.  What it holds is not split further; whatever it reads makes
+ * it opaque (shell_hidden.c), substitutions in it included. */
+static void scan_old_arith(struct parser *p, struct wb *w, bool quoted, size_t st)
+{
+	size_t i = st + 2;
+	int depth = 1;
+	for (; depth > 0; i++) {
+		int c = at(p, i);
+		if (c < 0)
+			shell_fail(p, st, "unterminated '$['");
+		if (c == '\\')
+			i++;
+		else if (c == '[')
+			depth++;
+		else if (c == ']')
+			depth--;
+	}
+	shell_wb_push(p, w, SHELL_PART_ARITH, quoted, st, i);
+	p->pos = i;
+}
+
 static void scan_dollar(struct parser *p, struct wb *w, bool quoted)
 {
 	size_t st = p->pos;
@@ -481,6 +503,8 @@ static void scan_dollar(struct parser *p, struct wb *w, bool quoted)
 			scan_funsub(p, w, quoted, st);
 		else
 			scan_param(p, w, quoted, st);
+	} else if (c == '[') {
+		scan_old_arith(p, w, quoted, st);
 	} else if (c == '\'' && !quoted) {
 		scan_ansi(p, w, st);
 	} else if (c == '"' && !quoted) {
@@ -869,6 +893,21 @@ struct shell_word *shell_heredoc_body(struct parser *p, const char *text, size_t
 {
 	struct parser c;
 	struct wb w;
+	/* bash removes backslash-newline from an unquoted body before it
+	 * expands it: "$\\\n(cmd)" is $(cmd).  An escaped backslash stays. */
+	struct abuf b = { 0 };
+	shell_abuf_add(p->a, &b, "", 0);
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\\' && i + 1 < len) {
+			if (text[i + 1] != '\n')
+				shell_abuf_add(p->a, &b, text + i, 2);
+			i++;
+			continue;
+		}
+		shell_abuf_add(p->a, &b, text + i, 1);
+	}
+	text = b.s;
+	len = b.len;
 	shell_wb_init(&w);
 	shell_child_init(&c, p, text, len, ostart, oend);
 	shell_enter(p, ostart);

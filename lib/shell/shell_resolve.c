@@ -88,6 +88,7 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 {
 	size_t n = cmd->nwords, j;
 	bool has_c = false, stdin_ = false;
+	const char *profile = NULL; /* why the shell runs code of files it reads first */
 	for (j = i + 1; j < n; j++) {
 		const char *w = cmd->words[j]->lit;
 		if (!w)
@@ -97,8 +98,12 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 			break;
 		}
 		if (w[0] == '-' && w[1] == '-') {
-			if (!strcmp(w, "--rcfile") || !strcmp(w, "--init-file"))
+			if (!strcmp(w, "--rcfile") || !strcmp(w, "--init-file")) {
+				profile = "the shell runs the file --rcfile names first";
 				j++;
+			} else if (!strcmp(w, "--login")) {
+				profile = "a login shell runs /etc/profile and the user's profile first";
+			}
 			continue;
 		}
 		if ((w[0] != '-' && w[0] != '+') || !w[1])
@@ -109,11 +114,23 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 				has_c = true;
 			else if (w[k] == 's')
 				stdin_ = true;
-			else if (w[k] == 'o' || w[k] == 'O')
+			else if (w[k] == 'l' && w[0] == '-')
+				profile = "a login shell runs /etc/profile and the user's profile first";
+			else if (w[k] == 'i' && w[0] == '-')
+				profile = "an interactive shell runs ~/.bashrc first and expands aliases";
+			else if (w[k] == 'o' || w[k] == 'O') {
+				/* -O expand_aliases, -o anything: options change how the
+				 * string is read. */
+				const char *opt = j + skip + 1 < n ? cmd->words[j + skip + 1]->lit : NULL;
+				if (w[k] == 'O' && (!opt || !strcmp(opt, "expand_aliases")))
+					profile = "with expand_aliases, an alias may stand for any command";
 				skip++;
+			}
 		}
 		j += skip;
 	}
+	if (profile)
+		sp_set_opaque(cmd, profile);
 	const char *cw = cmd->cwd;
 	sp_wlist_add(sp, wl, cmd, i, j < n ? j : n);
 	if (has_c) {

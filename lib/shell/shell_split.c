@@ -155,6 +155,9 @@ static void walk_parts(struct split *sp, const struct shell_part *parts, size_t 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct shell_part *part = &parts[i];
+		const char *hidden = sp_hidden_part(part);
+		if (hidden)
+			sp_emit_hidden(sp, c, cwd, part->text, part->start, part->end, hidden);
 		if (part->sub) {
 			struct ctx in = *c;
 			const char *cw = cwd;
@@ -207,6 +210,28 @@ static bool net_redirs(const struct shell_redir *const *r, size_t n)
 	return false;
 }
 
+/* What bash evaluates of the command's text where the analysis cannot see
+ * (shell_hidden.c) makes it opaque; an assignment alone gets an opaque
+ * command of its own, since a command without words runs no program. */
+static void hidden_evaluation(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			      const char *cwd)
+{
+	const char *why = sp_hidden_cmd(cmd);
+	if (why)
+		sp_set_opaque(cmd, why);
+	for (size_t i = 0; i < cmd->nassigns; i++) {
+		const struct shell_assign *a = cmd->assigns[i];
+		why = sp_hidden_assign(a);
+		if (!why)
+			continue;
+		if (cmd->nwords)
+			sp_set_opaque(cmd, why);
+		else
+			sp_emit_hidden(sp, c, cwd, a->name, a->start,
+				       a->end, why);
+	}
+}
+
 static void emit_simple(struct split *sp, const struct shell_node *n, const struct ctx *c,
 			const char **cwd)
 {
@@ -238,6 +263,7 @@ static void emit_simple(struct split *sp, const struct shell_node *n, const stru
 	sp_resolve(sp, cmd, c, cwd);
 	if ((ifs || sp->ifs) && sp_unquoted_expansion(cmd))
 		sp_set_opaque(cmd, "word splitting with a changed IFS");
+	hidden_evaluation(sp, cmd, c, *cwd);
 }
 
 /* Redirections of a compound command, as a command of their own. */
