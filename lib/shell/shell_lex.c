@@ -328,6 +328,32 @@ static void scan_funsub(struct parser *p, struct wb *w, bool quoted, size_t st)
 }
 
 /* ${...} with p->pos at the '$'. */
+/* A single quote inside "${x-...}": bash matches it with the next one when
+ * it looks for the closing brace ("${x-'}'}" is one expansion), but in
+ * double quotes the quotes are literal, so what they hold is expanded
+ * ("${x-'$(cmd)'}" runs cmd). */
+static void squote_in_dquoted_param(struct parser *p, struct wb *in, size_t st)
+{
+	p->pos++;
+	for (;;) {
+		int c = at(p, p->pos);
+		if (c < 0)
+			shell_fail(p, st, "unterminated '${'");
+		if (c == '\'') {
+			p->pos++;
+			return;
+		}
+		if (c == '\\')
+			p->pos += at(p, p->pos + 1) < 0 ? 1 : 2;
+		else if (c == '$')
+			scan_dollar(p, in, true);
+		else if (c == '`')
+			scan_backtick(p, in, true, true);
+		else
+			p->pos++;
+	}
+}
+
 static void scan_param(struct parser *p, struct wb *w, bool quoted, size_t st)
 {
 	struct wb in;
@@ -351,6 +377,8 @@ static void scan_param(struct parser *p, struct wb *w, bool quoted, size_t st)
 			p->pos += at(p, p->pos + 1) < 0 ? 1 : 2;
 		} else if (c == '\'' && !quoted) {
 			scan_squote(p, &in);
+		} else if (c == '\'') {
+			squote_in_dquoted_param(p, &in, st);
 		} else if (c == '"') {
 			size_t open = p->pos++;
 			scan_dquote(p, &in, false, open);
