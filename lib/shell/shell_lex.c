@@ -302,8 +302,10 @@ static void scan_cmdsub(struct parser *p, struct wb *w, bool quoted, size_t st)
 {
 	char buf[48];
 	p->pos = st + 2;
+	p->cmdsub++;
 	struct shell_node *body = shell_parse_list(p);
 	struct token *t = shell_peek(p);
+	p->cmdsub--;
 	if (t->kind == T_EOF)
 		shell_fail(p, st, "unterminated command substitution");
 	if (t->kind != T_RPAREN)
