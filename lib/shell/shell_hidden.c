@@ -98,8 +98,13 @@ static bool name_subscript_evaluates(const char *v)
 	return b && arith_reads_variable(b, strlen(b));
 }
 
-/* The shell's own variables whose value makes bash run code later. */
-static bool code_variable(const char *name, size_t n, const char *value)
+/* The shell's own variables whose value makes bash run code later; PATH
+ * too when path is set.  A prefix assignment (PATH=x ls) and export are
+ * judged by the policy's env block (`code`), which names PATH; this list
+ * covers what it does not see: an assignment alone (PATH=.:$PATH; ls),
+ * env's NAME=VALUE words, and the shell's own variables wherever they are
+ * set. */
+static bool code_variable(const char *name, size_t n, const char *value, bool path)
 {
 	static const char *const names[] = { "PS4",      "BASH_ENV",       "ENV",
 					     "SHELLOPTS", "BASHOPTS",      "PROMPT_COMMAND",
@@ -109,7 +114,7 @@ static bool code_variable(const char *name, size_t n, const char *value)
 			return true;
 	if (n > 9 && !memcmp(name, "BASH_FUNC_", 10))
 		return true;
-	if (n != 4 || memcmp(name, "PATH", 4))
+	if (!path || n != 4 || memcmp(name, "PATH", 4))
 		return false;
 	/* A PATH of the system's own directories finds no program the agent
 	 * wrote; anything else may. */
@@ -130,7 +135,7 @@ static bool code_variable(const char *name, size_t n, const char *value)
 }
 
 /* NAME=VALUE as a word (env, export, declare): whether it sets one of them. */
-static bool word_sets_code_variable(const struct shell_word *w)
+static bool word_sets_code_variable(const struct shell_word *w, bool path)
 {
 	const char *v = shell_word_static(w);
 	if (!v)
@@ -138,15 +143,15 @@ static bool word_sets_code_variable(const struct shell_word *w)
 	size_t n = 0;
 	while (ident_char((unsigned char)v[n]) || (n >= 9 && v[n] == '%'))
 		n++;
-	return n && v[n] == '=' && code_variable(v, n, v + n + 1);
+	return n && v[n] == '=' && code_variable(v, n, v + n + 1, path);
 }
 
-const char *sp_hidden_assign(const struct shell_assign *a)
+const char *sp_hidden_assign(const struct shell_assign *a, bool alone)
 {
 	const char *name = a->name;
 	if (name_subscript_evaluates(name))
 		return "the assignment's subscript reads a variable, evaluated as arithmetic";
-	if (code_variable(name, strlen(name), shell_word_static(a->value)))
+	if (code_variable(name, strlen(name), shell_word_static(a->value), alone))
 		return "it sets a variable that makes bash run code later (PATH, PS4, BASH_ENV, "
 		       "SHELLOPTS, BASH_FUNC_*)";
 	return NULL;
@@ -199,7 +204,7 @@ static const char *check_declare(const struct shell_cmd *cmd, size_t i, size_t n
 		const struct shell_word *w = cmd->words[k];
 		if (strcmp(cmd->prog, "export") && (has_flag(w, 'i') || has_flag(w, 'n')))
 			return "declare -i and -n make later assignments evaluate their value";
-		if (word_sets_code_variable(w))
+		if (word_sets_code_variable(w, false))
 			return "it sets a variable that makes bash run code later";
 		const char *v = shell_word_static(w);
 		if (!v)
@@ -302,7 +307,7 @@ static const char *check_shopt(const struct shell_cmd *cmd, size_t i, size_t n)
 static const char *check_env_words(const struct shell_cmd *cmd, size_t from, size_t to)
 {
 	for (size_t k = from; k < to; k++)
-		if (word_sets_code_variable(cmd->words[k]))
+		if (word_sets_code_variable(cmd->words[k], true))
 			return "it sets a variable that makes bash run code later (PATH, PS4, "
 			       "BASH_ENV, SHELLOPTS, BASH_FUNC_*)";
 	return NULL;

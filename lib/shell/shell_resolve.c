@@ -83,6 +83,28 @@ static void string_words(struct split *sp, struct shell_cmd *cmd, const struct c
 			   same_shell, cwd);
 }
 
+/* The text xargs or find puts into the words of the command they run
+ * before words[i]: xargs -I REPL (-IREPL, --replace=REPL, -i: "{}"), or
+ * find -exec's "{}"; "" when REPL is not static, NULL when nothing is
+ * replaced. */
+static const char *replaced_text(const struct shell_cmd *cmd, size_t i)
+{
+	if (!(cmd->flags & (SHELL_CMD_EXTRA_ARGS | SHELL_CMD_FIND_EXEC)))
+		return NULL;
+	for (size_t k = 0; k < i; k++) {
+		const char *w = cmd->words[k]->lit;
+		if (!w)
+			continue;
+		if (!strcmp(w, "-I") && k + 1 < i)
+			return cmd->words[k + 1]->lit ? cmd->words[k + 1]->lit : "";
+		if (!strncmp(w, "-I", 2) && w[2])
+			return w + 2;
+		if (!strncmp(w, "--replace=", 10))
+			return w + 10;
+	}
+	return "{}";
+}
+
 static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
 			 size_t i, struct wlist *wl)
 {
@@ -140,6 +162,12 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 			sp_set_opaque(cmd, "the shell command string is not static");
 			return;
 		}
+		/* xargs -I{} sh -c 'rm -rf {}': the string's text is known
+		 * only at run time. */
+		const char *repl = replaced_text(cmd, i);
+		if (repl && (!*repl || strstr(cmd->words[j]->lit, repl)))
+			sp_set_opaque(cmd, "the shell command string gets text known only at run "
+					   "time (xargs -I, find -exec {})");
 		run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start, cmd->words[j]->end,
 			   wl, false, &cw);
 		return;

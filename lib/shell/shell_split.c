@@ -221,7 +221,7 @@ static void hidden_evaluation(struct split *sp, struct shell_cmd *cmd, const str
 		sp_set_opaque(cmd, why);
 	for (size_t i = 0; i < cmd->nassigns; i++) {
 		const struct shell_assign *a = cmd->assigns[i];
-		why = sp_hidden_assign(a);
+		why = sp_hidden_assign(a, cmd->nwords == 0);
 		if (!why)
 			continue;
 		if (cmd->nwords)

@@ -114,7 +114,7 @@ void sp_resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
 /* shell_hidden.c: text bash evaluates where the analysis cannot read it.
  * Each returns why, or NULL. */
 const char *sp_hidden_part(const struct shell_part *p);
-const char *sp_hidden_assign(const struct shell_assign *a);
+const char *sp_hidden_assign(const struct shell_assign *a, bool alone);
 const char *sp_hidden_cmd(const struct shell_cmd *cmd);
 /* An opaque command of its own for such text (its words are text). */
 void sp_emit_hidden(struct split *sp, const struct ctx *c, const char *cwd, const char *text,
