@@ -337,8 +337,8 @@ const char *sp_hidden_cmd(const struct shell_cmd *cmd)
 	return NULL;
 }
 
-void sp_emit_hidden(struct split *sp, const struct ctx *c, const char *cwd, const char *text,
-		    size_t start, size_t end, const char *reason)
+struct shell_cmd *sp_emit_text(struct split *sp, const struct ctx *c, const char *cwd,
+			      const char *text, size_t start, size_t end)
 {
 	struct shell_part *part = arena_alloc0(sp->a, sizeof(*part));
 	part->kind = SHELL_PART_LIT;
@@ -356,5 +356,11 @@ void sp_emit_hidden(struct split *sp, const struct ctx *c, const char *cwd, cons
 	struct shell_cmd *cmd = sp_new_cmd(sp, c, start, end, cwd);
 	cmd->words = (const struct shell_word *const *)words;
 	cmd->nwords = 1;
-	sp_set_opaque(cmd, reason);
+	return cmd;
+}
+
+void sp_emit_hidden(struct split *sp, const struct ctx *c, const char *cwd, const char *text,
+		    size_t start, size_t end, const char *reason)
+{
+	sp_set_opaque(sp_emit_text(sp, c, cwd, text, start, end), reason);
 }

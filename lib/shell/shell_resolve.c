@@ -719,6 +719,13 @@ void sp_resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
 		}
 		if (o.shell && o.next >= n && !o.stop)
 			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s starts a shell", name));
+		if (ws->kind == W_XARGS && !o.stop && o.next >= n) {
+			/* xargs without a command runs echo with the words it reads. */
+			struct shell_cmd *echo =
+				sp_emit_text(sp, c, cmd->cwd, "echo", cmd->start, cmd->end);
+			echo->prog = "echo";
+			echo->flags |= SHELL_CMD_EXTRA_ARGS;
+		}
 		if (o.stop || o.next >= n)
 			break;
 		if (ws->kind == W_WATCH) {

@@ -1,14 +1,15 @@
 #!/usr/bin/perl
-# compare.pl INDEX DECISIONS OUTDIR...: the programs bash started (from the
-# strace logs and done files in each OUTDIR, see tests/shell-oracle.sh)
-# against cordon's decisions, one JSON line a string in INDEX's order.
+# compare.pl INDEX DECISIONS SYNTAX OUTDIR...: the programs bash started
+# (from the strace logs and done files in each OUTDIR, see
+# tests/shell-oracle.sh) against cordon's decisions, one JSON line a string
+# in INDEX's order; SYNTAX holds `N STATUS` lines, bash -n's verdict.
 # Prints `ran N`, `canary yes|no`, `misses N`, `parse-failures N`,
 # `wrong-previews N`, then `# ...` lines naming each finding.
 use strict;
 use warnings;
 use JSON::PP;
 
-my ($index, $decisions, @outs) = @ARGV;
+my ($index, $decisions, $syntax_file, @outs) = @ARGV;
 
 # The programs whose children still count as started by the shell: the
 # shells themselves and the wrappers the analysis unwraps (lib/shell/shell.h),
@@ -16,6 +17,9 @@ my ($index, $decisions, @outs) = @ARGV;
 # part of the command it runs.
 my %starter = map { $_ => 1 } qw(bash sh dash rbash env nice nohup timeout time stdbuf ionice
 	setsid taskset chroot unbuffer busybox xargs find su sudo doas flock watch);
+# The wrappers: the preview names what they run, not them.
+my %wrapper = (%starter, fakeroot => 1);
+delete @wrapper{qw(bash sh dash rbash)};
 
 my (%src, @order);
 open(my $x, "<", $index) or die "$index: $!\n";
@@ -27,12 +31,16 @@ while (<$x>) {
 }
 
 my (%ran, %syntax, %status, %started);
+open(my $sy, "<", $syntax_file) or die "$syntax_file: $!\n";
+while (<$sy>) {
+	my ($n, $st) = split;
+	$syntax{$n} = $st;
+}
 for my $out (@outs) {
 	if (open(my $d, "<", "$out/done")) {
 		while (<$d>) {
-			my ($n, $syn, $st) = split;
+			my ($n, $st) = split;
 			$ran{$n} = 1;
-			$syntax{$n} = $syn;
 			$status{$n} = $st;
 		}
 	}
@@ -117,12 +125,12 @@ for my $n (@order) {
 	}
 	my $text = read_string($n);
 	$canary = "yes" if $text eq "cat README.md\n" && $started{$n}{cat};
-	if ($unparsed && $syntax{$n} == 0) {
+	if ($unparsed && ($syntax{$n} // 1) == 0) {
 		$parse++;
 		push @notes, "parse failure [$src{$n} #$n]: " . oneline($text);
 	}
 	for my $prog (sort keys %{ $started{$n} // {} }) {
-		next if $listed{$prog} || ($starter{$prog} && $prog !~ /^(bash|sh|dash|rbash)$/);
+		next if $listed{$prog} || $wrapper{$prog};
 		if ($d->{decision} eq "allow") {
 			$misses++;
 			push @notes, "miss [$src{$n} #$n]: $prog, allowed: " . oneline($text);

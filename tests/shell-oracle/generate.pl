@@ -64,7 +64,7 @@ sub word {
 	return pick('{a,b}', 'x{1..3}', '{a,b}{c,d}', 'f{,.bak}') if $r == 11;
 	return pick('~', '~/x', '~+') if $r == 12;
 	return "\$((" . pick('1 + 2', 'n * 2', '3 % 2', '1 << 2', '(1 + 2) * 3') . "))" if $r == 13;
-	return "\$'" . pick('\x41', '\n', 'a\tb', '\'') . "'" if $r == 14;
+	return "\$'" . pick('\x41', '\n', 'a\tb', '\x27') . "'" if $r == 14;
 	return pick('a\ b', 'a\\$b', '\*', 'x\;y') if $r == 15;
 	if ($depth < 2) {
 		$depth++;
@@ -162,14 +162,12 @@ sub simple_plain_noquote { (my $s = simple_plain()) =~ s/'//g; return $s; }
 sub list {
 	my @c = (command());
 	for (1 .. rnd(3)) {
-		my $sep = pick(' && ', ' || ', '; ', "\n");
+		my $sep = pick(' && ', ' || ', '; ', "\n", ' & ');
 		$sep = '; ' if $sep eq "\n" && $in_sub;
 		$sep = flush_line() if $sep eq "\n";
 		push @c, $sep . command();
 	}
-	my $l = join('', @c);
-	$l .= ' &' if rnd(15) == 0 && $l !~ /\n$/;
-	return $l;
+	return join('', @c);
 }
 
 for my $i (1 .. $count) {
@@ -178,7 +176,7 @@ for my $i (1 .. $count) {
 	my $s = list();
 	$s .= flush_line() if @pending;
 	# Stray background jobs: wait for them, so what they run is the string's.
-	$s .= "\nwait" if $s =~ /&\n?$/;
 	$s =~ s/\n$//;
+	$s .= "\nwait" if $s =~ / & /;
 	print "$s\n";
 }
