@@ -313,26 +313,33 @@ static const char *check_env_words(const struct shell_cmd *cmd, size_t from, siz
 	return NULL;
 }
 
+#define CHECK(name, fn) { name, sizeof(name) - 1, fn }
 static const struct {
 	const char *prog;
+	size_t len; /* looked at first: most commands differ in length */
 	hidden_check check;
 } builtin_checks[] = {
-	{ "printf", check_names },      { "read", check_names },         { "unset", check_names },
-	{ "export", check_declare },    { "declare", check_declare },    { "typeset", check_declare },
-	{ "local", check_declare },     { "readonly", check_declare },   { "let", check_let },
-	{ "test", check_test },         { "[", check_test },             { "[[", check_test },
-	{ "hash", check_option_runs },  { "compgen", check_option_runs }, { "complete", check_option_runs },
-	{ "mapfile", check_option_runs }, { "readarray", check_option_runs },
-	{ "enable", check_option_runs }, { "shopt", check_shopt },
+	CHECK("printf", check_names),       CHECK("read", check_names),
+	CHECK("unset", check_names),        CHECK("export", check_declare),
+	CHECK("declare", check_declare),    CHECK("typeset", check_declare),
+	CHECK("local", check_declare),      CHECK("readonly", check_declare),
+	CHECK("let", check_let),            CHECK("test", check_test),
+	CHECK("[", check_test),             CHECK("[[", check_test),
+	CHECK("hash", check_option_runs),   CHECK("compgen", check_option_runs),
+	CHECK("complete", check_option_runs), CHECK("mapfile", check_option_runs),
+	CHECK("readarray", check_option_runs), CHECK("enable", check_option_runs),
+	CHECK("shopt", check_shopt),
 };
+#undef CHECK
 
 const char *sp_hidden_cmd(const struct shell_cmd *cmd)
 {
 	const char *why = check_env_words(cmd, 0, cmd->argi);
 	if (why || !cmd->prog)
 		return why;
+	size_t len = strlen(cmd->prog);
 	for (size_t i = 0; i < ARRAY_SIZE(builtin_checks); i++)
-		if (!strcmp(builtin_checks[i].prog, cmd->prog))
+		if (builtin_checks[i].len == len && !memcmp(builtin_checks[i].prog, cmd->prog, len))
 			return builtin_checks[i].check(cmd, cmd->argi, cmd->nwords);
 	return NULL;
 }

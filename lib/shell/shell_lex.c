@@ -925,19 +925,18 @@ struct shell_word *shell_heredoc_body(struct parser *p, const char *text, size_t
 	struct wb w;
 	/* bash removes backslash-newline from an unquoted body before it
 	 * expands it: "$\\\n(cmd)" is $(cmd).  An escaped backslash stays. */
-	struct abuf b = { 0 };
-	shell_abuf_add(p->a, &b, "", 0);
-	for (size_t i = 0; i < len; i++) {
-		if (text[i] == '\\' && i + 1 < len) {
-			if (text[i + 1] != '\n')
-				shell_abuf_add(p->a, &b, text + i, 2);
-			i++;
-			continue;
+	if (memchr(text, '\\', len)) {
+		struct abuf b = { 0 };
+		shell_abuf_add(p->a, &b, "", 0);
+		for (size_t i = 0; i < len; i++) {
+			size_t run = i + 1 < len && text[i] == '\\' ? 2 : 1;
+			if (run == 1 || text[i + 1] != '\n')
+				shell_abuf_add(p->a, &b, text + i, run);
+			i += run - 1;
 		}
-		shell_abuf_add(p->a, &b, text + i, 1);
+		text = b.s;
+		len = b.len;
 	}
-	text = b.s;
-	len = b.len;
 	shell_wb_init(&w);
 	shell_child_init(&c, p, text, len, ostart, oend);
 	shell_enter(p, ostart);
