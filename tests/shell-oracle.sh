@@ -34,7 +34,7 @@ dir=$srcdir/tests/shell-oracle
 seed=${CORDON_ORACLE_SEED:-31}
 generated=${CORDON_ORACLE_GENERATED:-5000}
 jobs=${CORDON_ORACLE_JOBS:-2}
-limit=3 # seconds a string may run before timeout(1) ends it
+limit=2 # seconds a string may run before timeout(1) ends it
 
 for tool in strace bwrap perl; do
 	if ! command -v "$tool" > /dev/null; then
