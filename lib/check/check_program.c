@@ -28,7 +28,8 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_EXTRACTS] = true, [ROLE_INTO] = true,      [ROLE_LISTS] = true,
 	[ROLE_DELETES] = true,	[ROLE_CHANGES] = true,   [ROLE_STORE] = true,
 	[ROLE_MODULE] = true,	[ROLE_AWKSCRIPT] = true, [ROLE_CREATES] = true,
-	[ROLE_DATA] = true,	[ROLE_CONTACTS] = true,
+	[ROLE_DATA] = true,	[ROLE_CONTACTS] = true,  [ROLE_PAIR] = true,
+	[ROLE_NAMEDREAD] = true,
 };
 
 /* A name in a spec: a string without variables or blanks. */
@@ -109,7 +110,8 @@ enum spec_item {
 	ITEM_OPERANDS, ITEM_FIRST, ITEM_LAST, ITEM_OPTION, ITEM_NET,
 	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_CHANGES,
 	ITEM_EXTRACTS, ITEM_ENVIRONMENT, ITEM_REMOTE, ITEM_BARE, ITEM_IMPLIED, ITEM_TARGETS,
-	ITEM_UPSTREAM, ITEM_PROJECT, ITEM_CONFIG, ITEM_COUNT
+	ITEM_UPSTREAM, ITEM_PROJECT, ITEM_CONFIG, ITEM_HOST, ITEM_SHELL_ESCAPE,
+	ITEM_COUNT
 };
 static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_OPERANDS] = "operands",	[ITEM_FIRST] = "first",	    [ITEM_LAST] = "last",
@@ -118,7 +120,7 @@ static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_CHANGES] = "changes",	[ITEM_EXTRACTS] = "extracts", [ITEM_ENVIRONMENT] = "environment",
 	[ITEM_REMOTE] = "remote",	[ITEM_BARE] = "bare",	    [ITEM_IMPLIED] = "implied",
 	[ITEM_TARGETS] = "targets",	[ITEM_UPSTREAM] = "upstream", [ITEM_PROJECT] = "project",
-	[ITEM_CONFIG] = "config",
+	[ITEM_CONFIG] = "config",	[ITEM_HOST] = "host",	    [ITEM_SHELL_ESCAPE] = "shell_escape",
 };
 
 /* A default config's path: ~/REST or ${NAME}/REST (NAME an environment
@@ -262,12 +264,16 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		case ITEM_REMOTE:
 		case ITEM_TARGETS:
 		case ITEM_PROJECT:
+		case ITEM_HOST:
+		case ITEM_SHELL_ESCAPE:
 			/* `recursive;`: operands are whole trees, no option needed (rg);
 			 * `extracts;`: files it does not name land below its directory
 			 * (unzip); `environment;`: it prints the environment (env);
 			 * `remote;`: HOST:PATH operands are contacts (scp); `targets;`:
 			 * any operand selects a subcommand (make all install);
-			 * `project;`: it runs the project's code (make, npm test) */
+			 * `project;`: it runs the project's code (make, npm test);
+			 * `host;`: it changes the host beyond its files (pkill);
+			 * `shell_escape;`: its input may run commands (vim :!) */
 			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
 				ERR(d, &it->loc, "syntax", "write '%s;'", what);
 			if (k == ITEM_RECURSIVE)
@@ -280,6 +286,10 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				spec->targets = true;
 			else if (k == ITEM_PROJECT)
 				spec->project = true;
+			else if (k == ITEM_HOST)
+				spec->host = true;
+			else if (k == ITEM_SHELL_ESCAPE)
+				spec->shell_escape = true;
 			else
 				spec->remote = true;
 			continue;
@@ -306,7 +316,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				  best ? best
 				       : "operands, first, last, option, net, read, write, delete, "
 					 "changes, recursive, extracts, environment, remote, bare, "
-					 "implied, targets, upstream, project, config, subcommand");
+					 "implied, targets, upstream, project, config, host, shell_escape, "
+					 "subcommand");
 			continue;
 		}
 		case ITEM_OPERANDS:

@@ -718,8 +718,22 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 				out->v[first].detail = "opaque: git runs a program named on its command line";
 			} else if (r.opaque && !nested) {
 				out->v[first].opaque = true;
+				out->v[first].detail =
+					r.stdin_code
+						? ca_printf(out, "opaque: %s runs code from its standard input",
+							    r.prog)
+						: ca_printf(out, "opaque: %s runs code given on its command line",
+							    r.prog);
+			} else if (r.shell_escape && !nested) {
+				out->v[first].opaque = true;
 				out->v[first].detail = ca_printf(
-					out, "opaque: %s runs code given on its command line", r.prog);
+					out, "opaque: %s runs shell commands its input asks for", r.prog);
+			} else if (r.host && !nested) {
+				out->v[first].opaque = true;
+				out->v[first].detail = ca_printf(
+					out, "opaque: %s changes the host outside the files it names "
+					     "(processes, services, network links)",
+					r.prog);
 			} else if (spec || nested) {
 				out->v[first].detail =
 					spec ? ca_cat(out, "runs (spec \"", r.prog, "\")", (char *)NULL)

@@ -23,6 +23,9 @@ struct reading {
 	bool extracts, lists, deletes, changes;
 	bool remote;         /* HOST:PATH operands are contacts (`remote;`) */
 	bool project;        /* it runs the project's code (`project;`: make, npm test) */
+	bool host;           /* it changes the host beyond its files (`host;`: pkill) */
+	bool shell_escape;   /* its input may run commands (`shell_escape;`: vim) */
+	bool stdin_code;     /* its code comes from standard input (python3 <<EOF) */
 	char *into;          /* where extracted files land (unzip -d), or NULL: dir */
 	const char *extracts_dir; /* the spec's `extracts "PATH";`, or NULL */
 	bool into_set;       /* an `into` option was given (into NULL: unknown) */

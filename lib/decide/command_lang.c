@@ -97,7 +97,8 @@ void ca_sed_scan(struct reading *r, const char *s)
 				p++;
 			break;
 		case '#': case ':': case 'b': case 't': case 'T': case 'v':
-			p += strcspn(p, cmd == '#' || cmd == ':' ? "\n" : ";\n");
+			/* GNU sed ends a label at a ';' too (':a;e id' runs id). */
+			p += strcspn(p, cmd == '#' ? "\n" : ";\n");
 			break;
 		case 'a': case 'i': case 'c':
 			/* Text to the end of the line; a backslash continues it. */

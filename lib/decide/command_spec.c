@@ -28,6 +28,7 @@ static const struct ir_option *lookup(const struct ir_spec *sub, const struct ir
 static bool takes_arg(enum ir_role r)
 {
 	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES &&
+	       r != ROLE_PAIR && r != ROLE_NAMEDREAD &&
 	       r != ROLE_EXTRACTS && r != ROLE_LISTS && r != ROLE_DELETES && r != ROLE_CHANGES &&
 	       r != ROLE_STORE && r != ROLE_CONTACTS;
 }
@@ -602,6 +603,14 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 		r->recursive = true;
 	else if (o->role == ROLE_REWRITES)
 		add_rewrite(r, o->names[0], shell_word_static(w) ? shell_word_static(w) : o->names[0]);
+	if (o->role == ROLE_PAIR || o->role == ROLE_NAMEDREAD) {
+		/* NAME then VALUE (jq --arg k v) or NAME then FILE (--rawfile):
+		 * the words after it, never glued. */
+		size_t left = r->c->nwords - i - 1;
+		if (o->role == ROLE_NAMEDREAD && left >= 2)
+			role_word(r, r->c->words[i + 2], ROLE_READ, "");
+		return left < 2 ? left : 2;
+	}
 	if (!takes_arg(o->role))
 		return 0;
 	/* The program's code came through an option (sed -e, awk -f): the
@@ -646,6 +655,19 @@ static bool read_module(struct reading *r, const char *name, size_t from)
 	free(m.dir);
 	free(m.into);
 	return true;
+}
+
+/* Whether c's standard input is a redirection or the pipe before it. */
+static bool stdin_feeds_code(const struct shell_cmd *c)
+{
+	if (c->pipeline && c->pipe_pos > 0)
+		return true;
+	for (size_t k = 0; k < c->nredirs; k++) {
+		const struct shell_redir *rd = c->redirs[k];
+		if (rd->fd == 0 && rd->op != SHELL_REDIR_DUP_IN && rd->op != SHELL_REDIR_DUP_OUT)
+			return true;
+	}
+	return false;
 }
 
 void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
@@ -752,6 +774,16 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		if (sub != prog && r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
 			r->subs[r->nsubs++] = prog->bare;
 	}
+	/* A program whose first operand is its code (python3, node) run
+	 * with none reads the code from standard input: a here-document, a
+	 * file or a pipe the analysis does not read (python3 <<'PY'). */
+	if (!r->nops && sub->has_first && sub->first == ROLE_RUN && !r->script && !r->opaque &&
+	    stdin_feeds_code(c)) {
+		r->opaque = true;
+		r->stdin_code = true;
+	}
+	r->host = prog->host || sub->host;
+	r->shell_escape = prog->shell_escape || sub->shell_escape;
 	/* Code given by an option (python3 -c, perl -e): the first operand
 	 * is not the file of code to run, but may be one the code reads. */
 	if (r->nops && sub->has_first && !r->script)

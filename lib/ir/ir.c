@@ -351,7 +351,7 @@ const char *const ir_role_names[ROLE_COUNT] = {
 	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
 	"run", "rewrites", "refspec", "sedscript", "extracts", "into", "lists", "deletes",
 	"changes", "store", "variable", "module", "awkscript", "upstream", "creates",
-	"data", "contacts",
+	"data", "contacts", "pair", "namedread",
 };
 
 void ir_spec_free(struct ir_spec *s)

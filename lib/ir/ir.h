@@ -218,6 +218,8 @@ enum ir_role {
 	ROLE_CONTACTS,  /* option with a host: given, the program contacts that host too
 			 * (curl -L: "*", a host known only at run time); besides the
 			 * option's own role where it is listed with another too */
+	ROLE_PAIR,      /* option: takes two words that mean nothing here (jq --arg NAME VALUE) */
+	ROLE_NAMEDREAD, /* option: takes a name, then a file it reads (jq --rawfile NAME FILE) */
 	ROLE_COUNT
 };
 
@@ -257,6 +259,10 @@ struct ir_spec {
 	bool targets;   /* `targets;`: any operand selects a subcommand (make all install) */
 	bool project;   /* `project;`: it runs code from the project's files (make: the
 			 * Makefile; npm test: package.json; pytest: conftest.py) */
+	bool host;      /* `host;`: it changes the host outside the files it names
+			 * (processes, services, network links: pkill, systemctl restart) */
+	bool shell_escape; /* `shell_escape;`: it runs shell commands its input asks
+			    * for (vim's :!, less's !) */
 	char *bare;     /* `bare "install";`: the subcommand run without one (yarn) */
 	char *implied;  /* `implied "typescript";`: the operand taken when none is given */
 	char *upstream; /* `last upstream ".git/config";`: where a start point's upstream goes */

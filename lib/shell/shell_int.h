@@ -192,6 +192,7 @@ struct parser {
 	bool have;
 	size_t last_end;
 	bool in_array;
+	int cmdsub; /* command substitutions open around the current token */
 	/* The last answers of the look-ahead scans, valid for [start, end). */
 	size_t bc_start, bc_end, br_start, br_end;
 	bool bc_val, br_glob;

@@ -302,8 +302,10 @@ static void scan_cmdsub(struct parser *p, struct wb *w, bool quoted, size_t st)
 {
 	char buf[48];
 	p->pos = st + 2;
+	p->cmdsub++;
 	struct shell_node *body = shell_parse_list(p);
 	struct token *t = shell_peek(p);
+	p->cmdsub--;
 	if (t->kind == T_EOF)
 		shell_fail(p, st, "unterminated command substitution");
 	if (t->kind != T_RPAREN)
@@ -328,6 +330,32 @@ static void scan_funsub(struct parser *p, struct wb *w, bool quoted, size_t st)
 }
 
 /* ${...} with p->pos at the '$'. */
+/* A single quote inside "${x-...}": bash matches it with the next one when
+ * it looks for the closing brace ("${x-'}'}" is one expansion), but in
+ * double quotes the quotes are literal, so what they hold is expanded
+ * ("${x-'$(cmd)'}" runs cmd). */
+static void squote_in_dquoted_param(struct parser *p, struct wb *in, size_t st)
+{
+	p->pos++;
+	for (;;) {
+		int c = at(p, p->pos);
+		if (c < 0)
+			shell_fail(p, st, "unterminated '${'");
+		if (c == '\'') {
+			p->pos++;
+			return;
+		}
+		if (c == '\\')
+			p->pos += at(p, p->pos + 1) < 0 ? 1 : 2;
+		else if (c == '$')
+			scan_dollar(p, in, true);
+		else if (c == '`')
+			scan_backtick(p, in, true, true);
+		else
+			p->pos++;
+	}
+}
+
 static void scan_param(struct parser *p, struct wb *w, bool quoted, size_t st)
 {
 	struct wb in;
@@ -351,6 +379,8 @@ static void scan_param(struct parser *p, struct wb *w, bool quoted, size_t st)
 			p->pos += at(p, p->pos + 1) < 0 ? 1 : 2;
 		} else if (c == '\'' && !quoted) {
 			scan_squote(p, &in);
+		} else if (c == '\'') {
+			squote_in_dquoted_param(p, &in, st);
 		} else if (c == '"') {
 			size_t open = p->pos++;
 			scan_dquote(p, &in, false, open);
@@ -466,6 +496,28 @@ bool shell_arith_scan(const struct parser *p, size_t i)
 	return false;
 }
 
+/* $[...], the old spelling of $((...)): one arithmetic part, its text as
+ * written.  What it holds is not split further; whatever it reads makes
+ * it opaque (shell_hidden.c), substitutions in it included. */
+static void scan_old_arith(struct parser *p, struct wb *w, bool quoted, size_t st)
+{
+	size_t i = st + 2;
+	int depth = 1;
+	for (; depth > 0; i++) {
+		int c = at(p, i);
+		if (c < 0)
+			shell_fail(p, st, "unterminated '$['");
+		if (c == '\\')
+			i++;
+		else if (c == '[')
+			depth++;
+		else if (c == ']')
+			depth--;
+	}
+	shell_wb_push(p, w, SHELL_PART_ARITH, quoted, st, i);
+	p->pos = i;
+}
+
 static void scan_dollar(struct parser *p, struct wb *w, bool quoted)
 {
 	size_t st = p->pos;
@@ -481,6 +533,8 @@ static void scan_dollar(struct parser *p, struct wb *w, bool quoted)
 			scan_funsub(p, w, quoted, st);
 		else
 			scan_param(p, w, quoted, st);
+	} else if (c == '[') {
+		scan_old_arith(p, w, quoted, st);
 	} else if (c == '\'' && !quoted) {
 		scan_ansi(p, w, st);
 	} else if (c == '"' && !quoted) {
@@ -869,6 +923,20 @@ struct shell_word *shell_heredoc_body(struct parser *p, const char *text, size_t
 {
 	struct parser c;
 	struct wb w;
+	/* bash removes backslash-newline from an unquoted body before it
+	 * expands it: "$\\\n(cmd)" is $(cmd).  An escaped backslash stays. */
+	if (memchr(text, '\\', len)) {
+		struct abuf b = { 0 };
+		shell_abuf_add(p->a, &b, "", 0);
+		for (size_t i = 0; i < len; i++) {
+			size_t run = i + 1 < len && text[i] == '\\' ? 2 : 1;
+			if (run == 1 || text[i + 1] != '\n')
+				shell_abuf_add(p->a, &b, text + i, run);
+			i += run - 1;
+		}
+		text = b.s;
+		len = b.len;
+	}
 	shell_wb_init(&w);
 	shell_child_init(&c, p, text, len, ostart, oend);
 	shell_enter(p, ostart);

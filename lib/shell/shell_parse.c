@@ -7,6 +7,7 @@
 
 #include "shell_int.h"
 
+#include <ctype.h>
 #include <setjmp.h>
 #include <string.h>
 
@@ -223,6 +224,48 @@ static struct shell_node *parse_simple(struct parser *p)
 }
 
 /* [[ ... ]]: a command named "[[" whose operators are words. */
+/* The regex after =~ in [[ ]]: bash reads it as one word up to a blank
+ * outside parentheses, so ( | ; < > & in it are characters of the regex
+ * ((^|;)x($|;)).  Such a word is read as a here-document body is
+ * (expansions and substitutions, quotes as characters); a word without
+ * them is left to the ordinary lexer (NULL). */
+static struct shell_word *regex_operand(struct parser *p)
+{
+	size_t i = p->pos, start, depth = 0;
+	while (at(p, i) == ' ' || at(p, i) == '\t')
+		i++;
+	start = i;
+	bool special = false;
+	for (int c; (c = at(p, i)) >= 0; i++) {
+		if (depth == 0 && (c == ' ' || c == '\t' || c == '\n'))
+			break;
+		if (c == '\\') {
+			i++;
+		} else if (c == '\'' || c == '"') {
+			while (at(p, i + 1) >= 0 && at(p, i + 1) != c)
+				i += (c == '"' && at(p, i + 1) == '\\') ? 2 : 1;
+			i++;
+		} else if (c == '(') {
+			depth++;
+			special = true;
+		} else if (c == ')') {
+			if (depth == 0)
+				break;
+			depth--;
+		} else if (strchr("|;&<>", c)) {
+			special = true;
+		}
+	}
+	if (!special || i == start)
+		return NULL;
+	if (i > p->len)
+		i = p->len;
+	struct shell_word *w = shell_heredoc_body(p, p->s + start, i - start, start, i);
+	p->pos = i;
+	p->have = false;
+	return w;
+}
+
 static struct shell_node *parse_dbracket(struct parser *p)
 {
 	struct token *t = shell_peek(p);
@@ -247,10 +290,14 @@ static struct shell_node *parse_dbracket(struct parser *p)
 			fail_unexpected(p, t);
 		case T_WORD: {
 			bool end = t->end - t->start == 2 && !memcmp(p->s + t->start, "]]", 2);
+			bool regex = t->end - t->start == 2 && !memcmp(p->s + t->start, "=~", 2);
 			AVEC_PUSH(p->a, n->u.simple.words, n->u.simple.nwords, cap, t->word);
 			shell_next(p);
 			if (end)
 				return n;
+			struct shell_word *rw = regex ? regex_operand(p) : NULL;
+			if (rw)
+				AVEC_PUSH(p->a, n->u.simple.words, n->u.simple.nwords, cap, rw);
 			continue;
 		}
 		default:
@@ -430,11 +477,63 @@ static struct shell_node *parse_function_kw(struct parser *p)
 	return f;
 }
 
+static size_t skip_blanks_at(const struct parser *p, size_t i)
+{
+	while (at(p, i) == ' ' || at(p, i) == '\t')
+		i++;
+	return i;
+}
+
+/* Whether a compound command starts at byte i: { ( if for while until
+ * case select [[, each followed by a blank or an end of word. */
+static bool compound_at(const struct parser *p, size_t i)
+{
+	static const char *const starts[] = { "if", "for", "while", "until", "case", "select", "[[",
+					      "{" };
+	if (at(p, i) == '(')
+		return true;
+	for (size_t k = 0; k < ARRAY_SIZE(starts); k++) {
+		size_t n = strlen(starts[k]);
+		int after = at(p, i + n);
+		if (i + n <= p->len && !memcmp(p->s + i, starts[k], n) &&
+		    (after == ' ' || after == '\t' || after == '\n' || after < 0))
+			return true;
+	}
+	return false;
+}
+
+/* coproc [NAME] COMPOUND: how many tokens (1 or 2) come before the
+ * compound command, 0 when this is no such coproc (coproc CMD ARGS is a
+ * simple command, unwrapped as a wrapper). */
+static int coproc_prefix(struct parser *p, const struct token *t)
+{
+	if (t->end - t->start != 6 || memcmp(p->s + t->start, "coproc", 6))
+		return 0;
+	size_t i = skip_blanks_at(p, t->end);
+	if (compound_at(p, i))
+		return 1;
+	size_t k = i;
+	if (!(isalpha(at(p, k)) || at(p, k) == '_'))
+		return 0;
+	while (isalnum(at(p, k)) || at(p, k) == '_')
+		k++;
+	if (at(p, k) != ' ' && at(p, k) != '\t')
+		return 0;
+	return compound_at(p, skip_blanks_at(p, k)) ? 2 : 0;
+}
+
 static struct shell_node *parse_command(struct parser *p)
 {
 	char buf[48];
 	struct token *t = shell_peek(p);
 	struct shell_node *n;
+	if (t->kind == T_WORD && coproc_prefix(p, t)) {
+		/* The compound command runs in the background with its input
+		 * and output on pipes: what it runs is the command's. */
+		for (int k = coproc_prefix(p, t); k > 0; k--)
+			shell_next(p);
+		return parse_command(p);
+	}
 	if (t->kind == T_WORD) {
 		switch (keyword_of(p, t)) {
 		case KW_IF:

@@ -85,11 +85,34 @@ static void string_words(struct split *sp, struct shell_cmd *cmd, const struct c
 			   same_shell, cwd);
 }
 
+/* The text xargs or find puts into the words of the command they run
+ * before words[i]: xargs -I REPL (-IREPL, --replace=REPL, -i: "{}"), or
+ * find -exec's "{}"; "" when REPL is not static, NULL when nothing is
+ * replaced. */
+static const char *replaced_text(const struct shell_cmd *cmd, size_t i)
+{
+	if (!(cmd->flags & (SHELL_CMD_EXTRA_ARGS | SHELL_CMD_FIND_EXEC)))
+		return NULL;
+	for (size_t k = 0; k < i; k++) {
+		const char *w = cmd->words[k]->lit;
+		if (!w)
+			continue;
+		if (!strcmp(w, "-I") && k + 1 < i)
+			return cmd->words[k + 1]->lit ? cmd->words[k + 1]->lit : "";
+		if (!strncmp(w, "-I", 2) && w[2])
+			return w + 2;
+		if (!strncmp(w, "--replace=", 10))
+			return w + 10;
+	}
+	return "{}";
+}
+
 static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
 			 size_t i, struct wlist *wl)
 {
 	size_t n = cmd->nwords, j;
 	bool has_c = false, stdin_ = false;
+	const char *profile = NULL; /* why the shell runs code of files it reads first */
 	for (j = i + 1; j < n; j++) {
 		const char *w = cmd->words[j]->lit;
 		if (!w)
@@ -99,8 +122,12 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 			break;
 		}
 		if (w[0] == '-' && w[1] == '-') {
-			if (!strcmp(w, "--rcfile") || !strcmp(w, "--init-file"))
+			if (!strcmp(w, "--rcfile") || !strcmp(w, "--init-file")) {
+				profile = "the shell runs the file --rcfile names first";
 				j++;
+			} else if (!strcmp(w, "--login")) {
+				profile = "a login shell runs /etc/profile and the user's profile first";
+			}
 			continue;
 		}
 		if ((w[0] != '-' && w[0] != '+') || !w[1])
@@ -111,11 +138,23 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 				has_c = true;
 			else if (w[k] == 's')
 				stdin_ = true;
-			else if (w[k] == 'o' || w[k] == 'O')
+			else if (w[k] == 'l' && w[0] == '-')
+				profile = "a login shell runs /etc/profile and the user's profile first";
+			else if (w[k] == 'i' && w[0] == '-')
+				profile = "an interactive shell runs ~/.bashrc first and expands aliases";
+			else if (w[k] == 'o' || w[k] == 'O') {
+				/* -O expand_aliases, -o anything: options change how the
+				 * string is read. */
+				const char *opt = j + skip + 1 < n ? cmd->words[j + skip + 1]->lit : NULL;
+				if (w[k] == 'O' && (!opt || !strcmp(opt, "expand_aliases")))
+					profile = "with expand_aliases, an alias may stand for any command";
 				skip++;
+			}
 		}
 		j += skip;
 	}
+	if (profile)
+		sp_set_opaque(cmd, profile);
 	const char *cw = cmd->cwd;
 	sp_wlist_add(sp, wl, cmd, i, j < n ? j : n);
 	if (has_c) {
@@ -125,6 +164,12 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 			sp_set_opaque(cmd, "the shell command string is not static");
 			return;
 		}
+		/* xargs -I{} sh -c 'rm -rf {}': the string's text is known
+		 * only at run time. */
+		const char *repl = replaced_text(cmd, i);
+		if (repl && (!*repl || strstr(cmd->words[j]->lit, repl)))
+			sp_set_opaque(cmd, "the shell command string gets text known only at run "
+					   "time (xargs -I, find -exec {})");
 		run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start, cmd->words[j]->end,
 			   wl, false, &cw);
 		return;
@@ -642,6 +687,13 @@ void sp_resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
 		}
 		if (o.shell && o.next >= n && !o.stop)
 			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s starts a shell", name));
+		if (ws->kind == W_XARGS && !o.stop && o.next >= n) {
+			/* xargs without a command runs echo with the words it reads. */
+			struct shell_cmd *echo =
+				sp_emit_text(sp, c, cmd->cwd, "echo", cmd->start, cmd->end);
+			echo->prog = "echo";
+			echo->flags |= SHELL_CMD_EXTRA_ARGS;
+		}
 		if (o.stop || o.next >= n)
 			break;
 		if (ws->kind == W_WATCH) {

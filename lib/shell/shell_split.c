@@ -155,6 +155,9 @@ static void walk_parts(struct split *sp, const struct shell_part *parts, size_t 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct shell_part *part = &parts[i];
+		const char *hidden = sp_hidden_part(part);
+		if (hidden)
+			sp_emit_hidden(sp, c, cwd, part->text, part->start, part->end, hidden);
 		if (part->sub) {
 			struct ctx in = *c;
 			const char *cw = cwd;
@@ -207,6 +210,89 @@ static bool net_redirs(const struct shell_redir *const *r, size_t n)
 	return false;
 }
 
+/* What bash evaluates of the command's text where the analysis cannot see
+ * (shell_hidden.c) makes it opaque; an assignment alone gets an opaque
+ * command of its own, since a command without words runs no program. */
+static void hidden_evaluation(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			      const char *cwd)
+{
+	const char *why = sp_hidden_cmd(cmd);
+	if (why)
+		sp_set_opaque(cmd, why);
+	for (size_t i = 0; i < cmd->nassigns; i++) {
+		const struct shell_assign *a = cmd->assigns[i];
+		why = sp_hidden_assign(a, cmd->nwords == 0);
+		if (!why)
+			continue;
+		if (cmd->nwords)
+			sp_set_opaque(cmd, why);
+		else
+			sp_emit_hidden(sp, c, cwd, a->name, a->start,
+				       a->end, why);
+	}
+}
+
+/* A brace expansion in command position, {rm,-rf,dir}: bash expands it
+ * into the words rm -rf dir, so the program is rm.  Only the plain form
+ * (one level, static alternatives, nothing around it) is expanded; any
+ * other stays a word whose value is not static (opaque). */
+static void expand_brace_name(struct split *sp, struct shell_cmd *cmd)
+{
+	if (!cmd->nwords || cmd->words[0]->lit)
+		return;
+	const struct shell_word *w = cmd->words[0];
+	struct strbuf sb;
+	sb_init(&sb);
+	for (size_t i = 0; i < w->nparts; i++) {
+		const struct shell_part *part = &w->parts[i];
+		if ((part->kind != SHELL_PART_BRACE && part->kind != SHELL_PART_LIT) || part->quoted ||
+		    !part->text) {
+			sb_free(&sb);
+			return;
+		}
+		sb_adds(&sb, part->text);
+	}
+	const char *s = sb.buf;
+	size_t n = sb.len, commas = 0;
+	bool plain = n > 2 && s[0] == '{' && s[n - 1] == '}' && !strpbrk(s + 1, "{") &&
+		     !memchr(s + 1, '}', n - 2);
+	for (size_t i = 1; plain && i + 1 < n; i++)
+		commas += s[i] == ',';
+	if (!plain || !commas) {
+		sb_free(&sb);
+		return;
+	}
+	struct shell_word **words =
+		arena_alloc0(sp->a, (commas + cmd->nwords) * sizeof(*words));
+	size_t k = 0;
+	for (const char *p = s + 1; p < s + n; ) {
+		size_t len = strcspn(p, ",}");
+		if (!len) { /* an empty alternative expands to no word */
+			p++;
+			continue;
+		}
+		const char *text = arena_strndup(sp->a, p, len);
+		struct shell_part *lit = arena_alloc0(sp->a, sizeof(*lit));
+		lit->kind = SHELL_PART_LIT;
+		lit->text = text;
+		lit->start = w->start;
+		lit->end = w->end;
+		struct shell_word *nw = arena_alloc0(sp->a, sizeof(*nw));
+		nw->parts = lit;
+		nw->nparts = 1;
+		nw->lit = text;
+		nw->start = w->start;
+		nw->end = w->end;
+		words[k++] = nw;
+		p += len + 1;
+	}
+	for (size_t i = 1; i < cmd->nwords; i++)
+		words[k++] = (struct shell_word *)cmd->words[i];
+	cmd->words = (const struct shell_word *const *)words;
+	cmd->nwords = k;
+	sb_free(&sb);
+}
+
 static void emit_simple(struct split *sp, const struct shell_node *n, const struct ctx *c,
 			const char **cwd)
 {
@@ -235,9 +321,11 @@ static void emit_simple(struct split *sp, const struct shell_node *n, const stru
 	}
 	if (ifs && !cmd->nwords)
 		sp->ifs = true;
+	expand_brace_name(sp, cmd);
 	sp_resolve(sp, cmd, c, cwd);
 	if ((ifs || sp->ifs) && sp_unquoted_expansion(cmd))
 		sp_set_opaque(cmd, "word splitting with a changed IFS");
+	hidden_evaluation(sp, cmd, c, *cwd);
 }
 
 /* Redirections of a compound command, as a command of their own. */

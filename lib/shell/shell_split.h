@@ -111,6 +111,16 @@ void sp_wlist_init(struct split *sp, struct wlist *l, const struct shell_wrapper
 bool sp_unquoted_expansion(const struct shell_cmd *cmd);
 void sp_resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
 		    const char **cwd);
+/* shell_hidden.c: text bash evaluates where the analysis cannot read it.
+ * Each returns why, or NULL. */
+const char *sp_hidden_part(const struct shell_part *p);
+const char *sp_hidden_assign(const struct shell_assign *a, bool alone);
+const char *sp_hidden_cmd(const struct shell_cmd *cmd);
+/* A command of its own whose one word is text; sp_emit_hidden's is opaque. */
+struct shell_cmd *sp_emit_text(struct split *sp, const struct ctx *c, const char *cwd,
+			      const char *text, size_t start, size_t end);
+void sp_emit_hidden(struct split *sp, const struct ctx *c, const char *cwd, const char *text,
+		    size_t start, size_t end, const char *reason);
 void sp_walk(struct split *sp, const struct shell_node *n, const struct ctx *c,
 		 const char **cwd);
 

@@ -25,8 +25,17 @@ static void read_heredoc(struct parser *p, const struct heredoc *h)
 			while (cs < le && p->s[cs] == '\t')
 				cs++;
 		p->pos = nl ? le + 1 : le;
-		if (le - cs == h->dlen && memcmp(p->s + cs, h->delim, h->dlen) == 0)
-			break;
+		if (le - cs >= h->dlen && memcmp(p->s + cs, h->delim, h->dlen) == 0) {
+			if (le - cs == h->dlen)
+				break;
+			/* Inside $(...), bash ends the body at a line that starts
+			 * with the delimiter and a ')', which closes the
+			 * substitution ($(cat <<X\n...\nX)). */
+			if (p->cmdsub > 0 && p->s[cs + h->dlen] == ')') {
+				p->pos = cs + h->dlen;
+				break;
+			}
+		}
 		shell_abuf_add(p->a, &b, p->s + cs, le - cs);
 		if (nl)
 			shell_abuf_add(p->a, &b, "\n", 1);
