@@ -299,7 +299,7 @@ agent_pass() { # agent_pass AGENT: every scenario for one agent
 		ok $? "$t claude -p's denial record shows the model's command, not cordon's"
 	fi
 	files=$(git -c safe.directory='*' -C "$WS" show --name-only --format= HEAD 2> /dev/null)
-	is "$files" committed.txt "$t git commit inside a call commits only what it made # TODO issue 28 item 5: the sandbox's placeholders"
+	is "$files" committed.txt "$t git commit inside a call commits only what it made"
 	# The rest is about the agent's configuration, not who runs it: once.
 	[ "$name" = nobody ] && return
 
