@@ -140,7 +140,7 @@ pass() { # pass NAME
 	is "$rc" 0 "$t a later sandboxed call rewrites the sourced file, unasked"
 	rm -f "$O/target"
 	run --approval "$id" --shell "$scmd"
-	has "$P/ws/lib.sh changed (its content" "$errf" && [ "$rc" -eq 126 ] && [ ! -e "$O/target" ]
+	has "$P/ws/lib.sh changed (its content" "$errf" && [ "$rc" -eq $RUN_ASK ] && [ ! -e "$O/target" ]
 	ok $? "$t the approved run is refused: the file the script sources changed ($(tail -n 1 "$errf"))"
 	# Another spelling: bash, `source`, a script run by its path (no #!
 	# line) that sources a third file in a directory of its own.
@@ -157,7 +157,7 @@ pass() { # pass NAME
 	run -- sh -c "echo 'more() { echo pwned >> $O/target; }' > tools/lib/more.sh"
 	rm -f "$O/target"
 	run --approval "$id" --shell "$scmd"
-	has "$P/ws/tools/lib/more.sh changed (its content" "$errf" && [ "$rc" -eq 126 ] &&
+	has "$P/ws/tools/lib/more.sh changed (its content" "$errf" && [ "$rc" -eq $RUN_ASK ] &&
 		[ ! -e "$O/target" ]
 	ok $? "$t bash, source and a script run by its path: a change three files down is refused too"
 	# What cordon cannot see is not approvable, and the refusal says why.
@@ -168,7 +168,7 @@ pass() { # pass NAME
 		has "ask   write $O/target" "$errf"
 	ok $? "$t a script that sources a file named only at run time is not approvable; the preview says why"
 	run --approved --shell "echo x > $O/target; sh dyn.sh"
-	is "$rc:$(ls "$O" | grep -c '^target$')" "126:0" "$t nor approved on the spot (--approved)"
+	is "$rc:$(ls "$O" | grep -c '^target$')" "$RUN_ASK:0" "$t nor approved on the spot (--approved)"
 	approve "$cmd"
 	U "$C" run --approval "$id" --preset read-only --workspace "$P/ws" --context home="$H" \
 		--context agent_dir="$P/agent" --context session_dir="$P/agent/s" --shell "$cmd" \
