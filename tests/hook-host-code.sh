@@ -155,8 +155,15 @@ for pass in $passes; do
 	untouched "git difftool, git filter-branch"
 	U git checkout -q f
 
-	# -- a hard link to ~/.bashrc is ~/.bashrc
-	refused "cp -l ~/.bashrc rc.txt" "cp -l ~/.bashrc"
+	# -- a hard link to ~/.bashrc is ~/.bashrc, which no write reaches
+	via_hook "cp -l ~/.bashrc rc.txt"
+	case $rc:$answer in
+	0:*'"permissionDecision":"deny"'*"home/.bashrc' is protected"*) ok 0 "$pass: cp -l ~/.bashrc: the hook refuses: the startup file is protected" ;;
+	*)
+		ok 1 "$pass: cp -l ~/.bashrc: the hook refuses: the startup file is protected"
+		echo "exit $rc, answer: $answer $(cat "$P/err")" | diag
+		;;
+	esac
 	U sh -c 'echo "echo PWNED" >> rc.txt' 2> /dev/null
 	untouched "cp -l ~/.bashrc, then a write of the link"
 	sandboxed "cp -l src.txt dst.txt" "cp -l in the workspace"
