@@ -142,5 +142,25 @@ as_nobody_cordon() {
 		echo "$1/cordon"
 }
 
+# runner_passes: who a runner test runs its calls as: "root nobody" as root
+# (with setpriv to become nobody), else "self".
+runner_passes() {
+	if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+		echo "root nobody"
+	else
+		echo self
+	fi
+}
+
+# skip_unless_sandbox CORDON WHAT: end the test with one skip, and cordon
+# probe's report as a comment, where the sandbox cannot start here.
+skip_unless_sandbox() {
+	"$1" probe > "$tmpdir/probe" 2>&1 && return 0
+	diag < "$tmpdir/probe"
+	skip "$2" "cordon probe says the sandbox is not ready"
+	done_testing
+	exit
+}
+
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/cordon-test.XXXXXX")
 trap 'chmod -R u+rwx "$tmpdir" 2>/dev/null; rm -rf "$tmpdir"' EXIT

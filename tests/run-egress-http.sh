@@ -17,22 +17,13 @@ server=$srcdir/tests/egress-raw-server.py
 errf=$tmpdir/stderr
 chmod 755 "$tmpdir"
 
-if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
-	passes="root nobody"
-else
-	passes=self
-fi
+passes=$(runner_passes)
 if [ ! -x /usr/bin/python3 ]; then
 	skip "ambiguous requests at the egress proxy" "no /usr/bin/python3 here"
 	done_testing
 	exit
 fi
-if ! "$cordon_bin" probe > "$tmpdir/probe" 2>&1; then
-	diag < "$tmpdir/probe"
-	skip "ambiguous requests at the egress proxy" "cordon probe says the sandbox is not ready"
-	done_testing
-	exit
-fi
+skip_unless_sandbox "$cordon_bin" "ambiguous requests at the egress proxy"
 
 cat > "$tmpdir/egress.cordon" << 'POLICY'
 cordon 1;

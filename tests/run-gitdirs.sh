@@ -30,11 +30,7 @@ if ! command -v git > /dev/null; then
 	exit
 fi
 
-if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
-	passes="root nobody"
-else
-	passes=self
-fi
+passes=$(runner_passes)
 
 pass() { # pass NAME
 	name=$1

@@ -33,11 +33,7 @@ if ! command -v git > /dev/null; then
 	exit
 fi
 
-if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
-	passes="root nobody"
-else
-	passes=self
-fi
+passes=$(runner_passes)
 
 # The attack: append a line to each path given (making its directory),
 # report what was written.  Paths relative to the home directory.

@@ -21,12 +21,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v setpriv > /dev/null || ! command -v unsh
 	done_testing
 	exit
 fi
-if ! "$cordon_bin" probe > "$tmpdir/probe" 2>&1; then
-	diag < "$tmpdir/probe"
-	skip "root-only files under cordon run as root" "cordon probe says the sandbox is not ready"
-	done_testing
-	exit
-fi
+skip_unless_sandbox "$cordon_bin" "root-only files under cordon run as root"
 vault=
 for d in /srv /opt; do [ -d "$d" ] && [ ! -L "$d" ] && vault=$d && break; done
 

@@ -17,17 +17,8 @@ dprobe=$builddir/tests/helpers/dgramprobe
 errf=$tmpdir/stderr
 chmod 755 "$tmpdir"
 
-if ! "$cordon_bin" probe > "$tmpdir/probe" 2>&1; then
-	diag < "$tmpdir/probe"
-	skip "host datagram sockets under cordon run" "cordon probe says the sandbox is not ready"
-	done_testing
-	exit
-fi
-if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
-	passes="root nobody"
-else
-	passes=self
-fi
+skip_unless_sandbox "$cordon_bin" "host datagram sockets under cordon run"
+passes=$(runner_passes)
 
 # Every spelling: CALL:TYPE[+flags].
 spellings=
