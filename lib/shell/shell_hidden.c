@@ -369,5 +369,9 @@ struct shell_cmd *sp_emit_text(struct split *sp, const struct ctx *c, const char
 void sp_emit_hidden(struct split *sp, const struct ctx *c, const char *cwd, const char *text,
 		    size_t start, size_t end, const char *reason)
 {
-	sp_set_opaque(sp_emit_text(sp, c, cwd, text, start, end), reason);
+	struct shell_cmd *cmd = sp_emit_text(sp, c, cwd, text, start, end);
+	/* Its one word is text bash evaluates, not a program's name: dynamic,
+	 * so no rule takes it for a static command line. */
+	((struct shell_word *)cmd->words[0])->lit = NULL;
+	sp_set_opaque(cmd, reason);
 }

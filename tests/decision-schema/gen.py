@@ -99,7 +99,11 @@ def main(cordon, one_shot, decide_dir, work, out):
                     req["justification"] = why
                 lines.append(req)
                 if op == "exec" and why is None:
-                    lines.append({**req, "id": f"approve-{n}", "approve": True})
+                    # The approval is stored under the test's own tree, never
+                    # under the case's home (/home/u is not this test's).
+                    store = {**ctx, "session_dir": os.path.join(T, ".session")}
+                    lines.append({**req, "id": f"approve-{n}", "approve": True,
+                                  "context": store})
                 if n % 10 == 0:
                     argv = [one_shot, "eval", "-p", policy, "--json"]
                     argv += ["--preset", preset] if preset else []
