@@ -78,7 +78,9 @@ int run_approval_begin(const struct run_opts *o, const cordon_evaluator *ev,
 		 * preview, so it is approved now, bound as an approval is. */
 		if (why) {
 			cordon_exec_approval_clear(&now);
-			return void_approval(o, NULL, xasprintf("cannot approve the command: %s", why));
+			char *msg = xasprintf("cannot approve the command: %s", why);
+			free(why);
+			return void_approval(o, NULL, msg);
 		}
 		char *seen = o->preview ? cordon_decision_preview_digest(d) : NULL;
 		if (seen && strcmp(seen, o->preview) != 0) {
