@@ -105,6 +105,55 @@ test ! -s "$tmpdir/bad-long"
 ok $? "no source file is over 1,000 lines$(todo long)"
 diag < "$tmpdir/bad-long"
 
+# Functions over 100 lines, from the line of the opening brace at column 0
+# to the closing one: none may join this list, and one split below the
+# bound leaves it ("FILE FUNCTION" each).
+long_functions='
+cli/cmd_eval.c stream_request_parse
+cli/cmd_hook.c cmd_hook
+cli/cmd_run.c cmd_run
+lib/base/canon.c walk
+lib/check/check_program.c check_body
+lib/check/check_test.c ck_test_block
+lib/decide/command.c add_path_word
+lib/decide/command.c analyse_cmd
+lib/decide/command_spec.c ca_read_spec
+lib/decide/command_spec.c role_word
+lib/decide/eval.c evaluate
+lib/host/approval_exec.c grant_of
+lib/ir/match.c matcher_build_host
+lib/lower/lower.c lower_input_build_granted
+lib/lower/lower_bwrap.c plan_build
+lib/lower/lower_landlock.c lower_landlock_text
+lib/shell/shell_lex.c shell_lex_word
+lib/shell/shell_resolve.c handle_git
+lib/shell/shell_resolve.c sp_resolve
+lib/shell/shell_split.c sp_walk
+lib/shell/shell_token.c lex
+runners/run_linux.c call_supervise
+runners/run_macos.c run_command
+'
+# long_functions_in TREE: "FILE FUNCTION LINES" for each function over 100.
+long_functions_in() (
+	cd "$1" || exit 1
+	find lib cli runners -name '*.c' ! -name 'parser.c' ! -name 'lexer.c' | sort |
+		xargs awk '
+		/^[A-Za-z_]/ && !/;[ \t]*$/ { head = $0 }
+		/^\{/ { start = FNR; name = head; sub(/\(.*/, "", name); sub(/.*[ \t*]/, "", name) }
+		/^\}/ && start { if (FNR - start + 1 > 100) print FILENAME, name, FNR - start + 1; start = 0 }'
+)
+long_functions_in "$srcdir" > "$tmpdir/long"
+echo "$long_functions" | sed '/^$/d' | sort > "$tmpdir/long-listed"
+cut -d' ' -f1,2 "$tmpdir/long" | sort > "$tmpdir/long-found"
+comm -13 "$tmpdir/long-listed" "$tmpdir/long-found" > "$tmpdir/long-new"
+test ! -s "$tmpdir/long-new"
+ok $? "no function joins the $(wc -l < "$tmpdir/long-listed") over 100 lines (split it instead)"
+diag < "$tmpdir/long-new"
+comm -23 "$tmpdir/long-listed" "$tmpdir/long-found" > "$tmpdir/long-gone"
+test ! -s "$tmpdir/long-gone"
+ok $? "every function listed as over 100 lines still is (take the split ones off the list)"
+diag < "$tmpdir/long-gone"
+
 # Each room is drawn in docs/architecture.md, and every room drawn is here.
 for d in "$srcdir"/lib/*/; do
 	r=$(basename "$d")
@@ -131,6 +180,7 @@ printf '#include "cordon.h"\n#include "run.h"\n' > "$t/cli/cmd_run.c"
 printf '#include "run.h"\n' > "$t/runners/run_x.c"
 printf '#include "nowhere/x.h"\n' > "$t/runners/run_y.c"
 awk 'BEGIN { for (i = 0; i < 1001; i++) print "int a" i ";" }' > "$t/lib/base/long.c"
+awk 'BEGIN { print "static int big(void)"; print "{"; for (i = 0; i < 100; i++) print "\tx();"; print "}" }' > "$t/cli/big.c"
 violations "$t" > "$tmpdir/planted"
 expect() { # expect TEXT DESCRIPTION
 	grep -qF "$1" "$tmpdir/planted"
@@ -144,6 +194,7 @@ expect 'runners/run_x.c: "run.h" is neither beside it' "a header that is not the
 expect 'runners/run_y.c: "nowhere/x.h" is not a header of a room' "a room that does not exist is refused"
 expect 'lib/extra: not a room of the pipeline' "a folder of lib/ that is not a room is refused"
 expect 'lib/base/long.c: over 1,000 lines' "a file over 1,000 lines is refused"
+is "$(long_functions_in "$t")" "cli/big.c big 102" "a function of 102 lines is found, by name"
 is "$(grep -c 'ok.c\|cmd_run.c\|cordon.h' "$tmpdir/planted")" 0 \
 	"includes through the doors are not"
 
