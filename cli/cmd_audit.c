@@ -14,18 +14,39 @@
 #include <string.h>
 #include <time.h>
 
-int cli_audit_open(const char *verb, const char *path, const cordon_policy *policy,
-		   cordon_audit **log)
+const char *cli_syslog_where(const char *where)
+{
+	if (!where || !*where)
+		where = getenv("CORDON_SYSLOG");
+	if (!where || !*where || strcmp(where, "off") == 0)
+		return NULL;
+	return where;
+}
+
+bool cli_audit_wanted(const char *path, const char *syslog)
+{
+	const char *env = getenv("CORDON_AUDIT_LOG");
+	return (path && *path) || (env && *env) || cli_syslog_where(syslog);
+}
+
+int cli_audit_open(const char *verb, const char *path, const char *syslog,
+		   const cordon_policy *policy, cordon_audit **log)
 {
 	char *err = NULL;
 	*log = NULL;
 	if (!path || !*path)
 		path = getenv("CORDON_AUDIT_LOG");
-	if (!path || !*path)
+	if (path && !*path)
+		path = NULL;
+	syslog = cli_syslog_where(syslog);
+	if (!path && !syslog)
 		return EXIT_OK;
-	if (!(*log = cordon_audit_open(path, policy, &err))) {
+	if (!(*log = cordon_audit_open(path, policy, &err)) ||
+	    (syslog && cordon_audit_syslog(*log, syslog, &err) != 0)) {
 		int rc = cli_usage_error(verb, "%s", err);
 		free(err);
+		cordon_audit_close(*log);
+		*log = NULL;
 		return rc;
 	}
 	return EXIT_OK;

@@ -413,7 +413,7 @@ static void requests_of(const struct hook_proto *p, const char *tool, json_t *in
 /* ---- deciding ------------------------------------------------------------------- */
 
 struct hook_opts {
-	const char *policy_path, *preset, *audit_path, *actor;
+	const char *policy_path, *preset, *audit_path, *syslog, *actor;
 	bool no_rewrite;
 	bool no_ask;  /* no person answers: an ask is a deny */
 	unsigned timeout;
@@ -660,6 +660,10 @@ static char *wrapped_command(const struct hook_opts *o, const char *command, boo
 		words[nw++] = "--audit";
 		words[nw++] = OWN(hook_shell_quote(o->audit_path));
 	}
+	if (o->syslog) {
+		words[nw++] = "--syslog";
+		words[nw++] = OWN(hook_shell_quote(o->syslog));
+	}
 	if (approved) {
 		/* Granted only if the run's preview is the one the person saw. */
 		words[nw++] = "--approved";
@@ -877,6 +881,7 @@ int cmd_hook(int argc, char **argv)
 	o.policy_path = a.policy_path;
 	o.preset = a.preset;
 	o.audit_path = a.audit_path;
+	o.syslog = cli_syslog_where(a.syslog);
 	o.actor = a.actor;
 	o.ctx = a.ctx;
 	fail_closed_on_signals(o.timeout);
@@ -925,7 +930,10 @@ int cmd_hook(int argc, char **argv)
 	if (!evl)
 		block("%s", err ? err : "the preset cannot be used");
 	cordon_audit *log = NULL;
-	if (o.audit_path && *o.audit_path && !(log = cordon_audit_open(o.audit_path, pol, &err)))
+	if (((o.audit_path && *o.audit_path) || o.syslog) &&
+	    (!(log = cordon_audit_open(o.audit_path && *o.audit_path ? o.audit_path : NULL, pol,
+				       &err)) ||
+	     (o.syslog && cordon_audit_syslog(log, o.syslog, &err) != 0)))
 		block("%s", err ? err : "the audit log cannot be opened");
 
 	struct hreqs *r = calloc(1, sizeof(*r));
