@@ -64,6 +64,12 @@ void cli_run_context_defaults(cordon_context *ctx);
  * when neither is given.  EXIT_OK, or EXIT_USAGE after a message. */
 int cli_audit_open(const char *verb, const char *path, const char *syslog,
 		   const cordon_policy *policy, cordon_audit **log);
+/* cli_audit_open's log with its error in *err (malloc'd): 0, with *log
+ * NULL when neither is given, or -1. */
+int cli_audit_new(const char *path, const char *syslog, const cordon_policy *policy,
+		  cordon_audit **log, char **err);
+/* --audit PATH, else $CORDON_AUDIT_LOG; NULL when neither is given. */
+const char *cli_audit_path(const char *path);
 /* --syslog WHERE, else $CORDON_SYSLOG; NULL when neither is given or it is
  * off. */
 const char *cli_syslog_where(const char *where);

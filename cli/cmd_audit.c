@@ -1,7 +1,7 @@
-/* cordon audit LOG: summarise an audit log, and the --audit option the
- * deciding verbs share.  A line that is not a whole JSON record (a crash
- * mid-write leaves a partial last line) is skipped with a warning naming
- * the file and line; it never stops the reading. */
+/* cordon audit LOG: summarise an audit log, and the --audit and --syslog
+ * options the deciding verbs share.  A line that is not a whole JSON
+ * record (a crash mid-write leaves a partial last line) is skipped with a
+ * warning naming the file and line; it never stops the reading. */
 #include "config.h"
 
 #include "cli.h"
@@ -14,6 +14,13 @@
 #include <string.h>
 #include <time.h>
 
+const char *cli_audit_path(const char *path)
+{
+	if (!path || !*path)
+		path = getenv("CORDON_AUDIT_LOG");
+	return path && *path ? path : NULL;
+}
+
 const char *cli_syslog_where(const char *where)
 {
 	if (!where || !*where)
@@ -25,28 +32,32 @@ const char *cli_syslog_where(const char *where)
 
 bool cli_audit_wanted(const char *path, const char *syslog)
 {
-	const char *env = getenv("CORDON_AUDIT_LOG");
-	return (path && *path) || (env && *env) || cli_syslog_where(syslog);
+	return cli_audit_path(path) || cli_syslog_where(syslog);
+}
+
+int cli_audit_new(const char *path, const char *syslog, const cordon_policy *policy,
+		  cordon_audit **log, char **err)
+{
+	*log = NULL;
+	path = cli_audit_path(path);
+	syslog = cli_syslog_where(syslog);
+	if (!path && !syslog)
+		return 0;
+	if ((*log = cordon_audit_open(path, policy, err)) &&
+	    (!syslog || cordon_audit_syslog(*log, syslog, err) == 0))
+		return 0;
+	cordon_audit_close(*log);
+	*log = NULL;
+	return -1;
 }
 
 int cli_audit_open(const char *verb, const char *path, const char *syslog,
 		   const cordon_policy *policy, cordon_audit **log)
 {
 	char *err = NULL;
-	*log = NULL;
-	if (!path || !*path)
-		path = getenv("CORDON_AUDIT_LOG");
-	if (path && !*path)
-		path = NULL;
-	syslog = cli_syslog_where(syslog);
-	if (!path && !syslog)
-		return EXIT_OK;
-	if (!(*log = cordon_audit_open(path, policy, &err)) ||
-	    (syslog && cordon_audit_syslog(*log, syslog, &err) != 0)) {
+	if (cli_audit_new(path, syslog, policy, log, &err) != 0) {
 		int rc = cli_usage_error(verb, "%s", err);
 		free(err);
-		cordon_audit_close(*log);
-		*log = NULL;
 		return rc;
 	}
 	return EXIT_OK;

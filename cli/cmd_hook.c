@@ -656,14 +656,12 @@ static char *wrapped_command(const struct hook_opts *o, const char *command, boo
 		words[nw++] = OWN(hook_shell_quote(kv));
 		free(kv);
 	}
-	if (o->audit_path) {
-		words[nw++] = "--audit";
-		words[nw++] = OWN(hook_shell_quote(o->audit_path));
-	}
-	if (o->syslog) {
-		words[nw++] = "--syslog";
-		words[nw++] = OWN(hook_shell_quote(o->syslog));
-	}
+	const char *logs[][2] = { { "--audit", o->audit_path }, { "--syslog", o->syslog } };
+	for (size_t i = 0; i < 2; i++)
+		if (logs[i][1]) {
+			words[nw++] = logs[i][0];
+			words[nw++] = OWN(hook_shell_quote(logs[i][1]));
+		}
 	if (approved) {
 		/* Granted only if the run's preview is the one the person saw. */
 		words[nw++] = "--approved";
@@ -880,15 +878,13 @@ int cmd_hook(int argc, char **argv)
 		block("%s", a.message);
 	o.policy_path = a.policy_path;
 	o.preset = a.preset;
-	o.audit_path = a.audit_path;
+	o.audit_path = cli_audit_path(a.audit_path);
 	o.syslog = cli_syslog_where(a.syslog);
 	o.actor = a.actor;
 	o.ctx = a.ctx;
 	fail_closed_on_signals(o.timeout);
 	if (!o.actor)
 		o.actor = getenv("USER");
-	if (!o.audit_path)
-		o.audit_path = getenv("CORDON_AUDIT_LOG");
 
 	size_t len;
 	char *text = read_event(&len);
@@ -930,11 +926,8 @@ int cmd_hook(int argc, char **argv)
 	if (!evl)
 		block("%s", err ? err : "the preset cannot be used");
 	cordon_audit *log = NULL;
-	if (((o.audit_path && *o.audit_path) || o.syslog) &&
-	    (!(log = cordon_audit_open(o.audit_path && *o.audit_path ? o.audit_path : NULL, pol,
-				       &err)) ||
-	     (o.syslog && cordon_audit_syslog(log, o.syslog, &err) != 0)))
-		block("%s", err ? err : "the audit log cannot be opened");
+	if (cli_audit_new(o.audit_path, o.syslog, pol, &log, &err) != 0)
+		block("%s", err);
 
 	struct hreqs *r = calloc(1, sizeof(*r));
 	char *command = NULL;
