@@ -3,8 +3,8 @@
 # rsyslogd, with an imuxsock socket and an output file of its own, gets an
 # allow, an ask and a deny of cordon eval with their fields and the target
 # redacted exactly as the audit file redacts it, the refusal of cordon run
-# and a hook's agent and session; $CORDON_SYSLOG is the default and --syslog
-# off silences it.  With nothing listening cordon decides as before and
+# and a hook's agent and session (the command the hook rewrites carries
+# --syslog); $CORDON_SYSLOG is the default and --syslog off silences it.  With nothing listening cordon decides as before and
 # warns once.  As root the same runs again as nobody (rsyslogd too), and
 # systemd-journald, started in a mount namespace of its own (a tmpfs on
 # /run), gets the journal's fields through --syslog auto, a value with a
@@ -137,13 +137,19 @@ EOF
 	esac
 	ok $? "[$name] hook --syslog: the agent, the tool and the session"
 	[ $hook_st -eq 0 ] || diag < "$dir/hook.out"
+	sed -e 's/"tool_name":"Read"/"tool_name":"Bash"/' \
+		-e 's/"tool_input":{[^}]*}/"tool_input":{"command":"echo hi"}/' "$dir/event.json" |
+		(cd "$dir/ws" && $AS "$C" hook claude --syslog "$sock") > "$dir/hook-bash.out" 2>&1
+	grep -qF -- "--syslog '$sock' -- bash -c 'echo hi'" "$dir/hook-bash.out"
+	ok $? "[$name] hook --syslog: the command it rewrites to cordon run is given --syslog"
+	wait_lines "$out" 6
 
 	# $CORDON_SYSLOG is the default; --syslog off wins over it.
 	(cd "$dir/ws" && CORDON_SYSLOG=$sock $AS "$C" eval --preset read-only read /etc/services) \
 		> /dev/null 2>&1
 	(cd "$dir/ws" && CORDON_SYSLOG=$sock $AS "$C" eval --syslog off --preset read-only \
 		read /etc/protocols) > /dev/null 2>&1
-	wait_lines "$out" 6
+	wait_lines "$out" 7
 	sleep 0.3
 	grep -q 'target="/etc/services"' "$out" && ! grep -q 'target="/etc/protocols"' "$out"
 	ok $? "[$name] \$CORDON_SYSLOG is the default; --syslog off silences it"
