@@ -260,8 +260,11 @@ EOF
 	json_target=$(sed -n 's/.*"target":"\(\([^"\\]\|\\.\)*\)".*/\1/p' "$tmpdir/j.jsonl")
 	printf '%s\n' "$deny" | grep -qF "\"CORDON_TARGET\":\"$json_target\""
 	ok $? "journal: the target is redacted exactly as in the audit file ($json_target)"
-	! grep -q "$secret" "$tmpdir/journal.json"
-	ok $? "journal: the secret is not there"
+	# journald adds _CMDLINE itself, from /proc, when cordon still runs as
+	# it reads the entry (as it does under valgrind): the command line as
+	# ps shows it (docs/audit.md).  What cordon sends has no secret.
+	! sed 's/"_CMDLINE":"\([^"\\]\|\\.\)*"//' "$tmpdir/journal.json" | grep -q "$secret"
+	ok $? "journal: the secret is in no field cordon sends"
 	printf '%s\n' "$deny" | grep -q '"MESSAGE":"decision=\\"deny\\" outcome=\\"decided\\"'
 	ok $? "journal: MESSAGE has the fields as name=\"value\" pairs"
 	grep -q '"CORDON_TARGET":"echo one\\necho two"' "$tmpdir/journal.json"
