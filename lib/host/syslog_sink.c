@@ -37,14 +37,26 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
 
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0 /* macOS: SO_NOSIGPIPE on the socket instead */
+#endif
+#ifndef SOCK_CLOEXEC
+#define SOCK_CLOEXEC 0 /* macOS: FD_CLOEXEC is set after socket() */
+#endif
+
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
+#ifdef _PATH_LOG
+#define DEV_LOG _PATH_LOG /* /dev/log; /var/run/syslog on macOS */
+#else
 #define DEV_LOG "/dev/log"
+#endif
 #define FACILITY_AUTHPRIV 10
 #define VALUE_MAX 1024
 #define SEND_WAIT_MS 250
@@ -129,6 +141,12 @@ static int sink_connect(struct syslog_sink *s, char **err)
 		}
 	}
 	AUTO_FD int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && !SOCK_CLOEXEC)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+#ifdef SO_NOSIGPIPE
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &(int){ 1 }, sizeof(int));
+#endif
 	if (fd < 0) {
 		*err = xasprintf("cannot make a socket for %s: %s", proto_name(s), strerror(errno));
 		return -1;
