@@ -112,13 +112,14 @@ EOF
 	ok $? "[$name] pid is each cordon's own"
 
 	# cordon run: a refusal before anything runs.
-	(cd "$dir/ws" && $AS "$C" run --syslog "$sock" --preset workspace-write -- git push --force) \
-		> "$dir/run.out" 2>&1
+	# (session=s is a word of the command: an arg, not a hook's session.)
+	(cd "$dir/ws" && $AS "$C" run --syslog "$sock" --preset workspace-write \
+		-- env session=s git push --force) > "$dir/run.out" 2>&1
 	is $? "$RUN_DENIED" "[$name] run --syslog refuses the force push as before"
 	wait_lines "$out" 4
-	run=$(grep 'op="exec" target="git push --force"' "$out")
+	run=$(grep 'op="exec" target="env session=s git push --force"' "$out")
 	case $run in
-	'authpriv.warning cordon['*'decision="deny" outcome="denied" preset="workspace-write" rule="rules/default.cordon:'*'reason="force pushes rewrite shared history" '*'arg="git" arg="push" arg="--force" '*) ok 0 "[$name] run's refusal: outcome denied, the rule, the reason, the argv" ;;
+	'authpriv.warning cordon['*'decision="deny" outcome="denied" preset="workspace-write" rule="rules/default.cordon:'*'reason="force pushes rewrite shared history" '*'arg="env" arg="session=s" arg="git" arg="push" arg="--force" '*) ok 0 "[$name] run's refusal: outcome denied, the rule, the reason, the argv" ;;
 	*) ok 1 "[$name] run's refusal: outcome denied, the rule, the reason, the argv"
 		printf '%s\n' "$run" | diag ;;
 	esac

@@ -284,20 +284,18 @@ static char *layer_of(const char *rule)
 	return layer;
 }
 
-/* The arguments a hook records as agent=, tool= and session= are fields of
- * their own; any other is an arg. */
-static const char *arg_name(const char *arg, const char **value)
+/* The arguments cordon hook records, agent=A tool=T session=S in this
+ * order, are fields of their own; the arguments of any other record (a
+ * command's argv, an edit's texts) are each an arg. */
+static bool hook_args(const struct cordon_audit_record *rec)
 {
-	static const char *const named[] = { "agent", "tool", "session" };
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
-		size_t n = strlen(named[i]);
-		if (strncmp(arg, named[i], n) == 0 && arg[n] == '=') {
-			*value = arg + n + 1;
-			return named[i];
-		}
-	}
-	*value = arg;
-	return "arg";
+	static const char *const named[] = { "agent=", "tool=", "session=" };
+	if (rec->nargs != 3)
+		return false;
+	for (size_t i = 0; i < 3; i++)
+		if (!rec->args[i] || strncmp(rec->args[i], named[i], strlen(named[i])) != 0)
+			return false;
+	return true;
 }
 
 static int severity_of(const struct cordon_audit_record *rec)
@@ -342,9 +340,13 @@ static void audit_syslog(cordon_audit *log, const struct cordon_audit_record *re
 	FIELD("reason", OWN(redacted_str(log, rec->reason)));
 	FIELD("approval", rec->approval);
 	FIELD("actor", actor);
-	for (size_t i = 0; i < rec->nargs; i++) {
-		const char *value, *name = arg_name(rec->args[i] ? rec->args[i] : "", &value);
-		FIELD(name, OWN(redacted_str(log, value)));
+	if (hook_args(rec)) {
+		FIELD("agent", OWN(redacted_str(log, rec->args[0] + strlen("agent="))));
+		FIELD("tool", OWN(redacted_str(log, rec->args[1] + strlen("tool="))));
+		FIELD("session", OWN(redacted_str(log, rec->args[2] + strlen("session="))));
+	} else {
+		for (size_t i = 0; i < rec->nargs; i++)
+			FIELD("arg", OWN(redacted_str(log, rec->args[i])));
 	}
 	if (rec->err) {
 		snprintf(err_num, sizeof(err_num), "%d", rec->err);
