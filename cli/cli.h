@@ -59,10 +59,22 @@ int cli_dir_context_arg(cordon_context *ctx, const char *verb, const char *name,
 /* cli_context_defaults as `cordon run` applies them: the cwd defaults to
  * the workspace first. */
 void cli_run_context_defaults(cordon_context *ctx);
-/* The audit log of --audit PATH, else of $CORDON_AUDIT_LOG; *log stays NULL
+/* The audit log of --audit PATH, else of $CORDON_AUDIT_LOG, sending to the
+ * system log too by --syslog WHERE, else $CORDON_SYSLOG; *log stays NULL
  * when neither is given.  EXIT_OK, or EXIT_USAGE after a message. */
-int cli_audit_open(const char *verb, const char *path, const cordon_policy *policy,
-		   cordon_audit **log);
+int cli_audit_open(const char *verb, const char *path, const char *syslog,
+		   const cordon_policy *policy, cordon_audit **log);
+/* cli_audit_open's log with its error in *err (malloc'd): 0, with *log
+ * NULL when neither is given, or -1. */
+int cli_audit_new(const char *path, const char *syslog, const cordon_policy *policy,
+		  cordon_audit **log, char **err);
+/* --audit PATH, else $CORDON_AUDIT_LOG; NULL when neither is given. */
+const char *cli_audit_path(const char *path);
+/* --syslog WHERE, else $CORDON_SYSLOG; NULL when neither is given or it is
+ * off. */
+const char *cli_syslog_where(const char *where);
+/* Whether cli_audit_open would open anything. */
+bool cli_audit_wanted(const char *path, const char *syslog);
 /* Append a record to the log when there is one; a record that cannot be
  * written is said on stderr and changes nothing else. */
 void cli_audit_append(cordon_audit *log, const struct cordon_audit_record *rec);

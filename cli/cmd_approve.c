@@ -71,7 +71,7 @@ static int approve_exec(struct cli_args *a, unsigned long ttl)
 		status = cli_usage_error("approve", "the policy names no default preset; give --preset");
 		goto out;
 	}
-	if ((status = cli_audit_open("approve", a->audit_path, policy, &log)) != EXIT_OK)
+	if ((status = cli_audit_open("approve", a->audit_path, a->syslog, policy, &log)) != EXIT_OK)
 		goto out;
 	if (!(ev = cordon_evaluator_new(policy, preset, a->ctx, &err))) {
 		status = cli_usage_error(NULL, "%s", err);
@@ -143,7 +143,7 @@ static int approve_tool(struct cli_args *a)
 		status = cli_usage_error("approve", "the policy names no default preset; give --preset");
 		goto out;
 	}
-	if ((status = cli_audit_open("approve", a->audit_path, policy, &log)) != EXIT_OK)
+	if ((status = cli_audit_open("approve", a->audit_path, a->syslog, policy, &log)) != EXIT_OK)
 		goto out;
 	if (!(ev = cordon_evaluator_new(policy, preset, a->ctx, &err))) {
 		status = cli_usage_error(NULL, "%s", err);

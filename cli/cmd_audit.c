@@ -1,7 +1,7 @@
-/* cordon audit LOG: summarise an audit log, and the --audit option the
- * deciding verbs share.  A line that is not a whole JSON record (a crash
- * mid-write leaves a partial last line) is skipped with a warning naming
- * the file and line; it never stops the reading. */
+/* cordon audit LOG: summarise an audit log, and the --audit and --syslog
+ * options the deciding verbs share.  A line that is not a whole JSON
+ * record (a crash mid-write leaves a partial last line) is skipped with a
+ * warning naming the file and line; it never stops the reading. */
 #include "config.h"
 
 #include "cli.h"
@@ -14,16 +14,48 @@
 #include <string.h>
 #include <time.h>
 
-int cli_audit_open(const char *verb, const char *path, const cordon_policy *policy,
-		   cordon_audit **log)
+const char *cli_audit_path(const char *path)
 {
-	char *err = NULL;
-	*log = NULL;
 	if (!path || !*path)
 		path = getenv("CORDON_AUDIT_LOG");
-	if (!path || !*path)
-		return EXIT_OK;
-	if (!(*log = cordon_audit_open(path, policy, &err))) {
+	return path && *path ? path : NULL;
+}
+
+const char *cli_syslog_where(const char *where)
+{
+	if (!where || !*where)
+		where = getenv("CORDON_SYSLOG");
+	if (!where || !*where || strcmp(where, "off") == 0)
+		return NULL;
+	return where;
+}
+
+bool cli_audit_wanted(const char *path, const char *syslog)
+{
+	return cli_audit_path(path) || cli_syslog_where(syslog);
+}
+
+int cli_audit_new(const char *path, const char *syslog, const cordon_policy *policy,
+		  cordon_audit **log, char **err)
+{
+	*log = NULL;
+	path = cli_audit_path(path);
+	syslog = cli_syslog_where(syslog);
+	if (!path && !syslog)
+		return 0;
+	if ((*log = cordon_audit_open(path, policy, err)) &&
+	    (!syslog || cordon_audit_syslog(*log, syslog, err) == 0))
+		return 0;
+	cordon_audit_close(*log);
+	*log = NULL;
+	return -1;
+}
+
+int cli_audit_open(const char *verb, const char *path, const char *syslog,
+		   const cordon_policy *policy, cordon_audit **log)
+{
+	char *err = NULL;
+	if (cli_audit_new(path, syslog, policy, log, &err) != 0) {
 		int rc = cli_usage_error(verb, "%s", err);
 		free(err);
 		return rc;

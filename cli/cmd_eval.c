@@ -13,7 +13,7 @@
 #include <string.h>
 
 struct eval_opts {
-	const char *policy_path, *preset, *escalate, *audit_path, *actor;
+	const char *policy_path, *preset, *escalate, *audit_path, *syslog, *actor;
 	bool json, stdin_mode, sandboxed;
 	cordon_context *ctx;
 	cordon_audit *audit;
@@ -67,6 +67,7 @@ static int parse_opts(struct cli_args *a, int argc, char **argv, struct eval_opt
 	o->policy_path = a->policy_path;
 	o->preset = a->preset;
 	o->audit_path = a->audit_path;
+	o->syslog = a->syslog;
 	o->actor = a->actor;
 	o->json = a->json;
 	o->ctx = a->ctx;
@@ -643,7 +644,7 @@ int cmd_eval(int argc, char **argv)
 		goto out;
 	if (!o.preset)
 		o.preset = cordon_policy_default_preset(policy);
-	if ((status = cli_audit_open("eval", o.audit_path, policy, &o.audit)) != EXIT_OK)
+	if ((status = cli_audit_open("eval", o.audit_path, o.syslog, policy, &o.audit)) != EXIT_OK)
 		goto out;
 	if (o.stdin_mode) {
 		status = run_stream(policy, &o);

@@ -413,7 +413,7 @@ static void requests_of(const struct hook_proto *p, const char *tool, json_t *in
 /* ---- deciding ------------------------------------------------------------------- */
 
 struct hook_opts {
-	const char *policy_path, *preset, *audit_path, *actor;
+	const char *policy_path, *preset, *audit_path, *syslog, *actor;
 	bool no_rewrite;
 	bool no_ask;  /* no person answers: an ask is a deny */
 	unsigned timeout;
@@ -656,10 +656,12 @@ static char *wrapped_command(const struct hook_opts *o, const char *command, boo
 		words[nw++] = OWN(hook_shell_quote(kv));
 		free(kv);
 	}
-	if (o->audit_path) {
-		words[nw++] = "--audit";
-		words[nw++] = OWN(hook_shell_quote(o->audit_path));
-	}
+	const char *logs[][2] = { { "--audit", o->audit_path }, { "--syslog", o->syslog } };
+	for (size_t i = 0; i < 2; i++)
+		if (logs[i][1]) {
+			words[nw++] = logs[i][0];
+			words[nw++] = OWN(hook_shell_quote(logs[i][1]));
+		}
 	if (approved) {
 		/* Granted only if the run's preview is the one the person saw. */
 		words[nw++] = "--approved";
@@ -876,14 +878,13 @@ int cmd_hook(int argc, char **argv)
 		block("%s", a.message);
 	o.policy_path = a.policy_path;
 	o.preset = a.preset;
-	o.audit_path = a.audit_path;
+	o.audit_path = cli_audit_path(a.audit_path);
+	o.syslog = cli_syslog_where(a.syslog);
 	o.actor = a.actor;
 	o.ctx = a.ctx;
 	fail_closed_on_signals(o.timeout);
 	if (!o.actor)
 		o.actor = getenv("USER");
-	if (!o.audit_path)
-		o.audit_path = getenv("CORDON_AUDIT_LOG");
 
 	size_t len;
 	char *text = read_event(&len);
@@ -925,8 +926,8 @@ int cmd_hook(int argc, char **argv)
 	if (!evl)
 		block("%s", err ? err : "the preset cannot be used");
 	cordon_audit *log = NULL;
-	if (o.audit_path && *o.audit_path && !(log = cordon_audit_open(o.audit_path, pol, &err)))
-		block("%s", err ? err : "the audit log cannot be opened");
+	if (cli_audit_new(o.audit_path, o.syslog, pol, &log, &err) != 0)
+		block("%s", err);
 
 	struct hreqs *r = calloc(1, sizeof(*r));
 	char *command = NULL;

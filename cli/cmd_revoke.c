@@ -53,10 +53,11 @@ int cmd_revoke(int argc, char **argv)
 	}
 	actor = a.actor ? a.actor : getenv("USER");
 	const char *tool = all ? NULL : a.operands[1];
-	if (a.audit_path || getenv("CORDON_AUDIT_LOG")) {
+	if (cli_audit_wanted(a.audit_path, a.syslog)) {
 		if (!(policy = cli_load_policy(a.policy_path, &status)))
 			goto out;
-		if ((status = cli_audit_open("revoke", a.audit_path, policy, &log)) != EXIT_OK)
+		if ((status = cli_audit_open("revoke", a.audit_path, a.syslog, policy,
+					     &log)) != EXIT_OK)
 			goto out;
 	}
 	rc = all ? cordon_revoke_all(session_dir, &removed, &err)

@@ -141,7 +141,7 @@ int cmd_run(int argc, char **argv)
 		status = cli_usage_error("run", "the policy names no default preset; give --preset");
 		goto out;
 	}
-	if ((status = cli_audit_open("run", a.audit_path, policy, &o.audit)) != EXIT_OK)
+	if ((status = cli_audit_open("run", a.audit_path, a.syslog, policy, &o.audit)) != EXIT_OK)
 		goto out;
 	cli_run_context_defaults(a.ctx);
 	o.policy = policy;

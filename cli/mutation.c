@@ -104,7 +104,7 @@ int cli_mutation_run(struct cli_args *a, struct cli_mutation *o)
 		status = cli_usage_error(verb, "the policy names no default preset; give --preset");
 		goto out;
 	}
-	if ((status = cli_audit_open(verb, a->audit_path, policy, &log)) != EXIT_OK)
+	if ((status = cli_audit_open(verb, a->audit_path, a->syslog, policy, &log)) != EXIT_OK)
 		goto out;
 	if (!(ev = cordon_evaluator_new(policy, o->preset, a->ctx, &err))) {
 		status = cli_usage_error(NULL, "%s", err);

@@ -67,6 +67,14 @@ const struct cli_option cli_options[] = {
 	{ IN(WRITE) | IN(EDIT) | IN(APPROVE) | IN(REVOKE), "audit", 0, "LOG", CLI_AUDIT, OPT_AUDIT,
 	  "append a JSON record of what was done to LOG (default:\n"
 	  "$CORDON_AUDIT_LOG)" },
+	{ AUDITED & ~IN(HOOK), "syslog", 0, "WHERE", CLI_AUDIT, OPT_SYSLOG,
+	  "send each record to the system log too (default:\n"
+	  "$CORDON_SYSLOG): auto (the journal, else /dev/log),\n"
+	  "journal, syslog, a syslog socket's path, or off" },
+	{ IN(HOOK), "syslog", 0, "WHERE", CLI_AUDIT, OPT_SYSLOG,
+	  "send each record to the system log too (default:\n"
+	  "$CORDON_SYSLOG): auto (the journal, else /dev/log),\n"
+	  "journal, syslog, a syslog socket's path, or off", "AGENT" },
 	{ AUDITED & ~IN(HOOK), "actor", 0, "NAME", CLI_AUDIT, OPT_ACTOR,
 	  "who asks, for the audit record (default: $USER)" },
 	{ IN(HOOK), "actor", 0, "NAME", CLI_AUDIT, OPT_ACTOR,
@@ -527,6 +535,9 @@ int cli_args_next(struct cli_args *a, const char **arg)
 			break;
 		case OPT_AUDIT:
 			a->audit_path = optarg;
+			break;
+		case OPT_SYSLOG:
+			a->syslog = optarg;
 			break;
 		case OPT_ACTOR:
 			a->actor = optarg;

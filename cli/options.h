@@ -56,6 +56,7 @@ enum cli_opt {
 	OPT_CWD,
 	/* audit */
 	OPT_AUDIT,
+	OPT_SYSLOG,
 	OPT_ACTOR,
 	/* output */
 	OPT_JSON,
@@ -148,7 +149,7 @@ struct cli_args {
 	const char *policy_path, *preset, *host;
 	cordon_context *ctx;
 	/* audit */
-	const char *audit_path, *actor;
+	const char *audit_path, *syslog, *actor;
 	/* output */
 	bool json;
 	const char *format;

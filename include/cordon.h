@@ -347,9 +347,19 @@ struct cordon_audit_record {
 	size_t nargs;
 };
 
-/* Open (creating it 0600) the log at path.  Patterns come from policy (may
- * be NULL: the embedded default's).  NULL with *err naming the path. */
+/* Open (creating it 0600) the log at path; a NULL path: no file, for a log
+ * that only sends to the system log (cordon_audit_syslog).  Patterns come
+ * from policy (may be NULL: the embedded default's).  NULL with *err
+ * naming the path. */
 cordon_audit *cordon_audit_open(const char *path, const cordon_policy *policy, char **err);
+/* Send every record appended from now on to the system log too, with the
+ * same redaction (docs/audit.md, "The system log"): where is auto (the
+ * journal when /run/systemd/journal/socket exists, else syslog on
+ * /dev/log), journal, syslog, or the absolute path of a syslog socket.
+ * 0, or -1 with *err for another word.  The first record connects; a
+ * record the system log does not take is said once on stderr and never
+ * fails the append. */
+int cordon_audit_syslog(cordon_audit *log, const char *where, char **err);
 /* Append one record; 0, or -1 with *err (a short write leaves a partial
  * line, which readers skip with a warning). */
 int cordon_audit_append(cordon_audit *log, const struct cordon_audit_record *rec, char **err);

@@ -1,6 +1,7 @@
 /* The audit API the file tools call: the exact line of a record (fixed
  * time), redaction of target, reason and arguments, text that is not
- * UTF-8, errno, and one line a record appended with a newline. */
+ * UTF-8, errno, and one line a record appended with a newline; a log
+ * with no file, and a system log that is not there. */
 #include "config.h"
 
 #include "cordon.h"
@@ -100,6 +101,22 @@ int main(void)
 	ok(cordon_audit_open(dir, p, &err) == NULL && err && strstr(err, dir),
 	   "a directory is refused, the message names it");
 	free(err);
+
+	/* The system log alone (tests/syslog.sh sends to the real daemons). */
+	char sock[96];
+	err = NULL;
+	log = cordon_audit_open(NULL, p, &err);
+	ok(log != NULL, "a NULL path opens a log with no file, for the system log alone");
+	ok(log && cordon_audit_syslog(log, "journl", &err) == -1 && err && strstr(err, "'journl'"),
+	   "an unknown system log is refused, the message names it");
+	free(err);
+	err = NULL;
+	snprintf(sock, sizeof(sock), "%s/none.sock", dir);
+	ok(log && cordon_audit_syslog(log, sock, &err) == 0 &&
+		   cordon_audit_append(log, &rec, &err) == 0 &&
+		   cordon_audit_append(log, &bare, &err) == 0 && err == NULL,
+	   "a system log with nothing listening fails no append (it is said once on stderr)");
+	cordon_audit_close(log);
 	unlink(path);
 	rmdir(dir);
 	cordon_policy_free(p);
