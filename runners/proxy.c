@@ -68,8 +68,19 @@ struct conn {
 	double started;
 };
 
+/* What proxy_widens_fn said of a target, kept for the call. */
+#define WIDENS_KEPT 64
+struct widens_seen {
+	char target[300];
+	bool address;
+	int widens;
+};
+
 struct proxy_loop {
 	const struct proxy_opts *o;
+	int report_fd; /* the refusal pipe's write end, or -1 */
+	struct widens_seen widens[WIDENS_KEPT];
+	size_t nwidens;
 	struct proxy_hosts hosts;
 	bool have_hosts;
 	struct conn **conns;
@@ -135,6 +146,79 @@ static void buf_put(struct pipebuf *b, const void *data, size_t n)
 
 /* ---- refusals and replies ------------------------------------------------ */
 
+/* Would an allow of target in a preset that extends this one let it
+ * through?  Asked of the runner's function once a target. */
+static int widens(struct proxy_loop *pl, const char *target, const char *host, bool address)
+{
+	if (!pl->o->widens)
+		return -1;
+	for (size_t i = 0; i < pl->nwidens; i++)
+		if (pl->widens[i].address == address && strcmp(pl->widens[i].target, target) == 0)
+			return pl->widens[i].widens;
+	if (pl->nwidens >= WIDENS_KEPT)
+		return -1;
+	struct widens_seen *w = &pl->widens[pl->nwidens++];
+	snprintf(w->target, sizeof(w->target), "%s", target);
+	w->address = address;
+	w->widens = pl->o->widens(pl->o->widens_arg, target, host, address);
+	return w->widens;
+}
+
+/* Tell the runner of a refusal (proxy.h), before the client hears of it:
+ * a command that saw its 403 has its refusal in the pipe already. */
+static void report(struct proxy_loop *pl, const struct conn *c, enum proxy_refusal_kind kind,
+		   enum cordon_effect e, const char *rule, const char *reason, int widens)
+{
+	if (pl->report_fd < 0)
+		return;
+	struct proxy_refusal r;
+	memset(&r, 0, sizeof(r));
+	r.kind = (int)kind;
+	r.effect = (int)e;
+	r.port = c->port > 0 ? c->port : 0;
+	snprintf(r.host, sizeof(r.host), "%s", c->host);
+	snprintf(r.rule, sizeof(r.rule), "%s", rule ? rule : "");
+	snprintf(r.reason, sizeof(r.reason), "%s", reason ? reason : "");
+	r.widens = widens;
+	ssize_t w;
+	do
+		w = write(pl->report_fd, &r, sizeof(r));
+	while (w < 0 && errno == EINTR);
+	if (w != (ssize_t)sizeof(r)) {
+		/* The runner is gone: the refusals go to the audit log alone. */
+		close(pl->report_fd);
+		pl->report_fd = -1;
+	}
+}
+
+/* The change that would let target through, as a line of a refusal's
+ * body: for an ask, a person's approval of a call that names the host;
+ * an allow in a preset that extends this one, where that wins over rule
+ * (w: widens()). */
+static void fix_line(const struct proxy_loop *pl, enum cordon_effect e, const char *target,
+		     const char *rule, int w, char *buf, size_t size)
+{
+	const char *preset = cordon_evaluator_preset(pl->o->ev);
+	if (w == 0)
+		snprintf(buf, size,
+			 "\ncordon: %sno preset that extends \"%s\" can allow it: %s wins over "
+			 "`net \"%s\" allow;`; only a change of that rule where it is written can",
+			 e == CORDON_ASK ? "a person may approve one call whose command names the "
+					   "host (cordon approve exec, then cordon run --approval "
+					   "ID); "
+					 : "",
+			 preset, rule ? rule : "the rule that refused", target);
+	else
+		snprintf(buf, size,
+			 "\ncordon: to allow it: %sadd `net \"%s\" allow;` to a preset that extends "
+			 "\"%s\"",
+			 e == CORDON_ASK ? "a person may approve one call whose command names the "
+					   "host (cordon approve exec, then cordon run --approval "
+					   "ID), or "
+					 : "",
+			 target, preset);
+}
+
 static void http_reply(struct conn *c, int code, const char *status, const char *body)
 {
 	char head[512];
@@ -194,7 +278,7 @@ _Static_assert(sizeof(struct resolve_reply) <= 4096, "a resolver's reply is one 
 /* The name is looked up (or failed to be): judge its addresses, connect. */
 static void resolved(struct proxy_loop *pl, struct conn *c, int rc, const char *why)
 {
-	char target[300], msg[1024];
+	char target[300], msg[2048];
 	conn_target(c, target, sizeof(target));
 	if (rc != 0) {
 		snprintf(msg, sizeof(msg), "cordon: net %s: cannot resolve %s: %s", target, c->host,
@@ -218,6 +302,10 @@ static void resolved(struct proxy_loop *pl, struct conn *c, int rc, const char *
 			 "exactly may allow",
 			 target, c->host, a, inner);
 		audit(pl, c->approval, target, "deny", c->rule, msg + 8, "refused", 0);
+		int w = widens(pl, target, c->host, true);
+		report(pl, c, PROXY_REFUSED_ADDRESS, CORDON_DENY, c->rule, msg + 8, w);
+		size_t len = strlen(msg);
+		fix_line(pl, CORDON_DENY, target, c->rule, w, msg + len, sizeof(msg) - len);
 		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
 		return;
 	}
@@ -287,7 +375,7 @@ static void on_resolved(struct proxy_loop *pl, struct conn *c)
 
 static void decide(struct proxy_loop *pl, struct conn *c)
 {
-	char target[300], msg[1024];
+	char target[300], msg[2048];
 	conn_target(c, target, sizeof(target));
 	struct cordon_request req = { .op = CORDON_NET, .target = target, .sandboxed = true };
 	char *err = NULL;
@@ -314,6 +402,10 @@ static void decide(struct proxy_loop *pl, struct conn *c)
 			 "hosts approval %s grants",
 			 target, pl->o->approval ? pl->o->approval : "?");
 		audit(pl, NULL, target, decision, rule, msg + 8, "refused", 0);
+		int w = widens(pl, target, c->host, false);
+		report(pl, c, PROXY_REFUSED_APPROVED_ONLY, CORDON_DENY, rule, msg + 8, w);
+		size_t len = strlen(msg);
+		fix_line(pl, CORDON_DENY, target, rule, w, msg + len, sizeof(msg) - len);
 		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
 		goto done;
 	}
@@ -324,6 +416,10 @@ static void decide(struct proxy_loop *pl, struct conn *c)
 			 reason ? reason : "denied", rule && !shown ? " (" : "",
 			 rule && !shown ? rule : "", rule && !shown ? ")" : "");
 		audit(pl, c->approval, target, decision, rule, reason, "refused", 0);
+		int w = widens(pl, target, c->host, false);
+		report(pl, c, PROXY_REFUSED_RULE, e, rule, reason, w);
+		size_t len = strlen(msg);
+		fix_line(pl, e, target, rule, w, msg + len, sizeof(msg) - len);
 		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
 		goto done;
 	}
@@ -454,6 +550,7 @@ static void refuse_head(struct proxy_loop *pl, struct conn *c, int code, const c
 		snprintf(target, sizeof(target), "(an unreadable request)");
 	snprintf(msg, sizeof(msg), "cordon: the proxy refuses an ambiguous request: %s", why);
 	audit(pl, NULL, target, "deny", NULL, msg + 8, "refused", 0);
+	report(pl, c, PROXY_REFUSED_REQUEST, CORDON_DENY, NULL, msg + 8, -1);
 	refuse(pl, c, code, status, 0, msg);
 }
 
@@ -630,6 +727,8 @@ static void read_socks(struct proxy_loop *pl, struct conn *c)
 			c->host[0] = '\0';
 	}
 	if (!proxy_valid_host(c->host) || c->port == 0) {
+		report(pl, c, PROXY_REFUSED_REQUEST, CORDON_DENY, NULL,
+		       "the proxy refuses a SOCKS request that names no host it reads", -1);
 		refuse(pl, c, 0, NULL, SOCKS_HOST, NULL);
 		return;
 	}
@@ -911,10 +1010,11 @@ static void loop_run(int ctl, struct proxy_loop *pl)
 
 int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err)
 {
-	int sv[2];
+	int sv[2], rp[2];
 	p->pid = -1;
 	p->sandbox_fd = -1;
-	struct proxy_loop pl = { .o = o };
+	p->report_fd = -1;
+	struct proxy_loop pl = { .o = o, .report_fd = -1 };
 	if (o->hosts_file) {
 		if (proxy_hosts_load(&pl.hosts, o->hosts_file, err) != 0)
 			return -1;
@@ -925,17 +1025,30 @@ int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err)
 		proxy_hosts_free(&pl.hosts);
 		return -1;
 	}
+	/* The refusals' way to the runner: a pipe of the two processes
+	 * alone, made close-on-exec, so that no launch inherits it. */
+	if (pipe2(rp, O_CLOEXEC) != 0) {
+		*err = xasprintf("pipe: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		proxy_hosts_free(&pl.hosts);
+		return -1;
+	}
 	pid_t parent = getpid();
 	p->pid = fork();
 	if (p->pid < 0) {
 		*err = xasprintf("fork: %s", strerror(errno));
 		close(sv[0]);
 		close(sv[1]);
+		close(rp[0]);
+		close(rp[1]);
 		proxy_hosts_free(&pl.hosts);
 		return -1;
 	}
 	if (p->pid == 0) {
 		close(sv[1]);
+		close(rp[0]);
+		pl.report_fd = rp[1];
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(0);
@@ -960,8 +1073,11 @@ int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err)
 		_exit(0);
 	}
 	close(sv[0]);
+	close(rp[1]);
+	fcntl(rp[0], F_SETFL, fcntl(rp[0], F_GETFL) | O_NONBLOCK);
 	proxy_hosts_free(&pl.hosts);
 	p->sandbox_fd = sv[1];
+	p->report_fd = rp[0];
 	return 0;
 }
 
@@ -980,5 +1096,8 @@ void proxy_stop(struct proxy *p)
 		waitpid(p->pid, NULL, 0);
 	}
 	p->pid = -1;
+	if (p->report_fd >= 0)
+		close(p->report_fd);
+	p->report_fd = -1;
 }
 #endif
