@@ -83,6 +83,7 @@ ctx() {
 run() {
 	out=$(U "$C" run $(ctx) --egress-hosts "$tmpdir/hosts" --status-fd 3 "$@" 2> "$errf" 3> "$P/status")
 	rc=$?
+	cat "$P/status" >> "$P/statuses"
 }
 has() { # has FILE PATTERN DESCRIPTION: a fixed string
 	grep -qF -- "$2" "$1"
@@ -191,6 +192,12 @@ EOF3
 	run --approval "$id" -- curl -sS -m 10 "http://asked.test:$port/x"
 	is "$rc:$out:$(json 's["refusals"]')" "0:hello from asked.test:$port:[]" \
 		"$t approved, the host is reached and nothing is refused"
+
+	# ---- every status line as the schema says ----------------------------------------
+	python3 "$srcdir/tests/decision-schema/validate.py" "$srcdir/docs/decision.schema.json" \
+		"RunStatus=$P/statuses" > "$P/valid" 2>&1
+	ok $? "$t every --status-fd line is a RunStatus of docs/decision.schema.json"
+	[ $? -eq 0 ] || diag < "$P/valid"
 }
 
 for p in $passes; do
