@@ -285,10 +285,12 @@ void refusals_print(const struct refusals *rs, const struct run_opts *o, FILE *f
 		if (x->count > 1)
 			snprintf(times, sizeof(times), " (%lu times)", x->count);
 		bool ask = x->r.kind == PROXY_REFUSED_RULE && x->r.effect == CORDON_ASK;
-		fprintf(f, "cordon: refused net %s%s: %s%s%s%s: %s\n", x->target, times,
+		/* A rule without a reason of its own gives "denied by RULE". */
+		bool said = x->rule && strstr(x->reason, x->rule);
+		fprintf(f, "cordon: refused net %s%s: %s%s%s%s%s%s\n", x->target, times,
 			ask ? "ask (a person could approve)" : "deny", x->rule ? " by " : "",
 			x->rule ? x->rule : "", x->r.kind == PROXY_REFUSED_RULE ? "" : " (the proxy)",
-			x->reason);
+			said ? "" : ": ", said ? "" : x->reason);
 		switch (x->fix) {
 		case REFUSAL_FIX_APPROVE: {
 			fprintf(f, "cordon:   to allow it for one call, a person approves it, then the "
