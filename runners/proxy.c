@@ -20,7 +20,6 @@
 #include <strings.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,19 +67,9 @@ struct conn {
 	double started;
 };
 
-/* What proxy_widens_fn said of a target, kept for the call. */
-#define WIDENS_KEPT 64
-struct widens_seen {
-	char target[300];
-	bool address;
-	int widens;
-};
-
 struct proxy_loop {
 	const struct proxy_opts *o;
-	int report_fd; /* the refusal pipe's write end, or -1 */
-	struct widens_seen widens[WIDENS_KEPT];
-	size_t nwidens;
+	struct proxy_refusals refusals; /* told to the runner (proxy_refusal.c) */
 	struct proxy_hosts hosts;
 	bool have_hosts;
 	struct conn **conns;
@@ -146,79 +135,6 @@ static void buf_put(struct pipebuf *b, const void *data, size_t n)
 
 /* ---- refusals and replies ------------------------------------------------ */
 
-/* Would an allow of target in a preset that extends this one let it
- * through?  Asked of the runner's function once a target. */
-static int widens(struct proxy_loop *pl, const char *target, const char *host, bool address)
-{
-	if (!pl->o->widens)
-		return -1;
-	for (size_t i = 0; i < pl->nwidens; i++)
-		if (pl->widens[i].address == address && strcmp(pl->widens[i].target, target) == 0)
-			return pl->widens[i].widens;
-	if (pl->nwidens >= WIDENS_KEPT)
-		return -1;
-	struct widens_seen *w = &pl->widens[pl->nwidens++];
-	snprintf(w->target, sizeof(w->target), "%s", target);
-	w->address = address;
-	w->widens = pl->o->widens(pl->o->widens_arg, target, host, address);
-	return w->widens;
-}
-
-/* Tell the runner of a refusal (proxy.h), before the client hears of it:
- * a command that saw its 403 has its refusal in the pipe already. */
-static void report(struct proxy_loop *pl, const struct conn *c, enum proxy_refusal_kind kind,
-		   enum cordon_effect e, const char *rule, const char *reason, int widens)
-{
-	if (pl->report_fd < 0)
-		return;
-	struct proxy_refusal r;
-	memset(&r, 0, sizeof(r));
-	r.kind = (int)kind;
-	r.effect = (int)e;
-	r.port = c->port > 0 ? c->port : 0;
-	snprintf(r.host, sizeof(r.host), "%s", c->host);
-	snprintf(r.rule, sizeof(r.rule), "%s", rule ? rule : "");
-	snprintf(r.reason, sizeof(r.reason), "%s", reason ? reason : "");
-	r.widens = widens;
-	ssize_t w;
-	do
-		w = write(pl->report_fd, &r, sizeof(r));
-	while (w < 0 && errno == EINTR);
-	if (w != (ssize_t)sizeof(r)) {
-		/* The runner is gone: the refusals go to the audit log alone. */
-		close(pl->report_fd);
-		pl->report_fd = -1;
-	}
-}
-
-/* The change that would let target through, as a line of a refusal's
- * body: for an ask, a person's approval of a call that names the host;
- * an allow in a preset that extends this one, where that wins over rule
- * (w: widens()). */
-static void fix_line(const struct proxy_loop *pl, enum cordon_effect e, const char *target,
-		     const char *rule, int w, char *buf, size_t size)
-{
-	const char *preset = cordon_evaluator_preset(pl->o->ev);
-	if (w == 0)
-		snprintf(buf, size,
-			 "\ncordon: %sno preset that extends \"%s\" can allow it: %s wins over "
-			 "`net \"%s\" allow;`; only a change of that rule where it is written can",
-			 e == CORDON_ASK ? "a person may approve one call whose command names the "
-					   "host (cordon approve exec, then cordon run --approval "
-					   "ID); "
-					 : "",
-			 preset, rule ? rule : "the rule that refused", target);
-	else
-		snprintf(buf, size,
-			 "\ncordon: to allow it: %sadd `net \"%s\" allow;` to a preset that extends "
-			 "\"%s\"",
-			 e == CORDON_ASK ? "a person may approve one call whose command names the "
-					   "host (cordon approve exec, then cordon run --approval "
-					   "ID), or "
-					 : "",
-			 target, preset);
-}
-
 static void http_reply(struct conn *c, int code, const char *status, const char *body)
 {
 	char head[512];
@@ -267,6 +183,22 @@ static void conn_target(const struct conn *c, char *buf, size_t size)
 	snprintf(buf, size, strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host, c->port);
 }
 
+/* Refuse a contact a rule (or the lack of one) refused: told to the
+ * runner first, then the 403 with msg and the change that would allow it
+ * (msg holds size bytes). */
+static void refuse_rule(struct proxy_loop *pl, struct conn *c, enum proxy_refusal_kind kind,
+			enum cordon_effect e, const char *rule, const char *reason, char *msg,
+			size_t size)
+{
+	char target[300];
+	conn_target(c, target, sizeof(target));
+	int w = proxy_refusals_widens(&pl->refusals, target, c->host, kind == PROXY_REFUSED_ADDRESS);
+	proxy_refusals_send(&pl->refusals, kind, e, c->host, c->port, rule, reason, w);
+	size_t len = strlen(msg);
+	proxy_refusals_fix(&pl->refusals, e, target, rule, w, msg + len, size - len);
+	refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+}
+
 /* What a resolver process sends back: one write, under PIPE_BUF. */
 struct resolve_reply {
 	int rc;
@@ -302,11 +234,8 @@ static void resolved(struct proxy_loop *pl, struct conn *c, int rc, const char *
 			 "exactly may allow",
 			 target, c->host, a, inner);
 		audit(pl, c->approval, target, "deny", c->rule, msg + 8, "refused", 0);
-		int w = widens(pl, target, c->host, true);
-		report(pl, c, PROXY_REFUSED_ADDRESS, CORDON_DENY, c->rule, msg + 8, w);
-		size_t len = strlen(msg);
-		fix_line(pl, CORDON_DENY, target, c->rule, w, msg + len, sizeof(msg) - len);
-		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+		refuse_rule(pl, c, PROXY_REFUSED_ADDRESS, CORDON_DENY, c->rule, msg + 8, msg,
+			    sizeof(msg));
 		return;
 	}
 	audit(pl, c->approval, target, c->decision, c->rule, c->reason, "connecting", 0);
@@ -402,11 +331,8 @@ static void decide(struct proxy_loop *pl, struct conn *c)
 			 "hosts approval %s grants",
 			 target, pl->o->approval ? pl->o->approval : "?");
 		audit(pl, NULL, target, decision, rule, msg + 8, "refused", 0);
-		int w = widens(pl, target, c->host, false);
-		report(pl, c, PROXY_REFUSED_APPROVED_ONLY, CORDON_DENY, rule, msg + 8, w);
-		size_t len = strlen(msg);
-		fix_line(pl, CORDON_DENY, target, rule, w, msg + len, sizeof(msg) - len);
-		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+		refuse_rule(pl, c, PROXY_REFUSED_APPROVED_ONLY, CORDON_DENY, rule, msg + 8, msg,
+			    sizeof(msg));
 		goto done;
 	}
 	if (e != CORDON_ALLOW) {
@@ -416,11 +342,7 @@ static void decide(struct proxy_loop *pl, struct conn *c)
 			 reason ? reason : "denied", rule && !shown ? " (" : "",
 			 rule && !shown ? rule : "", rule && !shown ? ")" : "");
 		audit(pl, c->approval, target, decision, rule, reason, "refused", 0);
-		int w = widens(pl, target, c->host, false);
-		report(pl, c, PROXY_REFUSED_RULE, e, rule, reason, w);
-		size_t len = strlen(msg);
-		fix_line(pl, e, target, rule, w, msg + len, sizeof(msg) - len);
-		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+		refuse_rule(pl, c, PROXY_REFUSED_RULE, e, rule, reason, msg, sizeof(msg));
 		goto done;
 	}
 	c->rule = rule ? xstrdup(rule) : NULL;
@@ -550,7 +472,8 @@ static void refuse_head(struct proxy_loop *pl, struct conn *c, int code, const c
 		snprintf(target, sizeof(target), "(an unreadable request)");
 	snprintf(msg, sizeof(msg), "cordon: the proxy refuses an ambiguous request: %s", why);
 	audit(pl, NULL, target, "deny", NULL, msg + 8, "refused", 0);
-	report(pl, c, PROXY_REFUSED_REQUEST, CORDON_DENY, NULL, msg + 8, -1);
+	proxy_refusals_send(&pl->refusals, PROXY_REFUSED_REQUEST, CORDON_DENY, c->host, c->port, NULL,
+			    msg + 8, -1);
 	refuse(pl, c, code, status, 0, msg);
 }
 
@@ -727,8 +650,8 @@ static void read_socks(struct proxy_loop *pl, struct conn *c)
 			c->host[0] = '\0';
 	}
 	if (!proxy_valid_host(c->host) || c->port == 0) {
-		report(pl, c, PROXY_REFUSED_REQUEST, CORDON_DENY, NULL,
-		       "the proxy refuses a SOCKS request that names no host it reads", -1);
+		proxy_refusals_send(&pl->refusals, PROXY_REFUSED_REQUEST, CORDON_DENY, c->host,
+				    c->port, NULL, "the proxy refuses a SOCKS name it does not read", -1);
 		refuse(pl, c, 0, NULL, SOCKS_HOST, NULL);
 		return;
 	}
@@ -1008,96 +931,19 @@ static void loop_run(int ctl, struct proxy_loop *pl)
 	free(p);
 }
 
-int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err)
+void proxy_serve(int ctl, const struct proxy_opts *o, const struct proxy_hosts *hosts,
+		 const struct proxy_refusals *refusals)
 {
-	int sv[2], rp[2];
-	p->pid = -1;
-	p->sandbox_fd = -1;
-	p->report_fd = -1;
-	struct proxy_loop pl = { .o = o, .report_fd = -1 };
-	if (o->hosts_file) {
-		if (proxy_hosts_load(&pl.hosts, o->hosts_file, err) != 0)
-			return -1;
+	struct proxy_loop pl = { .o = o, .refusals = *refusals };
+	if (hosts) {
+		pl.hosts = *hosts;
 		pl.have_hosts = true;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-		*err = xasprintf("socketpair: %s", strerror(errno));
-		proxy_hosts_free(&pl.hosts);
-		return -1;
-	}
-	/* The refusals' way to the runner: a pipe of the two processes
-	 * alone, made close-on-exec, so that no launch inherits it. */
-	if (pipe2(rp, O_CLOEXEC) != 0) {
-		*err = xasprintf("pipe: %s", strerror(errno));
-		close(sv[0]);
-		close(sv[1]);
-		proxy_hosts_free(&pl.hosts);
-		return -1;
-	}
-	pid_t parent = getpid();
-	p->pid = fork();
-	if (p->pid < 0) {
-		*err = xasprintf("fork: %s", strerror(errno));
-		close(sv[0]);
-		close(sv[1]);
-		close(rp[0]);
-		close(rp[1]);
-		proxy_hosts_free(&pl.hosts);
-		return -1;
-	}
-	if (p->pid == 0) {
-		close(sv[1]);
-		close(rp[0]);
-		pl.report_fd = rp[1];
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(0);
-		prctl(PR_SET_NAME, "cordon-egress");
-		/* The call's output is the command's: nothing of the proxy's
-		 * holds it open (stderr stays, for what goes wrong). */
-		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0)
-			_exit(1);
-		if (nul > 1)
-			close(nul);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_IGN);
-		signal(SIGCHLD, SIG_IGN); /* resolvers are reaped by the kernel */
-		pl.max = o->max_conns ? o->max_conns : PROXY_MAX_CONNS;
-		pl.head_timeout = o->head_timeout > 0 ? o->head_timeout : 10;
-		pl.connect_timeout = o->connect_timeout > 0 ? o->connect_timeout : 10;
-		pl.idle_timeout = o->idle_timeout > 0 ? o->idle_timeout : 300;
-		pl.conns = xcalloc(pl.max, sizeof(*pl.conns));
-		loop_run(sv[0], &pl);
-		_exit(0);
-	}
-	close(sv[0]);
-	close(rp[1]);
-	fcntl(rp[0], F_SETFL, fcntl(rp[0], F_GETFL) | O_NONBLOCK);
-	proxy_hosts_free(&pl.hosts);
-	p->sandbox_fd = sv[1];
-	p->report_fd = rp[0];
-	return 0;
-}
-
-void proxy_launched(struct proxy *p)
-{
-	if (p->sandbox_fd >= 0)
-		close(p->sandbox_fd);
-	p->sandbox_fd = -1;
-}
-
-void proxy_stop(struct proxy *p)
-{
-	proxy_launched(p);
-	if (p->pid > 0) {
-		kill(p->pid, SIGKILL);
-		waitpid(p->pid, NULL, 0);
-	}
-	p->pid = -1;
-	if (p->report_fd >= 0)
-		close(p->report_fd);
-	p->report_fd = -1;
+	pl.max = o->max_conns ? o->max_conns : PROXY_MAX_CONNS;
+	pl.head_timeout = o->head_timeout > 0 ? o->head_timeout : 10;
+	pl.connect_timeout = o->connect_timeout > 0 ? o->connect_timeout : 10;
+	pl.idle_timeout = o->idle_timeout > 0 ? o->idle_timeout : 300;
+	pl.conns = xcalloc(pl.max, sizeof(*pl.conns));
+	loop_run(ctl, &pl);
 }
 #endif

@@ -175,6 +175,43 @@ struct proxy_refusal {
 };
 _Static_assert(sizeof(struct proxy_refusal) <= PIPE_BUF, "a refusal is one atomic write");
 
+/* ---- the proxy's process and its refusals (proxy_process.c) -------------- */
+
+/* What the proxy process tells the runner of, and how. */
+#define PROXY_WIDENS_KEPT 64
+struct proxy_refusals {
+	int fd;                 /* the pipe's write end, or -1 */
+	proxy_widens_fn widens; /* NULL: not told */
+	void *widens_arg;
+	const char *preset;
+	struct proxy_widens_seen {
+		char target[300];
+		bool address;
+		int widens;
+	} seen[PROXY_WIDENS_KEPT]; /* what widens said, once a target */
+	size_t nseen;
+};
+/* proxy_widens_fn's answer for target, asked once a target: 1, 0, -1. */
+int proxy_refusals_widens(struct proxy_refusals *pr, const char *target, const char *host,
+			  bool address);
+/* Tell the runner of a refusal, before the client hears of it: a command
+ * that saw its 403 has its refusal in the pipe already. */
+void proxy_refusals_send(struct proxy_refusals *pr, enum proxy_refusal_kind kind,
+			 enum cordon_effect e, const char *host, int port, const char *rule,
+			 const char *reason, int widens);
+/* The change that would let target through, appended to a refusal's
+ * body (buf, size bytes): for an ask, a person's approval of a call that
+ * names the host; an allow in a preset that extends this one, where that
+ * wins over rule (w: proxy_refusals_widens). */
+void proxy_refusals_fix(const struct proxy_refusals *pr, enum cordon_effect e, const char *target,
+			const char *rule, int w, char *buf, size_t size);
+
+/* The proxy's loop (proxy.c), in the proxy process: serve the connections
+ * cordon-exec passes on ctl until it ends.  hosts: --egress-hosts, or
+ * NULL. */
+void proxy_serve(int ctl, const struct proxy_opts *o, const struct proxy_hosts *hosts,
+		 const struct proxy_refusals *refusals);
+
 /* Fork the proxy process, and the pipe it reports its refusals on.  0 with
  * p set, or -1 with *err. */
 int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err);

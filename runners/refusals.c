@@ -363,6 +363,19 @@ char *refusals_json(const struct refusals *rs, const struct run_opts *o)
 	return sb_steal(&sb);
 }
 
+void refusals_end(struct refusals *rs, const struct run_opts *o, const cordon_decision *d)
+{
+	if (!rs->n)
+		return;
+	refusals_explain(rs, o, d);
+	if (!o->quiet_refusals)
+		refusals_print(rs, o, stderr);
+	if (o->refusals) {
+		free(*o->refusals);
+		*o->refusals = refusals_json(rs, o);
+	}
+}
+
 void refusals_free(struct refusals *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {

@@ -63,6 +63,9 @@ void refusals_explain(struct refusals *rs, const struct run_opts *o, const cordo
 void refusals_print(const struct refusals *rs, const struct run_opts *o, FILE *f);
 /* A JSON array of the refusals (malloc'd, "[]" when none). */
 char *refusals_json(const struct refusals *rs, const struct run_opts *o);
+/* Once the command's output has ended: explain, print to stderr (unless
+ * o->quiet_refusals) and hand o->refusals the JSON; nothing when none. */
+void refusals_end(struct refusals *rs, const struct run_opts *o, const cordon_decision *d);
 void refusals_free(struct refusals *rs);
 
 #endif

@@ -402,9 +402,7 @@ static int egress_begin(struct proxy *px, const struct run_opts *o, const cordon
 		.approve = ra->nhosts ? run_approval_host : NULL,
 		.approve_arg = ra,
 		.approval = ra->active ? cordon_exec_approval_id(ra->ap) : NULL,
-		/* What the proxy says of a refusal: whether an allow in a preset
-		 * extending this one would let it through. */
-		.widens = refusals_widens,
+		.widens = refusals_widens, /* would an allow in a preset extending it do? */
 		.widens_arg = (void *)o,
 		.approved_only = approved_only,
 	};
@@ -874,23 +872,6 @@ static void call_nested_git(struct call *c, const struct timespec *since)
 		fprintf(stderr, "cordon: %s\n", report);
 }
 
-/* What the egress proxy refused, once the command's output has ended:
- * cordon's own lines, the last of the call (unless --quiet-refusals), and
- * the same as JSON for --status-fd. */
-static void call_refusals(struct call *c)
-{
-	const struct run_opts *o = c->o;
-	if (!c->refusals.n)
-		return;
-	refusals_explain(&c->refusals, o, c->dec);
-	if (!o->quiet_refusals)
-		refusals_print(&c->refusals, o, stderr);
-	if (o->refusals) {
-		free(*o->refusals);
-		*o->refusals = refusals_json(&c->refusals, o);
-	}
-}
-
 /* The launch with SIGINT and SIGTERM caught (they end the command's
  * group), restored afterwards. */
 static int call_launch(struct call *c)
@@ -915,7 +896,7 @@ static int call_launch(struct call *c)
 	close(signal_pipe[1]);
 	signal_pipe[0] = signal_pipe[1] = -1;
 	call_nested_git(c, &since);
-	call_refusals(c);
+	refusals_end(&c->refusals, c->o, c->dec); /* the call's last words */
 	return status;
 }
 

@@ -145,8 +145,8 @@ EOF3
 	printf '%s\n' "$out" > "$P/out"
 	has "$P/out" "cordon: net bad.test:$port: only the named hosts ($tmpdir/p.cordon:$line:3)" \
 		"$t the 403 body names the rule"
-	has "$P/out" "cordon: to allow it: add \`net \"bad.test:$port\" allow;\` to a preset that extends \"web\"" \
-		"$t and the change"
+	has "$P/out" "($tmpdir/p.cordon:$line:3); to allow it: add \`net \"bad.test:$port\" allow;\` to a preset that extends \"web\"" \
+		"$t and the change, on the same line"
 	has "$P/out" "no preset that extends \"web\" can allow it: $tmpdir/p.cordon:$((line + 3)):3 wins" \
 		"$t and says when no preset extending this one can"
 
