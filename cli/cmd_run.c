@@ -31,13 +31,14 @@ static int status_fd_open(const char *arg, int *fd)
 /* The call's end for a host that cannot tell cordon's statuses from the
  * command's own by the number: "ran" is true only when the status is the
  * command's.  A host that reads no line must take the call as failed. */
-static void status_fd_write(int fd, int status, const char *outcome)
+static void status_fd_write(int fd, int status, const char *outcome, const char *refusals)
 {
 	if (fd < 0)
 		return;
 	bool ran = strncmp(outcome, "exit:", 5) == 0;
-	dprintf(fd, "{\"status\":%d,\"ran\":%s,\"outcome\":\"%.*s\"}\n", status,
-		ran ? "true" : "false", (int)strcspn(outcome, "\"\\"), outcome);
+	dprintf(fd, "{\"status\":%d,\"ran\":%s,\"outcome\":\"%.*s\",\"refusals\":%s}\n",
+		status, ran ? "true" : "false", (int)strcspn(outcome, "\"\\"), outcome,
+		refusals ? refusals : "[]");
 	close(fd);
 }
 
@@ -47,7 +48,7 @@ int cmd_run(int argc, char **argv)
 	struct cli_args a;
 	const char *shell = NULL, *arg;
 	cordon_policy *policy = NULL;
-	char *end, *shell_argv[2] = { NULL, NULL };
+	char *end, *shell_argv[2] = { NULL, NULL }, *refusals = NULL;
 	char outcome[RUN_OUTCOME_SIZE] = "usage-error";
 	int id, status = EXIT_OK, status_fd = -1;
 
@@ -107,6 +108,10 @@ int cmd_run(int argc, char **argv)
 		case OPT_STATUS_FD:
 			if ((status = status_fd_open(arg, &status_fd)) != EXIT_OK)
 				goto out;
+			o.refusals = &refusals;
+			break;
+		case OPT_QUIET_REFUSALS:
+			o.quiet_refusals = true;
 			break;
 		}
 	}
@@ -157,7 +162,8 @@ int cmd_run(int argc, char **argv)
 	snprintf(outcome, sizeof(outcome), "refused");
 	status = run_command(&o);
 out:
-	status_fd_write(status_fd, status, outcome);
+	status_fd_write(status_fd, status, outcome, refusals);
+	free(refusals);
 	cordon_audit_close(o.audit);
 	cli_policy_done(policy);
 	cli_args_free(&a);

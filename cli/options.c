@@ -198,8 +198,12 @@ const struct cli_option cli_options[] = {
 	{ IN(RUN), "status-fd", 0, "FD", CLI_OWN, OPT_STATUS_FD,
 	  "when the call ends, write one JSON line to FD (3 or\n"
 	  "more; not passed to the command): {\"status\":N,\n"
-	  "\"ran\":true|false,\"outcome\":\"...\"}; ran is true only\n"
-	  "when N is the command's own status" },
+	  "\"ran\":true|false,\"outcome\":\"...\",\"refusals\":[...]};\n"
+	  "ran is true only when N is the command's own status;\n"
+	  "refusals: each host the egress proxy refused" },
+	{ IN(RUN), "quiet-refusals", 0, NULL, CLI_OWN, OPT_QUIET_REFUSALS,
+	  "do not list on stderr, after the command, the hosts\n"
+	  "the egress proxy refused (--status-fd still has them)" },
 
 	/* ---- hook ---- */
 	{ IN(HOOK), "no-rewrite", 0, NULL, CLI_OWN, OPT_NO_REWRITE,

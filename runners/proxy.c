@@ -20,7 +20,6 @@
 #include <strings.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +69,7 @@ struct conn {
 
 struct proxy_loop {
 	const struct proxy_opts *o;
+	struct proxy_refusals refusals; /* told to the runner (proxy_refusal.c) */
 	struct proxy_hosts hosts;
 	bool have_hosts;
 	struct conn **conns;
@@ -183,6 +183,22 @@ static void conn_target(const struct conn *c, char *buf, size_t size)
 	snprintf(buf, size, strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host, c->port);
 }
 
+/* Refuse a contact a rule (or the lack of one) refused: told to the
+ * runner first, then the 403 with msg and the change that would allow it
+ * (msg holds size bytes). */
+static void refuse_rule(struct proxy_loop *pl, struct conn *c, enum proxy_refusal_kind kind,
+			enum cordon_effect e, const char *rule, const char *reason, char *msg,
+			size_t size)
+{
+	char target[300];
+	conn_target(c, target, sizeof(target));
+	int w = proxy_refusals_widens(&pl->refusals, target, c->host, kind == PROXY_REFUSED_ADDRESS);
+	proxy_refusals_send(&pl->refusals, kind, e, c->host, c->port, rule, reason, w);
+	size_t len = strlen(msg);
+	proxy_refusals_fix(&pl->refusals, e, target, rule, w, msg + len, size - len);
+	refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+}
+
 /* What a resolver process sends back: one write, under PIPE_BUF. */
 struct resolve_reply {
 	int rc;
@@ -194,7 +210,7 @@ _Static_assert(sizeof(struct resolve_reply) <= 4096, "a resolver's reply is one 
 /* The name is looked up (or failed to be): judge its addresses, connect. */
 static void resolved(struct proxy_loop *pl, struct conn *c, int rc, const char *why)
 {
-	char target[300], msg[1024];
+	char target[300], msg[2048];
 	conn_target(c, target, sizeof(target));
 	if (rc != 0) {
 		snprintf(msg, sizeof(msg), "cordon: net %s: cannot resolve %s: %s", target, c->host,
@@ -218,7 +234,8 @@ static void resolved(struct proxy_loop *pl, struct conn *c, int rc, const char *
 			 "exactly may allow",
 			 target, c->host, a, inner);
 		audit(pl, c->approval, target, "deny", c->rule, msg + 8, "refused", 0);
-		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+		refuse_rule(pl, c, PROXY_REFUSED_ADDRESS, CORDON_DENY, c->rule, msg + 8, msg,
+			    sizeof(msg));
 		return;
 	}
 	audit(pl, c->approval, target, c->decision, c->rule, c->reason, "connecting", 0);
@@ -287,7 +304,7 @@ static void on_resolved(struct proxy_loop *pl, struct conn *c)
 
 static void decide(struct proxy_loop *pl, struct conn *c)
 {
-	char target[300], msg[1024];
+	char target[300], msg[2048];
 	conn_target(c, target, sizeof(target));
 	struct cordon_request req = { .op = CORDON_NET, .target = target, .sandboxed = true };
 	char *err = NULL;
@@ -314,7 +331,8 @@ static void decide(struct proxy_loop *pl, struct conn *c)
 			 "hosts approval %s grants",
 			 target, pl->o->approval ? pl->o->approval : "?");
 		audit(pl, NULL, target, decision, rule, msg + 8, "refused", 0);
-		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+		refuse_rule(pl, c, PROXY_REFUSED_APPROVED_ONLY, CORDON_DENY, rule, msg + 8, msg,
+			    sizeof(msg));
 		goto done;
 	}
 	if (e != CORDON_ALLOW) {
@@ -324,7 +342,7 @@ static void decide(struct proxy_loop *pl, struct conn *c)
 			 reason ? reason : "denied", rule && !shown ? " (" : "",
 			 rule && !shown ? rule : "", rule && !shown ? ")" : "");
 		audit(pl, c->approval, target, decision, rule, reason, "refused", 0);
-		refuse(pl, c, 403, "Forbidden", SOCKS_RULESET, msg);
+		refuse_rule(pl, c, PROXY_REFUSED_RULE, e, rule, reason, msg, sizeof(msg));
 		goto done;
 	}
 	c->rule = rule ? xstrdup(rule) : NULL;
@@ -454,6 +472,8 @@ static void refuse_head(struct proxy_loop *pl, struct conn *c, int code, const c
 		snprintf(target, sizeof(target), "(an unreadable request)");
 	snprintf(msg, sizeof(msg), "cordon: the proxy refuses an ambiguous request: %s", why);
 	audit(pl, NULL, target, "deny", NULL, msg + 8, "refused", 0);
+	proxy_refusals_send(&pl->refusals, PROXY_REFUSED_REQUEST, CORDON_DENY, c->host, c->port, NULL,
+			    msg + 8, -1);
 	refuse(pl, c, code, status, 0, msg);
 }
 
@@ -630,6 +650,8 @@ static void read_socks(struct proxy_loop *pl, struct conn *c)
 			c->host[0] = '\0';
 	}
 	if (!proxy_valid_host(c->host) || c->port == 0) {
+		proxy_refusals_send(&pl->refusals, PROXY_REFUSED_REQUEST, CORDON_DENY, c->host,
+				    c->port, NULL, "the proxy refuses a SOCKS name it does not read", -1);
 		refuse(pl, c, 0, NULL, SOCKS_HOST, NULL);
 		return;
 	}
@@ -909,76 +931,19 @@ static void loop_run(int ctl, struct proxy_loop *pl)
 	free(p);
 }
 
-int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err)
+void proxy_serve(int ctl, const struct proxy_opts *o, const struct proxy_hosts *hosts,
+		 const struct proxy_refusals *refusals)
 {
-	int sv[2];
-	p->pid = -1;
-	p->sandbox_fd = -1;
-	struct proxy_loop pl = { .o = o };
-	if (o->hosts_file) {
-		if (proxy_hosts_load(&pl.hosts, o->hosts_file, err) != 0)
-			return -1;
+	struct proxy_loop pl = { .o = o, .refusals = *refusals };
+	if (hosts) {
+		pl.hosts = *hosts;
 		pl.have_hosts = true;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-		*err = xasprintf("socketpair: %s", strerror(errno));
-		proxy_hosts_free(&pl.hosts);
-		return -1;
-	}
-	pid_t parent = getpid();
-	p->pid = fork();
-	if (p->pid < 0) {
-		*err = xasprintf("fork: %s", strerror(errno));
-		close(sv[0]);
-		close(sv[1]);
-		proxy_hosts_free(&pl.hosts);
-		return -1;
-	}
-	if (p->pid == 0) {
-		close(sv[1]);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(0);
-		prctl(PR_SET_NAME, "cordon-egress");
-		/* The call's output is the command's: nothing of the proxy's
-		 * holds it open (stderr stays, for what goes wrong). */
-		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0)
-			_exit(1);
-		if (nul > 1)
-			close(nul);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_IGN);
-		signal(SIGCHLD, SIG_IGN); /* resolvers are reaped by the kernel */
-		pl.max = o->max_conns ? o->max_conns : PROXY_MAX_CONNS;
-		pl.head_timeout = o->head_timeout > 0 ? o->head_timeout : 10;
-		pl.connect_timeout = o->connect_timeout > 0 ? o->connect_timeout : 10;
-		pl.idle_timeout = o->idle_timeout > 0 ? o->idle_timeout : 300;
-		pl.conns = xcalloc(pl.max, sizeof(*pl.conns));
-		loop_run(sv[0], &pl);
-		_exit(0);
-	}
-	close(sv[0]);
-	proxy_hosts_free(&pl.hosts);
-	p->sandbox_fd = sv[1];
-	return 0;
-}
-
-void proxy_launched(struct proxy *p)
-{
-	if (p->sandbox_fd >= 0)
-		close(p->sandbox_fd);
-	p->sandbox_fd = -1;
-}
-
-void proxy_stop(struct proxy *p)
-{
-	proxy_launched(p);
-	if (p->pid > 0) {
-		kill(p->pid, SIGKILL);
-		waitpid(p->pid, NULL, 0);
-	}
-	p->pid = -1;
+	pl.max = o->max_conns ? o->max_conns : PROXY_MAX_CONNS;
+	pl.head_timeout = o->head_timeout > 0 ? o->head_timeout : 10;
+	pl.connect_timeout = o->connect_timeout > 0 ? o->connect_timeout : 10;
+	pl.idle_timeout = o->idle_timeout > 0 ? o->idle_timeout : 300;
+	pl.conns = xcalloc(pl.max, sizeof(*pl.conns));
+	loop_run(ctl, &pl);
 }
 #endif

@@ -16,6 +16,7 @@
 #ifndef CORDON_PROXY_H
 #define CORDON_PROXY_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
@@ -119,6 +120,12 @@ bool proxy_http_bare_eol(const char *buf, size_t n);
  * allow or a deny.  NULL: every ask is refused. */
 typedef bool (*proxy_approve_fn)(void *arg, const char *host, int port);
 
+/* Whether `net "target" allow;` in a preset that extends the one in force
+ * would let target (host:port) through; address: its name resolves to an
+ * internal address, which only a rule naming host exactly may allow.  1,
+ * 0, or -1 when it cannot be told.  Asked once a target. */
+typedef int (*proxy_widens_fn)(void *arg, const char *target, const char *host, bool address);
+
 struct proxy_opts {
 	const cordon_evaluator *ev;
 	cordon_audit *audit;       /* a record a contact, or NULL */
@@ -126,6 +133,8 @@ struct proxy_opts {
 	const char *hosts_file;    /* --egress-hosts, or NULL */
 	proxy_approve_fn approve;  /* NULL: ask is deny */
 	void *approve_arg;
+	proxy_widens_fn widens;    /* NULL: not told */
+	void *widens_arg;
 	const char *approval;      /* the id approve answers for, audited; or NULL */
 	bool approved_only;        /* the approval alone opened the proxy (the preset
 				    * allows no host): only what approve admits passes */
@@ -139,9 +148,72 @@ struct proxy_opts {
 struct proxy {
 	pid_t pid;       /* the proxy process, or -1 */
 	int sandbox_fd;  /* the end cordon-exec gets, or -1 */
+	int report_fd;   /* the runner's end of the refusal pipe (non-blocking), or -1 */
 };
 
-/* Fork the proxy process.  0 with p set, or -1 with *err. */
+/* A contact the proxy refused, as it tells the runner: one write of the
+ * whole record on a pipe only the two hold (never bound into the
+ * sandbox), atomic as every write of at most PIPE_BUF bytes is, sent
+ * before the refusal reaches the client.  The strings are as the proxy
+ * read them: target and host come from the command and may hold any
+ * byte; the reader escapes them before it shows them. */
+enum proxy_refusal_kind {
+	PROXY_REFUSED_RULE,    /* the policy decided deny or ask */
+	PROXY_REFUSED_ADDRESS, /* allowed, but the name resolves to an internal address */
+	PROXY_REFUSED_REQUEST, /* a request the proxy cannot read safely, before any rule */
+	PROXY_REFUSED_APPROVED_ONLY, /* the call's proxy is there for its approval's hosts */
+};
+struct proxy_refusal {
+	int kind;          /* enum proxy_refusal_kind */
+	int effect;        /* the deciding rule's (enum cordon_effect) */
+	int port;          /* 0 when the request named none */
+	char host[256];    /* NUL-terminated, "" when the request named none */
+	char rule[512];    /* file:line:col, or "" */
+	char reason[1024];
+	int widens;        /* whether `net "host:port" allow;` in a preset that extends
+			    * the one in force lets it through: 1, 0, or -1 unknown */
+};
+_Static_assert(sizeof(struct proxy_refusal) <= PIPE_BUF, "a refusal is one atomic write");
+
+/* ---- the proxy's process and its refusals (proxy_process.c) -------------- */
+
+/* What the proxy process tells the runner of, and how. */
+#define PROXY_WIDENS_KEPT 64
+struct proxy_refusals {
+	int fd;                 /* the pipe's write end, or -1 */
+	proxy_widens_fn widens; /* NULL: not told */
+	void *widens_arg;
+	const char *preset;
+	struct proxy_widens_seen {
+		char target[300];
+		bool address;
+		int widens;
+	} seen[PROXY_WIDENS_KEPT]; /* what widens said, once a target */
+	size_t nseen;
+};
+/* proxy_widens_fn's answer for target, asked once a target: 1, 0, -1. */
+int proxy_refusals_widens(struct proxy_refusals *pr, const char *target, const char *host,
+			  bool address);
+/* Tell the runner of a refusal, before the client hears of it: a command
+ * that saw its 403 has its refusal in the pipe already. */
+void proxy_refusals_send(struct proxy_refusals *pr, enum proxy_refusal_kind kind,
+			 enum cordon_effect e, const char *host, int port, const char *rule,
+			 const char *reason, int widens);
+/* The change that would let target through, appended to a refusal's
+ * body (buf, size bytes): for an ask, a person's approval of a call that
+ * names the host; an allow in a preset that extends this one, where that
+ * wins over rule (w: proxy_refusals_widens). */
+void proxy_refusals_fix(const struct proxy_refusals *pr, enum cordon_effect e, const char *target,
+			const char *rule, int w, char *buf, size_t size);
+
+/* The proxy's loop (proxy.c), in the proxy process: serve the connections
+ * cordon-exec passes on ctl until it ends.  hosts: --egress-hosts, or
+ * NULL. */
+void proxy_serve(int ctl, const struct proxy_opts *o, const struct proxy_hosts *hosts,
+		 const struct proxy_refusals *refusals);
+
+/* Fork the proxy process, and the pipe it reports its refusals on.  0 with
+ * p set, or -1 with *err. */
 int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err);
 /* Close the runner's copy of the sandbox end (after the launch). */
 void proxy_launched(struct proxy *p);

@@ -35,6 +35,9 @@ struct run_opts {
 	cordon_audit *audit;     /* one record for the call, or NULL */
 	const char *actor;       /* for the audit record; NULL: $USER */
 	const char *egress_hosts; /* hosts(5) file the egress proxy resolves from alone */
+	bool quiet_refusals;     /* no report of the egress proxy's refusals on stderr */
+	char **refusals;         /* where the refusals go as a JSON array (malloc'd; see
+				  * refusals.h), or NULL */
 	char *outcome;           /* RUN_OUTCOME_SIZE bytes, or NULL: how the call ended, as
 				  * its audit record says ("exit:N" when the command ran
 				  * and N is its own status) */

@@ -289,6 +289,19 @@ static void command_words(const struct run_opts *o, struct strbuf *sb, bool appr
 		add_word(sb, *a);
 }
 
+char *run_approval_commands(const struct run_opts *o)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_adds(&sb, "cordon approve exec");
+	call_options(o, &sb);
+	command_words(o, &sb, true);
+	sb_adds(&sb, "\ncordon run --approval ID");
+	call_options(o, &sb);
+	command_words(o, &sb, false);
+	return sb_steal(&sb);
+}
+
 void run_approval_hint(const struct run_opts *o)
 {
 	struct strbuf sb;

@@ -49,5 +49,8 @@ void run_approval_end(struct run_approval *ra);
 
 /* Say on stderr the command that approves exactly this call. */
 void run_approval_hint(const struct run_opts *o);
+/* The two commands, one a line: the one that approves exactly this call,
+ * and the call again with the id it prints (malloc'd). */
+char *run_approval_commands(const struct run_opts *o);
 
 #endif

@@ -10,6 +10,7 @@
 #include "fence.h"
 #include "launch.h"
 #include "proxy.h"
+#include "refusals.h"
 #include "cordon/lowering.h"
 #include "run.h"
 #include "run_approval.h"
@@ -401,6 +402,8 @@ static int egress_begin(struct proxy *px, const struct run_opts *o, const cordon
 		.approve = ra->nhosts ? run_approval_host : NULL,
 		.approve_arg = ra,
 		.approval = ra->active ? cordon_exec_approval_id(ra->ap) : NULL,
+		.widens = refusals_widens, /* would an allow in a preset extending it do? */
+		.widens_arg = (void *)o,
 		.approved_only = approved_only,
 	};
 	return proxy_start(px, &po, err);
@@ -436,6 +439,7 @@ struct call {
 	struct fence fence;
 	struct bind_fds binds; /* the plan's bind sources, opened and checked */
 	struct proxy px;
+	struct refusals refusals; /* what the proxy refused, read as the call runs */
 	cordon_redactor *redactor;
 	struct output out;
 	int fds[2];           /* the plan and the seccomp filter, as memfds */
@@ -453,7 +457,7 @@ static void call_init(struct call *c, const struct run_opts *o)
 	c->tmp_lock = -1;
 	c->lim.procs[0] = c->lim.procs[1] = -1;
 	c->fence.reg = -1;
-	c->px.pid = c->px.sandbox_fd = -1;
+	c->px.pid = c->px.sandbox_fd = c->px.report_fd = -1;
 	c->l = (struct launch){ -1, -1, -1, { -1, -1 }, -1 };
 	c->out = (struct output){ o->max_output, 0, false, -1, o->output_file, NULL, { { 0 } }, { 0 } };
 }
@@ -743,10 +747,11 @@ static int call_supervise(struct call *c)
 	/* A pidfd wakes the loop the moment the launched process exits. */
 	int pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
 	for (;;) {
-		struct pollfd p[6] = {
+		struct pollfd p[7] = {
 			{ signal_pipe[0], POLLIN, 0 }, { l->status_json, POLLIN, 0 },
 			{ l->helper, POLLIN, 0 },      { l->out[0], POLLIN, 0 },
 			{ l->out[1], POLLIN, 0 },      { pidfd, POLLIN, 0 },
+			{ c->px.report_fd, POLLIN, 0 },
 		};
 		int wait_ms = -1;
 		if (deadline) {
@@ -767,7 +772,7 @@ static int call_supervise(struct call *c)
 			if (pidfd < 0 && (wait_ms < 0 || wait_ms > 50))
 				wait_ms = 50;
 		}
-		int r = poll(p, 6, wait_ms);
+		int r = poll(p, 7, wait_ms);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (got_signal) {
@@ -775,6 +780,10 @@ static int call_supervise(struct call *c)
 			break;
 		}
 		char buf[65536];
+		if (p[6].revents && !refusals_read(&c->refusals, c->px.report_fd)) {
+			close(c->px.report_fd);
+			c->px.report_fd = -1;
+		}
 		if (p[5].revents) {
 			/* The process is gone; read what its pipes still hold. */
 			close(pidfd);
@@ -815,6 +824,9 @@ static int call_supervise(struct call *c)
 reaped:
 	if (pidfd >= 0)
 		close(pidfd);
+	/* Every refusal the command was told of is in the pipe by now. */
+	if (c->px.report_fd >= 0)
+		refusals_read(&c->refusals, c->px.report_fd);
 	flush_redacted(&c->out);
 	status = RUN_UNAVAILABLE;
 	if (timed_out) {
@@ -884,6 +896,7 @@ static int call_launch(struct call *c)
 	close(signal_pipe[1]);
 	signal_pipe[0] = signal_pipe[1] = -1;
 	call_nested_git(c, &since);
+	refusals_end(&c->refusals, c->o, c->dec); /* the call's last words */
 	return status;
 }
 
@@ -931,6 +944,7 @@ static void call_end(struct call *c)
 	}
 	launch_abandon(&c->l); /* before its cgroups go */
 	proxy_stop(&c->px); /* the sandbox is gone: so is its way out */
+	refusals_free(&c->refusals);
 	run_limits_release(&c->lim);
 	if (c->mask_made)
 		unlink(cordon_lowering_mask_file(c->in));

@@ -327,17 +327,19 @@ print(r.stdout.strip())
 	# ---- two calls at once, each with its own proxy ---------------------------------------
 	U "$C" run -p "$POL" --preset only-a --workspace "$WS" --egress-hosts "$tmpdir/hosts" -- \
 		sh -c 'sleep 0.5; curl -sS -m 10 "http://a.test:$1/"; curl -sS -m 10 -o /dev/null -w "%{http_code}\n" "http://b.test:$2/"' \
-		sh "$srva_port" "$srvb_port" > "$P/a.out" 2>&1 &
+		sh "$srva_port" "$srvb_port" > "$P/a.out" 2> "$P/a.err" &
 	apid=$!
 	U "$C" run -p "$POL" --preset only-b --workspace "$WS" --egress-hosts "$tmpdir/hosts" -- \
 		sh -c 'sleep 0.5; curl -sS -m 10 "http://b.test:$1/"; curl -sS -m 10 -o /dev/null -w "%{http_code}\n" "http://a.test:$2/"' \
-		sh "$srvb_port" "$srva_port" > "$P/b.out" 2>&1 &
+		sh "$srvb_port" "$srva_port" > "$P/b.out" 2> "$P/b.err" &
 	bpid=$!
 	wait "$apid" "$bpid"
 	is "$(cat "$P/a.out" | tr '\n' ' ')" "hello from a.test:$srva_port 403 " \
 		"$t two calls at once: the first reaches its host and is refused the other's"
 	is "$(cat "$P/b.out" | tr '\n' ' ')" "hello from b.test:$srvb_port 403 " \
 		"$t and the second the same the other way round"
+	is "$(grep '^cordon: refused' "$P/a.err" | cut -d' ' -f4):$(grep '^cordon: refused' "$P/b.err" | cut -d' ' -f4)" \
+		"b.test:$srvb_port::a.test:$srva_port:" "$t each call reports the one host its own proxy refused"
 }
 
 # A hosts file the proxy cannot read stops the call before it starts.

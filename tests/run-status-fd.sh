@@ -55,29 +55,29 @@ pass() { # pass NAME
 
 	for s in 0 1 2 121 122 125 126; do
 		call --preset workspace-write -- sh -c "exit $s"
-		is "$rc $line" "$s {\"status\":$s,\"ran\":$([ $s = 125 ] && echo false || echo true),\"outcome\":\"$([ $s = 125 ] && echo sandbox-unavailable || echo exit:$s)\"}" \
+		is "$rc $line" "$s {\"status\":$s,\"ran\":$([ $s = 125 ] && echo false || echo true),\"outcome\":\"$([ $s = 125 ] && echo sandbox-unavailable || echo exit:$s)\",\"refusals\":[]}" \
 			"$t the command's own exit $s"
 	done
 	printf 'echo x\n' > "$WS/noexec.sh"
 	call --preset workspace-write -- "$WS/noexec.sh"
-	is "$rc $line" "126 {\"status\":126,\"ran\":true,\"outcome\":\"exit:126\"}" \
+	is "$rc $line" "126 {\"status\":126,\"ran\":true,\"outcome\":\"exit:126\",\"refusals\":[]}" \
 		"$t a file that cannot be executed: the command's 126, not a refusal"
 	call --preset workspace-write -- sh -c 'echo forged >&3'
 	[ "$rc" -ne 0 ] && grep -q 'Bad file descriptor' "$P/err" &&
-		[ "$line" = "{\"status\":$rc,\"ran\":true,\"outcome\":\"exit:$rc\"}" ]
+		[ "$line" = "{\"status\":$rc,\"ran\":true,\"outcome\":\"exit:$rc\",\"refusals\":[]}" ]
 	ok $? "$t the status descriptor is not the command's"
 
 	call -p "$P/broken.cordon" -- true
-	is "$rc $line" '1 {"status":1,"ran":false,"outcome":"policy-error"}' "$t a broken policy"
+	is "$rc $line" '1 {"status":1,"ran":false,"outcome":"policy-error","refusals":[]}' "$t a broken policy"
 	call -p "$P/missing.cordon" -- true
-	is "$rc $line" '2 {"status":2,"ran":false,"outcome":"usage-error"}' "$t a missing policy"
+	is "$rc $line" '2 {"status":2,"ran":false,"outcome":"usage-error","refusals":[]}' "$t a missing policy"
 	call --preset workspace-wrte -- true
-	is "$rc $line" '2 {"status":2,"ran":false,"outcome":"refused"}' "$t a misspelled preset"
+	is "$rc $line" '2 {"status":2,"ran":false,"outcome":"refused","refusals":[]}' "$t a misspelled preset"
 	call --preset workspace-write -- cat "$H/.ssh/id_ed25519"
-	is "$rc $line" "$RUN_DENIED {\"status\":$RUN_DENIED,\"ran\":false,\"outcome\":\"denied\"}" \
+	is "$rc $line" "$RUN_DENIED {\"status\":$RUN_DENIED,\"ran\":false,\"outcome\":\"denied\",\"refusals\":[]}" \
 		"$t a denied command"
 	call --preset workspace-write --shell "echo x > '$P/outside'"
-	is "$rc $line" "$RUN_ASK {\"status\":$RUN_ASK,\"ran\":false,\"outcome\":\"needs-approval\"}" \
+	is "$rc $line" "$RUN_ASK {\"status\":$RUN_ASK,\"ran\":false,\"outcome\":\"needs-approval\",\"refusals\":[]}" \
 		"$t a command that needs approval"
 	[ ! -e "$P/outside" ]
 	ok $? "$t and it did not run"

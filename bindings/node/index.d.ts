@@ -129,11 +129,54 @@ export interface ApproveExecOptions extends CallOptions {
   ttl?: number;
 }
 
+/** A contact the call's egress proxy refused (the schema's Refusal); every
+ * string is escaped: printable characters as they are, other bytes \xHH. */
+export interface Refusal {
+  op: 'net';
+  /** host:port as the command asked for it. */
+  target: string;
+  host: string | null;
+  port: number;
+  /** rule: the policy decided; address: allowed, but the name resolves to an
+   * internal address; request: refused before any rule; approved-only: the
+   * call's proxy serves its approval's hosts alone. */
+  kind: 'rule' | 'address' | 'request' | 'approved-only';
+  decision: 'deny' | 'ask';
+  /** "file:line:col" of the deciding rule, or null. */
+  rule: string | null;
+  reason: string;
+  /** How many times the command was refused this. */
+  count: number;
+  /** The change that would allow it. */
+  fix: RefusalFix;
+}
+
+/** rule: add rule to a preset that extends the preset named extends;
+ * approve: run commands[0], then commands[1] with the id it printed; none:
+ * no change of the policy in force lets it through (why says so). */
+export interface RefusalFix {
+  kind: 'rule' | 'approve' | 'none';
+  rule?: string;
+  extends?: string;
+  commands?: string[];
+  why: string | null;
+}
+
+/** The line `cordon run --status-fd` writes when the call ends. */
+export interface RunStatus {
+  status: number;
+  ran: boolean;
+  outcome: string;
+  refusals: Refusal[];
+}
+
 /** A command that ran: status is its own, whatever the number. */
 export interface RunResult {
   status: number;
   stdout: string;
   stderr: string;
+  /** What the call's egress proxy refused, in order, each once. */
+  refusals: Refusal[];
 }
 
 /** An approval of one call of a command, from approveExec. */
@@ -172,6 +215,8 @@ export class CordonError extends Error {
   readonly stderr?: string;
   /** How cordon run says the call ended (its --status-fd outcome). */
   readonly outcome?: string;
+  /** run(): what the call's egress proxy refused. */
+  readonly refusals?: Refusal[];
 }
 /** A usage or I/O error (exit 2): an unreadable policy, an unknown preset or context variable. */
 export class UsageError extends CordonError {

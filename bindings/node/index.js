@@ -225,7 +225,7 @@ class Cordon {
   }
 
   // Run a shell command (a string) or an argv (an array) under cordon run.
-  // Resolves with { status, stdout, stderr } only when the command ran
+  // Resolves with { status, stdout, stderr, refusals } only when the command ran
   // (status is then its own, whatever the number).  Rejects with
   // DeniedError (121), ApprovalRequiredError (122, with the preview),
   // TimeoutError (124), SandboxUnavailableError (125), PolicyError (1),
@@ -240,9 +240,11 @@ class Cordon {
     args.push(...commandArgs(command));
     return this._spawn(args, o, undefined, true).then(async (r) => {
       const st = r.statusLine;
+      // What the call's egress proxy refused (cordon run --status-fd).
+      const refusals = st && Array.isArray(st.refusals) ? st.refusals : [];
       if (st && st.ran === true && st.status === r.status)
-        return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-      const props = { stdout: r.stdout, stderr: r.stderr, outcome: st ? st.outcome : undefined };
+        return { status: r.status, stdout: r.stdout, stderr: r.stderr, refusals };
+      const props = { stdout: r.stdout, stderr: r.stderr, outcome: st ? st.outcome : undefined, refusals };
       if (r.status === EXIT.DENIED || r.status === EXIT.ASK)
         props.preview = await this.preview(command, opts).catch(() => undefined);
       throw errorForStatus(r.status, cordonMessage(r.stderr, r.status), props);

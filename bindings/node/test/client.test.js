@@ -258,3 +258,38 @@ test('approve: a session grant for a named tool', async () => {
 });
 
 test.after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+test('run: what the call\'s egress proxy refused resolves with the result', async (t) => {
+  if (!sandboxReady) return t.skip('no sandbox here (cordon probe)');
+  const curl = ['/usr/bin/curl', '/bin/curl'].find((p) => fs.existsSync(p));
+  if (!curl) return t.skip('no curl here');
+  const p = path.join(root, 'web.cordon');
+  fs.writeFileSync(p, `cordon 1;
+preset "web" {
+  sandbox required;
+  read "/**" allow;
+  write "/dev/null" allow;
+  write "\${workspace}" allow;
+  write "\${tmp}" allow;
+  exec "*" allow;
+  net "*" deny "only the named hosts";
+  net "good.test" allow;
+}
+`);
+  // The host is in a file: the command's words name none.
+  fs.writeFileSync(path.join(ws, 'host'), 'bad.test:9\n');
+  fs.writeFileSync(path.join(ws, 'fetch.sh'),
+    'curl -sS -m 5 "http://$(cat host)/" 2>/dev/null; curl -sS -m 5 "http://$(cat host)/" 2>/dev/null; exit 0\n');
+  const c = new Cordon({ bin, policy: p, preset: 'web', context });
+  const r = await c.run(['sh', 'fetch.sh'], { workspace: ws, cwd: ws });
+  assert.strictEqual(r.status, 0);
+  assert.strictEqual(r.refusals.length, 1, JSON.stringify(r.refusals));
+  const [x] = r.refusals;
+  assert.strictEqual(x.target, 'bad.test:9');
+  assert.strictEqual(x.decision, 'deny');
+  assert.strictEqual(x.count, 2);
+  assert.strictEqual(x.reason, 'only the named hosts');
+  assert.match(x.rule, /web\.cordon:9:3$/);
+  assert.deepStrictEqual(x.fix, { kind: 'rule', rule: 'net "bad.test:9" allow;', extends: 'web', why: null });
+  assert.match(r.stderr, /^cordon: refused net bad\.test:9 \(2 times\): deny by /m);
+});
