@@ -97,7 +97,7 @@ EOF
 		printf '%s\n' "$ask" | diag ;;
 	esac
 	case $deny in
-	'authpriv.warning cordon['*'decision="deny" outcome="decided" preset="read-only" rule="rules/default.cordon:'*'op="exec" target="curl -H '\''Authorization: Bearer [REDACTED:bearer-token]'\'' https://x" reason="network access is off'*' actor="ana" '*) ok 0 "[$name] deny: authpriv.warning, the command's secret redacted, the reason, the actor" ;;
+	'authpriv.warning cordon['*'decision="deny" outcome="decided" preset="read-only" rule="rules/default.cordon:'*'op="exec" target="curl -H '\''Authorization: Bearer [REDACTED:bearer-token]'\'' https://x" reason="no rule of this preset allows this host'*' actor="ana" '*) ok 0 "[$name] deny: authpriv.warning, the command's secret redacted, the reason, the actor" ;;
 	*) ok 1 "[$name] deny: authpriv.warning, the command's secret redacted, the reason, the actor"
 		printf '%s\n' "$deny" | diag ;;
 	esac
