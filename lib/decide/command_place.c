@@ -56,10 +56,11 @@ bool ca_replaced(const struct reading *r, const char *host)
  * module's own host, known only at run time, and `off` is none. */
 static void registry_value(struct reading *r, const char *v, const char *shown, const char *by)
 {
-	if (!v) {
+	if (!v || !v[strspn(v, ",| \t\n")]) {
+		/* An empty value may mean the default, or an error: unknown. */
 		ca_add_net(r->out, r->c, NULL, shown,
-			   ca_printf(r->out, "network (%s %s: a value known only at run time)",
-				     r->prog, by));
+			   ca_printf(r->out, "network (%s %s: %s)", r->prog, by,
+				     v ? "an empty value" : "a value known only at run time"));
 		return;
 	}
 	for (const char *p = v; *p;) {
