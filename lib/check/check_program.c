@@ -123,7 +123,7 @@ static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_REMOTE] = "remote",	[ITEM_BARE] = "bare",	    [ITEM_IMPLIED] = "implied",
 	[ITEM_TARGETS] = "targets",	[ITEM_UPSTREAM] = "upstream", [ITEM_PROJECT] = "project",
 	[ITEM_CONFIG] = "config",	[ITEM_HOST] = "host",	    [ITEM_SHELL_ESCAPE] = "shell_escape",
-	[ITEM_ENV] = "variable",
+	[ITEM_ENV] = "getenv",
 };
 
 /* A default config's path: ~/REST or ${NAME}/REST (NAME an environment
@@ -203,11 +203,11 @@ static char *registry_host(struct diag_list *d, const struct ast *s)
 	return h;
 }
 
-/* `variable "GOPROXY", ... registry;`: variables that name where it goes. */
+/* `getenv "GOPROXY", ... registry;`: variables that name where it goes. */
 static void check_env(struct diag_list *d, struct ir_spec *spec, const struct ast *it)
 {
 	if (!it->u.item.patterns.n || !it->u.item.word) {
-		ERR(d, &it->loc, "syntax", "write 'variable \"npm_config_registry\" registry;'");
+		ERR(d, &it->loc, "syntax", "write 'getenv \"npm_config_registry\" registry;'");
 		return;
 	}
 	const char *role = it->u.item.word->u.tok.text;
@@ -393,7 +393,7 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				       : "operands, first, last, option, net, read, write, delete, "
 					 "changes, recursive, extracts, environment, remote, bare, "
 					 "implied, targets, upstream, project, config, host, shell_escape, "
-					 "variable, subcommand");
+					 "getenv, subcommand");
 			continue;
 		}
 		case ITEM_OPERANDS:

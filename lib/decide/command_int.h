@@ -64,7 +64,7 @@ bool ca_mentions(const char *text, size_t len, const char *name, size_t n);
 /* Where a program goes (command_place.c): a registry word (by: the option
  * that gave it; replaces: the spec's host it replaces, NULL: all); the
  * repository a git command goes to (w NULL: the default remote); after
- * the words, the spec's `variable` items and the default remote; whether the
+ * the words, the spec's `getenv` items and the default remote; whether the
  * spec's host is replaced. */
 void ca_registry_word(struct reading *r, const struct shell_word *w, const char *by,
 		      const char *replaces);

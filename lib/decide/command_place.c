@@ -128,7 +128,7 @@ static const char *assigned(const struct reading *r, const char *name, bool *set
 	return v;
 }
 
-/* The spec's `variable "NAME" ROLE;` items: the variables the command gives
+/* The spec's `getenv "NAME" ROLE;` items: the variables the command gives
  * a value, those the preset's env block sets, and, named anywhere in
  * the command (export NAME=...), a value known only at run time.  A
  * variable only the host's environment may hold is not known here. */
@@ -465,8 +465,7 @@ static void remote_urls(struct gitcfg *g, const char *name, bool push, bool clon
 				VEC_PUSH(pushurls.v, pushurls.n, pushurls.cap, xstrdup(e->value));
 		}
 		if (!urls.n)
-			unsure(g, xasprintf("no remote '%s' is configured where the analysis looked",
-					    name));
+			unsure(g, xasprintf("no remote '%s' is configured", name));
 	}
 	if (!urls.n)
 		VEC_PUSH(urls.v, urls.n, urls.cap, xstrdup(name));
@@ -677,6 +676,15 @@ void ca_places_done(struct reading *r, const struct ir_spec *sub, const struct i
 			break;
 	}
 	enum ir_role first = sub->has_first ? sub->first : ROLE_NONE;
-	if (!r->git_named && (first == ROLE_FETCHURL || first == ROLE_PUSHURL))
-		ca_git_place(r, NULL, first);
+	if (r->git_named || (first != ROLE_FETCHURL && first != ROLE_PUSHURL))
+		return;
+	if (r->c->flags & SHELL_CMD_EXTRA_ARGS) {
+		/* xargs git fetch: the repository comes at run time */
+		struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
+		struct shell_word sw = { .parts = &part, .nparts = 1, .start = r->c->start,
+					 .end = r->c->start };
+		ca_git_place(r, &sw, first);
+		return;
+	}
+	ca_git_place(r, NULL, first);
 }

@@ -287,7 +287,7 @@ struct ir_spec {
 	size_t noptions, options_cap;
 	struct ir_spec *subs;
 	size_t nsubs, subs_cap;
-	/* `variable "GOPROXY" registry;`: variables of the program's environment
+	/* `getenv "GOPROXY" registry;`: variables of the program's environment
 	 * that name where it goes; names holds the variables */
 	struct ir_option *envs;
 	size_t nenvs, envs_cap;
