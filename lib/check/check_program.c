@@ -184,6 +184,51 @@ static void check_config(struct diag_list *d, struct ir_spec *spec, const struct
 	}
 }
 
+/* `config ".npmrc", "~/.npmrc" net "registry";`: files whose KEY = VALUE
+ * lines (the key a glob) name hosts the program contacts too; a path is
+ * ~/PATH, ${NAME}/PATH, an absolute one, or a file name looked for in
+ * the directory it works in and those above it. */
+static void check_config_keys(struct diag_list *d, struct ir_spec *spec, const struct ast *it)
+{
+	const char *role = it->u.item.word->u.tok.text;
+	struct ir_option c = { .origin = it->loc };
+	if (strcmp(role, ir_role_names[ROLE_NET]) == 0) {
+		c.role = ROLE_NET;
+	} else {
+		ERR(d, &it->u.item.word->loc, "syntax",
+		    "write 'config \"~/.curlrc\" unless \"-q\";' or 'config \"~/.npmrc\" "
+		    "net \"registry\";'");
+		return;
+	}
+	if (!it->u.item.patterns.n || !it->u.item.reason) {
+		ERR(d, &it->loc, "syntax", "write 'config \"~/.npmrc\" %s \"KEY\";'", role);
+		return;
+	}
+	if (!(c.path = plain(d, it->u.item.reason, "a key")))
+		return;
+	size_t cap = 0;
+	for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
+		if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
+			ERR(d, &p->loc, "syntax", "a path is named by a string, as in \"~/.npmrc\"");
+			continue;
+		}
+		char *v = plain(d, p->u.seq.head, "a path");
+		if (v && !config_path(v) && v[0] != '/' &&
+		    (!v[0] || strchr(v, '/') || strcmp(v, ".") == 0 || strcmp(v, "..") == 0)) {
+			ERR(d, &p->u.seq.head->loc, "bad-value",
+			    "'%s' is not ~/PATH, ${NAME}/PATH, /PATH or a file name", v);
+			free(v);
+			continue;
+		}
+		if (v)
+			VEC_PUSH(c.names, c.nnames, cap, v);
+	}
+	if (c.nnames)
+		VEC_PUSH(spec->configkeys, spec->nconfigkeys, spec->configkeys_cap, c);
+	else
+		free(c.path);
+}
+
 /* The host after the role registry: one of the spec's `net` hosts, which
  * the value replaces (the spec's own, or its program's: a subcommand's
  * items are checked before its program's `net` is known, so a host the
@@ -367,7 +412,11 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				spec->remote = true;
 			continue;
 		case ITEM_CONFIG:
-			check_config(d, spec, it);
+			if (it->u.item.word &&
+			    strcmp(it->u.item.word->u.tok.text, "unless") != 0)
+				check_config_keys(d, spec, it);
+			else
+				check_config(d, spec, it);
 			continue;
 		case ITEM_ENV:
 			check_env(d, spec, it);

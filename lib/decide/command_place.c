@@ -11,6 +11,7 @@
 #include "base/git_config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,11 +196,11 @@ static int collect(void *arg, const char *section, const char *sub, const char *
 	return 0;
 }
 
-/* The text of a file, malloc'd (len bytes); NULL with *missing when
- * there is none, NULL with a reason in g when it cannot be read.  In the
- * repository a link is not followed: its target may lie anywhere. */
-static char *file_text(struct gitcfg *g, const char *path, bool nofollow, bool *missing,
-		       size_t *len)
+/* The text of a file of at most 1 MiB, malloc'd (len bytes); NULL with
+ * *missing when there is none, NULL with *err (malloc'd) when it cannot
+ * be read.  nofollow: a link is not followed (its target may lie
+ * anywhere). */
+static char *small_file(const char *path, bool nofollow, bool *missing, size_t *len, char **err)
 {
 	*missing = false;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
@@ -208,13 +209,14 @@ static char *file_text(struct gitcfg *g, const char *path, bool nofollow, bool *
 			*missing = true;
 			return NULL;
 		}
-		unsure(g, errno == ELOOP ? xasprintf("%s is a symbolic link", path)
-					 : xasprintf("%s cannot be read: %s", path, strerror(errno)));
+		*err = errno == ELOOP && nofollow
+			       ? xasprintf("%s is a symbolic link", path)
+			       : xasprintf("%s cannot be read: %s", path, strerror(errno));
 		return NULL;
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONFIG_MAX) {
-		unsure(g, xasprintf("%s is not a regular file of at most 1 MiB", path));
+		*err = xasprintf("%s is not a regular file of at most 1 MiB", path);
 		close(fd);
 		return NULL;
 	}
@@ -227,12 +229,22 @@ static char *file_text(struct gitcfg *g, const char *path, bool nofollow, bool *
 	bool bad = n < 0 || sb.len > CONFIG_MAX;
 	close(fd);
 	if (bad) {
-		unsure(g, xasprintf("%s cannot be read", path));
+		*err = xasprintf("%s cannot be read", path);
 		sb_free(&sb);
 		return NULL;
 	}
 	*len = sb.len;
 	return sb_steal(&sb);
+}
+
+static char *file_text(struct gitcfg *g, const char *path, bool nofollow, bool *missing,
+		       size_t *len)
+{
+	char *err = NULL;
+	char *text = small_file(path, nofollow, missing, len, &err);
+	if (err)
+		unsure(g, err);
+	return text;
 }
 
 static void read_config(struct gitcfg *g, const char *path, bool nofollow)
@@ -666,12 +678,166 @@ void ca_git_place(struct reading *r, const struct shell_word *w, enum ir_role ro
 	config_free(&g);
 }
 
+/* ---- config files ---------------------------------------------------------- */
+
+/* The values of text's KEY = VALUE lines whose key matches c's glob (as
+ * npm's .npmrc and pip's pip.conf write them: blanks around, [section]
+ * lines and # ; comments skipped, an indented line without '=' going on
+ * with the value before it), each read as the role says. */
+static void config_value(struct reading *r, const struct ir_option *c, const char *file,
+			 const char *v)
+{
+	const char *by = ca_printf(r->out, "%s in %s", c->path, file);
+	/* npm expands ${NAME} when it runs */
+	registry_value(r, strchr(v, '$') || strchr(v, '`') ? NULL : v, file, by);
+}
+
+static void config_values(struct reading *r, const struct ir_option *c, const char *file,
+			  const char *text)
+{
+	struct strbuf v;
+	bool in = false;
+	sb_init(&v);
+	for (const char *line = text; line;) {
+		const char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		char *l = xstrndup(line, n);
+		line = end ? end + 1 : NULL;
+		bool indented = l[0] == ' ' || l[0] == '\t';
+		char *t = l + strspn(l, " \t");
+		t[strcspn(t, "\r")] = '\0';
+		char *eq = strchr(t, '=');
+		if (indented && !eq && in && *t && *t != '#' && *t != ';') {
+			sb_addc(&v, ' ');
+			sb_adds(&v, t);
+			free(l);
+			continue;
+		}
+		if (in)
+			config_value(r, c, file, v.buf);
+		in = false;
+		if (eq && *t != '#' && *t != ';' && *t != '[') {
+			char *k = t, *ke = eq;
+			while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
+				ke--;
+			*ke = '\0';
+			if (fnmatch(c->path, k, FNM_CASEFOLD) == 0) {
+				char *val = eq + 1 + strspn(eq + 1, " \t");
+				size_t vl = strlen(val);
+				while (vl && (val[vl - 1] == ' ' || val[vl - 1] == '\t'))
+					val[--vl] = '\0';
+				if (vl >= 2 && (val[0] == '"' || val[0] == '\'') && val[vl - 1] == val[0]) {
+					val[vl - 1] = '\0';
+					val++;
+				}
+				v.len = 0;
+				v.buf[0] = '\0';
+				sb_adds(&v, val);
+				in = true;
+			}
+		}
+		free(l);
+	}
+	if (in)
+		config_value(r, c, file, v.buf);
+	sb_free(&v);
+}
+
+/* One config file: its values, or a host known only at run time when it
+ * cannot be read or the command names it (it may write it first). */
+static void config_file(struct reading *r, const struct ir_option *c, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *by = ca_printf(r->out, "%s in %s", c->path, path);
+	if (ca_mentions(r->text, r->env->text_len, base, strlen(base))) {
+		registry_value(r, NULL, ca_keep(r->out, path), by);
+		return;
+	}
+	bool missing;
+	size_t len = 0;
+	char *err = NULL;
+	char *text = small_file(path, false, &missing, &len, &err);
+	if (err || (text && memchr(text, '\0', len))) {
+		registry_value(r, NULL, ca_keep(r->out, path), by);
+		free(err);
+		free(text);
+		return;
+	}
+	if (text)
+		config_values(r, c, ca_keep(r->out, path), text);
+	free(text);
+}
+
+/* The spec's `config PATHS net "KEY";` items: what the files name is
+ * contacted besides the `net` hosts, since an option, a variable or
+ * another file may take its place (npm --userconfig).  A file name is
+ * looked for in the directory it works in and every one above it (npm
+ * reads the project's, found upward). */
+static void config_places(struct reading *r, const struct ir_spec *s)
+{
+	const struct cmd_env *env = r->env;
+	for (size_t i = 0; i < s->nconfigkeys; i++) {
+		const struct ir_option *c = &s->configkeys[i];
+		for (size_t j = 0; j < c->nnames; j++) {
+			const char *p = c->names[j];
+			if (p[0] == '/') {
+				config_file(r, c, p);
+			} else if (p[0] == '~') {
+				if (!env->home) {
+					registry_value(r, NULL, p, ca_printf(r->out, "%s in %s", c->path, p));
+					continue;
+				}
+				char *f = xasprintf("%s%s", env->home, p + 1);
+				config_file(r, c, f);
+				free(f);
+			} else if (p[0] == '$') {
+				const char *name = p + 2, *v = NULL;
+				size_t n = strcspn(name, "}");
+				char *nm = xstrndup(name, n);
+				bool set;
+				v = assigned(r, nm, &set);
+				for (size_t k = 0; k < env->nvars && !set; k++)
+					if (strcmp(env->vars[k].name, nm) == 0) {
+						v = env->vars[k].value;
+						set = true;
+					}
+				if (!set && ca_mentions(r->text, env->text_len, nm, n))
+					set = true;
+				if (set && v) {
+					char *f = xasprintf("%s%s", v, name + n + 1);
+					config_file(r, c, f);
+					free(f);
+				} else if (set) {
+					registry_value(r, NULL, p, ca_printf(r->out, "%s in %s", c->path, p));
+				}
+				free(nm);
+			} else if (!r->dir) {
+				registry_value(r, NULL, p, ca_printf(r->out, "%s in %s", c->path, p));
+			} else {
+				char *d = xstrdup(r->dir);
+				for (;;) {
+					char *f = xasprintf("%s/%s", strcmp(d, "/") ? d : "", p);
+					config_file(r, c, f);
+					free(f);
+					char *slash = strrchr(d, '/');
+					if (!slash || slash == d)
+						break;
+					*slash = '\0';
+				}
+				free(d);
+			}
+		}
+	}
+}
+
 /* After the words: the spec's variables, and the default remote of a
  * git command that named none. */
 void ca_places_done(struct reading *r, const struct ir_spec *sub, const struct ir_spec *prog)
 {
 	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
 		env_places(r, s);
+		config_places(r, s);
 		if (s == prog)
 			break;
 	}

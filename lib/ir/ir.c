@@ -371,8 +371,16 @@ void ir_spec_free(struct ir_spec *s)
 		for (size_t j = 0; j < s->envs[i].nnames; j++)
 			free(s->envs[i].names[j]);
 		free(s->envs[i].names);
+		free(s->envs[i].path);
 	}
 	free(s->envs);
+	for (size_t i = 0; i < s->nconfigkeys; i++) {
+		for (size_t j = 0; j < s->configkeys[i].nnames; j++)
+			free(s->configkeys[i].names[j]);
+		free(s->configkeys[i].names);
+		free(s->configkeys[i].path);
+	}
+	free(s->configkeys);
 	for (size_t i = 0; i < s->nsubs; i++)
 		ir_spec_free(&s->subs[i]);
 	free(s->subs);

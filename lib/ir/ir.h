@@ -283,6 +283,11 @@ struct ir_spec {
 	size_t nconfigs, configs_cap;
 	char *config_unless;
 	struct loc config_loc;
+	/* `config ".npmrc", "~/.npmrc" net "registry";`: config files whose
+	 * KEY = VALUE lines name hosts it contacts too (names: the paths;
+	 * path: the key, a glob; role: net) */
+	struct ir_option *configkeys;
+	size_t nconfigkeys, configkeys_cap;
 	struct ir_option *options;
 	size_t noptions, options_cap;
 	struct ir_spec *subs;
