@@ -156,6 +156,9 @@ is "$(hosts "git fetch" "$T/helper")" "$unknown" "ext::"
 git init -q -b main proxy && git -C proxy remote add origin https://github.com/o/r.git &&
 	git -C proxy config http.proxy http://proxy.example.test:3128
 is "$(hosts "git fetch" "$T/proxy")" "$unknown" "http.proxy"
+git init -q -b main vcs && git -C vcs remote add origin https://github.com/o/r.git &&
+	git -C vcs config remote.origin.vcs hg
+is "$(hosts "git fetch" "$T/vcs")" "$unknown" "remote.*.vcs"
 git init -q -b main link && cp plain/.git/config link.cfg && rm link/.git/config &&
 	ln -s ../../link.cfg link/.git/config
 is "$(hosts "git fetch" "$T/link")" "$unknown" "a repository config that is a link"

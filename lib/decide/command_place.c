@@ -190,6 +190,8 @@ static int collect(void *arg, const char *section, const char *sub, const char *
 	if ((strcmp(section, "http") == 0 || strcmp(section, "remote") == 0) &&
 	    strcmp(key, "proxy") == 0)
 		unsure(g, xasprintf("%s names a proxy git goes through", g->file));
+	if (strcmp(section, "remote") == 0 && strcmp(key, "vcs") == 0)
+		unsure(g, xasprintf("%s hands a remote to a helper program (remote.*.vcs)", g->file));
 	struct entry e = { xstrdup(section), sub ? xstrdup(sub) : NULL, xstrdup(key),
 			   value ? xstrdup(value) : NULL };
 	VEC_PUSH(g->v, g->n, g->cap, e);
@@ -605,10 +607,13 @@ static char *unsettled(const struct reading *r)
 		if (v && strncmp(v, "--git-dir", 9) == 0)
 			return xstrdup("--git-dir names another repository");
 	}
-	for (size_t k = 0; k < r->env->nvars; k++)
-		if (strncmp(r->env->vars[k].name, "GIT_", 4) == 0 ||
-		    strcmp(r->env->vars[k].name, "XDG_CONFIG_HOME") == 0)
-			return xasprintf("the preset sets %s", r->env->vars[k].name);
+	for (size_t k = 0; k < r->env->nvars; k++) {
+		const struct cmd_var *v = &r->env->vars[k];
+		if (strncmp(v->name, "GIT_", 4) == 0 || strcmp(v->name, "XDG_CONFIG_HOME") == 0 ||
+		    (strcmp(v->name, "HOME") == 0 &&
+		     (!r->env->home || strcmp(v->value, r->env->home) != 0)))
+			return xasprintf("the preset sets %s", v->name);
+	}
 	static const char *const names[] = { "GIT_", "XDG_CONFIG_HOME" };
 	for (size_t k = 0; k < ARRAY_SIZE(names); k++)
 		if (memmem(t, len, names[k], strlen(names[k])))
