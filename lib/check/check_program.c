@@ -17,7 +17,8 @@ static const bool operand_role[ROLE_COUNT] = {
 	[ROLE_DELETE] = true, [ROLE_NET] = true,    [ROLE_OPAQUE] = true, [ROLE_ARG] = true,
 	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true, [ROLE_SEDSCRIPT] = true,
 	[ROLE_CHANGES] = true, [ROLE_VARIABLE] = true, [ROLE_AWKSCRIPT] = true,
-	[ROLE_CWD] = true,    [ROLE_UPSTREAM] = true,
+	[ROLE_CWD] = true,    [ROLE_UPSTREAM] = true, [ROLE_REGISTRY] = true,
+	[ROLE_FETCHURL] = true, [ROLE_PUSHURL] = true, [ROLE_CLONEURL] = true,
 };
 static const bool option_role[ROLE_COUNT] = {
 	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
@@ -29,7 +30,8 @@ static const bool option_role[ROLE_COUNT] = {
 	[ROLE_DELETES] = true,	[ROLE_CHANGES] = true,   [ROLE_STORE] = true,
 	[ROLE_MODULE] = true,	[ROLE_AWKSCRIPT] = true, [ROLE_CREATES] = true,
 	[ROLE_DATA] = true,	[ROLE_CONTACTS] = true,  [ROLE_PAIR] = true,
-	[ROLE_NAMEDREAD] = true,
+	[ROLE_NAMEDREAD] = true, [ROLE_REGISTRY] = true, [ROLE_FETCHURL] = true,
+	[ROLE_PUSHURL] = true,	[ROLE_CLONEURL] = true,
 };
 
 /* A name in a spec: a string without variables or blanks. */
@@ -110,7 +112,7 @@ enum spec_item {
 	ITEM_OPERANDS, ITEM_FIRST, ITEM_LAST, ITEM_OPTION, ITEM_NET,
 	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_CHANGES,
 	ITEM_EXTRACTS, ITEM_ENVIRONMENT, ITEM_REMOTE, ITEM_BARE, ITEM_IMPLIED, ITEM_TARGETS,
-	ITEM_UPSTREAM, ITEM_PROJECT, ITEM_CONFIG, ITEM_HOST, ITEM_SHELL_ESCAPE,
+	ITEM_UPSTREAM, ITEM_PROJECT, ITEM_CONFIG, ITEM_HOST, ITEM_SHELL_ESCAPE, ITEM_ENV,
 	ITEM_COUNT
 };
 static const char *const item_names[ITEM_COUNT] = {
@@ -121,6 +123,7 @@ static const char *const item_names[ITEM_COUNT] = {
 	[ITEM_REMOTE] = "remote",	[ITEM_BARE] = "bare",	    [ITEM_IMPLIED] = "implied",
 	[ITEM_TARGETS] = "targets",	[ITEM_UPSTREAM] = "upstream", [ITEM_PROJECT] = "project",
 	[ITEM_CONFIG] = "config",	[ITEM_HOST] = "host",	    [ITEM_SHELL_ESCAPE] = "shell_escape",
+	[ITEM_ENV] = "getenv",
 };
 
 /* A default config's path: ~/REST or ${NAME}/REST (NAME an environment
@@ -179,6 +182,121 @@ static void check_config(struct diag_list *d, struct ir_spec *spec, const struct
 		spec->config_unless = unless;
 		spec->config_loc = it->u.item.reason->loc;
 	}
+}
+
+/* `config ".npmrc", "~/.npmrc" net "registry";`: files whose KEY = VALUE
+ * lines (the key a glob) name hosts the program contacts too; a path is
+ * ~/PATH, ${NAME}/PATH, an absolute one, or a file name looked for in
+ * the directory it works in and those above it. */
+static void check_config_keys(struct diag_list *d, struct ir_spec *spec, const struct ast *it)
+{
+	const char *role = it->u.item.word->u.tok.text;
+	struct ir_option c = { .origin = it->loc };
+	if (strcmp(role, ir_role_names[ROLE_NET]) == 0) {
+		c.role = ROLE_NET;
+	} else {
+		ERR(d, &it->u.item.word->loc, "syntax",
+		    "write 'config \"~/.curlrc\" unless \"-q\";' or 'config \"~/.npmrc\" "
+		    "net \"registry\";'");
+		return;
+	}
+	if (!it->u.item.patterns.n || !it->u.item.reason) {
+		ERR(d, &it->loc, "syntax", "write 'config \"~/.npmrc\" %s \"KEY\";'", role);
+		return;
+	}
+	if (!(c.path = plain(d, it->u.item.reason, "a key")))
+		return;
+	size_t cap = 0;
+	for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
+		if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
+			ERR(d, &p->loc, "syntax", "a path is named by a string, as in \"~/.npmrc\"");
+			continue;
+		}
+		char *v = plain(d, p->u.seq.head, "a path");
+		if (v && !config_path(v) && v[0] != '/' &&
+		    (!v[0] || strchr(v, '/') || strcmp(v, ".") == 0 || strcmp(v, "..") == 0)) {
+			ERR(d, &p->u.seq.head->loc, "bad-value",
+			    "'%s' is not ~/PATH, ${NAME}/PATH, /PATH or a file name", v);
+			free(v);
+			continue;
+		}
+		if (v)
+			VEC_PUSH(c.names, c.nnames, cap, v);
+	}
+	if (c.nnames)
+		VEC_PUSH(spec->configkeys, spec->nconfigkeys, spec->configkeys_cap, c);
+	else
+		free(c.path);
+}
+
+/* The host after the role registry: one of the spec's `net` hosts, which
+ * the value replaces (the spec's own, or its program's: a subcommand's
+ * items are checked before its program's `net` is known, so a host the
+ * spec does not name is checked where the analysis reads it: it then
+ * replaces nothing).  Malloc'd, or NULL after an error. */
+static char *registry_host(struct diag_list *d, const struct ast *s)
+{
+	char *h = plain(d, s, "a host name");
+	if (h && (!*h || strcmp(h, "*") == 0 || strchr(h, '/'))) {
+		ERR(d, &s->loc, "bad-value",
+		    "'%s' is not a host the spec names with `net` (a registry replaces one of them, "
+		    "as in registry \"proxy.golang.org:443\")",
+		    h);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* `getenv "GOPROXY", ... registry;`: variables that name where it goes. */
+static void check_env(struct diag_list *d, struct ir_spec *spec, const struct ast *it)
+{
+	if (!it->u.item.patterns.n || !it->u.item.word) {
+		ERR(d, &it->loc, "syntax", "write 'getenv \"npm_config_registry\" registry;'");
+		return;
+	}
+	const char *role = it->u.item.word->u.tok.text;
+	struct ir_option e = { .origin = it->loc };
+	if (strcmp(role, ir_role_names[ROLE_REGISTRY]) == 0) {
+		e.role = ROLE_REGISTRY;
+	} else if (strcmp(role, ir_role_names[ROLE_NET]) == 0) {
+		e.role = ROLE_NET;
+	} else {
+		ERR(d, &it->u.item.word->loc, "bad-value",
+		    "'%s' is not a role of a variable (registry: it names where the program goes "
+		    "instead of its net hosts; net: a host it contacts too)",
+		    role);
+		return;
+	}
+	if (it->u.item.reason && e.role != ROLE_REGISTRY) {
+		ERR(d, &it->u.item.reason->loc, "syntax",
+		    "only the role 'registry' takes a host after it (the spec's `net` host it "
+		    "replaces)");
+		return;
+	}
+	if (it->u.item.reason && !(e.path = registry_host(d, it->u.item.reason)))
+		return;
+	size_t cap = 0;
+	for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
+		if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
+			ERR(d, &p->loc, "syntax", "a variable is named by a string, as in \"GOPROXY\"");
+			continue;
+		}
+		char *name = plain(d, p->u.seq.head, "a variable name");
+		bool ok = name && name[0] && !(name[0] >= '0' && name[0] <= '9');
+		for (const char *c = name; ok && *c; c++)
+			ok = *c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+			     (*c >= '0' && *c <= '9');
+		if (name && !ok) {
+			ERR(d, &p->loc, "bad-value", "'%s' is not a variable name", name);
+			free(name);
+			continue;
+		}
+		if (name)
+			VEC_PUSH(e.names, e.nnames, cap, name);
+	}
+	if (e.nnames)
+		VEC_PUSH(spec->envs, spec->nenvs, spec->envs_cap, e);
 }
 
 static void check_body(struct diag_list *d, struct ir_spec *spec, const struct ast_seq *body)
@@ -294,7 +412,14 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				spec->remote = true;
 			continue;
 		case ITEM_CONFIG:
-			check_config(d, spec, it);
+			if (it->u.item.word &&
+			    strcmp(it->u.item.word->u.tok.text, "unless") != 0)
+				check_config_keys(d, spec, it);
+			else
+				check_config(d, spec, it);
+			continue;
+		case ITEM_ENV:
+			check_env(d, spec, it);
 			continue;
 		case ITEM_NET:
 			check_fixed(d, it, "a host name", "registry.npmjs.org", &spec->hosts, &spec->nhosts,
@@ -317,7 +442,7 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 				       : "operands, first, last, option, net, read, write, delete, "
 					 "changes, recursive, extracts, environment, remote, bare, "
 					 "implied, targets, upstream, project, config, host, shell_escape, "
-					 "subcommand");
+					 "getenv, subcommand");
 			continue;
 		}
 		case ITEM_OPERANDS:
@@ -336,6 +461,8 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			       strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_CHANGES]) == 0;
 		bool contacts = !operand && it->u.item.word &&
 				strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_CONTACTS]) == 0;
+		bool registry = it->u.item.word &&
+				strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_REGISTRY]) == 0;
 		if (store && !it->u.item.reason) {
 			ERR(d, &it->loc, "syntax", "write 'option \"--global\" store \"~/.gitconfig\";'");
 			continue;
@@ -345,13 +472,14 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			continue;
 		}
 		if (!operand && it->u.item.word && it->u.item.reason && !store && !changes &&
-		    !contacts) {
+		    !contacts && !registry) {
 			ERR(d, &it->u.item.reason->loc, "syntax",
 			    "only the roles 'store' and 'changes' take a path after them, 'contacts' "
-			    "a host");
+			    "and 'registry' a host");
 			continue;
 		}
-		if (!it->u.item.word || (it->u.item.reason && !store && !changes && !contacts) ||
+		if (!it->u.item.word ||
+		    (it->u.item.reason && !store && !changes && !contacts && !(registry && !operand)) ||
 		    operand != !it->u.item.patterns.n) {
 			ERR(d, &it->loc, "syntax",
 			    operand ? "write '%s ROLE;'"
@@ -383,6 +511,9 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		    !(opt.path = plain(d, it->u.item.reason, "a path")))
 			continue;
 		if (contacts && !(opt.path = plain(d, it->u.item.reason, "a host name")))
+			continue;
+		if (registry && it->u.item.reason &&
+		    !(opt.path = registry_host(d, it->u.item.reason)))
 			continue;
 		size_t cap = 0;
 		for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
@@ -424,11 +555,42 @@ static int spec_cmp(const void *a, const void *b)
 	return strcmp(x->nnames ? x->names[0] : "", y->nnames ? y->names[0] : "");
 }
 
+/* The host a registry replaces is a `net` host of its spec or of one
+ * that encloses it (depth of them in up): else it would replace nothing,
+ * and the default it means to stand for would be contacted besides. */
+static bool names_host(const struct ir_spec *const *up, size_t depth, const char *host)
+{
+	for (size_t k = 0; k < depth; k++)
+		for (size_t i = 0; i < up[k]->nhosts; i++)
+			if (strcmp(up[k]->hosts[i], host) == 0)
+				return true;
+	return false;
+}
+
+static void check_replaces(struct diag_list *d, const struct ir_spec **up, size_t depth)
+{
+	const struct ir_spec *s = up[depth - 1];
+	for (size_t k = 0; k < s->noptions + s->nenvs; k++) {
+		const struct ir_option *o = k < s->noptions ? &s->options[k] : &s->envs[k - s->noptions];
+		if (o->role == ROLE_REGISTRY && o->path && !names_host(up, depth, o->path))
+			ERR(d, &o->origin, "bad-value",
+			    "'%s' is not a host this spec names with `net`: the registry would "
+			    "replace nothing",
+			    o->path);
+	}
+	for (size_t k = 0; k < s->nsubs && depth < 8; k++) {
+		up[depth] = &s->subs[k];
+		check_replaces(d, up, depth + 1);
+	}
+}
+
 void check_program(struct diag_list *d, struct ir_policy *ir, const struct ast *node)
 {
 	struct ir_spec spec = { .origin = node->loc };
 	names_of(d, &node->u.prog.names, &spec.names, &spec.nnames);
 	check_body(d, &spec, &node->u.prog.body);
+	const struct ir_spec *up[9] = { &spec };
+	check_replaces(d, up, 1);
 	/* A later spec replaces the names it gives in an earlier one: the
 	 * index says which spec has a name now, so that a policy of many
 	 * specs is not checked in quadratic time. */

@@ -45,6 +45,13 @@ struct reading {
 	size_t nsubs;
 	const char *rewrote[4]; /* the history-rewriting spellings recorded */
 	size_t nrewrote;
+	/* The spec's `net` hosts a registry or a repository named replaces:
+	 * all of them, or those listed */
+	bool replaced_all;
+	const char *replaced[4];
+	size_t nreplaced;
+	bool git_named;      /* an operand or option named the git repository */
+	const struct ir_option *opt; /* the option whose value is being read, or NULL */
 };
 
 char *ca_host_of(const char *v);
@@ -52,6 +59,18 @@ const struct ir_spec *ca_find_program(const struct cmd_env *env, const char *pro
 const char *ca_known_value(const struct cmd_env *env, const struct shell_part *p);
 bool ca_is_sink(const char *v);
 bool ca_name_char(char c);
+/* Does text (len bytes) name the variable name anywhere, as a word? */
+bool ca_mentions(const char *text, size_t len, const char *name, size_t n);
+/* Where a program goes (command_place.c): a registry word (by: the option
+ * that gave it; replaces: the spec's host it replaces, NULL: all); the
+ * repository a git command goes to (w NULL: the default remote); after
+ * the words, the spec's `getenv` items and the default remote; whether the
+ * spec's host is replaced. */
+void ca_registry_word(struct reading *r, const struct shell_word *w, const char *by,
+		      const char *replaces);
+void ca_git_place(struct reading *r, const struct shell_word *w, enum ir_role role);
+void ca_places_done(struct reading *r, const struct ir_spec *sub, const struct ir_spec *prog);
+bool ca_replaced(const struct reading *r, const char *host);
 void ca_add_path(struct cmd_ops *out, const struct cmd_env *env, const char *dir,
 		     const char *text, const struct shell_cmd *c, const struct shell_word *w,
 		     enum ir_op op, bool tree, const char *detail);

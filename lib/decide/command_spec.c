@@ -47,8 +47,7 @@ static void contacted(struct reading *r, const char *host, const char *by)
 	r->contacted[r->ncontacted++] = host;
 }
 
-/* Does text (len bytes) name the variable name anywhere, as a word? */
-static bool mentions(const char *text, size_t len, const char *name, size_t n)
+bool ca_mentions(const char *text, size_t len, const char *name, size_t n)
 {
 	for (const char *p = text, *end = text + len; n && (size_t)(end - p) >= n; p++)
 		if (memcmp(p, name, n) == 0 && !(p > text && ca_name_char(p[-1])) &&
@@ -102,7 +101,7 @@ static const char *default_config(struct reading *r, const struct ir_spec *s)
 			for (size_t i = 0; i < env->nvars && !base; i++)
 				if (strlen(env->vars[i].name) == n && memcmp(env->vars[i].name, name, n) == 0)
 					base = env->vars[i].value;
-			if (!base && mentions(r->text, env->text_len, name, n))
+			if (!base && ca_mentions(r->text, env->text_len, name, n))
 				return ca_printf(r->out, "%s (the command sets %.*s)", p, (int)n, name);
 			if (!base)
 				continue; /* the host's environment: not known here */
@@ -110,7 +109,7 @@ static const char *default_config(struct reading *r, const struct ir_spec *s)
 		/* The script may write it before curl runs (echo location >
 		 * ~/.curlrc; curl ...): a write decided on its own. */
 		const char *file = strrchr(rest, '/') + 1;
-		if (mentions(r->text, env->text_len, file, strlen(file)))
+		if (ca_mentions(r->text, env->text_len, file, strlen(file)))
 			return ca_printf(r->out, "%s%s (the command names %s)", base, rest, file);
 		const char *path = ca_printf(r->out, "%s%s", base, rest);
 		struct stat st;
@@ -395,6 +394,16 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 			free(h);
 		}
 		break;
+	case ROLE_REGISTRY:
+		ca_registry_word(r, w, r->opt ? r->opt->names[0] : "names its registry",
+				 r->opt ? r->opt->path : NULL);
+		break;
+	case ROLE_FETCHURL:
+	case ROLE_PUSHURL:
+	case ROLE_CLONEURL:
+		r->git_named = true;
+		ca_git_place(r, w, role);
+		break;
 	case ROLE_OPAQUE:
 		r->opaque = true;
 		break;
@@ -621,7 +630,9 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 	if (!glued) {
 		if (i + 1 >= r->c->nwords)
 			return 0;
+		r->opt = o;
 		role_word(r, r->c->words[i + 1], o->role, "");
+		r->opt = NULL;
 		return 1;
 	}
 	/* The value sits inside this word, which is static. */
@@ -632,7 +643,9 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 					   .start = w->start, .end = w->end };
 		struct shell_word sw = { .parts = &part, .nparts = 1, .lit = glued,
 					 .start = w->start, .end = w->end };
+		r->opt = o;
 		role_word(r, &sw, o->role, "");
+		r->opt = NULL;
 	}
 	return 0;
 }
@@ -843,6 +856,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		struct shell_word sw = { .parts = &part, .nparts = 1, .start = c->start, .end = c->start };
 		role_word(r, &sw, role, ", arguments added at run time");
 	}
+	ca_places_done(r, sub, prog); /* before the `net` hosts it may replace */
 	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
 		for (size_t k = 0; k < s->nreads + s->nwrites; k++) {
 			bool wr = k >= s->nreads;
@@ -866,6 +880,8 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 			for (size_t k = 0; k < r->nchanged && !r->lists; k++)
 				fixed_path(r, r->changed[k], true, false);
 		for (size_t k = 0; k < s->nhosts; k++) {
+			if (ca_replaced(r, s->hosts[k]))
+				continue; /* a registry or repository named replaces it */
 			char detail[160];
 			ca_join(detail, sizeof(detail), "network (", r->prog, " contacts it)",
 				(char *)NULL);

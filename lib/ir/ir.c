@@ -351,7 +351,8 @@ const char *const ir_role_names[ROLE_COUNT] = {
 	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
 	"run", "rewrites", "refspec", "sedscript", "extracts", "into", "lists", "deletes",
 	"changes", "store", "variable", "module", "awkscript", "upstream", "creates",
-	"data", "contacts", "pair", "namedread",
+	"data", "contacts", "pair", "namedread", "registry", "fetchurl", "pushurl",
+	"cloneurl",
 };
 
 void ir_spec_free(struct ir_spec *s)
@@ -366,6 +367,20 @@ void ir_spec_free(struct ir_spec *s)
 		free(s->options[i].path);
 	}
 	free(s->options);
+	for (size_t i = 0; i < s->nenvs; i++) {
+		for (size_t j = 0; j < s->envs[i].nnames; j++)
+			free(s->envs[i].names[j]);
+		free(s->envs[i].names);
+		free(s->envs[i].path);
+	}
+	free(s->envs);
+	for (size_t i = 0; i < s->nconfigkeys; i++) {
+		for (size_t j = 0; j < s->configkeys[i].nnames; j++)
+			free(s->configkeys[i].names[j]);
+		free(s->configkeys[i].names);
+		free(s->configkeys[i].path);
+	}
+	free(s->configkeys);
 	for (size_t i = 0; i < s->nsubs; i++)
 		ir_spec_free(&s->subs[i]);
 	free(s->subs);

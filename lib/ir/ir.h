@@ -220,6 +220,16 @@ enum ir_role {
 			 * option's own role where it is listed with another too */
 	ROLE_PAIR,      /* option: takes two words that mean nothing here (jq --arg NAME VALUE) */
 	ROLE_NAMEDREAD, /* option: takes a name, then a file it reads (jq --rawfile NAME FILE) */
+	ROLE_REGISTRY,  /* operand, option, env: where the program fetches from (npm
+			 * --registry, pip -i, GOPROXY); given, it replaces the spec's `net`
+			 * hosts: a URL, or a list of them split at ',' or '|', where `direct`
+			 * is a host known only at run time and `off` none */
+	ROLE_FETCHURL,  /* operand, option: a git repository fetched from: a URL, a path or
+			 * a remote's name, resolved through git's config; it replaces the
+			 * spec's `net` hosts, and with none given the default remote does */
+	ROLE_PUSHURL,   /* the same, pushed to (remote.NAME.pushurl, pushInsteadOf) */
+	ROLE_CLONEURL,  /* the same, from outside any repository: only the user's and the
+			 * system's config apply (git clone) */
 	ROLE_COUNT
 };
 
@@ -242,7 +252,7 @@ struct ir_spec_index {
 	struct strmap subs;    /* subcommand name -> indices into subs, ascending */
 	size_t *glob_subs;     /* the subcommands with a name holding '*', ascending */
 	size_t nglob_subs;
-	uint32_t roles;        /* bit r: an option has role r */
+	uint64_t roles;        /* bit r: an option has role r */
 };
 
 struct ir_spec {
@@ -273,10 +283,19 @@ struct ir_spec {
 	size_t nconfigs, configs_cap;
 	char *config_unless;
 	struct loc config_loc;
+	/* `config ".npmrc", "~/.npmrc" net "registry";`: config files whose
+	 * KEY = VALUE lines name hosts it contacts too (names: the paths;
+	 * path: the key, a glob; role: net) */
+	struct ir_option *configkeys;
+	size_t nconfigkeys, configkeys_cap;
 	struct ir_option *options;
 	size_t noptions, options_cap;
 	struct ir_spec *subs;
 	size_t nsubs, subs_cap;
+	/* `getenv "GOPROXY" registry;`: variables of the program's environment
+	 * that name where it goes; names holds the variables */
+	struct ir_option *envs;
+	size_t nenvs, envs_cap;
 	char **hosts;   /* `net "host";`: contacts made whatever the words; "*" unknown */
 	size_t nhosts, hosts_cap;
 	/* `read "path";`, `write ".git";`: paths used whatever the words,

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(ROLE_COUNT <= 32, "ir_spec_index.roles holds a bit a role");
+_Static_assert(ROLE_COUNT <= 64, "ir_spec_index.roles holds a bit a role");
 
 static void spec_index(void *arg)
 {
@@ -27,7 +27,7 @@ static void spec_index(void *arg)
 	x->roles = 0;
 	for (size_t i = 0; i < s->noptions; i++) {
 		const struct ir_option *o = &s->options[i];
-		x->roles |= 1u << o->role;
+		x->roles |= (uint64_t)1 << o->role;
 		for (size_t j = 0; j < o->nnames; j++)
 			strmap_add(&x->options, o->names[j], strlen(o->names[j]), (uint32_t)i);
 	}
@@ -107,5 +107,5 @@ const struct ir_spec *ir_spec_sub(const struct ir_spec *s, const char *word)
 
 bool ir_spec_declares(const struct ir_spec *s, enum ir_role role)
 {
-	return s && (indexed(s)->index.roles >> role) & 1u;
+	return s && (indexed(s)->index.roles >> role) & 1;
 }
