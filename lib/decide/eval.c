@@ -303,7 +303,7 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 	return rc;
 }
 
-cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *preset,
+static cordon_evaluator *evaluator_one(const cordon_policy *policy, const char *preset,
 				       const cordon_context *ctx, char **err)
 {
 	const struct ir_preset *p;
@@ -360,6 +360,44 @@ fail:
 	return NULL;
 }
 
+/* Under a managed layer (docs/fleet.md): the managed layer must offer the
+ * preset; the evaluator is the lower layer's, with the managed layer's
+ * beside it in ev->managed, and every decision is the stricter of the two
+ * (evaluate).  A lower layer without the preset leaves the managed
+ * layer's evaluator alone. */
+cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *preset,
+				       const cordon_context *ctx, char **err)
+{
+	cordon_evaluator *ev, *m;
+	if (!policy->managed)
+		return evaluator_one(policy, preset, ctx, err);
+	if (cordon_policy_error_count(policy)) {
+		*err = xasprintf("%s has errors", cordon_policy_name(policy));
+		return NULL;
+	}
+	if (!cordon_policy_has_preset(policy->managed, preset)) {
+		char *why = NULL;
+		m = evaluator_one(policy->managed, preset, ctx, &why);
+		cordon_evaluator_free(m);
+		*err = xasprintf("%s (the managed layer %s offers the presets there are)",
+				 why ? why : "unknown preset", cordon_policy_name(policy->managed));
+		free(why);
+		return NULL;
+	}
+	if (!(m = evaluator_one(policy->managed, preset, ctx, err)))
+		return NULL;
+	m->layer = "managed";
+	if (!ir_preset_find(&policy->ir, preset))
+		return m;
+	if (!(ev = evaluator_one(policy, preset, ctx, err))) {
+		cordon_evaluator_free(m);
+		return NULL;
+	}
+	ev->layer = "user";
+	ev->managed = m;
+	return ev;
+}
+
 static void rules_free(struct ev_rule *rules, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -384,6 +422,7 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 {
 	if (!ev)
 		return;
+	cordon_evaluator_free(ev->managed);
 	rules_free(ev->rules, ev->nrules);
 	rules_free(ev->protect, ev->nprotect);
 	for (int i = 0; i < IR_OP_COUNT; i++)
@@ -744,8 +783,8 @@ static bool spelled_canonical(const char *s, size_t len)
 	}
 }
 
-static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
-				 struct explain *x, char **err)
+static cordon_decision *evaluate_one(const cordon_evaluator *ev,
+				     const struct cordon_request *req, struct explain *x, char **err)
 {
 	cordon_decision *d;
 	struct target t;
@@ -784,6 +823,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		return NULL;
 	d = xcalloc(1, sizeof(*d));
 	d->preset = ev->preset->name;
+	d->layer = ev->layer;
 	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : ev->host->sandbox;
 	if (op == IR_EXEC)
 		d->analysed = req->argv ? "argv" : "shell";
@@ -791,6 +831,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	d->sandboxed = req->sandboxed && ev->preset->sandbox == IR_SANDBOX_REQUIRED;
 	if (x) {
 		x->preset = ev->preset->name;
+		x->layer = ev->layer;
 		x->approval_never = ev->preset->approval == IR_APPROVAL_NEVER;
 		x->sandbox = d->sandbox;
 	}
@@ -903,6 +944,38 @@ decided:
 	}
 	if (x)
 		x->decided = true;
+	return d;
+}
+
+/* A decision under a managed layer: both layers decide, and the stricter
+ * decision is the one (deny > ask > allow); on a tie of denies the managed
+ * layer's, otherwise the lower layer's.  Whatever a lower layer says, the
+ * result is never less severe than the managed layer's own, so nothing the
+ * widening check missed widens a decision.  The trace is the chosen
+ * layer's. */
+static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
+				 struct explain *x, char **err)
+{
+	struct explain xm = { 0 };
+	cordon_decision *d, *m;
+	if (!ev->managed)
+		return evaluate_one(ev, req, x, err);
+	if (!(d = evaluate_one(ev, req, x, err)))
+		return NULL;
+	if (!(m = evaluate_one(ev->managed, req, x ? &xm : NULL, err))) {
+		cordon_decision_free(d);
+		return NULL;
+	}
+	if (m->effect > d->effect || (m->effect == IR_DENY && d->effect == IR_DENY)) {
+		cordon_decision_free(d);
+		if (x) {
+			xp_free(x);
+			*x = xm;
+		}
+		return m;
+	}
+	xp_free(&xm);
+	cordon_decision_free(m);
 	return d;
 }
 
