@@ -303,8 +303,8 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 	return rc;
 }
 
-static cordon_evaluator *evaluator_one(const cordon_policy *policy, const char *preset,
-				       const cordon_context *ctx, char **err)
+cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
+			      const cordon_context *ctx, char **err)
 {
 	const struct ir_preset *p;
 	cordon_evaluator *ev;
@@ -358,44 +358,6 @@ static cordon_evaluator *evaluator_one(const cordon_policy *policy, const char *
 fail:
 	cordon_evaluator_free(ev);
 	return NULL;
-}
-
-/* Under a managed layer (docs/fleet.md): the managed layer must offer the
- * preset; the evaluator is the lower layer's, with the managed layer's
- * beside it in ev->managed, and every decision is the stricter of the two
- * (evaluate).  A lower layer without the preset leaves the managed
- * layer's evaluator alone. */
-cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *preset,
-				       const cordon_context *ctx, char **err)
-{
-	cordon_evaluator *ev, *m;
-	if (!policy->managed)
-		return evaluator_one(policy, preset, ctx, err);
-	if (cordon_policy_error_count(policy)) {
-		*err = xasprintf("%s has errors", cordon_policy_name(policy));
-		return NULL;
-	}
-	if (!cordon_policy_has_preset(policy->managed, preset)) {
-		char *why = NULL;
-		m = evaluator_one(policy->managed, preset, ctx, &why);
-		cordon_evaluator_free(m);
-		*err = xasprintf("%s (the managed layer %s offers the presets there are)",
-				 why ? why : "unknown preset", cordon_policy_name(policy->managed));
-		free(why);
-		return NULL;
-	}
-	if (!(m = evaluator_one(policy->managed, preset, ctx, err)))
-		return NULL;
-	m->layer = "managed";
-	if (!ir_preset_find(&policy->ir, preset))
-		return m;
-	if (!(ev = evaluator_one(policy, preset, ctx, err))) {
-		cordon_evaluator_free(m);
-		return NULL;
-	}
-	ev->layer = "user";
-	ev->managed = m;
-	return ev;
 }
 
 static void rules_free(struct ev_rule *rules, size_t n)

@@ -122,6 +122,11 @@ struct cordon_evaluator {
 	struct cordon_evaluator *managed;
 };
 
+/* The evaluator of one policy's preset, whatever layer is above it
+ * (cordon_evaluator_new layers it, eval_layer.c). */
+cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
+			      const cordon_context *ctx, char **err);
+
 /* A match data block left by the last decision: taken by one decision at
  * a time (an atomic exchange), so threads never share one. */
 struct ev_spare {
