@@ -44,6 +44,7 @@ preset "workspace-write" extends "read-only" {
 }
 
 default "workspace-write";
+redact "ticket" /TICKET-[0-9]+/;
 EOF
 
 # The lower layer that passes: the managed presets, narrowed.
@@ -153,6 +154,19 @@ ok $? "run: the managed deny stops the command before it runs (status $rc)"
 (cd "$WS" && "$CORDON" run -p "$tmpdir/allow-over-deny.cordon" --preset workspace-write \
 	--workspace "$WS" -- true > /dev/null 2> "$tmpdir/err")
 is "$?" 1 "run: a widening lower layer is a policy error, nothing runs"
+
+# cordon approve: a managed deny is never approvable.
+(cd "$WS" && "$CORDON" approve exec -p "$LOOSE" --workspace "$WS" "$cmd" > /dev/null \
+	2> "$tmpdir/err")
+is "$?" 1 "approve: the managed deny cannot be approved"
+
+# The managed layer's redactions: a lower layer cannot switch one off.
+sed -e '$a\
+redact "ticket" /(?!)/;' "$LOOSE" > "$tmpdir/unredact.cordon"
+"$CORDON" eval -p "$tmpdir/unredact.cordon" $ctx --audit "$tmpdir/audit.log" \
+	exec "echo TICKET-42" > /dev/null 2>&1
+grep -q 'REDACTED:ticket' "$tmpdir/audit.log" && ! grep -q 'TICKET-42' "$tmpdir/audit.log"
+ok $? "audit: the managed layer's redaction holds under a lower layer's"
 
 # cordon hook: the agent's call is denied.
 H=$tmpdir/home

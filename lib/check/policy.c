@@ -229,6 +229,9 @@ char *cordon_policy_dump(const cordon_policy *p, const char *preset, const cordo
 		*err = xasprintf("%s has errors", p->name);
 		return NULL;
 	}
+	/* Under a managed layer, a preset the lower layer leaves to it. */
+	if (p->managed && !ir_preset_find(&p->ir, preset))
+		return cordon_policy_dump(p->managed, preset, ctx, format, flags, err);
 	ip = ir_preset_find(&p->ir, preset);
 	if (!ip) {
 		const char **names = xcalloc(p->ir.npresets + 1, sizeof(*names));
