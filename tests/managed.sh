@@ -69,7 +69,7 @@ widens() {
 	"$CORDON" eval -p "$tmpdir/$1.cordon" $ctx write "$WS/src/a.c" > "$tmpdir/out" 2> "$tmpdir/err"
 	rc=$?
 	is "$rc" 1 "$1: the lower layer is a policy error"
-	grep -q "^$tmpdir/$1.cordon:[0-9]*:[0-9]*: error: .*widens the managed layer: $3.*\[managed-layer\]" \
+	grep -q "^$tmpdir/$1.cordon:[0-9]*:[0-9]*: error: .*the managed layer: $3.*\[managed-layer\]" \
 		"$tmpdir/err" || grep -q "^$tmpdir/$1.cordon:[0-9]*:[0-9]*: error: $3" "$tmpdir/err"
 	ok $? "$1: the error names the lower layer's rule"
 	[ -z "$4" ] || grep -q "^$M:$4:[0-9]*: note: " "$tmpdir/err"
@@ -88,6 +88,8 @@ widens unprotect 's|protect "${workspace}/.git";|unprotect;|' \
 	'protect /ws/.git: present' 26
 widens wider-env 's|keep PATH, HOME;|keep PATH, HOME, AWS_SECRET_ACCESS_KEY;|' \
 	'env keep AWS_SECRET_ACCESS_KEY' 3
+widens env-set 's|keep PATH, HOME;|&\n    set TMPDIR = "/var/tmp";|' \
+	'env set TMPDIR: (none) -> /var/tmp' 3
 widens higher-limit 's|processes 256;|processes 1024;|' \
 	'setting limit processes: 256 -> 1024' 17
 widens approval-ask-over-never 's|approval never;|approval ask;|' \

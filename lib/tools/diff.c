@@ -674,6 +674,13 @@ static void locate_changes(struct diff_preset *dp, size_t from, const cordon_pol
 				c->old_loc = x->origin;
 			if ((c->has_new_loc = y != NULL))
 				c->new_loc = y->origin;
+		} else if (c->kind == DIFF_ENV && strncmp(c->subject, "set ", 4) == 0) {
+			for (size_t k = 0; a && k < a->env.nset && !c->has_old_loc; k++)
+				if ((c->has_old_loc = strcmp(a->env.set[k].name, c->subject + 4) == 0))
+					c->old_loc = a->env.set[k].origin;
+			for (size_t k = 0; b && k < b->env.nset && !c->has_new_loc; k++)
+				if ((c->has_new_loc = strcmp(b->env.set[k].name, c->subject + 4) == 0))
+					c->new_loc = b->env.set[k].origin;
 		} else if (c->kind == DIFF_SETTING && strncmp(c->subject, "limit ", 6) == 0) {
 			for (int k = 0; k < IR_LIMIT_COUNT; k++) {
 				if (strcmp(c->subject + 6, ir_limit_names[k]) != 0)

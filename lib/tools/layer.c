@@ -55,6 +55,16 @@ static bool same_places(const struct diff_change *a, const struct diff_change *b
 	       (!a->has_new_loc || same_loc(a->new_loc, b->new_loc));
 }
 
+/* What a lower layer may not change: whatever the diff calls widening,
+ * and a value the sandbox's environment gets (`env { set }`), which the
+ * diff calls neither wider nor narrower.  Failing closed, that value is
+ * the managed layer's to choose. */
+static bool refused(const struct diff_change *c)
+{
+	return c->cls == DIFF_WIDENED ||
+	       (c->kind == DIFF_ENV && c->cls == DIFF_CHANGED && strncmp(c->subject, "set ", 4) == 0);
+}
+
 /* One error for each pair of places that widens: the first request, and
  * how many more the same two rules decide alike. */
 static void errors_widen(cordon_policy *lower, uint32_t base, const struct ir_preset *own,
@@ -64,24 +74,25 @@ static void errors_widen(cordon_policy *lower, uint32_t base, const struct ir_pr
 		const struct diff_change *c = &dp->changes[i];
 		size_t more = 0;
 		bool seen = false;
-		if (c->cls != DIFF_WIDENED)
+		if (!refused(c))
 			continue;
 		for (size_t k = 0; k < i && !seen; k++)
-			seen = dp->changes[k].cls == DIFF_WIDENED && same_places(&dp->changes[k], c);
+			seen = refused(&dp->changes[k]) && same_places(&dp->changes[k], c);
 		if (seen)
 			continue;
 		for (size_t k = i + 1; k < dp->n; k++)
-			more += dp->changes[k].cls == DIFF_WIDENED && same_places(&dp->changes[k], c);
+			more += refused(&dp->changes[k]) && same_places(&dp->changes[k], c);
 		struct loc at = c->has_new_loc ? c->new_loc : own->loc;
 		char *words = diff_change_words(c);
 		struct diag *d;
+		const char *how = c->cls == DIFF_WIDENED ? "widens" : "changes";
 		if (more)
 			d = diag_add(&lower->diags, DIAG_ERROR, &at, LAYER_ID,
-				     "preset '%s' widens the managed layer: %s (and %zu more like it)",
-				     own->name, words, more);
+				     "preset '%s' %s the managed layer: %s (and %zu more like it)",
+				     own->name, how, words, more);
 		else
 			d = diag_add(&lower->diags, DIAG_ERROR, &at, LAYER_ID,
-				     "preset '%s' widens the managed layer: %s", own->name, words);
+				     "preset '%s' %s the managed layer: %s", own->name, how, words);
 		free(words);
 		if (d && c->has_old_loc)
 			diag_note(d, moved(c->old_loc, base), "%s",
