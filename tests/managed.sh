@@ -184,6 +184,34 @@ out=$(cd "$WS" && HOME=$H "$CORDON" hook claude -p "$tmpdir/allow-over-deny.cord
 	< "$tmpdir/event" 2> "$tmpdir/err")
 is "$?" 2 "hook: a widening lower layer blocks the call (exit 2)"
 
+# ---- the sandbox of a call is the layered one -------------------------------------
+# A managed layer that lets only /ws be written, under a lower layer that
+# allows ${workspace}: they agree under the check's fixed context (where
+# the workspace is /ws), and a real workspace elsewhere is asked about by
+# the managed layer, so the lowering binds it read-only.  One launch.
+
+R=$tmpdir/rt
+mkdir -p "$R/ws"
+printf 'cordon 1;\npreset "p" {\n  read "/**" allow;\n  write "/dev/null" allow;\n  write "/**" ask;\n  write "/ws" allow;\n  net "*" deny;\n  exec "*" allow;\n}\ndefault "p";\n' > "$R/m.cordon"
+sed -e 's|write "/ws" allow;|write "${workspace}" allow;|' -e '/^default/d' "$R/m.cordon" > "$R/l.cordon"
+if ! "$CORDON" probe > /dev/null 2>&1; then
+	skip "the workspace a managed layer does not allow is read-only in the sandbox" \
+		"cordon probe says the sandbox is not ready"
+else
+	# A script: what it writes is known only when it runs, so the
+	# sandbox, not the decision, is what stops it.
+	echo 'echo x > a' > "$R/w.sh"
+	(cd "$R/ws" && CORDON_MANAGED=$R/m.cordon "${CORDON_REAL:-$CORDON}" run -p "$R/l.cordon" \
+		--workspace "$R/ws" -- sh "$R/w.sh" > /dev/null 2> "$tmpdir/err")
+	refused_by sandbox "$?" "$tmpdir/err" 'Read-only file system'
+	ok $? "the workspace a managed layer does not allow is read-only in the sandbox"
+	[ ! -e "$R/ws/a" ]
+	ok $? "... and nothing was written"
+fi
+env -u CORDON_MANAGED "$CORDON" compile -p "$R/l.cordon" --preset p --context "workspace=$R/ws" --emit bwrap \
+	2> /dev/null | grep -q -- "\"--bind\",\"$R/ws\""
+ok $? "without the managed layer, the lower layer alone binds it writable"
+
 # ---- the managed layer pins the presets and the default --------------------------
 
 out=$("$CORDON" eval -p "$OK" $ctx --preset danger-full-access read /etc/hosts 2>&1)
