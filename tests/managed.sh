@@ -194,7 +194,7 @@ R=$tmpdir/rt
 mkdir -p "$R/ws"
 printf 'cordon 1;\npreset "p" {\n  read "/**" allow;\n  write "/dev/null" allow;\n  write "/**" ask;\n  write "/ws" allow;\n  net "*" deny;\n  exec "*" allow;\n}\ndefault "p";\n' > "$R/m.cordon"
 sed -e 's|write "/ws" allow;|write "${workspace}" allow;|' -e '/^default/d' "$R/m.cordon" > "$R/l.cordon"
-if ! "$CORDON" probe > /dev/null 2>&1; then
+if ! "${CORDON_REAL:-$CORDON}" probe > /dev/null 2>&1; then
 	skip "the workspace a managed layer does not allow is read-only in the sandbox" \
 		"cordon probe says the sandbox is not ready"
 else
