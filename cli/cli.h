@@ -38,9 +38,14 @@ int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((forma
 /* The help text of a verb, on stdout. */
 int cli_help(const char *verb);
 /* -p FILE when given; otherwise the installed system policy when present,
- * or the embedded default.  Prints diagnostics; NULL (with *status set)
- * when the policy cannot be used. */
+ * or the embedded default.  Under a managed layer (SYSCONFDIR/cordon/
+ * managed.cordon, or $CORDON_MANAGED where none is installed), the policy
+ * is layered under it (cordon_policy_layer), and without -p or a system
+ * policy the managed layer stands alone.  Prints diagnostics; NULL (with
+ * *status set) when the policy cannot be used. */
 cordon_policy *cli_load_policy(const char *path, int *status);
+/* The file at path alone, never layered (cordon diff compares files). */
+cordon_policy *cli_load_policy_file(const char *path, int *status);
 /* For a command whose return ends the process: the policy is freed by the exit. */
 void cli_policy_done(cordon_policy *p);
 /* Apply one "--host NAME" argument. */

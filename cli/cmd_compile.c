@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cli.h"
+#include "cordon_tools.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -166,6 +167,12 @@ static int emit_lowered(const char *policy_path, const char *preset, cordon_cont
 	}
 	if (!(ev = cordon_evaluator_new(policy, preset, ctx, &err))) {
 		status = cli_usage_error(NULL, "%s", err);
+		goto out;
+	}
+	/* Under a managed layer, the plan cordon run would refuse. */
+	if (cordon_evaluator_check_layers(ev, &err) != 0) {
+		fprintf(stderr, "cordon: %s\n", err);
+		status = EXIT_POLICY;
 		goto out;
 	}
 	if (!(out = cordon_lower(ev, kind, &len, &err))) {

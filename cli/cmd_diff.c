@@ -45,8 +45,8 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	/* Both files are checked, so one run reports the errors of both. */
-	old_p = cli_load_policy(files[0], &st_old);
-	new_p = cli_load_policy(files[1], &st_new);
+	old_p = cli_load_policy_file(files[0], &st_old);
+	new_p = cli_load_policy_file(files[1], &st_new);
 	if (!old_p || !new_p) {
 		status = st_old == EXIT_USAGE || st_new == EXIT_USAGE ? EXIT_USAGE : EXIT_POLICY;
 		goto out;

@@ -1,7 +1,9 @@
 #include "config.h"
 
 #include "cli.h"
+#include "cordon_tools.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,7 +249,9 @@ static void usage(FILE *out)
 	fputs("\n"
 	      "Run 'cordon VERB --help' for a verb's options.\n"
 	      "Without -p, cordon uses " SYSCONFDIR "/cordon/policy.cordon when present,\n"
-	      "otherwise its embedded default policy.\n",
+	      "otherwise its embedded default policy.  When " SYSCONFDIR "/cordon/managed.cordon\n"
+	      "is installed, it is the managed layer: the policy in use (-p FILE, or the\n"
+	      "system policy) is layered under it and can only narrow it (docs/fleet.md).\n",
 	      out);
 }
 
@@ -280,18 +284,29 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-cordon_policy *cli_load_policy(const char *path, int *status)
+/* The managed layer's file (docs/fleet.md): the installed one whenever it
+ * exists, or cannot be told not to exist (a directory closed to this user:
+ * loading it then fails, and nothing runs); only when there is none,
+ * $CORDON_MANAGED.  The variable can therefore add a managed layer where
+ * an administrator installed none, which only narrows, and can never
+ * replace or remove an installed one.  NULL: no managed layer. */
+static const char *managed_path(void)
 {
-	static const char system_policy[] = SYSCONFDIR "/cordon/policy.cordon";
+	static const char installed[] = SYSCONFDIR "/cordon/managed.cordon";
+	const char *env = getenv("CORDON_MANAGED");
 	struct stat st;
-	cordon_policy *p;
+	if (lstat(installed, &st) == 0 || errno != ENOENT) {
+		if (env && *env && strcmp(env, installed) != 0)
+			fprintf(stderr, "cordon: warning: CORDON_MANAGED is ignored: the managed "
+					"layer %s is installed\n",
+				installed);
+		return installed;
+	}
+	return env && *env ? env : NULL;
+}
 
-	if (path)
-		p = cordon_policy_load_file(path);
-	else if (stat(system_policy, &st) == 0)
-		p = cordon_policy_load_file(system_policy);
-	else
-		p = cordon_policy_load_embedded();
+static cordon_policy *usable(cordon_policy *p, int *status)
+{
 	if (cordon_policy_error_count(p)) {
 		cordon_policy_print_diagnostics(p, stderr);
 		*status = cordon_policy_io_failed(p) ? EXIT_USAGE : EXIT_POLICY;
@@ -299,6 +314,40 @@ cordon_policy *cli_load_policy(const char *path, int *status)
 		return NULL;
 	}
 	return p;
+}
+
+cordon_policy *cli_load_policy_file(const char *path, int *status)
+{
+	return usable(cordon_policy_load_file(path), status);
+}
+
+cordon_policy *cli_load_policy(const char *path, int *status)
+{
+	static const char system_policy[] = SYSCONFDIR "/cordon/policy.cordon";
+	const char *mpath = managed_path();
+	cordon_policy *managed = NULL, *lower = NULL;
+	struct stat st;
+
+	if (mpath) {
+		/* A managed layer that cannot be read or has errors stops
+		 * every verb: nothing stands in for it. */
+		if (!(managed = usable(cordon_policy_load_file(mpath), status)))
+			return NULL;
+		if (path)
+			lower = cordon_policy_load_file(path);
+		else if (!cordon_policy_forbids_lower_layers(managed) &&
+			 stat(system_policy, &st) == 0)
+			lower = cordon_policy_load_file(system_policy);
+		/* Without a lower layer the managed layer stands alone: the
+		 * embedded default is what holds where no administrator wrote
+		 * a policy, and the managed layer is one. */
+		return usable(cordon_policy_layer(managed, lower), status);
+	}
+	if (path)
+		return usable(cordon_policy_load_file(path), status);
+	if (stat(system_policy, &st) == 0)
+		return usable(cordon_policy_load_file(system_policy), status);
+	return usable(cordon_policy_load_embedded(), status);
 }
 
 /* The policy of a command that ends the process when it returns (eval,

@@ -45,6 +45,12 @@ bool cordon_policy_has_preset(const cordon_policy *policy, const char *name);
 /* The preset named by `default "...";`, or NULL. */
 const char *cordon_policy_default_preset(const cordon_policy *policy);
 const char *cordon_policy_name(const cordon_policy *policy);
+/* The name of the managed layer above the policy (cordon_policy_layer in
+ * cordon_tools.h, docs/fleet.md), or NULL when it has none. */
+const char *cordon_policy_managed_name(const cordon_policy *policy);
+/* True when the policy says `lower_layers deny;`: as the managed layer, it
+ * takes no policy under it. */
+bool cordon_policy_forbids_lower_layers(const cordon_policy *policy);
 
 /* Context variables: workspace, cwd, home, tmp, agent_dir, session_dir, user. */
 cordon_context *cordon_context_new(void);
@@ -165,6 +171,9 @@ const char *cordon_decision_reason(const cordon_decision *d);
 /* "file:line:col" of the deciding rule, or NULL when no rule matched. */
 const char *cordon_decision_rule(const cordon_decision *d);
 const char *cordon_decision_preset(const cordon_decision *d);
+/* Under a managed layer, which layer's decision this is: "managed" or
+ * "user" (the stricter of the two; see docs/fleet.md); NULL without one. */
+const char *cordon_decision_layer(const cordon_decision *d);
 /* For an exec request, what was analysed: "shell" (the target as a shell
  * string) or "argv" (the request's words); NULL for other operations. */
 const char *cordon_decision_analysed(const cordon_decision *d);

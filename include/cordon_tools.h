@@ -249,6 +249,27 @@ bool cordon_coverage_rule(const cordon_coverage *cov, size_t i, const char **ori
 /* Per file, the total, then the uncovered rules, as TAP comment lines. */
 void cordon_coverage_print(const cordon_coverage *cov, FILE *out);
 
+/* ---- the managed layer (docs/fleet.md) ----------------------------------------- */
+
+/* Put lower under managed, taking both: lower is returned, holding the
+ * managed layer, with an error (id managed-layer, at the lower layer's
+ * rule, with a note at the managed layer's) for each way it widens the
+ * managed layer, found with the semantic diff (the managed layer as the
+ * old policy): an allow over a deny or an ask, a removed protection, a
+ * wider env keep list, a higher limit, approval ask where the managed
+ * layer says never, sandbox none, a preset the managed layer does not
+ * offer, another default than the one it sets; and one error when the
+ * managed layer says `lower_layers deny;`.  Every evaluator of the result
+ * decides with both layers and keeps the stricter decision.  A managed
+ * layer with errors is returned as it is (lower is freed): it is used for
+ * nothing.  lower may be NULL: managed is returned. */
+cordon_policy *cordon_policy_layer(cordon_policy *managed, cordon_policy *lower);
+/* Before a launch under a layered policy: 0 when the sandbox plan of ev's
+ * preset (the lower layer's) has no operation that widens the managed
+ * layer's plan under ev's context, else -1 with *err naming the first.
+ * 0 for an evaluator without a managed layer. */
+int cordon_evaluator_check_layers(const cordon_evaluator *ev, char **err);
+
 #ifdef __cplusplus
 }
 #endif

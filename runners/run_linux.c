@@ -12,6 +12,7 @@
 #include "proxy.h"
 #include "refusals.h"
 #include "cordon/lowering.h"
+#include "cordon_tools.h"
 #include "run.h"
 #include "run_approval.h"
 #include "run_limits.h"
@@ -612,14 +613,16 @@ static int call_tmp(struct call *c)
 	if ((c->tmp_lock = call_lock_make(c->dir, c->tmp_name, &what)) < 0)
 		return unavailable("%s %s: %s", what, c->dir, strerror(errno));
 	c->tmp = steal_pointer(&c->tmp_name);
-	if (c->ev_has_tmp)
-		return 0;
-	cordon_evaluator_free(c->ev);
-	c->ev = steal_pointer(&c->ev_tmp);
-	if (c->ev)
-		return 0;
-	if (cordon_context_set(o->ctx, "tmp", c->tmp, &c->err) != 0 ||
-	    !(c->ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &c->err)))
+	if (!c->ev_has_tmp) {
+		cordon_evaluator_free(c->ev);
+		c->ev = steal_pointer(&c->ev_tmp);
+	}
+	if (!c->ev && (cordon_context_set(o->ctx, "tmp", c->tmp, &c->err) != 0 ||
+		       !(c->ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &c->err))))
+		return unavailable("%s", c->err);
+	/* Under a managed layer, a plan wider than the managed layer's is
+	 * no plan: the call does not start. */
+	if (cordon_evaluator_check_layers(c->ev, &c->err) != 0)
 		return unavailable("%s", c->err);
 	return 0;
 }

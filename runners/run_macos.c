@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include "cordon/lowering.h"
+#include "cordon_tools.h"
 #include "rlimit.h"
 #include "run.h"
 #include "run_util.h"
@@ -208,6 +209,13 @@ int run_command(const struct run_opts *o)
 	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
 		fprintf(stderr, "cordon: %s\n", err);
 		status = 2;
+		goto out;
+	}
+	/* Under a managed layer, a plan wider than the managed layer's is
+	 * no plan: the call does not start. */
+	if (cordon_evaluator_check_layers(ev, &err) != 0) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
+		status = RUN_UNAVAILABLE;
 		goto out;
 	}
 	/* The command must be allowed before anything runs. */

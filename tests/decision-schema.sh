@@ -72,6 +72,20 @@ is "$?:$(grep -c '"error"' out/errors.jsonl)" 0:4 "stream errors are answers too
 "$CORDON" eval --host macos --json read /etc/hosts >> out/eval.jsonl 2> err
 ok $? "a decision on macOS (seatbelt)"
 diag < err
+# Under a managed layer (docs/fleet.md), decisions name their layer: p.cordon
+# with a read deny of its own under p.cordon with a regex read deny (which
+# the widening check has no target to ask about, so the lower layer passes):
+# the user layer decides the first two reads, the managed layer the third.
+sed -e 's|^  write "${workspace}" allow;|&\n  read "${workspace}/keep" deny;|' \
+	-e '/^default/d' p.cordon > lower.cordon
+sed -e 's|^  read  "/\*\*" allow;|&\n  read /^.secret.*[.]key$/ deny;|' p.cordon > managed.cordon
+for t in "$W/a" "$W/keep/x" /secret/a.key; do
+	CORDON_MANAGED=$tmpdir/managed.cordon "$CORDON" eval -p lower.cordon \
+		--context "workspace=$W" --context "cwd=$W" --json read "$t" >> out/eval.jsonl 2> err
+done
+grep -q '"layer":"managed"' out/eval.jsonl && grep -q '"layer":"user"' out/eval.jsonl
+ok $? "decisions under a managed layer name theirs"
+diag < err
 
 all="Request=out/requests.jsonl =out/stream.jsonl =out/extra.jsonl =out/errors.jsonl =out/eval.jsonl"
 # shellcheck disable=SC2086

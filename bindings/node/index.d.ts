@@ -75,6 +75,8 @@ export interface Decision {
   reason: string | null;
   rule: string | null;
   preset: string;
+  /** Under a managed layer: which layer's decision this is, the stricter of the two. */
+  layer?: 'managed' | 'user';
   operations: Operation[];
   sandbox: 'bwrap' | 'seatbelt' | 'none';
   /** exec that asks or is denied: what `cordon run` exits with instead (121 deny, 122 ask). */

@@ -287,6 +287,35 @@ static void check_redact(struct checker *c, struct scope *s, const struct ast *i
 	VEC_PUSH(c->ir->redacts, c->ir->nredacts, c->ir->redacts_cap, r);
 }
 
+/* lower_layers allow|deny;  -- top level only: whether a policy may be
+ * layered under this one when it is the managed layer (docs/fleet.md). */
+static void check_lower_layers(struct checker *c, struct scope *s, const struct ast *item)
+{
+	const struct ast *word = item->u.item.word;
+	if (s->name) {
+		ERR(c, &item->loc, "syntax",
+		    "'lower_layers' belongs at the top level, not inside a preset");
+		return;
+	}
+	if (item->u.item.patterns.n || !word ||
+	    (strcmp(word->u.tok.text, "allow") != 0 && strcmp(word->u.tok.text, "deny") != 0)) {
+		struct diag *d = ERR(c, &item->loc, "syntax", "write 'lower_layers allow;' or "
+							       "'lower_layers deny;'");
+		diag_hint(d, "deny: no policy may be layered under this one when it is the "
+			     "managed layer");
+		return;
+	}
+	if (c->ir->lower_layers_set) {
+		struct diag *d = ERR(c, &item->loc, "duplicate-setting",
+				     "'lower_layers' is set twice");
+		diag_note(d, c->ir->lower_layers_loc, "first set here");
+		return;
+	}
+	c->ir->lower_layers_set = true;
+	c->ir->lower_layers_denied = strcmp(word->u.tok.text, "deny") == 0;
+	c->ir->lower_layers_loc = item->loc;
+}
+
 static void check_item(struct checker *c, struct scope *s, const struct ast *item)
 {
 	const char *name = item->u.item.name->u.tok.text;
@@ -298,9 +327,12 @@ static void check_item(struct checker *c, struct scope *s, const struct ast *ite
 		check_setting(c, s, item, (enum setting)setting);
 	} else if (strcmp(name, "redact") == 0) {
 		check_redact(c, s, item);
+	} else if (strcmp(name, "lower_layers") == 0) {
+		check_lower_layers(c, s, item);
 	} else {
 		static const char *const statements[] = {
 			"include", "let", "preset", "test", "default", "env", "cordon", "redact",
+			"lower_layers",
 		};
 		const char *words[IR_OP_COUNT + SET_COUNT + ARRAY_SIZE(statements)];
 		size_t n = 0;
@@ -703,8 +735,10 @@ size_t check_policy(struct srcmgr *sm, struct diag_list *diags, struct ast *root
 	}
 	for (size_t i = 0; i < c.ntests; i++)
 		ck_test_block(&c, c.tests[i]);
-	if (c.default_node)
+	if (c.default_node) {
 		ck_preset_ref(&c, c.default_node->u.one.value, "default", &ir->default_preset);
+		ir->default_loc = c.default_node->loc;
+	}
 	sort_items(ir->presets, ir->npresets, sizeof(*ir->presets), ck_preset_cmp);
 
 	/* Assertions hold over the finished presets; a policy with errors has

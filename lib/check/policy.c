@@ -60,6 +60,7 @@ void cordon_policy_free(cordon_policy *p)
 {
 	if (!p)
 		return;
+	cordon_policy_free(p->managed);
 	ir_policy_free(&p->ir);
 	arena_free(&p->arena);
 	diag_free(&p->diags);
@@ -88,24 +89,53 @@ void cordon_policy_print_diagnostics(const cordon_policy *p, FILE *out)
 	diag_print(out, &p->sm, &p->diags);
 }
 
+/* Under a managed layer, the presets there are are the managed layer's. */
 size_t cordon_policy_preset_count(const cordon_policy *p)
 {
-	return p->diags.nerrors ? 0 : p->ir.npresets;
+	if (p->diags.nerrors)
+		return 0;
+	return p->managed ? cordon_policy_preset_count(p->managed) : p->ir.npresets;
 }
 
 const char *cordon_policy_preset_name(const cordon_policy *p, size_t index)
 {
+	if (p->managed && !p->diags.nerrors)
+		return cordon_policy_preset_name(p->managed, index);
 	return index < cordon_policy_preset_count(p) ? p->ir.presets[index].name : NULL;
 }
 
 bool cordon_policy_has_preset(const cordon_policy *p, const char *name)
 {
+	if (p->managed && !p->diags.nerrors)
+		return cordon_policy_has_preset(p->managed, name);
 	return !p->diags.nerrors && ir_preset_find(&p->ir, name) != NULL;
 }
 
+/* Under a managed layer: its default when it sets one (a lower layer
+ * cannot move it), else the lower layer's when the managed layer offers
+ * that preset. */
 const char *cordon_policy_default_preset(const cordon_policy *p)
 {
-	return p->diags.nerrors ? NULL : p->ir.default_preset;
+	if (p->diags.nerrors)
+		return NULL;
+	if (p->managed) {
+		const char *own = p->managed->ir.default_preset;
+		if (own)
+			return own;
+		own = p->ir.default_preset;
+		return own && cordon_policy_has_preset(p->managed, own) ? own : NULL;
+	}
+	return p->ir.default_preset;
+}
+
+bool cordon_policy_forbids_lower_layers(const cordon_policy *p)
+{
+	return p->ir.lower_layers_denied;
+}
+
+const char *cordon_policy_managed_name(const cordon_policy *p)
+{
+	return p->managed ? p->managed->name : NULL;
 }
 
 const char *cordon_policy_name(const cordon_policy *p)
@@ -199,6 +229,9 @@ char *cordon_policy_dump(const cordon_policy *p, const char *preset, const cordo
 		*err = xasprintf("%s has errors", p->name);
 		return NULL;
 	}
+	/* Under a managed layer, a preset the lower layer leaves to it. */
+	if (p->managed && !ir_preset_find(&p->ir, preset))
+		return cordon_policy_dump(p->managed, preset, ctx, format, flags, err);
 	ip = ir_preset_find(&p->ir, preset);
 	if (!ip) {
 		const char **names = xcalloc(p->ir.npresets + 1, sizeof(*names));

@@ -14,6 +14,10 @@ struct cordon_policy {
 	struct arena arena; /* the syntax trees of this compile */
 	struct ir_policy ir;
 	bool io_failed;
+	/* The managed layer above this policy (owned), or NULL: every
+	 * evaluator of this policy decides with both and keeps the stricter
+	 * decision (docs/fleet.md); its presets are the ones there are. */
+	struct cordon_policy *managed;
 };
 
 struct cordon_context {

@@ -36,6 +36,11 @@ const char *cordon_decision_preset(const cordon_decision *d)
 	return d->preset;
 }
 
+const char *cordon_decision_layer(const cordon_decision *d)
+{
+	return d->layer;
+}
+
 const char *cordon_decision_analysed(const cordon_decision *d)
 {
 	return d->analysed;

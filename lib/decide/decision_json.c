@@ -83,6 +83,10 @@ char *cordon_decision_json(const cordon_decision *d)
 	member(&sb, "rule", d->rule);
 	sb_addc(&sb, ',');
 	member(&sb, "preset", d->preset);
+	if (d->layer) {
+		sb_addc(&sb, ',');
+		member(&sb, "layer", d->layer);
+	}
 	sb_adds(&sb, ",\"operations\":[");
 	for (size_t i = 0; i < d->nops; i++) {
 		const struct dec_op *o = &d->ops[i];

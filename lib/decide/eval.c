@@ -303,8 +303,8 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 	return rc;
 }
 
-cordon_evaluator *cordon_evaluator_new(const cordon_policy *policy, const char *preset,
-				       const cordon_context *ctx, char **err)
+cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
+			      const cordon_context *ctx, char **err)
 {
 	const struct ir_preset *p;
 	cordon_evaluator *ev;
@@ -384,6 +384,7 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 {
 	if (!ev)
 		return;
+	cordon_evaluator_free(ev->managed);
 	rules_free(ev->rules, ev->nrules);
 	rules_free(ev->protect, ev->nprotect);
 	for (int i = 0; i < IR_OP_COUNT; i++)
@@ -744,8 +745,8 @@ static bool spelled_canonical(const char *s, size_t len)
 	}
 }
 
-static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
-				 struct explain *x, char **err)
+static cordon_decision *evaluate_one(const cordon_evaluator *ev,
+				     const struct cordon_request *req, struct explain *x, char **err)
 {
 	cordon_decision *d;
 	struct target t;
@@ -784,6 +785,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 		return NULL;
 	d = xcalloc(1, sizeof(*d));
 	d->preset = ev->preset->name;
+	d->layer = ev->layer;
 	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : ev->host->sandbox;
 	if (op == IR_EXEC)
 		d->analysed = req->argv ? "argv" : "shell";
@@ -791,6 +793,7 @@ static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon
 	d->sandboxed = req->sandboxed && ev->preset->sandbox == IR_SANDBOX_REQUIRED;
 	if (x) {
 		x->preset = ev->preset->name;
+		x->layer = ev->layer;
 		x->approval_never = ev->preset->approval == IR_APPROVAL_NEVER;
 		x->sandbox = d->sandbox;
 	}
@@ -903,6 +906,38 @@ decided:
 	}
 	if (x)
 		x->decided = true;
+	return d;
+}
+
+/* A decision under a managed layer: both layers decide, and the stricter
+ * decision is the one (deny > ask > allow); on a tie of denies the managed
+ * layer's, otherwise the lower layer's.  Whatever a lower layer says, the
+ * result is never less severe than the managed layer's own, so nothing the
+ * widening check missed widens a decision.  The trace is the chosen
+ * layer's. */
+static cordon_decision *evaluate(const cordon_evaluator *ev, const struct cordon_request *req,
+				 struct explain *x, char **err)
+{
+	struct explain xm = { 0 };
+	cordon_decision *d, *m;
+	if (!ev->managed)
+		return evaluate_one(ev, req, x, err);
+	if (!(d = evaluate_one(ev, req, x, err)))
+		return NULL;
+	if (!(m = evaluate_one(ev->managed, req, x ? &xm : NULL, err))) {
+		cordon_decision_free(d);
+		return NULL;
+	}
+	if (m->effect > d->effect || (m->effect == IR_DENY && d->effect == IR_DENY)) {
+		cordon_decision_free(d);
+		if (x) {
+			xp_free(x);
+			*x = xm;
+		}
+		return m;
+	}
+	xp_free(&xm);
+	cordon_decision_free(m);
 	return d;
 }
 

@@ -76,6 +76,7 @@ struct dec_op {
 
 struct cordon_decision {
 	enum ir_effect effect;
+	const char *layer; /* "managed" or "user" under a managed layer, else NULL */
 	const char *reason; /* in strings: the worst record's, or the escalation's */
 	const char *rule;   /* in strings, or NULL */
 	const char *preset;
@@ -114,7 +115,17 @@ struct cordon_evaluator {
 	/* What a decision may reuse from the one before it; the evaluator is
 	 * shared read-only between threads, so this lives behind a pointer. */
 	struct ev_spare *spare;
+	/* Under a managed layer: "managed" or "user", the layer this
+	 * evaluator's preset is from; and, for the lower layer's evaluator,
+	 * the managed layer's (owned), asked about every request too. */
+	const char *layer;
+	struct cordon_evaluator *managed;
 };
+
+/* The evaluator of one policy's preset, whatever layer is above it
+ * (cordon_evaluator_new layers it, eval_layer.c). */
+cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
+			      const cordon_context *ctx, char **err);
 
 /* A match data block left by the last decision: taken by one decision at
  * a time (an atomic exchange), so threads never share one. */

@@ -14,7 +14,9 @@ const char *cordon_evaluator_preset(const cordon_evaluator *ev)
 
 bool cordon_evaluator_sandboxed(const cordon_evaluator *ev)
 {
-	return ev->preset->sandbox == IR_SANDBOX_REQUIRED;
+	/* Under a managed layer, a sandbox either layer requires. */
+	return ev->preset->sandbox == IR_SANDBOX_REQUIRED ||
+	       (ev->managed && ev->managed->preset->sandbox == IR_SANDBOX_REQUIRED);
 }
 
 bool cordon_evaluator_rule_names_host(const cordon_evaluator *ev, const char *rule,

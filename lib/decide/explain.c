@@ -399,6 +399,9 @@ char *xp_render(const struct explain *x)
 	sb_addf(&sb, "\" (approval %s, sandbox ", x->approval_never ? "never" : "ask");
 	show(&sb, x->sandbox);
 	sb_adds(&sb, ")\n");
+	if (x->layer)
+		sb_addf(&sb, "layer: %s (the stricter of the managed layer's decision and the "
+			     "lower layer's)\n", x->layer);
 	for (size_t i = 0; i < x->nsteps; i++)
 		show_step(&sb, &x->steps[i]);
 	if (x->escalated)

@@ -122,6 +122,7 @@ struct xp_step {
 
 struct explain {
 	const char *preset;
+	const char *layer; /* under a managed layer: the deciding layer's name */
 	bool approval_never;
 	const char *sandbox;
 	struct xp_step *steps;

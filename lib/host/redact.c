@@ -107,6 +107,10 @@ cordon_redactor *cordon_redactor_new(const cordon_policy *policy, char **err)
 	}
 	if (add_policy(r, &base->ir, jit, err) != 0 || add_policy(r, &policy->ir, jit, err) != 0)
 		goto fail;
+	/* Under a managed layer, its patterns come last: a lower layer adds
+	 * patterns, and cannot replace one of the managed layer's by name. */
+	if (policy->managed && add_policy(r, &policy->managed->ir, jit, err) != 0)
+		goto fail;
 	cordon_policy_free(base);
 	return r;
 fail:

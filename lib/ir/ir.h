@@ -336,6 +336,12 @@ struct ir_policy {
 	struct ir_test *tests;      /* in source order */
 	size_t ntests, tests_cap;
 	char *default_preset;       /* or NULL */
+	struct loc default_loc;     /* of the `default` statement, when there is one */
+	/* `lower_layers deny;` (a managed layer's setting, docs/fleet.md): no
+	 * policy may be layered under this one.  lower_layers_loc is where it
+	 * was said; lower_layers_set whether it was said at all. */
+	bool lower_layers_denied, lower_layers_set;
+	struct loc lower_layers_loc;
 	struct ir_let *lets;        /* in definition order */
 	size_t nlets, lets_cap;
 	struct ir_spec *programs;   /* sorted by first name */

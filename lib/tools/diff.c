@@ -597,6 +597,111 @@ static void diff_plan(struct diff_result *res, struct diff_preset *dp,
 	cordon_plan_free(&b);
 }
 
+char *diff_plan_widening(const cordon_evaluator *above, const cordon_evaluator *below)
+{
+	struct diff_result res = { 0 };
+	struct diff_preset dp = { 0 };
+	char *first = NULL;
+	diff_plan(&res, &dp, above, below);
+	for (size_t i = 0; i < dp.n && !first; i++)
+		if (dp.changes[i].cls == DIFF_WIDENED)
+			first = diff_change_words(&dp.changes[i]);
+	VEC_PUSH(res.presets, res.n, res.cap, dp);
+	diff_result_free(&res);
+	return first;
+}
+
+/* ---- where each side says it ------------------------------------------------ */
+
+/* The location of an origin "file:line:col" in p's sources. */
+static bool origin_loc(const cordon_policy *p, const char *origin, struct loc *out)
+{
+	const char *c2, *c1;
+	unsigned long line, col;
+	if (!origin || !(c2 = strrchr(origin, ':')) || c2 == origin)
+		return false;
+	for (c1 = c2 - 1; c1 > origin && *c1 != ':'; c1--)
+		;
+	if (*c1 != ':')
+		return false;
+	line = strtoul(c1 + 1, NULL, 10);
+	col = strtoul(c2 + 1, NULL, 10);
+	for (size_t f = 0; f < p->sm.n && line && col; f++) {
+		const struct src_file *sf = p->sm.files[f];
+		size_t start, len;
+		if (strlen(sf->name) != (size_t)(c1 - origin) ||
+		    memcmp(sf->name, origin, (size_t)(c1 - origin)) != 0 || line > sf->nlines)
+			continue;
+		srcmgr_line(&p->sm, (uint32_t)f, (unsigned)line, &start, &len);
+		if (col - 1 > len)
+			return false;
+		out->file = (uint32_t)f;
+		out->start = (uint32_t)(start + col - 1);
+		out->end = (uint32_t)(start + len > out->start ? start + len : out->start + 1);
+		return true;
+	}
+	return false;
+}
+
+static const struct ir_protect *protect_shown(const struct ir_preset *p, const char *shown,
+					      const struct ir_context *ctx)
+{
+	for (size_t i = 0; p && i < p->nprotect; i++) {
+		char *t = pattern_shown(&p->protect[i].pat, ctx);
+		bool same = strcmp(t, shown) == 0;
+		free(t);
+		if (same)
+			return &p->protect[i];
+	}
+	return NULL;
+}
+
+/* Fill in where each side of the changes from `from` on says what it says:
+ * the rule, protection or limit, else the preset. */
+static void locate_changes(struct diff_preset *dp, size_t from, const cordon_policy *old_p,
+			   const cordon_policy *new_p, const struct ir_preset *a,
+			   const struct ir_preset *b, const struct ir_context *ctx)
+{
+	for (size_t i = from; i < dp->n; i++) {
+		struct diff_change *c = &dp->changes[i];
+		if (c->kind == DIFF_DECISION) {
+			c->has_old_loc = origin_loc(old_p, c->old_rule, &c->old_loc);
+			c->has_new_loc = origin_loc(new_p, c->new_rule, &c->new_loc);
+		} else if (c->kind == DIFF_PROTECT) {
+			const struct ir_protect *x = protect_shown(a, c->subject, ctx);
+			const struct ir_protect *y = protect_shown(b, c->subject, ctx);
+			if ((c->has_old_loc = x != NULL))
+				c->old_loc = x->origin;
+			if ((c->has_new_loc = y != NULL))
+				c->new_loc = y->origin;
+		} else if (c->kind == DIFF_ENV && strncmp(c->subject, "set ", 4) == 0) {
+			for (size_t k = 0; a && k < a->env.nset && !c->has_old_loc; k++)
+				if ((c->has_old_loc = strcmp(a->env.set[k].name, c->subject + 4) == 0))
+					c->old_loc = a->env.set[k].origin;
+			for (size_t k = 0; b && k < b->env.nset && !c->has_new_loc; k++)
+				if ((c->has_new_loc = strcmp(b->env.set[k].name, c->subject + 4) == 0))
+					c->new_loc = b->env.set[k].origin;
+		} else if (c->kind == DIFF_SETTING && strncmp(c->subject, "limit ", 6) == 0) {
+			for (int k = 0; k < IR_LIMIT_COUNT; k++) {
+				if (strcmp(c->subject + 6, ir_limit_names[k]) != 0)
+					continue;
+				if ((c->has_old_loc = a && a->limits[k].set))
+					c->old_loc = a->limits[k].origin;
+				if ((c->has_new_loc = b && b->limits[k].set))
+					c->new_loc = b->limits[k].origin;
+			}
+		}
+		if (!c->has_old_loc && a) {
+			c->old_loc = a->loc;
+			c->has_old_loc = true;
+		}
+		if (!c->has_new_loc && b) {
+			c->new_loc = b->loc;
+			c->has_new_loc = true;
+		}
+	}
+}
+
 /* ---- presets --------------------------------------------------------------- */
 
 static int diff_preset(struct diff_result *res, const cordon_policy *old_p,
@@ -616,6 +721,7 @@ static int diff_preset(struct diff_result *res, const cordon_policy *old_p,
 		change_add(res, &dp, DIFF_PRESET, a ? DIFF_NARROWED : DIFF_WIDENED, name,
 			   a ? "present" : NULL, b ? "present" : NULL);
 		dp.status = a ? DIFF_REMOVED : DIFF_ADDED;
+		locate_changes(&dp, 0, old_p, new_p, a, b, &ctx->vars);
 		VEC_PUSH(res->presets, res->n, res->cap, dp);
 		return 0;
 	}
@@ -636,6 +742,7 @@ static int diff_preset(struct diff_result *res, const cordon_policy *old_p,
 	diff_settings(res, &dp, a, b);
 	diff_protect_env(res, &dp, a, b, &ctx->vars);
 	diff_plan(res, &dp, ev_old, ev_new);
+	locate_changes(&dp, 0, old_p, new_p, a, b, &ctx->vars);
 	rc = 0;
 out:
 	for (int op = 0; op < IR_OP_COUNT; op++)
@@ -665,6 +772,13 @@ int diff_policies(const cordon_policy *old_p, const cordon_policy *new_p, const 
 	out->policy.status = DIFF_SAME;
 	diff_text_setting(out, &out->policy, "default", old_p->ir.default_preset,
 			  new_p->ir.default_preset);
+	for (size_t i = 0; i < out->policy.n; i++) {
+		struct diff_change *c = &out->policy.changes[i];
+		if ((c->has_old_loc = old_p->ir.default_preset != NULL))
+			c->old_loc = old_p->ir.default_loc;
+		if ((c->has_new_loc = new_p->ir.default_preset != NULL))
+			c->new_loc = new_p->ir.default_loc;
+	}
 	for (size_t i = 0; i < old_p->ir.npresets; i++)
 		set_add(&names, xstrdup(old_p->ir.presets[i].name));
 	for (size_t i = 0; i < new_p->ir.npresets; i++)

@@ -38,6 +38,12 @@ struct diff_change {
 	char *new_value;
 	char *old_rule;         /* DIFF_DECISION: deciding rules, or NULL */
 	char *new_rule;
+	/* Where each side says what it says, in its own policy's sources:
+	 * the deciding rule, the protection, the limit, or else the preset
+	 * (the `default` statement for the policy's default); has_*_loc is
+	 * false where that side has none. */
+	struct loc old_loc, new_loc;
+	bool has_old_loc, has_new_loc;
 };
 
 enum diff_status { DIFF_SAME, DIFF_MODIFIED, DIFF_ADDED, DIFF_REMOVED };
@@ -71,5 +77,17 @@ void diff_print_json(FILE *out, const struct diff_result *r, const char *old_nam
 		     const char *new_name, const struct ir_context *ctx);
 /* The first widening change in words (malloc'd), or NULL when none widened. */
 char *diff_first_widening(const struct diff_result *r);
+/* The first operation of below's bubblewrap plan that widens above's (an
+ * operation only below has that widens, or one only above has that
+ * narrows), in words (malloc'd); NULL when none does.  A preset without a
+ * sandbox on either side has no plan: the sandbox setting says so. */
+char *diff_plan_widening(const cordon_evaluator *above, const cordon_evaluator *below);
+/* A change in words, as diff_first_widening words one (malloc'd). */
+char *diff_change_words(const struct diff_change *c);
+
+/* ctx with the diff's fixed values (/ws, /home/u, ...) where it has none,
+ * so that a diff reads the same on every machine (ctx may be NULL); NULL
+ * with *err for a value the context refuses (diff_api.c). */
+cordon_context *diff_fixed_context(const cordon_context *ctx, char **err);
 
 #endif

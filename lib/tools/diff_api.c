@@ -56,8 +56,7 @@ static void set_err(char **err, char *msg)
 		free(msg);
 }
 
-/* ctx with the fixed values where it has none; NULL with *err. */
-static cordon_context *full_context(const cordon_context *ctx, char **err)
+cordon_context *diff_fixed_context(const cordon_context *ctx, char **err)
 {
 	cordon_context *full = cordon_context_new();
 	const char *host = ctx ? cordon_context_get_host(ctx) : NULL;
@@ -94,7 +93,7 @@ cordon_diff *cordon_diff_new(const cordon_policy *old_policy, const cordon_polic
 	}
 	cordon_diff *d = xcalloc(1, sizeof(*d));
 	char *why = NULL;
-	if (!(d->ctx = full_context(ctx, err)))
+	if (!(d->ctx = diff_fixed_context(ctx, err)))
 		goto fail;
 	if (diff_policies(old_policy, new_policy, preset, d->ctx, &d->res, &why) != 0) {
 		set_err(err, why);

@@ -183,20 +183,26 @@ char *diff_first_widening(const struct diff_result *r)
 				where = &r->presets[i], first = &r->presets[i].changes[k];
 	if (!first)
 		return NULL;
+	char *words = diff_change_words(first), *line;
+	if (where == &r->policy)
+		return words;
+	line = xasprintf("preset \"%s\": %s", where->name, words);
+	free(words);
+	return line;
+}
+
+char *diff_change_words(const struct diff_change *c)
+{
 	struct strbuf sb;
 	sb_init(&sb);
-	if (where != &r->policy)
-		sb_addf(&sb, "preset \"%s\": ", where->name);
-	if (first->kind == DIFF_DECISION)
-		sb_addf(&sb, "%s %s: %s -> %s", ir_op_names[first->op], first->subject,
-			first->old_value ? first->old_value : "(none)",
-			first->new_value ? first->new_value : "(none)");
-	else if (first->kind == DIFF_PRESET)
-		sb_adds(&sb, "added");
+	if (c->kind == DIFF_DECISION)
+		sb_addf(&sb, "%s %s: %s -> %s", ir_op_names[c->op], c->subject,
+			c->old_value ? c->old_value : "(none)", c->new_value ? c->new_value : "(none)");
+	else if (c->kind == DIFF_PRESET)
+		sb_adds(&sb, c->new_value ? "added" : "removed");
 	else
-		sb_addf(&sb, "%s %s: %s -> %s", diff_kind_names[first->kind], first->subject,
-			first->old_value ? first->old_value : "(none)",
-			first->new_value ? first->new_value : "(none)");
+		sb_addf(&sb, "%s %s: %s -> %s", diff_kind_names[c->kind], c->subject,
+			c->old_value ? c->old_value : "(none)", c->new_value ? c->new_value : "(none)");
 	return sb_steal(&sb);
 }
 

@@ -1,6 +1,6 @@
 /* The tools of the public API (cordon_tools.h), through that header alone:
- * formatting, the line diff, lint, the policy diff and tests with
- * coverage, each with its error paths (NULL and invalid arguments, files
+ * formatting, the line diff, lint, the policy diff, the managed layer and
+ * tests with coverage, each with its error paths (NULL and invalid arguments, files
  * that cannot be read). */
 #include "config.h"
 
@@ -520,6 +520,79 @@ static void test_tests(void)
 	cordon_policy_free(p);
 }
 
+/* ---- the managed layer ----------------------------------------------------------- */
+
+static const char managed_text[] = "cordon 1;\n"
+				   "preset \"p\" {\n"
+				   "  read \"/**\" allow;\n"
+				   "  read /^.*[.]key$/ deny;\n"
+				   "  write \"/**\" ask;\n"
+				   "}\n"
+				   "default \"p\";\n";
+static const char narrower_text[] = "cordon 1;\n"
+				    "preset \"p\" {\n"
+				    "  read \"/**\" allow;\n"
+				    "  read \"/home\" deny;\n"
+				    "  write \"/**\" ask;\n"
+				    "}\n";
+
+/* The effect and layer of reading path under policy's preset "p". */
+static enum cordon_effect read_by(const cordon_policy *policy, const char *path,
+				  const char **layer)
+{
+	char *err = NULL;
+	cordon_evaluator *ev = cordon_evaluator_new(policy, "p", NULL, &err);
+	struct cordon_request req = { .op = CORDON_READ, .target = path, .canonical = true };
+	cordon_decision *d = ev ? cordon_evaluate(ev, &req, &err) : NULL;
+	enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_EFFECT_COUNT;
+	if (layer)
+		*layer = d && cordon_decision_layer(d) ? (cordon_decision_layer(d)[0] == 'm'
+								? "managed" : "user")
+						 : NULL;
+	free(err);
+	cordon_decision_free(d);
+	cordon_evaluator_free(ev);
+	return e;
+}
+
+static void test_layer(void)
+{
+	const char *layer = NULL;
+	cordon_policy *p = cordon_policy_layer(policy_of("managed.cordon", managed_text),
+					       policy_of("narrower.cordon", narrower_text));
+	ok(cordon_policy_error_count(p) == 0, "a lower layer that only narrows is no error");
+	ok(cordon_policy_managed_name(p) && strcmp(cordon_policy_managed_name(p),
+						   "managed.cordon") == 0,
+	   "the policy names its managed layer");
+	ok(read_by(p, "/home/u/a", &layer) == CORDON_DENY && layer && strcmp(layer, "user") == 0,
+	   "the lower layer's deny narrows, and its layer decided");
+	ok(read_by(p, "/srv/id.key", &layer) == CORDON_DENY && layer &&
+		   strcmp(layer, "managed") == 0,
+	   "a managed deny the lower layer lacks holds (the check has no probe for a regex)");
+	ok(read_by(p, "/srv/a", &layer) == CORDON_ALLOW, "what both allow is allowed");
+	ok(cordon_policy_default_preset(p) && strcmp(cordon_policy_default_preset(p), "p") == 0,
+	   "the default is the managed layer's");
+	cordon_policy_free(p);
+
+	p = cordon_policy_layer(policy_of("managed.cordon", managed_text),
+				policy_of("wider.cordon", new_text));
+	ok(cordon_policy_error_count(p) > 0, "a lower layer that widens is an error");
+	FILE *f = tmpfile();
+	cordon_policy_print_diagnostics(p, f);
+	char *text = captured(f);
+	ok(strstr(text, "wider.cordon:4:3: error: preset 'p' widens the managed layer") &&
+		   strstr(text, "managed.cordon:5:3: note: the managed layer's rule"),
+	   "the error names both rules");
+	free(text);
+	ok(read_by(p, "/srv/a", NULL) == CORDON_EFFECT_COUNT, "and no evaluator is built of it");
+	cordon_policy_free(p);
+
+	p = cordon_policy_layer(policy_of("alone.cordon", managed_text), NULL);
+	ok(cordon_policy_error_count(p) == 0 && !cordon_policy_managed_name(p),
+	   "without a lower layer the managed layer stands alone");
+	cordon_policy_free(p);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -532,6 +605,7 @@ int main(void)
 	test_line_diff();
 	test_lint();
 	test_diff();
+	test_layer();
 	test_tests();
 	rmdir(dir);
 	return tap_done();
