@@ -168,20 +168,26 @@ static char *regex_on_host(const cordon_evaluator *ev, const char *re)
 	return moved ? moved : xstrdup(re);
 }
 
-/* (subpath P), with its twin as a second filter: filters of a rule are
- * alternatives. */
-static void add_subpaths(struct strbuf *sb, const struct lower_input *in, const char *path)
+/* (FILTER P), with its twin as a second filter: filters of a rule are
+ * alternatives.  FILTER is subpath (P and below) or literal (P alone). */
+static void add_filters(struct strbuf *sb, const struct lower_input *in, const char *path,
+			const char *filter)
 {
 	char *twin = macos_twin(in, path);
-	sb_adds(sb, "(subpath ");
+	sb_addf(sb, "(%s ", filter);
 	add_string(sb, path);
 	sb_addc(sb, ')');
 	if (twin) {
-		sb_adds(sb, " (subpath ");
+		sb_addf(sb, " (%s ", filter);
 		add_string(sb, twin);
 		sb_addc(sb, ')');
 	}
 	free(twin);
+}
+
+static void add_subpaths(struct strbuf *sb, const struct lower_input *in, const char *path)
+{
+	add_filters(sb, in, path, "subpath");
 }
 
 /* One filter for P and its twin. */
@@ -463,6 +469,7 @@ struct entry {
 	const char *why;          /* why a pattern is not enforced */
 	const char *label;
 	const char *origin;
+	bool exact;               /* a path that an exact rule takes back alone */
 	struct ir_specificity spec;
 	unsigned tier;
 	enum ir_effect effect;
@@ -527,6 +534,8 @@ static struct entry path_entry(const cordon_evaluator *ev, const struct lower_pa
 	 * rule for the resolved path does: by its own length. */
 	bool resolved = r && r->m.kind == IR_PAT_LITERAL && strcmp(r->m.text, p->path) != 0;
 	e.spec = r && !resolved ? r->m.spec : (struct ir_specificity){ (unsigned)strlen(p->path), 0 };
+	/* Seatbelt can say "this path alone": an exact deny stays exact. */
+	e.exact = !e.allow && r && r->m.kind == IR_PAT_EXACT && strcmp(r->m.text, p->path) == 0;
 	e.tier = r ? r->tier : 0;
 	e.effect = r ? r->effect : e.allow ? IR_ALLOW : IR_DENY;
 	e.rule = r;
@@ -537,6 +546,30 @@ static struct entry path_entry(const cordon_evaluator *ev, const struct lower_pa
 	case LOWER_MASK: e.label = "unreadable"; break;
 	}
 	return e;
+}
+
+/* An exact allow that decides its path: (literal P) grants that path
+ * alone, which no mount or path-beneath rule can; ranked like any other
+ * rule, it comes after the denies it is inside. */
+static bool exact_allow_entry(const struct lower_input *in, const struct ev_rule *r,
+			      struct entry *e)
+{
+	if ((r->op != IR_READ && r->op != IR_WRITE) || r->effect != IR_ALLOW ||
+	    r->m.kind != IR_PAT_EXACT || !r->m.text ||
+	    lower_decide(in->ev, r->op, r->m.text) != IR_ALLOW)
+		return false;
+	memset(e, 0, sizeof(*e));
+	e->kind = ENTRY_PATH;
+	e->allow = true;
+	e->exact = true;
+	e->text = r->m.text;
+	e->origin = r->origin;
+	e->label = r->op == IR_READ ? "readable, this path alone" : "writable, this path alone";
+	e->spec = r->m.spec;
+	e->tier = r->tier;
+	e->effect = r->effect;
+	e->rule = r;
+	return true;
 }
 
 /* A glob or regex deny, translated; or kept as a comment. */
@@ -638,9 +671,11 @@ static void emit_entry(struct strbuf *sb, const struct entry *e, const char *op,
 		sb_addc(sb, '\n');
 		return;
 	}
-	/* A write root gives up the protected paths beneath it. */
+	/* A write root gives up the protected paths beneath it; a protection
+	 * of an exact path is the path itself, which the protections after
+	 * every write rule take back. */
 	size_t nexcl = 0;
-	if (e->allow && strcmp(op, "file-write*") == 0) {
+	if (e->allow && !e->exact && strcmp(op, "file-write*") == 0) {
 		for (size_t i = 0; i < in->npaths; i++) {
 			const struct lower_path *p = &in->paths[i];
 			if (p->why == LOWER_READ_ONLY && p->protect && path_under(p->path, e->text)) {
@@ -658,7 +693,7 @@ static void emit_entry(struct strbuf *sb, const struct entry *e, const char *op,
 		sb_adds(sb, "))");
 	} else {
 		sb_addf(sb, "(%s %s ", e->allow ? "allow" : "deny", op);
-		add_subpaths(sb, in, e->text);
+		add_filters(sb, in, e->text, e->exact ? "literal" : "subpath");
 		sb_addc(sb, ')');
 	}
 	add_origin(sb, e->label, e->origin);
@@ -929,6 +964,14 @@ char *lower_sbpl(const struct lower_input *in, size_t *len, char **err)
 			chain_add(&adv_reads, e);
 		else
 			chain_add(&adv_writes, e);
+	}
+	for (size_t i = 0; i < in->ev->nrules; i++) {
+		struct entry e;
+		if (exact_allow_entry(in, &in->ev->rules[i], &e)) {
+			if (check_text(e.text, "path", e.origin, err) != 0)
+				goto fail;
+			chain_add(in->ev->rules[i].op == IR_READ ? &reads : &writes, e);
+		}
 	}
 	/* Glob and regex denies rank among the literal rules of their operation. */
 	for (size_t i = 0; i < adv_reads.n; i++)
