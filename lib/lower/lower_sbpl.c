@@ -204,19 +204,6 @@ static void add_subpath_filter(struct strbuf *sb, const struct lower_input *in, 
 
 /* ---- regexes --------------------------------------------------------------- */
 
-/* Characters that a POSIX extended regex treats specially. */
-static bool ere_special(char c)
-{
-	return c && strchr(".[]()*+?{}|^$\\", c) != NULL;
-}
-
-static void ere_char(struct strbuf *sb, char c)
-{
-	if (ere_special(c))
-		sb_addc(sb, '\\');
-	sb_addc(sb, c);
-}
-
 /* Resolved pattern text with, per character, whether it came from a
  * context value (and so is never a wildcard), as the matcher resolves it. */
 struct resolved {
@@ -311,7 +298,7 @@ static char *glob_to_ere(const struct resolved *r, const char **why)
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (r->lit[i]) {
-			ere_char(&sb, c);
+			sbpl_ere_char(&sb, c);
 			continue;
 		}
 		if (c == '/' && i + 2 < n && s[i + 1] == '*' && s[i + 2] == '*' && !r->lit[i + 1] &&
@@ -353,107 +340,11 @@ static char *glob_to_ere(const struct resolved *r, const char **why)
 			sb_addc(&sb, ']');
 			i = end;
 		} else {
-			ere_char(&sb, c);
+			sbpl_ere_char(&sb, c);
 		}
 	}
 	sb_addc(&sb, '$');
 	return sb_steal(&sb);
-}
-
-/* A pcre2 regex as an extended regex with the same matches, or NULL with
- * *why when it uses syntax Seatbelt's matcher lacks. */
-static char *pcre_to_ere(const char *re, const char **why)
-{
-	struct strbuf sb;
-	sb_init(&sb);
-	for (const char *p = re; *p; p++) {
-		char c = *p;
-		if (c == '\\') {
-			char e = p[1];
-			if (e == 'd') {
-				sb_adds(&sb, "[0-9]");
-			} else if (e == 'w') {
-				sb_adds(&sb, "[A-Za-z0-9_]");
-			} else if (e && !(e >= 'a' && e <= 'z') && !(e >= 'A' && e <= 'Z') &&
-				   !(e >= '0' && e <= '9') && (unsigned char)e < 0x80) {
-				ere_char(&sb, e);
-			} else {
-				*why = "an escape other than \\d, \\w or an escaped punctuation character";
-				goto fail;
-			}
-			p++;
-		} else if (c == '[') {
-			const char *q = p + 1;
-			sb_addc(&sb, '[');
-			if (*q == '^')
-				sb_addc(&sb, *q++);
-			if (*q == ']')
-				sb_addc(&sb, *q++);
-			for (; *q && *q != ']'; q++) {
-				if (*q == '\\') {
-					char e = q[1];
-					if (e == 'd') {
-						sb_adds(&sb, "0-9");
-					} else if (e == 'w') {
-						sb_adds(&sb, "A-Za-z0-9_");
-					} else if (e && (unsigned char)e < 0x80 && !strchr("]\\[^-", e) &&
-						   !(e >= 'a' && e <= 'z') && !(e >= 'A' && e <= 'Z') &&
-						   !(e >= '0' && e <= '9')) {
-						sb_addc(&sb, e);
-					} else {
-						*why = "an escape inside a bracket class other than \\d, \\w or "
-						       "punctuation";
-						goto fail;
-					}
-					q++;
-					continue;
-				}
-				if (q[0] == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
-					const char *end = strstr(q + 2, (char[]){ q[1], ']', '\0' });
-					if (!end) {
-						*why = "an unterminated bracket class";
-						goto fail;
-					}
-					sb_add(&sb, q, (size_t)(end + 2 - q));
-					q = end + 1;
-					continue;
-				}
-				sb_addc(&sb, *q);
-			}
-			if (!*q) {
-				*why = "an unterminated bracket class";
-				goto fail;
-			}
-			sb_addc(&sb, ']');
-			p = q;
-		} else if (c == '(') {
-			if (p[1] == '?') {
-				if (p[2] != ':') {
-					*why = "a group other than (...) and (?:...)";
-					goto fail;
-				}
-				p += 2;
-			}
-			sb_addc(&sb, '(');
-		} else if (c == '{') {
-			*why = "a counted repetition {m,n}";
-			goto fail;
-		} else if (c == '*' || c == '+' || c == '?') {
-			sb_addc(&sb, c);
-			if (p[1] == '+') {
-				*why = "a possessive quantifier";
-				goto fail;
-			}
-			if (p[1] == '?')
-				p++; /* lazy: the same paths match */
-		} else {
-			sb_addc(&sb, c);
-		}
-	}
-	return sb_steal(&sb);
-fail:
-	sb_free(&sb);
-	return NULL;
 }
 
 /* ---- rules --------------------------------------------------------------- */
@@ -624,7 +515,7 @@ static int advisory_entry(const cordon_evaluator *ev, const struct lower_advisor
 		}
 		if (check_text(r->m.regex, "regex", a->origin, err) != 0)
 			return -1;
-		re = pcre_to_ere(r->m.regex, &why);
+		re = sbpl_pcre_to_ere(r->m.regex, &why);
 	}
 	e->spec = r->m.spec;
 	e->tier = r->tier;
