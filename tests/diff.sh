@@ -8,7 +8,7 @@ cd "$srcdir/tests/diff" || exit 1
 # A kept variable's value would appear in the sandbox plan.
 unset CORDON_DIFF_KEPT
 
-for name in read write exec net tool settings sandbox env protect presets default limits; do
+for name in read exact write exec net tool settings sandbox env protect presets default limits; do
 	"$CORDON" diff base.cordon "$name.cordon" > "$tmpdir/out" 2> "$tmpdir/err"
 	rc=$?
 	ok $((rc != 0)) "$name: exit status 0 without --fail-on-widen (got $rc)"
@@ -19,7 +19,7 @@ for name in read write exec net tool settings sandbox env protect presets defaul
 done
 
 # Each widening fails the gate; the reverse (only narrowing) passes it.
-for name in read write net tool sandbox; do
+for name in read exact write net tool sandbox; do
 	"$CORDON" diff --fail-on-widen base.cordon "$name.cordon" > /dev/null 2> "$tmpdir/err"
 	rc=$?
 	ok $((rc != 1)) "$name: --fail-on-widen exits 1 on a widening (got $rc)"

@@ -32,7 +32,7 @@ plan() { # plan POLICY PRESET KIND [extra context...]
 
 cd "$srcdir/tests/data/golden" || exit 1
 for case in "default read-only" "default workspace-write" "deny-read.cordon team" \
-	"deny-read.cordon online"; do
+	"deny-read.cordon online" "exact.cordon exact"; do
 	set -- $case
 	policy=$1 preset=$2
 	[ "$policy" = default ] && policy=
@@ -142,5 +142,17 @@ inside "$tmpdir/team" "ls -A $T/ws/secrets"
 is "$?:$(cat "$tmpdir/out")" "0:" "team: a read-denied dir is empty"
 inside "$tmpdir/team" "echo x > $T/ws/src/ok.c"
 ok $? "team: the rest of the workspace is writable"
+
+# Exact paths: a deny of one path is a mount at that path; an allow of one
+# path inside a denied directory grants no mount, so the sandbox refuses it.
+plan "$srcdir/tests/data/golden/exact.cordon" exact bwrap-args > "$tmpdir/exact"
+inside "$tmpdir/exact" "cat $T/ws/config/prod.env"
+is "$?:$(cat "$tmpdir/out")" "0:" "exact: a read-denied file is masked: it reads empty"
+inside "$tmpdir/exact" "cat $T/ws/secrets/token"
+ok $((! $?)) "exact: an exact allow inside a denied directory is refused by the sandbox (stricter)"
+refused "$tmpdir/exact" "echo x > $T/ws/.git/hooks/pre-commit" "cannot create .*: Read-only file system" \
+	"exact: an exact write deny of a directory makes it read-only with what is in it (stricter)"
+inside "$tmpdir/exact" "echo x > $T/ws/src/ok.c"
+ok $? "exact: the rest of the workspace is writable"
 
 done_testing

@@ -247,6 +247,30 @@ agree "deny-glob" -p "$goldens/deny-glob.cordon" --context workspace=/ws --conte
 	--context home=/home/u --context tmp=/t/call --context agent_dir=/ws/.agent \
 	--context session_dir=/ws/.agent/s
 
+# Exact paths: a deny of one path is (literal P); an allow of one path is
+# (literal P) after the denies it lies in.
+presets=exact
+cat > "$tmpdir/paths" <<EOF
+/ws/secrets
+/ws/secrets/token
+/ws/secrets/token/x
+/ws/secrets/other
+/ws/config/prod.env
+/ws/config/prod.env/x
+/ws/config/dev.env
+/ws/.git/hooks
+/ws/.git/hooks/pre-commit
+/ws/src/generated.c
+/ws/src/generated.c/x
+/ws/src/main.c
+/ws/.agent/state.json
+/t/call/x
+/etc/hosts
+EOF
+agree "exact" -p "$goldens/exact.cordon" --context workspace=/ws --context cwd=/ws \
+	--context home=/home/u --context tmp=/t/call --context agent_dir=/ws/.agent \
+	--context session_dir=/ws/.agent/s
+
 # Characters that are wildcards in a glob are literal in a context value.
 odd='/w[1]*x.y+(z)'
 sed "s|^/ws|$odd|" "$tmpdir/paths" > "$tmpdir/paths.odd"

@@ -31,6 +31,12 @@ ok $? "explain: the winner is more specific than the workspace allow"
 printf '%s\n' "$out" | grep -q 'incomparable with read "/ws/src/\*\*" allow .*, the more severe wins'
 ok $? "explain: the winner is incomparable with the subtree allow, and more severe"
 
+out=$("$CORDON" explain -p "$d/overlap.cordon" --preset p --context home=/home/u read /ws/src/b.pem 2>&1)
+printf '%s\n' "$out" | grep -q 'more specific than read "/ws/\*\*/\*.pem" deny'
+ok $? "explain: an exact path is more specific than the glob deny it lies in"
+printf '%s\n' "$out" | grep -q 'more specific than read "/ws/src/\*\*" allow'
+ok $? "explain: an exact path is more specific than the subtree allow it lies in"
+
 # the benchmark's shape against its brute-force oracle
 "$builddir/bench/spec_bench" -t -n 20000 > "$tmpdir/bench" 2>&1
 st=$?

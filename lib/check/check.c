@@ -62,12 +62,40 @@ struct rule_sink_arg {
 	enum ir_effect effect;
 	const char *reason;
 	struct loc origin;
+	bool exact;      /* `read exact "/p"`: each pattern names one path */
 };
+
+/* A pattern of `exact`: a literal path, which then means itself alone. */
+static bool make_exact(struct checker *c, struct ir_pattern *pat, struct loc at)
+{
+	if (pat->kind == IR_PAT_LITERAL) {
+		pat->kind = IR_PAT_EXACT;
+		return true;
+	}
+	struct diag *d;
+	if (pat->text) {
+		struct strbuf shown;
+		sb_init(&shown);
+		ir_text_print(&shown, pat->text);
+		d = ERR(c, &at, "bad-value", "an exact path has no wildcards: '%s' is a glob",
+			shown.buf);
+		diag_hint(d, "a glob matches only the paths it names already: drop 'exact'");
+		sb_free(&shown);
+	} else {
+		d = ERR(c, &at, "bad-value", "an exact path is a string, not a regex");
+		diag_hint(d, "write the one path as a string: exact \"/path/to/file\"");
+	}
+	free(pat->text);
+	free(pat->regex);
+	return false;
+}
 
 static void add_rule(struct checker *c, void *varg, struct ir_pattern pat, struct loc at)
 {
 	struct rule_sink_arg *arg = varg;
 	struct scope *s = arg->scope;
+	if (arg->exact && !make_exact(c, &pat, at))
+		return;
 	struct ir_rule r = {
 		.op = arg->op,
 		.pat = pat,
@@ -77,8 +105,6 @@ static void add_rule(struct checker *c, void *varg, struct ir_pattern pat, struc
 		.from = s->name ? xstrdup(s->name) : NULL,
 		.tier = s->name ? 0 : GLOBAL_TIER,
 	};
-	(void)c;
-	(void)at;
 	VEC_PUSH(s->rules, s->nrules, s->rules_cap, r);
 }
 
@@ -124,6 +150,27 @@ static void check_rule(struct checker *c, struct scope *s, const struct ast *ite
 		ERR(c, &item->loc, "syntax", "a %s rule needs a pattern and an effect",
 		    ir_op_names[op]);
 		return;
+	}
+	if (item->u.item.mod) {
+		const struct ast *mod = item->u.item.mod;
+		static const char *const mods[] = { "exact" };
+		if (strcmp(mod->u.tok.text, mods[0]) != 0) {
+			struct diag *d = ERR(c, &mod->loc, "syntax",
+					     "'%s' is not a word that modifies a pattern",
+					     mod->u.tok.text);
+			ck_hint_closest(d, mod->u.tok.text, mods, ARRAY_SIZE(mods));
+			if (d && !d->hint)
+				diag_hint(d, "name one path with exact: %s exact \"/path\" allow;",
+					  ir_op_names[op]);
+			return;
+		}
+		if (!ir_op_on_paths(op)) {
+			ERR(c, &mod->loc, "syntax", "'exact' names one path: it belongs to read and "
+						    "write rules, not to %s",
+			    ir_op_names[op]);
+			return;
+		}
+		arg.exact = true;
 	}
 	if (!word) {
 		struct loc at = { item->loc.file, item->loc.end - 1, item->loc.end };
@@ -321,6 +368,12 @@ static void check_item(struct checker *c, struct scope *s, const struct ast *ite
 	const char *name = item->u.item.name->u.tok.text;
 	int op = ck_lookup(name, ir_op_names, IR_OP_COUNT);
 	int setting = ck_lookup(name, setting_names, ARRAY_SIZE(setting_names));
+	if (item->u.item.mod && op < 0 && (setting >= 0 || strcmp(name, "redact") == 0)) {
+		ERR(c, &item->u.item.mod->loc, "syntax",
+		    "'%s' modifies the path of a read or write rule, not '%s'",
+		    item->u.item.mod->u.tok.text, name);
+		return;
+	}
 	if (op >= 0) {
 		check_rule(c, s, item, (enum ir_op)op);
 	} else if (setting >= 0) {

@@ -51,7 +51,7 @@ static char *literal_start(const struct ir_pattern *p)
 		char *prefix = ir_regex_prefix(p->regex);
 		return prefix ? prefix : xstrdup("");
 	}
-	if (p->kind == IR_PAT_LITERAL)
+	if (p->kind == IR_PAT_LITERAL || p->kind == IR_PAT_EXACT)
 		return xstrdup(p->text);
 	return xstrndup(p->text, strcspn(p->text, "*?[\\"));
 }
@@ -140,7 +140,7 @@ static bool covers(enum ir_op op, const struct ir_pattern *d, const struct ir_pa
 		if (dir && x->text && x->kind != IR_PAT_OPAQUE) {
 			char *start = literal_start(x);
 			/* A glob's matches continue past its literal start. */
-			r = x->kind == IR_PAT_LITERAL && !x->regex
+			r = (x->kind == IR_PAT_LITERAL || x->kind == IR_PAT_EXACT) && !x->regex
 				    ? path_under(start, dir)
 				    : strncmp(start, dir, strlen(dir)) == 0 && start[strlen(dir)] == '/';
 			free(start);

@@ -314,6 +314,12 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		}
 		const char *what = it->u.item.name->u.tok.text;
 		const struct ast *p1 = it->u.item.patterns.head;
+		if (it->u.item.mod) {
+			ERR(d, &it->u.item.mod->loc, "syntax",
+			    "'%s' modifies the path of a read or write rule, not a program's item",
+			    it->u.item.mod->u.tok.text);
+			continue;
+		}
 		/* One string after the item, nothing else: `bare "install";`. */
 		bool one_string = !it->u.item.word && !it->u.item.reason && it->u.item.patterns.n == 1 &&
 				  p1->u.seq.n == 1 && p1->u.seq.head->kind == AST_STRING;

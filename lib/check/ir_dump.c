@@ -117,6 +117,8 @@ static void pattern_text(struct strbuf *sb, const struct ir_pattern *p)
 		sb_adds(sb, "opaque");
 		return;
 	}
+	if (p->kind == IR_PAT_EXACT)
+		sb_adds(sb, "exact ");
 	if (p->text)
 		quote_text(sb, p->text);
 	if (p->text && p->regex)
@@ -253,7 +255,9 @@ static json_t *text_json(const char *text)
 	return j ? j : json_null();
 }
 
-static const char *const kind_text[] = { "literal", "glob", "regex", "opaque" };
+static const char *const kind_text[] = { "literal", "glob", "regex", "opaque", "exact" };
+_Static_assert(sizeof(kind_text) / sizeof(*kind_text) == IR_PAT_EXACT + 1,
+	       "a name for every pattern kind");
 
 static json_t *pattern_json(const struct ir_pattern *p)
 {

@@ -145,10 +145,12 @@ static const struct ev_link *record_link(cordon_evaluator *ev, const struct ev_r
  * resolves to as well.  Requests are decided on canonical paths, so a rule
  * written for a symlink (~/.ssh kept by stow or home-manager) would
  * otherwise never match.  Allows and asks are not followed: a link that a
- * command retargets must not widen what the preset grants. */
+ * command retargets must not widen what the preset grants.  An exact deny
+ * is followed too, and denies the whole place the link leads to: a
+ * directory behind a link named exactly is denied with what is in it. */
 static void push_resolved(cordon_evaluator *ev, const struct ev_rule *r, bool protect)
 {
-	if (r->m.kind != IR_PAT_LITERAL || !r->m.text ||
+	if ((r->m.kind != IR_PAT_LITERAL && r->m.kind != IR_PAT_EXACT) || !r->m.text ||
 	    (!protect && r->op != IR_READ && r->op != IR_WRITE))
 		return;
 	const char *real = record_link(ev, r)->real;

@@ -66,7 +66,8 @@ static bool component_literal(const char *s, size_t n)
 
 bool seg_indexable(const struct matcher *m, enum ir_op op)
 {
-	return ir_op_on_paths(op) && (m->kind == IR_PAT_LITERAL || m->kind == IR_PAT_GLOB) &&
+	return ir_op_on_paths(op) && (m->kind == IR_PAT_LITERAL || m->kind == IR_PAT_GLOB ||
+					 m->kind == IR_PAT_EXACT) &&
 	       m->text && m->text[0] == '/' && !m->regex && !m->alias;
 }
 

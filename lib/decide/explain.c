@@ -168,6 +168,8 @@ static void show_candidate(struct strbuf *sb, const struct xp_rule *e)
 {
 	const struct ev_rule *r = e->r;
 	sb_addf(sb, "    %-8s %s ", e->matched ? "match" : "no match", ir_op_names[r->op]);
+	if (r->m.kind == IR_PAT_EXACT)
+		sb_adds(sb, "exact ");
 	if (r->m.text)
 		sb_add_quoted(sb, r->m.text);
 	if (r->m.text && r->m.regex)
@@ -200,6 +202,8 @@ static void show_candidate(struct strbuf *sb, const struct xp_rule *e)
 static void show_rule(struct strbuf *sb, const struct ev_rule *r)
 {
 	sb_addf(sb, "%s ", ir_op_names[r->op]);
+	if (r->m.kind == IR_PAT_EXACT)
+		sb_adds(sb, "exact ");
 	if (r->m.text)
 		sb_add_quoted(sb, r->m.text);
 	if (r->m.text && r->m.regex)

@@ -10,6 +10,7 @@
 
 #include "cordon.h"
 #include "grant.h"
+#include "base/digest.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -31,7 +32,6 @@
 static int grant_file_name(const char *tool, size_t len, char out[2 * GRANT_NAME_MAX + 1],
 			   char **err)
 {
-	static const char hex[] = "0123456789abcdef";
 	if (len == 0 || memchr(tool, '\0', len)) {
 		if (err)
 			*err = xstrdup("a tool name for a grant must be nonempty, without NUL bytes");
@@ -44,11 +44,7 @@ static int grant_file_name(const char *tool, size_t len, char out[2 * GRANT_NAME
 					 40, tool, GRANT_NAME_MAX);
 		return -1;
 	}
-	for (size_t i = 0; i < len; i++) {
-		out[2 * i] = hex[(unsigned char)tool[i] >> 4];
-		out[2 * i + 1] = hex[(unsigned char)tool[i] & 15];
-	}
-	out[2 * len] = '\0';
+	hex_encode(tool, len, out);
 	return 0;
 }
 

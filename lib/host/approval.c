@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,26 +30,6 @@ void file_id_from_stat(struct file_id *id, const struct stat *st)
 	id->ino = (uint64_t)st->st_ino;
 	id->size = (uint64_t)st->st_size;
 	id->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
-
-static void hex(const unsigned char *b, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-void digest_hex(const void *data, size_t len, char out[DIGEST_HEX_LEN + 1])
-{
-	struct sha256_ctx c;
-	unsigned char d[SHA256_DIGEST_SIZE];
-	sha256_init(&c);
-	sha256_update(&c, len, data);
-	sha256_digest(&c, sizeof(d), d);
-	hex(d, sizeof(d), out);
 }
 
 void approval_clear(struct approval *a)
@@ -74,7 +53,7 @@ static int random_hex(char *out, size_t bytes, char **err)
 		}
 		got += (size_t)r;
 	}
-	hex(b, bytes, out);
+	hex_encode(b, bytes, out);
 	return 0;
 }
 

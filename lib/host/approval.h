@@ -8,7 +8,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#define DIGEST_HEX_LEN 64
+#include "base/digest.h"
+
 #define APPROVAL_ID_LEN 32
 
 /* The identity of a file: what must not change between approval and use. */
@@ -18,9 +19,6 @@ struct file_id {
 	int64_t mtime_ns;
 };
 void file_id_from_stat(struct file_id *id, const struct stat *st);
-
-/* Lowercase hex SHA-256 of data. */
-void digest_hex(const void *data, size_t len, char out[DIGEST_HEX_LEN + 1]);
 
 struct approval {
 	char id[APPROVAL_ID_LEN + 1];

@@ -25,12 +25,12 @@
 #include "decide/eval.h"
 #include "mutate.h"
 #include "check/policy.h"
+#include "base/digest.h"
 #include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,12 +430,10 @@ static void sweep_leftovers(struct mut *mu)
  * hashing it; -1 with errno on a read or write error. */
 static int stream_content(int in, int out, char digest[DIGEST_HEX_LEN + 1])
 {
-	static const char hexd[] = "0123456789abcdef";
-	unsigned char d[SHA256_DIGEST_SIZE];
-	struct sha256_ctx c;
+	struct digest c;
 	char *buf = xmalloc(1 << 16);
 	int rc = 0;
-	sha256_init(&c);
+	digest_init(&c);
 	for (;;) {
 		ssize_t r = read(in, buf, 1 << 16);
 		if (r < 0 && errno == EINTR)
@@ -444,19 +442,14 @@ static int stream_content(int in, int out, char digest[DIGEST_HEX_LEN + 1])
 			rc = r < 0 ? -1 : 0;
 			break;
 		}
-		sha256_update(&c, (size_t)r, (const uint8_t *)buf);
+		digest_update(&c, buf, (size_t)r);
 		if (out >= 0 && write_all(out, buf, (size_t)r) != 0) {
 			rc = -1;
 			break;
 		}
 	}
 	free(buf);
-	sha256_digest(&c, sizeof(d), d);
-	for (size_t i = 0; i < sizeof(d); i++) {
-		digest[2 * i] = hexd[d[i] >> 4];
-		digest[2 * i + 1] = hexd[d[i] & 15];
-	}
-	digest[DIGEST_HEX_LEN] = '\0';
+	digest_final_hex(&c, digest);
 	return rc;
 }
 
@@ -465,17 +458,14 @@ static enum cordon_mutation_outcome temp_fill(struct mut *mu)
 	const struct cordon_mutation *m = mu->m;
 	const char *t = mu->res->target;
 	unsigned char rnd[8];
-	static const char hexd[] = "0123456789abcdef";
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 		return setf(mu, CORDON_MUTATION_FAILED, errno, "cannot get random bytes");
 	char name[sizeof(mu->tmp)];
+	_Static_assert(sizeof(name) == sizeof(TEMP_PREFIX) + 2 * sizeof(rnd),
+		       "the prefix, two hex digits a random byte, a NUL");
 	memcpy(name, TEMP_PREFIX, strlen(TEMP_PREFIX));
-	for (size_t i = 0; i < sizeof(rnd); i++) {
-		name[strlen(TEMP_PREFIX) + 2 * i] = hexd[rnd[i] >> 4];
-		name[strlen(TEMP_PREFIX) + 2 * i + 1] = hexd[rnd[i] & 15];
-	}
-	name[sizeof(name) - 1] = '\0';
+	hex_encode(rnd, sizeof(rnd), name + strlen(TEMP_PREFIX));
 	mu->tfd = openat(mu->dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (mu->tfd < 0)
 		return setf(mu, CORDON_MUTATION_FAILED, errno, "cannot create a temp file in '%s'",

@@ -264,6 +264,9 @@ struct ir_specificity ir_pattern_specificity(enum ir_op op, const struct ir_patt
 	 * than the bare prefix. */
 	if (p->text && p->regex)
 		s.literal++;
+	/* An exact path is narrower than the same path with its subtree. */
+	if (p->kind == IR_PAT_EXACT)
+		s.literal++;
 	return s;
 }
 

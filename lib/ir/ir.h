@@ -27,8 +27,11 @@ enum ir_effect { IR_ALLOW, IR_ASK, IR_DENY, IR_EFFECT_COUNT };
 enum ir_approval { IR_APPROVAL_ASK, IR_APPROVAL_NEVER, IR_APPROVAL_COUNT };
 enum ir_sandbox { IR_SANDBOX_REQUIRED, IR_SANDBOX_NONE, IR_SANDBOX_COUNT };
 /* IR_PAT_OPAQUE: `exec opaque`, the parts of a command that cannot be
- * analysed statically ($CMD, eval, a substitution as the program). */
-enum ir_pat_kind { IR_PAT_LITERAL, IR_PAT_GLOB, IR_PAT_REGEX, IR_PAT_OPAQUE };
+ * analysed statically ($CMD, eval, a substitution as the program).
+ * IR_PAT_EXACT: `read exact "/p"`, a path without wildcards that means
+ * that one path and nothing below it (an IR_PAT_LITERAL path means its
+ * subtree too). */
+enum ir_pat_kind { IR_PAT_LITERAL, IR_PAT_GLOB, IR_PAT_REGEX, IR_PAT_OPAQUE, IR_PAT_EXACT };
 
 enum ir_ctx_var {
 	CTX_WORKSPACE,

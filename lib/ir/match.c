@@ -458,8 +458,15 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 		res_free(&r);
 		return m->re || m->anchor ? MATCH_OK : MATCH_ERROR;
 	}
+	if (pat->kind == IR_PAT_EXACT) {
+		/* One path, every character literal, nothing below it. */
+		for (size_t i = 0; i < r.n; i++)
+			r.lit[i] = true;
+		glob = false;
+		m->spec.literal++;
+	}
 	m->prog = gprog_build(r.s, r.lit, r.n, path ? GPROG_PATH : GPROG_TEXT,
-			      pat->kind == IR_PAT_LITERAL || !glob);
+			      pat->kind == IR_PAT_LITERAL || (!glob && pat->kind != IR_PAT_EXACT));
 	if (glob && path) {
 		m->re_src = glob_to_regex(&r, path);
 	} else if (glob) {
@@ -607,6 +614,8 @@ bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_
 			return t->len >= n && memcmp(t->text, m->text, n) == 0 &&
 			       (t->len == n || t->text[n] == '/');
 		}
+		if (m->kind == IR_PAT_EXACT)
+			return strlen(m->text) == t->len && memcmp(m->text, t->text, t->len) == 0;
 		if (m->tail && (t->len < m->tail_len ||
 				memcmp(t->text + t->len - m->tail_len, m->tail, m->tail_len) != 0))
 			return false;
@@ -614,7 +623,7 @@ bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_
 			once_build((atomic_bool *)&m->re_built, compile_path_glob, (void *)m);
 		return re_match(m->re, t->text, t->len, md);
 	default:
-		if (m->kind == IR_PAT_LITERAL)
+		if (m->kind == IR_PAT_LITERAL || m->kind == IR_PAT_EXACT)
 			return strlen(m->text) == t->len && memcmp(m->text, t->text, t->len) == 0;
 		return re_match(m->re, t->text, t->len, md);
 	}

@@ -127,6 +127,7 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 	case AST_ENV_LIST:
 	case AST_ITEM:
 		ast_dump(out, n->u.item.name, depth + 1);
+		ast_dump(out, n->u.item.mod, depth + 1);
 		dump_seq(out, &n->u.item.patterns, depth + 1);
 		ast_dump(out, n->u.item.word, depth + 1);
 		ast_dump(out, n->u.item.reason, depth + 1);

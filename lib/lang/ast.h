@@ -15,7 +15,7 @@ enum ast_kind {
 	AST_VERSION,   /* cordon N; */
 	AST_INCLUDE,   /* include "path"; */
 	AST_LET,       /* let name = "value" | [ ... ]; */
-	AST_ITEM,      /* word [patterns] [word [reason]] ; -- a rule or a setting */
+	AST_ITEM,      /* word [mod] [patterns] [word [reason]] ; -- a rule or a setting */
 	AST_ENV,       /* env { keep/set/drop ... } */
 	AST_ENV_KEEP,  /* keep NAME, "GLOB*", ...; */
 	AST_ENV_SET,   /* set NAME = "value", ...; */
@@ -66,6 +66,7 @@ struct ast {
 		} bind;
 		struct {
 			struct ast *name;      /* IDENT */
+			struct ast *mod;       /* IDENT or NULL: a word before the patterns (exact) */
 			struct ast_seq patterns; /* PATTERN nodes, maybe empty */
 			struct ast *word;      /* IDENT or NULL: the effect of a rule, a setting's value */
 			struct ast *reason;    /* STRING or NULL */

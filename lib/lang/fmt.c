@@ -376,10 +376,20 @@ static unsigned max_u(unsigned a, unsigned b)
 	return a > b ? a : b;
 }
 
+/* A rule's operation and the word that modifies its patterns, one space
+ * apart (`read exact`): the patterns line up after them. */
+static unsigned head_width(const struct fmt *f, const struct ast *s)
+{
+	unsigned w = span_width(f, s->u.item.name->loc);
+	if (s->u.item.mod)
+		w += 1 + span_width(f, s->u.item.mod->loc);
+	return w;
+}
+
 static void align_stmt(const struct fmt *f, const struct ast *s, struct align *al)
 {
 	if (is_rule(s)) {
-		al->name = max_u(al->name, span_width(f, s->u.item.name->loc));
+		al->name = max_u(al->name, head_width(f, s));
 		if (s->u.item.patterns.n == 1) {
 			unsigned w = elem_width(f, s->u.item.patterns.head);
 			if (w <= ALIGN_MAX)
@@ -428,9 +438,11 @@ static void put_item(struct fmt *f, const struct ast *s, const struct align *al)
 	const struct ast *name = s->u.item.name, *word = s->u.item.word;
 	const struct ast *reason = s->u.item.reason;
 	const struct ast_seq *pats = &s->u.item.patterns;
-	unsigned name_w = span_width(f, name->loc);
+	unsigned name_w = head_width(f, s);
 
 	put_tok(f, name->loc, 0);
+	if (s->u.item.mod)
+		put_tok(f, s->u.item.mod->loc, 1);
 	if (pats->n) {
 		unsigned sep = is_rule(s) && al->name > name_w ? al->name - name_w + 1 : 1;
 		unsigned pat_w = seq_width(f, pats);

@@ -184,7 +184,8 @@ strings
 	| strings ',' STRING { $$ = $1; ast_seq_push(&$$, $3); }
 	;
 
-/* A rule or a setting:  read "/x" allow "why";  approval ask;  unprotect; */
+/* A rule or a setting:  read "/x" allow "why";  approval ask;  unprotect;
+ * a word before the patterns modifies them:  read exact "/x/a.pem" allow; */
 item
 	: IDENT ';' { $$ = item_node(ps, @$, $1, NULL, NULL, NULL); }
 	| IDENT IDENT ';' { $$ = item_node(ps, @$, $1, NULL, $2, NULL); }
@@ -193,6 +194,12 @@ item
 	| IDENT patterns IDENT STRING ';' { $$ = item_node(ps, @$, $1, &$2, $3, $4); }
 	| IDENT keyword IDENT ';' { $$ = item_node(ps, @$, $1, &$2, $3, NULL); }
 	| IDENT keyword IDENT STRING ';' { $$ = item_node(ps, @$, $1, &$2, $3, $4); }
+	| IDENT IDENT patterns ';'
+		{ $$ = item_node(ps, @$, $1, &$3, NULL, NULL); $$->u.item.mod = $2; }
+	| IDENT IDENT patterns IDENT ';'
+		{ $$ = item_node(ps, @$, $1, &$3, $4, NULL); $$->u.item.mod = $2; }
+	| IDENT IDENT patterns IDENT STRING ';'
+		{ $$ = item_node(ps, @$, $1, &$3, $4, $5); $$->u.item.mod = $2; }
 	;
 
 /* A pattern named by a word: exec opaque ask; */

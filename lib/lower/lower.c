@@ -173,7 +173,11 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_pa
 		if ((r->op != IR_READ && r->op != IR_WRITE) || r->effect != IR_ALLOW)
 			continue;
 		if (r->m.kind != IR_PAT_LITERAL) {
-			/* The everything-glob is the root itself; other globs grant nothing here. */
+			/* The everything-glob is the root itself; other globs grant
+			 * nothing here, and neither does an exact path: a root is a
+			 * mount or a path-beneath rule, which would grant what lies
+			 * below it too.  The sandbox refuses it where nothing wider
+			 * allows it (docs/language.md, "Exact paths"). */
 			if (r->m.text && strcmp(r->m.text, "/**") == 0 &&
 			    lower_decide(ev, r->op, "/") == IR_ALLOW)
 				add_path(in, "/", r->op == IR_READ ? LOWER_READ_ROOT : LOWER_WRITE_ROOT,
@@ -206,7 +210,10 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_pa
 		if ((r->op != IR_READ && r->op != IR_WRITE) || r->effect == IR_ALLOW)
 			continue;
 		enum lower_why root = r->op == IR_READ ? LOWER_READ_ROOT : LOWER_WRITE_ROOT;
-		if (r->m.kind != IR_PAT_LITERAL) {
+		/* An exact deny or ask is taken back at its path like a literal
+		 * one: a mount of a directory hides what is below it too, which
+		 * is stricter than the rule, never wider. */
+		if (r->m.kind != IR_PAT_LITERAL && r->m.kind != IR_PAT_EXACT) {
 			if (r->m.text && strcmp(r->m.text, "/**") == 0)
 				continue; /* the fallback: it is what lies outside every root */
 			add_advisory(in, r);

@@ -291,4 +291,10 @@ char *lower_sbpl(const struct lower_input *in, size_t *len, char **err);
 char *lower_facts_text(const struct lower_input *in, size_t *len, char **err);
 char *lower_sbpl_argv(const struct lower_input *in, size_t *len, char **err);
 
+/* Seatbelt's regexes (lower_sbpl_regex.c): c escaped for a POSIX extended
+ * regex, and a pcre2 regex as an extended regex with the same matches, or
+ * NULL with *why when it uses syntax Seatbelt's matcher lacks. */
+void sbpl_ere_char(struct strbuf *sb, char c);
+char *sbpl_pcre_to_ere(const char *re, const char **why);
+
 #endif

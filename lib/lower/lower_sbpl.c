@@ -168,20 +168,26 @@ static char *regex_on_host(const cordon_evaluator *ev, const char *re)
 	return moved ? moved : xstrdup(re);
 }
 
-/* (subpath P), with its twin as a second filter: filters of a rule are
- * alternatives. */
-static void add_subpaths(struct strbuf *sb, const struct lower_input *in, const char *path)
+/* (FILTER P), with its twin as a second filter: filters of a rule are
+ * alternatives.  FILTER is subpath (P and below) or literal (P alone). */
+static void add_filters(struct strbuf *sb, const struct lower_input *in, const char *path,
+			const char *filter)
 {
 	char *twin = macos_twin(in, path);
-	sb_adds(sb, "(subpath ");
+	sb_addf(sb, "(%s ", filter);
 	add_string(sb, path);
 	sb_addc(sb, ')');
 	if (twin) {
-		sb_adds(sb, " (subpath ");
+		sb_addf(sb, " (%s ", filter);
 		add_string(sb, twin);
 		sb_addc(sb, ')');
 	}
 	free(twin);
+}
+
+static void add_subpaths(struct strbuf *sb, const struct lower_input *in, const char *path)
+{
+	add_filters(sb, in, path, "subpath");
 }
 
 /* One filter for P and its twin. */
@@ -197,19 +203,6 @@ static void add_subpath_filter(struct strbuf *sb, const struct lower_input *in, 
 }
 
 /* ---- regexes --------------------------------------------------------------- */
-
-/* Characters that a POSIX extended regex treats specially. */
-static bool ere_special(char c)
-{
-	return c && strchr(".[]()*+?{}|^$\\", c) != NULL;
-}
-
-static void ere_char(struct strbuf *sb, char c)
-{
-	if (ere_special(c))
-		sb_addc(sb, '\\');
-	sb_addc(sb, c);
-}
 
 /* Resolved pattern text with, per character, whether it came from a
  * context value (and so is never a wildcard), as the matcher resolves it. */
@@ -305,7 +298,7 @@ static char *glob_to_ere(const struct resolved *r, const char **why)
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (r->lit[i]) {
-			ere_char(&sb, c);
+			sbpl_ere_char(&sb, c);
 			continue;
 		}
 		if (c == '/' && i + 2 < n && s[i + 1] == '*' && s[i + 2] == '*' && !r->lit[i + 1] &&
@@ -347,107 +340,11 @@ static char *glob_to_ere(const struct resolved *r, const char **why)
 			sb_addc(&sb, ']');
 			i = end;
 		} else {
-			ere_char(&sb, c);
+			sbpl_ere_char(&sb, c);
 		}
 	}
 	sb_addc(&sb, '$');
 	return sb_steal(&sb);
-}
-
-/* A pcre2 regex as an extended regex with the same matches, or NULL with
- * *why when it uses syntax Seatbelt's matcher lacks. */
-static char *pcre_to_ere(const char *re, const char **why)
-{
-	struct strbuf sb;
-	sb_init(&sb);
-	for (const char *p = re; *p; p++) {
-		char c = *p;
-		if (c == '\\') {
-			char e = p[1];
-			if (e == 'd') {
-				sb_adds(&sb, "[0-9]");
-			} else if (e == 'w') {
-				sb_adds(&sb, "[A-Za-z0-9_]");
-			} else if (e && !(e >= 'a' && e <= 'z') && !(e >= 'A' && e <= 'Z') &&
-				   !(e >= '0' && e <= '9') && (unsigned char)e < 0x80) {
-				ere_char(&sb, e);
-			} else {
-				*why = "an escape other than \\d, \\w or an escaped punctuation character";
-				goto fail;
-			}
-			p++;
-		} else if (c == '[') {
-			const char *q = p + 1;
-			sb_addc(&sb, '[');
-			if (*q == '^')
-				sb_addc(&sb, *q++);
-			if (*q == ']')
-				sb_addc(&sb, *q++);
-			for (; *q && *q != ']'; q++) {
-				if (*q == '\\') {
-					char e = q[1];
-					if (e == 'd') {
-						sb_adds(&sb, "0-9");
-					} else if (e == 'w') {
-						sb_adds(&sb, "A-Za-z0-9_");
-					} else if (e && (unsigned char)e < 0x80 && !strchr("]\\[^-", e) &&
-						   !(e >= 'a' && e <= 'z') && !(e >= 'A' && e <= 'Z') &&
-						   !(e >= '0' && e <= '9')) {
-						sb_addc(&sb, e);
-					} else {
-						*why = "an escape inside a bracket class other than \\d, \\w or "
-						       "punctuation";
-						goto fail;
-					}
-					q++;
-					continue;
-				}
-				if (q[0] == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
-					const char *end = strstr(q + 2, (char[]){ q[1], ']', '\0' });
-					if (!end) {
-						*why = "an unterminated bracket class";
-						goto fail;
-					}
-					sb_add(&sb, q, (size_t)(end + 2 - q));
-					q = end + 1;
-					continue;
-				}
-				sb_addc(&sb, *q);
-			}
-			if (!*q) {
-				*why = "an unterminated bracket class";
-				goto fail;
-			}
-			sb_addc(&sb, ']');
-			p = q;
-		} else if (c == '(') {
-			if (p[1] == '?') {
-				if (p[2] != ':') {
-					*why = "a group other than (...) and (?:...)";
-					goto fail;
-				}
-				p += 2;
-			}
-			sb_addc(&sb, '(');
-		} else if (c == '{') {
-			*why = "a counted repetition {m,n}";
-			goto fail;
-		} else if (c == '*' || c == '+' || c == '?') {
-			sb_addc(&sb, c);
-			if (p[1] == '+') {
-				*why = "a possessive quantifier";
-				goto fail;
-			}
-			if (p[1] == '?')
-				p++; /* lazy: the same paths match */
-		} else {
-			sb_addc(&sb, c);
-		}
-	}
-	return sb_steal(&sb);
-fail:
-	sb_free(&sb);
-	return NULL;
 }
 
 /* ---- rules --------------------------------------------------------------- */
@@ -463,6 +360,7 @@ struct entry {
 	const char *why;          /* why a pattern is not enforced */
 	const char *label;
 	const char *origin;
+	bool exact;               /* a path that an exact rule takes back alone */
 	struct ir_specificity spec;
 	unsigned tier;
 	enum ir_effect effect;
@@ -527,6 +425,8 @@ static struct entry path_entry(const cordon_evaluator *ev, const struct lower_pa
 	 * rule for the resolved path does: by its own length. */
 	bool resolved = r && r->m.kind == IR_PAT_LITERAL && strcmp(r->m.text, p->path) != 0;
 	e.spec = r && !resolved ? r->m.spec : (struct ir_specificity){ (unsigned)strlen(p->path), 0 };
+	/* Seatbelt can say "this path alone": an exact deny stays exact. */
+	e.exact = !e.allow && r && r->m.kind == IR_PAT_EXACT && strcmp(r->m.text, p->path) == 0;
 	e.tier = r ? r->tier : 0;
 	e.effect = r ? r->effect : e.allow ? IR_ALLOW : IR_DENY;
 	e.rule = r;
@@ -537,6 +437,30 @@ static struct entry path_entry(const cordon_evaluator *ev, const struct lower_pa
 	case LOWER_MASK: e.label = "unreadable"; break;
 	}
 	return e;
+}
+
+/* An exact allow that decides its path: (literal P) grants that path
+ * alone, which no mount or path-beneath rule can; ranked like any other
+ * rule, it comes after the denies it is inside. */
+static bool exact_allow_entry(const struct lower_input *in, const struct ev_rule *r,
+			      struct entry *e)
+{
+	if ((r->op != IR_READ && r->op != IR_WRITE) || r->effect != IR_ALLOW ||
+	    r->m.kind != IR_PAT_EXACT || !r->m.text ||
+	    lower_decide(in->ev, r->op, r->m.text) != IR_ALLOW)
+		return false;
+	memset(e, 0, sizeof(*e));
+	e->kind = ENTRY_PATH;
+	e->allow = true;
+	e->exact = true;
+	e->text = r->m.text;
+	e->origin = r->origin;
+	e->label = r->op == IR_READ ? "readable, this path alone" : "writable, this path alone";
+	e->spec = r->m.spec;
+	e->tier = r->tier;
+	e->effect = r->effect;
+	e->rule = r;
+	return true;
 }
 
 /* A glob or regex deny, translated; or kept as a comment. */
@@ -591,7 +515,7 @@ static int advisory_entry(const cordon_evaluator *ev, const struct lower_advisor
 		}
 		if (check_text(r->m.regex, "regex", a->origin, err) != 0)
 			return -1;
-		re = pcre_to_ere(r->m.regex, &why);
+		re = sbpl_pcre_to_ere(r->m.regex, &why);
 	}
 	e->spec = r->m.spec;
 	e->tier = r->tier;
@@ -638,9 +562,11 @@ static void emit_entry(struct strbuf *sb, const struct entry *e, const char *op,
 		sb_addc(sb, '\n');
 		return;
 	}
-	/* A write root gives up the protected paths beneath it. */
+	/* A write root gives up the protected paths beneath it; a protection
+	 * of an exact path is the path itself, which the protections after
+	 * every write rule take back. */
 	size_t nexcl = 0;
-	if (e->allow && strcmp(op, "file-write*") == 0) {
+	if (e->allow && !e->exact && strcmp(op, "file-write*") == 0) {
 		for (size_t i = 0; i < in->npaths; i++) {
 			const struct lower_path *p = &in->paths[i];
 			if (p->why == LOWER_READ_ONLY && p->protect && path_under(p->path, e->text)) {
@@ -658,7 +584,7 @@ static void emit_entry(struct strbuf *sb, const struct entry *e, const char *op,
 		sb_adds(sb, "))");
 	} else {
 		sb_addf(sb, "(%s %s ", e->allow ? "allow" : "deny", op);
-		add_subpaths(sb, in, e->text);
+		add_filters(sb, in, e->text, e->exact ? "literal" : "subpath");
 		sb_addc(sb, ')');
 	}
 	add_origin(sb, e->label, e->origin);
@@ -929,6 +855,14 @@ char *lower_sbpl(const struct lower_input *in, size_t *len, char **err)
 			chain_add(&adv_reads, e);
 		else
 			chain_add(&adv_writes, e);
+	}
+	for (size_t i = 0; i < in->ev->nrules; i++) {
+		struct entry e;
+		if (exact_allow_entry(in, &in->ev->rules[i], &e)) {
+			if (check_text(e.text, "path", e.origin, err) != 0)
+				goto fail;
+			chain_add(in->ev->rules[i].op == IR_READ ? &reads : &writes, e);
+		}
 	}
 	/* Glob and regex denies rank among the literal rules of their operation. */
 	for (size_t i = 0; i < adv_reads.n; i++)

@@ -151,7 +151,8 @@ static void add_path_pattern(struct strset *s, const struct ir_pattern *pat,
 	}
 	if (!pat->text || !(text = ir_text_subst(pat->text, ctx, true, &missing)))
 		return;
-	if (pat->kind == IR_PAT_LITERAL) {
+	if (pat->kind == IR_PAT_LITERAL || pat->kind == IR_PAT_EXACT) {
+		/* an exact path and what lies below it, which it does not decide */
 		add_path_below(s, text);
 	} else if (pat->kind == IR_PAT_GLOB) {
 		char *inst = glob_instance(text, true);

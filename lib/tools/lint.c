@@ -211,6 +211,8 @@ void lint_show_pattern(struct strbuf *sb, const struct ir_pattern *pat)
 		sb_adds(sb, "opaque");
 		return;
 	}
+	if (pat->kind == IR_PAT_EXACT)
+		sb_adds(sb, "exact ");
 	if (pat->text) {
 		sb_addc(sb, '"');
 		for (const char *c = pat->text; *c; c++) {

@@ -92,8 +92,9 @@ static void report(struct linter *l, const struct ir_rule *b, const struct ir_ru
 	struct diag *f = lint_report(l, &b->origin, key,
 				     "'%s' can never decide: '%s' always beats it (%s)", bt,
 				     at, why);
-	diag_hint(f, "make the exception a glob contained in the rule it carves out of (a regex "
-		     "is comparable only with the same regex), or remove one of them");
+	diag_hint(f, "make the exception a glob or an exact path contained in the rule it carves "
+		     "out of (a regex is comparable only with the same regex), or remove one of "
+		     "them");
 	diag_note(f, a->origin, "the rule that always beats it");
 	free(key);
 	free(bt);

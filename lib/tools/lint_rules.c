@@ -214,6 +214,7 @@ static bool glob_covers(enum ir_op op, const struct ir_pattern *a, const struct 
 	if (!a->text || a->regex || !b->text || b->regex || a->kind == IR_PAT_OPAQUE ||
 	    b->kind == IR_PAT_OPAQUE)
 		return false;
+	/* an exact path tokenizes as a glob without wildcards: no subtree */
 	struct gseq A, B;
 	gtokenize(&A, a->text, path, a->kind == IR_PAT_LITERAL);
 	gtokenize(&B, b->text, path, b->kind == IR_PAT_LITERAL);

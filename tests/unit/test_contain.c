@@ -2,7 +2,7 @@
  * brute force.
  *
  * Random globs over a small alphabet ('a', 'b', '.', with *, ?, [ab],
- * [!a] and ** components, literal paths too) are compiled by the
+ * [!a] and ** components, literal and exact paths too) are compiled by the
  * evaluator's matcher, and every pair is related by matcher_relate.  The
  * oracle is the definition, enumerated: every canonical path of up to
  * MAXLEN bytes over '/', 'a', 'b', 'c', '.' ('c' stands for every byte no
@@ -132,6 +132,7 @@ static char *random_glob(bool *literal)
 
 struct pat {
 	char *text;
+	bool exact;
 	struct matcher m;
 	uint64_t *in;
 	size_t count;
@@ -143,7 +144,10 @@ static bool build(struct pat *p, size_t words, pcre2_match_data *md)
 	char *err = NULL;
 	int missing = -1;
 	p->text = random_glob(&literal);
-	struct ir_pattern ip = { literal ? IR_PAT_LITERAL : IR_PAT_GLOB, p->text, NULL };
+	/* half the literal paths are exact: the path alone */
+	p->exact = universe_op == IR_READ && literal && rnd(2) == 0;
+	struct ir_pattern ip = { p->exact ? IR_PAT_EXACT : literal ? IR_PAT_LITERAL : IR_PAT_GLOB,
+				 p->text, NULL };
 	if (matcher_build(&p->m, universe_op, &ip, NULL, &missing, &err) != MATCH_OK) {
 		free(err);
 		matcher_free(&p->m);
@@ -196,6 +200,7 @@ static void run(enum ir_op op, unsigned long pairs)
 	       op == IR_READ ? MAXLEN : MAXLEN - 1, pairs);
 
 	unsigned long wrong_claim = 0, missed = 0, compared = 0, rel_count[4] = { 0 };
+	unsigned long exact_inside = 0;
 	for (unsigned long k = 0; k < pairs; k++) {
 		struct pat a, b;
 		if (!build(&a, words, md))
@@ -218,10 +223,14 @@ static void run(enum ir_op op, unsigned long pairs)
 				: rel == REL_SUPERSET ? ba && !ab
 						      : true;
 		rel_count[rel]++;
+		if ((a.exact && rel == REL_SUBSET) || (b.exact && rel == REL_SUPERSET))
+			exact_inside++;
 		if (!ok_claim) {
 			if (wrong_claim++ < 5)
-				printf("# wrong: \"%s\" %s \"%s\", but by enumeration a<=b %d, b<=a %d\n",
-				       a.text, contain_rel_names[rel], b.text, ab, ba);
+				printf("# wrong: %s\"%s\" %s %s\"%s\", but by enumeration a<=b %d, "
+				       "b<=a %d\n",
+				       a.exact ? "exact " : "", a.text, contain_rel_names[rel],
+				       b.exact ? "exact " : "", b.text, ab, ba);
 		} else if (rel == REL_INCOMPARABLE && (ab || ba)) {
 			if (missed++ < 3)
 				printf("# incomparable, but no target here shows it: \"%s\" and \"%s\"\n",
@@ -237,6 +246,9 @@ static void run(enum ir_op op, unsigned long pairs)
 	   compared, pairs);
 	ok(rel_count[REL_SUBSET] + rel_count[REL_SUPERSET] > 0 && rel_count[REL_EQUAL] > 0,
 	   "%s: the pairs include containment and equality", what);
+	if (op == IR_READ)
+		ok(exact_inside > 0, "%s: exact paths are found inside other patterns (%lu pairs)",
+		   what, exact_inside);
 	ok(wrong_claim == 0,
 	   "%s: every containment claimed holds on every target, strictly where claimed "
 	   "(%lu wrong)",
