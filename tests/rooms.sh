@@ -119,7 +119,7 @@ lib/decide/command.c add_path_word
 lib/decide/command.c analyse_cmd
 lib/decide/command_spec.c ca_read_spec
 lib/decide/command_spec.c role_word
-lib/decide/eval.c evaluate
+lib/decide/eval.c evaluate_one
 lib/host/approval_exec.c grant_of
 lib/ir/match.c matcher_build_host
 lib/lower/lower.c lower_input_build_granted
