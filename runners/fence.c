@@ -23,13 +23,13 @@
 /* Open and share-lock the directory name in dir, making it when it is
  * missing (*made).  A sweeper removes a directory while it holds it
  * exclusively: one that is gone once the lock is ours is made afresh. */
-static int open_held(int dir, const char *name, bool *made, struct stat *held)
+static int open_held(int dir, const char *name, mode_t mode, bool *made, struct stat *held)
 {
 	*made = false;
 	for (int tries = 0; tries < 16; tries++) {
 		int fd = openat(dir, name, DIR_FLAGS);
 		if (fd < 0 && errno == ENOENT) {
-			if (mkdirat(dir, name, 0755) == 0)
+			if (mkdirat(dir, name, mode) == 0)
 				*made = true;
 			else if (errno != EEXIST)
 				return -1;
@@ -95,9 +95,10 @@ static int open_held_file(int dir, const char *name, const char *content, bool *
 
 /* Walk from root (open as rootfd) to path, component by component,
  * without following a symlink: each directory held (shared), each missing
- * one made and registered; with content, the last is a file holding it. */
+ * one made and registered; with content, the last is a file holding it.
+ * A writable root's directories are the user's own (0700), not fences. */
 static int fence_make(struct fence *f, const char *root, int rootfd, const char *path,
-		      const char *content, char **err)
+		      const char *content, bool writable, char **err)
 {
 	struct strbuf at;
 	const char *p = path + strlen(root);
@@ -121,11 +122,13 @@ static int fence_make(struct fence *f, const char *root, int rootfd, const char 
 		while (*p == '/')
 			p++;
 		int next = content && !*p ? open_held_file(cur, name, content, &made, &st)
-					  : open_held(cur, name, &made, &st);
+					  : open_held(cur, name, writable ? 0700 : 0755, &made, &st);
 		free(name);
 		if (next < 0) {
-			*err = xasprintf("cannot fence the missing protected path %s at %s: %s", path,
-					 at.buf, strerror(errno));
+			*err = writable ? xasprintf("cannot make the write root %s at %s: %s", path,
+						    at.buf, strerror(errno))
+					: xasprintf("cannot fence the missing protected path %s at %s: %s",
+						    path, at.buf, strerror(errno));
 			sb_free(&at);
 			return -1;
 		}
@@ -196,8 +199,16 @@ int fence_begin(struct fence *f, const char *dir, cordon_lowering *in, char **er
 		if (rootfd < 0)
 			rc = -1;
 		else if ((rc = fence_make(f, want[i].root, rootfd, want[i].path, want[i].content,
-					  err)) == 0)
+					  want[i].writable, err)) == 0)
 			cordon_lowering_note_host(in, want[i].path);
+		if (rc != 0 && want[i].writable) {
+			/* A write root that cannot be made stays unbound, as any
+			 * missing one: the program that needs it fails inside, the
+			 * call does not.  What was made on the way is registered. */
+			free(*err);
+			*err = NULL;
+			rc = 0;
+		}
 	}
 	if (f->reg >= 0)
 		flock(f->reg, LOCK_UN);

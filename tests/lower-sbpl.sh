@@ -86,7 +86,7 @@ tab=$(printf '\tx')
 "$CORDON" compile --preset workspace-write --emit sbpl --context tmp=/t/call \
 	--context "workspace=/ws/a${tab}" > "$tmpdir/out" 2> "$tmpdir/err"
 ok $(($? != 2)) "a control character in a path is refused (exit 2)"
-grep -q 'path "/ws/a\\tx" contains the control character 0x09' "$tmpdir/err"
+grep -q 'path "[^"]*/ws/a\\tx[^"]*" contains the control character 0x09' "$tmpdir/err"
 ok $? "the refusal names the path and the character"
 diag < "$tmpdir/err"
 "$CORDON" compile --preset workspace-write --emit sbpl --context tmp=/t/call \

@@ -522,9 +522,9 @@ EOF
 
 	# ---- the environment -------------------------------------------------------------------
 	ww -- env
-	names=$(echo "$out" | sed 's/=.*//' | grep -v -x PWD | sort | tr '\n' ' ')
-	is "$names" "HOME LANG LC_ALL PATH TEMP TERM TMP TMPDIR TZ " \
-		"$t only the allowlist and TMPDIR/TMP/TEMP are set"
+	names=$(echo "$out" | sed 's/=.*//' | grep -v -x PWD | LC_ALL=C sort | tr '\n' ' ')
+	is "$names" "BUNDLE_USER_CACHE CARGO_HOME GEM_HOME GEM_SPEC_CACHE GOCACHE GOMODCACHE GRADLE_USER_HOME HOME LANG LC_ALL MAVEN_OPTS MAVEN_USER_HOME PATH PIP_CACHE_DIR TEMP TERM TMP TMPDIR TZ UV_CACHE_DIR YARN_CACHE_FOLDER YARN_GLOBAL_FOLDER npm_config_cache pnpm_config_cache_dir pnpm_config_store_dir " \
+		"$t only the allowlist, TMPDIR/TMP/TEMP and the package caches' variables are set"
 	pwd_in=$(echo "$out" | sed -n 's/^PWD=//p')
 	[ -z "$pwd_in" ] || [ "$pwd_in" = "$WS" ]
 	ok $? "$t PWD, which bwrap sets, is the working directory"

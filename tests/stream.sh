@@ -13,7 +13,7 @@ rule_at() {
 }
 r_secrets=$(rule_at '  read  $secrets ')
 r_ask=$(rule_at '  write "/**"              ask')
-r_ws=$(rule_at '  write "${workspace}" allow;')
+r_ws=$(rule_at '  write "${workspace}" ')
 r_read=$(rule_at '  read  "/**"')
 
 cd "$tmpdir" || exit 1

@@ -159,11 +159,16 @@ bool cordon_lowering_shows(const cordon_lowering *l, const char *path);
  * keeps writes out and is either a directory (to hold while the call runs)
  * or missing (to make an empty directory, with its missing parents).  With
  * content, the fence is a read-only file holding it instead (held too when
- * it is there): a file a program reads, where a directory would stop it. */
+ * it is there): a file a program reads, where a directory would stop it.
+ * With writable, `path` is instead a write root the preset's environment
+ * points into and `root` the nearest directory above it that exists: made
+ * (0700, with its missing parents) or held the same way, so that the plan
+ * binds it writable; where it cannot be made the call goes on without it. */
 struct cordon_fence {
 	const char *root;
 	const char *path;
 	const char *content;
+	bool writable;
 };
 /* The fences of the plan: a malloc'd array of strings the lowering owns. */
 struct cordon_fence *cordon_lowering_fences(const cordon_lowering *l, size_t *n);

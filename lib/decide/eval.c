@@ -241,10 +241,28 @@ static bool kernel_path(const char *path)
 	       strcmp(path, "/proc") == 0 || strncmp(path, "/proc/", 6) == 0;
 }
 
+/* Whether the preset's environment points a program into root: a
+ * variable it sets names a path strictly below it (npm_config_cache =
+ * "${workspace_caches}/npm"), a cache or a store no one opens as a
+ * project. */
+static bool env_points_into(const cordon_evaluator *ev, const char *root)
+{
+	const struct ir_preset *p = ev->preset;
+	bool found = false;
+	for (size_t i = 0; i < p->env.nset && !found; i++) {
+		int missing = -1;
+		char *v = ir_text_subst(p->env.set[i].value, &ev->ctx, true, &missing);
+		found = v && v[0] == '/' && strcmp(v, root) != 0 && path_under(v, root);
+		free(v);
+	}
+	return found;
+}
+
 /* A protection written inside one write root (`${workspace}/.git/hooks`)
  * holds at the same place in every other one: the write roots are the
  * literal write allows that a decision confirms (but the per-call temp
- * dir, files, and roots inside another), and the protection is resolved
+ * dir, files, roots the environment points a program's cache into, and
+ * roots inside another), and the protection is resolved
  * again with its leading variable set to each of them.  A persistence file matters wherever a command can
  * write, so a second root must not open it. */
 static int protect_every_root(cordon_evaluator *ev, char **err)
@@ -266,7 +284,7 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 		struct stat st;
 		bool tmp = ev->ctx.value[CTX_TMP] && strcmp(r->m.text, ev->ctx.value[CTX_TMP]) == 0;
 		bool file = lstat(r->m.text, &st) == 0 && !S_ISDIR(st.st_mode);
-		if (d && d->effect == IR_ALLOW && !tmp && !file)
+		if (d && d->effect == IR_ALLOW && !tmp && !file && !env_points_into(ev, r->m.text))
 			VEC_PUSH(roots, nroots, cap, r->m.text);
 		cordon_decision_free(d);
 		free(e);

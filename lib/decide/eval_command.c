@@ -154,9 +154,12 @@ static bool path_meets(const char *a, const char *b)
  * of it (lower.c): a literal read is masked or lies outside the read roots;
  * a glob read below a directory is masked at launch; a literal write or
  * protection is read-only or outside the write roots, and so is a write
- * glob that meets no write root (the fallback, every path, is what lies outside
- * them).  Regexes, glob protections, exec and net rules, and write globs
- * inside a write root are enforced by cordon alone. */
+ * glob that meets no write root (the fallback, every path, is what lies
+ * outside them) but literal ones that beat it wherever both match: inside
+ * such a root the glob never decides (a package cache among the home
+ * directory's configuration, which asks).  Regexes, glob protections, exec
+ * and net rules, and write globs inside a write root are enforced by cordon
+ * alone. */
 static bool sandbox_refuses(const cordon_evaluator *ev, const cordon_decision *d,
 			    const struct ev_rule *r, bool protect)
 {
@@ -175,7 +178,8 @@ static bool sandbox_refuses(const cordon_evaluator *ev, const cordon_decision *d
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *w = &ev->rules[i];
 		if (w->op == IR_WRITE && w->effect == IR_ALLOW &&
-		    (w->m.kind != IR_PAT_LITERAL || path_meets(w->m.text, r->m.anchor)))
+		    (w->m.kind != IR_PAT_LITERAL || path_meets(w->m.text, r->m.anchor)) &&
+		    !(w->m.kind == IR_PAT_LITERAL && ev_rule_always_beats(ev, w, r)))
 			return false;
 	}
 	return true;

@@ -263,6 +263,38 @@ static const char *kept_out_above(const struct lower_input *in, const struct low
 	return NULL;
 }
 
+/* A write root the environment points a program into: a variable the
+ * preset sets names a path strictly below it (npm_config_cache =
+ * "${workspace_caches}/npm" below `write "${workspace_caches}" allow`), so
+ * it is a directory, made by `cordon run` for the call when it is missing
+ * and the sandbox could not make it: the nearest existing directory above
+ * it is read-only in the sandbox and this user's to write on the host. */
+static bool made_root_place(const struct lower_input *in, const struct lower_path *p)
+{
+	if (p->why != LOWER_WRITE_ROOT || p->entries || kernel_fs(p->path) ||
+	    under_mask(in, p->path) || strcmp(p->path, "/") == 0)
+		return false;
+	bool named = false;
+	for (size_t i = 0; i < in->nset && !named; i++)
+		named = in->set[i].value[0] == '/' && strcmp(in->set[i].value, p->path) != 0 &&
+			path_under(in->set[i].value, p->path);
+	if (!named)
+		return false;
+	char *parent = xstrdup(p->path);
+	*strrchr(parent, '/') = '\0';
+	char *anc = nearest_existing(in, parent[0] ? parent : "/");
+	bool ok = lower_fact_is_dir(in, anc) && !lower_bwrap_writable(in, anc) &&
+		  lower_fact(in, anc)->writable;
+	free(parent);
+	free(anc);
+	return ok;
+}
+
+static bool made_root(const struct lower_input *in, const struct lower_path *p)
+{
+	return made_root_place(in, p) && lower_fact(in, p->path)->lstat_errno == ENOENT;
+}
+
 struct cordon_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
 {
 	struct cordon_fence *f = NULL;
@@ -271,17 +303,36 @@ struct cordon_fence *lower_bwrap_fences(const struct lower_input *in, size_t *n)
 	if (!in->restricted)
 		return NULL;
 	for (size_t i = 0; i < in->npaths; i++) {
+		const struct lower_path *p = &in->paths[i];
+		/* Such a write root is made from the nearest directory above it
+		 * that exists; one that exists is held from its parent, for a
+		 * call that made it empty removes it only while no call holds
+		 * it. */
+		if (made_root_place(in, p) &&
+		    (made_root(in, p) || lower_fact_is_dir(in, p->path))) {
+			char *parent = xstrdup(p->path);
+			*strrchr(parent, '/') = '\0';
+			char *anc = nearest_existing(in, parent[0] ? parent : "/");
+			/* The snapshot's own copy: the array holds borrowed strings. */
+			const char *from = lower_fact(in, anc)->path;
+			free(parent);
+			free(anc);
+			if (from) {
+				struct cordon_fence x = { from, p->path, NULL, true };
+				VEC_PUSH(f, *n, cap, x);
+			}
+			continue;
+		}
 		/* A directory that exists may be a fence another call made: it
 		 * is held too, so that call cannot remove it under this one; so
 		 * is a file where the fence is one. */
-		const struct lower_path *p = &in->paths[i];
 		const char *content = p->config ? "" : fence_content(p->path);
 		const struct lower_fact *fact = lower_fact(in, p->path);
 		bool held = content ? fact->lstat_errno == 0 && S_ISREG(fact->mode)
 				    : lower_fact_is_dir(in, p->path);
 		if (!(held ? fence_place(in, p) : fenced(in, p)))
 			continue;
-		struct cordon_fence x = { root_above(in, p->path), p->path, content };
+		struct cordon_fence x = { root_above(in, p->path), p->path, content, false };
 		VEC_PUSH(f, *n, cap, x);
 	}
 	return f;
@@ -418,6 +469,12 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 					   ? xstrdup("writable, and so readable: a mount cannot be "
 						     "write-only, though no read rule allows reading it")
 					   : NULL);
+			else if (made_root(in, p))
+				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
+				   xstrdup("does not exist: the environment points into it, so cordon "
+					   "run makes it (with its missing parents) for the call and "
+					   "binds it writable; what it made and is still empty "
+					   "afterwards is removed"));
 			else
 				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
 				   xstrdup("does not exist: nothing to bind, and nothing can be created "
