@@ -241,14 +241,23 @@ static bool kernel_path(const char *path)
 	       strcmp(path, "/proc") == 0 || strncmp(path, "/proc/", 6) == 0;
 }
 
-/* Whether the preset's environment points a program into root: a
- * variable it sets names a path strictly below it (npm_config_cache =
- * "${workspace_caches}/npm"), a cache or a store no one opens as a
- * project. */
+/* Whether root is a package cache: a directory strictly below the home
+ * directory's .cache that a variable the preset sets points a program
+ * into (npm_config_cache = "${workspace_caches}/npm"), which no one opens
+ * as a project.  Only there: a write root elsewhere that a variable points
+ * into (GOPATH inside ~/src) is a project and keeps every protection. */
 static bool env_points_into(const cordon_evaluator *ev, const char *root)
 {
 	const struct ir_preset *p = ev->preset;
+	const char *home = ev->ctx.value[CTX_HOME];
 	bool found = false;
+	if (!home || home[0] != '/')
+		return false;
+	char *cache = xasprintf("%s/.cache", strcmp(home, "/") == 0 ? "" : home);
+	bool in_cache = strcmp(root, cache) != 0 && path_under(root, cache);
+	free(cache);
+	if (!in_cache)
+		return false;
 	for (size_t i = 0; i < p->env.nset && !found; i++) {
 		int missing = -1;
 		char *v = ir_text_subst(p->env.set[i].value, &ev->ctx, true, &missing);
