@@ -298,6 +298,25 @@ else
 		fi
 	done
 fi
+# The widening check compares in made-up directories (/ws, /home/u): a
+# /home/u that exists on this machine, closed to the caller, changes
+# nothing.  A private mount namespace makes one without touching /home.
+if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2> /dev/null || ! command -v setpriv > /dev/null; then
+	skip "[nobody] a closed /home/u on the machine does not stop the check" \
+		"needs root and a private mount namespace"
+else
+	unshare -m sh -c '
+		mount -t tmpfs -o mode=755 tmpfs /home && mkdir -m 700 /home/u &&
+		cd "$1" && setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+			env HOME=/ CORDON_MANAGED="$2" "$3" eval -p "$4" \
+			--context workspace="$1" --context cwd="$1" write /etc/passwd' \
+		sh "$WS" "$M" "$NB" "$tmpdir/allow-over-deny.cordon" > /dev/null 2> "$tmpdir/err"
+	rc=$?
+	grep -q 'widens the managed layer: write /etc: deny -> allow' "$tmpdir/err"
+	ok $? "[nobody] a closed /home/u on the machine does not stop the check (exit $rc)"
+	grep -q 'cannot be resolved' "$tmpdir/err" && diag < "$tmpdir/err"
+fi
+
 # Where none is installed, the variable adds a managed layer: it can only
 # narrow what the policy in use grants.
 out=$(cd "$WS" && env -u CORDON_MANAGED "$CORDON" eval -p "$EMPTY" $ctx --json write /etc/passwd)

@@ -329,7 +329,10 @@ has 1 '"id":1,"decision":"allow"' "--sandboxed makes it the stream's default"
 has 4 '"id":4,"decision":"ask"' "and a line's \"sandboxed\":false still says otherwise"
 
 # ~USER is this user's own home: another user's may not be open to it.
+# The context's home is a directory of this test's own, which no other
+# user's leftovers on this machine can close.
 me=$(id -un)
+fake_home=$PWD/fake-home/u
 cat > tilde.cordon << EOF
 cordon 1;
 preset "p" {
@@ -338,7 +341,7 @@ preset "p" {
 }
 test "targets as a host writes them" {
   preset "p";
-  context home = "/home/u", cwd = "/home/u/src";
+  context home = "$fake_home", cwd = "$fake_home/src";
   expect deny  read "~/.ssh/id_rsa";
   expect allow read "~$me/.ssh/id_rsa";
   expect deny  read "../.ssh/config";

@@ -42,6 +42,29 @@ static const struct host_facts hosts[] = {
 	{ "macos", "seatbelt", NATIVE_MACOS, macos_aliases, ARRAY_SIZE(macos_aliases) },
 };
 
+/* The same platforms with no machine behind them: every symlink a path
+ * crosses is one of the facts above, so a decision reads the same on every
+ * machine (diff, lint and the managed layer's check decide in a context
+ * that names no real directory). */
+static const struct host_facts fixed_hosts[] = {
+	{ "linux", "bwrap", false, NULL, 0 },
+	{ "macos", "seatbelt", false, macos_aliases, ARRAY_SIZE(macos_aliases) },
+};
+_Static_assert(ARRAY_SIZE(fixed_hosts) == ARRAY_SIZE(hosts), "one fixed twin for each host");
+
+const struct host_facts *host_facts_fixed(const struct host_facts *h)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(hosts); i++)
+		if (h == &hosts[i] || h == &fixed_hosts[i])
+			return &fixed_hosts[i];
+	return h;
+}
+
+bool host_facts_same(const struct host_facts *a, const struct host_facts *b)
+{
+	return a && b && strcmp(a->name, b->name) == 0;
+}
+
 const struct host_facts *host_facts_native(void)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(hosts); i++)

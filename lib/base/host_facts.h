@@ -42,6 +42,11 @@ struct host_facts {
 const struct host_facts *host_facts_native(void);
 /* The facts of a platform by name, or NULL. */
 const struct host_facts *host_facts_find(const char *name);
+/* h's twin that reads nothing from this machine's file system (live
+ * false, the same aliases). */
+const struct host_facts *host_facts_fixed(const struct host_facts *h);
+/* Whether a and b are the same platform, live or fixed. */
+bool host_facts_same(const struct host_facts *a, const struct host_facts *b);
 /* "linux, macos", for messages. */
 const char *host_facts_names(void);
 

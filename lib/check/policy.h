@@ -24,6 +24,10 @@ struct cordon_context {
 	struct ir_context vars;
 	char *owned[CTX_COUNT];
 	const struct host_facts *host; /* NULL: this machine's */
+	/* Decide on the host's facts alone, never this machine's files: a
+	 * context of made-up directories (/ws, /home/u) that diff, lint and
+	 * the managed layer's check compare policies in. */
+	bool fixed;
 };
 
 /* Text and JSON dumps of one preset (ir_dump.c). */

@@ -354,6 +354,8 @@ cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
 	ev->policy = policy;
 	ev->preset = p;
 	ev->host = ctx && ctx->host ? ctx->host : host_facts_native();
+	if (ctx && ctx->fixed)
+		ev->host = host_facts_fixed(ev->host);
 	ev->spare = xcalloc(1, sizeof(*ev->spare));
 	for (int i = 0; i < IR_OP_COUNT; i++)
 		strmap_init(&ev->index[i].anchors);

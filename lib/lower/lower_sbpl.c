@@ -137,7 +137,7 @@ static void add_origin(struct strbuf *sb, const char *what, const char *origin)
 
 static bool on_macos_facts(const struct lower_input *in)
 {
-	return in->ev && in->ev->host == host_facts_find("macos");
+	return in->ev && host_facts_same(in->ev->host, host_facts_find("macos"));
 }
 
 /* The place a Mac's kernel sees a path by, when the evaluator resolved it

@@ -3,6 +3,7 @@
  * under and the policies' names, so it outlives the policies. */
 #include "config.h"
 
+#include "check/policy.h"
 #include "cordon_tools.h"
 #include "diff.h"
 
@@ -31,7 +32,9 @@ _Static_assert((int)CORDON_READ == (int)IR_READ && (int)CORDON_WRITE == (int)IR_
 		       (int)CORDON_TOOL == (int)IR_TOOL && IR_OP_COUNT == 5,
 	       "the public operations are the IR's");
 
-/* A fixed context, so a diff reads the same on every machine. */
+/* A fixed context, so a diff reads the same on every machine: made-up
+ * directories, decided on the host's facts alone (a /home/u that exists
+ * here, closed to this user, changes nothing). */
 static const char *const fixed_context[CTX_COUNT] = {
 	[CTX_WORKSPACE] = "/ws",
 	[CTX_CWD] = "/ws",
@@ -59,6 +62,7 @@ static void set_err(char **err, char *msg)
 cordon_context *diff_fixed_context(const cordon_context *ctx, char **err)
 {
 	cordon_context *full = cordon_context_new();
+	full->fixed = true;
 	const char *host = ctx ? cordon_context_get_host(ctx) : NULL;
 	char *why = NULL;
 	for (int v = 0; v < CTX_COUNT; v++) {

@@ -408,6 +408,7 @@ static void run_checks(struct lint_result *r, const struct ast *root,
 		.out = r,
 	};
 	l.ctx = cordon_context_new();
+	l.ctx->fixed = true; /* lint_context names no real directory */
 	for (int v = 0; v < CTX_COUNT; v++) {
 		char *err = NULL;
 		if (cordon_context_set(l.ctx, ir_ctx_var_names[v], lint_context[v], &err) != 0)
