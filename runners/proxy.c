@@ -557,12 +557,14 @@ static void read_absolute(struct proxy_loop *pl, struct conn *c, const struct re
 
 static void read_http(struct proxy_loop *pl, struct conn *c)
 {
-	if (memchr(c->head, '\0', c->head_len)) {
+	/* Only the head is text: the body read with it (a push's pack) may
+	 * hold any byte. */
+	char *end = memmem(c->head, c->head_len, "\r\n\r\n", 4);
+	if (memchr(c->head, '\0', end ? (size_t)(end - c->head) : c->head_len)) {
 		refuse_head(pl, c, 400, "Bad Request", "the head holds a NUL byte");
 		return;
 	}
 	c->head[c->head_len] = '\0';
-	char *end = strstr(c->head, "\r\n\r\n");
 	if (!end) {
 		if (proxy_http_bare_eol(c->head, c->head_len))
 			refuse_head(pl, c, 400, "Bad Request", PROXY_BARE_EOL_WHY);

@@ -4,9 +4,9 @@
 # (nobody).  A request that two HTTP parsers could read differently (two
 # Host headers, a Host that is not the URI's, two Content-Lengths,
 # Transfer-Encoding beside Content-Length, a folded or bare-LF header, a
-# blank before a colon) is refused with 400 and its reason, audited, and
-# reaches no server; a second request hidden after a body is not
-# forwarded.  The server is the test's own on the host's 127.0.0.1
+# blank before a colon, a NUL in the head) is refused with 400 and its
+# reason, audited, and reaches no server; a second request hidden after a
+# body is not forwarded; a body of any bytes sent with its head passes.  The server is the test's own on the host's 127.0.0.1
 # (tests/egress-raw-server.py, which reads requests as a lenient backend
 # would and logs every Host it saw); the sandbox reaches it through
 # --egress-hosts, and nothing leaves the machine.
@@ -66,6 +66,9 @@ cases = {
     "chunked": ("POST %s HTTP/1.1\r\n%sTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
                 "GET http://bad.test:%s/ HTTP/1.1\r\nHost: bad.test:%s\r\n\r\n" % (G, H, port, port)),
     "bad-chunk": "POST %s HTTP/1.1\r\n%sTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n" % (G, H),
+    "nul-in-head": "GET %s HTTP/1.1\r\nX-A: a\0b\r\n%s\r\n" % (G, H),
+    # A body sent with its head (a git push's pack): any byte, NUL too.
+    "binary-body": "POST %s HTTP/1.1\r\n%sContent-Length: 5\r\n\r\n\0\x01\0\xff\0" % (G, H),
 }
 for name in sys.argv[2:]:
     s = socket.create_connection(("127.0.0.1", 3128))
@@ -116,7 +119,7 @@ wait_lines() {
 }
 
 refused="two-hosts two-hosts-lowercase host-not-uri two-lengths length-list te-and-length
-	te-not-chunked te-blank-colon obs-fold bare-lf bad-chunk"
+	te-not-chunked te-blank-colon obs-fold bare-lf bad-chunk nul-in-head"
 
 pass() { # pass NAME
 	name=$1
@@ -148,15 +151,15 @@ pass() { # pass NAME
 	ok $? "$t with the reason: $(echo "$out" | grep "^two-hosts " | cut -d' ' -f3-)"
 	is "$(lines)" "$before" "$t the server saw none of the refused requests"
 	n=$(grep -c '"decision":"deny".*ambiguous request.*"outcome":"refused"' "$LOG")
-	is "$n" 11 "$t each refusal is in the audit log, with its reason"
+	is "$n" 12 "$t each refusal is in the audit log, with its reason"
 
 	before=$(lines)
-	call plain no-host hidden-request chunked
-	is "$(echo "$out" | tr '\n' '|')" "plain 200 hello from good.test:$port|no-host 200 hello from good.test:$port|hidden-request 200 hello from good.test:$port|chunked 200 hello from good.test:$port|" \
-		"$t a plain request, one without Host (the proxy writes the URI's), a POST and a chunked one (each with a request hidden after its body) pass"
-	wait_lines $((before + 4))
-	tail -n 4 "$tmpdir/srv.log" | sort > "$P/seen"
-	is "$(tr '\n' '|' < "$P/seen")" "hosts=good.test:$port body=0 extra=0|hosts=good.test:$port body=0 extra=0|hosts=good.test:$port body=5 extra=0|hosts=good.test:$port body=5 extra=0|" \
+	call plain no-host hidden-request chunked binary-body
+	is "$(echo "$out" | tr '\n' '|')" "plain 200 hello from good.test:$port|no-host 200 hello from good.test:$port|hidden-request 200 hello from good.test:$port|chunked 200 hello from good.test:$port|binary-body 200 hello from good.test:$port|" \
+		"$t a plain request, one without Host (the proxy writes the URI's), a POST and a chunked one (each with a request hidden after its body), and a body of NUL bytes sent with its head pass"
+	wait_lines $((before + 5))
+	tail -n 5 "$tmpdir/srv.log" | sort > "$P/seen"
+	is "$(tr '\n' '|' < "$P/seen")" "hosts=good.test:$port body=0 extra=0|hosts=good.test:$port body=0 extra=0|hosts=good.test:$port body=5 extra=0|hosts=good.test:$port body=5 extra=0|hosts=good.test:$port body=5 extra=0|" \
 		"$t the server saw each once, with one Host, and nothing after a body (the hidden request)"
 }
 
