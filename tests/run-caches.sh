@@ -18,9 +18,11 @@
 #   (~/.npmrc, ~/.yarnrc.yml, ~/.cargo/credentials.toml,
 #   ~/.cargo/config.toml, ~/.m2/settings.xml, ~/.gradle/gradle.properties,
 #   ~/.config/pip/pip.conf, ~/.pip/pip.conf) cannot be written.
-# The commands run from scripts (`sh FILE`): the analysis predicts that npm
-# contacts registry.npmjs.org whatever --registry says, and that host is
-# not the test preset's; every refusal checked here is the sandbox's.
+# npm and pip are called as an agent would call them, by argv: the analysis
+# reads --registry and --index-url and predicts the test's registries, so
+# each call is decided before it runs and then bounded by the sandbox.  The
+# writes to what lies beside the caches are made from a script, which the
+# analysis cannot read: every refusal checked there is the sandbox's.
 . "$srcdir/tests/lib.sh"
 
 cordon_bin=${CORDON_REAL:-$CORDON}
@@ -162,21 +164,6 @@ EOF
 printf '127.0.0.1 registry.test pypi.test\n' > "$tmpdir/hosts"
 chmod -R a+rX "$tmpdir/registries.cordon" "$tmpdir/hosts" "$R"
 
-# Inside the sandbox.  npm: install, then again from the lockfile alone.
-cat > "$tmpdir/npm.sh" << EOF
-cd "\$1" || exit 9
-case \$2 in
-install) npm install cordon-probe --registry "http://registry.test:$npm_port/" --no-audit --no-fund ;;
-ci) rm -rf node_modules && npm ci --registry "http://registry.test:$npm_port/" --no-audit --no-fund ;;
-esac
-EOF
-cat > "$tmpdir/pip.sh" << EOF
-cd "\$1" || exit 9
-/usr/bin/python3 -m venv .venv || exit 8
-.venv/bin/python -m pip install --disable-pip-version-check --index-url "http://pypi.test:$pypi_port/simple/" \
-	--trusted-host pypi.test cordon-probe || exit 7
-.venv/bin/python -c 'import cordon_probe; print(cordon_probe.VALUE)'
-EOF
 # The attack: append to each path given, relative to the home directory
 # (making its directory), report what was written.
 cat > "$tmpdir/plant.sh" << 'EOF'
@@ -187,7 +174,7 @@ for f in "$@"; do
 done
 exit $st
 EOF
-chmod 644 "$tmpdir/npm.sh" "$tmpdir/pip.sh" "$tmpdir/plant.sh"
+chmod 644 "$tmpdir/plant.sh"
 
 pass() { # pass NAME
 	name=$1
@@ -203,16 +190,17 @@ pass() { # pass NAME
 	[ -n "$AS" ] && chown -R 65534:65534 "$P"
 	C=$H/.cache/cordon/workspaces$WS/caches
 	errf=$P/stderr
-	# call SCRIPT ARG...: the script inside, under the test's preset.
+	# call ARGV...: the command inside, in the workspace, under the test's preset.
 	call() {
 		$AS timeout -s KILL 120 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 \
 			"$P/build/cordon" run -p "$P/registries.cordon" --preset registries \
 			--workspace "$WS" --egress-hosts "$tmpdir/hosts" -- \
-			sh "$@" > "$P/out" 2> "$errf" < /dev/null
+			"$@" > "$P/out" 2> "$errf" < /dev/null
 		rc=$?
 	}
+	npm_reg=http://registry.test:$npm_port/
 
-	call "$tmpdir/npm.sh" "$WS" install
+	call npm install cordon-probe --registry "$npm_reg" --no-audit --no-fund
 	[ $rc -eq 0 ] || diag < "$errf"
 	[ $rc -eq 0 ] && [ "$(cat "$WS/node_modules/cordon-probe/index.js" 2> /dev/null)" = \
 		'module.exports = "probe";' ] && [ -s "$WS/package-lock.json" ]
@@ -220,7 +208,8 @@ pass() { # pass NAME
 	[ -n "$(find "$C/npm/_cacache/content-v2" -type f 2> /dev/null)" ]
 	ok $? "$t … and its tarball is in the workspace's npm cache, outside the workspace"
 	grep -c 'cordon-probe-1.0.0.tgz' "$tmpdir/npm.log" > "$P/tgz-before"
-	call "$tmpdir/npm.sh" "$WS" ci
+	rm -rf "$WS/node_modules"
+	call npm ci --registry "$npm_reg" --no-audit --no-fund
 	[ $rc -eq 0 ] || diag < "$errf"
 	[ $rc -eq 0 ] && [ -f "$WS/node_modules/cordon-probe/index.js" ]
 	ok $? "$t npm ci from the lockfile succeeds again (status $rc)"
@@ -229,8 +218,12 @@ pass() { # pass NAME
 	[ ! -e "$H/.npm" ]
 	ok $? "$t … and the host's own ~/.npm was not made"
 
-	call "$tmpdir/pip.sh" "$WS"
+	call /usr/bin/python3 -m venv .venv
 	[ $rc -eq 0 ] || diag < "$errf"
+	call .venv/bin/python -m pip install --disable-pip-version-check \
+		--index-url "http://pypi.test:$pypi_port/simple/" --trusted-host pypi.test cordon-probe
+	[ $rc -eq 0 ] || diag < "$errf"
+	call .venv/bin/python -c 'import cordon_probe; print(cordon_probe.VALUE)'
 	is "$(tail -n 1 "$P/out")" probe \
 		"$t pip install from the test's simple index into a venv in the workspace succeeds (status $rc)"
 	[ -n "$(find "$C/pip" -type f 2> /dev/null)" ] && [ ! -e "$H/.cache/pip" ]
@@ -247,7 +240,7 @@ pass() { # pass NAME
 	creds=".npmrc .yarnrc.yml .cargo/credentials.toml .cargo/config.toml .m2/settings.xml
 		.gradle/gradle.properties .config/pip/pip.conf .pip/pip.conf"
 	# shellcheck disable=SC2086
-	call "$tmpdir/plant.sh" $creds .npm/_cacache/index .cache/pip/wheels/x.whl \
+	call sh "$tmpdir/plant.sh" $creds .npm/_cacache/index .cache/pip/wheels/x.whl \
 		.cargo/registry/x .m2/repository/x.jar .gradle/caches/x "$other"
 	is "$(cat "$P/out")" "" \
 		"$t from inside, no credential or configuration beside the caches is written (~/.npmrc, ~/.yarnrc.yml, cargo's credentials and config, ~/.m2/settings.xml, gradle.properties, pip.conf), nor the host's caches, nor another workspace's (status $rc)"
