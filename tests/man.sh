@@ -85,4 +85,24 @@ ok $? "the examples of cordon.policy.5 are extracted"
 ok $? "the example policy of cordon.policy.5 checks"
 diag < "$tmpdir/out"
 
+# Every role a program spec may give, as cordon lists them (the hint of a
+# role it does not know, from the one table of roles), is in the grammar of
+# docs/language.md and in cordon.policy.5.
+printf 'cordon 1;\nprogram "p" {\n  first zzzzzzzzzzzz;\n  option "-z" zzzzzzzzzzzz;\n}\n' \
+	> "$tmpdir/roles.cordon"
+"$CORDON" check "$tmpdir/roles.cordon" 2>&1 | sed -n 's/.*= hint: roles: //p' | tr ',' '\n' |
+	tr -d ' ' | sort -u > "$tmpdir/roles"
+[ "$(wc -l < "$tmpdir/roles")" -ge 30 ]
+ok $? "cordon lists the roles of program specs ($(wc -l < "$tmpdir/roles") of them)"
+sed -n '/^ROLE *=/,/;$/p' "$srcdir/docs/language.md" | grep -o '"[a-z]*"' | tr -d '"' |
+	sort -u > "$tmpdir/roles.lang"
+is "$(comm -3 "$tmpdir/roles" "$tmpdir/roles.lang" | tr -d '\t' | tr '\n' ' ')" "" \
+	"the ROLE production of docs/language.md names every role, and no other"
+missing=
+while read -r role; do
+	grep -Eq "^\\.BR? $role( |,|;|:|\$)|^\\.RB \\( ?$role |\\\\fB$role\\\\fR" "$man5" ||
+		missing="$missing $role"
+done < "$tmpdir/roles"
+is "$missing" "" "cordon.policy.5 describes every role"
+
 done_testing

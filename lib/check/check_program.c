@@ -11,29 +11,6 @@
 
 #define ERR(d, locp, id, ...) diag_add((d), DIAG_ERROR, (locp), (id), __VA_ARGS__)
 
-/* Roles each item accepts. */
-static const bool operand_role[ROLE_COUNT] = {
-	[ROLE_NONE] = true,  [ROLE_READ] = true,   [ROLE_WRITE] = true,
-	[ROLE_DELETE] = true, [ROLE_NET] = true,    [ROLE_OPAQUE] = true, [ROLE_ARG] = true,
-	[ROLE_RUN] = true,    [ROLE_REFSPEC] = true, [ROLE_SEDSCRIPT] = true,
-	[ROLE_CHANGES] = true, [ROLE_VARIABLE] = true, [ROLE_AWKSCRIPT] = true,
-	[ROLE_CWD] = true,    [ROLE_UPSTREAM] = true, [ROLE_REGISTRY] = true,
-	[ROLE_FETCHURL] = true, [ROLE_PUSHURL] = true, [ROLE_CLONEURL] = true,
-};
-static const bool option_role[ROLE_COUNT] = {
-	[ROLE_READ] = true,	[ROLE_WRITE] = true,     [ROLE_DELETE] = true,
-	[ROLE_NET] = true,	[ROLE_OPAQUE] = true,    [ROLE_ARG] = true,
-	[ROLE_CWD] = true,	[ROLE_MODIFIES] = true,  [ROLE_RECURSIVE] = true,
-	[ROLE_FLAG] = true,	[ROLE_SCRIPT] = true,    [ROLE_SCRIPTFILE] = true,
-	[ROLE_RUN] = true,	[ROLE_REWRITES] = true,  [ROLE_SEDSCRIPT] = true,
-	[ROLE_EXTRACTS] = true, [ROLE_INTO] = true,      [ROLE_LISTS] = true,
-	[ROLE_DELETES] = true,	[ROLE_CHANGES] = true,   [ROLE_STORE] = true,
-	[ROLE_MODULE] = true,	[ROLE_AWKSCRIPT] = true, [ROLE_CREATES] = true,
-	[ROLE_DATA] = true,	[ROLE_CONTACTS] = true,  [ROLE_PAIR] = true,
-	[ROLE_NAMEDREAD] = true, [ROLE_REGISTRY] = true, [ROLE_FETCHURL] = true,
-	[ROLE_PUSHURL] = true,	[ROLE_CLONEURL] = true,
-};
-
 /* A name in a spec: a string without variables or blanks. */
 static char *plain(struct diag_list *d, const struct ast *s, const char *what)
 {
@@ -62,15 +39,16 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 	}
 	struct diag *dg = ERR(d, &word->loc, "bad-value", "'%s' is not a role here", w);
 	const char *best = closest_word(w, names, n);
-	if (best)
+	if (best) {
 		diag_hint(dg, "did you mean '%s'?", best);
-	else
-		diag_hint(dg, "roles: read, write, delete, net, opaque, arg, run%s",
-			  allowed == option_role
-				  ? ", cwd, modifies, recursive, flag, script, scriptfile, rewrites, "
-				    "sedscript, awkscript, extracts, into, lists, deletes, changes, store, module, "
-				    "creates"
-				  : ", none, refspec, sedscript, awkscript, changes, variable, cwd, upstream");
+		return -1;
+	}
+	struct strbuf sb;
+	sb_init(&sb);
+	for (size_t i = 0; i < n; i++)
+		sb_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+	diag_hint(dg, "roles: %s", sb.buf);
+	sb_free(&sb);
 	return -1;
 }
 
@@ -493,7 +471,7 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 			    what);
 			continue;
 		}
-		int role = role_of(d, it->u.item.word, operand ? operand_role : option_role);
+		int role = role_of(d, it->u.item.word, operand ? ir_role_operand : ir_role_option);
 		if (role < 0)
 			continue;
 		if (operand) {

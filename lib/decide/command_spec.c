@@ -27,10 +27,7 @@ static const struct ir_option *lookup(const struct ir_spec *sub, const struct ir
 
 static bool takes_arg(enum ir_role r)
 {
-	return r != ROLE_MODIFIES && r != ROLE_RECURSIVE && r != ROLE_FLAG && r != ROLE_REWRITES &&
-	       r != ROLE_PAIR && r != ROLE_NAMEDREAD &&
-	       r != ROLE_EXTRACTS && r != ROLE_LISTS && r != ROLE_DELETES && r != ROLE_CHANGES &&
-	       r != ROLE_STORE && r != ROLE_CONTACTS;
+	return ir_role_takes_arg[r];
 }
 
 static void contacted(struct reading *r, const char *host, const char *by)

@@ -349,14 +349,18 @@ char *ir_text_resolve(const char *text, const struct ir_context *ctx, bool is_pa
 	return s;
 }
 
-const char *const ir_role_names[ROLE_COUNT] = {
-	"none", "read", "write", "delete", "net", "opaque",
-	"arg", "cwd", "modifies", "recursive", "flag", "script", "scriptfile",
-	"run", "rewrites", "refspec", "sedscript", "extracts", "into", "lists", "deletes",
-	"changes", "store", "variable", "module", "awkscript", "upstream", "creates",
-	"data", "contacts", "pair", "namedread", "registry", "fetchurl", "pushurl",
-	"cloneurl",
-};
+#define IR_ROLE_NAME(id, name, operand, option, arg) [ROLE_##id] = name,
+const char *const ir_role_names[ROLE_COUNT] = { IR_ROLES(IR_ROLE_NAME) };
+#undef IR_ROLE_NAME
+#define IR_ROLE_OPERAND(id, name, operand, option, arg) [ROLE_##id] = operand,
+const bool ir_role_operand[ROLE_COUNT] = { IR_ROLES(IR_ROLE_OPERAND) };
+#undef IR_ROLE_OPERAND
+#define IR_ROLE_OPTION(id, name, operand, option, arg) [ROLE_##id] = option,
+const bool ir_role_option[ROLE_COUNT] = { IR_ROLES(IR_ROLE_OPTION) };
+#undef IR_ROLE_OPTION
+#define IR_ROLE_ARG(id, name, operand, option, arg) [ROLE_##id] = arg,
+const bool ir_role_takes_arg[ROLE_COUNT] = { IR_ROLES(IR_ROLE_ARG) };
+#undef IR_ROLE_ARG
 
 void ir_spec_free(struct ir_spec *s)
 {

@@ -171,72 +171,122 @@ struct ir_test {
  * They are policy data (rules/commands.cordon); a later spec for a name
  * replaces an earlier one, so an administrator can override the shipped
  * ones. */
+/* Every role of a program spec, once: the enum, the names, where the
+ * checker accepts it and how the analysis reads it come from this list.
+ * X(ID, name, operand, option, arg): operand, the role can be given to
+ * operands (`operands ROLE`, `first ROLE`); option, to options; arg, as an
+ * option's role, the option takes the next word (or its =VALUE). */
+#define IR_ROLES(X) \
+	/* operands: ignored */ \
+	X(NONE, "none", 1, 0, 1) \
+	X(READ, "read", 1, 1, 1) \
+	X(WRITE, "write", 1, 1, 1) \
+	/* a write that removes */ \
+	X(DELETE, "delete", 1, 1, 1) \
+	/* a host or URL */ \
+	X(NET, "net", 1, 1, 1) \
+	/* code: the part cannot be analysed (python -c) */ \
+	X(OPAQUE, "opaque", 1, 1, 1) \
+	/* option: takes an argument that means nothing here */ \
+	X(ARG, "arg", 1, 1, 1) \
+	/* option: takes the directory the program works in (git -C) */ \
+	X(CWD, "cwd", 1, 1, 1) \
+	/* option flag: the operands are written (sed -i) */ \
+	X(MODIFIES, "modifies", 0, 1, 0) \
+	/* option flag: operands are whole trees (rm -r) */ \
+	X(RECURSIVE, "recursive", 0, 1, 0) \
+	/* option flag without meaning here */ \
+	X(FLAG, "flag", 0, 1, 0) \
+	/* option: takes the program's code or pattern; `first` no longer \
+	 * applies */ \
+	X(SCRIPT, "script", 0, 1, 1) \
+	/* option: takes a file of code, read; `first` no longer applies */ \
+	X(SCRIPTFILE, "scriptfile", 0, 1, 1) \
+	/* a file of code the program runs (bash FILE): read, and the part is \
+	 * opaque; "-" is the program read from stdin */ \
+	X(RUN, "run", 1, 1, 1) \
+	/* option flag: rewrites or deletes shared history (git push \
+	 * --force); the part also runs as PROG SUB... FIRST-NAME, so one \
+	 * rule on the first name catches every spelling */ \
+	X(REWRITES, "rewrites", 0, 1, 0) \
+	/* operand: a git refspec; "+SRC:DST" forces, ":DST" deletes */ \
+	X(REFSPEC, "refspec", 1, 0, 1) \
+	/* a sed program: its w/W files are written, r/R files read, and an e \
+	 * command or flag runs code; `first` no longer applies */ \
+	X(SEDSCRIPT, "sedscript", 1, 1, 1) \
+	/* option flag: files it does not name land below the directory it \
+	 * works in (tar -x); the operands named are written */ \
+	X(EXTRACTS, "extracts", 0, 1, 0) \
+	/* option: takes the directory extracted files land in (unzip -d) */ \
+	X(INTO, "into", 0, 1, 1) \
+	/* option flag: nothing is written (a listing or a dry run: unzip -l, \
+	 * git clean -n) */ \
+	X(LISTS, "lists", 0, 1, 0) \
+	/* option flag: the spec's `delete` paths are deleted only with it, \
+	 * and the operands written are deleted trees (git stash -u) */ \
+	X(DELETES, "deletes", 0, 1, 0) \
+	/* operand, option flag: the program changes its `changes` paths (git \
+	 * tag NAME, git config KEY VALUE, git config --unset) */ \
+	X(CHANGES, "changes", 1, 1, 0) \
+	/* option flag with a path: its changes go to that file instead of \
+	 * the `changes` paths (git config --global) */ \
+	X(STORE, "store", 0, 1, 0) \
+	/* operand: a variable's name, whose value the program prints \
+	 * (printenv NAME) */ \
+	X(VARIABLE, "variable", 1, 0, 1) \
+	/* option: takes a module the program runs (python3 -m pip): opaque, \
+	 * and the words after it are read against the module's spec too */ \
+	X(MODULE, "module", 0, 1, 1) \
+	/* an awk program: print > FILE is written, getline < FILE read; \
+	 * system(), pipes, ENVIRON, ARGV make the part opaque */ \
+	X(AWKSCRIPT, "awkscript", 1, 1, 1) \
+	/* operand with a path: a branch's start point; one that may be a \
+	 * remote-tracking branch (a '/', an '@{', a value known only at run \
+	 * time) becomes its upstream, kept in that path (git branch NAME \
+	 * origin/main writes .git/config) */ \
+	X(UPSTREAM, "upstream", 1, 0, 1) \
+	/* option: takes the name of a new branch; the operands in the role \
+	 * upstream are its start point only with it (git checkout -b) */ \
+	X(CREATES, "creates", 0, 1, 1) \
+	/* option: takes data the program sends: @FILE (name=@FILE, \
+	 * name=<FILE, name@FILE) reads FILE, other text reads nothing */ \
+	X(DATA, "data", 0, 1, 1) \
+	/* option with a host: given, the program contacts that host too \
+	 * (curl -L: "*", a host known only at run time); besides the \
+	 * option's own role where it is listed with another too */ \
+	X(CONTACTS, "contacts", 0, 1, 0) \
+	/* option: takes two words that mean nothing here (jq --arg NAME \
+	 * VALUE) */ \
+	X(PAIR, "pair", 0, 1, 0) \
+	/* option: takes a name, then a file it reads (jq --rawfile NAME \
+	 * FILE) */ \
+	X(NAMEDREAD, "namedread", 0, 1, 0) \
+	/* operand, option, env: where the program fetches from (npm \
+	 * --registry, pip -i, GOPROXY); given, it replaces the spec's `net` \
+	 * hosts: a URL, or a list of them split at ',' or '|', where \
+	 * `direct` is a host known only at run time and `off` none */ \
+	X(REGISTRY, "registry", 1, 1, 1) \
+	/* operand, option: a git repository fetched from: a URL, a path or a \
+	 * remote's name, resolved through git's config; it replaces the \
+	 * spec's `net` hosts, and with none given the default remote does */ \
+	X(FETCHURL, "fetchurl", 1, 1, 1) \
+	/* the same, pushed to (remote.NAME.pushurl, pushInsteadOf) */ \
+	X(PUSHURL, "pushurl", 1, 1, 1) \
+	/* the same, from outside any repository: only the user's and the \
+	 * system's config apply (git clone) */ \
+	X(CLONEURL, "cloneurl", 1, 1, 1)
+
 enum ir_role {
-	ROLE_NONE,      /* operands: ignored */
-	ROLE_READ,
-	ROLE_WRITE,
-	ROLE_DELETE,    /* a write that removes */
-	ROLE_NET,       /* a host or URL */
-	ROLE_OPAQUE,    /* code: the part cannot be analysed (python -c) */
-	ROLE_ARG,       /* option: takes an argument that means nothing here */
-	ROLE_CWD,       /* option: takes the directory the program works in (git -C) */
-	ROLE_MODIFIES,  /* option flag: the operands are written (sed -i) */
-	ROLE_RECURSIVE, /* option flag: operands are whole trees (rm -r) */
-	ROLE_FLAG,      /* option flag without meaning here */
-	ROLE_SCRIPT,    /* option: takes the program's code or pattern; `first` no longer applies */
-	ROLE_SCRIPTFILE, /* option: takes a file of code, read; `first` no longer applies */
-	ROLE_RUN,       /* a file of code the program runs (bash FILE): read, and the part is
-			 * opaque; "-" is the program read from stdin */
-	ROLE_REWRITES,  /* option flag: rewrites or deletes shared history (git push --force);
-			 * the part also runs as PROG SUB... FIRST-NAME, so one rule on the
-			 * first name catches every spelling */
-	ROLE_REFSPEC,   /* operand: a git refspec; "+SRC:DST" forces, ":DST" deletes */
-	ROLE_SEDSCRIPT, /* a sed program: its w/W files are written, r/R files read, and an e
-			 * command or flag runs code; `first` no longer applies */
-	ROLE_EXTRACTS,  /* option flag: files it does not name land below the directory it
-			 * works in (tar -x); the operands named are written */
-	ROLE_INTO,      /* option: takes the directory extracted files land in (unzip -d) */
-	ROLE_LISTS,     /* option flag: nothing is written (a listing or a dry run: unzip -l,
-			 * git clean -n) */
-	ROLE_DELETES,   /* option flag: the spec's `delete` paths are deleted only with it,
-			 * and the operands written are deleted trees (git stash -u) */
-	ROLE_CHANGES,   /* operand, option flag: the program changes its `changes` paths
-			 * (git tag NAME, git config KEY VALUE, git config --unset) */
-	ROLE_STORE,     /* option flag with a path: its changes go to that file instead of
-			 * the `changes` paths (git config --global) */
-	ROLE_VARIABLE,  /* operand: a variable's name, whose value the program prints
-			 * (printenv NAME) */
-	ROLE_MODULE,    /* option: takes a module the program runs (python3 -m pip): opaque,
-			 * and the words after it are read against the module's spec too */
-	ROLE_AWKSCRIPT, /* an awk program: print > FILE is written, getline < FILE read;
-			 * system(), pipes, ENVIRON, ARGV make the part opaque */
-	ROLE_UPSTREAM,  /* operand with a path: a branch's start point; one that may be a
-			 * remote-tracking branch (a '/', an '@{', a value known only at run
-			 * time) becomes its upstream, kept in that path (git branch NAME
-			 * origin/main writes .git/config) */
-	ROLE_CREATES,   /* option: takes the name of a new branch; the operands in the role
-			 * upstream are its start point only with it (git checkout -b) */
-	ROLE_DATA,      /* option: takes data the program sends: @FILE (name=@FILE,
-			 * name=<FILE, name@FILE) reads FILE, other text reads nothing */
-	ROLE_CONTACTS,  /* option with a host: given, the program contacts that host too
-			 * (curl -L: "*", a host known only at run time); besides the
-			 * option's own role where it is listed with another too */
-	ROLE_PAIR,      /* option: takes two words that mean nothing here (jq --arg NAME VALUE) */
-	ROLE_NAMEDREAD, /* option: takes a name, then a file it reads (jq --rawfile NAME FILE) */
-	ROLE_REGISTRY,  /* operand, option, env: where the program fetches from (npm
-			 * --registry, pip -i, GOPROXY); given, it replaces the spec's `net`
-			 * hosts: a URL, or a list of them split at ',' or '|', where `direct`
-			 * is a host known only at run time and `off` none */
-	ROLE_FETCHURL,  /* operand, option: a git repository fetched from: a URL, a path or
-			 * a remote's name, resolved through git's config; it replaces the
-			 * spec's `net` hosts, and with none given the default remote does */
-	ROLE_PUSHURL,   /* the same, pushed to (remote.NAME.pushurl, pushInsteadOf) */
-	ROLE_CLONEURL,  /* the same, from outside any repository: only the user's and the
-			 * system's config apply (git clone) */
+#define IR_ROLE_ENUM(id, name, operand, option, arg) ROLE_##id,
+	IR_ROLES(IR_ROLE_ENUM)
+#undef IR_ROLE_ENUM
 	ROLE_COUNT
 };
 
 extern const char *const ir_role_names[ROLE_COUNT];
+/* Where a role may be given, and whether an option in it takes a word. */
+extern const bool ir_role_operand[ROLE_COUNT], ir_role_option[ROLE_COUNT],
+	ir_role_takes_arg[ROLE_COUNT];
 
 struct ir_option {
 	char **names;   /* "-i", "--in-place" */
