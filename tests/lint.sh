@@ -105,7 +105,14 @@ run 0 "lint --help" lint --help
 grep -q '^usage: cordon lint ' "$tmpdir/out"
 ok $? "lint --help shows its usage"
 run 0 "lint --list-checks" lint --list-checks
-ok $(($(wc -l < "$tmpdir/out") != 20)) "--list-checks lists 20 checks"
+# The checks, as the table of lib/tools/lint.c gives them, are the rows of
+# docs/lint.md's "The checks", in the same order with the same level.
+awk '{ print $1, $2 }' "$tmpdir/out" > "$tmpdir/checks"
+sed -n '/^## The checks/,/^## /p' "$srcdir/docs/lint.md" |
+	sed -n 's/^| `\([a-z-]*\)` | \([a-z]*\) |.*/\1 \2/p' > "$tmpdir/checks.md"
+[ "$(wc -l < "$tmpdir/checks")" -ge 10 ] && cmp -s "$tmpdir/checks" "$tmpdir/checks.md"
+ok $? "--list-checks lists the $(wc -l < "$tmpdir/checks") checks of docs/lint.md, in its order, at its levels"
+diff "$tmpdir/checks.md" "$tmpdir/checks" | diag
 run 2 "lint without files" lint
 run 2 "lint with an unknown option" lint --bogus policy.cordon
 run 2 "lint --format xml" lint --format xml policy.cordon
