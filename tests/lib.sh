@@ -152,6 +152,33 @@ runner_passes() {
 	fi
 }
 
+# runner_pass NAME [FILE...]: begin one pass of a runner test, NAME one of
+# runner_passes.  Sets P=$tmpdir/NAME (made), t="[NAME]" for the checks'
+# names, uid and gid of who the pass runs as, AS (the prefix that runs a
+# command as nobody; empty for root and self) and C, the cordon to run: a
+# copy in $P/build, with cordon-exec and FILE... beside it, that the
+# pass's user can run (the build tree may be closed to nobody).
+runner_pass() {
+	name=$1
+	shift
+	P=$tmpdir/$name t="[$name]" AS=
+	uid=$(id -u) gid=$(id -g)
+	if [ "$name" = nobody ]; then
+		uid=65534 gid=65534
+		AS="setpriv --reuid=$uid --regid=$gid --clear-groups --"
+	fi
+	_real=${CORDON_REAL:-$CORDON}
+	mkdir -p "$P/build" && cp "$_real" "${_real%/*}/cordon-exec" "$@" "$P/build/" &&
+		chmod 755 "$P" "$P/build"
+	C=$P/build/cordon
+}
+
+# runner_own PATH...: hand PATH... (and all below) to the pass's user, where
+# that is nobody.
+runner_own() {
+	[ -z "$AS" ] || chown -R "$uid:$gid" "$@"
+}
+
 # skip_unless_sandbox CORDON WHAT: end the test with one skip, and cordon
 # probe's report as a comment, where the sandbox cannot start here.
 skip_unless_sandbox() {

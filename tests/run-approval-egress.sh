@@ -134,20 +134,14 @@ has() { # has TEXT PATTERN DESCRIPTION
 }
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	[ "$name" = nobody ] && AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+	runner_pass "$1"
 	WS=$P/ws H=$P/home LOG=$P/audit.log
-	mkdir -p "$WS" "$H" "$P/agent" "$P/build"
-	cp "$cordon_bin" "$helper" "$P/build/"
-	C=$P/build/cordon
+	mkdir -p "$WS" "$H" "$P/agent"
 	# The hosts the command reaches that its words do not name: known to
 	# the analysis only as "a host known only at run time".
 	printf 'other.test:%s\nbad.test:%s\nasked.test:9\n' "$port" "$port" > "$WS/targets"
 	printf 'curl -sS -m 10 http://asked.test:%s/x\n' "$port" > "$WS/fetch.sh"
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
-	t="[$name]"
+	runner_own "$P"
 	cmd="curl -sS -m 10 http://asked.test:$port/x; for t in \$(cat targets); do curl -sS -m 10 -i http://\$t/x | sed -n '1p;\$p'; done"
 
 	# ---- without an approval: nothing runs, nothing connects ------------------------------

@@ -39,11 +39,6 @@ has() { # has TEXT FILE: FILE contains TEXT
 	grep -qF -- "$1" "$2"
 }
 
-mine() {
-	[ -n "$AS" ] && chown -R "$uid:$gid" "$@"
-	:
-}
-
 "$cordon_bin" probe > "$tmpdir/probe" 2>&1
 ready=$?
 if [ "$(id -u)" -eq 0 ]; then
@@ -54,15 +49,7 @@ else
 fi
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	uid=$(id -u) gid=$(id -g)
-	if [ "$name" = nobody ]; then
-		uid=65534 gid=65534
-		AS="setpriv --reuid=$uid --regid=$gid --clear-groups --"
-	fi
-	t="[$name]"
+	runner_pass "$1"
 	H=$P/home O=$P/out
 	mkdir -p "$P/rt" "$P/agent" "$P/ws" "$H/.ssh" "$O/tree"
 	chmod 700 "$P/rt"
@@ -70,13 +57,7 @@ pass() { # pass NAME
 	echo rc > "$H/.bashrc"
 	printf 'echo y > %s/sibling && echo SIBLING-WRITTEN\necho z >> %s/target\n' "$O" "$O" \
 		> "$P/ws/build.sh"
-	C=$cordon_bin
-	if [ -n "$AS" ] && ! $AS test -x "$C"; then
-		mkdir -p "$P/build"
-		cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$P/build/"
-		C=$P/build/cordon
-	fi
-	mine "$P"
+	runner_own "$P"
 	if [ -n "$AS" ] && ! $AS test -w "$P/ws"; then
 		skip "$t every check" "uid $uid cannot reach $P (is ${TMPDIR:-/tmp} open to it?)"
 		return
@@ -128,7 +109,7 @@ pass() { # pass NAME
 	# approval binds it too.
 	printf '. ./lib.sh\nfinish\n' > "$P/ws/run.sh"
 	printf 'finish() { echo lib >> %s/target; }\n' "$O" > "$P/ws/lib.sh"
-	mine "$P/ws/run.sh" "$P/ws/lib.sh"
+	runner_own "$P/ws/run.sh" "$P/ws/lib.sh"
 	scmd="echo x > $O/target; sh run.sh"
 	approve "$scmd"
 	run --approval "$id" --shell "$scmd"
@@ -150,7 +131,7 @@ pass() { # pass NAME
 	printf '. ./tools/lib/more.sh\nmore\n' > "$P/ws/tools/step"
 	printf 'more() { echo more >> %s/target; }\n' "$O" > "$P/ws/tools/lib/more.sh"
 	chmod 755 "$P/ws/tools/step"
-	mine "$P/ws"
+	runner_own "$P/ws"
 	scmd="echo x > $O/target; bash run2.sh"
 	approve "$scmd"
 	is "$rc" 0 "$t bash run2.sh is approvable"
@@ -162,7 +143,7 @@ pass() { # pass NAME
 	ok $? "$t bash, source and a script run by its path: a change three files down is refused too"
 	# What cordon cannot see is not approvable, and the refusal says why.
 	printf '. "$(dirname "$0")/lib.sh"\nfinish\n' > "$P/ws/dyn.sh"
-	mine "$P/ws/dyn.sh"
+	runner_own "$P/ws/dyn.sh"
 	approve "echo x > $O/target; sh dyn.sh"
 	[ "$rc" -ne 0 ] && has "in $P/ws/dyn.sh runs a script whose name is known only when it runs" "$errf" &&
 		has "ask   write $O/target" "$errf"
@@ -203,7 +184,7 @@ EOF
 	ok $? "$t a changed policy is refused"
 	# The changed policy asks about rm: approved, the rule is satisfied.
 	: > "$P/ws/gone"
-	mine "$P/ws/gone"
+	runner_own "$P/ws/gone"
 	pp() { # pp VERB ARGS...: a verb with the policy p on the workspace
 		v=$1
 		shift
@@ -239,7 +220,7 @@ EOF
 	has "which approvals never cover" "$errf"
 	ok $? "$t and says so"
 	echo old > "$O/swap"
-	mine "$O/swap"
+	runner_own "$O/swap"
 	approve "echo x > $O/swap"
 	rm -f "$O/swap"
 	U ln -s "$H/.ssh/authorized_keys" "$O/swap"
@@ -247,7 +228,7 @@ EOF
 	is "$rc:$(cat "$H/.ssh/authorized_keys")" "$RUN_DENIED:key" \
 		"$t a target swapped for a link to a denied path after approval writes nothing"
 	echo old > "$O/linked"
-	mine "$O/linked"
+	runner_own "$O/linked"
 	approve "echo x > $O/linked"
 	rm -f "$O/linked"
 	U ln "$H/.bashrc" "$O/linked"
@@ -259,7 +240,7 @@ EOF
 
 	# ---- a tree, the argv form, --approved ----------------------------------------------------
 	echo data > "$P/ws/data"
-	mine "$P/ws/data"
+	runner_own "$P/ws/data"
 	approve "cp -r data $O/tree"
 	run --approval "$id" --shell "cp -r data $O/tree"
 	is "$rc:$(cat "$O/tree/data" 2> /dev/null)" "0:data" "$t an approved tree is writable"
@@ -275,7 +256,7 @@ EOF
 	is "$rc:$(cat "$O/approved" 2> /dev/null):$(cat "$O/sib2" 2> /dev/null)" "0:b:c" \
 		"$t --approved approves this call's preview now: its writes widen"
 	echo "echo c > $O/sib3" > "$P/ws/w3.sh"
-	mine "$P/ws/w3.sh"
+	runner_own "$P/ws/w3.sh"
 	run --approved --shell "echo b > $O/approved2; sh w3.sh"
 	is "$(cat "$O/approved2" 2> /dev/null):$(ls "$O" | grep -c sib3)" "b:0" \
 		"$t and nothing it did not show"

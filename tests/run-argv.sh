@@ -48,23 +48,10 @@ else
 fi
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	t="[$name]"
-	if [ "$name" = nobody ]; then
-		AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	fi
+	runner_pass "$1"
 	WS=$P/ws H=$P/home
 	mkdir -p "$WS" "$H/.cordon"
-	C=$cordon_bin
-	if [ -n "$AS" ] && ! $AS test -x "$C" -a -x "$(dirname "$C")/cordon-exec"; then
-		# The build tree is closed to this user: run copies.
-		mkdir -p "$P/build"
-		cp "$cordon_bin" "$(dirname "$cordon_bin")/cordon-exec" "$P/build/"
-		C=$P/build/cordon
-	fi
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
+	runner_own "$P"
 	if [ -n "$AS" ] && ! $AS test -w "$WS"; then
 		skip "$t every check" "uid 65534 cannot reach $P (is ${TMPDIR:-/tmp} open to it?)"
 		return
@@ -75,7 +62,7 @@ pass() { # pass NAME
 		U git config user.email cordon@example.invalid && echo a > a.txt &&
 		U git add a.txt && U git commit -q -m first && echo b >> a.txt &&
 		U git add a.txt && U git init -q --bare .remote.git) > /dev/null 2>&1
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
+	runner_own "$P"
 	U git -C "$WS" rev-parse -q --verify HEAD > /dev/null && ! pushed
 	ok $? "$t the repository and an empty bare repository to push to exist"
 
@@ -99,7 +86,7 @@ pass() { # pass NAME
 	printf '%s\n' 'cordon 1;' 'include "default.cordon";' \
 		'preset "no-rm" extends "workspace-write" {' '  exec "rm" deny;' '}' > "$P/no-rm.cordon"
 	echo keep > "$WS/victim"
-	[ -n "$AS" ] && chown 65534:65534 "$P/no-rm.cordon" "$WS/victim"
+	runner_own "$P/no-rm.cordon" "$WS/victim"
 	ww --policy "$P/no-rm.cordon" --preset no-rm -- "$rm_path" victim
 	[ $rc -eq $RUN_DENIED ] && grep -q "DENIED.*no-rm.cordon:4:3" "$errf" && [ -f "$WS/victim" ]
 	ok $? "$t exec \"rm\" deny refuses $rm_path victim (exit $rc), and victim stays"

@@ -39,15 +39,7 @@ else
 fi
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	uid=$(id -u) gid=$(id -g)
-	if [ "$name" = nobody ]; then
-		uid=65534 gid=65534
-		AS="setpriv --reuid=$uid --regid=$gid --clear-groups --"
-	fi
-	t="[$name]"
+	runner_pass "$1" "$swapper"
 	H=$P/home O=$P/out
 	mkdir -p "$P/rt" "$P/agent/s/approvals" "$P/ws" "$H" "$O/tree" "$P/build"
 	chmod 700 "$P/rt"
@@ -61,9 +53,7 @@ pass() { # pass NAME
 	(cd "$P/ws/walk" && seq 1 ${CORDON_RACE_FILES:-20000} | xargs touch)
 	# Relative: it names the same directory on the host and in the sandbox.
 	ln -s ../agent/s/approvals "$O/link"
-	cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$swapper" "$P/build/"
-	C=$P/build/cordon
-	[ -n "$AS" ] && chown -R "$uid:$gid" "$P"
+	runner_own "$P"
 	if [ -n "$AS" ] && ! $AS test -w "$P/ws"; then
 		skip "$t every check" "uid $uid cannot reach $P (is ${TMPDIR:-/tmp} open to it?)"
 		return
@@ -71,7 +61,7 @@ pass() { # pass NAME
 	# The approved copy, then a script the preview does not look into that
 	# writes where a mount of the link's target would be writable.
 	printf 'echo {} > %s/planted.json 2> /dev/null; true\n' "$A" > "$P/ws/try.sh"
-	[ -n "$AS" ] && chown "$uid:$gid" "$P/ws/try.sh"
+	runner_own "$P/ws/try.sh"
 	cmd="cp -r data $O/tree; sh try.sh"
 
 	# ---- the approval as it is meant: the tree is writable ----------------------------------

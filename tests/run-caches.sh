@@ -177,17 +177,12 @@ EOF
 chmod 644 "$tmpdir/plant.sh"
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	[ "$name" = nobody ] && AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	t="[$name]"
+	runner_pass "$1"
 	H=$P/home WS=$P/ws
-	mkdir -p "$H" "$WS" "$P/build"
-	cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$P/build/"
+	mkdir -p "$H" "$WS"
 	cp "$srcdir/rules/default.cordon" "$srcdir/rules/commands.cordon" \
 		"$srcdir/rules/redact.cordon" "$tmpdir/registries.cordon" "$P/"
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
+	runner_own "$P"
 	C=$H/.cache/cordon/workspaces$WS/caches
 	errf=$P/stderr
 	# call ARGV...: the command inside, in the workspace, under the test's preset.
@@ -236,7 +231,7 @@ pass() { # pass NAME
 		.config/pip .pip "$(dirname "$other")"; do
 		mkdir -p "$H/$d"
 	done
-	[ -n "$AS" ] && chown -R 65534:65534 "$H"
+	runner_own "$H"
 	creds=".npmrc .yarnrc.yml .cargo/credentials.toml .cargo/config.toml .m2/settings.xml
 		.gradle/gradle.properties .config/pip/pip.conf .pip/pip.conf"
 	# shellcheck disable=SC2086

@@ -122,15 +122,10 @@ refused="two-hosts two-hosts-lowercase host-not-uri two-lengths length-list te-a
 	te-not-chunked te-blank-colon obs-fold bare-lf bad-chunk nul-in-head"
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	[ "$name" = nobody ] && AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	t="[$name]"
+	runner_pass "$1"
 	WS=$P/ws LOG=$P/audit.log
-	mkdir -p "$WS" "$P/home" "$P/build"
-	cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$P/build/"
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
+	mkdir -p "$WS" "$P/home"
+	runner_own "$P"
 	# call CASE...: the client inside, through the call's proxy.
 	call() {
 		out=$($AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$P/home" LANG=C.UTF-8 \

@@ -161,18 +161,10 @@ bg() {
 }
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	if [ "$name" = nobody ]; then
-		AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	fi
+	runner_pass "$1"
 	WS=$P/ws H=$P/home LOG=$P/audit.log
-	mkdir -p "$WS" "$H" "$P/build"
-	cp "$cordon_bin" "$helper" "$P/build/"
-	C=$P/build/cordon
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
-	t="[$name]"
+	mkdir -p "$WS" "$H"
+	runner_own "$P"
 
 	# ---- an allowed name, three ways ---------------------------------------------------
 	before=$(conns srv)

@@ -32,12 +32,7 @@ else
 fi
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	if [ "$name" = nobody ]; then
-		AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	fi
+	runner_pass "$1"
 	WS=$P/ws H=$P/home
 	mkdir -p "$WS/.agent" "$H" "$P/src/.agent" "$P/src/x"
 	echo state > "$WS/.agent/state.json"
@@ -47,16 +42,7 @@ pass() { # pass NAME
 	echo evil > "$P/src/.agent/state.json"
 	echo member > "$P/src/x/new.txt"
 	tar -cf "$WS/a.tar" -C "$P/src" x .agent
-	C=$cordon_bin
-	if [ -n "$AS" ]; then
-		chown -R 65534:65534 "$P"
-		if ! $AS test -x "$C"; then
-			mkdir -p "$P/build"
-			cp "$cordon_bin" "$(dirname "$cordon_bin")/cordon-exec" "$P/build/"
-			C=$P/build/cordon
-		fi
-	fi
-	t="[$name]"
+	runner_own "$P"
 	U() {
 		(cd "$WS" && $AS timeout -s KILL 60 env -i PATH=/usr/local/bin:/usr/bin:/bin \
 			HOME="$H" LANG=C.UTF-8 TERM=dumb "$@")

@@ -119,18 +119,13 @@ printf 'cd "$1" && git fetch "http://other.test:%s/r.git"\n' "$port" > "$tmpdir/
 chmod 644 "$tmpdir/forge.cordon" "$tmpdir/hosts" "$tmpdir/hidden.sh"
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	[ "$name" = nobody ] && AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	t="[$name]"
+	runner_pass "$1"
 	H=$P/home WS=$P/ws
-	mkdir -p "$H" "$WS" "$P/build"
-	cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$P/build/"
+	mkdir -p "$H" "$WS"
 	cp "$srcdir/rules/default.cordon" "$srcdir/rules/commands.cordon" \
 		"$srcdir/rules/redact.cordon" "$tmpdir/forge.cordon" "$P/"
 	printf '[user]\n\tname = T\n\temail = t@t\n' > "$H/.gitconfig"
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
+	runner_own "$P"
 	errf=$P/stderr
 	# call [--cwd DIR] [--approved] ARGV...: the command under the test's preset.
 	call() {

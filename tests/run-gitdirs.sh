@@ -33,24 +33,10 @@ fi
 passes=$(runner_passes)
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	if [ "$name" = nobody ]; then
-		AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	fi
+	runner_pass "$1"
 	H=$P/home O=$P/other M=$P/marker
 	mkdir -p "$H" "$O"
-	C=$cordon_bin
-	if [ -n "$AS" ]; then
-		chown -R 65534:65534 "$P"
-		if ! $AS test -x "$C"; then
-			mkdir -p "$P/build"
-			cp "$cordon_bin" "$(dirname "$cordon_bin")/cordon-exec" "$P/build/"
-			C=$P/build/cordon
-		fi
-	fi
-	t="[$name]"
+	runner_own "$P"
 	U() { # U DIR COMMAND...: run it on the host, as the pass's user, in DIR
 		d=$1
 		shift
@@ -66,7 +52,7 @@ pass() { # pass NAME
 	unmarked() { [ ! -e "$M" ]; }
 	repo() { # repo DIR: a repository with one commit, made as the pass's user
 		mkdir -p "$1"
-		[ -z "$AS" ] || chown -R 65534:65534 "$P"
+		runner_own "$P"
 		U "$1" sh -c 'git init -q -b main . && git config user.name Dev &&
 			git config user.email dev@example.com && echo a > f && git add f &&
 			git commit -q -m initial'
@@ -87,7 +73,7 @@ pass() { # pass NAME
 			mkdir -p "$W" && mv "$W.tmp/.git" "$O/$how.git" && ln -s "$O/$how.git" "$W/.git"
 		fi
 		cp "$W.tmp/f" "$W/f"
-		[ -n "$AS" ] && chown -R 65534:65534 "$W" "$O"
+		runner_own "$W" "$O"
 		cat > "$W/attack.sh" <<EOF
 cp -r .git/. new.git && rm -rf new.git/commondir new.git/config.worktree && rm .git && mv new.git .git
 printf '$(plant symlink)' >> .git/config
@@ -196,13 +182,13 @@ EOF
 	mkdir -p "$W/tooled/tools"
 	printf '#!/bin/sh\nexit 1\n' > "$W/tooled/tools/mon.sh"
 	chmod +x "$W/tooled/tools/mon.sh"
-	[ -z "$AS" ] || chown -R 65534:65534 "$W/tooled"
+	runner_own "$W/tooled"
 	U "$W/tooled" git config core.fsmonitor tools/mon.sh
 	U "$W" git add tooled > /dev/null 2>&1
 	repo "$W/lfs"
 	printf '#!/bin/sh\nexit 0\n' > "$W/lfs/.git/hooks/post-checkout"
 	chmod +x "$W/lfs/.git/hooks/post-checkout"
-	[ -z "$AS" ] || chown -R 65534:65534 "$W/lfs"
+	runner_own "$W/lfs"
 	U "$W" sh -c 'mv vendor/lib/.git .libgit && echo "gitdir: ../../.libgit" > vendor/lib/.git &&
 		git -C vendor/lib status --short' > /dev/null ||
 		echo "git does not read the nested gitdir file" | diag

@@ -47,27 +47,13 @@ exit 0
 EOF
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	if [ "$name" = nobody ]; then
-		AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	fi
+	runner_pass "$1"
 	TOP=$P/top H=$P/top/home/u M=$P/marker
 	mkdir -p "$H/.config" "$H/.local/share" "$H/proj" "$H/.cache"
 	echo orig > "$H/.bashrc"
 	echo notes > "$H/notes.txt"
 	cp "$tmpdir/plant.sh" "$P/plant.sh"
-	C=$cordon_bin
-	if [ -n "$AS" ]; then
-		chown -R 65534:65534 "$P"
-		if ! $AS test -x "$C"; then
-			mkdir -p "$P/build"
-			cp "$cordon_bin" "$(dirname "$cordon_bin")/cordon-exec" "$P/build/"
-			C=$P/build/cordon
-		fi
-	fi
-	t="[$name]"
+	runner_own "$P"
 	U() { # U DIR COMMAND...: run it on the host, as the pass's user, in DIR
 		d=$1
 		shift
@@ -140,7 +126,7 @@ preset "home-cache" extends "workspace-write" {
 EOF
 	cp "$srcdir/rules/default.cordon" "$srcdir/rules/commands.cordon" \
 		"$srcdir/rules/redact.cordon" "$P/" 2> /dev/null
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
+	runner_own "$P"
 	U "$H" "$C" run -p "$P/cache.cordon" --preset home-cache --workspace "$H" -- \
 		sh "$P/plant.sh" "$H" .cache/pip/x .vimrc > "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
 	rc=$?
@@ -165,7 +151,7 @@ EOF
 	# A project: files beside protected ones.
 	WS=$P/ws
 	mkdir -p "$WS"
-	[ -n "$AS" ] && chown -R 65534:65534 "$WS"
+	runner_own "$WS"
 	U "$WS" sh -c 'git init -q -b main . && git config user.name Dev &&
 		git config user.email dev@example.com && echo a > f && git add -A &&
 		git commit -q -m initial' > "$tmpdir/err" 2>&1 || diag < "$tmpdir/err"

@@ -125,20 +125,11 @@ ready=$?
 diag < "$tmpdir/probe"
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	uid=$(id -u)
-	if [ "$name" = nobody ]; then
-		uid=65534
-		AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	fi
+	runner_pass "$1" "$limitprobe"
 	WS=$P/ws H=$P/home
 	mkdir -p "$WS" "$H" "$P/build"
-	cp "$cordon_bin" "$helper" "$limitprobe" "$P/build/"
-	C=$P/build/cordon probe=$P/build/limitprobe
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
-	t="[$name]"
+	probe=$P/build/limitprobe
+	runner_own "$P"
 	cgroups=$(U "$C" probe 2> /dev/null | sed -n 's/^limits: *//p')
 	diag <<- DIAG
 		limits for $name: $cgroups
@@ -202,7 +193,7 @@ for f in /sys/fs/cgroup/cgroup.procs /sys/fs/cgroup/*/cgroup.procs; do
 	if (echo $$ > "$f") 2> /dev/null; then echo "moved to $f"; else echo refused; fi
 done
 EOF
-	[ -n "$AS" ] && chown 65534:65534 "$WS/escape.sh"
+	runner_own "$WS/escape.sh"
 	tp small -- sh "$WS/escape.sh"
 	case $rc:$out in 0:*refused*) ! echo "$out" | grep -q moved ;; *) false ;; esac
 	ok $? "$t the command cannot move itself out of the call's cgroup ($(echo $out))"
@@ -275,7 +266,7 @@ EOF
 	# .git/hooks; killed there, cordon leaves a launch that must die with it
 	# without running the command.
 	mkdir -p "$WS/.git"
-	[ -n "$AS" ] && chown 65534:65534 "$WS/.git"
+	runner_own "$WS/.git"
 	flock -x "$WS/.git" sleep 60 &
 	holder=$!
 	sleep 0.2

@@ -41,7 +41,7 @@ script() {
 	printf '%s\n' "$1" > "$WS/attack.sh"
 	shift
 	chmod 644 "$WS/attack.sh"
-	[ -n "$AS" ] && chown "$uid:$gid" "$WS/attack.sh"
+	runner_own "$WS/attack.sh"
 	out=$(U "$C" run ${POLICY:+-p "$POLICY"} --preset "${PRESET:-workspace-write}" "$@" \
 		--workspace "$WS" --context home="$H" --context agent_dir="$H/.cordon" \
 		--context session_dir="$H/.cordon/s1" -- sh -c "sh '$WS/attack.sh'" 2> "$errf")
@@ -69,15 +69,7 @@ listed() {
 }
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	uid=$(id -u) gid=$(id -g)
-	if [ "$name" = nobody ]; then
-		uid=65534 gid=65534
-		AS="setpriv --reuid=$uid --regid=$gid --clear-groups --"
-	fi
-	t="[$name]"
+	runner_pass "$1"
 	H=$P/home O=$P/outside
 	W1=$P/ws1 W2=$P/ws2 W3=$P/ws3
 	mkdir -p "$H/.cordon" "$O" "$W1" "$W2/.git" "$W3/.git/hooks" "$P/T"
@@ -96,13 +88,8 @@ pass() { # pass NAME
 	echo "hook-$name" > "$O/hook"
 	ln "$O/hook" "$W3/.git/hooks/pre-commit"
 	echo "target-$name" > "$O/target"
-	C=$cordon_bin
-	if [ -n "$AS" ] && ! $AS test -x "$C" -a -x "$helper"; then
-		mkdir -p "$P/build"
-		cp "$cordon_bin" "$helper" "$P/build/"
-		C=$P/build/cordon helper=$P/build/cordon-exec
-	fi
-	[ -n "$AS" ] && chown -R "$uid:$gid" "$P"
+	helper=$P/build/cordon-exec
+	runner_own "$P"
 	if [ -n "$AS" ] && ! $AS env HOME="$H" "$C" probe > "$tmpdir/probe-$name" 2>&1; then
 		skip "$t every check" "the sandbox cannot start for uid $uid"
 		return
@@ -163,7 +150,7 @@ pass() { # pass NAME
 	i=0
 	while [ $i -lt 70 ]; do d=$d/d; i=$((i + 1)); done
 	mkdir -p "$d"
-	[ -n "$AS" ] && chown -R "$uid:$gid" "$W3/deep"
+	runner_own "$W3/deep"
 	POLICY=$tmpdir/ws.cordon PRESET=ws
 	script ": > '$W3/ran-deep'" --check-links
 	grep -q "SANDBOX_UNAVAILABLE: --check-links: cannot look for hard links under $W3: a directory deeper than 64 levels" "$errf"

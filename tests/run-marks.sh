@@ -30,15 +30,11 @@ mark() { # mark PATH [AS]: the mark of PATH as it is now, named AS
 }
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	[ "$name" = nobody ] && AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	t="[$name]"
+	runner_pass "$1"
 	mkdir -p "$P/tree/sub" "$P/secret" "$P/other"
 	ln -s tree "$P/link"
 	cp "$builddir/cordon-exec" "$P/cordon-exec"
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
+	runner_own "$P"
 	# B BWRAP-OPTIONS... -- MARKS...: cordon-exec in bwrap with those marks.
 	B() {
 		opts=

@@ -37,7 +37,7 @@ U() {
 script() {
 	printf '%s\n' "$1" > "$WS/attack.sh"
 	chmod 644 "$WS/attack.sh"
-	[ -n "$AS" ] && chown "$uid:$gid" "$WS/attack.sh"
+	runner_own "$WS/attack.sh"
 	out=$(U "$C" run ${POLICY:+-p "$POLICY"} --preset "${PRESET:-workspace-write}" \
 		--workspace "$WS" --context home="$H" --context agent_dir="$H/.cordon" \
 		--context session_dir="$H/.cordon/s1" -- sh -c "sh '$WS/attack.sh'" 2> "$errf")
@@ -64,16 +64,8 @@ EOF
 chmod 644 "$tmpdir/globs.cordon"
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	uid=$(id -u) gid=$(id -g)
-	if [ "$name" = nobody ]; then
-		uid=65534 gid=65534
-		AS="setpriv --reuid=$uid --regid=$gid --clear-groups --"
-	fi
+	runner_pass "$1"
 	WS=$P/ws H=$P/home
-	t="[$name]"
 	mkdir -p "$WS/sub/deep" "$WS/app/secrets" "$WS/svc" "$H/.config/gh" "$H/.cargo" \
 		"$H/.docker" "$H/.kube" "$H/.config/gcloud" "$H/.azure" "$H/.cordon"
 	# Every store holds a marker a leak would show.
@@ -89,13 +81,8 @@ pass() { # pass NAME
 	echo "TEMPLATE=1" > "$WS/.env.example"
 	echo "PUBLIC" > "$WS/sub/public.pem"
 	echo "code" > "$WS/main.c"
-	C=$cordon_bin
-	if [ -n "$AS" ] && ! $AS test -x "$C" -a -x "$helper"; then
-		mkdir -p "$P/build"
-		cp "$cordon_bin" "$helper" "$P/build/"
-		C=$P/build/cordon
-	fi
-	[ -n "$AS" ] && chown -R "$uid:$gid" "$P"
+	helper=$P/build/cordon-exec
+	runner_own "$P"
 	if [ -n "$AS" ] && ! $AS env HOME="$H" "$C" probe > "$tmpdir/probe-$name" 2>&1; then
 		skip "$t every check" "the sandbox cannot start for uid $uid"
 		return
@@ -160,7 +147,7 @@ pass() { # pass NAME
 		mkdir -p "$G"
 		echo "SECRET=$name" > "$G/.env"
 		echo "print(1)" > "$G/app.py"
-		[ -n "$AS" ] && chown -R "$uid:$gid" "$G"
+		runner_own "$G"
 		WS0=$WS
 		WS=$G
 		script 'git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm first && echo "print(2)" > app.py && git -c user.name=t -c user.email=t@t stash -q && git stash pop -q && echo committed; stat -c "%F %a %s" .env; echo x > .env || echo refused'
@@ -177,7 +164,7 @@ pass() { # pass NAME
 	i=0
 	while [ $i -lt 70 ]; do d=$d/d; i=$((i + 1)); done
 	mkdir -p "$d"
-	[ -n "$AS" ] && chown -R "$uid:$gid" "$WS/deep"
+	runner_own "$WS/deep"
 	script ": > '$WS/ran-deep'"
 	grep -q 'SANDBOX_UNAVAILABLE.*deeper than 64 levels' "$errf"
 	g=$?

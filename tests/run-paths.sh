@@ -45,11 +45,6 @@ script() {
 	chmod 644 "$P/$1.sh"
 }
 
-mine() {
-	[ -n "$AS" ] && chown -R "$uid:$gid" "$@"
-	:
-}
-
 "$cordon_bin" probe > "$tmpdir/probe" 2>&1
 ready=$?
 if [ "$(id -u)" -eq 0 ]; then
@@ -60,15 +55,7 @@ else
 fi
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	uid=$(id -u) gid=$(id -g)
-	if [ "$name" = nobody ]; then
-		uid=65534 gid=65534
-		AS="setpriv --reuid=$uid --regid=$gid --clear-groups --"
-	fi
-	t="[$name]"
+	runner_pass "$1"
 	mkdir -p "$P/rt" "$P/agent" "$P/h1/dotfiles/ssh" "$P/h2" "$P/store/ssh" "$P/ws1" "$P/ws2" \
 		"$P/ws3" "$P/h3" "$P/x/ws" "$P/x/extra" "$P/c" "$P/ws5/real"
 	chmod 700 "$P/rt"
@@ -82,13 +69,7 @@ pass() { # pass NAME
 	mkdir -p "$P/ws5/real2"
 	ln -s real "$P/ws5/.vscode"
 	ln -s "$P/ws5/real2" "$P/ws5/.claude"
-	C=$cordon_bin
-	if [ -n "$AS" ] && ! $AS test -x "$C"; then
-		mkdir -p "$P/build"
-		cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$P/build/"
-		C=$P/build/cordon
-	fi
-	mine "$P"
+	runner_own "$P"
 	if [ -n "$AS" ] && ! $AS test -w "$P/ws1"; then
 		skip "$t every check" "uid $uid cannot reach $P (is ${TMPDIR:-/tmp} open to it?)"
 		return
@@ -217,7 +198,7 @@ ls -A"
 	# missing protected path no longer makes its parent read-only.
 	W=$P/ws7
 	mkdir -p "$W"
-	mine "$W"
+	runner_own "$W"
 	script own "cd '$W' && echo ok > new; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; mkdir .vscode"
 	run -p "$P/x.cordon" --preset two --workspace "$W" --context home="$H" -- sh -c "sh '$P/own.sh'"
 	is "$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" "ok:new " \
@@ -226,7 +207,7 @@ ls -A"
 	# path, so the missing hooks directory is fenced there too.
 	W=$P/ws8
 	mkdir -p "$W"
-	mine "$W"
+	runner_own "$W"
 	cat > "$P/root.cordon" << EOF
 cordon 1;
 protect "\${workspace}/.git/hooks";
@@ -265,7 +246,7 @@ mkdir sub && cd sub && '$GIT' init -q && '$GIT' -c user.name=t -c user.email=t@t
 	W=$P/ws6
 	mkdir -p "$W"
 	echo "gitdir: $P/elsewhere" > "$W/.git"
-	mine "$W"
+	runner_own "$W"
 	script gitfile "cd '$W' && echo ok > new; echo evil > .git; rm -f .git; mkdir -p .git/hooks; ls -A"
 	wsw "$W" "$H" "$P/gitfile.sh"
 	is "$(cat "$W/.git"):$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" \
@@ -290,7 +271,7 @@ preset "nested" {
   exec "*" allow;
 }
 EOF
-	mine "$W" "$P/nested.cordon"
+	runner_own "$W" "$P/nested.cordon"
 	script nested "cd '$W/build/out' && echo ok > a.o; mkdir -p keys 2> /dev/null; echo evil > keys/k 2> /dev/null; echo evil > build.log; ls -A"
 	run -p "$P/nested.cordon" --preset nested --workspace "$W" -- sh -c "sh '$P/nested.sh'"
 	is "$rc:$(cat "$W/build/out/a.o" 2> /dev/null):$(ls -A "$W/build/out" | tr '\n' ' ')" "0:ok:a.o build.log " \

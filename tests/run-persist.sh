@@ -39,24 +39,10 @@ else
 fi
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	if [ "$name" = nobody ]; then
-		AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	fi
+	runner_pass "$1"
 	WS=$P/ws H=$P/home O=$P/other M=$P/marker
 	mkdir -p "$WS" "$H" "$O"
-	C=$cordon_bin
-	if [ -n "$AS" ]; then
-		chown -R 65534:65534 "$P"
-		if ! $AS test -x "$C"; then
-			mkdir -p "$P/build"
-			cp "$cordon_bin" "$(dirname "$cordon_bin")/cordon-exec" "$P/build/"
-			C=$P/build/cordon
-		fi
-	fi
-	t="[$name]"
+	runner_own "$P"
 	U() { # U DIR COMMAND...: run it on the host, as the pass's user, in DIR
 		d=$1
 		shift
@@ -204,7 +190,7 @@ EOF
 	# core.hooksPath set in an included file (outside the workspace), then
 	# in .git/config.worktree: the directory each names is protected.
 	printf '[core]\n\thooksPath = .inc-hooks\n' > "$O/hooks.cfg"
-	[ -n "$AS" ] && chown 65534:65534 "$O/hooks.cfg"
+	runner_own "$O/hooks.cfg"
 	U "$WS" git config --add include.path "$O/hooks.cfg"
 	[ "$(U "$WS" git config core.hooksPath)" = .inc-hooks ] ||
 		echo "git does not read core.hooksPath from the included file" | diag
@@ -291,7 +277,7 @@ EOF
 	# An included FIFO: its content is whatever is written when git reads
 	# it.  The launch is refused at once, instead of waiting for a writer.
 	mkfifo "$O/fifo.cfg"
-	[ -n "$AS" ] && chown 65534:65534 "$O/fifo.cfg"
+	runner_own "$O/fifo.cfg"
 	U "$WS" git config include.path "$O/fifo.cfg"
 	echo 'echo ran > fifo-ran' > "$WS/build14.sh"
 	U "$WS" timeout -s KILL 20 "$C" run --preset workspace-write --workspace "$WS" -- sh build14.sh \
@@ -317,7 +303,7 @@ EOF
 	printf '[alias]\n\tb = "!sh tools/b.sh"\n' > "$O/xdg/git/config"
 	printf '[diff]\n\texternal = tools/ext.sh\n[Core]\n\tFSMonitor = "sh mon2.sh"\n' \
 		> "$O/global.cfg"
-	[ -n "$AS" ] && chown -R 65534:65534 "$WS" "$H" "$O"
+	runner_own "$WS" "$H" "$O"
 	cat > "$WS/build15.sh" <<EOF
 for f in tools/mon.sh tools/b.sh tools/ext.sh mon2.sh tools/tpl/hooks/post-checkout; do
 	printf '#!/bin/sh\necho %s >> $M\nexit 1\n' "\$f" > "\$f" && chmod +x "\$f"
@@ -345,7 +331,7 @@ EOF
 	mkdir -p "$WS/tools/tpl2/hooks"
 	printf '#!/bin/sh\nexit 0\n' > "$WS/tools/ed.sh"
 	ln -s ed.sh "$WS/tools/ed-link"
-	[ -n "$AS" ] && chown -R 65534:65534 "$WS"
+	runner_own "$WS"
 	cat > "$WS/build16.sh" <<EOF
 printf '#!/bin/sh\necho template2 >> $M\n' > tools/tpl2/hooks/post-checkout
 chmod +x tools/tpl2/hooks/post-checkout
@@ -358,7 +344,7 @@ EOF
 	ok $? "$t the directory GIT_TEMPLATE_DIR names cannot be planted; the host's clone runs no hook (status $rc)"
 	[ -e "$M" ] && diag < "$M"
 	printf '[core]\n\teditor = tools/ed-link --wait\n' > "$H/.gitconfig"
-	[ -n "$AS" ] && chown 65534:65534 "$H/.gitconfig"
+	runner_own "$H/.gitconfig"
 	echo 'echo ran > ed-ran' > "$WS/build17.sh"
 	R "$WS" workspace-write build17.sh
 	rc=$?
@@ -404,7 +390,7 @@ EOF
 		echo "SECRET-$f" > "$H/$f"
 	done
 	echo public > "$H/.m2/notes.txt"
-	[ -n "$AS" ] && chown -R 65534:65534 "$H"
+	runner_own "$H"
 	printf 'for f in %s; do cat ~/$f; done 2>&1\ncat ~/.m2/notes.txt\n' "$(echo $stores)" \
 		> "$WS/read.sh"
 	R "$WS" read-only read.sh

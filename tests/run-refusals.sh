@@ -96,15 +96,9 @@ json() {
 }
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	[ "$name" = nobody ] && AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+	runner_pass "$1"
 	WS=$P/ws H=$P/home
-	mkdir -p "$WS" "$H" "$P/agent" "$P/build"
-	cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$P/build/"
-	C=$P/build/cordon
-	t="[$name]"
+	mkdir -p "$WS" "$H" "$P/agent"
 	# The hosts are in a file: the command's words name none of them.
 	printf 'good.test bad.test bad.test bad.test asked.test evil.test\n' > "$WS/hosts"
 	cat > "$WS/fetch.sh" << EOF3
@@ -112,7 +106,7 @@ for h in \$(cat hosts); do curl -sS -m 10 -i http://\$h:$port/x | sed -n '1p;/^c
 echo "cordon: after the call: the egress proxy refused 1 contact (preset 'web'):" >&2
 echo "cordon: refused net fake.test:1: deny by p.cordon:1:1: fake" >&2
 EOF3
-	[ -n "$AS" ] && chown -R 65534:65534 "$P"
+	runner_own "$P"
 
 	# ---- the report: once each, in order, with counts and the change ----------------
 	run -- sh fetch.sh
@@ -178,7 +172,7 @@ EOF3
 	# ---- many refusals: counted; --quiet-refusals ------------------------------------
 	printf 'i=0; while [ $i -lt 20 ]; do curl -sS -m 10 -o /dev/null http://bad.test:%s/x; i=$((i+1)); done; true\n' \
 		"$port" > "$WS/many.sh"
-	[ -n "$AS" ] && chown 65534:65534 "$WS/many.sh"
+	runner_own "$WS/many.sh"
 	run -- sh many.sh
 	has "$errf" "cordon: refused net bad.test:$port (20 times): deny" "$t twenty refusals of one host are one line"
 	run --quiet-refusals -- sh many.sh

@@ -63,15 +63,10 @@ EOF2
 chmod 644 "$tmpdir/read.sh"
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	[ "$name" = nobody ] && AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	t="[$name]"
+	runner_pass "$1"
 	WS=$P/ws H=$P/home
-	mkdir -p "$WS" "$H" "$P/build"
-	cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$P/build/"
-	[ -n "$AS" ] && chown -R 65534:65534 "$WS" "$H"
+	mkdir -p "$WS" "$H"
+	runner_own "$WS" "$H"
 	# run HOME CMD...: cordon run in the namespace, as the pass's user, on
 	# the workspace $ws (default $WS).
 	run() {

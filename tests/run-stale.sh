@@ -40,26 +40,14 @@ call() {
 }
 
 pass() { # pass NAME
-	name=$1 P=$tmpdir/$1 AS=
-	uid=$(id -u) gid=$(id -g)
-	if [ "$name" = nobody ]; then
-		uid=65534 gid=65534
-		AS="setpriv --reuid=$uid --regid=$gid --clear-groups --"
-	fi
+	runner_pass "$1"
 	WS=$P/ws H=$P/home
 	mkdir -p "$WS/.agent" "$WS/.git/hooks" "$H"
-	C=$cordon_bin
-	if [ -n "$AS" ]; then
-		mkdir -p "$P/build"
-		cp "$cordon_bin" "$helper" "$P/build/"
-		C=$P/build/cordon
-		chown -R "$uid:$gid" "$P"
-		if ! $AS env HOME="$H" "$C" probe > /dev/null 2>&1; then
-			skip "[$name] every check" "the sandbox cannot start for uid $uid"
-			return
-		fi
+	runner_own "$P"
+	if [ -n "$AS" ] && ! $AS env HOME="$H" "$C" probe > /dev/null 2>&1; then
+		skip "$t every check" "the sandbox cannot start for uid $uid"
+		return
 	fi
-	t="[$name]"
 
 	# A call killed while its command runs leaves its temp dir behind.
 	(call 'echo "$TMPDIR" > '"$WS"'/killed; echo kept > "$TMPDIR/f"; exec sleep 60' \

@@ -99,20 +99,11 @@ refused_all() {
 }
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	uid=$(id -u) gid=$(id -g)
-	if [ "$name" = nobody ]; then
-		uid=65534 gid=65534
-		AS="setpriv --reuid=$uid --regid=$gid --clear-groups --"
-	fi
-	t="[$name]"
+	runner_pass "$1" "$dprobe"
 	WS=$P/ws H=$P/home O=$P/host
 	mkdir -p "$WS" "$H" "$O" "$P/build"
-	cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$dprobe" "$P/build/"
-	C=$P/build/cordon D=$P/build/dgramprobe
-	[ -n "$AS" ] && chown -R "$uid:$gid" "$WS" "$H"
+	D=$P/build/dgramprobe
+	runner_own "$WS" "$H"
 	if [ -n "$AS" ] && ! $AS test -w "$WS" -a -x "$C"; then
 		skip "$t every check" "uid $uid cannot reach $P (is ${TMPDIR:-/tmp} open to it?)"
 		return
@@ -172,7 +163,7 @@ try:
 except OSError as e:
     print("refused", e.errno)
 EOF
-		[ -n "$AS" ] && chown "$uid:$gid" "$WS/send.py"
+		runner_own "$WS/send.py"
 		run - -- sh -c "/usr/bin/python3 '$WS/send.py' '$WS/ws.sock'"
 		is "$out:$(lines "$O/ws.log")" "refused 1:0" \
 			"$t python3: socketpair(AF_UNIX, SOCK_RAW|SOCK_NONBLOCK) to a socket in the workspace is refused (EPERM)"

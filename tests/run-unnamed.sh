@@ -47,26 +47,12 @@ preset "net-write" extends "workspace-write" {
 EOF
 
 pass() { # pass NAME
-	name=$1
-	P=$tmpdir/$name
-	AS=
-	if [ "$name" = nobody ]; then
-		AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	fi
+	runner_pass "$1"
 	WS=$P/ws H=$P/home E=$P/empty
 	mkdir -p "$WS/.agent" "$H" "$E/.agent"
 	echo state > "$WS/.agent/state.json"
 	printf '.agent/\n' > "$WS/.gitignore"
-	C=$cordon_bin
-	if [ -n "$AS" ]; then
-		chown -R 65534:65534 "$P"
-		if ! $AS test -x "$C"; then
-			mkdir -p "$P/build"
-			cp "$cordon_bin" "$(dirname "$cordon_bin")/cordon-exec" "$P/build/"
-			C=$P/build/cordon
-		fi
-	fi
-	t="[$name]"
+	runner_own "$P"
 	U() {
 		(cd "$WS" && $AS timeout -s KILL 60 env -i PATH=/usr/local/bin:/usr/bin:/bin \
 			HOME="$H" LANG=C.UTF-8 TERM=dumb "$@")
