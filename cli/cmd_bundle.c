@@ -50,8 +50,10 @@ static int bundle_create(const struct bundle_opts *o, char **files, int nfiles)
 	int status;
 	if (!o->out || !o->version || nfiles < 1)
 		return cli_usage_error("bundle", "create needs -o DIR, --version N and the policy");
-	if (cordon_bundle_create(o->out, o->version, o->expires, files, (size_t)nfiles, &err) != 0)
-		return refused("bundle create", err);
+	if (cordon_bundle_create(o->out, o->version, o->expires, files, (size_t)nfiles, &err) != 0) {
+		refused("bundle create", err);
+		return EXIT_USAGE;
+	}
 	if (!(b = cordon_bundle_verify(o->out, NULL, 0, &err)))
 		return refused("bundle create", err);
 	status = check_policy(b);

@@ -242,7 +242,8 @@ static const struct verb verbs[] = {
 	  "allowed_signers exists, the installed bundle is the managed layer and\n"
 	  "every verb that loads a policy verifies it first (docs/fleet.md).\n",
 	  "Exit status: 0 made, verified or installed; 1 the bundle fails\n"
-	  "verification or its policy has errors; 2 on a usage or I/O error.\n",
+	  "verification, its policy has errors or it cannot be installed; 2 on a\n"
+	  "usage error, or a bundle that cannot be written.\n",
 	  false, cmd_bundle },
 };
 
