@@ -227,12 +227,13 @@ EOF
 chmod 644 "$tmpdir/check.sh"
 
 # in_ns WHO TAG SETUP: a tmpfs over SYSCONFDIR with the trusted keys, SETUP
-# run there as root ($S the conf dir, $C cordon, $B the bundles), then
-# check.sh as WHO.
+# run there as root ($S the conf dir, $C the cordon nobody can run, $CI
+# the cordon under test (under valgrind in that pass), $B the bundles),
+# then check.sh as WHO.
 in_ns() {
 	as=
 	[ "$1" = nobody ] && as="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	env C="$NB" WS="$WS" OUT="$OUT" B="$B" HOME="$H" unshare -m sh -c '
+	env C="$NB" CI="$CORDON" WS="$WS" OUT="$OUT" B="$B" HOME="$H" unshare -m sh -c '
 		S=$1/cordon
 		mount -t tmpfs -o mode=755 tmpfs "$1" && mkdir -m 755 "$S" &&
 			cp "$2" "$S/allowed_signers" && chmod 644 "$S/allowed_signers" || exit 99
@@ -251,7 +252,7 @@ fi
 
 for who in root nobody; do
 	t=$who-good
-	in_ns $who $t '"$C" bundle install "$B/good"'
+	in_ns $who $t '"$CI" bundle install "$B/good"'
 	is "$?" 0 "[$who] a good bundle installs"
 	grep -q '"decision":"deny"' "$OUT/$t.eval" &&
 		grep -q '"reason":"system files"' "$OUT/$t.eval" &&
@@ -327,18 +328,20 @@ sign "$B/untrusted7" cordon-policy other
 chmod -R a+rX "$B"
 t=install
 in_ns root $t 'try() { what=$1; shift; "$@"; echo "$what $?"; }
-	"$C" bundle install "$B/good" && "$C" bundle install "$B/v5" &&
-	try rollback "$C" bundle install "$B/good" &&
-	try broken "$C" bundle install "$B/broken" &&
-	try expired "$C" bundle install "$B/expired7" &&
-	try untrusted "$C" bundle install "$B/untrusted7" &&
+	"$CI" bundle install "$B/good" && "$CI" bundle install "$B/v5" &&
+	try rollback "$CI" bundle install "$B/good" &&
+	try broken "$CI" bundle install "$B/broken" &&
+	try expired "$CI" bundle install "$B/expired7" &&
+	try untrusted "$CI" bundle install "$B/untrusted7" &&
 	try nobody setpriv --reuid=65534 --regid=65534 --clear-groups -- "$C" bundle install "$B/v6" &&
-	try again "$C" bundle install "$B/v5" &&
+	try again "$CI" bundle install "$B/v5" &&
 	echo "link $(readlink "$S/bundle") version $(cat "$S/bundle.version") kept" $(ls -A "$S/bundles") &&
 	mkdir "$S/bundles/.new-cut" "$S/bundles/6" && echo cut > "$S/bundles/6/manifest" &&
-	try v6 "$C" bundle install "$B/v6" &&
+	try v6 "$CI" bundle install "$B/v6" &&
 	echo "link $(readlink "$S/bundle") version $(cat "$S/bundle.version") kept" $(ls -A "$S/bundles") &&
-	cmp "$S/bundles/6/manifest" "$B/v6/manifest"'
+	cmp "$S/bundles/6/manifest" "$B/v6/manifest" &&
+	try loaded "$CI" eval --context workspace="$WS" --context cwd="$WS" write /etc/hosts &&
+	ln -sfn bundles/5 "$S/bundle" && try rolledback "$CI" eval write /etc/hosts'
 setup=$OUT/$t.setup
 grep -qx 'rollback 1' "$setup" && grep -q 'good is version 3, older than version 5.*(rollback)' "$setup"
 ok $? "install refuses a version below the one installed"
@@ -356,9 +359,10 @@ grep -qx 'link bundles/5 version 5 kept 3 5' "$setup"
 ok $? "after every refusal, version 5 is installed and version 3 kept, nothing else written"
 grep -qx 'v6 0' "$setup" && grep -qx 'link bundles/6 version 6 kept 5 6' "$setup"
 ok $? "an install over what an interrupted one left: version 6, version 5 kept, the rest removed"
-[ "$(cat "$OUT/$t.eval.rc")" -eq 0 ] && grep -q '"decision":"deny"' "$OUT/$t.eval" &&
-	grep -q 'bundles/6/managed.cordon' "$OUT/$t.eval"
+grep -qx 'loaded 0' "$setup" && grep -q '^deny: system files' "$setup"
 ok $? "... and it decides"
+grep -qx 'rolledback 1' "$setup" && grep -q 'REFUSED: .*version 5, older than version 6' "$setup"
+ok $? "... and the link put back on version 5 is a rollback"
 
 # CORDON_MANAGED cannot stand in for the signed bundle.
 printf 'cordon 1;\npreset "workspace-write" { read "/**" allow; write "/**" allow; exec "*" allow; net "*" allow; }\ndefault "workspace-write";\n' \
