@@ -8,8 +8,9 @@
 # Installed (a private mount namespace puts SYSCONFDIR/cordon on a tmpfs,
 # the machine's untouched), a good bundle is the managed layer and decides,
 # and each bad one, and a rollback below the recorded version, fails
-# closed: cordon eval exits 1 without a decision and cordon run exits 125
-# without running the command, naming the reason, as root and as nobody.
+# closed: cordon eval exits 1 without a decision, cordon run exits 125
+# without running the command and cordon hook blocks the call, each naming
+# the reason, as root and as nobody.
 # A refused install leaves the installed bundle in place.
 . "$srcdir/tests/lib.sh"
 
@@ -223,8 +224,13 @@ tag=$1
 echo $? > "$OUT/$tag.eval.rc"
 "$C" run --workspace "$WS" -- touch "$WS/ran-$tag" > /dev/null 2> "$OUT/$tag.run.err"
 echo $? > "$OUT/$tag.run.rc"
+"$C" hook claude < "$EVENT" > "$OUT/$tag.hook" 2> "$OUT/$tag.hook.err"
+echo $? > "$OUT/$tag.hook.rc"
 EOF
-chmod 644 "$tmpdir/check.sh"
+EVENT=$tmpdir/event
+printf '{"session_id":"s","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/etc/hosts","content":"x"},"tool_use_id":"t1"}\n' \
+	"$WS" > "$EVENT"
+chmod 644 "$tmpdir/check.sh" "$EVENT"
 
 # in_ns WHO TAG SETUP: a tmpfs over SYSCONFDIR with the trusted keys, SETUP
 # run there as root ($S the conf dir, $C the cordon nobody can run, $CI
@@ -233,7 +239,7 @@ chmod 644 "$tmpdir/check.sh"
 in_ns() {
 	as=
 	[ "$1" = nobody ] && as="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	env C="$NB" CI="$CORDON" WS="$WS" OUT="$OUT" B="$B" HOME="$H" unshare -m sh -c '
+	env C="$NB" CI="$CORDON" EVENT="$EVENT" WS="$WS" OUT="$OUT" B="$B" HOME="$H" unshare -m sh -c '
 		S=$1/cordon
 		mount -t tmpfs -o mode=755 tmpfs "$1" && mkdir -m 755 "$S" &&
 			cp "$2" "$S/allowed_signers" && chmod 644 "$S/allowed_signers" || exit 99
@@ -258,6 +264,8 @@ for who in root nobody; do
 		grep -q '"reason":"system files"' "$OUT/$t.eval" &&
 		grep -q "$sysconf/cordon/bundles/3/managed.cordon" "$OUT/$t.eval"
 	ok $? "[$who] the installed bundle's policy decides, from the bundle"
+	[ "$(cat "$OUT/$t.hook.rc")" -eq 0 ] && grep -q '"permissionDecision": *"deny"' "$OUT/$t.hook"
+	ok $? "[$who] ... and answers the hook"
 	if [ -n "$sandbox" ]; then
 		[ "$(cat "$OUT/$t.run.rc")" -eq 0 ] && [ -e "$WS/ran-$t" ]
 		ok $? "[$who] cordon run runs a command under it"
@@ -278,6 +286,9 @@ for who in root nobody; do
 		[ "$(cat "$OUT/$t.run.rc")" -eq 125 ] && [ ! -e "$WS/ran-$t" ] &&
 			grep -q "POLICY BUNDLE REFUSED: .*$reason" "$OUT/$t.run.err"
 		ok $? "[$who] installed, $b: cordon run exits 125 and the command never runs"
+		[ "$(cat "$OUT/$t.hook.rc")" -eq 2 ] &&
+			grep -q "POLICY BUNDLE REFUSED: .*$reason" "$OUT/$t.hook.err"
+		ok $? "[$who] installed, $b: cordon hook blocks the call (exit 2)"
 	done
 
 	# A rollback: version 5 installed, then the link put back on the
