@@ -4,6 +4,7 @@
 #include "cordon_tools.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -362,10 +363,15 @@ static cordon_policy *managed_bundle(int *status)
 				"required here (%s/allowed_signers)\n",
 			CONFDIR);
 	if (!(p = cordon_bundle_load_installed(CONFDIR, &err))) {
+		int fd = open(CONFDIR "/allowed_signers", O_RDONLY | O_CLOEXEC);
 		fprintf(stderr, "cordon: POLICY BUNDLE REFUSED: %s\n", err);
 		free(err);
 		bundle_refused = true;
-		*status = EXIT_POLICY;
+		/* Keys that cannot be read are an I/O error, as a managed
+		 * layer that cannot be read is. */
+		*status = fd < 0 ? EXIT_USAGE : EXIT_POLICY;
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
 	if (!(p = usable(p, status)))
