@@ -258,7 +258,8 @@ fi
 
 for who in root nobody; do
 	t=$who-good
-	in_ns $who $t '"$CI" bundle install "$B/good"'
+	# Under root's strictest umask: what is installed is for every user.
+	in_ns $who $t 'umask 077 && "$CI" bundle install "$B/good"'
 	is "$?" 0 "[$who] a good bundle installs"
 	grep -q '"decision":"deny"' "$OUT/$t.eval" &&
 		grep -q '"reason":"system files"' "$OUT/$t.eval" &&

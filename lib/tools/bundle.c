@@ -448,6 +448,12 @@ int bundle_write_file(const char *dir, const char *name, const char *text, size_
 	char *path = xasprintf("%s/%s", dir, name);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	size_t off = 0;
+	/* Readable by every user whatever root's umask: every cordon of
+	 * the machine reads and verifies the installed bundle. */
+	if (fd >= 0 && fchmod(fd, 0644) != 0) {
+		close(fd);
+		fd = -1;
+	}
 	while (fd >= 0 && off < len) {
 		ssize_t w = write(fd, text + off, len - off);
 		if (w < 0 && errno == EINTR)

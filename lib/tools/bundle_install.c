@@ -321,7 +321,7 @@ int cordon_bundle_install(const cordon_bundle *b, const char *confdir, char **er
 		*err = xasprintf("%s is installed and its manifest cannot be read: remove %s/%s "
 				 "first",
 				 old, confdir, BUNDLE_LINK);
-	else if (mkdir(store, 0755) != 0 && errno != EEXIST)
+	else if ((mkdir(store, 0755) != 0 && errno != EEXIST) || chmod(store, 0755) != 0)
 		*err = xasprintf("cannot make %s: %s", store, strerror(errno));
 	else if (!(tmp = write_bundle(b, store, err)))
 		;
