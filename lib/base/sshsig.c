@@ -141,7 +141,8 @@ int sshsig_dearmor(const char *text, size_t len, uint8_t **blob, size_t *blob_le
 	for (tail = end + 1 + strlen(ARMOR_END); tail < text + len; tail++)
 		if (*tail != '\n' && *tail != '\r')
 			return fail(err, "text after '%s'", ARMOR_END);
-	b64 = xmalloc((size_t)(end - body) + 1);
+	/* An empty body: the footer's newline is the header's. */
+	b64 = xmalloc(end > body ? (size_t)(end - body) + 1 : 1);
 	for (const char *c = body; c < end; c++)
 		if (*c != '\n' && *c != '\r')
 			b64[n++] = *c;
