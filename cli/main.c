@@ -271,7 +271,9 @@ static void usage(FILE *out)
 	      "Without -p, cordon uses " SYSCONFDIR "/cordon/policy.cordon when present,\n"
 	      "otherwise its embedded default policy.  When " SYSCONFDIR "/cordon/managed.cordon\n"
 	      "is installed, it is the managed layer: the policy in use (-p FILE, or the\n"
-	      "system policy) is layered under it and can only narrow it (docs/fleet.md).\n",
+	      "system policy) is layered under it and can only narrow it (docs/fleet.md).\n"
+	      "Where " SYSCONFDIR "/cordon/allowed_signers is installed, the managed layer is\n"
+	      "the signed bundle 'cordon bundle install' installed, verified on every load.\n",
 	      out);
 }
 
