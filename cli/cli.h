@@ -32,6 +32,7 @@ int cmd_approve(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_revoke(int argc, char **argv);
 int cmd_hook(int argc, char **argv);
+int cmd_bundle(int argc, char **argv);
 
 /* Print "cordon: message" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -44,6 +45,10 @@ int cli_help(const char *verb);
  * policy the managed layer stands alone.  Prints diagnostics; NULL (with
  * *status set) when the policy cannot be used. */
 cordon_policy *cli_load_policy(const char *path, int *status);
+/* Did the last cli_load_policy fail because the installed signed bundle
+ * was refused (docs/fleet.md, "Signed bundles")?  `cordon run` then exits
+ * 125, as for a sandbox that cannot start. */
+bool cli_policy_bundle_refused(void);
 /* The file at path alone, never layered (cordon diff compares files). */
 cordon_policy *cli_load_policy_file(const char *path, int *status);
 /* For a command whose return ends the process: the policy is freed by the exit. */

@@ -140,6 +140,10 @@ int cmd_run(int argc, char **argv)
 	if (!(policy = cli_load_policy(a.policy_path, &status))) {
 		if (status == EXIT_POLICY)
 			snprintf(outcome, sizeof(outcome), "policy-error");
+		/* The administrator's signed policy cannot be used: nothing
+		 * runs, as where the sandbox cannot start. */
+		if (cli_policy_bundle_refused())
+			status = RUN_UNAVAILABLE;
 		goto out;
 	}
 	if (!o.preset && !(o.preset = cordon_policy_default_preset(policy))) {

@@ -4,6 +4,7 @@
 #include "cordon_tools.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +227,25 @@ static const struct verb verbs[] = {
 	  "\n"
 	  "Remove the session's grant for the tool NAME, or every grant with --all.\n",
 	  NULL, false, cmd_revoke },
+	{ VERB_BUNDLE, "bundle", "make, verify and install signed policy bundles",
+	  "usage: cordon bundle create -o DIR --version N [--expires DATE] POLICY [FILE...]\n"
+	  "       cordon bundle verify [--keys FILE] DIR\n"
+	  "       cordon bundle install DIR\n"
+	  "\n"
+	  "create writes a bundle: POLICY and the files it includes, and a manifest\n"
+	  "with each one's SHA-256, the version and the expiry, which an\n"
+	  "administrator signs with their SSH key:\n"
+	  "    ssh-keygen -Y sign -n cordon-policy -f KEY DIR/manifest\n"
+	  "verify checks the signature against the trusted keys, every digest, the\n"
+	  "expiry and the version against the highest installed here, then the\n"
+	  "policy.  install verifies against the installed keys and replaces the\n"
+	  "installed bundle at once, keeping the one before.  Where " SYSCONFDIR "/cordon/\n"
+	  "allowed_signers exists, the installed bundle is the managed layer and\n"
+	  "every verb that loads a policy verifies it first (docs/fleet.md).\n",
+	  "Exit status: 0 made, verified or installed; 1 the bundle fails\n"
+	  "verification, its policy has errors or it cannot be installed; 2 on a\n"
+	  "usage error, or a bundle that cannot be written.\n",
+	  false, cmd_bundle },
 };
 
 const struct verb *cli_verb_by_id(enum cli_verb id)
@@ -251,7 +271,9 @@ static void usage(FILE *out)
 	      "Without -p, cordon uses " SYSCONFDIR "/cordon/policy.cordon when present,\n"
 	      "otherwise its embedded default policy.  When " SYSCONFDIR "/cordon/managed.cordon\n"
 	      "is installed, it is the managed layer: the policy in use (-p FILE, or the\n"
-	      "system policy) is layered under it and can only narrow it (docs/fleet.md).\n",
+	      "system policy) is layered under it and can only narrow it (docs/fleet.md).\n"
+	      "Where " SYSCONFDIR "/cordon/allowed_signers is installed, the managed layer is\n"
+	      "the signed bundle 'cordon bundle install' installed, verified on every load.\n",
 	      out);
 }
 
@@ -284,6 +306,8 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+#define CONFDIR SYSCONFDIR "/cordon"
+
 /* The managed layer's file (docs/fleet.md): the installed one whenever it
  * exists, or cannot be told not to exist (a directory closed to this user:
  * loading it then fails, and nothing runs); only when there is none,
@@ -292,7 +316,7 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
  * replace or remove an installed one.  NULL: no managed layer. */
 static const char *managed_path(void)
 {
-	static const char installed[] = SYSCONFDIR "/cordon/managed.cordon";
+	static const char installed[] = CONFDIR "/managed.cordon";
 	const char *env = getenv("CORDON_MANAGED");
 	struct stat st;
 	if (lstat(installed, &st) == 0 || errno != ENOENT) {
@@ -321,17 +345,59 @@ cordon_policy *cli_load_policy_file(const char *path, int *status)
 	return usable(cordon_policy_load_file(path), status);
 }
 
+static bool bundle_refused;
+
+bool cli_policy_bundle_refused(void)
+{
+	return bundle_refused;
+}
+
+/* Where signed bundles are required (CONFDIR/allowed_signers exists), the
+ * managed layer is the installed bundle, verified: nothing else stands in
+ * for it, neither CORDON_MANAGED nor a managed.cordon beside it. */
+static cordon_policy *managed_bundle(int *status)
+{
+	char *err = NULL;
+	const char *env = getenv("CORDON_MANAGED");
+	cordon_policy *p;
+	if (env && *env)
+		fprintf(stderr, "cordon: warning: CORDON_MANAGED is ignored: signed bundles are "
+				"required here (%s/allowed_signers)\n",
+			CONFDIR);
+	if (!(p = cordon_bundle_load_installed(CONFDIR, &err))) {
+		int fd = open(CONFDIR "/allowed_signers", O_RDONLY | O_CLOEXEC);
+		fprintf(stderr, "cordon: POLICY BUNDLE REFUSED: %s\n", err);
+		free(err);
+		bundle_refused = true;
+		/* Keys that cannot be read are an I/O error, as a managed
+		 * layer that cannot be read is. */
+		*status = fd < 0 ? EXIT_USAGE : EXIT_POLICY;
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!(p = usable(p, status)))
+		bundle_refused = true;
+	return p;
+}
+
 cordon_policy *cli_load_policy(const char *path, int *status)
 {
-	static const char system_policy[] = SYSCONFDIR "/cordon/policy.cordon";
-	const char *mpath = managed_path();
+	static const char system_policy[] = CONFDIR "/policy.cordon";
+	const char *mpath = NULL;
 	cordon_policy *managed = NULL, *lower = NULL;
+	bool signed_only = cordon_bundle_required(CONFDIR);
 	struct stat st;
 
-	if (mpath) {
-		/* A managed layer that cannot be read or has errors stops
-		 * every verb: nothing stands in for it. */
-		if (!(managed = usable(cordon_policy_load_file(mpath), status)))
+	if (!signed_only)
+		mpath = managed_path();
+	if (signed_only || mpath) {
+		/* A managed layer that cannot be read, has errors or (a
+		 * bundle) fails verification stops every verb: nothing stands
+		 * in for it. */
+		if (signed_only && !(managed = managed_bundle(status)))
+			return NULL;
+		if (!signed_only && !(managed = usable(cordon_policy_load_file(mpath), status)))
 			return NULL;
 		if (path)
 			lower = cordon_policy_load_file(path);

@@ -254,6 +254,22 @@ const struct cli_option cli_options[] = {
 	  "the grants of the session (required)" },
 	{ IN(REVOKE), "all", 0, NULL, CLI_OWN, OPT_ALL, "every grant of the session" },
 
+	/* ---- bundle ---- */
+	{ IN(BUNDLE), "output", 'o', "DIR", CLI_OWN, OPT_OUTPUT,
+	  "create: the bundle's directory (it must not exist)", "create" },
+	{ IN(BUNDLE), "version", 0, "N", CLI_OWN, OPT_BUNDLE_VERSION,
+	  "create: the bundle's version, from 1; a machine never\n"
+	  "takes a lower one than it has installed",
+	  "create" },
+	{ IN(BUNDLE), "expires", 0, "DATE", CLI_OWN, OPT_EXPIRES,
+	  "create: when the bundle stops being valid:\n"
+	  "YYYY-MM-DD (midnight UTC) or YYYY-MM-DDTHH:MM:SSZ",
+	  "create" },
+	{ IN(BUNDLE), "keys", 0, "FILE", CLI_OWN, OPT_KEYS,
+	  "verify: the trusted keys, an allowed-signers file\n"
+	  "(default: " SYSCONFDIR "/cordon/allowed_signers)",
+	  "verify" },
+
 	/* ---- every verb ---- */
 	{ ~0u, "help", 'h', NULL, CLI_OWN, OPT_HELP, "print this help" },
 };

@@ -85,7 +85,8 @@ _cordon()
 		--preset | --emit | --context | --format | --disable | --enable | --workspace | --cwd | \
 			--timeout | --max-output | --output-file | --shell | --escalate | --approval | \
 			--ttl | --old | --new | --threshold | --audit | --actor | --since | --decision | \
-			--host | --preview | --egress-hosts | --status-fd | --scope | --dir) ((i++)) ;;
+			--host | --preview | --egress-hosts | --status-fd | --scope | --dir | -o | --output | \
+			--version | --expires | --keys) ((i++)) ;;
 		-*) ;;
 		*) ((operands++)) ;;
 		esac
@@ -103,8 +104,13 @@ _cordon()
 		_cordon_files "$cur" policy
 		return 0
 		;;
-	--output-file | --audit)
+	--output-file | --audit | --keys)
 		_cordon_files "$cur" any
+		return 0
+		;;
+	-o | --output)
+		compopt -o filenames 2> /dev/null
+		COMPREPLY=($(compgen -d -- "$cur"))
 		return 0
 		;;
 	--decision)
@@ -147,7 +153,7 @@ _cordon()
 		return 0
 		;;
 	--timeout | --max-output | --shell | --escalate | --approval | --ttl | --old | --new | \
-		--threshold | --actor | --since)
+		--threshold | --actor | --since | --version | --expires)
 		return 0
 		;;
 	esac
@@ -184,6 +190,16 @@ _cordon()
 			COMPREPLY=($(compgen -W "claude codex gemini install uninstall doctor" -- "$cur"))
 		elif ((operands == 1)) && [[ $prev == install || $prev == uninstall || $prev == doctor ]]; then
 			COMPREPLY=($(compgen -W "claude codex gemini" -- "$cur"))
+		fi
+		;;
+	bundle)
+		if ((operands == 0)); then
+			COMPREPLY=($(compgen -W "create verify install" -- "$cur"))
+		elif [[ ${COMP_WORDS[*]} == *" create "* ]]; then
+			_cordon_files "$cur" policy
+		elif ((operands == 1)); then
+			compopt -o filenames 2> /dev/null
+			COMPREPLY=($(compgen -d -- "$cur"))
 		fi
 		;;
 	run | probe) ;;

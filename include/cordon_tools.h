@@ -270,6 +270,74 @@ cordon_policy *cordon_policy_layer(cordon_policy *managed, cordon_policy *lower)
  * 0 for an evaluator without a managed layer. */
 int cordon_evaluator_check_layers(const cordon_evaluator *ev, char **err);
 
+/* ---- signed bundles (docs/fleet.md, "Signed bundles") --------------------------- */
+
+/* The namespace a bundle's manifest is signed in:
+ * ssh-keygen -Y sign -n cordon-policy -f KEY BUNDLE/manifest */
+#define CORDON_BUNDLE_NAMESPACE "cordon-policy"
+
+/* A bundle: a directory holding `manifest` (the format version, the
+ * bundle's version, an optional expiry, and each source's SHA-256 and
+ * name, the first source being the policy), `manifest.sig` (the SSH
+ * signature of the manifest) and the sources. */
+typedef struct cordon_bundle cordon_bundle;
+
+/* Write a new, unsigned bundle into the directory out (which must not
+ * exist): the files, by their base names, the first being the policy.
+ * expires is a time in seconds since the epoch, or 0 for none.  Returns 0,
+ * or -1 with *err (malloc'd). */
+int cordon_bundle_create(const char *out, unsigned long long version, long long expires,
+			 char *const *files, size_t nfiles, char **err);
+/* Read the bundle in dir and verify it: the manifest signed in
+ * CORDON_BUNDLE_NAMESPACE by a key the allowed-signers file keys trusts,
+ * every source's digest, a version not below min_version, no expiry before
+ * now.  With keys NULL the signature is not looked at (a bundle being
+ * made).  Returns the bundle, or NULL with *err (malloc'd) naming the
+ * reason. */
+cordon_bundle *cordon_bundle_verify(const char *dir, const char *keys,
+				    unsigned long long min_version, char **err);
+void cordon_bundle_free(cordon_bundle *b);
+/* An expiry as cordon bundle create takes it: YYYY-MM-DD (midnight UTC)
+ * or YYYY-MM-DDTHH:MM:SSZ, into seconds since the epoch.  0, or -1. */
+int cordon_bundle_parse_time(const char *s, long long *t);
+unsigned long long cordon_bundle_version(const cordon_bundle *b);
+/* The expiry in seconds since the epoch, or 0 for none. */
+long long cordon_bundle_expires(const cordon_bundle *b);
+/* Who signed it: the principals of the trusted key's line, and the key
+ * ("ssh-ed25519 SHA256:..."); NULL for a bundle read without keys. */
+const char *cordon_bundle_signer(const cordon_bundle *b);
+const char *cordon_bundle_key(const cordon_bundle *b);
+size_t cordon_bundle_source_count(const cordon_bundle *b);
+const char *cordon_bundle_source_name(const cordon_bundle *b, size_t i);
+/* Load the bundle's policy (its first source) and check that every file
+ * the load read is a source of the bundle with the manifest's digest (the
+ * files shipped in cordon excepted).  Returns the policy, which may have
+ * errors, or NULL with *err when it read anything else. */
+cordon_policy *cordon_bundle_load(const cordon_bundle *b, char **err);
+
+/* The installed bundle of confdir (SYSCONFDIR/cordon): confdir/bundle, a
+ * link to confdir/bundles/VERSION; its trusted keys confdir/allowed_signers;
+ * the highest version installed, confdir/bundle.version. */
+/* Are signed bundles required here: does confdir/allowed_signers exist,
+ * or can its absence not be told? */
+bool cordon_bundle_required(const char *confdir);
+/* The highest version installed (0 when none was), read from
+ * confdir/bundle.version, which must be root's and writable by no one
+ * else.  Returns 0, or -1 with *err. */
+int cordon_bundle_recorded_version(const char *confdir, unsigned long long *version, char **err);
+/* The installed bundle, verified against the installed keys (root's,
+ * writable by no one else) and the recorded version, and its policy
+ * loaded as cordon_bundle_load does.  NULL with *err naming the reason. */
+cordon_policy *cordon_bundle_load_installed(const char *confdir, char **err);
+/* Install b (verified against the installed keys) into confdir: its files
+ * are written and synced into a new directory, which replaces the
+ * installed one by the rename of a link, and the recorded version is
+ * raised.  Refuses a version below the recorded one, or equal to it with
+ * another manifest.  Until the rename the installed bundle is untouched;
+ * the one it replaces is kept.  Returns 0 (1 when this very bundle was
+ * already installed), or -1 with *err. */
+int cordon_bundle_install(const cordon_bundle *b, const char *confdir, char **err);
+
 #ifdef __cplusplus
 }
 #endif

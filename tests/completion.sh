@@ -36,7 +36,7 @@ expect() { # expect DESCRIPTION WANTED WORDS...: WANTED is the completions, spac
 	[ "$got" = "$want" ] || printf 'want: %s\ngot:  %s\n' "$want" "$got" | diag
 }
 
-expect "verbs" "--help --version approve audit check compile diff edit eval explain fmt help hook lint probe revoke run test write" ""
+expect "verbs" "--help --version approve audit bundle check compile diff edit eval explain fmt help hook lint probe revoke run test write" ""
 expect "the agents of hook" "claude codex" hook c
 expect "the agents of hook install" "gemini" hook install g
 expect "a verb by its prefix" "compile" co
@@ -58,6 +58,9 @@ expect "the values of lint --format" "json sarif text" lint --format ""
 expect "the values of diff --format" "json text" diff --format ""
 expect "what approve approves" "edit tool write" approve --preset read-only ""
 expect "what revoke revokes" "tool" revoke --session ""
+expect "what bundle does" "create install verify" bundle ""
+expect "the policy files of bundle create" "$tmpdir/files/a.cordon" bundle create -o out --version 2 "$tmpdir/files/a"
+expect "the keys file of bundle verify" "$tmpdir/files/notes.txt" bundle verify --keys "$tmpdir/files/n"
 expect "the log audit reads" "$tmpdir/files/notes.txt" audit "$tmpdir/files/n"
 expect "the values of audit --decision" "allow ask" audit log --decision a
 expect "the file approve approves" "$tmpdir/files/notes.txt" approve write "$tmpdir/files/n"
