@@ -50,8 +50,8 @@ static void layout(struct strbuf *sb, json_t *v, int level, int depth, const cha
 {
 	bool obj = json_is_object(v), arr = json_is_array(v);
 	size_t n = obj ? json_object_size(v) : arr ? json_array_size(v) : 0, i = 0;
-	/* An object is opened above depth, an array at it too, its elements
-	 * each on a line of their own. */
+	/* An object is opened above depth, an array at it too: a member or an
+	 * element a line. */
 	if (n == 0 || (obj && level >= depth) || (arr && level > depth)) {
 		put_compact(sb, v);
 		return;
@@ -73,7 +73,7 @@ static void layout(struct strbuf *sb, json_t *v, int level, int depth, const cha
 		json_t *m;
 		json_array_foreach(v, i, m) {
 			indent(sb, level + 1);
-			layout(sb, m, depth + 1, depth, flat);
+			layout(sb, m, level + 1, depth, flat);
 			sb_adds(sb, i + 1 < n ? ",\n" : "\n");
 		}
 	}
