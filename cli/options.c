@@ -123,6 +123,9 @@ const struct cli_option cli_options[] = {
 	  "landlock, seccomp: the in-sandbox layers, for auditors;\n"
 	  "seccomp-bpf: the filter program bwrap --seccomp loads;\n"
 	  "sbpl: the macOS Seatbelt profile; sbpl-argv: its command;\n"
+	  "oci: an OCI runtime config.json (crun, runc, podman);\n"
+	  "k8s: a Pod and a NetworkPolicy; k8s-seccomp: the Pod's\n"
+	  "localhost seccomp profile (the OCI config's linux.seccomp);\n"
 	  "facts: the host facts the paths were resolved with" },
 	{ IN(COMPILE), "no-origins", 0, NULL, CLI_OWN, OPT_NO_ORIGINS,
 	  "leave out origins, to compare two spellings" },
