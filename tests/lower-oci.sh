@@ -73,8 +73,11 @@ else
 			grep -q "cordon: note: what .* cannot express" "$tmpdir/err"
 			ok $? "$name: --emit $kind says on stderr where the unexpressed is listed"
 			normalise "$tmpdir/got" > "$tmpdir/got.norm"
-			check_golden "$tmpdir/got.norm" "$name.$kind" "$name: golden $kind"
-			cp "$tmpdir/got" "$tmpdir/$name.$kind"
+			case $kind in
+			oci) want=$name.oci ;;
+			k8s) want=$name.k8s ;;
+			esac
+			check_golden "$tmpdir/got.norm" "$want" "$name: golden $kind"
 		done
 	done
 	cd "$tmpdir" || exit 1
