@@ -85,7 +85,7 @@ _cordon()
 		--preset | --emit | --context | --format | --disable | --enable | --workspace | --cwd | \
 			--timeout | --max-output | --output-file | --shell | --escalate | --approval | \
 			--ttl | --old | --new | --threshold | --audit | --actor | --since | --decision | \
-			--host | --preview | --egress-hosts | --status-fd | --scope | --dir) ((i++)) ;;
+			--host | --preview | --egress-hosts | --status-fd | --scope | --dir | --listen) ((i++)) ;;
 		-*) ;;
 		*) ((operands++)) ;;
 		esac
