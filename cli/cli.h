@@ -31,6 +31,7 @@ int cmd_edit(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_revoke(int argc, char **argv);
+int cmd_proxy(int argc, char **argv);
 int cmd_hook(int argc, char **argv);
 int cmd_bundle(int argc, char **argv);
 

@@ -194,6 +194,14 @@ static int emit_lowered(const char *policy_path, const char *preset, cordon_cont
 		else if (count)
 			fprintf(stderr, "cordon: note: %s\n", TMP_NOTE);
 	}
+	/* A runtime's config leaves out what it cannot express: say where
+	 * that is written. */
+	if (strcmp(kind, "oci") == 0 || strcmp(kind, "k8s") == 0)
+		fprintf(stderr, "cordon: note: what %s cannot express (Landlock; egress by host) "
+				"is listed in the annotations %s; docs/fleet.md says how cordon "
+				"covers it\n",
+			strcmp(kind, "oci") == 0 ? "a container runtime" : "a Pod",
+			strcmp(kind, "oci") == 0 ? "org.cordon.unexpressed.N" : "cordon/unexpressed.N");
 	if (fwrite(out, 1, len, stdout) != len || fflush(stdout) != 0)
 		status = cli_usage_error(NULL, "cannot write the output: %s", strerror(errno));
 out:
@@ -257,7 +265,7 @@ int cmd_compile(int argc, char **argv)
 			status = cli_usage_error("compile",
 						 "unknown --emit kind '%s' (expected ir, json, bwrap, "
 						 "bwrap-args, landlock, seccomp, seccomp-bpf, sbpl, "
-						 "sbpl-argv or facts)",
+						 "sbpl-argv, oci, k8s, k8s-seccomp or facts)",
 						 emit);
 			goto out;
 		}

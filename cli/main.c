@@ -246,6 +246,17 @@ static const struct verb verbs[] = {
 	  "verification, its policy has errors or it cannot be installed; 2 on a\n"
 	  "usage error, or a bundle that cannot be written.\n",
 	  false, cmd_bundle },
+	{ VERB_PROXY, "proxy", "serve the egress proxy alone, for containers and Pods",
+	  "usage: cordon proxy [-p FILE] [--preset P] [--context k=v]... --listen ADDR:PORT\n"
+	  "                    [--egress-hosts FILE] [--audit LOG]\n"
+	  "\n"
+	  "Serve cordon run's egress proxy as a process of its own: HTTP, CONNECT and\n"
+	  "SOCKS5 on ADDR:PORT, every host decided by the preset's net rules, loopback,\n"
+	  "metadata and private addresses refused unless a rule names the host, each\n"
+	  "contact audited; an ask is refused.  What it refuses is told on stderr.\n",
+	  "Exit status: 2 on a usage error, 125 when it cannot listen or its proxy\n"
+	  "process ends; it serves until it is killed.\n",
+	  false, cmd_proxy },
 };
 
 const struct verb *cli_verb_by_id(enum cli_verb id)

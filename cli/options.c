@@ -13,8 +13,9 @@
 #define IN(v) (1u << VERB_##v)
 /* The verbs that decide with a policy and a preset. */
 #define DECIDING (IN(COMPILE) | IN(EVAL) | IN(EXPLAIN) | IN(RUN) | IN(HOOK) | IN(WRITE) | \
-		  IN(EDIT) | IN(APPROVE) | IN(REVOKE))
-#define AUDITED (IN(EVAL) | IN(RUN) | IN(HOOK) | IN(WRITE) | IN(EDIT) | IN(APPROVE) | IN(REVOKE))
+		  IN(EDIT) | IN(APPROVE) | IN(REVOKE) | IN(PROXY))
+#define AUDITED (IN(EVAL) | IN(RUN) | IN(HOOK) | IN(WRITE) | IN(EDIT) | IN(APPROVE) | IN(REVOKE) | \
+		 IN(PROXY))
 
 /* A row leaves its forms, values and flags out when it has none. */
 #pragma GCC diagnostic push
@@ -60,6 +61,9 @@ const struct cli_option cli_options[] = {
 	  "$CORDON_AUDIT_LOG); secrets in it are redacted" },
 	{ IN(RUN), "audit", 0, "LOG", CLI_AUDIT, OPT_AUDIT,
 	  "append a JSON record of the call to LOG (default:\n"
+	  "$CORDON_AUDIT_LOG)" },
+	{ IN(PROXY), "audit", 0, "LOG", CLI_AUDIT, OPT_AUDIT,
+	  "append a JSON record of each contact to LOG (default:\n"
 	  "$CORDON_AUDIT_LOG)" },
 	{ IN(HOOK), "audit", 0, "LOG", CLI_AUDIT, OPT_AUDIT,
 	  "append a JSON record of each decision to LOG (default:\n"
@@ -123,6 +127,9 @@ const struct cli_option cli_options[] = {
 	  "landlock, seccomp: the in-sandbox layers, for auditors;\n"
 	  "seccomp-bpf: the filter program bwrap --seccomp loads;\n"
 	  "sbpl: the macOS Seatbelt profile; sbpl-argv: its command;\n"
+	  "oci: an OCI runtime config.json (crun, runc, podman);\n"
+	  "k8s: a Pod and a NetworkPolicy; k8s-seccomp: the Pod's\n"
+	  "localhost seccomp profile (the OCI config's linux.seccomp);\n"
 	  "facts: the host facts the paths were resolved with" },
 	{ IN(COMPILE), "no-origins", 0, NULL, CLI_OWN, OPT_NO_ORIGINS,
 	  "leave out origins, to compare two spellings" },
@@ -191,7 +198,10 @@ const struct cli_option cli_options[] = {
 	{ IN(RUN), "check-links", 0, NULL, CLI_OWN, OPT_CHECK_LINKS,
 	  "refuse (125) when a file the sandbox may write has a\n"
 	  "hard link that may lie outside the writable roots" },
-	{ IN(RUN), "egress-hosts", 0, "FILE", CLI_OWN, OPT_EGRESS_HOSTS,
+	{ IN(PROXY), "listen", 0, "ADDR:PORT", CLI_OWN, OPT_LISTEN,
+	  "listen there (an address literal; [v6]:PORT; port 0:\n"
+	  "any free one, said on stderr)" },
+	{ IN(RUN) | IN(PROXY), "egress-hosts", 0, "FILE", CLI_OWN, OPT_EGRESS_HOSTS,
 	  "the egress proxy resolves names from this hosts(5)\n"
 	  "file alone, never from DNS (for tests and pinned\n"
 	  "mirrors)" },

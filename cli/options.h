@@ -30,6 +30,7 @@ enum cli_verb {
 	VERB_AUDIT,
 	VERB_REVOKE,
 	VERB_BUNDLE,
+	VERB_PROXY,
 	VERB_COUNT
 };
 
@@ -108,6 +109,7 @@ enum cli_opt {
 	OPT_BUNDLE_VERSION,
 	OPT_EXPIRES,
 	OPT_KEYS,
+	OPT_LISTEN,
 	OPT_COUNT
 };
 

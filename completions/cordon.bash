@@ -60,7 +60,7 @@ _cordon()
 	[[ $cordon == */* && -x $cordon ]] || cordon=cordon
 
 	local contexts="workspace= cwd= home= tmp= agent_dir= session_dir= user="
-	local emits="ir json bwrap bwrap-args landlock seccomp seccomp-bpf sbpl sbpl-argv facts"
+	local emits="ir json bwrap bwrap-args landlock seccomp seccomp-bpf sbpl sbpl-argv oci k8s k8s-seccomp facts"
 	local ops="read write exec net tool"
 
 	# The verb, the policy, and how many operands come before the cursor.
@@ -86,7 +86,7 @@ _cordon()
 			--timeout | --max-output | --output-file | --shell | --escalate | --approval | \
 			--ttl | --old | --new | --threshold | --audit | --actor | --since | --decision | \
 			--host | --preview | --egress-hosts | --status-fd | --scope | --dir | -o | --output | \
-			--version | --expires | --keys) ((i++)) ;;
+			--version | --expires | --keys | --listen) ((i++)) ;;
 		-*) ;;
 		*) ((operands++)) ;;
 		esac

@@ -30,7 +30,7 @@ static struct sockaddr_in egress_addr(void)
 	return a;
 }
 
-static int send_fd(int ctl, int fd)
+int egress_send_fd(int ctl, int fd)
 {
 	char byte = 'c';
 	union {
@@ -63,7 +63,7 @@ static void relay_loop(int lfd, int ctl)
 				continue;
 			_exit(1);
 		}
-		int r = send_fd(ctl, c);
+		int r = egress_send_fd(ctl, c);
 		close(c);
 		if (r != 0)
 			_exit(0); /* the proxy is gone: no way out any more */

@@ -5,6 +5,9 @@
 /* Listen on 127.0.0.1:CORDON_EGRESS_PORT and start the relay process that
  * passes each connection over ctl.  0, or -1 with *err. */
 int egress_relay_start(int ctl, char **err);
+/* Pass connection fd to the proxy over ctl (SCM_RIGHTS): 0, or -1 when
+ * the proxy is gone.  `cordon proxy` passes its listener's the same way. */
+int egress_send_fd(int ctl, int fd);
 /* Set the proxy variables (HTTP_PROXY, ALL_PROXY, NO_PROXY, their lowercase
  * forms, GIT_SSH_COMMAND through `helper --connect`). */
 void egress_relay_environ(const char *helper);

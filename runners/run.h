@@ -47,6 +47,20 @@ struct run_opts {
 
 int run_command(const struct run_opts *o);
 
+/* `cordon proxy`: the egress proxy of a call, served alone on a listener
+ * of its own (proxy_listen.c), for containers and Pods that reach the
+ * network only through it. */
+struct run_proxy_opts {
+	const cordon_evaluator *ev;
+	const char *listen;       /* "ADDR:PORT" or "[V6]:PORT"; port 0: any free one */
+	const char *egress_hosts; /* hosts(5) file the proxy resolves from alone, or NULL */
+	cordon_audit *audit;      /* a record a contact, or NULL */
+	const char *actor;
+};
+/* Serve until killed; 125 when it cannot listen or its proxy ends, 2 for
+ * a listen address it cannot read. */
+int run_proxy(const struct run_proxy_opts *o);
+
 /* The exec request for o's command: its shell string (o->shell), or its
  * argv as it is. */
 struct cordon_request run_exec_request(const struct run_opts *o);

@@ -36,7 +36,7 @@ expect() { # expect DESCRIPTION WANTED WORDS...: WANTED is the completions, spac
 	[ "$got" = "$want" ] || printf 'want: %s\ngot:  %s\n' "$want" "$got" | diag
 }
 
-expect "verbs" "--help --version approve audit bundle check compile diff edit eval explain fmt help hook lint probe revoke run test write" ""
+expect "verbs" "--help --version approve audit bundle check compile diff edit eval explain fmt help hook lint probe proxy revoke run test write" ""
 expect "the agents of hook" "claude codex" hook c
 expect "the agents of hook install" "gemini" hook install g
 expect "a verb by its prefix" "compile" co
@@ -72,7 +72,7 @@ expect "context names" "home=" compile --context ho
 expect "policy files and directories" "$tmpdir/files/a.cordon $tmpdir/files/b.cordon $tmpdir/files/sub" \
 	check "$tmpdir/files/"
 expect "run options" "--timeout" run --ti
-expect "help names a verb" "probe" help pr
+expect "help names a verb" "probe" help prob
 expect "the options of probe" "--help --json" probe --
 expect "no options where there are none" "" check --p
 

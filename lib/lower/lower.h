@@ -10,6 +10,9 @@
 #define CORDON_LOWER_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
 
 #include "cordon/lowering.h"
 #include "base/git_keys.h"
@@ -90,6 +93,9 @@ struct lower_host {
 	size_t nlinks, links_cap;
 	int landlock_abi;    /* the running kernel's (cordon_landlock_abi) */
 	char *landlock_abi_shown; /* $CORDON_LANDLOCK_ABI: the ABI to show instead, or NULL */
+	unsigned uid, gid;   /* who reads it: the caller a container config runs as */
+	char **root_entries; /* "/usr", "/etc", ...: the entries of "/", sorted */
+	size_t nroot_entries;
 };
 
 struct lower_input {
@@ -280,6 +286,28 @@ bool lower_bwrap_writable(const struct lower_input *in, const char *path);
 bool lower_bwrap_shows(const struct lower_input *in, const char *path);
 char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err);
 char *lower_seccomp_bpf(const struct lower_input *in, size_t *len, char **err);
+/* The seccomp filter's rules one by one, after the expansions the filter
+ * makes (a rule a bit or a value): what `--emit oci` and `--emit
+ * k8s-seccomp` write in the runtime's seccomp JSON (lower_seccomp.c). */
+struct lower_sc_cmp {
+	unsigned arg;
+	const char *op;       /* libseccomp's name: "SCMP_CMP_MASKED_EQ" */
+	uint64_t value;       /* datum_a: the mask of a masked comparison */
+	uint64_t value_two;   /* datum_b */
+};
+struct lower_sc_entry {
+	const char *syscall;
+	int err;
+	const char *err_name; /* "EPERM" */
+	unsigned ncmp;
+	struct lower_sc_cmp cmp[2];
+	const char *cond, *why;
+	const char *origin;   /* "file:line:col" of the rule that turns it on */
+};
+typedef void (*lower_sc_fn)(const struct lower_sc_entry *e, void *data);
+int lower_seccomp_each(const struct lower_input *in, lower_sc_fn fn, void *data, char **err);
+/* libseccomp's names of the filter's architectures, native first. */
+size_t lower_seccomp_arch_names(const char **names, size_t max);
 char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err);
 /* What the runner gives cordon_landlock_apply() (cordon/landlock.h) inside the
  * sandbox: the write roots and /dev (a malloc'd array of borrowed strings),
@@ -290,6 +318,23 @@ char *lower_sbpl(const struct lower_input *in, size_t *len, char **err);
 /* The host facts the evaluator resolved paths with (lower_facts.c). */
 char *lower_facts_text(const struct lower_input *in, size_t *len, char **err);
 char *lower_sbpl_argv(const struct lower_input *in, size_t *len, char **err);
+/* The preset for a container runtime (lower_oci.c): an OCI runtime-spec
+ * config.json, and its seccomp section alone, the same bytes, which a
+ * Kubernetes node keeps as a localhost profile. */
+char *lower_oci(const struct lower_input *in, size_t *len, char **err);
+char *lower_oci_seccomp(const struct lower_input *in, size_t *len, char **err);
+/* The seccomp section as a JSON object, and its origins: an array of
+ * "file:line:col", one a syscalls entry (both new references). */
+json_t *lower_oci_seccomp_json(const struct lower_input *in, json_t **origins, char **err);
+/* A JSON value as `--emit oci` and `--emit k8s` lay it out: objects a
+ * member a line down to depth levels, arrays an element a line down to
+ * one more; the rest, and the members named in flat, on one line (depth
+ * -1: all of it). */
+void lower_json_layout(struct strbuf *sb, json_t *v, int depth, const char *const *flat);
+/* Whom the container runs as: the caller, or nobody for root. */
+void lower_oci_user(const struct lower_input *in, unsigned *uid, unsigned *gid);
+/* The same bounds as a Kubernetes Pod and NetworkPolicy (lower_k8s.c). */
+char *lower_k8s(const struct lower_input *in, size_t *len, char **err);
 
 /* Seatbelt's regexes (lower_sbpl_regex.c): c escaped for a POSIX extended
  * regex, and a pcre2 regex as an extended regex with the same matches, or

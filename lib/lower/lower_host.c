@@ -278,6 +278,29 @@ static void entries_expand(struct lower_input *in)
 	sort_items(in->paths, in->npaths, sizeof(*in->paths), lower_path_cmp);
 }
 
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of this machine's root, sorted: what a container's root is
+ * made of where a runtime cannot take "/" itself as its root (lower_oci.c).
+ * Another host's are not read. */
+static void read_root_entries(struct lower_input *in)
+{
+	struct lower_host *h = &in->host;
+	size_t cap = 0;
+	DIR *d = in->ev->host->live ? opendir("/") : NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			VEC_PUSH(h->root_entries, h->nroot_entries, cap, xasprintf("/%s", e->d_name));
+	}
+	if (d)
+		closedir(d);
+	sort_items(h->root_entries, h->nroot_entries, sizeof(*h->root_entries), entry_cmp);
+}
+
 void lower_host_read(struct lower_input *in)
 {
 	struct lower_host *h = &in->host;
@@ -307,6 +330,9 @@ void lower_host_read(struct lower_input *in)
 		read_path(h, lower_proc_covers[i], 0, false);
 	facts_sort(h);
 	h->landlock_abi = cordon_landlock_abi();
+	read_root_entries(in);
+	h->uid = (unsigned)getuid();
+	h->gid = (unsigned)getgid();
 	/* `cordon compile --emit landlock` shows the ruleset of another ABI. */
 	const char *shown = getenv("CORDON_LANDLOCK_ABI");
 	h->landlock_abi_shown = shown && *shown ? xstrdup(shown) : NULL;
@@ -340,6 +366,9 @@ void lower_host_free(struct lower_host *h)
 		free(h->links[i].target);
 	}
 	free(h->links);
+	for (size_t i = 0; i < h->nroot_entries; i++)
+		free(h->root_entries[i]);
+	free(h->root_entries);
 	free(h->landlock_abi_shown);
 	memset(h, 0, sizeof(*h));
 }

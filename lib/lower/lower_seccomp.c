@@ -246,13 +246,18 @@ static int restricted(const struct lower_input *in, char **err)
 	return -1;
 }
 
+/* What one concrete seccomp rule is handed to: the filter under
+ * construction, or the OCI form's collector. */
+typedef int (*sc_emit_fn)(const struct sc_rule *r, unsigned ncmp, const struct scmp_arg_cmp *cmp,
+			  void *data);
+
 /* A rule for every bit of cmp[0]'s mask. */
-static int sc_add_each_bit(scmp_filter_ctx ctx, uint32_t action, int nr, const struct sc_rule *r)
+static int sc_each_bit(const struct sc_rule *r, sc_emit_fn emit, void *data)
 {
 	for (scmp_datum_t bits = r->cmp[0].datum_a; bits; bits &= bits - 1) {
 		struct scmp_arg_cmp one = r->cmp[0];
 		one.datum_a = one.datum_b = bits & -bits;
-		int rc = seccomp_rule_add_array(ctx, action, nr, 1, &one);
+		int rc = emit(r, 1, &one, data);
 		if (rc != 0)
 			return rc;
 	}
@@ -261,8 +266,7 @@ static int sc_add_each_bit(scmp_filter_ctx ctx, uint32_t action, int nr, const s
 
 /* A rule for every value of the last comparison's mask that keep leaves
  * out; the mask is a low run of bits, so the values are 0 to the mask. */
-static int sc_add_each_value(scmp_filter_ctx ctx, uint32_t action, int nr,
-			     const struct sc_rule *r)
+static int sc_each_value(const struct sc_rule *r, sc_emit_fn emit, void *data)
 {
 	struct scmp_arg_cmp cmp[2];
 	unsigned last = r->ncmp - 1;
@@ -271,25 +275,33 @@ static int sc_add_each_value(scmp_filter_ctx ctx, uint32_t action, int nr,
 		if (v < 32 && (r->keep >> v) & 1)
 			continue;
 		cmp[last].datum_b = v;
-		int rc = seccomp_rule_add_array(ctx, action, nr, r->ncmp, cmp);
+		int rc = emit(r, r->ncmp, cmp, data);
 		if (rc != 0)
 			return rc;
 	}
 	return 0;
 }
 
-/* One table rule as seccomp rules (a seccomp rule's comparisons must all
- * hold; an OR is several rules). */
-static int sc_rule_add(scmp_filter_ctx ctx, const struct sc_rule *r)
+/* One table rule as concrete seccomp rules (a seccomp rule's comparisons
+ * must all hold; an OR is several rules): the one expansion both the
+ * filter and its OCI form use. */
+static int sc_expand(const struct sc_rule *r, sc_emit_fn emit, void *data)
 {
-	int nr = seccomp_syscall_resolve_name(r->syscall);
-	uint32_t action = SCMP_ACT_ERRNO((uint32_t)r->err);
 	switch (r->expand) {
-	case SC_EACH_BIT: return sc_add_each_bit(ctx, action, nr, r);
-	case SC_EACH_VALUE: return sc_add_each_value(ctx, action, nr, r);
+	case SC_EACH_BIT: return sc_each_bit(r, emit, data);
+	case SC_EACH_VALUE: return sc_each_value(r, emit, data);
 	case SC_ONE: break;
 	}
-	return seccomp_rule_add_array(ctx, action, nr, r->ncmp, r->ncmp ? r->cmp : NULL);
+	return emit(r, r->ncmp, r->cmp, data);
+}
+
+static int sc_filter_add(const struct sc_rule *r, unsigned ncmp, const struct scmp_arg_cmp *cmp,
+			 void *data)
+{
+	scmp_filter_ctx ctx = data;
+	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->err),
+				      seccomp_syscall_resolve_name(r->syscall), ncmp,
+				      ncmp ? cmp : NULL);
 }
 
 static scmp_filter_ctx sc_arch_filter(const struct lower_input *in, uint32_t arch, char **err)
@@ -312,7 +324,7 @@ static scmp_filter_ctx sc_arch_filter(const struct lower_input *in, uint32_t arc
 		const struct sc_rule *r = &rules[i];
 		if (!rule_active(in, r) || !on_arch(r, arch))
 			continue;
-		rc = sc_rule_add(ctx, r);
+		rc = sc_expand(r, sc_filter_add, ctx);
 		if (rc != 0)
 			what = r->syscall;
 	}
@@ -483,4 +495,113 @@ char *lower_seccomp_text(const struct lower_input *in, size_t *len, char **err)
 		     "ruleset bound what it can reach\n");
 	*len = sb.len;
 	return sb_steal(&sb);
+}
+
+/* ---- the same rules for a container runtime (lower_oci.c) ---------------- */
+
+static const char *const cmp_op_names[] = {
+	[SCMP_CMP_NE] = "SCMP_CMP_NE",
+	[SCMP_CMP_LT] = "SCMP_CMP_LT",
+	[SCMP_CMP_LE] = "SCMP_CMP_LE",
+	[SCMP_CMP_EQ] = "SCMP_CMP_EQ",
+	[SCMP_CMP_GE] = "SCMP_CMP_GE",
+	[SCMP_CMP_GT] = "SCMP_CMP_GT",
+	[SCMP_CMP_MASKED_EQ] = "SCMP_CMP_MASKED_EQ",
+};
+
+size_t lower_seccomp_arch_names(const char **names, size_t max)
+{
+	struct sc_arch arches[4];
+	size_t n = sc_arches(arches), k = 0;
+	for (size_t i = 0; i < n && k < max; i++) {
+		switch (arches[i].token) {
+		case SCMP_ARCH_X86_64: names[k++] = "SCMP_ARCH_X86_64"; break;
+		case SCMP_ARCH_X86: names[k++] = "SCMP_ARCH_X86"; break;
+		case SCMP_ARCH_X32: names[k++] = "SCMP_ARCH_X32"; break;
+		case SCMP_ARCH_AARCH64: names[k++] = "SCMP_ARCH_AARCH64"; break;
+		case SCMP_ARCH_ARM: names[k++] = "SCMP_ARCH_ARM"; break;
+		default: break; /* the native ABI of another machine: the runtime's default */
+		}
+	}
+	return k;
+}
+
+/* The rule of the policy that turns a table rule on: the preset itself
+ * (sandbox required) for what is always refused, the net rules for the
+ * socket rules. */
+static const char *sc_origin(const struct lower_input *in, enum sc_when when,
+			     const char *preset_at, const char *net_at, const char *unix_at)
+{
+	switch (when) {
+	case SC_ALWAYS: return preset_at;
+	case SC_NO_NET: return net_at;
+	case SC_NO_UNIX: return unix_at;
+	case SC_NO_NET_OR_UNIX: return in->net_allowed ? unix_at : net_at;
+	case SC_EGRESS: return in->net_origin ? in->net_origin : preset_at;
+	}
+	return preset_at;
+}
+
+/* "file:line:col" of the rule deciding a net request, or NULL. */
+static char *net_rule_at(const struct lower_input *in, const char *target)
+{
+	struct cordon_request req = { .op = CORDON_NET, .target = target };
+	char *err = NULL;
+	cordon_decision *d = cordon_evaluate(in->ev, &req, &err);
+	const char *at = d ? cordon_decision_rule(d) : NULL;
+	char *copy = at ? xstrdup(at) : NULL;
+	free(err);
+	cordon_decision_free(d);
+	return copy;
+}
+
+struct sc_each {
+	lower_sc_fn fn;
+	void *data;
+	const char *origin;
+};
+
+static int sc_each_emit(const struct sc_rule *r, unsigned ncmp, const struct scmp_arg_cmp *cmp,
+			void *data)
+{
+	struct sc_each *e = data;
+	struct lower_sc_entry x = { r->syscall, r->err, errno_name(r->err), ncmp, { { 0 } },
+				    r->cond, r->why, e->origin };
+	for (unsigned i = 0; i < ncmp; i++)
+		x.cmp[i] = (struct lower_sc_cmp){ cmp[i].arg, cmp_op_names[cmp[i].op],
+						  cmp[i].datum_a, cmp[i].datum_b };
+	e->fn(&x, e->data);
+	return 0;
+}
+
+int lower_seccomp_each(const struct lower_input *in, lower_sc_fn fn, void *data, char **err)
+{
+	struct sc_arch arches[4];
+	char preset_at[512];
+	if (restricted(in, err) != 0)
+		return -1;
+	/* The rules must build as a filter: the runtime's libseccomp is given
+	 * nothing cordon's refuses. */
+	scmp_filter_ctx ctx = sc_filter(in, err);
+	if (!ctx)
+		return -1;
+	seccomp_release(ctx);
+	srcmgr_format_loc(&in->ev->policy->sm, in->ev->preset->loc, preset_at, sizeof(preset_at));
+	char *net_at = net_rule_at(in, "cordon.invalid"), *unix_at = net_rule_at(in, "unix");
+	size_t narch = sc_arches(arches);
+	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
+		const struct sc_rule *r = &rules[i];
+		bool somewhere = false;
+		for (size_t a = 0; a < narch; a++)
+			somewhere = somewhere || on_arch(r, arches[a].token);
+		if (!rule_active(in, r) || !somewhere)
+			continue;
+		const char *at = sc_origin(in, r->when, preset_at, net_at ? net_at : preset_at,
+					   unix_at ? unix_at : preset_at);
+		struct sc_each e = { fn, data, at };
+		sc_expand(r, sc_each_emit, &e);
+	}
+	free(net_at);
+	free(unix_at);
+	return 0;
 }
