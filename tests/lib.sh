@@ -179,6 +179,17 @@ runner_own() {
 	[ -z "$AS" ] || chown -R "$uid:$gid" "$@"
 }
 
+# port_of FILE: the port a server the test started writes to FILE (it
+# renames it into place once listening), waiting up to 10 s for it.
+port_of() {
+	_i=0
+	while [ ! -s "$1" ] && [ $_i -lt 100 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	cat "$1"
+}
+
 # skip_unless_sandbox CORDON WHAT: end the test with one skip, and cordon
 # probe's report as a comment, where the sandbox cannot start here.
 skip_unless_sandbox() {

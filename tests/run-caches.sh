@@ -144,13 +144,8 @@ EOF
 /usr/bin/python3 "$tmpdir/pypi-index.py" "$R/pypi" "$tmpdir/pypi.port" &
 pypi_pid=$!
 trap 'kill $npm_pid $pypi_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
-i=0
-while { [ ! -s "$tmpdir/npm.port" ] || [ ! -s "$tmpdir/pypi.port" ]; } && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-npm_port=$(cat "$tmpdir/npm.port")
-pypi_port=$(cat "$tmpdir/pypi.port")
+npm_port=$(port_of "$tmpdir/npm.port")
+pypi_port=$(port_of "$tmpdir/pypi.port")
 
 cat > "$tmpdir/registries.cordon" << EOF
 cordon 1;

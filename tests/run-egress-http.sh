@@ -101,12 +101,7 @@ chmod 644 "$tmpdir/client.py"
 /usr/bin/python3 "$server" "$tmpdir/srv.port" "$tmpdir/srv.log" &
 server_pid=$!
 trap 'kill $server_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
-i=0
-while [ ! -s "$tmpdir/srv.port" ] && [ $i -lt 100 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-port=$(cat "$tmpdir/srv.port")
+port=$(port_of "$tmpdir/srv.port")
 
 lines() { wc -l < "$tmpdir/srv.log" | tr -d ' '; }
 # wait_lines N: until the server logged N requests, at most 5 s.

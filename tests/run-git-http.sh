@@ -95,12 +95,7 @@ chmod -R a+rwX "$F"
 /usr/bin/python3 "$tmpdir/forge.py" "$F" "$backend" "$tmpdir/forge.port" "$tmpdir/forge.log" &
 forge_pid=$!
 trap 'kill $forge_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
-i=0
-while [ ! -s "$tmpdir/forge.port" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-port=$(cat "$tmpdir/forge.port")
+port=$(port_of "$tmpdir/forge.port")
 url=http://forge.test:$port/r.git
 
 cat > "$tmpdir/forge.cordon" << EOF

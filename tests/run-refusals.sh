@@ -64,12 +64,7 @@ chmod 644 "$tmpdir/socks.py"
 python3 "$server" "$tmpdir/srv.port" "$tmpdir/srv.log" &
 srv=$!
 trap 'kill $srv 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
-i=0
-while [ ! -s "$tmpdir/srv.port" ] && [ $i -lt 100 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-port=$(cat "$tmpdir/srv.port")
+port=$(port_of "$tmpdir/srv.port")
 
 # U CMD...: CMD as the pass's user in the workspace, bounded in time.
 U() {
