@@ -2,6 +2,7 @@
 
 #include "contain.h"
 
+#include "contain_skel.h"
 #include "match.h"
 
 #include "base/once.h"
@@ -39,20 +40,27 @@ struct gprog {
 	byteset *sets;
 	size_t nsets, sets_cap;
 	int16_t *single; /* single[i]: the one byte of set i, or -1 */
+	uint32_t *by_byte; /* while building: by_byte[c] is 1 + the set of c alone, or 0 */
 	size_t single_cap;
+	/* Known from the text when it is built (g_shape): */
 	char *lead; /* what every target starts with */
 	size_t lead_len;
-	bool leading; /* still reading the lead */
 	/* the lead and then the subtree below it, nothing else: a literal
 	 * path, "X/" "**", "/" "**" (lead "") */
 	bool subtree;
+	char *src;     /* the text, and which of its bytes are literal */
+	bool *src_lit; /* (NULL: all of them, a literal) until constructed */
+	size_t src_n;
+	bool literal;
+	struct skeleton skel; /* path patterns: the shape the shortcuts read */
+	/* Everything below is built by g_finish, the first time the automaton
+	 * is compared: an evaluator builds one for each pattern and compares
+	 * few of them, most of those by their skeletons alone. */
+	atomic_bool finished;
 	char *witness; /* the shortest target it matches, or NULL: none */
 	struct strbuf guess[2]; /* witness candidates: stars empty, stars "x" */
-	unsigned char cls[256]; /* byte classes */
+	unsigned char *cls; /* 256 byte classes */
 	size_t ncls;
-	/* built by g_finish, the first time the automaton is compared: an
-	 * evaluator builds one for each pattern and compares few of them */
-	atomic_bool finished;
 	size_t words;       /* 64-bit words in a state set */
 	uint64_t *closure;  /* nstates * words: the epsilon closure of each state */
 	uint32_t *first;    /* nstates + 1: edges of state s are first[s]..first[s+1] */
@@ -68,22 +76,32 @@ static bool set_has(const byteset s, unsigned c)
 	return (s[c >> 6] >> (c & 63)) & 1;
 }
 
-static uint32_t g_set(struct gprog *g, const byteset s)
+/* The byte of a set of one byte, or -1. */
+static int set_single(const byteset s)
 {
-	for (size_t i = 0; i < g->nsets; i++)
-		if (memcmp(g->sets[i], s, sizeof(byteset)) == 0)
-			return (uint32_t)i;
-	grow_array((void **)&g->sets, &g->sets_cap, g->nsets + 1, sizeof(byteset));
-	grow_array((void **)&g->single, &g->single_cap, g->nsets + 1, sizeof(*g->single));
-	memcpy(g->sets[g->nsets], s, sizeof(byteset));
-	g->single[g->nsets] = -1;
 	int count = 0, one = -1;
 	for (int w = 0; w < 4 && count < 2; w++) {
 		for (uint64_t bits = s[w]; bits && count < 2; bits &= bits - 1, count++)
 			one = w * 64 + __builtin_ctzll(bits);
 	}
-	if (count == 1)
-		g->single[g->nsets] = (int16_t)one;
+	return count == 1 ? one : -1;
+}
+
+static uint32_t g_set(struct gprog *g, const byteset s)
+{
+	/* most sets are one byte of the text: found by the byte while building */
+	int one = set_single(s);
+	if (one >= 0 && g->by_byte && g->by_byte[one])
+		return g->by_byte[one] - 1;
+	for (size_t i = 0; one < 0 && i < g->nsets; i++)
+		if (memcmp(g->sets[i], s, sizeof(byteset)) == 0)
+			return (uint32_t)i;
+	grow_array((void **)&g->sets, &g->sets_cap, g->nsets + 1, sizeof(byteset));
+	grow_array((void **)&g->single, &g->single_cap, g->nsets + 1, sizeof(*g->single));
+	memcpy(g->sets[g->nsets], s, sizeof(byteset));
+	g->single[g->nsets] = (int16_t)one;
+	if (one >= 0 && g->by_byte)
+		g->by_byte[one] = (uint32_t)g->nsets + 1;
 	return (uint32_t)g->nsets++;
 }
 
@@ -128,7 +146,6 @@ static void g_char(struct gprog *g, uint32_t *cur, byteset s, int lead)
 {
 	uint32_t t = g_state(g);
 	set_fold(s, g->mode);
-	g->subtree = false;
 	g_edge(g, *cur, t, s);
 	{
 		unsigned pick = lead >= 0 ? (unsigned)lead : set_has(s, 'x') ? 'x' : 0;
@@ -142,24 +159,15 @@ static void g_char(struct gprog *g, uint32_t *cur, byteset s, int lead)
 		sb_addc(&g->guess[1], (char)(pick ? pick : 'x'));
 	}
 	*cur = t;
-	if (g->leading && lead >= 0) {
-		g->lead = xrealloc(g->lead, g->lead_len + 2);
-		g->lead[g->lead_len++] = (char)(g->mode == GPROG_HOST ? tolower(lead) : lead);
-		g->lead[g->lead_len] = '\0';
-	} else {
-		g->leading = false;
-	}
 }
 
 static void g_star(struct gprog *g, uint32_t *cur, byteset s)
 {
 	uint32_t t = g_state(g);
 	sb_addc(&g->guess[1], 'x');
-	g->subtree = false;
 	g_eps(g, *cur, t);
 	g_edge(g, t, t, s);
 	*cur = t;
-	g->leading = false;
 }
 
 /* (empty | "/" anything) */
@@ -174,8 +182,6 @@ static void g_tree(struct gprog *g, uint32_t *cur)
 	g_edge(g, in, in, any);
 	g_eps(g, in, end);
 	*cur = end;
-	g->subtree = g->leading;
-	g->leading = false;
 }
 
 static void g_literal_char(struct gprog *g, uint32_t *cur, unsigned char c)
@@ -221,80 +227,148 @@ static void g_finish(struct gprog *g);
 static void g_witness(struct gprog *g);
 static void own_classes(struct gprog *g);
 
-struct gprog *gprog_build(const char *s, const bool *lit, size_t n, enum gprog_mode mode,
-			  bool literal)
+/* The elements of a glob, as the automaton reads them. */
+enum g_elem {
+	E_CHAR,     /* the byte c */
+	E_ONE,      /* '?': one byte of a component */
+	E_SET,      /* [...]: one byte of the set */
+	E_STAR,     /* '*': bytes of a component */
+	E_STAR_ANY, /* '**' in a component: any bytes */
+	E_TREE,     /* "/" "**" as a component: the subtree */
+	E_BAD,      /* a form not modelled (an empty set) */
+};
+
+/* The element of the glob s at *i, *i moved past it. */
+static enum g_elem next_elem(const char *s, const bool *lit, size_t n, bool path, size_t *i,
+			     byteset set, unsigned char *c)
 {
-	struct gprog *g = xcalloc(1, sizeof(*g));
-	bool path = mode == GPROG_PATH;
-	sb_init(&g->guess[0]);
-	sb_init(&g->guess[1]);
+	size_t at = (*i)++;
+	*c = (unsigned char)s[at];
+	if (lit[at])
+		return E_CHAR;
+	if (path && *c == '/' && at + 2 < n && s[at + 1] == '*' && s[at + 2] == '*' &&
+	    !lit[at + 1] && !lit[at + 2] && (at + 3 == n || s[at + 3] == '/')) {
+		*i += 2;
+		return E_TREE;
+	}
+	if (*c == '*') {
+		if (at + 1 < n && s[at + 1] == '*' && !lit[at + 1]) {
+			(*i)++;
+			return E_STAR_ANY;
+		}
+		return E_STAR;
+	}
+	if (*c == '?')
+		return E_ONE;
+	if (*c != '[')
+		return E_CHAR;
+	const char *close = strchr(s + at + 1 + (s[at + 1] == ']'), ']');
+	if (!close)
+		return E_CHAR;
+	if (s + at + 1 + (s[at + 1] == ']') > close || !parse_set(s, at, (size_t)(close - s), set))
+		return E_BAD;
+	*i = (size_t)(close - s) + 1;
+	return E_SET;
+}
+
+/* What is known from the text alone: its lead, whether it is the lead's
+ * subtree, its skeleton.  False for a form not modelled. */
+static bool g_shape(struct gprog *g, const char *s, const bool *lit, size_t n)
+{
+	bool path = g->mode == GPROG_PATH, leading = true;
+	g->lead = xmalloc(n + 1);
+	g->lead_len = 0;
+	if (g->literal) {
+		/* "/" is every path: the subtree of "" */
+		if (!(path && n == 1 && s[0] == '/'))
+			for (size_t i = 0; i < n; i++)
+				g->lead[g->lead_len++] =
+					(char)(g->mode == GPROG_HOST ? tolower((unsigned char)s[i]) : s[i]);
+		g->subtree = path;
+	}
+	for (size_t i = 0; !g->literal && i < n;) {
+		byteset set;
+		unsigned char c;
+		enum g_elem e = next_elem(s, lit, n, path, &i, set, &c);
+		if (e == E_BAD)
+			return false;
+		if (e == E_CHAR && leading) {
+			g->lead[g->lead_len++] = (char)(g->mode == GPROG_HOST ? tolower(c) : c);
+		} else {
+			g->subtree = leading && e == E_TREE;
+			leading = false;
+		}
+	}
+	g->lead[g->lead_len] = '\0';
+	if (path)
+		skel_build(&g->skel, g->src, g->literal ? NULL : lit, n);
+	return true;
+}
+
+/* The automaton of the text, at its first comparison. */
+static void g_construct(struct gprog *g)
+{
+	const char *s = g->src;
+	const bool *lit = g->src_lit;
+	size_t n = g->src_n;
+	bool path = g->mode == GPROG_PATH;
 	uint32_t cur;
 	byteset any, comp;
-	g->mode = mode;
-	g->leading = true;
-	g->lead = xstrdup("");
+	sb_init(&g->guess[0]);
+	sb_init(&g->guess[1]);
+	g->by_byte = xcalloc(256, sizeof(*g->by_byte));
+	grow_array((void **)&g->edges, &g->edges_cap, n + 2, sizeof(*g->edges));
 	set_all(any);
 	set_all(comp);
 	comp['/' >> 6] &= ~((uint64_t)1 << ('/' & 63));
 	if (!path)
 		memcpy(comp, any, sizeof(byteset));
 	cur = g_state(g);
-	if (literal) {
-		if (path && n == 1 && s[0] == '/') {
-			g_literal_char(g, &cur, '/');
-			g_star(g, &cur, any);
-			g->lead_len = 0; /* every path: the subtree of "" */
-			g->lead[0] = '\0';
-			g->subtree = true;
-		} else {
-			for (size_t i = 0; i < n; i++)
-				g_literal_char(g, &cur, (unsigned char)s[i]);
-			if (path)
-				g_tree(g, &cur);
-		}
-		/* its shortest target is its text, when that is one */
-		g->witness = xstrndup(s, n);
-		return g;
-	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		bool wild = !lit[i];
-		if (!wild) {
-			g_literal_char(g, &cur, c);
-			continue;
-		}
-		if (path && c == '/' && i + 2 < n && s[i + 1] == '*' && s[i + 2] == '*' && !lit[i + 1] &&
-		    !lit[i + 2] && (i + 3 == n || s[i + 3] == '/')) {
+	if (g->literal && path && n == 1 && s[0] == '/') {
+		g_literal_char(g, &cur, '/');
+		g_star(g, &cur, any);
+	} else if (g->literal) {
+		for (size_t i = 0; i < n; i++)
+			g_literal_char(g, &cur, (unsigned char)s[i]);
+		if (path)
 			g_tree(g, &cur);
-			i += 2;
-		} else if (c == '*') {
-			if (i + 1 < n && s[i + 1] == '*' && !lit[i + 1]) {
-				g_star(g, &cur, any);
-				i++;
-			} else {
-				g_star(g, &cur, comp);
-			}
-		} else if (c == '?') {
-			byteset one;
-			memcpy(one, comp, sizeof(byteset));
-			g_char(g, &cur, one, -1);
-		} else if (c == '[') {
-			const char *close = strchr(s + i + 1 + (s[i + 1] == ']'), ']');
-			if (!close) {
-				g_literal_char(g, &cur, '[');
-				continue;
-			}
-			byteset set;
-			if (s + i + 1 + (s[i + 1] == ']') > close ||
-			    !parse_set(s, i, (size_t)(close - s), set)) {
-				gprog_free(g);
-				return NULL;
-			}
-			g_char(g, &cur, set, -1);
-			i = (size_t)(close - s);
-		} else {
-			g_literal_char(g, &cur, c);
+	}
+	if (g->literal) /* its shortest target is its text, when that is one */
+		g->witness = xstrndup(s, n);
+	for (size_t i = 0; !g->literal && i < n;) {
+		byteset set;
+		unsigned char c;
+		switch (next_elem(s, lit, n, path, &i, set, &c)) {
+		case E_CHAR: g_literal_char(g, &cur, c); break;
+		case E_TREE: g_tree(g, &cur); break;
+		case E_STAR: g_star(g, &cur, comp); break;
+		case E_STAR_ANY: g_star(g, &cur, any); break;
+		case E_ONE: memcpy(set, comp, sizeof(byteset)); /* fall through */
+		case E_SET: g_char(g, &cur, set, -1); break;
+		case E_BAD: break; /* g_shape refused it already */
 		}
+	}
+	free(g->by_byte);
+	g->by_byte = NULL;
+	free(g->src_lit);
+	g->src_lit = NULL;
+}
+
+struct gprog *gprog_build(const char *s, const bool *lit, size_t n, enum gprog_mode mode,
+			  bool literal)
+{
+	struct gprog *g = xcalloc(1, sizeof(*g));
+	g->mode = mode;
+	g->literal = literal;
+	g->src = xstrndup(s, n);
+	g->src_n = n;
+	if (!literal) {
+		g->src_lit = xmalloc(n ? n : 1);
+		memcpy(g->src_lit, lit, n);
+	}
+	if (!g_shape(g, g->src, g->src_lit, n)) {
+		gprog_free(g);
+		return NULL;
 	}
 	return g;
 }
@@ -307,12 +381,17 @@ void gprog_free(struct gprog *g)
 	free(g->eps);
 	free(g->sets);
 	free(g->single);
+	free(g->by_byte);
 	free(g->lead);
 	free(g->witness);
 	sb_free(&g->guess[0]);
 	sb_free(&g->guess[1]);
 	free(g->closure);
 	free(g->first);
+	free(g->cls);
+	free(g->src);
+	free(g->src_lit);
+	skel_free(&g->skel);
 	free(g);
 }
 
@@ -334,6 +413,7 @@ static void closure_of(struct gprog *g, uint32_t s, uint64_t *out)
 
 static void g_finish(struct gprog *g)
 {
+	g_construct(g);
 	g->words = (g->nstates + 63) / 64;
 	g->closure = xcalloc((size_t)g->nstates * g->words, sizeof(uint64_t));
 	for (uint32_t s = 0; s < g->nstates; s++)
@@ -435,7 +515,7 @@ static void own_classes(struct gprog *g)
 			set_add(blank_upper, c);
 	/* Sets of one byte (most of them) give that byte a class of its own;
 	 * the other sets split what remains. */
-	memset(g->cls, 0, sizeof(g->cls));
+	g->cls = xcalloc(256, 1);
 	g->ncls = 1;
 	const unsigned char own[3] = { 0, '/', '.' };
 	for (size_t i = 0; i < g->nsets + 3; i++) {
@@ -634,6 +714,11 @@ static int product_subset(const struct gprog *a, const struct gprog *b);
  * search grew past its bound.  Shapes that decide it at once first. */
 static int gprog_subset(const struct gprog *a, const struct gprog *b)
 {
+	int quick = a->mode == GPROG_PATH && b->mode == GPROG_PATH
+			    ? skel_subset(&a->skel, &b->skel, b->lead, b->lead_len)
+			    : -1;
+	if (quick >= 0)
+		return quick;
 	a = ready(a);
 	b = ready(b);
 	if (b->subtree && b->mode == GPROG_PATH) {
