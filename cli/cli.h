@@ -48,6 +48,8 @@ cordon_policy *cli_load_policy(const char *path, int *status);
 cordon_policy *cli_load_policy_file(const char *path, int *status);
 /* For a command whose return ends the process: the policy is freed by the exit. */
 void cli_policy_done(cordon_policy *p);
+/* The same for its evaluator. */
+void cli_evaluator_done(cordon_evaluator *ev);
 /* Apply one "--host NAME" argument. */
 int cli_host_arg(cordon_context *ctx, const char *verb, const char *arg);
 /* Apply one "--context k=v" argument. */

@@ -677,7 +677,7 @@ out:
 	if (status < 0)
 		status = EXIT_OK; /* --help */
 	free(err);
-	cordon_evaluator_free(ev);
+	cli_evaluator_done(ev);
 	cordon_audit_close(o.audit);
 	cli_policy_done(policy);
 	cli_args_free(&a);

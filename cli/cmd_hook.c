@@ -993,7 +993,7 @@ int cmd_hook(int argc, char **argv)
 	free(why);
 	free(v.preview);
 	json_decref(ev);
-	cordon_evaluator_free(evl);
+	cli_evaluator_done(evl);
 	cli_policy_done(pol);
 	cli_args_free(&a);
 	answer(out);

@@ -44,49 +44,53 @@ static bool skel_tree(const char *s, const bool *lit, size_t start, size_t end)
 	       !lit[start + 1] && !lit[start - 1];
 }
 
-/* Add the component s[start..end) to the witness, its wildcards as 'x';
- * false when it has no canonical instance here (a set, "", ".", ".."). */
-static bool skel_instance(struct strbuf *w, const char *s, const bool *lit, size_t start,
-			  size_t end)
+/* Write the component s[start..end) at w, its wildcards as 'x'; the end
+ * of what was written, or NULL when it has no canonical instance here (a
+ * set, "", ".", ".."). */
+static char *skel_instance(char *w, const char *s, const bool *lit, size_t start, size_t end)
 {
 	bool wild = false;
 	for (size_t i = start; i < end; i++) {
 		if (lit && !lit[i] && (s[i] == '[' || s[i] == ']'))
-			return false;
+			return NULL;
 		wild = wild || skel_wild(s, lit, i);
 	}
 	size_t n = end - start;
 	if (!wild && (n == 0 || (n == 1 && s[start] == '.') ||
 		      (n == 2 && s[start] == '.' && s[start + 1] == '.')))
-		return false;
-	sb_addc(w, '/');
+		return NULL;
+	*w++ = '/';
 	for (size_t i = start; i < end; i++)
-		sb_addc(w, skel_wild(s, lit, i) ? 'x' : s[i]);
-	return true;
+		*w++ = skel_wild(s, lit, i) ? 'x' : s[i];
+	return w;
 }
 
 /* The witness of the whole text: each "/" "**" left out, every other
  * component instantiated.  NULL when some component has no instance. */
-static char *skel_witness(const char *s, const bool *lit, size_t n)
+static char *skel_witness(const char *s, const bool *lit, size_t n, size_t *len)
 {
-	struct strbuf w;
-	if (n == 1 && s[0] == '/')
-		return xstrdup("/");
-	sb_init(&w);
-	for (size_t i = 0; i < n;) {
+	char *w = xmalloc(n + 2), *at = w;
+	for (size_t i = 0; i < n && at;) {
 		size_t end = i + 1;
 		while (end < n && s[end] != '/')
 			end++;
-		if (s[i] != '/' ||
-		    (!skel_tree(s, lit, i + 1, end) && !skel_instance(&w, s, lit, i + 1, end))) {
-			sb_free(&w);
-			return NULL;
-		}
+		if (s[i] != '/')
+			at = NULL;
+		else if (!skel_tree(s, lit, i + 1, end))
+			at = skel_instance(at, s, lit, i + 1, end);
 		i = end;
 	}
-	if (w.len == 0)
-		sb_addc(&w, '/');
-	return sb_steal(&w);
+	if (n == 1 && s[0] == '/')
+		at = w; /* "/" is its own target */
+	if (!at) {
+		free(w);
+		return NULL;
+	}
+	if (at == w)
+		*at++ = '/';
+	*at = '\0';
+	*len = (size_t)(at - w);
+	return w;
 }
 
 /* lit NULL: a literal path, itself and the subtree below it. */
@@ -95,7 +99,10 @@ void skel_build(struct skeleton *k, const char *s, const bool *lit, size_t n)
 	k->text = s; /* the gprog's own copy */
 	k->text_len = n;
 	k->rest = SKEL_MORE;
-	size_t i = 0;
+	size_t i = 0, slashes = 0;
+	for (size_t j = 0; j < n; j++)
+		slashes += s[j] == '/';
+	k->comp = xmalloc((slashes ? slashes : 1) * sizeof(*k->comp));
 	while (i < n && s[i] == '/' && !(lit == NULL && n == 1)) {
 		size_t end = i + 1;
 		while (end < n && s[end] != '/')
@@ -107,15 +114,14 @@ void skel_build(struct skeleton *k, const char *s, const bool *lit, size_t n)
 		int kind = skel_kind(s, lit, i + 1, end);
 		if (!kind)
 			break;
-		struct skel_comp c = { (uint32_t)(i + 1), (uint32_t)(end - i - 1), kind == 2 };
-		VEC_PUSH(k->comp, k->ncomp, k->comp_cap, c);
+		k->comp[k->ncomp++] =
+			(struct skel_comp){ (uint32_t)(i + 1), (uint32_t)(end - i - 1), kind == 2 };
 		i = end;
 	}
 	if (i == n || (lit == NULL && n == 1 && s[0] == '/'))
 		k->rest = lit ? SKEL_END : SKEL_TREE;
 	/* a literal path is one target: itself, when it is canonical */
-	k->witness = skel_witness(s, lit, n);
-	k->witness_len = k->witness ? strlen(k->witness) : 0;
+	k->witness = skel_witness(s, lit, n, &k->witness_len);
 	if (lit)
 		while (k->tail_len < n && !skel_wild(s, lit, n - 1 - k->tail_len))
 			k->tail_len++;

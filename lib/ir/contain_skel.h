@@ -28,7 +28,7 @@ struct skel_comp {
 struct skeleton {
 	const char *text;
 	struct skel_comp *comp;
-	size_t ncomp, comp_cap;
+	size_t ncomp;
 	enum skel_rest rest;
 	char *witness; /* NULL: none known (then no shortcut uses it) */
 	size_t witness_len;
