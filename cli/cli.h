@@ -50,6 +50,9 @@ cordon_policy *cli_load_policy_file(const char *path, int *status);
 void cli_policy_done(cordon_policy *p);
 /* The same for its evaluator. */
 void cli_evaluator_done(cordon_evaluator *ev);
+/* For a process that loads a policy, decides once and exits: the heap
+ * keeps what is freed rather than returning it to the kernel. */
+void cli_one_shot_heap(void);
 /* Apply one "--host NAME" argument. */
 int cli_host_arg(cordon_context *ctx, const char *verb, const char *arg);
 /* Apply one "--context k=v" argument. */

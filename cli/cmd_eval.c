@@ -640,6 +640,8 @@ int cmd_eval(int argc, char **argv)
 		goto out;
 	if (!o.stdin_mode && (status = cli_request_from_args(&a, o.escalate, &req)) != EXIT_OK)
 		goto out;
+	if (!o.stdin_mode)
+		cli_one_shot_heap();
 	if (!(policy = cli_load_policy(o.policy_path, &status)))
 		goto out;
 	if (!o.preset)
