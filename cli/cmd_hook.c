@@ -914,8 +914,7 @@ int cmd_hook(int argc, char **argv)
 			block("the policy cannot be used: %s: %s", o.policy_path, strerror(errno));
 		o.policy_path = policy_real;
 	}
-	cli_one_shot_heap();
-	cordon_policy *pol = cli_load_policy(o.policy_path, &status);
+	cordon_policy *pol = cli_load_policy_one_shot(o.policy_path, &status);
 	if (!pol)
 		block("the policy cannot be used");
 	const char *cwd, *preset = o.preset ? o.preset : cordon_policy_default_preset(pol);

@@ -382,6 +382,12 @@ void cli_one_shot_heap(void)
 #endif
 }
 
+cordon_policy *cli_load_policy_one_shot(const char *path, int *status)
+{
+	cli_one_shot_heap();
+	return cli_load_policy(path, status);
+}
+
 /* An evaluator of a one-shot verb, likewise: a policy's evaluator holds
  * a matcher for each rule, and freeing them costs as much as a tenth of
  * building them. */
