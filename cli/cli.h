@@ -54,6 +54,13 @@ bool cli_policy_bundle_refused(void);
 cordon_policy *cli_load_policy_file(const char *path, int *status);
 /* For a command whose return ends the process: the policy is freed by the exit. */
 void cli_policy_done(cordon_policy *p);
+/* The same for its evaluator. */
+void cli_evaluator_done(cordon_evaluator *ev);
+/* For a process that loads a policy, decides once and exits: the heap
+ * keeps what is freed rather than returning it to the kernel. */
+void cli_one_shot_heap(void);
+/* cli_one_shot_heap, then cli_load_policy. */
+cordon_policy *cli_load_policy_one_shot(const char *path, int *status);
 /* Apply one "--host NAME" argument. */
 int cli_host_arg(cordon_context *ctx, const char *verb, const char *arg);
 /* Apply one "--context k=v" argument. */

@@ -640,6 +640,8 @@ int cmd_eval(int argc, char **argv)
 		goto out;
 	if (!o.stdin_mode && (status = cli_request_from_args(&a, o.escalate, &req)) != EXIT_OK)
 		goto out;
+	if (!o.stdin_mode)
+		cli_one_shot_heap();
 	if (!(policy = cli_load_policy(o.policy_path, &status)))
 		goto out;
 	if (!o.preset)
@@ -677,7 +679,7 @@ out:
 	if (status < 0)
 		status = EXIT_OK; /* --help */
 	free(err);
-	cordon_evaluator_free(ev);
+	cli_evaluator_done(ev);
 	cordon_audit_close(o.audit);
 	cli_policy_done(policy);
 	cli_args_free(&a);

@@ -914,7 +914,7 @@ int cmd_hook(int argc, char **argv)
 			block("the policy cannot be used: %s: %s", o.policy_path, strerror(errno));
 		o.policy_path = policy_real;
 	}
-	cordon_policy *pol = cli_load_policy(o.policy_path, &status);
+	cordon_policy *pol = cli_load_policy_one_shot(o.policy_path, &status);
 	if (!pol)
 		block("the policy cannot be used");
 	const char *cwd, *preset = o.preset ? o.preset : cordon_policy_default_preset(pol);
@@ -993,7 +993,7 @@ int cmd_hook(int argc, char **argv)
 	free(why);
 	free(v.preview);
 	json_decref(ev);
-	cordon_evaluator_free(evl);
+	cli_evaluator_done(evl);
 	cli_policy_done(pol);
 	cli_args_free(&a);
 	answer(out);

@@ -5,6 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -440,6 +443,40 @@ void cli_policy_done(cordon_policy *p)
 			return;
 		}
 	cordon_policy_free(p);
+}
+
+void cli_one_shot_heap(void)
+{
+#if defined(__GLIBC__)
+	/* A policy's syntax tree is freed once it is checked, and the
+	 * evaluator built next is as large.  By default glibc gives the tree's
+	 * chunks (mmap'd, or at the heap's top) back to the kernel, and the
+	 * evaluator faults in fresh pages: a quarter of the page faults of
+	 * loading 10,000 rules.  A process that exits after one decision keeps
+	 * them instead. */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
+
+cordon_policy *cli_load_policy_one_shot(const char *path, int *status)
+{
+	cli_one_shot_heap();
+	return cli_load_policy(path, status);
+}
+
+/* An evaluator of a one-shot verb, likewise: a policy's evaluator holds
+ * a matcher for each rule, and freeing them costs as much as a tenth of
+ * building them. */
+void cli_evaluator_done(cordon_evaluator *ev)
+{
+	static cordon_evaluator *kept[4];
+	for (size_t i = 0; ev && i < ARRAY_SIZE(kept); i++)
+		if (!kept[i]) {
+			kept[i] = ev;
+			return;
+		}
+	cordon_evaluator_free(ev);
 }
 
 int cli_host_arg(cordon_context *ctx, const char *verb, const char *arg)

@@ -160,7 +160,11 @@ void sb_adds(struct strbuf *sb, const char *s)
 
 void sb_addc(struct strbuf *sb, char c)
 {
-	sb_add(sb, &c, 1);
+	/* a byte at a time is how scanners and builders add most text */
+	if (sb->len + 2 > sb->cap)
+		grow_array((void **)&sb->buf, &sb->cap, sb->len + 2, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
 }
 
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)

@@ -24,33 +24,78 @@
 
 #include "eval.h"
 #include "eval_segments.h"
-#include "base/strmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* Nodes, edges and the rules at each node live in three arrays: an index
+ * of 10,000 patterns has some 17,000 nodes, and a key, a child list and a
+ * rule list allocated for each made building it cost more than ranking. */
 struct seg_node {
-	uint32_t wild;                /* the wildcard edge's node, or 0: none */
-	uint32_t *kids;               /* every child, literal edges and the wildcard's */
-	size_t nkids, kids_cap;
-	uint32_t *here;               /* rules whose comparison ends at this node */
-	size_t nhere, here_cap;
+	uint32_t wild;       /* the wildcard edge's node, or 0: none */
+	uint32_t kid, last;  /* first and last child (0: none), literal edges and the wildcard's */
+	uint32_t next;       /* the parent's next child, or 0 */
+	uint32_t here, tail; /* the rules whose comparison ends here (1 + an index of
+			      * `at`, 0: none), in the order they were added */
+};
+
+struct seg_edge {
+	uint64_t hash;   /* of parent and component; 0: an empty slot */
+	const char *s;   /* the component, in the text of the rule that made it (borrowed) */
+	uint32_t n, parent, child;
+};
+
+struct seg_at {
+	uint32_t id, next; /* a rule, and the next at its node (1 + index, 0: none) */
 };
 
 struct seg_index {
-	struct seg_node *nodes;       /* nodes[0] is the root */
+	struct seg_node *nodes;  /* nodes[0] is the root */
 	size_t nnodes, nodes_cap;
-	struct strmap edges;          /* the parent's index (4 bytes), then the
-				       * component -> the child's index */
+	struct seg_edge *edges;  /* open addressing by hash, nedges_slots a power of 2 */
+	size_t nedges, nedge_slots;
+	struct seg_at *at;
+	size_t nat, at_cap;
 };
 
-/* The key of the edge from parent by component s[0..n), in key. */
-static size_t edge_key(struct strbuf *key, uint32_t parent, const char *s, size_t n)
+static uint64_t edge_hash(uint32_t parent, const char *s, size_t n)
 {
-	key->len = 0;
-	sb_add(key, (const char *)&parent, sizeof(parent));
-	sb_add(key, s, n);
-	return key->len;
+	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull);
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	h ^= h >> 29;
+	return h | 1; /* never 0, the empty slot */
+}
+
+/* The slot of the edge from parent by s[0..n): its own, or the empty one
+ * where it would go. */
+static struct seg_edge *edge_slot(const struct seg_index *x, uint64_t h, uint32_t parent,
+				  const char *s, size_t n)
+{
+	size_t mask = x->nedge_slots - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct seg_edge *e = &x->edges[i];
+		if (!e->hash || (e->hash == h && e->parent == parent && e->n == n &&
+				 memcmp(e->s, s, n) == 0))
+			return e;
+	}
+}
+
+static void edges_grow(struct seg_index *x)
+{
+	size_t n = x->nedge_slots ? 2 * x->nedge_slots : 64;
+	struct seg_edge *old = x->edges;
+	size_t nold = x->nedge_slots;
+	x->edges = xcalloc(n, sizeof(*x->edges));
+	x->nedge_slots = n;
+	for (size_t i = 0; i < nold; i++)
+		if (old[i].hash) {
+			size_t mask = n - 1, k = old[i].hash & mask;
+			while (x->edges[k].hash)
+				k = (k + 1) & mask;
+			x->edges[k] = old[i];
+		}
+	free(old);
 }
 
 /* A component that matches exactly itself. */
@@ -59,8 +104,12 @@ static bool component_literal(const char *s, size_t n)
 	if (n == 0)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (strchr("*?[]{}\\", s[i]))
+		switch (s[i]) {
+		case '*': case '?': case '[': case ']': case '{': case '}': case '\\':
 			return false;
+		default:
+			break;
+		}
 	return true;
 }
 
@@ -71,32 +120,40 @@ bool seg_indexable(const struct matcher *m, enum ir_op op)
 	       m->text && m->text[0] == '/' && !m->regex && !m->alias;
 }
 
-static uint32_t node_new(struct seg_index *x)
+static uint32_t node_new(struct seg_index *x, uint32_t parent)
 {
 	struct seg_node n = {0};
 	VEC_PUSH(x->nodes, x->nnodes, x->nodes_cap, n);
-	return (uint32_t)(x->nnodes - 1);
+	uint32_t c = (uint32_t)(x->nnodes - 1);
+	if (c) {
+		struct seg_node *p = &x->nodes[parent];
+		if (p->last)
+			x->nodes[p->last].next = c;
+		else
+			p->kid = c;
+		p->last = c;
+	}
+	return c;
 }
 
-static uint32_t child(struct seg_index *x, uint32_t parent, const char *s, size_t n,
-		      struct strbuf *key)
+static uint32_t child(struct seg_index *x, uint32_t parent, const char *s, size_t n)
 {
 	if (!component_literal(s, n)) {
 		if (!x->nodes[parent].wild) {
-			uint32_t c = node_new(x);
+			uint32_t c = node_new(x, parent);
 			x->nodes[parent].wild = c;
-			VEC_PUSH(x->nodes[parent].kids, x->nodes[parent].nkids,
-				 x->nodes[parent].kids_cap, c);
 		}
 		return x->nodes[parent].wild;
 	}
-	size_t keylen = edge_key(key, parent, s, n);
-	const struct strmap_entry *e = strmap_get(&x->edges, key->buf, keylen);
-	if (e)
-		return e->items[0];
-	uint32_t c = node_new(x);
-	strmap_add(&x->edges, key->buf, keylen, c);
-	VEC_PUSH(x->nodes[parent].kids, x->nodes[parent].nkids, x->nodes[parent].kids_cap, c);
+	if ((x->nedges + 1) * 2 > x->nedge_slots)
+		edges_grow(x);
+	uint64_t h = edge_hash(parent, s, n);
+	struct seg_edge *e = edge_slot(x, h, parent, s, n);
+	if (e->hash)
+		return e->child;
+	uint32_t c = node_new(x, parent);
+	*e = (struct seg_edge){ h, s, (uint32_t)n, parent, c };
+	x->nedges++;
 	return c;
 }
 
@@ -115,34 +172,50 @@ static bool next_component(const char **p, const char *end, const char **s, size
 
 static bool ends_comparison(const char *s, size_t n)
 {
-	return n >= 2 && memmem(s, n, "**", 2) != NULL;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (s[i] == '*' && s[i + 1] == '*')
+			return true;
+	return false;
 }
 
+/* text is the rule's own (it outlives the index, which borrows its
+ * components). */
 static void seg_insert(struct seg_index *x, const char *text, uint32_t id)
 {
 	uint32_t at = 0;
 	const char *p = text, *end = text + strlen(text), *s;
 	size_t n;
-	struct strbuf key = {0};
 	while (next_component(&p, end, &s, &n) && !ends_comparison(s, n))
-		at = child(x, at, s, n, &key);
-	sb_free(&key);
-	VEC_PUSH(x->nodes[at].here, x->nodes[at].nhere, x->nodes[at].here_cap, id);
+		at = child(x, at, s, n);
+	struct seg_at a = { id, 0 };
+	VEC_PUSH(x->at, x->nat, x->at_cap, a);
+	uint32_t k = (uint32_t)x->nat;
+	struct seg_node *nd = &x->nodes[at];
+	if (nd->tail)
+		x->at[nd->tail - 1].next = k;
+	else
+		nd->here = k;
+	nd->tail = k;
+}
+
+static void push_here(const struct seg_index *x, const struct seg_node *nd, struct seg_pairs *out)
+{
+	for (uint32_t k = nd->here; k; k = x->at[k - 1].next)
+		VEC_PUSH(out->ids, out->n, out->cap, x->at[k - 1].id);
 }
 
 static void collect_subtree(const struct seg_index *x, uint32_t at, struct seg_pairs *out)
 {
 	const struct seg_node *nd = &x->nodes[at];
-	for (size_t i = 0; i < nd->nhere; i++)
-		VEC_PUSH(out->ids, out->n, out->cap, nd->here[i]);
-	for (size_t i = 0; i < nd->nkids; i++)
-		collect_subtree(x, nd->kids[i], out);
+	push_here(x, nd, out);
+	for (uint32_t c = nd->kid; c; c = x->nodes[c].next)
+		collect_subtree(x, c, out);
 }
 
 /* The rules that may share a target with a pattern whose components from
  * p on are still to compare, below node at. */
 static void seg_query(const struct seg_index *x, uint32_t at, const char *p, const char *end,
-		      struct strbuf *key, struct seg_pairs *out)
+		      struct seg_pairs *out)
 {
 	const struct seg_node *nd = &x->nodes[at];
 	const char *s;
@@ -151,26 +224,25 @@ static void seg_query(const struct seg_index *x, uint32_t at, const char *p, con
 		collect_subtree(x, at, out);
 		return;
 	}
-	for (size_t i = 0; i < nd->nhere; i++)
-		VEC_PUSH(out->ids, out->n, out->cap, nd->here[i]);
+	push_here(x, nd, out);
 	if (!component_literal(s, n)) {
-		for (size_t i = 0; i < nd->nkids; i++)
-			seg_query(x, nd->kids[i], p, end, key, out);
+		for (uint32_t c = nd->kid; c; c = x->nodes[c].next)
+			seg_query(x, c, p, end, out);
 		return;
 	}
-	size_t keylen = edge_key(key, at, s, n);
-	const struct strmap_entry *e = strmap_get(&x->edges, key->buf, keylen);
-	if (e)
-		seg_query(x, e->items[0], p, end, key, out);
+	if (x->nedges) {
+		const struct seg_edge *e = edge_slot(x, edge_hash(at, s, n), at, s, n);
+		if (e->hash)
+			seg_query(x, e->child, p, end, out);
+	}
 	if (nd->wild)
-		seg_query(x, nd->wild, p, end, key, out);
+		seg_query(x, nd->wild, p, end, out);
 }
 
 struct seg_index *seg_index_new(void)
 {
 	struct seg_index *x = xcalloc(1, sizeof(*x));
-	strmap_init(&x->edges);
-	node_new(x);
+	node_new(x, 0);
 	return x;
 }
 
@@ -182,21 +254,16 @@ void seg_index_add(struct seg_index *x, const struct matcher *m, uint32_t id)
 void seg_index_meeting(const struct seg_index *x, const char *text, size_t len,
 		       struct seg_pairs *out)
 {
-	struct strbuf key = {0};
 	out->n = 0;
-	seg_query(x, 0, text, text + len, &key, out);
-	sb_free(&key);
+	seg_query(x, 0, text, text + len, out);
 }
 
 void seg_index_free(struct seg_index *x)
 {
 	if (!x)
 		return;
-	for (size_t i = 0; i < x->nnodes; i++) {
-		free(x->nodes[i].kids);
-		free(x->nodes[i].here);
-	}
 	free(x->nodes);
-	strmap_free(&x->edges);
+	free(x->edges);
+	free(x->at);
 	free(x);
 }

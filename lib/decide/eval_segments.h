@@ -20,6 +20,7 @@ struct seg_pairs {
 /* An absolute path pattern of op, literal or glob: the index can place it. */
 bool seg_indexable(const struct matcher *m, enum ir_op op);
 struct seg_index *seg_index_new(void);
+/* m's text must outlive the index: its components are borrowed. */
 void seg_index_add(struct seg_index *x, const struct matcher *m, uint32_t id);
 /* out: every rule of the index that may share a target with the pattern or
  * path text[0..len) (a rule meets its own text), each once. */

@@ -2,6 +2,7 @@
 
 #include "contain.h"
 
+#include "contain_skel.h"
 #include "match.h"
 
 #include "base/once.h"
@@ -29,8 +30,10 @@ struct gedge {
 	uint32_t from, to, set;
 };
 
-struct gprog {
-	enum gprog_mode mode;
+/* The automaton, built by g_finish the first time the pattern is compared:
+ * an evaluator builds a gprog for each pattern and compares few of them,
+ * most of those by their skeletons alone. */
+struct gauto {
 	uint32_t nstates;
 	struct gedge *edges;
 	size_t nedges, edges_cap;
@@ -39,23 +42,32 @@ struct gprog {
 	byteset *sets;
 	size_t nsets, sets_cap;
 	int16_t *single; /* single[i]: the one byte of set i, or -1 */
+	uint32_t *by_byte; /* while building: by_byte[c] is 1 + the set of c alone, or 0 */
 	size_t single_cap;
-	char *lead; /* what every target starts with */
-	size_t lead_len;
-	bool leading; /* still reading the lead */
-	/* the lead and then the subtree below it, nothing else: a literal
-	 * path, "X/" "**", "/" "**" (lead "") */
-	bool subtree;
 	char *witness; /* the shortest target it matches, or NULL: none */
 	struct strbuf guess[2]; /* witness candidates: stars empty, stars "x" */
-	unsigned char cls[256]; /* byte classes */
+	unsigned char *cls; /* 256 byte classes */
 	size_t ncls;
-	/* built by g_finish, the first time the automaton is compared: an
-	 * evaluator builds one for each pattern and compares few of them */
-	atomic_bool finished;
 	size_t words;       /* 64-bit words in a state set */
 	uint64_t *closure;  /* nstates * words: the epsilon closure of each state */
 	uint32_t *first;    /* nstates + 1: edges of state s are first[s]..first[s+1] */
+};
+
+struct gprog {
+	enum gprog_mode mode;
+	/* Known from the text when it is built (g_shape): */
+	char *lead; /* what every target starts with */
+	size_t lead_len;
+	/* the lead and then the subtree below it, nothing else: a literal
+	 * path, "X/" "**", "/" "**" (lead "") */
+	bool subtree;
+	bool literal;
+	char *src;     /* the text, and which of its bytes are literal */
+	bool *src_lit; /* (NULL: all of them, a literal) until constructed */
+	size_t src_n;
+	struct skeleton skel; /* path patterns: the shape the shortcuts read */
+	atomic_bool finished;
+	struct gauto *au; /* NULL until finished */
 };
 
 static void set_add(byteset s, unsigned c)
@@ -68,42 +80,52 @@ static bool set_has(const byteset s, unsigned c)
 	return (s[c >> 6] >> (c & 63)) & 1;
 }
 
-static uint32_t g_set(struct gprog *g, const byteset s)
+/* The byte of a set of one byte, or -1. */
+static int set_single(const byteset s)
 {
-	for (size_t i = 0; i < g->nsets; i++)
-		if (memcmp(g->sets[i], s, sizeof(byteset)) == 0)
-			return (uint32_t)i;
-	grow_array((void **)&g->sets, &g->sets_cap, g->nsets + 1, sizeof(byteset));
-	grow_array((void **)&g->single, &g->single_cap, g->nsets + 1, sizeof(*g->single));
-	memcpy(g->sets[g->nsets], s, sizeof(byteset));
-	g->single[g->nsets] = -1;
 	int count = 0, one = -1;
 	for (int w = 0; w < 4 && count < 2; w++) {
 		for (uint64_t bits = s[w]; bits && count < 2; bits &= bits - 1, count++)
 			one = w * 64 + __builtin_ctzll(bits);
 	}
-	if (count == 1)
-		g->single[g->nsets] = (int16_t)one;
-	return (uint32_t)g->nsets++;
+	return count == 1 ? one : -1;
+}
+
+static uint32_t g_set(struct gprog *g, const byteset s)
+{
+	/* most sets are one byte of the text: found by the byte while building */
+	int one = set_single(s);
+	if (one >= 0 && g->au->by_byte && g->au->by_byte[one])
+		return g->au->by_byte[one] - 1;
+	for (size_t i = 0; one < 0 && i < g->au->nsets; i++)
+		if (memcmp(g->au->sets[i], s, sizeof(byteset)) == 0)
+			return (uint32_t)i;
+	grow_array((void **)&g->au->sets, &g->au->sets_cap, g->au->nsets + 1, sizeof(byteset));
+	grow_array((void **)&g->au->single, &g->au->single_cap, g->au->nsets + 1, sizeof(*g->au->single));
+	memcpy(g->au->sets[g->au->nsets], s, sizeof(byteset));
+	g->au->single[g->au->nsets] = (int16_t)one;
+	if (one >= 0 && g->au->by_byte)
+		g->au->by_byte[one] = (uint32_t)g->au->nsets + 1;
+	return (uint32_t)g->au->nsets++;
 }
 
 static uint32_t g_state(struct gprog *g)
 {
-	return g->nstates++;
+	return g->au->nstates++;
 }
 
 static void g_edge(struct gprog *g, uint32_t from, uint32_t to, const byteset s)
 {
 	struct gedge e = { from, to, g_set(g, s) };
-	VEC_PUSH(g->edges, g->nedges, g->edges_cap, e);
+	VEC_PUSH(g->au->edges, g->au->nedges, g->au->edges_cap, e);
 }
 
 static void g_eps(struct gprog *g, uint32_t from, uint32_t to)
 {
-	grow_array((void **)&g->eps, &g->eps_cap, g->neps + 1, sizeof(*g->eps));
-	g->eps[g->neps][0] = from;
-	g->eps[g->neps][1] = to;
-	g->neps++;
+	grow_array((void **)&g->au->eps, &g->au->eps_cap, g->au->neps + 1, sizeof(*g->au->eps));
+	g->au->eps[g->au->neps][0] = from;
+	g->au->eps[g->au->neps][1] = to;
+	g->au->neps++;
 }
 
 static void set_all(byteset s)
@@ -128,7 +150,6 @@ static void g_char(struct gprog *g, uint32_t *cur, byteset s, int lead)
 {
 	uint32_t t = g_state(g);
 	set_fold(s, g->mode);
-	g->subtree = false;
 	g_edge(g, *cur, t, s);
 	{
 		unsigned pick = lead >= 0 ? (unsigned)lead : set_has(s, 'x') ? 'x' : 0;
@@ -138,28 +159,19 @@ static void g_char(struct gprog *g, uint32_t *cur, byteset s, int lead)
 		for (unsigned c = 1; !pick && c < 256; c++)
 			if (set_has(s, c))
 				pick = c;
-		sb_addc(&g->guess[0], (char)(pick ? pick : 'x'));
-		sb_addc(&g->guess[1], (char)(pick ? pick : 'x'));
+		sb_addc(&g->au->guess[0], (char)(pick ? pick : 'x'));
+		sb_addc(&g->au->guess[1], (char)(pick ? pick : 'x'));
 	}
 	*cur = t;
-	if (g->leading && lead >= 0) {
-		g->lead = xrealloc(g->lead, g->lead_len + 2);
-		g->lead[g->lead_len++] = (char)(g->mode == GPROG_HOST ? tolower(lead) : lead);
-		g->lead[g->lead_len] = '\0';
-	} else {
-		g->leading = false;
-	}
 }
 
 static void g_star(struct gprog *g, uint32_t *cur, byteset s)
 {
 	uint32_t t = g_state(g);
-	sb_addc(&g->guess[1], 'x');
-	g->subtree = false;
+	sb_addc(&g->au->guess[1], 'x');
 	g_eps(g, *cur, t);
 	g_edge(g, t, t, s);
 	*cur = t;
-	g->leading = false;
 }
 
 /* (empty | "/" anything) */
@@ -174,8 +186,6 @@ static void g_tree(struct gprog *g, uint32_t *cur)
 	g_edge(g, in, in, any);
 	g_eps(g, in, end);
 	*cur = end;
-	g->subtree = g->leading;
-	g->leading = false;
 }
 
 static void g_literal_char(struct gprog *g, uint32_t *cur, unsigned char c)
@@ -221,98 +231,180 @@ static void g_finish(struct gprog *g);
 static void g_witness(struct gprog *g);
 static void own_classes(struct gprog *g);
 
-struct gprog *gprog_build(const char *s, const bool *lit, size_t n, enum gprog_mode mode,
-			  bool literal)
+/* The elements of a glob, as the automaton reads them. */
+enum g_elem {
+	E_CHAR,     /* the byte c */
+	E_ONE,      /* '?': one byte of a component */
+	E_SET,      /* [...]: one byte of the set */
+	E_STAR,     /* '*': bytes of a component */
+	E_STAR_ANY, /* '**' in a component: any bytes */
+	E_TREE,     /* "/" "**" as a component: the subtree */
+	E_BAD,      /* a form not modelled (an empty set) */
+};
+
+/* The element of the glob s at *i, *i moved past it. */
+static enum g_elem next_elem(const char *s, const bool *lit, size_t n, bool path, size_t *i,
+			     byteset set, unsigned char *c)
 {
-	struct gprog *g = xcalloc(1, sizeof(*g));
-	bool path = mode == GPROG_PATH;
-	sb_init(&g->guess[0]);
-	sb_init(&g->guess[1]);
+	size_t at = (*i)++;
+	*c = (unsigned char)s[at];
+	if (lit[at])
+		return E_CHAR;
+	if (path && *c == '/' && at + 2 < n && s[at + 1] == '*' && s[at + 2] == '*' &&
+	    !lit[at + 1] && !lit[at + 2] && (at + 3 == n || s[at + 3] == '/')) {
+		*i += 2;
+		return E_TREE;
+	}
+	if (*c == '*') {
+		if (at + 1 < n && s[at + 1] == '*' && !lit[at + 1]) {
+			(*i)++;
+			return E_STAR_ANY;
+		}
+		return E_STAR;
+	}
+	if (*c == '?')
+		return E_ONE;
+	if (*c != '[')
+		return E_CHAR;
+	const char *close = strchr(s + at + 1 + (s[at + 1] == ']'), ']');
+	if (!close)
+		return E_CHAR;
+	if (s + at + 1 + (s[at + 1] == ']') > close || !parse_set(s, at, (size_t)(close - s), set))
+		return E_BAD;
+	*i = (size_t)(close - s) + 1;
+	return E_SET;
+}
+
+/* What is known from the text alone: its lead, whether it is the lead's
+ * subtree, its skeleton.  False for a form not modelled. */
+static bool g_shape(struct gprog *g, const char *s, const bool *lit, size_t n)
+{
+	bool path = g->mode == GPROG_PATH, leading = true;
+	g->lead = xmalloc(n + 1);
+	g->lead_len = 0;
+	if (g->literal) {
+		/* "/" is every path: the subtree of "" */
+		if (!(path && n == 1 && s[0] == '/'))
+			for (size_t i = 0; i < n; i++)
+				g->lead[g->lead_len++] =
+					(char)(g->mode == GPROG_HOST ? tolower((unsigned char)s[i]) : s[i]);
+		g->subtree = path;
+	}
+	for (size_t i = 0; !g->literal && i < n;) {
+		byteset set;
+		unsigned char c;
+		enum g_elem e = next_elem(s, lit, n, path, &i, set, &c);
+		if (e == E_BAD)
+			return false;
+		if (e == E_CHAR && leading) {
+			g->lead[g->lead_len++] = (char)(g->mode == GPROG_HOST ? tolower(c) : c);
+		} else {
+			g->subtree = leading && e == E_TREE;
+			leading = false;
+		}
+	}
+	g->lead[g->lead_len] = '\0';
+	if (path)
+		skel_build(&g->skel, g->src, g->literal ? NULL : lit, n);
+	return true;
+}
+
+/* The automaton of the text, at its first comparison. */
+static void g_construct(struct gprog *g)
+{
+	const char *s = g->src;
+	const bool *lit = g->src_lit;
+	size_t n = g->src_n;
+	bool path = g->mode == GPROG_PATH;
 	uint32_t cur;
 	byteset any, comp;
-	g->mode = mode;
-	g->leading = true;
-	g->lead = xstrdup("");
+	g->au = xcalloc(1, sizeof(*g->au));
+	sb_init(&g->au->guess[0]);
+	sb_init(&g->au->guess[1]);
+	g->au->by_byte = xcalloc(256, sizeof(*g->au->by_byte));
+	grow_array((void **)&g->au->edges, &g->au->edges_cap, n + 2, sizeof(*g->au->edges));
 	set_all(any);
 	set_all(comp);
 	comp['/' >> 6] &= ~((uint64_t)1 << ('/' & 63));
 	if (!path)
 		memcpy(comp, any, sizeof(byteset));
 	cur = g_state(g);
-	if (literal) {
-		if (path && n == 1 && s[0] == '/') {
-			g_literal_char(g, &cur, '/');
-			g_star(g, &cur, any);
-			g->lead_len = 0; /* every path: the subtree of "" */
-			g->lead[0] = '\0';
-			g->subtree = true;
-		} else {
-			for (size_t i = 0; i < n; i++)
-				g_literal_char(g, &cur, (unsigned char)s[i]);
-			if (path)
-				g_tree(g, &cur);
-		}
-		/* its shortest target is its text, when that is one */
-		g->witness = xstrndup(s, n);
-		return g;
-	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		bool wild = !lit[i];
-		if (!wild) {
-			g_literal_char(g, &cur, c);
-			continue;
-		}
-		if (path && c == '/' && i + 2 < n && s[i + 1] == '*' && s[i + 2] == '*' && !lit[i + 1] &&
-		    !lit[i + 2] && (i + 3 == n || s[i + 3] == '/')) {
+	if (g->literal && path && n == 1 && s[0] == '/') {
+		g_literal_char(g, &cur, '/');
+		g_star(g, &cur, any);
+	} else if (g->literal) {
+		for (size_t i = 0; i < n; i++)
+			g_literal_char(g, &cur, (unsigned char)s[i]);
+		if (path)
 			g_tree(g, &cur);
-			i += 2;
-		} else if (c == '*') {
-			if (i + 1 < n && s[i + 1] == '*' && !lit[i + 1]) {
-				g_star(g, &cur, any);
-				i++;
-			} else {
-				g_star(g, &cur, comp);
-			}
-		} else if (c == '?') {
-			byteset one;
-			memcpy(one, comp, sizeof(byteset));
-			g_char(g, &cur, one, -1);
-		} else if (c == '[') {
-			const char *close = strchr(s + i + 1 + (s[i + 1] == ']'), ']');
-			if (!close) {
-				g_literal_char(g, &cur, '[');
-				continue;
-			}
-			byteset set;
-			if (s + i + 1 + (s[i + 1] == ']') > close ||
-			    !parse_set(s, i, (size_t)(close - s), set)) {
-				gprog_free(g);
-				return NULL;
-			}
-			g_char(g, &cur, set, -1);
-			i = (size_t)(close - s);
-		} else {
-			g_literal_char(g, &cur, c);
+	}
+	if (g->literal) /* its shortest target is its text, when that is one */
+		g->au->witness = xstrndup(s, n);
+	for (size_t i = 0; !g->literal && i < n;) {
+		byteset set;
+		unsigned char c;
+		switch (next_elem(s, lit, n, path, &i, set, &c)) {
+		case E_CHAR: g_literal_char(g, &cur, c); break;
+		case E_TREE: g_tree(g, &cur); break;
+		case E_STAR: g_star(g, &cur, comp); break;
+		case E_STAR_ANY: g_star(g, &cur, any); break;
+		case E_ONE: memcpy(set, comp, sizeof(byteset)); /* fall through */
+		case E_SET: g_char(g, &cur, set, -1); break;
+		case E_BAD: break; /* g_shape refused it already */
 		}
+	}
+	free(g->au->by_byte);
+	g->au->by_byte = NULL;
+	free(g->src_lit);
+	g->src_lit = NULL;
+}
+
+struct gprog *gprog_build(const char *s, const bool *lit, size_t n, enum gprog_mode mode,
+			  bool literal)
+{
+	struct gprog *g = xcalloc(1, sizeof(*g));
+	g->mode = mode;
+	g->literal = literal;
+	g->src = xstrndup(s, n);
+	g->src_n = n;
+	if (!literal) {
+		g->src_lit = xmalloc(n ? n : 1);
+		memcpy(g->src_lit, lit, n);
+	}
+	if (!g_shape(g, g->src, g->src_lit, n)) {
+		gprog_free(g);
+		return NULL;
 	}
 	return g;
+}
+
+static void gauto_free(struct gauto *au)
+{
+	if (!au)
+		return;
+	free(au->edges);
+	free(au->eps);
+	free(au->sets);
+	free(au->single);
+	free(au->by_byte);
+	free(au->witness);
+	sb_free(&au->guess[0]);
+	sb_free(&au->guess[1]);
+	free(au->closure);
+	free(au->first);
+	free(au->cls);
+	free(au);
 }
 
 void gprog_free(struct gprog *g)
 {
 	if (!g)
 		return;
-	free(g->edges);
-	free(g->eps);
-	free(g->sets);
-	free(g->single);
+	gauto_free(g->au);
 	free(g->lead);
-	free(g->witness);
-	sb_free(&g->guess[0]);
-	sb_free(&g->guess[1]);
-	free(g->closure);
-	free(g->first);
+	free(g->src);
+	free(g->src_lit);
+	skel_free(&g->skel);
 	free(g);
 }
 
@@ -327,29 +419,30 @@ static void closure_of(struct gprog *g, uint32_t s, uint64_t *out)
 	if ((out[s >> 6] >> (s & 63)) & 1)
 		return;
 	out[s >> 6] |= (uint64_t)1 << (s & 63);
-	for (size_t i = 0; i < g->neps; i++)
-		if (g->eps[i][0] == s)
-			closure_of(g, g->eps[i][1], out);
+	for (size_t i = 0; i < g->au->neps; i++)
+		if (g->au->eps[i][0] == s)
+			closure_of(g, g->au->eps[i][1], out);
 }
 
 static void g_finish(struct gprog *g)
 {
-	g->words = (g->nstates + 63) / 64;
-	g->closure = xcalloc((size_t)g->nstates * g->words, sizeof(uint64_t));
-	for (uint32_t s = 0; s < g->nstates; s++)
-		closure_of(g, s, g->closure + (size_t)s * g->words);
-	sort_items(g->edges, g->nedges, sizeof(*g->edges), edge_cmp);
-	g->first = xcalloc(g->nstates + 1, sizeof(uint32_t));
-	for (size_t i = 0; i < g->nedges; i++)
-		g->first[g->edges[i].from + 1]++;
-	for (uint32_t s = 0; s < g->nstates; s++)
-		g->first[s + 1] += g->first[s];
+	g_construct(g);
+	g->au->words = (g->au->nstates + 63) / 64;
+	g->au->closure = xcalloc((size_t)g->au->nstates * g->au->words, sizeof(uint64_t));
+	for (uint32_t s = 0; s < g->au->nstates; s++)
+		closure_of(g, s, g->au->closure + (size_t)s * g->au->words);
+	sort_items(g->au->edges, g->au->nedges, sizeof(*g->au->edges), edge_cmp);
+	g->au->first = xcalloc(g->au->nstates + 1, sizeof(uint32_t));
+	for (size_t i = 0; i < g->au->nedges; i++)
+		g->au->first[g->au->edges[i].from + 1]++;
+	for (uint32_t s = 0; s < g->au->nstates; s++)
+		g->au->first[s + 1] += g->au->first[s];
 	own_classes(g);
 	g_witness(g);
 	/* the guesses served the witness; an automaton is kept for the
 	 * evaluator's life, so it keeps no more than it needs */
-	sb_free(&g->guess[0]);
-	sb_free(&g->guess[1]);
+	sb_free(&g->au->guess[0]);
+	sb_free(&g->au->guess[1]);
 }
 
 static void finish(void *g)
@@ -366,7 +459,7 @@ static const struct gprog *ready(const struct gprog *g)
 
 static bool accepts(const struct gprog *g, const uint64_t *set)
 {
-	uint32_t f = g->nstates - 1;
+	uint32_t f = g->au->nstates - 1;
 	return (set[f >> 6] >> (f & 63)) & 1;
 }
 
@@ -374,15 +467,15 @@ static bool accepts(const struct gprog *g, const uint64_t *set)
 static bool step(const struct gprog *g, const uint64_t *set, unsigned c, uint64_t *out)
 {
 	bool any = false;
-	memset(out, 0, g->words * sizeof(uint64_t));
-	for (size_t w = 0; w < g->words; w++) {
+	memset(out, 0, g->au->words * sizeof(uint64_t));
+	for (size_t w = 0; w < g->au->words; w++) {
 		for (uint64_t bits = set[w]; bits; bits &= bits - 1) {
 			uint32_t s = (uint32_t)(w * 64 + (unsigned)__builtin_ctzll(bits));
-			for (uint32_t e = g->first[s]; e < g->first[s + 1]; e++) {
-				if (!set_has(g->sets[g->edges[e].set], c))
+			for (uint32_t e = g->au->first[s]; e < g->au->first[s + 1]; e++) {
+				if (!set_has(g->au->sets[g->au->edges[e].set], c))
 					continue;
-				const uint64_t *cl = g->closure + (size_t)g->edges[e].to * g->words;
-				for (size_t k = 0; k < g->words; k++)
+				const uint64_t *cl = g->au->closure + (size_t)g->au->edges[e].to * g->au->words;
+				for (size_t k = 0; k < g->au->words; k++)
 					out[k] |= cl[k];
 				any = true;
 			}
@@ -435,31 +528,31 @@ static void own_classes(struct gprog *g)
 			set_add(blank_upper, c);
 	/* Sets of one byte (most of them) give that byte a class of its own;
 	 * the other sets split what remains. */
-	memset(g->cls, 0, sizeof(g->cls));
-	g->ncls = 1;
+	g->au->cls = xcalloc(256, 1);
+	g->au->ncls = 1;
 	const unsigned char own[3] = { 0, '/', '.' };
-	for (size_t i = 0; i < g->nsets + 3; i++) {
-		int one = i >= g->nsets ? own[i - g->nsets] : g->single[i];
+	for (size_t i = 0; i < g->au->nsets + 3; i++) {
+		int one = i >= g->au->nsets ? own[i - g->au->nsets] : g->au->single[i];
 		if (one < 0)
 			continue;
-		if (g->cls[one] == 0)
-			g->cls[one] = (unsigned char)g->ncls++;
+		if (g->au->cls[one] == 0)
+			g->au->cls[one] = (unsigned char)g->au->ncls++;
 	}
-	for (size_t i = 0; i <= g->nsets; i++) {
-		const uint64_t *set = i < g->nsets ? g->sets[i] : blank_upper;
+	for (size_t i = 0; i <= g->au->nsets; i++) {
+		const uint64_t *set = i < g->au->nsets ? g->au->sets[i] : blank_upper;
 		int map[256][2];
 		size_t next = 0;
-		if (i < g->nsets && g->single[i] >= 0)
+		if (i < g->au->nsets && g->au->single[i] >= 0)
 			continue;
-		for (size_t k = 0; k < g->ncls; k++)
+		for (size_t k = 0; k < g->au->ncls; k++)
 			map[k][0] = map[k][1] = -1;
 		for (unsigned c = 0; c < 256; c++) {
 			int in = set_has(set, c);
-			if (map[g->cls[c]][in] < 0)
-				map[g->cls[c]][in] = (int)next++;
-			g->cls[c] = (unsigned char)map[g->cls[c]][in];
+			if (map[g->au->cls[c]][in] < 0)
+				map[g->au->cls[c]][in] = (int)next++;
+			g->au->cls[c] = (unsigned char)map[g->au->cls[c]][in];
 		}
-		g->ncls = next;
+		g->au->ncls = next;
 	}
 }
 
@@ -469,16 +562,16 @@ static size_t byte_classes(const struct gprog *a, const struct gprog *b, unsigne
 	if (a == b) {
 		bool got[256] = { false };
 		for (unsigned c = 0; c < 256; c++)
-			if (!got[a->cls[c]]) {
-				got[a->cls[c]] = true;
+			if (!got[a->au->cls[c]]) {
+				got[a->au->cls[c]] = true;
 				rep[n++] = (unsigned char)c;
 			}
 		return n;
 	}
 	/* a pair of classes is new the first time a byte shows it */
-	uint8_t *pairs = xcalloc(a->ncls * b->ncls, 1);
+	uint8_t *pairs = xcalloc(a->au->ncls * b->au->ncls, 1);
 	for (unsigned c = 0; c < 256; c++) {
-		uint8_t *p = &pairs[a->cls[c] * b->ncls + b->cls[c]];
+		uint8_t *p = &pairs[a->au->cls[c] * b->au->ncls + b->au->cls[c]];
 		if (!*p) {
 			*p = 1;
 			rep[n++] = (unsigned char)c;
@@ -548,29 +641,29 @@ static bool is_target(const struct gprog *g, const char *s)
 static void g_witness(struct gprog *g)
 {
 	/* a guess from the pattern's own text is nearly always right */
-	for (int i = 0; i < 2 && !g->witness; i++)
-		if (g->guess[i].buf && is_target(g, g->guess[i].buf) &&
-		    gprog_accepts(g, g->guess[i].buf))
-			g->witness = xstrdup(g->guess[i].buf);
-	if (g->witness) {
+	for (int i = 0; i < 2 && !g->au->witness; i++)
+		if (g->au->guess[i].buf && is_target(g, g->au->guess[i].buf) &&
+		    gprog_accepts(g, g->au->guess[i].buf))
+			g->au->witness = xstrdup(g->au->guess[i].buf);
+	if (g->au->witness) {
 		int k = 0;
-		for (const char *c = g->witness; *c && k != K_DEAD; c++)
+		for (const char *c = g->au->witness; *c && k != K_DEAD; c++)
 			k = k_step(g->mode, k, (unsigned char)*c);
 		if (k == K_DEAD || !k_accepts(g->mode, k)) {
-			free(g->witness);
-			g->witness = NULL;
+			free(g->au->witness);
+			g->au->witness = NULL;
 		}
 		return;
 	}
 	unsigned char rep[256];
 	size_t ncls = byte_classes(g, g, rep);
-	size_t w = g->words + 1;
+	size_t w = g->au->words + 1;
 	struct visited v = { .w = w };
 	uint32_t *parent = NULL;
 	unsigned char *via = NULL;
 	size_t pn = 0, pcap = 0, vn = 0, vcap = 0, found = SIZE_MAX;
 	uint64_t *k = xcalloc(w, sizeof(uint64_t));
-	memcpy(k, g->closure, g->words * sizeof(uint64_t));
+	memcpy(k, g->au->closure, g->au->words * sizeof(uint64_t));
 	visit(&v, k);
 	VEC_PUSH(parent, pn, pcap, 0);
 	VEC_PUSH(via, vn, vcap, 0);
@@ -595,9 +688,9 @@ static void g_witness(struct gprog *g)
 		size_t len = 0;
 		for (size_t x = found; x; x = parent[x])
 			len++;
-		g->witness = xcalloc(len + 1, 1);
+		g->au->witness = xcalloc(len + 1, 1);
 		for (size_t x = found; x; x = parent[x])
-			g->witness[--len] = (char)via[x];
+			g->au->witness[--len] = (char)via[x];
 	}
 	free(parent);
 	free(via);
@@ -614,13 +707,13 @@ static bool gprog_accepts(const struct gprog *g, const char *s)
 	if (n < g->lead_len || memcmp(s, g->lead, g->lead_len) != 0)
 		return false;
 	uint64_t small[16];
-	uint64_t *buf = g->words <= 8 ? small : xcalloc(2 * g->words, sizeof(uint64_t));
-	uint64_t *cur = buf, *next = buf + g->words;
+	uint64_t *buf = g->au->words <= 8 ? small : xcalloc(2 * g->au->words, sizeof(uint64_t));
+	uint64_t *cur = buf, *next = buf + g->au->words;
 	bool ok = true;
-	memcpy(cur, g->closure + g->lead_len * g->words, g->words * sizeof(uint64_t));
+	memcpy(cur, g->au->closure + g->lead_len * g->au->words, g->au->words * sizeof(uint64_t));
 	for (s += g->lead_len; *s && ok; s++) {
 		ok = step(g, cur, (unsigned char)*s, next);
-		memcpy(cur, next, g->words * sizeof(uint64_t));
+		memcpy(cur, next, g->au->words * sizeof(uint64_t));
 	}
 	ok = ok && accepts(g, cur);
 	if (buf != small)
@@ -634,6 +727,11 @@ static int product_subset(const struct gprog *a, const struct gprog *b);
  * search grew past its bound.  Shapes that decide it at once first. */
 static int gprog_subset(const struct gprog *a, const struct gprog *b)
 {
+	int quick = a->mode == GPROG_PATH && b->mode == GPROG_PATH
+			    ? skel_subset(&a->skel, &b->skel, b->lead, b->lead_len)
+			    : -1;
+	if (quick >= 0)
+		return quick;
 	a = ready(a);
 	b = ready(b);
 	if (b->subtree && b->mode == GPROG_PATH) {
@@ -643,9 +741,9 @@ static int gprog_subset(const struct gprog *a, const struct gprog *b)
 		    a->lead[b->lead_len] == '/')
 			return 1;
 	}
-	if (!a->witness)
+	if (!a->au->witness)
 		return -1; /* matches nothing: not worth a rank */
-	if (!gprog_accepts(b, a->witness))
+	if (!gprog_accepts(b, a->au->witness))
 		return 0;
 	return product_subset(a, b);
 }
@@ -659,12 +757,12 @@ static int product_search(const struct gprog *a, const struct gprog *b, bool mee
 	b = ready(b);
 	unsigned char rep[256];
 	size_t ncls = byte_classes(a, b, rep);
-	size_t wa = a->words, wb = b->words, w = wa + wb + 1;
+	size_t wa = a->au->words, wb = b->au->words, w = wa + wb + 1;
 	struct visited v = { .w = w };
 	uint64_t *k = xcalloc(w, sizeof(uint64_t));
 	int result = -2;
-	memcpy(k, a->closure, wa * sizeof(uint64_t));
-	memcpy(k + wa, b->closure, wb * sizeof(uint64_t));
+	memcpy(k, a->au->closure, wa * sizeof(uint64_t));
+	memcpy(k + wa, b->au->closure, wb * sizeof(uint64_t));
 	k[w - 1] = 0;
 	visit(&v, k);
 	for (size_t i = 0; i < v.n && result == -2; i++) {

@@ -55,6 +55,12 @@ enum contain_rel matcher_relate(const struct matcher *a, const struct matcher *b
 /* Can no path be matched by both?  False when it cannot tell (regexes). */
 bool matcher_disjoint(const struct matcher *a, const struct matcher *b, enum ir_op op);
 
+/* Whether containment of path patterns may be answered from their texts
+ * where the texts tell (on by default).  The answers are the automata's;
+ * tests turn this off to compare the two.  Not for use while other threads
+ * compare patterns. */
+void contain_shortcuts(bool on);
+
 /* The literal start of a matcher's targets, for pairing patterns that may
  * overlap: two patterns whose leads are not prefixes of one another match
  * no target in common.  NULL when nothing is known (any target). */

@@ -20,8 +20,11 @@ struct resolved {
 
 static void res_add(struct resolved *r, char c, bool lit)
 {
-	grow_array((void **)&r->s, &r->cap, r->n + 2, 1);
-	grow_array((void **)&r->lit, &r->lit_cap, r->n + 1, sizeof(bool));
+	/* a byte at a time: the calls are skipped while there is room */
+	if (r->n + 2 > r->cap)
+		grow_array((void **)&r->s, &r->cap, r->n + 2, 1);
+	if (r->n + 1 > r->lit_cap)
+		grow_array((void **)&r->lit, &r->lit_cap, r->n + 1, sizeof(bool));
 	r->s[r->n] = c;
 	r->lit[r->n] = lit;
 	r->n++;
@@ -134,7 +137,8 @@ static char *glob_to_regex(const struct resolved *r, bool path)
 				sb_adds(&sb, ".*");
 				i++;
 			} else {
-				sb_addf(&sb, "%s*", any);
+				sb_adds(&sb, any);
+				sb_addc(&sb, '*');
 			}
 		} else if (c == '?') {
 			sb_adds(&sb, any);
