@@ -98,10 +98,11 @@ podman_checks() {
 	diag < "$2/podman.err"
 	mkdir -p "$2/podman/rootfs" "$2/podman/run"
 	[ "$1" = nobody ] && chown -R nobody:nogroup "$2/podman"
-	# Its own storage and state: nothing of the host's is read or kept.
+	# Its own storage and state: nothing of the host's is read or kept;
+	# vfs, as --rootfs stores no layer (no overlay or fuse-overlayfs needed).
 	set -- "$1" "$2" $as env -i PATH=/usr/bin:/bin HOME="$2/podman" \
 		XDG_RUNTIME_DIR="$2/podman/run" "$podman" --root "$2/podman/storage" \
-		--runroot "$2/podman/runroot" run --rm --cgroups=disabled
+		--runroot "$2/podman/runroot" --storage-driver=vfs run --rm --cgroups=disabled
 	# Rootless podman without subordinate ids maps the caller to the
 	# container's root alone: there the user is that root, without
 	# capabilities (nobody on the host), not the config's.
