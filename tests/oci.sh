@@ -124,6 +124,9 @@ podman_checks() {
 		"$@"
 	fi > "$T/podman.out" 2> "$T/podman.err"
 	status=$?
+	# Rootless podman leaves its pause process (which keeps its user
+	# namespace) running after it exits: end it.
+	[ -s "$T/podman/run/libpod/tmp/pause.pid" ] && kill "$(cat "$T/podman/run/libpod/tmp/pause.pid")"
 	if [ "$who" != root ] && [ $status -ne 0 ] && [ ! -s "$T/podman.out" ]; then
 		diag < "$T/podman.err"
 		skip "$who: podman" "podman cannot run a rootless container here"
