@@ -200,7 +200,8 @@ const struct cli_option cli_options[] = {
 	  "hard link that may lie outside the writable roots" },
 	{ IN(PROXY), "listen", 0, "ADDR:PORT", CLI_OWN, OPT_LISTEN,
 	  "listen there (an address literal; [v6]:PORT; port 0:\n"
-	  "any free one, said on stderr)" },
+	  "any free one, said on stderr); fd:N: serve the\n"
+	  "listening TCP socket handed down as descriptor N" },
 	{ IN(RUN) | IN(PROXY), "egress-hosts", 0, "FILE", CLI_OWN, OPT_EGRESS_HOSTS,
 	  "the egress proxy resolves names from this hosts(5)\n"
 	  "file alone, never from DNS (for tests and pinned\n"

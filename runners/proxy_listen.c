@@ -2,9 +2,9 @@
  * proxy process is the one a call gets (proxy_start): it decides every
  * host with the preset's evaluator, refuses internal addresses unless a
  * rule names the host, and audits each contact.  Here its connections
- * come from a listener of this process instead of cordon-exec's, passed
- * the same way (egress_send_fd), and what it refuses is told on stderr
- * as it happens. */
+ * come from a listener of this process (or one it is handed: fd:N)
+ * instead of cordon-exec's, passed the same way (egress_send_fd), and what
+ * it refuses is told on stderr as it happens. */
 #include "config.h"
 
 #include "egress_relay.h"
@@ -13,6 +13,8 @@
 #include "run_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -62,6 +64,45 @@ static int listen_on(const char *spec, char *shown, size_t size, const char **wh
 	return fd;
 }
 
+/* "fd:N": a listening TCP socket handed down, as systemd's socket
+ * activation hands one.  A socket belongs to the network namespace it was
+ * made in: so a container's namespace gets its proxy's listener while the
+ * proxy's own contacts leave from another namespace, the one this process
+ * runs in.  Anything but a listening stream socket of AF_INET or AF_INET6
+ * is refused: -2 with *why. */
+static int listen_inherited(const char *spec, char *shown, size_t size, const char **why)
+{
+	char *end = NULL, host[256];
+	errno = 0;
+	long n = strtol(spec, &end, 10);
+	if (errno || end == spec || *end || n < 0 || n > INT_MAX) {
+		*why = "not fd:N, N a descriptor number";
+		return -2;
+	}
+	int fd = (int)n, type = 0, listening = 0;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss), tl = sizeof(type), ll = sizeof(listening);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+		*why = errno == ENOTSOCK ? "the descriptor is not a socket" : strerror(errno);
+		return -2;
+	}
+	if (type != SOCK_STREAM || !listening ||
+	    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)) {
+		*why = "the descriptor is not a listening TCP socket";
+		return -2;
+	}
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	proxy_addr_text((struct sockaddr *)&ss, host, sizeof(host));
+	snprintf(shown, size, ss.ss_family == AF_INET6 ? "[%s]:%d (fd %d)" : "%s:%d (fd %d)",
+		 host, ntohs(((struct sockaddr_in *)&ss)->sin_port), fd);
+	return fd;
+}
+
 /* A refusal of the proxy's, as it happened. */
 static void tell_refusal(int fd)
 {
@@ -79,7 +120,9 @@ int run_proxy(const struct run_proxy_opts *o)
 	struct proxy px;
 	char shown[300], *err = NULL;
 	const char *why = NULL;
-	int lfd = listen_on(o->listen, shown, sizeof(shown), &why);
+	int lfd = strncmp(o->listen, "fd:", 3) == 0 ?
+			  listen_inherited(o->listen + 3, shown, sizeof(shown), &why) :
+			  listen_on(o->listen, shown, sizeof(shown), &why);
 	if (lfd < 0) {
 		fprintf(stderr, "cordon: proxy: cannot listen on %s: %s\n", o->listen, why);
 		return lfd == -2 ? 2 : 125;

@@ -5,7 +5,9 @@
 # tests/oci/runtime-spec-schema with its licence), each annotation naming
 # an entry that exists and the rule the bwrap plan names for it, the Pod's
 # fields as Kubernetes reads them, and the localhost seccomp profile the
-# very bytes of the config's linux.seccomp.  Nothing is launched here:
+# very bytes of the config's linux.seccomp, and the List valid by
+# Kubernetes 1.36's schema of a Pod and a NetworkPolicy (vendored in
+# tests/oci/k8s-schema with its licence).  Nothing is launched here:
 # tests/oci.sh runs the config under crun.
 . "$srcdir/tests/lib.sh"
 
@@ -120,4 +122,46 @@ python3 "$srcdir/tests/oci/check.py" "$srcdir/tests/oci/runtime-spec-schema" \
 	"$tmpdir/bad.json" "$tmpdir/plan.json" "$tmpdir/list.json" "$tmpdir/profile.json" \
 	"$T" > "$tmpdir/bad.tap" 2>&1
 ok $(($? == 0)) "a config with a user named, not numbered, fails the check"
+
+# The List against Kubernetes 1.36's own schema of a Pod and a
+# NetworkPolicy (tests/oci/k8s-schema), for a preset without net and one
+# whose net rules send the Pod to the proxy.
+emit "$srcdir/tests/data/golden/deny-read.cordon" online k8s > "$tmpdir/online.json" 2> /dev/null
+ok $? "online: the Kubernetes List"
+k8s_schema() {
+	python3 "$srcdir/tests/oci/k8s_schema.py" "$srcdir/tests/oci/k8s-schema/definitions.json" "$1" \
+		> "$tmpdir/k8s.tap" 2>&1
+}
+k8s_schema "$tmpdir/list.json"
+if [ $? -eq 2 ]; then
+	skip "the List against the Kubernetes schema" "python3-jsonschema is not installed"
+	done_testing
+	exit
+fi
+k8s_schema "$tmpdir/list.json"
+ok $? "workspace-write: the Pod and NetworkPolicy are valid by the Kubernetes 1.36 schema"
+diag < "$tmpdir/k8s.tap"
+k8s_schema "$tmpdir/online.json"
+ok $? "online: so are they with the proxy's egress"
+diag < "$tmpdir/k8s.tap"
+# Broken Lists are refused: the check is not blind.  A user named where
+# the schema wants a number, a field misspelt, a port that is neither a
+# number nor a name, a kind it has no schema for.
+for broken in \
+	'pod["spec"]["containers"][0]["securityContext"]["runAsUser"] = "nobody"|runAsUser' \
+	'pod["spec"]["containers"][0]["securityContext"]["readOnlyRootFileSystem"] = True|readOnlyRootFileSystem' \
+	'pol["spec"]["egress"][0]["ports"][0]["port"] = [3128]|ports/0/port' \
+	'pol["kind"] = "NetworkPolicies"|no schema'; do
+	python3 - "$tmpdir/online.json" "$tmpdir/broken.json" "${broken%|*}" << 'EOF'
+import json, sys
+lst = json.load(open(sys.argv[1]))
+pod, pol = lst["items"]
+exec(sys.argv[3])
+json.dump(lst, open(sys.argv[2], "w"))
+EOF
+	k8s_schema "$tmpdir/broken.json"
+	ok $(($? != 1)) "refused: ${broken%|*}"
+	grep -q "${broken#*|}" "$tmpdir/k8s.tap"
+	ok $? "and the failure names ${broken#*|}"
+done
 done_testing

@@ -8,9 +8,11 @@
 # and a new user namespace are refused by the seccomp filter; the open
 # files limit is the preset's.  Run unsandboxed first, the same checks see
 # the writes, the read, the socket and ptrace allowed: they are not blind.
-# As root (crun as root, the container as nobody) and as nobody (crun
-# rootless).  A difference fails unless docs/fleet.md lists it as a limit
-# of the runtime (none does for these checks).
+# The same checks under podman, from the same config made into podman's
+# options and the emitted seccomp profile (--emit k8s-seccomp).
+# As root (crun and podman as root, the container as nobody) and as nobody
+# (crun and podman rootless).  A difference fails unless docs/fleet.md
+# lists it as a limit of the runtime (none does for these checks).
 . "$srcdir/tests/lib.sh"
 
 cordon_bin=${CORDON_REAL:-$CORDON}
@@ -77,6 +79,66 @@ crun_run() {
 		"$@"
 	fi
 }
+
+# podman_checks AS T: the same checks under podman, from the same config
+# (tests/oci/podman_args.py says its bounds as podman's options) and the
+# emitted seccomp profile, on an empty root the config's binds fill.
+podman_checks() {
+	if [ -z "$podman" ]; then
+		skip "$1: podman" "podman is not installed (apt-get install podman)"
+		return
+	fi
+	(cd "$2/ws" && $as env -i PATH=/usr/bin:/bin HOME="$2/home" LANG=C.UTF-8 "$cordon" compile \
+		--preset workspace-write --emit k8s-seccomp --context workspace="$2/ws" \
+		--context cwd="$2/ws" --context home="$2/home" --context tmp="$2/call") \
+		> "$2/seccomp.json" 2> /dev/null &&
+		python3 "$srcdir/tests/oci/podman_args.py" "$2/bundle/config.orig" "$2/seccomp.json" \
+			> "$2/podman.args" 2> "$2/podman.err"
+	ok $? "$1: podman's options from the config"
+	diag < "$2/podman.err"
+	mkdir -p "$2/podman/rootfs" "$2/podman/run"
+	[ "$1" = nobody ] && chown -R nobody:nogroup "$2/podman"
+	# Its own storage and state: nothing of the host's is read or kept;
+	# vfs, as --rootfs stores no layer (no overlay or fuse-overlayfs needed).
+	set -- "$1" "$2" $as env -i PATH=/usr/bin:/bin HOME="$2/podman" \
+		XDG_RUNTIME_DIR="$2/podman/run" "$podman" --root "$2/podman/storage" \
+		--runroot "$2/podman/runroot" --storage-driver=vfs run --rm --cgroups=disabled
+	# Rootless podman without subordinate ids maps the caller to the
+	# container's root alone: there the user is that root, without
+	# capabilities (nobody on the host), not the config's.
+	user=
+	[ "$1" = root ] || user=--user=0:0
+	old_ifs=$IFS
+	IFS='
+'
+	set -f
+	set -- "$@" $(cat "$2/podman.args") $user --rootfs "$2/podman/rootfs" /bin/sh "$tmpdir/check.sh" \
+		"$2" .podman
+	set +f
+	IFS=$old_ifs
+	who=$1 T=$2
+	shift 2
+	if $hybrid; then
+		unshare -m sh -c 'umount /sys/fs/cgroup/unified && exec "$@"' sh "$@"
+	else
+		"$@"
+	fi > "$T/podman.out" 2> "$T/podman.err"
+	status=$?
+	# Rootless podman leaves its pause process (which keeps its user
+	# namespace) running after it exits: end it.
+	[ -s "$T/podman/run/libpod/tmp/pause.pid" ] && kill "$(cat "$T/podman/run/libpod/tmp/pause.pid")"
+	if [ "$who" != root ] && [ $status -ne 0 ] && [ ! -s "$T/podman.out" ]; then
+		diag < "$T/podman.err"
+		skip "$who: podman" "podman cannot run a rootless container here"
+		return
+	fi
+	ok $status "$who: podman ran the checks"
+	diag < "$T/podman.err"
+	is "$(cat "$T/podman.out")" "$expected" "$who: podman holds the preset's bounds"
+	[ -e "$T/ws/new.podman" ]
+	ok $? "$who: podman wrote in the workspace"
+}
+podman=$(command -v podman)
 
 for pass in $(runner_passes); do
 	T=$tmpdir/$pass
@@ -146,7 +208,8 @@ EOF
 	is "$(cat "$T/crun.out")" "$expected" "$pass: crun holds the preset's bounds"
 	is "$(cat "$T/crun.out")" "$(cat "$T/cordon.out")" \
 		"$pass: crun and cordon run agree on every check"
-	ls "$T/outside" "$T/ws/.git/hooks" | grep -q 'new\.c'
+	podman_checks "$pass" "$T"
+	ls "$T/outside" "$T/ws/.git/hooks" | grep -q 'new\.\(c\|podman\)'
 	ok $(($? == 0)) "$pass: nothing was written where the preset refuses it"
 	[ -e "$T/ws/new.cordon" ] && [ -e "$T/ws/new.crun" ]
 	ok $? "$pass: both wrote in the workspace"

@@ -22,6 +22,22 @@ ok $(($? != 2)) "without --listen: a usage error (exit 2)"
 ok $(($? != 2)) "a listen address that is a name: exit 2"
 grep -q "not an IPv4 or IPv6 literal" "$tmpdir/err"
 ok $? "and says why"
+# fd:N serves a listening TCP socket handed down (tests/oci-proxy.sh
+# serves one); anything else is refused before the proxy starts.
+"$CORDON" proxy --listen fd:x > /dev/null 2> "$tmpdir/err"
+ok $(($? != 2)) "fd: without a number: exit 2"
+"$CORDON" proxy --listen fd:0 < /dev/null > /dev/null 2> "$tmpdir/err"
+ok $(($? != 2)) "fd:0 that is not a socket: exit 2"
+grep -q "cannot listen on fd:0: the descriptor is not a socket" "$tmpdir/err"
+ok $? "and says why"
+python3 -c 'import socket, os, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.bind(("127.0.0.1", 0))
+os.dup2(s.fileno(), 5)
+os.execvp(sys.argv[1], sys.argv[1:])' "$CORDON" proxy --listen fd:5 > /dev/null 2> "$tmpdir/err"
+ok $(($? != 2)) "fd:5 a TCP socket that does not listen: exit 2"
+grep -q "the descriptor is not a listening TCP socket" "$tmpdir/err"
+ok $? "and says why"
 
 cat > "$tmpdir/p.cordon" << 'EOF'
 cordon 1;
