@@ -31,6 +31,7 @@ int cmd_edit(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_revoke(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_hook(int argc, char **argv);
 
 /* Print "cordon: message" to stderr and return EXIT_USAGE. */

@@ -34,6 +34,9 @@ const struct cli_option cli_options[] = {
 	  "tmp, agent_dir, session_dir, user); repeatable" },
 	{ IN(HOOK), "context", 0, "k=v", CLI_POLICY, OPT_CONTEXT,
 	  "a context variable the event does not give; repeatable", "AGENT" },
+	{ IN(SERVE), "context", 0, "k=v", CLI_POLICY, OPT_CONTEXT,
+	  "agent_dir=DIR: whose asks the console shows (default\n"
+	  "~/.cordon, as the hook and cordon run use)" },
 	{ IN(DIFF), "context", 0, "k=v", CLI_POLICY, OPT_CONTEXT,
 	  "override the fixed context: workspace=/ws, cwd=/ws,\n"
 	  "home=/home/u, tmp=/tmp/t, agent_dir=/home/u/.cordon,\n"
@@ -253,6 +256,11 @@ const struct cli_option cli_options[] = {
 	{ IN(REVOKE), "session", 0, NULL, CLI_OWN, OPT_SESSION,
 	  "the grants of the session (required)" },
 	{ IN(REVOKE), "all", 0, NULL, CLI_OWN, OPT_ALL, "every grant of the session" },
+
+	/* ---- serve ---- */
+	{ IN(SERVE), "listen", 0, "127.0.0.1:PORT", CLI_OWN, OPT_LISTEN,
+	  "the loopback address and port to listen on (default\n"
+	  "127.0.0.1 and a port the system picks)" },
 
 	/* ---- every verb ---- */
 	{ ~0u, "help", 'h', NULL, CLI_OWN, OPT_HELP, "print this help" },

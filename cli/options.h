@@ -29,6 +29,7 @@ enum cli_verb {
 	VERB_APPROVE,
 	VERB_AUDIT,
 	VERB_REVOKE,
+	VERB_SERVE,
 	VERB_COUNT
 };
 
@@ -103,6 +104,7 @@ enum cli_opt {
 	OPT_SESSION,
 	OPT_SINCE,
 	OPT_DECISION,
+	OPT_LISTEN,
 	OPT_COUNT
 };
 
