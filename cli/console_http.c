@@ -100,7 +100,7 @@ static const char *asset_text(const char *name)
 	for (size_t i = 0; i < sizeof(assets) / sizeof(assets[0]); i++)
 		if (!strcmp(assets[i].name, name))
 			return assets[i].text;
-	return "";
+	return NULL;
 }
 
 /* Queue a response of text with the headers every response has. */
@@ -173,10 +173,13 @@ static enum MHD_Result serve_page(struct MHD_Connection *c)
 	}
 	const char *const keys[][2] = {
 		{ "@NONCE@", nonce },
-		{ "@CSS@", asset_text("console.css") },
-		{ "@JS@", asset_text("console.js") },
+		{ "@CSS@", asset_text("cli/console/console.css") },
+		{ "@JS@", asset_text("cli/console/console.js") },
 	};
-	char *page = fill(asset_text("console.html"), keys, 3);
+	const char *html = asset_text("cli/console/console.html");
+	if (!html || !keys[1][1] || !keys[2][1])
+		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the page is not in this build");
+	char *page = fill(html, keys, 3);
 	char *csp = say("default-src 'none'; script-src 'nonce-%s'; style-src 'nonce-%s'; "
 			      "connect-src 'self'; base-uri 'none'; form-action 'none'; "
 			      "frame-ancestors 'none'",
