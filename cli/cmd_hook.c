@@ -905,7 +905,7 @@ int cmd_hook(int argc, char **argv)
 		call.ask = (struct cordon_console_ask){ .agent = p->name,
 			.session = str_member(ev, "session_id"), .tool = tool,
 			.request = call.request, .diff = NULL, .decisions = call.decisions,
-			.ndecisions = v.nds };
+			.ndecisions = v.nds, .in_sandbox = call.command != NULL };
 		char *diff = hook_write_diff(in), *cwhy = NULL;
 		call.ask.diff = diff;
 		e = hook_console(evl, &call, log, &approval, &cwhy);

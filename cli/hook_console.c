@@ -76,7 +76,7 @@ static int grant_yes(const cordon_evaluator *ev, const struct hook_console_call 
 		audit_answer(log, call, actor, "granted-session", call->session_dir, NULL);
 	}
 	if (!call->command)
-		return 0;
+		return 0; /* the hook's allow is the grant: the agent's one call */
 	if (!(*approval = mint_approval(ev, call, actor, err)))
 		return -1;
 	audit_answer(log, call, actor, "approval-issued", NULL, *approval);

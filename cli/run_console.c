@@ -54,7 +54,7 @@ static int ask_console(const cordon_evaluator *ev, const struct run_opts *o,
 		return 0;
 	}
 	struct cordon_console_ask ask = { .agent = "run", .request = text, .decisions = &d,
-					  .ndecisions = 1 };
+					  .ndecisions = 1, .in_sandbox = true };
 	enum cordon_console_answer ans;
 	char *err = NULL;
 	if (cordon_console_ask(ev, &ask, cordon_evaluator_console_timeout(ev), &ans, actor,

@@ -417,6 +417,9 @@ struct cordon_console_ask {
 	const char *diff;        /* a file write's unified diff, or NULL */
 	const cordon_decision *const *decisions; /* the call's decisions, each shown */
 	size_t ndecisions;
+	bool in_sandbox; /* a command cordon run runs: each ask's grant is what the
+			  * approval widens in its sandbox; otherwise a yes lets the
+			  * agent's one call go ahead */
 };
 
 /* Post ask to the console of agent_dir (the evaluator's context names the

@@ -9,6 +9,7 @@
   var shownIds = "";
   var statusEl = document.getElementById("status");
   var listEl = document.getElementById("asks");
+  var logEl = document.getElementById("log");
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -67,7 +68,7 @@
   }
 
   function card(ask, i) {
-    var div = el("section", "ask" + (i === selected ? " selected" : ""));
+    var div = el("section", "card" + (i === selected ? " selected" : ""));
     div.id = "ask-" + ask.id;
     div.setAttribute("aria-label", "ask " + (i + 1));
     div.appendChild(el("h2", "", "Ask " + (i + 1) + ": " + (ask.request || "")));
@@ -89,6 +90,12 @@
     return div;
   }
 
+  // What was answered stays listed after its ask leaves the page.
+  function note(text) {
+    var li = el("li", "", text);
+    logEl.insertBefore(li, logEl.firstChild);
+  }
+
   function render() {
     listEl.textContent = "";
     if (!asks.length) {
@@ -101,10 +108,10 @@
   function select(i) {
     if (!asks.length) return;
     selected = Math.max(0, Math.min(asks.length - 1, i));
-    Array.prototype.forEach.call(listEl.querySelectorAll(".ask"), function (c, k) {
+    Array.prototype.forEach.call(listEl.querySelectorAll(".card"), function (c, k) {
       c.classList.toggle("selected", k === selected);
     });
-    var b = listEl.querySelectorAll(".ask")[selected].querySelector("button");
+    var b = listEl.querySelectorAll(".card")[selected].querySelector("button");
     if (b) b.focus();
   }
 
@@ -121,8 +128,10 @@
     }).then(function (res) {
       result.textContent = res.ok ? "answered: " + word : "refused: " + (res.j.error || "error");
       div.dataset.answered = res.ok ? word : "refused";
+      note(result.textContent + " (" + (ask.request || ask.id) + ")");
     }).catch(function (e) {
       result.textContent = "refused: " + e;
+      note(result.textContent);
     });
   }
 
@@ -147,7 +156,7 @@
 
   document.addEventListener("keydown", function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey || !asks.length) return;
-    var card = listEl.querySelectorAll(".ask")[selected];
+    var card = listEl.querySelectorAll(".card")[selected];
     var pick = { a: "once", d: "deny", s: "session" }[ev.key];
     if (ev.key === "j") select(selected + 1);
     else if (ev.key === "k") select(selected - 1);
