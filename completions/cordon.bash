@@ -85,7 +85,7 @@ _cordon()
 		--preset | --emit | --context | --format | --disable | --enable | --workspace | --cwd | \
 			--timeout | --max-output | --output-file | --shell | --escalate | --approval | \
 			--ttl | --old | --new | --threshold | --audit | --actor | --since | --decision | \
-			--host | --preview | --egress-hosts | --status-fd | --scope | --dir) ((i++)) ;;
+			--host | --preview | --egress-hosts | --status-fd | --scope | --dir | --listen) ((i++)) ;;
 		-*) ;;
 		*) ((operands++)) ;;
 		esac
@@ -148,6 +148,11 @@ _cordon()
 		;;
 	--timeout | --max-output | --shell | --escalate | --approval | --ttl | --old | --new | \
 		--threshold | --actor | --since)
+		return 0
+		;;
+	--listen)
+		COMPREPLY=($(compgen -W "127.0.0.1:" -- "$cur"))
+		compopt -o nospace 2> /dev/null
 		return 0
 		;;
 	esac
