@@ -43,8 +43,9 @@ class Browser:
                 "--no-default-browser-check", "--disable-gpu", "--disable-extensions",
                 "--disable-background-networking", "--user-data-dir=" + profile,
                 "--window-size=1200,900", "about:blank"]
-        if os.geteuid() == 0:
-            args.insert(1, "--no-sandbox")  # Chromium refuses root otherwise
+        # Chromium's own sandbox needs namespaces a container or root may
+        # not give it; it loads only the console's page and a data: URL here.
+        args.insert(1, "--no-sandbox")
         self.proc = subprocess.Popen(args, preexec_fn=fds, pass_fds=(3, 4, to_child_r, from_child_w),
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_child_r)
