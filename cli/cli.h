@@ -32,6 +32,7 @@ int cmd_approve(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_revoke(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_grants(int argc, char **argv);
 
 struct run_opts;
 /* Before run_command, under the preset's `approval console`: a command

@@ -241,6 +241,16 @@ static const struct verb verbs[] = {
 	  "Exit status: 0 when stopped (SIGINT, SIGTERM); 2 on a usage error, a port\n"
 	  "that cannot be bound, or another console already running.\n",
 	  false, cmd_serve },
+	{ VERB_GRANTS, "grants", "list the grants of a session",
+	  "usage: cordon grants [--context session_dir=DIR]\n"
+	  "\n"
+	  "List the session's grants, one a line, sorted: 'tool NAME' for a tool granted\n"
+	  "with 'cordon approve --session', and the effects a yes for the session in the\n"
+	  "approval console granted ('write-under DIR', 'net HOST:PORT', ...), each\n"
+	  "with who granted it and when, tab-separated.  'cordon revoke --session --all'\n"
+	  "removes them.\n",
+	  "Exit status: 0 listed (nothing for no grants); 2 on a usage or I/O error.\n",
+	  false, cmd_grants },
 };
 
 const struct verb *cli_verb_by_id(enum cli_verb id)

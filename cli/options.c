@@ -34,6 +34,9 @@ const struct cli_option cli_options[] = {
 	  "tmp, agent_dir, session_dir, user); repeatable" },
 	{ IN(HOOK), "context", 0, "k=v", CLI_POLICY, OPT_CONTEXT,
 	  "a context variable the event does not give; repeatable", "AGENT" },
+	{ IN(GRANTS), "context", 0, "k=v", CLI_POLICY, OPT_CONTEXT,
+	  "session_dir=DIR: whose grants to list (default\n"
+	  "~/.cordon/sessions/default)" },
 	{ IN(SERVE), "context", 0, "k=v", CLI_POLICY, OPT_CONTEXT,
 	  "agent_dir=DIR: whose asks the console shows (default\n"
 	  "~/.cordon, as the hook and cordon run use)" },

@@ -30,6 +30,7 @@ enum cli_verb {
 	VERB_AUDIT,
 	VERB_REVOKE,
 	VERB_SERVE,
+	VERB_GRANTS,
 	VERB_COUNT
 };
 

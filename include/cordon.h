@@ -459,6 +459,10 @@ int cordon_console_answer(const char *agent_dir, const char *id, const char *dig
  * an exec rule: that target).  0, or -1 with *err. */
 int cordon_grant_effects(const char *session_dir, const cordon_decision *const *decisions,
 			 size_t n, const char *actor, char **err);
+/* Every grant of session_dir, tools and effects, one line each, sorted:
+ * "tool NAME", "write-under DIR", "net HOST:PORT", ... then a tab, who
+ * granted it, a tab and when (malloc'd; "" for none).  NULL with *err. */
+char *cordon_grants_describe(const char *session_dir, char **err);
 /* True when every ask operation of decisions is covered by a session grant
  * of session_dir and none is a deny; false for a call with no ask, a deny,
  * or a grant that cannot be read. */

@@ -211,6 +211,9 @@ hook_done
 is "$decision" deny "a write elsewhere still asks (and no console runs: deny)"
 grep -q 'no approval console runs' "$tmpdir/hook.out"
 ok $? "saying no console runs"
+"$CORDON" grants --context session_dir="$SD" > "$tmpdir/grants.out"
+is $? 0 "cordon grants lists the session's grants"
+is "$(cut -f1,2 "$tmpdir/grants.out")" "$(printf 'write-under %s	console' "$OUT/sub")" "the write below the directory, granted by the console"
 hook_write "$SD/grants/forged"
 hook_done
 is "$decision" deny "the session dir stays protected"
@@ -274,5 +277,13 @@ is "$("$CORDON" fmt "$tmpdir/fmt.cordon" | sed -n 3p)" "  approval console 2m;" 
 ok $? "the IR says the time in seconds"
 "$CORDON" compile -p "$tmpdir/fmt.cordon" --preset a --emit json | grep -q '"approval_timeout": 120'
 ok $? "and so does its JSON"
+sed 's/approval   console   2m ;/approval console 10m;/' "$tmpdir/fmt.cordon" > "$tmpdir/fmt2.cordon"
+"$CORDON" diff "$tmpdir/fmt.cordon" "$tmpdir/fmt2.cordon" > "$tmpdir/diff.out"
+grep -q 'approval: console 120s -> console 600s  (widened)' "$tmpdir/diff.out"
+ok $? "diff: a longer time to answer widens"
+sed 's/approval   console   2m ;/approval ask;/' "$tmpdir/fmt.cordon" > "$tmpdir/fmt3.cordon"
+"$CORDON" diff "$tmpdir/fmt.cordon" "$tmpdir/fmt3.cordon" > "$tmpdir/diff.out"
+grep -q 'approval: console -> ask  (widened)' "$tmpdir/diff.out"
+ok $? "diff: ask is wider than console (which denies when no console answers)"
 
 done_testing

@@ -16,6 +16,7 @@
 #include "base/util.h"
 #include "decide/grant.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -133,8 +134,12 @@ static int write_grant(int dfd, const char *key, const char *actor, char **err)
 	char name[7 + DIGEST_HEX_LEN + 1], tmp[64];
 	effect_name(key, name);
 	snprintf(tmp, sizeof(tmp), "tmp.%ld.effect", (long)getpid());
-	json_t *o = json_pack("{s:s, s:s, s:I}", "effect", key, "actor", actor, "time",
-			      (json_int_t)time(NULL));
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_t *o = json_pack("{s:s, s:s, s:s}", "effect", key, "actor", actor, "time", when);
 	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(o);
 	if (!s) {
@@ -179,4 +184,86 @@ int cordon_grant_effects(const char *session_dir, const cordon_decision *const *
 	}
 	close(dfd);
 	return rc;
+}
+
+/* One grant file of the grants dir dfd as a line, or NULL when it is not
+ * a sound grant. */
+static char *grant_line(int dfd, const char *name)
+{
+	char buf[EFFECT_FILE_MAX];
+	struct stat st;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ssize_t n = -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    !(st.st_mode & 0077) && st.st_size < EFFECT_FILE_MAX)
+		n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	json_t *o = n > 0 ? json_loadb(buf, (size_t)n, 0, NULL) : NULL;
+	const char *tool = json_string_value(json_object_get(o, "tool"));
+	const char *effect = json_string_value(json_object_get(o, "effect"));
+	const char *actor = json_string_value(json_object_get(o, "actor"));
+	const char *when = json_string_value(json_object_get(o, "time"));
+	const char *nl = effect ? strchr(effect, '\n') : NULL;
+	char *line = NULL;
+	if (tool)
+		line = xasprintf("tool %s", tool);
+	else if (nl)
+		line = xasprintf("%.*s %s", (int)(nl - effect), effect, nl + 1);
+	if (line) {
+		char *full = xasprintf("%s\t%s\t%s\n", line, actor ? actor : "?", when ? when : "?");
+		free(line);
+		line = full;
+	}
+	json_decref(o);
+	return line;
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *cordon_grants_describe(const char *session_dir, char **err)
+{
+	int dfd = grant_dir_open(session_dir, false, err);
+	if (dfd < 0) {
+		if (errno != ENOENT)
+			return NULL;
+		free(*err);
+		*err = NULL;
+		return xstrdup(""); /* no grants dir: no grants */
+	}
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		*err = xasprintf("cannot read %s/grants: %s", session_dir, strerror(errno));
+		close(dfd);
+		return NULL;
+	}
+	char **lines = NULL;
+	size_t n = 0, len = 1;
+	for (struct dirent *e; (e = readdir(d));) {
+		char *line = e->d_name[0] == '.' || !strncmp(e->d_name, "tmp.", 4)
+				     ? NULL
+				     : grant_line(dirfd(d), e->d_name);
+		if (!line)
+			continue;
+		lines = xrealloc(lines, (n + 1) * sizeof(*lines));
+		lines[n++] = line;
+		len += strlen(line);
+	}
+	closedir(d);
+	if (n)
+		qsort(lines, n, sizeof(*lines), by_text);
+	char *out = xmalloc(len), *w = out;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(lines[i]);
+		memcpy(w, lines[i], l);
+		w += l;
+		free(lines[i]);
+	}
+	*w = '\0';
+	free(lines);
+	return out;
 }
