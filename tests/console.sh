@@ -138,6 +138,13 @@ is "$(code -H "X-Cordon-Token: x$token" "$base/api/asks")" 403 "the asks with a 
 is "$(code "$base/api/asks?token=$token")" 403 "the asks take the token only in the header"
 is "$(code -H "X-Cordon-Token: $token" "$base/api/asks")" 200 "the asks with the token"
 is "$(cat "$tmpdir/body")" "[]" "none is pending"
+# The ask of a hook killed while it waited, long expired.
+stale=$H/.cordon/console/pending/0123456789abcdef0123456789abcdef.json
+(umask 077 && echo '{"id":"0123456789abcdef0123456789abcdef","digest":"d","created":1,"expires":2}' > "$stale")
+is "$(code -H "X-Cordon-Token: $token" "$base/api/asks")" 200 "an expired ask"
+is "$(cat "$tmpdir/body")" "[]" "is not listed"
+[ ! -e "$stale" ]
+ok $? "and is swept from the spool"
 is "$(code -H "Host: attacker.example:$port" "$url")" 421 "a Host that is a name (DNS rebinding) is refused"
 is "$(code -H "Host: localhost:$port" "$url")" 421 "so is localhost"
 is "$(code -H "Host: 127.0.0.1:1" "$url")" 421 "and another port"

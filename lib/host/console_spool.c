@@ -25,6 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Seconds past its expiry after which an ask is swept. */
+#define CONSOLE_SWEEP_AFTER 60
+
 static const char *const answer_words[] = {
 	[CORDON_CONSOLE_DENY] = "deny",
 	[CORDON_CONSOLE_ONCE] = "once",
@@ -210,6 +213,10 @@ static json_t *listed_ask(int pending, int answers, const char *name, long long 
 		    console_id_valid(id) && !strncmp(name, id, 32) &&
 		    faccessat(answers, answered, F_OK, AT_SYMLINK_NOFOLLOW) != 0;
 	free(answered);
+	/* The ask of a hook that was killed while it waited: long past its
+	 * time, nobody waits for it; the console sweeps it. */
+	if (json_is_integer(exp) && json_integer_value(exp) + CONSOLE_SWEEP_AFTER < now)
+		unlinkat(pending, name, 0);
 	if (!show) {
 		json_decref(ask);
 		return NULL;
