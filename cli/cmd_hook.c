@@ -900,6 +900,7 @@ int cmd_hook(int argc, char **argv)
 			.request = command ? command : r->n ? r->v[0].target : tool,
 			.command = rewrite ? command : NULL, .digest = v.digest,
 			.session_dir = cordon_context_get(o.ctx, "session_dir"),
+			.hook_timeout = o.timeout,
 			.decisions = (const cordon_decision *const *)v.ds, .ndecisions = v.nds,
 		};
 		call.ask = (struct cordon_console_ask){ .agent = p->name,

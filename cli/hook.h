@@ -70,6 +70,7 @@ struct hook_console_call {
 	const char *command;     /* the shell command rewritten to run under cordon run, or NULL */
 	const char *digest;      /* its preview's digest, as the person sees it */
 	const char *session_dir;
+	unsigned hook_timeout;   /* the hook's --timeout: the wait ends before it */
 	const cordon_decision *const *decisions;
 	size_t ndecisions;
 	struct cordon_console_ask ask;

@@ -97,9 +97,13 @@ enum cordon_effect hook_console(const cordon_evaluator *ev, const struct hook_co
 		ans = CORDON_CONSOLE_ONCE;
 		rc = 0;
 	} else {
+		/* The smaller of the preset's time and the hook's own, less a
+		 * margin: the hook answers deny before its alarm, and so
+		 * before the agent, which waits longer (hook_protos), gives up
+		 * on it. */
 		unsigned t = cordon_evaluator_console_timeout(ev);
-		alarm(t + 10); /* the wait is bounded by the policy, not the hook's --timeout */
-		rc = cordon_console_ask(ev, &call->ask, t, &ans, &actor, &err);
+		unsigned own = call->hook_timeout > 2 ? call->hook_timeout - 2 : 1;
+		rc = cordon_console_ask(ev, &call->ask, t < own ? t : own, &ans, &actor, &err);
 	}
 	if (rc != 0) {
 		audit_answer(log, call, "console", "console-refused", err, NULL);

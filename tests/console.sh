@@ -93,7 +93,7 @@ ask_field() { # ask_field EXPR: a Python expression of the first ask (a)
 hook_write() {
 	printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"new line\\n"},"tool_use_id":"t"}\n' \
 		"$WS" "$1" > "$tmpdir/event"
-	(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --audit "$tmpdir/audit.log" \
+	(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --audit "$tmpdir/audit.log" $HOOK_ARGS \
 		< "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"; echo $? > "$tmpdir/hook.rc") &
 	hook_pid=$!
 }
@@ -234,6 +234,13 @@ hook_done
 is "$decision" deny "a console that closes while the hook waits: deny"
 grep -q 'closed before it answered' "$tmpdir/hook.out"
 ok $? "saying the console closed"
+HOOK_ARGS="--timeout 3"
+hook_write "$OUT/a.txt"
+hook_done
+HOOK_ARGS=
+is "$decision" deny "the hook's own --timeout bounds the wait too: deny before it"
+grep -q 'no answer from the approval console within 1 s' "$tmpdir/hook.out"
+ok $? "saying the time ran out (--timeout 3, less 2 s)"
 policy 1s
 start_console
 hook_write "$OUT/a.txt"
