@@ -234,6 +234,7 @@ hook_done
 is "$decision" deny "a console that closes while the hook waits: deny"
 grep -q 'closed before it answered' "$tmpdir/hook.out"
 ok $? "saying the console closed"
+start_console
 HOOK_ARGS="--timeout 3"
 hook_write "$OUT/a.txt"
 hook_done
@@ -242,7 +243,6 @@ is "$decision" deny "the hook's own --timeout bounds the wait too: deny before i
 grep -q 'no answer from the approval console within 1 s' "$tmpdir/hook.out"
 ok $? "saying the time ran out (--timeout 3, less 2 s)"
 policy 1s
-start_console
 hook_write "$OUT/a.txt"
 hook_done
 is "$decision" deny "no answer in the policy's time: deny"
