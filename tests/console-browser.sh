@@ -77,7 +77,9 @@ wait_for() {
 hook_write() { # hook_write PATH: Claude Code's Write of PATH, in the background
 	printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"new line\\n"},"tool_use_id":"t"}\n' \
 		"$WS" "$1" > "$tmpdir/event"
-	(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --audit "$tmpdir/audit.log" \
+	# --timeout: the hook's own time bounds its wait too; a loaded
+	# machine may take a while to show the page.
+	(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --audit "$tmpdir/audit.log" --timeout 300 \
 		< "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"; echo $? > "$tmpdir/hook.rc") &
 	hook_pid=$!
 }
@@ -94,9 +96,9 @@ png() { # png FILE: whether it is a PNG image
 }
 
 # ---- the ask in the page, and a click -------------------------------------------
-hook_write "$OUT/a.txt"
 b "[\"open\", \"$url\"]"
 is "$reply" true "Chromium loads the console"
+hook_write "$OUT/a.txt"
 wait_for 'document.querySelectorAll(".card").length'
 is "$reply" 1 "the page shows the pending ask"
 js 'document.querySelector(".card").innerText'

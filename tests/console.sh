@@ -93,7 +93,7 @@ ask_field() { # ask_field EXPR: a Python expression of the first ask (a)
 hook_write() {
 	printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"new line\\n"},"tool_use_id":"t"}\n' \
 		"$WS" "$1" > "$tmpdir/event"
-	(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --audit "$tmpdir/audit.log" $HOOK_ARGS \
+	(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --audit "$tmpdir/audit.log" ${HOOK_ARGS:---timeout 300} \
 		< "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"; echo $? > "$tmpdir/hook.rc") &
 	hook_pid=$!
 }
@@ -254,7 +254,7 @@ is "$(ls "$H/.cordon/console/pending" | grep -c json)" 0 "the ask is withdrawn"
 policy 60s
 printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo x > %s/b.txt"},"tool_use_id":"t"}\n' \
 	"$WS" "$OUT" > "$tmpdir/event"
-(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" < "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"
+(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --timeout 300 < "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"
 echo $? > "$tmpdir/hook.rc") &
 hook_pid=$!
 wait_ask
