@@ -27,10 +27,18 @@
 /* How often the waiting side looks for the answer and the console. */
 #define CONSOLE_POLL_MS 100
 
+static unsigned preset_console_timeout(const struct ir_preset *p)
+{
+	return p->approval == IR_APPROVAL_CONSOLE ? p->approval_timeout : 0;
+}
+
+/* Under a managed layer, its console setting holds whatever the layer
+ * under it says, and the shorter time of the two wins. */
 unsigned cordon_evaluator_console_timeout(const cordon_evaluator *ev)
 {
-	const struct ir_preset *p = ev->preset;
-	return p->approval == IR_APPROVAL_CONSOLE ? p->approval_timeout : 0;
+	unsigned t = preset_console_timeout(ev->preset);
+	unsigned m = ev->managed ? preset_console_timeout(ev->managed->preset) : 0;
+	return m && (!t || m < t) ? m : t;
 }
 
 static json_t *str_or_null(const char *s)
