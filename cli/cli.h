@@ -32,6 +32,16 @@ int cmd_approve(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_revoke(int argc, char **argv);
 int cmd_proxy(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_grants(int argc, char **argv);
+
+struct run_opts;
+/* Before run_command, under the preset's `approval console`: a command
+ * that asks is put to the approval console (cli/run_console.c); a yes
+ * makes o approved for the preview shown (*digest) by *actor (both
+ * malloc'd, for the caller to free after the run).  EXIT_OK to go on,
+ * RUN_ASK (122) when the command must not run. */
+int run_console(struct run_opts *o, char **actor, char **digest);
 int cmd_hook(int argc, char **argv);
 int cmd_bundle(int argc, char **argv);
 

@@ -78,8 +78,7 @@ char *hook_shell_quote(const char *word)
 
 static const char *blocking_agent = "agent";
 
-static _Noreturn void block(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static _Noreturn void block(const char *fmt, ...)
+_Noreturn void hook_block(const char *fmt, ...)
 {
 	va_list ap;
 	fprintf(stderr, "cordon hook %s: ", blocking_agent);
@@ -125,22 +124,22 @@ static char *read_event(size_t *len)
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap);
 	if (!buf)
-		block("out of memory");
+		hook_block("out of memory");
 	for (;;) {
 		if (n == cap) {
 			if (cap >= MAX_EVENT)
-				block("the event is larger than %d bytes", MAX_EVENT);
+				hook_block("the event is larger than %d bytes", MAX_EVENT);
 			cap *= 2;
 			char *nb = realloc(buf, cap);
 			if (!nb)
-				block("out of memory");
+				hook_block("out of memory");
 			buf = nb;
 		}
 		ssize_t r = read(STDIN_FILENO, buf + n, cap - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			block("cannot read the event from standard input: %s", strerror(errno));
+			hook_block("cannot read the event from standard input: %s", strerror(errno));
 		if (r == 0)
 			break;
 		n += (size_t)r;
@@ -163,16 +162,16 @@ struct hreqs {
 static void add_req(struct hreqs *r, enum cordon_op op, const char *target)
 {
 	if (!target || !*target)
-		block("the tool input names an empty %s target", cordon_op_name(op));
+		hook_block("the tool input names an empty %s target", cordon_op_name(op));
 	if (r->n == MAX_REQUESTS)
-		block("the tool call names more than %d targets", MAX_REQUESTS);
+		hook_block("the tool call names more than %d targets", MAX_REQUESTS);
 	char *t;
 	/* A relative path is the agent's cwd's, as the tool will read it. */
 	if ((op == CORDON_READ || op == CORDON_WRITE) && target[0] != '/' && target[0] != '~') {
 		if (asprintf(&t, "%s/%s", r->cwd, target) < 0)
-			block("out of memory");
+			hook_block("out of memory");
 	} else if (!(t = strdup(target))) {
-		block("out of memory");
+		hook_block("out of memory");
 	}
 	r->v[r->n].op = op;
 	r->v[r->n].target = t;
@@ -199,16 +198,16 @@ static void add_url(struct hreqs *r, const char *url)
 {
 	const char *p = strstr(url, "://");
 	if (!p)
-		block("'%s' is not a URL", url);
+		hook_block("'%s' is not a URL", url);
 	p += 3;
 	size_t end = strcspn(p, "/?#");
 	char *auth = strndup(p, end);
 	if (!auth)
-		block("out of memory");
+		hook_block("out of memory");
 	char *at = strrchr(auth, '@');
 	const char *host = at ? at + 1 : auth;
 	if (!*host)
-		block("the URL '%s' has no host", url);
+		hook_block("the URL '%s' has no host", url);
 	/* The port the fetch will contact: the URL's, else its scheme's, so that
 	 * a rule on github.com:443 decides https://github.com/x. */
 	const char *close = host[0] == '[' ? strchr(host, ']') : NULL;
@@ -220,7 +219,7 @@ static void add_url(struct hreqs *r, const char *url)
 	} else {
 		char *hp;
 		if (asprintf(&hp, "%s:%s", host, port) < 0)
-			block("out of memory");
+			hook_block("out of memory");
 		add_req(r, CORDON_NET, hp);
 		free(hp);
 	}
@@ -237,13 +236,13 @@ static void add_urls_in(struct hreqs *r, const char *text)
 		size_t len = strcspn(p, " \t\r\n\"'<>)]}");
 		char *url = strndup(p, len);
 		if (!url)
-			block("out of memory");
+			hook_block("out of memory");
 		add_url(r, url);
 		free(url);
 		p += len - 1;
 	}
 	if (r->n == before)
-		block("the fetch names no http(s) URL cordon can decide");
+		hook_block("the fetch names no http(s) URL cordon can decide");
 }
 
 /* The files a patch in the apply_patch format creates, changes, moves or deletes. */
@@ -260,7 +259,7 @@ static void add_patch_files(struct hreqs *r, const char *patch)
 			if (len > hl && strncmp(line, heads[i], hl) == 0) {
 				char *path = strndup(line + hl, len - hl);
 				if (!path)
-					block("out of memory");
+					hook_block("out of memory");
 				path[strcspn(path, "\r")] = '\0';
 				add_req(r, CORDON_WRITE, path);
 				free(path);
@@ -269,7 +268,7 @@ static void add_patch_files(struct hreqs *r, const char *patch)
 		line = nl ? nl + 1 : NULL;
 	}
 	if (r->n == before)
-		block("the patch names no file cordon can decide");
+		hook_block("the patch names no file cordon can decide");
 }
 
 /* A command given as an argv array, as the one shell string that runs it. */
@@ -279,15 +278,15 @@ static char *argv_as_shell(json_t *arr)
 	json_t *w;
 	char *out = NULL;
 	if (n == 0)
-		block("the command is an empty array");
+		hook_block("the command is an empty array");
 	json_array_foreach(arr, i, w) {
 		if (!json_is_string(w))
-			block("the command array holds a word that is not a string");
+			hook_block("the command array holds a word that is not a string");
 		char *q = hook_shell_quote(json_string_value(w));
 		size_t ql = strlen(q);
 		char *no = realloc(out, len + ql + 2);
 		if (!no)
-			block("out of memory");
+			hook_block("out of memory");
 		out = no;
 		if (len)
 			out[len++] = ' ';
@@ -307,9 +306,9 @@ static void add_tool(struct hreqs *r, const struct hook_proto *p, const char *na
 	if (strncmp(name, "mcp__", 5) == 0 && (sep = strstr(name + 5, "__")) && sep > name + 5 &&
 	    sep[2]) {
 		if (asprintf(&t, "mcp:%.*s/%s", (int)(sep - name - 5), name + 5, sep + 2) < 0)
-			block("out of memory");
+			hook_block("out of memory");
 	} else if (asprintf(&t, "%s:%s", p->name, name) < 0) {
-		block("out of memory");
+		hook_block("out of memory");
 	}
 	add_req(r, CORDON_TOOL, t);
 	free(t);
@@ -323,7 +322,7 @@ static char *shell_command(json_t *in)
 		return strdup(json_string_value(c));
 	if (json_is_array(c))
 		return argv_as_shell(c);
-	block("the shell tool's input has no command");
+	hook_block("the shell tool's input has no command");
 }
 
 static void requests_of(const struct hook_proto *p, const char *tool, json_t *in,
@@ -355,7 +354,7 @@ static void requests_of(const struct hook_proto *p, const char *tool, json_t *in
 			add_req(r, CORDON_READ, path ? path : r->cwd);
 		} else if (!strcmp(tool, "WebFetch")) {
 			if (!str_member(in, "url"))
-				block("WebFetch's input has no url");
+				hook_block("WebFetch's input has no url");
 			add_url(r, str_member(in, "url"));
 		} else if (!strcmp(tool, "WebSearch")) {
 			add_req(r, CORDON_NET, "web-search");
@@ -368,7 +367,7 @@ static void requests_of(const struct hook_proto *p, const char *tool, json_t *in
 			const char *patch = str_member(in, "command") ? str_member(in, "command")
 								      : str_member(in, "input");
 			if (!patch)
-				block("apply_patch's input has no patch");
+				hook_block("apply_patch's input has no patch");
 			add_patch_files(r, patch);
 		} else {
 			add_tool(r, p, tool);
@@ -386,10 +385,10 @@ static void requests_of(const struct hook_proto *p, const char *tool, json_t *in
 			json_t *paths = json_object_get(in, "paths"), *v;
 			size_t i;
 			if (!json_is_array(paths) || !json_array_size(paths))
-				block("read_many_files's input has no paths");
+				hook_block("read_many_files's input has no paths");
 			json_array_foreach(paths, i, v) {
 				if (!json_is_string(v))
-					block("read_many_files names a path that is not a string");
+					hook_block("read_many_files names a path that is not a string");
 				add_req(r, CORDON_READ, json_string_value(v));
 			}
 		} else if (!strcmp(tool, "write_file") || !strcmp(tool, "replace")) {
@@ -400,7 +399,7 @@ static void requests_of(const struct hook_proto *p, const char *tool, json_t *in
 			else if (str_member(in, "prompt"))
 				add_urls_in(r, str_member(in, "prompt"));
 			else
-				block("web_fetch's input names no URL");
+				hook_block("web_fetch's input names no URL");
 		} else if (!strcmp(tool, "google_web_search")) {
 			add_req(r, CORDON_NET, "web-search");
 		} else {
@@ -426,15 +425,15 @@ static char *session_dir_for(const char *home, const struct hook_proto *p, const
 {
 	char *safe = strdup(sid), *dir;
 	if (!safe)
-		block("out of memory");
+		hook_block("out of memory");
 	for (char *s = safe; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
 		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.'))
 			*s = '_';
 	if (!*safe || safe[0] == '.' || strlen(safe) > 128)
-		block("the session id '%s' cannot name a session directory", sid);
+		hook_block("the session id '%s' cannot name a session directory", sid);
 	if (asprintf(&dir, "%s/.cordon/sessions/%s-%s", home, p->name, safe) < 0)
-		block("out of memory");
+		hook_block("out of memory");
 	free(safe);
 	return dir;
 }
@@ -443,7 +442,7 @@ static void set_ctx(cordon_context *ctx, const char *name, const char *value)
 {
 	char *err = NULL;
 	if (cordon_context_set(ctx, name, value, &err) != 0)
-		block("context %s: %s", name, err ? err : "refused");
+		hook_block("context %s: %s", name, err ? err : "refused");
 }
 
 /* The session's project root, the workspace: the agent's own variable
@@ -457,7 +456,7 @@ static const char *session_root(const struct hook_proto *p, char *buf, size_t si
 	if (env && env[0] == '/')
 		return env;
 	if (!getcwd(buf, size))
-		block("cannot tell the session's project directory: %s", strerror(errno));
+		hook_block("cannot tell the session's project directory: %s", strerror(errno));
 	return buf;
 }
 
@@ -475,7 +474,7 @@ static char *call_dir(const struct hook_proto *p, json_t *ev)
 				  : NULL;
 	char *joined = NULL, real[PATH_MAX];
 	if (!cwd || cwd[0] != '/')
-		block("the event has no absolute cwd");
+		hook_block("the event has no absolute cwd");
 	if (!sub || !*sub)
 		joined = strdup(cwd);
 	else if (sub[0] == '/')
@@ -483,9 +482,9 @@ static char *call_dir(const struct hook_proto *p, json_t *ev)
 	else if (asprintf(&joined, "%s/%s", cwd, sub) < 0)
 		joined = NULL;
 	if (!joined)
-		block("out of memory");
+		hook_block("out of memory");
 	if (!realpath(joined, real))
-		block("the tool call's directory %s cannot be resolved: %s", joined, strerror(errno));
+		hook_block("the tool call's directory %s cannot be resolved: %s", joined, strerror(errno));
 	free(joined);
 	return strdup(real);
 }
@@ -504,7 +503,7 @@ static void context_of(const struct hook_proto *p, json_t *ev, struct hook_opts 
 	if (!cordon_context_get(o->ctx, "workspace")) {
 		const char *ws = session_root(p, here, sizeof(here));
 		if (!realpath(ws, real))
-			block("the workspace %s cannot be resolved: %s", ws, strerror(errno));
+			hook_block("the workspace %s cannot be resolved: %s", ws, strerror(errno));
 		set_ctx(o->ctx, "workspace", real);
 	}
 	cli_context_defaults(o->ctx);
@@ -528,6 +527,8 @@ struct verdict {
 	char *preview;  /* every operation with its decision, for the person */
 	size_t len, cap;
 	char *digest;   /* of what approving the command grants (a rewritten one), or NULL */
+	cordon_decision **ds; /* every decision of the call, for the approval console */
+	size_t nds;
 };
 
 static void vput(struct verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -539,12 +540,12 @@ static void vput(struct verdict *v, const char *fmt, ...)
 	int n = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		block("out of memory");
+		hook_block("out of memory");
 	if (v->len + (size_t)n + 1 > v->cap) {
 		v->cap = (v->len + (size_t)n + 1) * 2;
 		char *np = realloc(v->preview, v->cap);
 		if (!np)
-			block("out of memory");
+			hook_block("out of memory");
 		v->preview = np;
 	}
 	memcpy(v->preview + v->len, s, (size_t)n + 1);
@@ -559,13 +560,13 @@ static void audit_one(cordon_audit *log, const cordon_decision *d, const struct 
 	char *err = NULL;
 	snprintf(a0, sizeof(a0), "agent=%s", p->name);
 	if (asprintf(&a1, "tool=%s", tool) < 0 || asprintf(&a2, "session=%s", sid ? sid : "") < 0)
-		block("out of memory");
+		hook_block("out of memory");
 	const char *args[3] = { a0, a1, a2 };
 	struct cordon_audit_record rec = { .actor = o->actor, .outcome = "decided", .args = args,
 					   .nargs = 3 };
 	cordon_audit_record_decision(&rec, d);
 	if (cordon_audit_append(log, &rec, &err) != 0)
-		block("the audit log: %s", err ? err : "cannot be written");
+		hook_block("the audit log: %s", err ? err : "cannot be written");
 	free(a1);
 	free(a2);
 }
@@ -583,7 +584,7 @@ static void decide_all(const struct hook_proto *p, const cordon_evaluator *ev,
 		char *err = NULL;
 		cordon_decision *d = cordon_evaluate(ev, &req, &err);
 		if (!d)
-			block("%s", err ? err : "the request cannot be decided");
+			hook_block("%s", err ? err : "the request cannot be decided");
 		if (log)
 			audit_one(log, d, o, p, tool, sid);
 		if (req.sandboxed && !v->digest)
@@ -608,7 +609,9 @@ static void decide_all(const struct hook_proto *p, const cordon_evaluator *ev,
 		}
 		if (v->len >= 6000 && i + 1 < r->n)
 			vput(v, "\n  ...");
-		cordon_decision_free(d);
+		if (!(v->ds = realloc(v->ds, (v->nds + 1) * sizeof(*v->ds))))
+			hook_block("out of memory");
+		v->ds[v->nds++] = d;
 	}
 }
 
@@ -617,12 +620,12 @@ static void decide_all(const struct hook_proto *p, const cordon_evaluator *ev,
 /* The shell command the agent runs instead: the same command inside
  * `cordon run` with the same policy, preset and context. */
 static char *wrapped_command(const struct hook_opts *o, const char *command, bool approved,
-			     const char *digest)
+			     const char *digest, const char *approval)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
-		block("cannot find the cordon binary to run the command under");
+		hook_block("cannot find the cordon binary to run the command under");
 	self[n] = '\0';
 	const char *words[32];
 	char *owned[32];
@@ -633,7 +636,7 @@ static char *wrapped_command(const struct hook_opts *o, const char *command, boo
 	words[nw++] = "run";
 	if (o->policy_path) {
 		if (!realpath(o->policy_path, pol))
-			block("the policy %s cannot be resolved: %s", o->policy_path, strerror(errno));
+			hook_block("the policy %s cannot be resolved: %s", o->policy_path, strerror(errno));
 		words[nw++] = "-p";
 		words[nw++] = OWN(hook_shell_quote(pol));
 	}
@@ -651,7 +654,7 @@ static char *wrapped_command(const struct hook_opts *o, const char *command, boo
 	for (size_t i = 0; i < 3; i++) {
 		char *kv;
 		if (asprintf(&kv, "%s=%s", passed[i], cordon_context_get(o->ctx, passed[i])) < 0)
-			block("out of memory");
+			hook_block("out of memory");
 		words[nw++] = "--context";
 		words[nw++] = OWN(hook_shell_quote(kv));
 		free(kv);
@@ -662,7 +665,11 @@ static char *wrapped_command(const struct hook_opts *o, const char *command, boo
 			words[nw++] = logs[i][0];
 			words[nw++] = OWN(hook_shell_quote(logs[i][1]));
 		}
-	if (approved) {
+	if (approval) {
+		/* The single-use approval the console's yes minted for it. */
+		words[nw++] = "--approval";
+		words[nw++] = approval;
+	} else if (approved) {
 		/* Granted only if the run's preview is the one the person saw. */
 		words[nw++] = "--approved";
 		if (digest) {
@@ -680,7 +687,7 @@ static char *wrapped_command(const struct hook_opts *o, const char *command, boo
 		len += strlen(words[i]) + 1;
 	char *out = malloc(len), *w = out;
 	if (!out)
-		block("out of memory");
+		hook_block("out of memory");
 	for (size_t i = 0; i < nw; i++) {
 		size_t l = strlen(words[i]);
 		memcpy(w, words[i], l);
@@ -698,77 +705,13 @@ static _Noreturn void answer(json_t *out)
 	if (out) {
 		char *s = json_dumps(out, JSON_COMPACT);
 		if (!s || printf("%s\n", s) < 0)
-			block("cannot write the answer");
+			hook_block("cannot write the answer");
 		free(s);
 		json_decref(out);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout))
-		block("cannot write the answer");
+		hook_block("cannot write the answer");
 	exit(EXIT_OK);
-}
-
-static json_t *updated_input(json_t *in, const char *key, const char *command)
-{
-	json_t *u = json_deep_copy(in);
-	if (!u || json_object_set_new(u, key, json_string(command)) != 0)
-		block("out of memory");
-	return u;
-}
-
-static json_t *answer_claude(const char *event, enum cordon_effect e, const char *why,
-				    json_t *in, const char *rewritten)
-{
-	json_t *h = json_pack("{s:s, s:s, s:s}", "hookEventName", event, "permissionDecision",
-			      cordon_effect_name(e), "permissionDecisionReason", why);
-	if (!h)
-		block("out of memory");
-	if (rewritten && e != CORDON_DENY)
-		json_object_set_new(h, "updatedInput", updated_input(in, "command", rewritten));
-	return json_pack("{s:o}", "hookSpecificOutput", h);
-}
-
-static json_t *answer_codex(const char *event, enum cordon_effect e, const char *why,
-			   json_t *in, const char *rewritten)
-{
-	if (strcmp(event, "PermissionRequest") == 0) {
-		/* An ask stays the person's: a quiet hook leaves Codex's own prompt. */
-		if (e == CORDON_ASK)
-			return NULL;
-		json_t *dec = e == CORDON_ALLOW ? json_pack("{s:s}", "behavior", "allow")
-						: json_pack("{s:s, s:s}", "behavior", "deny",
-							    "message", why);
-		return json_pack("{s:{s:s, s:o}}", "hookSpecificOutput", "hookEventName", event,
-				 "decision", dec);
-	}
-	/* PreToolUse: Codex takes an allow only with updatedInput (the command
-	 * inside cordon run); any other allow is silence, which lets the call
-	 * go on.  It cannot ask: an ask arrives here as a deny. */
-	if (e == CORDON_ALLOW && rewritten)
-		return json_pack("{s:{s:s, s:s, s:s, s:o}}", "hookSpecificOutput", "hookEventName",
-				 event, "permissionDecision", "allow", "permissionDecisionReason", why,
-				 "updatedInput", updated_input(in, "command", rewritten));
-	if (e == CORDON_ALLOW)
-		return NULL;
-	return json_pack("{s:{s:s, s:s, s:s}}", "hookSpecificOutput", "hookEventName", event,
-			 "permissionDecision", "deny", "permissionDecisionReason", why);
-}
-
-static json_t *answer_gemini(enum cordon_effect e, const char *why, json_t *in,
-			    const char *rewritten)
-{
-	if (e == CORDON_DENY)
-		return json_pack("{s:s, s:s}", "decision", "deny", "reason", why);
-	/* Gemini CLI shows its own confirmation for an ask, with the preview. */
-	json_t *out = e == CORDON_ASK ? json_pack("{s:s, s:s, s:s}", "decision", "ask", "reason", why,
-						  "systemMessage", why)
-				      : json_pack("{s:s}", "decision", "allow");
-	/* tool_input merges over the model's arguments: dir_path and the rest
-	 * stay, the command becomes the one inside cordon run. */
-	if (rewritten)
-		json_object_set_new(out, "hookSpecificOutput",
-				    json_pack("{s:s, s:o}", "hookEventName", "BeforeTool",
-					      "tool_input", updated_input(in, "command", rewritten)));
-	return out;
 }
 
 /* hook install | uninstall | doctor AGENT: the agent's configuration. */
@@ -861,7 +804,7 @@ int cmd_hook(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (id < 0)
-		block("%s", a.message[0] ? a.message : "bad option (see cordon hook --help)");
+		hook_block("%s", a.message[0] ? a.message : "bad option (see cordon hook --help)");
 	if (config) {
 		io.policy = a.policy_path;
 		io.preset = a.preset;
@@ -870,12 +813,12 @@ int cmd_hook(int argc, char **argv)
 
 	/* From here on every failure blocks the tool call. */
 	if (!p)
-		block("unknown agent '%s' (claude, codex or gemini)",
+		hook_block("unknown agent '%s' (claude, codex or gemini)",
 		      a.noperands ? a.operands[0] : "");
 	if (a.noperands > 1)
-		block("unexpected operand '%s'", a.operands[1]);
+		hook_block("unexpected operand '%s'", a.operands[1]);
 	if (cli_args_form(&a, "AGENT") != EXIT_OK)
-		block("%s", a.message);
+		hook_block("%s", a.message);
 	o.policy_path = a.policy_path;
 	o.preset = a.preset;
 	o.audit_path = cli_audit_path(a.audit_path);
@@ -892,18 +835,18 @@ int cmd_hook(int argc, char **argv)
 	json_t *ev = json_loadb(text, len, 0, &jerr);
 	free(text);
 	if (!json_is_object(ev))
-		block("the event is not a JSON object (%s, line %d)", jerr.text, jerr.line);
+		hook_block("the event is not a JSON object (%s, line %d)", jerr.text, jerr.line);
 	const char *event = str_member(ev, "hook_event_name");
 	if (!event || (strcmp(event, p->event) != 0 && !(p->event2 && !strcmp(event, p->event2))))
-		block("cannot answer the event '%s' (cordon answers %s%s%s)",
+		hook_block("cannot answer the event '%s' (cordon answers %s%s%s)",
 		      event ? event : "(none)", p->event, p->event2 ? " and " : "",
 		      p->event2 ? p->event2 : "");
 	const char *tool = str_member(ev, "tool_name");
 	json_t *in = json_object_get(ev, "tool_input");
 	if (!tool || !*tool)
-		block("the event names no tool");
+		hook_block("the event names no tool");
 	if (!json_is_object(in))
-		block("the event's tool_input is not an object");
+		hook_block("the event's tool_input is not an object");
 
 	int status = 0;
 	/* Loaded by the path the rewritten command names, so that the rules'
@@ -911,28 +854,28 @@ int cmd_hook(int argc, char **argv)
 	char policy_real[PATH_MAX];
 	if (o.policy_path) {
 		if (!realpath(o.policy_path, policy_real))
-			block("the policy cannot be used: %s: %s", o.policy_path, strerror(errno));
+			hook_block("the policy cannot be used: %s: %s", o.policy_path, strerror(errno));
 		o.policy_path = policy_real;
 	}
 	cordon_policy *pol = cli_load_policy_one_shot(o.policy_path, &status);
 	if (!pol)
-		block("the policy cannot be used");
+		hook_block("the policy cannot be used");
 	const char *cwd, *preset = o.preset ? o.preset : cordon_policy_default_preset(pol);
 	if (!preset)
-		block("the policy names no default preset: give --preset");
+		hook_block("the policy names no default preset: give --preset");
 	context_of(p, ev, &o, &cwd);
 	char *err = NULL;
 	cordon_evaluator *evl = cordon_evaluator_new(pol, preset, o.ctx, &err);
 	if (!evl)
-		block("%s", err ? err : "the preset cannot be used");
+		hook_block("%s", err ? err : "the preset cannot be used");
 	cordon_audit *log = NULL;
 	if (cli_audit_new(o.audit_path, o.syslog, pol, &log, &err) != 0)
-		block("%s", err);
+		hook_block("%s", err);
 
 	struct hreqs *r = calloc(1, sizeof(*r));
 	char *command = NULL;
 	if (!r)
-		block("out of memory");
+		hook_block("out of memory");
 	r->cwd = cwd;
 	/* Codex asks for network approvals with a PermissionRequest whose
 	 * description names the domain. */
@@ -950,6 +893,27 @@ int cmd_hook(int argc, char **argv)
 	struct verdict v = { 0 };
 	decide_all(p, evl, r, rewrite, &v, log, &o, tool, str_member(ev, "session_id"));
 	enum cordon_effect e = v.effect;
+	char *approval = NULL;
+	if (e == CORDON_ASK && cordon_evaluator_console_timeout(evl)) {
+		struct hook_console_call call = {
+			.preset = preset, .op = command ? "exec" : cordon_op_name(r->v[0].op),
+			.request = command ? command : r->n ? r->v[0].target : tool,
+			.command = rewrite ? command : NULL, .digest = v.digest,
+			.session_dir = cordon_context_get(o.ctx, "session_dir"),
+			.hook_timeout = o.timeout,
+			.decisions = (const cordon_decision *const *)v.ds, .ndecisions = v.nds,
+		};
+		call.ask = (struct cordon_console_ask){ .agent = p->name,
+			.session = str_member(ev, "session_id"), .tool = tool,
+			.request = call.request, .diff = NULL, .decisions = call.decisions,
+			.ndecisions = v.nds, .in_sandbox = call.command != NULL };
+		char *diff = hook_write_diff(in), *cwhy = NULL;
+		call.ask.diff = diff;
+		e = hook_console(evl, &call, log, &approval, &cwhy);
+		vput(&v, "\napproval console: %s", cwhy ? cwhy : "no answer");
+		free(cwhy);
+		free(diff);
+	}
 	bool asks = strcmp(event, "PermissionRequest") == 0 || (p->can_ask && !o.no_ask);
 	if (e == CORDON_ASK && !asks && o.no_ask)
 		vput(&v, "\nno person answers %s's calls here (--no-ask), so cordon refuses what "
@@ -963,25 +927,25 @@ int cmd_hook(int argc, char **argv)
 	if (asprintf(&why, "cordon (%s): %s%s%s", preset,
 		     effect_word(e), rewrite && e != CORDON_DENY ? ", runs inside cordon's sandbox" : "",
 		     v.preview ? v.preview : "") < 0)
-		block("out of memory");
+		hook_block("out of memory");
 	if (e == CORDON_ASK && !asks)
 		e = CORDON_DENY;
 
 	char *rewritten = rewrite && e != CORDON_DENY ? wrapped_command(&o, command, e == CORDON_ASK,
-								 v.digest)
+								 v.digest, approval)
 						      : NULL;
 	if (log)
 		cordon_audit_close(log);
 	json_t *out;
 	switch (p - hook_protos) {
 	case HOOK_CLAUDE:
-		out = answer_claude(event, e, why, in, rewritten);
+		out = hook_answer_claude(event, e, why, in, rewritten);
 		break;
 	case HOOK_CODEX:
-		out = answer_codex(event, e, why, in, rewritten);
+		out = hook_answer_codex(event, e, why, in, rewritten);
 		break;
 	default:
-		out = answer_gemini(e, why, in, rewritten);
+		out = hook_answer_gemini(e, why, in, rewritten);
 		break;
 	}
 	/* The answer holds copies of what it needs. */
@@ -992,6 +956,10 @@ int cmd_hook(int argc, char **argv)
 	free(rewritten);
 	free(why);
 	free(v.preview);
+	free(approval);
+	for (size_t i = 0; i < v.nds; i++)
+		cordon_decision_free(v.ds[i]);
+	free(v.ds);
 	json_decref(ev);
 	cli_evaluator_done(evl);
 	cli_policy_done(pol);

@@ -50,6 +50,7 @@ int cmd_run(int argc, char **argv)
 	cordon_policy *policy = NULL;
 	char *end, *shell_argv[2] = { NULL, NULL }, *refusals = NULL;
 	char outcome[RUN_OUTCOME_SIZE] = "usage-error";
+	char *console_actor = NULL, *console_digest = NULL;
 	int id, status = EXIT_OK, status_fd = -1;
 
 	cli_args_init(&a, "run", argc, argv);
@@ -164,8 +165,13 @@ int cmd_run(int argc, char **argv)
 	}
 	o.outcome = outcome;
 	snprintf(outcome, sizeof(outcome), "refused");
-	status = run_command(&o);
+	if ((status = run_console(&o, &console_actor, &console_digest)) != EXIT_OK)
+		snprintf(outcome, sizeof(outcome), "needs-approval");
+	else
+		status = run_command(&o);
 out:
+	free(console_actor);
+	free(console_digest);
 	status_fd_write(status_fd, status, outcome, refusals);
 	free(refusals);
 	cordon_audit_close(o.audit);

@@ -260,6 +260,31 @@ static const struct verb verbs[] = {
 	  "Exit status: 2 on a usage error, 125 when it cannot listen or its proxy\n"
 	  "process ends; it serves until it is killed.\n",
 	  false, cmd_proxy },
+	{ VERB_SERVE, "serve", "the approval console, in a browser on loopback",
+	  "usage: cordon serve [--listen 127.0.0.1:PORT] [--context agent_dir=DIR]\n"
+	  "\n"
+	  "Serve the approval console on 127.0.0.1 for this user: the asks that hooks\n"
+	  "and 'cordon run' send it under a preset's 'approval console' setting, each\n"
+	  "with its preview (every operation, its decision and rule, and what\n"
+	  "approving it grants) and the diff of a file write, to approve once, deny,\n"
+	  "or approve for the session.  The first line of output is the console's\n"
+	  "URL with its token, also kept in AGENT_DIR/console/url (0600).  Every\n"
+	  "request must carry the token, name 127.0.0.1:PORT as its Host and, where\n"
+	  "it has one, as its Origin; an answer is a POST with the token in a\n"
+	  "header.  See docs/approvals.md, \"The console\".\n",
+	  "Exit status: 0 when stopped (SIGINT, SIGTERM); 2 on a usage error, a port\n"
+	  "that cannot be bound, or another console already running.\n",
+	  false, cmd_serve },
+	{ VERB_GRANTS, "grants", "list the grants of a session",
+	  "usage: cordon grants [--context session_dir=DIR]\n"
+	  "\n"
+	  "List the session's grants, one a line, sorted: 'tool NAME' for a tool granted\n"
+	  "with 'cordon approve --session', and the effects a yes for the session in the\n"
+	  "approval console granted ('write-under DIR', 'net HOST:PORT', ...), each\n"
+	  "with who granted it and when, tab-separated.  'cordon revoke --session --all'\n"
+	  "removes them.\n",
+	  "Exit status: 0 listed (nothing for no grants); 2 on a usage or I/O error.\n",
+	  false, cmd_grants },
 };
 
 const struct verb *cli_verb_by_id(enum cli_verb id)

@@ -35,6 +35,12 @@ const struct cli_option cli_options[] = {
 	  "tmp, agent_dir, session_dir, user); repeatable" },
 	{ IN(HOOK), "context", 0, "k=v", CLI_POLICY, OPT_CONTEXT,
 	  "a context variable the event does not give; repeatable", "AGENT" },
+	{ IN(GRANTS), "context", 0, "k=v", CLI_POLICY, OPT_CONTEXT,
+	  "session_dir=DIR: whose grants to list (default\n"
+	  "~/.cordon/sessions/default)" },
+	{ IN(SERVE), "context", 0, "k=v", CLI_POLICY, OPT_CONTEXT,
+	  "agent_dir=DIR: whose asks the console shows (default\n"
+	  "~/.cordon, as the hook and cordon run use)" },
 	{ IN(DIFF), "context", 0, "k=v", CLI_POLICY, OPT_CONTEXT,
 	  "override the fixed context: workspace=/ws, cwd=/ws,\n"
 	  "home=/home/u, tmp=/tmp/t, agent_dir=/home/u/.cordon,\n"
@@ -280,6 +286,10 @@ const struct cli_option cli_options[] = {
 	  "verify: the trusted keys, an allowed-signers file\n"
 	  "(default: " SYSCONFDIR "/cordon/allowed_signers)",
 	  "verify" },
+	/* ---- serve ---- */
+	{ IN(SERVE), "listen", 0, "127.0.0.1:PORT", CLI_OWN, OPT_LISTEN,
+	  "the loopback address and port to listen on (default\n"
+	  "127.0.0.1 and a port the system picks)" },
 
 	/* ---- every verb ---- */
 	{ ~0u, "help", 'h', NULL, CLI_OWN, OPT_HELP, "print this help" },

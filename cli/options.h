@@ -31,6 +31,8 @@ enum cli_verb {
 	VERB_REVOKE,
 	VERB_BUNDLE,
 	VERB_PROXY,
+	VERB_SERVE,
+	VERB_GRANTS,
 	VERB_COUNT
 };
 

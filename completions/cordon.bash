@@ -156,6 +156,11 @@ _cordon()
 		--threshold | --actor | --since | --version | --expires)
 		return 0
 		;;
+	--listen)
+		COMPREPLY=($(compgen -W "127.0.0.1:" -- "$cur"))
+		compopt -o nospace 2> /dev/null
+		return 0
+		;;
 	esac
 
 	if [[ $verb == help ]]; then

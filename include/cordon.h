@@ -392,6 +392,83 @@ int cordon_grant_tool(const char *session_dir, const char *tool, const char *act
 int cordon_revoke_tool(const char *session_dir, const char *tool, size_t *removed, char **err);
 int cordon_revoke_all(const char *session_dir, size_t *removed, char **err);
 
+/* ---- the approval console ------------------------------------------------------ */
+
+/* `cordon serve` shows the asks of hooks and runs in a browser on loopback
+ * (docs/approvals.md, "The console").  They meet in a spool under
+ * AGENT_DIR/console (0700; agent_dir is protected by the shipped policy):
+ * pending/ID.json, one 0600 file an ask, and answers/ID.json, one 0600 file
+ * the console writes once.  The console holds an exclusive lock on
+ * AGENT_DIR/console/lock while it runs; an ask without it is denied. */
+
+/* What a person answers. */
+enum cordon_console_answer {
+	CORDON_CONSOLE_DENY,    /* no, or anything that is not a yes */
+	CORDON_CONSOLE_ONCE,    /* yes, for this one call */
+	CORDON_CONSOLE_SESSION, /* yes, and the same effects for the rest of the session */
+};
+
+/* One call that asks, as the console shows it. */
+struct cordon_console_ask {
+	const char *agent;       /* claude, codex, gemini, or "run" */
+	const char *session;     /* the agent's session id, or NULL */
+	const char *tool;        /* the agent's tool name, or NULL */
+	const char *request;     /* the command or the target, as the person reads it */
+	const char *diff;        /* a file write's unified diff, or NULL */
+	const cordon_decision *const *decisions; /* the call's decisions, each shown */
+	size_t ndecisions;
+	bool in_sandbox; /* a command cordon run runs: each ask's grant is what the
+			  * approval widens in its sandbox; otherwise a yes lets the
+			  * agent's one call go ahead */
+};
+
+/* Post ask to the console of agent_dir (the evaluator's context names the
+ * session, workspace and preset) and wait for its answer, at most timeout
+ * seconds.  0 with *answer and *actor (malloc'd: who answered, "console");
+ * -1 with *err when there is no console, it closed, the time ran out, the
+ * answer is not for this ask, or anything fails: the caller denies. */
+int cordon_console_ask(const cordon_evaluator *ev, const struct cordon_console_ask *ask,
+		       unsigned timeout, enum cordon_console_answer *answer, char **actor,
+		       char **err);
+
+/* The timeout (seconds) of the preset's `approval console` setting, or 0
+ * when its asks are not sent to the console. */
+unsigned cordon_evaluator_console_timeout(const cordon_evaluator *ev);
+
+/* The console's side.  Claim the spool of agent_dir for this process: the
+ * directories made private, the lock taken and held while the descriptor
+ * returned stays open; -1 with *err when another console holds it. */
+int cordon_console_claim(const char *agent_dir, char **err);
+/* Keep url (with its token) in AGENT_DIR/console/url, 0600, so that a
+ * person or a program of this user finds the console; 0 or -1 with *err. */
+int cordon_console_publish(const char *agent_dir, const char *url, char **err);
+/* The pending asks not yet answered nor expired, oldest first, as a JSON
+ * array (malloc'd); NULL with *err. */
+char *cordon_console_pending(const char *agent_dir, char **err);
+/* Answer the pending ask id, which the person saw with digest.  0; or -1
+ * with *err and *code: 404 no such pending ask (answered and taken,
+ * withdrawn or timed out), 409 already answered, 412 the digest differs
+ * from the ask's, 410 expired, 500 anything else. */
+int cordon_console_answer(const char *agent_dir, const char *id, const char *digest,
+			  enum cordon_console_answer answer, const char *actor, int *code,
+			  char **err);
+
+/* Session grants of effects: after a yes "for the session", each ask
+ * operation of decisions is granted for the session dir (a write: below
+ * the written path's directory; a contact: that host and port; a tool or
+ * an exec rule: that target).  0, or -1 with *err. */
+int cordon_grant_effects(const char *session_dir, const cordon_decision *const *decisions,
+			 size_t n, const char *actor, char **err);
+/* Every grant of session_dir, tools and effects, one line each, sorted:
+ * "tool NAME", "write-under DIR", "net HOST:PORT", ... then a tab, who
+ * granted it, a tab and when (malloc'd; "" for none).  NULL with *err. */
+char *cordon_grants_describe(const char *session_dir, char **err);
+/* True when every ask operation of decisions is covered by a session grant
+ * of session_dir and none is a deny; false for a call with no ask, a deny,
+ * or a grant that cannot be read. */
+bool cordon_effects_granted(const char *session_dir, const cordon_decision *const *decisions,
+			    size_t n);
+
 const char *cordon_version(void);
 
 #ifdef __cplusplus

@@ -36,7 +36,7 @@ expect() { # expect DESCRIPTION WANTED WORDS...: WANTED is the completions, spac
 	[ "$got" = "$want" ] || printf 'want: %s\ngot:  %s\n' "$want" "$got" | diag
 }
 
-expect "verbs" "--help --version approve audit bundle check compile diff edit eval explain fmt help hook lint probe proxy revoke run test write" ""
+expect "verbs" "--help --version approve audit bundle check compile diff edit eval explain fmt grants help hook lint probe proxy revoke run serve test write" ""
 expect "the agents of hook" "claude codex" hook c
 expect "the agents of hook install" "gemini" hook install g
 expect "a verb by its prefix" "compile" co

@@ -4,6 +4,7 @@
 #include "lang/literal.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +217,75 @@ static bool only_word(struct checker *c, const struct ast *item, const char *wha
 	return true;
 }
 
+/* The setting's word among values: its index, or -1 after reporting. */
+static int setting_value(struct checker *c, const struct ast *item, const char *const *values,
+			 size_t n)
+{
+	const struct ast *word = item->u.item.word;
+	const char *name = item->u.item.name->u.tok.text;
+	int v = ck_lookup(word->u.tok.text, values, n);
+	if (v >= 0)
+		return v;
+	struct diag *d = ERR(c, &word->loc, "bad-value", "'%s' is not a valid %s value",
+			     word->u.tok.text, name);
+	ck_hint_closest(d, word->u.tok.text, values, n);
+	if (d && !d->hint) {
+		if (n == 2)
+			diag_hint(d, "%s is %s or %s", name, values[0], values[1]);
+		else
+			diag_hint(d, "%s is %s, %s or %s", name, values[0], values[1], values[2]);
+	}
+	return -1;
+}
+
+/* The time of `approval console 2m;`: whole seconds with s, m or h (a bare
+ * number is seconds), from 1 s to IR_CONSOLE_TIMEOUT_MAX.  0 after
+ * reporting why not. */
+static unsigned console_timeout(struct checker *c, const struct ast *tok)
+{
+	const char *text = tok->u.tok.text;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	unsigned long long scale = !*end || !strcmp(end, "s") ? 1
+				   : !strcmp(end, "m")	      ? 60
+				   : !strcmp(end, "h")	      ? 3600
+							      : 0;
+	if (errno || end == text || !scale || v == 0 ||
+	    v > IR_CONSOLE_TIMEOUT_MAX / scale) {
+		struct diag *d = ERR(c, &tok->loc, "bad-value",
+				     "'%s' is not a time the console may be waited for", text);
+		diag_hint(d, "whole seconds with s, m or h, from 1s to %ds, as in 2m",
+			  IR_CONSOLE_TIMEOUT_MAX);
+		return 0;
+	}
+	return (unsigned)(v * scale);
+}
+
+/* approval ask;  approval never;  approval console;  approval console 2m; */
+static void check_approval(struct checker *c, struct scope *s, const struct ast *item)
+{
+	_Static_assert(IR_APPROVAL_COUNT == 3, "the hint names three values");
+	if (!only_word(c, item, "approval ask;"))
+		return;
+	int v = setting_value(c, item, ir_approval_names, IR_APPROVAL_COUNT);
+	if (v < 0)
+		return;
+	const struct ast *value = item->u.item.value;
+	unsigned timeout = IR_CONSOLE_TIMEOUT_DEFAULT;
+	if (value && v != IR_APPROVAL_CONSOLE) {
+		ERR(c, &value->loc, "syntax", "only 'approval console' takes a time, not 'approval %s'",
+		    ir_approval_names[v]);
+		return;
+	}
+	if (value && !(timeout = console_timeout(c, value)))
+		return;
+	if (!setting_once(c, item, &s->has_approval, &s->approval_loc))
+		return;
+	s->approval = (enum ir_approval)v;
+	s->approval_timeout = v == IR_APPROVAL_CONSOLE ? timeout : 0;
+}
+
 static void check_setting(struct checker *c, struct scope *s, const struct ast *item,
 			  enum setting which)
 {
@@ -239,26 +309,14 @@ static void check_setting(struct checker *c, struct scope *s, const struct ast *
 		s->description = ck_decode_string(c, item->u.item.patterns.head->u.seq.head, true);
 		return;
 	case SET_APPROVAL:
+		check_approval(c, s, item);
+		return;
 	case SET_SANDBOX: {
-		bool approval = which == SET_APPROVAL;
-		const char *const *values = approval ? ir_approval_names : ir_sandbox_names;
-		_Static_assert(IR_APPROVAL_COUNT == 2 && IR_SANDBOX_COUNT == 2,
-			       "the hint below names two values");
-		if (!only_word(c, item, approval ? "approval ask;" : "sandbox required;"))
+		_Static_assert(IR_SANDBOX_COUNT == 2, "the hint below names two values");
+		if (!only_word(c, item, "sandbox required;"))
 			return;
-		size_t n = approval ? IR_APPROVAL_COUNT : IR_SANDBOX_COUNT;
-		int v = ck_lookup(word->u.tok.text, values, n);
-		if (v < 0) {
-			struct diag *d = ERR(c, &word->loc, "bad-value", "'%s' is not a valid %s value",
-					     word->u.tok.text, name);
-			ck_hint_closest(d, word->u.tok.text, values, n);
-			if (d && !d->hint)
-				diag_hint(d, "%s is %s or %s", name, values[0], values[1]);
-			return;
-		}
-		if (approval && setting_once(c, item, &s->has_approval, &s->approval_loc))
-			s->approval = (enum ir_approval)v;
-		if (!approval && setting_once(c, item, &s->has_sandbox, &s->sandbox_loc))
+		int v = setting_value(c, item, ir_sandbox_names, IR_SANDBOX_COUNT);
+		if (v >= 0 && setting_once(c, item, &s->has_sandbox, &s->sandbox_loc))
 			s->sandbox = (enum ir_sandbox)v;
 		return;
 	}
@@ -372,6 +430,11 @@ static void check_item(struct checker *c, struct scope *s, const struct ast *ite
 		ERR(c, &item->u.item.mod->loc, "syntax",
 		    "'%s' modifies the path of a read or write rule, not '%s'",
 		    item->u.item.mod->u.tok.text, name);
+		return;
+	}
+	if (item->u.item.value && setting != SET_APPROVAL) {
+		ERR(c, &item->u.item.value->loc, "syntax",
+		    "only 'approval console' takes a time, not '%s'", name);
 		return;
 	}
 	if (op >= 0) {

@@ -180,6 +180,9 @@ bool ck_flatten(struct checker *c, struct scope *s, struct scope **chain, size_t
 	out->description = s->description ? xstrdup(s->description) : NULL;
 	out->loc = s->node->loc;
 	out->approval = s->has_approval ? s->approval : parent ? parent->out->approval : IR_APPROVAL_ASK;
+	out->approval_timeout = s->has_approval ? s->approval_timeout
+			      : parent		? parent->out->approval_timeout
+						: 0;
 	out->sandbox = s->has_sandbox ? s->sandbox : parent ? parent->out->sandbox : IR_SANDBOX_REQUIRED;
 	ck_append_rules(out, s->rules, s->nrules, 0);
 	inherit_limits(out, s, parent ? parent->out : NULL);

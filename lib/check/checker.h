@@ -29,6 +29,7 @@ struct scope {
 	struct loc description_loc, approval_loc, sandbox_loc;
 	char *description;
 	enum ir_approval approval;
+	unsigned approval_timeout;
 	enum ir_sandbox sandbox;
 	struct ir_rule *rules;
 	size_t nrules, rules_cap;

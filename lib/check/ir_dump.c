@@ -182,7 +182,10 @@ char *ir_dump_text(const struct srcmgr *sm, const struct ir_preset *p,
 		quote_text(&sb, p->description);
 		sb_addc(&sb, '\n');
 	}
-	sb_addf(&sb, "  approval %s\n", ir_approval_names[p->approval]);
+	if (p->approval == IR_APPROVAL_CONSOLE)
+		sb_addf(&sb, "  approval console %us\n", p->approval_timeout);
+	else
+		sb_addf(&sb, "  approval %s\n", ir_approval_names[p->approval]);
 	sb_addf(&sb, "  sandbox %s\n", ir_sandbox_names[p->sandbox]);
 	for (size_t i = 0; i < v.nprotect; i++) {
 		sb_adds(&sb, "  protect ");
@@ -318,6 +321,8 @@ char *ir_dump_json(const struct srcmgr *sm, const struct ir_preset *p,
 	json_object_set_new(root, "description",
 			    p->description ? json_string(p->description) : json_null());
 	json_object_set_new(root, "approval", json_string(ir_approval_names[p->approval]));
+	if (p->approval == IR_APPROVAL_CONSOLE)
+		json_object_set_new(root, "approval_timeout", json_integer(p->approval_timeout));
 	json_object_set_new(root, "sandbox", json_string(ir_sandbox_names[p->sandbox]));
 
 	arr = json_array();

@@ -678,7 +678,7 @@ struct ev_verdict ev_judge(const cordon_evaluator *ev, const struct target *t, c
 	}
 	effect = r->effect;
 	reason = xstrdup(r->said);
-	if (effect == IR_ASK && t->op == IR_TOOL && ev->preset->approval == IR_APPROVAL_ASK &&
+	if (effect == IR_ASK && t->op == IR_TOOL && ev->preset->approval != IR_APPROVAL_NEVER &&
 	    ev->ctx.value[CTX_SESSION_DIR]) {
 		/* A session grant answers this tool's ask; it never reaches
 		 * another operation, a deny, or a preset that never asks. */

@@ -50,7 +50,7 @@ static int grant_file_name(const char *tool, size_t len, char out[2 * GRANT_NAME
 
 /* The grants directory, opened without following a symlink; with create,
  * made 0700 (the session dir too, when missing). */
-static int open_grants(const char *session_dir, bool create, char **err)
+int grant_dir_open(const char *session_dir, bool create, char **err)
 {
 	char *dir;
 	int fd;
@@ -137,7 +137,7 @@ int cordon_grant_tool(const char *session_dir, const char *tool, const char *act
 		if ((!actor || !*actor) && pw)
 			actor = pw->pw_name;
 	}
-	if ((dfd = open_grants(session_dir, true, err)) < 0)
+	if ((dfd = grant_dir_open(session_dir, true, err)) < 0)
 		return -1;
 	now_rfc3339(when, sizeof(when));
 	o = json_pack("{s:s, s:s?, s:s}", "tool", tool, "actor", actor, "time", when);
@@ -192,7 +192,7 @@ bool grant_lookup(const char *session_dir, const char *tool, size_t len, struct 
 	memset(info, 0, sizeof(*info));
 	if (grant_file_name(tool, len, name, NULL) != 0)
 		return false;
-	if ((dfd = open_grants(session_dir, false, NULL)) < 0)
+	if ((dfd = grant_dir_open(session_dir, false, NULL)) < 0)
 		return false;
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	close(dfd);
@@ -233,7 +233,7 @@ int cordon_revoke_tool(const char *session_dir, const char *tool, size_t *remove
 		*removed = 0;
 	if (grant_file_name(tool, strlen(tool), name, err) != 0)
 		return -1;
-	if ((dfd = open_grants(session_dir, false, err)) < 0) {
+	if ((dfd = grant_dir_open(session_dir, false, err)) < 0) {
 		/* No grants dir: nothing to revoke. */
 		if (errno == ENOENT) {
 			free(*err);
@@ -263,7 +263,7 @@ int cordon_revoke_all(const char *session_dir, size_t *removed, char **err)
 	size_t count = 0;
 	if (removed)
 		*removed = 0;
-	if ((dfd = open_grants(session_dir, false, err)) < 0) {
+	if ((dfd = grant_dir_open(session_dir, false, err)) < 0) {
 		if (errno == ENOENT) {
 			free(*err);
 			*err = NULL;

@@ -18,4 +18,9 @@ struct grant_info {
 bool grant_lookup(const char *session_dir, const char *tool, size_t len, struct grant_info *info);
 void grant_info_free(struct grant_info *info);
 
+/* SESSION_DIR/grants, opened without following a symlink and checked to be
+ * a private directory of this user; with create, made 0700 (the session
+ * dir too).  -1 with *err (err may be NULL) and errno. */
+int grant_dir_open(const char *session_dir, bool create, char **err);
+
 #endif

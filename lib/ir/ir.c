@@ -27,6 +27,7 @@ const char *const ir_effect_names[IR_EFFECT_COUNT] = {
 };
 const char *const ir_approval_names[IR_APPROVAL_COUNT] = {
 	[IR_APPROVAL_ASK] = "ask", [IR_APPROVAL_NEVER] = "never",
+	[IR_APPROVAL_CONSOLE] = "console",
 };
 const char *const ir_sandbox_names[IR_SANDBOX_COUNT] = {
 	[IR_SANDBOX_REQUIRED] = "required", [IR_SANDBOX_NONE] = "none",

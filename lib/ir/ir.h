@@ -24,7 +24,15 @@
 enum ir_op { IR_PROTECT = -1, IR_READ, IR_WRITE, IR_EXEC, IR_NET, IR_TOOL, IR_OP_COUNT };
 /* Ordered by severity: a larger value is more severe. */
 enum ir_effect { IR_ALLOW, IR_ASK, IR_DENY, IR_EFFECT_COUNT };
-enum ir_approval { IR_APPROVAL_ASK, IR_APPROVAL_NEVER, IR_APPROVAL_COUNT };
+/* IR_APPROVAL_CONSOLE: an ask as IR_APPROVAL_ASK, which the hook and
+ * `cordon run` send to the approval console and wait for, at most
+ * approval_timeout seconds (docs/approvals.md, "The console"). */
+enum ir_approval { IR_APPROVAL_ASK, IR_APPROVAL_NEVER, IR_APPROVAL_CONSOLE, IR_APPROVAL_COUNT };
+
+/* `approval console;` without a time waits this long (seconds), and no
+ * longer than the bound. */
+#define IR_CONSOLE_TIMEOUT_DEFAULT 120
+#define IR_CONSOLE_TIMEOUT_MAX 3600
 enum ir_sandbox { IR_SANDBOX_REQUIRED, IR_SANDBOX_NONE, IR_SANDBOX_COUNT };
 /* IR_PAT_OPAQUE: `exec opaque`, the parts of a command that cannot be
  * analysed statically ($CMD, eval, a substitution as the program).
@@ -131,6 +139,7 @@ struct ir_preset {
 	char *parent;        /* or NULL */
 	char *description;   /* or NULL */
 	enum ir_approval approval;
+	unsigned approval_timeout; /* seconds, with IR_APPROVAL_CONSOLE */
 	enum ir_sandbox sandbox;
 	struct loc loc;
 	struct ir_rule *rules;

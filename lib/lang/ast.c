@@ -131,6 +131,8 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 		dump_seq(out, &n->u.item.patterns, depth + 1);
 		ast_dump(out, n->u.item.word, depth + 1);
 		ast_dump(out, n->u.item.reason, depth + 1);
+		if (n->u.item.value)
+			ast_dump(out, n->u.item.value, depth + 1);
 		break;
 	case AST_PRESET:
 	case AST_TEST:

@@ -70,6 +70,7 @@ struct ast {
 			struct ast_seq patterns; /* PATTERN nodes, maybe empty */
 			struct ast *word;      /* IDENT or NULL: the effect of a rule, a setting's value */
 			struct ast *reason;    /* STRING or NULL */
+			struct ast *value;     /* NUMBER, QUANTITY or NULL: a setting's time */
 		} item;
 		struct {
 			struct ast *name;   /* STRING */

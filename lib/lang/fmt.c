@@ -460,6 +460,8 @@ static void put_item(struct fmt *f, const struct ast *s, const struct align *al)
 	} else if (word) {
 		put_tok(f, word->loc, 1);
 	}
+	if (s->u.item.value)
+		put_tok(f, s->u.item.value->loc, 1);
 	if (reason)
 		put_tok(f, reason->loc, 1);
 }

@@ -185,10 +185,15 @@ strings
 	;
 
 /* A rule or a setting:  read "/x" allow "why";  approval ask;  unprotect;
+ * approval console 2m;  (a setting's word and a time)
  * a word before the patterns modifies them:  read exact "/x/a.pem" allow; */
 item
 	: IDENT ';' { $$ = item_node(ps, @$, $1, NULL, NULL, NULL); }
 	| IDENT IDENT ';' { $$ = item_node(ps, @$, $1, NULL, $2, NULL); }
+	| IDENT IDENT NUMBER ';'
+		{ $$ = item_node(ps, @$, $1, NULL, $2, NULL); $$->u.item.value = $3; }
+	| IDENT IDENT QUANTITY ';'
+		{ $$ = item_node(ps, @$, $1, NULL, $2, NULL); $$->u.item.value = $3; }
 	| IDENT patterns ';' { $$ = item_node(ps, @$, $1, &$2, NULL, NULL); }
 	| IDENT patterns IDENT ';' { $$ = item_node(ps, @$, $1, &$2, $3, NULL); }
 	| IDENT patterns IDENT STRING ';' { $$ = item_node(ps, @$, $1, &$2, $3, $4); }

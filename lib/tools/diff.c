@@ -376,16 +376,35 @@ static void diff_limits(struct diff_result *res, struct diff_preset *dp,
 	}
 }
 
+/* never turns every ask into deny; console asks too, but denies when no
+ * console answers in time: ask is the widest. */
+static const int approval_width[IR_APPROVAL_COUNT] = {
+	[IR_APPROVAL_NEVER] = 0, [IR_APPROVAL_CONSOLE] = 1, [IR_APPROVAL_ASK] = 2,
+};
+
+/* The console's time: a person has longer or less long to say yes. */
+static void diff_console_timeout(struct diff_result *res, struct diff_preset *dp, unsigned a,
+				 unsigned b)
+{
+	char old[48], now[48];
+	snprintf(old, sizeof(old), "console %us", a);
+	snprintf(now, sizeof(now), "console %us", b);
+	change_add(res, dp, DIFF_SETTING, b > a ? DIFF_WIDENED : DIFF_NARROWED, "approval", old, now);
+}
+
 static void diff_settings(struct diff_result *res, struct diff_preset *dp,
 			  const struct ir_preset *a, const struct ir_preset *b)
 {
 	diff_text_setting(res, dp, "description", a->description, b->description);
 	diff_text_setting(res, dp, "extends", a->parent, b->parent);
 	if (a->approval != b->approval)
-		/* never turns every ask into deny: ask is the wider one. */
 		change_add(res, dp, DIFF_SETTING,
-			   b->approval == IR_APPROVAL_ASK ? DIFF_WIDENED : DIFF_NARROWED, "approval",
+			   approval_width[b->approval] > approval_width[a->approval] ? DIFF_WIDENED
+										    : DIFF_NARROWED,
+			   "approval",
 			   ir_approval_names[a->approval], ir_approval_names[b->approval]);
+	else if (a->approval_timeout != b->approval_timeout)
+		diff_console_timeout(res, dp, a->approval_timeout, b->approval_timeout);
 	if (a->sandbox != b->sandbox)
 		change_add(res, dp, DIFF_SETTING,
 			   b->sandbox == IR_SANDBOX_NONE ? DIFF_WIDENED : DIFF_NARROWED, "sandbox",

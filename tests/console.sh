@@ -1,0 +1,303 @@
+#!/bin/sh
+# The approval console (cordon serve) and the hook that waits for it: the
+# server's checks with curl (the token on every request, the Host and the
+# Origin, answers by POST alone, with JSON and the token in a header), and
+# real `cordon hook claude` calls under a preset's `approval console`: a
+# yes allows exactly that call, and a deny, a timeout, no console, a
+# console that closes, a replayed answer and an answer for another preview
+# all deny.  A yes for the session covers a second write below the same
+# directory and nothing else.  The setting's syntax, its errors and its
+# layout.  No sandbox is launched here (tests/console-run.sh does).
+. "$srcdir/tests/lib.sh"
+
+if ! command -v curl > /dev/null || ! command -v python3 > /dev/null; then
+	skip "the approval console" "no curl or python3 here"
+	done_testing
+	exit
+fi
+
+H=$tmpdir/home WS=$tmpdir/ws OUT=$tmpdir/out
+mkdir -p "$H" "$WS" "$OUT" "$OUT/sub" "$tmpdir/other"
+export HOME="$H"
+unset CORDON_AUDIT_LOG CLAUDE_PROJECT_DIR
+SD=$H/.cordon/sessions/claude-s-1
+
+policy() { # policy TIME: a preset whose asks go to the console
+	cat > "$tmpdir/p.cordon" << EOF
+cordon 1;
+protect "\${agent_dir}", "\${session_dir}";
+preset "c" {
+  approval console $1;
+  read "/**" allow;
+  write "/dev/null" allow;
+  write "\${workspace}" allow;
+  write "/**" ask;
+  net "*" deny;
+  exec "*" allow;
+}
+default "c";
+EOF
+}
+policy 60s
+
+serve_pid=
+start_console() {
+	: > "$tmpdir/url"
+	"$CORDON" serve > "$tmpdir/url" 2> "$tmpdir/serve.err" &
+	serve_pid=$!
+	i=0
+	while ! grep -q '^http' "$tmpdir/url" && [ $i -lt 400 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	url=$(head -n 1 "$tmpdir/url")
+	port=$(echo "$url" | sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p')
+	token=${url#*token=}
+	base=http://127.0.0.1:$port
+}
+stop_console() {
+	kill "$serve_pid" 2> /dev/null
+	wait "$serve_pid"
+	serve_rc=$?
+}
+trap 'kill $serve_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
+
+# code ARGS...: the HTTP status of curl ARGS (the body in $tmpdir/body).
+code() {
+	curl -s -o "$tmpdir/body" -w '%{http_code}' "$@"
+}
+# post JSON [HEADER...]: an answer as the page sends it.
+post() {
+	body=$1
+	shift
+	code -X POST -H "X-Cordon-Token: $token" -H "Origin: $base" \
+		-H 'Content-Type: application/json' "$@" -d "$body" "$base/api/answer"
+}
+# wait_ask: the first pending ask's id and digest, once there is one.
+wait_ask() {
+	id= digest=
+	i=0
+	while [ $i -lt 400 ]; do
+		curl -s -H "X-Cordon-Token: $token" "$base/api/asks" > "$tmpdir/asks.json"
+		id=$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); print(a[0]["id"] if a else "")' "$tmpdir/asks.json" 2> /dev/null)
+		[ -n "$id" ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
+	digest=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["digest"])' "$tmpdir/asks.json" 2> /dev/null)
+}
+ask_field() { # ask_field EXPR: a Python expression of the first ask (a)
+	python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))[0]; print('"$1"')' "$tmpdir/asks.json"
+}
+# hook_write PATH: Claude Code's Write of PATH, in the background.
+hook_write() {
+	printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"new line\\n"},"tool_use_id":"t"}\n' \
+		"$WS" "$1" > "$tmpdir/event"
+	(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --audit "$tmpdir/audit.log" ${HOOK_ARGS:---timeout 300} \
+		< "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"; echo $? > "$tmpdir/hook.rc") &
+	hook_pid=$!
+}
+hook_done() {
+	wait "$hook_pid"
+	hook_rc=$(cat "$tmpdir/hook.rc")
+	decision=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hookSpecificOutput"]["permissionDecision"])' "$tmpdir/hook.out" 2> /dev/null)
+}
+
+# ---- the server: URL, token file, one console ------------------------------------
+start_console
+case $url in
+http://127.0.0.1:*/?token=*) ok 0 "serve prints its URL with the token first" ;;
+*) ok 1 "serve prints its URL with the token first ($url)" ;;
+esac
+is "${#token}" 64 "the token is 32 random bytes in hex"
+is "$(stat -c %a "$H/.cordon/console/url")" 600 "the URL is kept in a 0600 file"
+is "$(cat "$H/.cordon/console/url")" "$url" "the file holds the URL with its token"
+is "$(stat -c %a "$H/.cordon/console/pending")" 700 "the spool is private"
+"$CORDON" serve > /dev/null 2> "$tmpdir/err2"
+is $? 2 "a second console for the same agent dir is refused"
+grep -q 'already runs' "$tmpdir/err2"
+ok $? "and says a console already runs"
+"$CORDON" serve --listen 0.0.0.0:0 > /dev/null 2> "$tmpdir/err3"
+is $? 2 "--listen beyond loopback is a usage error"
+grep -q 'loopback only' "$tmpdir/err3"
+ok $? "that names loopback"
+"$CORDON" serve --listen 127.0.0.1:http > /dev/null 2>&1
+is $? 2 "--listen with a port that is no number is a usage error"
+
+# ---- every request: token, Host, Origin, method ----------------------------------
+is "$(code "$url")" 200 "the page with the token"
+grep -q 'cordon: approvals' "$tmpdir/body"
+ok $? "is the console's page"
+curl -s -D "$tmpdir/headers" -o /dev/null "$url"
+grep -qi "^content-security-policy: default-src 'none'; script-src 'nonce-" "$tmpdir/headers"
+ok $? "the page runs only its own script (CSP with a nonce)"
+is "$(code "$base/")" 403 "the page without the token is refused"
+is "$(code "$base/?token=$(echo "$token" | tr 0-9a-f a-f0-9)")" 403 "the page with a wrong token of the same length is refused"
+is "$(code "$base/api/asks")" 403 "the asks without the token are refused"
+is "$(code -H "X-Cordon-Token: x$token" "$base/api/asks")" 403 "the asks with a longer token are refused"
+is "$(code "$base/api/asks?token=$token")" 403 "the asks take the token only in the header"
+is "$(code -H "X-Cordon-Token: $token" "$base/api/asks")" 200 "the asks with the token"
+is "$(cat "$tmpdir/body")" "[]" "none is pending"
+# The ask of a hook killed while it waited, long expired.
+stale=$H/.cordon/console/pending/0123456789abcdef0123456789abcdef.json
+(umask 077 && echo '{"id":"0123456789abcdef0123456789abcdef","digest":"d","created":1,"expires":2}' > "$stale")
+is "$(code -H "X-Cordon-Token: $token" "$base/api/asks")" 200 "an expired ask"
+is "$(cat "$tmpdir/body")" "[]" "is not listed"
+[ ! -e "$stale" ]
+ok $? "and is swept from the spool"
+is "$(code -H "Host: attacker.example:$port" "$url")" 421 "a Host that is a name (DNS rebinding) is refused"
+is "$(code -H "Host: localhost:$port" "$url")" 421 "so is localhost"
+is "$(code -H "Host: 127.0.0.1:1" "$url")" 421 "and another port"
+is "$(code -H "X-Cordon-Token: $token" -H 'Origin: http://attacker.example' "$base/api/asks")" 403 "a request from another Origin is refused"
+is "$(code -H "X-Cordon-Token: $token" -H 'Sec-Fetch-Site: cross-site' "$base/api/asks")" 403 "a cross-site fetch is refused"
+is "$(code -H "X-Cordon-Token: $token" "$base/api/answer?id=x&answer=once")" 405 "an answer by GET is refused"
+is "$(code "$base/nothing")" 404 "an unknown page is 404"
+is "$(code -X POST -H "X-Cordon-Token: $token" -H 'Origin: http://attacker.example' -H 'Content-Type: application/json' -d '{}' "$base/api/answer")" 403 "an answer from another Origin is refused"
+is "$(code -X POST -H "X-Cordon-Token: $token" -H 'Content-Type: application/json' -d '{}' "$base/api/answer")" 403 "an answer without an Origin is refused"
+is "$(code -X POST -H "Origin: $base" -H 'Content-Type: application/json' -d '{}' "$base/api/answer")" 403 "an answer without the token is refused"
+is "$(code -X POST -H "X-Cordon-Token: $token" -H "Origin: $base" -H 'Content-Type: application/x-www-form-urlencoded' -d 'id=x' "$base/api/answer")" 415 "an answer as a form is refused"
+
+# ---- a yes allows exactly that call ------------------------------------------------
+printf 'old line\n' > "$OUT/a.txt"
+hook_write "$OUT/a.txt"
+wait_ask
+ok "$([ -n "$id" ]; echo $?)" "the hook's ask is pending in the console"
+is "$(ask_field 'a["agent"], a["session"], a["tool"], a["workspace"]')" "claude s-1 Write $WS" "with the agent, session, tool and workspace"
+is "$(ask_field '[(o["decision"], o["op"], o["target"]) for o in a["ops"]]')" "[('ask', 'write', '$OUT/a.txt')]" "with its operations and decisions"
+is "$(ask_field 'a["ops"][0]["rule"]')" "$tmpdir/p.cordon:8:3" "with the deciding rule"
+ask_field 'a["diff"]' 2> /dev/null | grep -q '^+new line$'
+ok $? "with the diff of the write"
+is "$(post "{\"id\":\"$id\",\"digest\":\"0$digest\",\"answer\":\"once\"}")" 412 "an answer for another preview is refused"
+is "$(post "{\"id\":\"$id\",\"digest\":\"$digest\",\"answer\":\"yes\"}")" 400 "an answer that is not once, deny or session is refused"
+is "$(post "{\"id\":\"$id\",\"digest\":\"$digest\",\"answer\":\"once\"}")" 200 "approve once"
+hook_done
+is "$hook_rc" 0 "the hook answers"
+is "$decision" allow "and allows the call"
+grep -q 'approved by console' "$tmpdir/hook.out"
+ok $? "saying the console approved it"
+is "$(post "{\"id\":\"$id\",\"digest\":\"$digest\",\"answer\":\"once\"}")" 404 "the same answer again is refused (replay)"
+is "$(ls "$H/.cordon/console/pending" "$H/.cordon/console/answers" | grep -c json)" 0 "the ask and its answer are gone"
+grep -q '"actor":"console".*"outcome":"approved"' "$tmpdir/audit.log"
+ok $? "the audit record names the console as the actor"
+
+# ---- a deny, a second answer -------------------------------------------------------
+hook_write "$OUT/a.txt"
+wait_ask
+is "$(post "{\"id\":\"$id\",\"digest\":\"$digest\",\"answer\":\"deny\"}")" 200 "deny"
+# Refused as answered (409), or as gone once the hook took the deny (404).
+case $(post "{\"id\":\"$id\",\"digest\":\"$digest\",\"answer\":\"once\"}") in
+409 | 404) ok 0 "a yes after the deny is refused" ;;
+*) ok 1 "a yes after the deny is refused" ;;
+esac
+hook_done
+is "$decision" deny "the hook denies"
+grep -q 'denied by console' "$tmpdir/hook.out"
+ok $? "saying the console denied it"
+grep -q '"actor":"console".*"outcome":"denied"' "$tmpdir/audit.log"
+ok $? "the denial is audited with its actor"
+
+# ---- for the session -------------------------------------------------------------
+hook_write "$OUT/sub/one.txt"
+wait_ask
+is "$(post "{\"id\":\"$id\",\"digest\":\"$digest\",\"answer\":\"session\"}")" 200 "approve for the session"
+hook_done
+is "$decision" allow "the hook allows the call"
+grep -q '"outcome":"granted-session"' "$tmpdir/audit.log"
+ok $? "the session grant is audited"
+ls "$SD/grants" | grep -q '^effect-'
+ok $? "the grant is kept in the session's grants"
+stop_console
+is "$serve_rc" 0 "the console stops on SIGTERM"
+hook_write "$OUT/sub/two.txt"
+hook_done
+is "$decision" allow "a second write below the same directory is allowed without asking"
+grep -q 'approved by session-grant' "$tmpdir/hook.out"
+ok $? "by the session grant"
+hook_write "$tmpdir/other/x.txt"
+hook_done
+is "$decision" deny "a write elsewhere still asks (and no console runs: deny)"
+grep -q 'no approval console runs' "$tmpdir/hook.out"
+ok $? "saying no console runs"
+"$CORDON" grants --context session_dir="$SD" > "$tmpdir/grants.out"
+is $? 0 "cordon grants lists the session's grants"
+is "$(cut -f1,2 "$tmpdir/grants.out")" "$(printf 'write-under %s	console' "$OUT/sub")" "the write below the directory, granted by the console"
+hook_write "$SD/grants/forged"
+hook_done
+is "$decision" deny "the session dir stays protected"
+
+# ---- a console that closes, a timeout ---------------------------------------------
+start_console
+hook_write "$OUT/a.txt"
+wait_ask
+stop_console
+hook_done
+is "$decision" deny "a console that closes while the hook waits: deny"
+grep -q 'closed before it answered' "$tmpdir/hook.out"
+ok $? "saying the console closed"
+start_console
+HOOK_ARGS="--timeout 3"
+hook_write "$OUT/a.txt"
+hook_done
+HOOK_ARGS=
+is "$decision" deny "the hook's own --timeout bounds the wait too: deny before it"
+grep -q 'no answer from the approval console within 1 s' "$tmpdir/hook.out"
+ok $? "saying the time ran out (--timeout 3, less 2 s)"
+policy 1s
+hook_write "$OUT/a.txt"
+hook_done
+is "$decision" deny "no answer in the policy's time: deny"
+grep -q 'no answer from the approval console within 1 s' "$tmpdir/hook.out"
+ok $? "saying the time ran out"
+is "$(ls "$H/.cordon/console/pending" | grep -c json)" 0 "the ask is withdrawn"
+
+# ---- a shell command: the same single-use approval the terminal mints --------------
+policy 60s
+printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo x > %s/b.txt"},"tool_use_id":"t"}\n' \
+	"$WS" "$OUT" > "$tmpdir/event"
+(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --timeout 300 < "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"
+echo $? > "$tmpdir/hook.rc") &
+hook_pid=$!
+wait_ask
+is "$(post "{\"id\":\"$id\",\"digest\":\"$digest\",\"answer\":\"once\"}")" 200 "approve a shell command once"
+hook_done
+is "$decision" allow "the hook allows it"
+cmd=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hookSpecificOutput"]["updatedInput"]["command"])' "$tmpdir/hook.out")
+approval=$(echo "$cmd" | sed -n 's/.* --approval \([0-9a-f]*\) .*/\1/p')
+is "${#approval}" 32 "rewritten to consume a single-use approval"
+ls "$SD/approvals" | grep -q "$approval"
+ok $? "kept in the session's approvals, as cordon approve exec keeps it"
+stop_console
+
+# ---- the setting --------------------------------------------------------------------
+cat > "$tmpdir/bad.cordon" << 'EOF'
+cordon 1;
+preset "a" { approval never 5; read "/**" allow; }
+preset "b" { approval consol; read "/**" allow; }
+preset "c" { approval console 2d; read "/**" allow; }
+preset "d" { approval console 2h; read "/**" allow; }
+preset "e" { sandbox required 3; read "/**" allow; }
+EOF
+"$CORDON" check "$tmpdir/bad.cordon" > "$tmpdir/check.out" 2>&1
+is $? 1 "bad console settings are errors"
+for want in "2:29: error: only 'approval console' takes a time, not 'approval never'" \
+	"did you mean 'console'?" "4:31: error: '2d' is not a time" "5:31: error: '2h' is not a time" \
+	"6:31: error: only 'approval console' takes a time, not 'sandbox'"; do
+	grep -qF "$want" "$tmpdir/check.out"
+	ok $? "check: $want"
+done
+printf 'cordon 1;\npreset "a" {\n  approval   console   2m ;\n  read "/**" allow;\n}\n' > "$tmpdir/fmt.cordon"
+is "$("$CORDON" fmt "$tmpdir/fmt.cordon" | sed -n 3p)" "  approval console 2m;" "fmt lays out the setting with its time"
+"$CORDON" compile -p "$tmpdir/fmt.cordon" --preset a --emit ir | grep -q '^  approval console 120s$'
+ok $? "the IR says the time in seconds"
+"$CORDON" compile -p "$tmpdir/fmt.cordon" --preset a --emit json | grep -q '"approval_timeout": 120'
+ok $? "and so does its JSON"
+sed 's/approval   console   2m ;/approval console 10m;/' "$tmpdir/fmt.cordon" > "$tmpdir/fmt2.cordon"
+"$CORDON" diff "$tmpdir/fmt.cordon" "$tmpdir/fmt2.cordon" > "$tmpdir/diff.out"
+grep -q 'approval: console 120s -> console 600s  (widened)' "$tmpdir/diff.out"
+ok $? "diff: a longer time to answer widens"
+sed 's/approval   console   2m ;/approval ask;/' "$tmpdir/fmt.cordon" > "$tmpdir/fmt3.cordon"
+"$CORDON" diff "$tmpdir/fmt.cordon" "$tmpdir/fmt3.cordon" > "$tmpdir/diff.out"
+grep -q 'approval: console -> ask  (widened)' "$tmpdir/diff.out"
+ok $? "diff: ask is wider than console (which denies when no console answers)"
+
+done_testing
