@@ -117,7 +117,6 @@ lib/check/check_program.c check_body
 lib/check/check_test.c ck_test_block
 lib/decide/command.c add_path_word
 lib/decide/command.c analyse_cmd
-lib/decide/command_spec.c ca_read_spec
 lib/decide/command_spec.c role_word
 lib/decide/eval.c evaluate_one
 lib/host/approval_exec.c grant_of
