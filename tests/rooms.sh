@@ -113,7 +113,6 @@ cli/cmd_eval.c stream_request_parse
 cli/cmd_hook.c cmd_hook
 cli/cmd_run.c cmd_run
 lib/base/canon.c walk
-lib/check/check_program.c check_body
 lib/check/check_test.c ck_test_block
 lib/decide/command.c add_path_word
 lib/decide/command.c analyse_cmd
