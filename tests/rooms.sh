@@ -121,7 +121,6 @@ lib/decide/eval.c evaluate_one
 lib/host/approval_exec.c grant_of
 lib/ir/match.c matcher_build_host
 lib/lower/lower.c lower_input_build_granted
-lib/lower/lower_bwrap.c plan_build
 lib/lower/lower_landlock.c lower_landlock_text
 lib/shell/shell_lex.c shell_lex_word
 lib/shell/shell_resolve.c handle_git
