@@ -544,6 +544,213 @@ static void handle_tmux(struct split *sp, struct shell_cmd *cmd, const struct ct
 	emit_words(sp, cmd, c, cmd->words + j, n - j, wl, 0, dir);
 }
 
+/* pipx run PKG, pnpm dlx PKG, uv tool run PKG: a subcommand that runs a
+ * downloaded program is opaque.  uv run [OPTIONS] CMD...: CMD runs as a
+ * wrapper's would; an option this table does not know makes it opaque.
+ * Returns whether CMD is unwrapped further (*i moved to it). */
+static bool handle_runner2(struct split *sp, struct shell_cmd *cmd, const struct wrapper_spec *ws,
+			   size_t *i, struct wlist *wl)
+{
+	size_t n = cmd->nwords;
+	const char *sub = *i + 1 < n ? cmd->words[*i + 1]->lit : NULL;
+	if (sub && sp_in_list(ws->sub, sub, strlen(sub))) {
+		cmd->flags |= SHELL_CMD_DOWNLOADS;
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s %s runs a downloaded program",
+					     ws->name, sub));
+		return false;
+	}
+	if (!sub || !sp_in_list(ws->local, sub, strlen(sub)))
+		return false;
+	size_t k = *i + 2;
+	while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-') {
+		const char *w = cmd->words[k]->lit;
+		if (!strcmp(w, "--")) {
+			k++;
+			break;
+		}
+		bool arg = (w[1] != '-' && w[1] && !w[2] && ws->args && strchr(ws->args, w[1])) ||
+			   sp_in_list(ws->long_args, w, strlen(w));
+		if (!arg) {
+			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of %s %s", w,
+						     ws->name, sub));
+			return false;
+		}
+		k += 2;
+	}
+	if (k >= n || !cmd->words[k]->lit)
+		return false;
+	sp_wlist_add(sp, wl, cmd, *i, k);
+	*i = k;
+	return true;
+}
+
+/* eval WORDS: their text runs in the shell eval runs in, whose
+ * directory is *cwd; here: that is the current shell, whose directory
+ * the text may move (else it moves a copy). */
+static void handle_eval(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+			struct wlist *wl, const char **cwd, bool here)
+{
+	const char *cw = *cwd;
+	sp_wlist_add(sp, wl, cmd, i, i + 1);
+	string_words(sp, cmd, c, i + 1, cmd->nwords, wl, true, here ? cwd : &cw);
+	wl->n--;
+}
+
+/* trap [--] ACTION SIGNAL...: ACTION runs later, in this shell, from a
+ * directory not known here. */
+static void handle_trap(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+			struct wlist *wl)
+{
+	size_t n = cmd->nwords;
+	size_t k = i + 1 < n && word_is(cmd->words[i + 1], "--") ? i + 2 : i + 1;
+	const char *none = NULL;
+	if (n - k >= 2 && !word_is(cmd->words[k], "-")) {
+		sp_wlist_add(sp, wl, cmd, i, i + 1);
+		string_words(sp, cmd, c, k, k + 1, wl, false, &none);
+		wl->n--;
+	}
+}
+
+/* su ... -c CMD, script -c CMD: CMD is a shell string; without -c a
+ * shell starts. */
+static void handle_su(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+		      struct wlist *wl, const struct wrapper_spec *ws)
+{
+	size_t n = cmd->nwords, k = i + 1;
+	while (k < n && !word_is(cmd->words[k], "-c") && !word_is(cmd->words[k], "--command"))
+		k++;
+	sp_wlist_add(sp, wl, cmd, i, k < n ? k + 1 : n);
+	if (k + 1 >= n)
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s without -c starts a shell", ws->name));
+	else
+		option_string(sp, cmd, c, k + 1, wl);
+	wl->n--;
+}
+
+/* Does watch, whose options are words[i+1..next), run its arguments as
+ * a command (-x, --exec) rather than with sh -c? */
+static bool watch_execs(const struct shell_cmd *cmd, size_t i, size_t next)
+{
+	bool exec = false;
+	for (size_t k = i + 1; k < next; k++) {
+		const char *w = cmd->words[k]->lit;
+		exec = exec || (w && w[0] == '-' && w[1] != '-' && strchr(w, 'x')) ||
+		       (w && !strcmp(w, "--exec"));
+	}
+	return exec;
+}
+
+/* A wrapper read by its options (env, nice, sudo, xargs, watch, flock,
+ * ...): where the command it runs starts, and the directory it runs in.
+ * Returns whether that command is unwrapped further (*i moved to it). */
+static bool handle_options(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			   const struct wrapper_spec *ws, size_t *i, struct wlist *wl)
+{
+	size_t n = cmd->nwords;
+	struct opts o;
+	sp_parse_opts(ws, cmd, *i, &o);
+	if (o.bad) {
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of %s", o.bad,
+					     ws->name));
+		return false;
+	}
+	if (o.split) {
+		sp_set_opaque(cmd, "env -S splits a string into a command");
+		return false;
+	}
+	if (o.shell && o.next >= n && !o.stop)
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s starts a shell", cmd->words[*i]->lit));
+	if (ws->kind == W_XARGS && !o.stop && o.next >= n) {
+		/* xargs without a command runs echo with the words it reads. */
+		struct shell_cmd *echo = sp_emit_text(sp, c, cmd->cwd, "echo", cmd->start, cmd->end);
+		echo->prog = "echo";
+		echo->flags |= SHELL_CMD_EXTRA_ARGS;
+	}
+	if (o.stop || o.next >= n)
+		return false;
+	if (ws->kind == W_WATCH && !watch_execs(cmd, *i, o.next)) {
+		/* watch runs its arguments with sh -c, unless -x. */
+		const char *cw = cmd->cwd;
+		sp_wlist_add(sp, wl, cmd, *i, o.next);
+		string_words(sp, cmd, c, o.next, n, wl, false, &cw);
+		wl->n--;
+		return false;
+	}
+	if (ws->kind == W_FLOCK && (word_is(cmd->words[o.next], "-c") ||
+				    word_is(cmd->words[o.next], "--command"))) {
+		sp_wlist_add(sp, wl, cmd, *i, o.next + 1);
+		option_string(sp, cmd, c, o.next + 1, wl);
+		wl->n--;
+		return false;
+	}
+	if (o.chdir && o.dirword)
+		cmd->cwd = sp_cwd_join(sp, cmd->cwd, o.dirword, false);
+	else if (o.chdir)
+		cmd->cwd = o.dir ? sp_cwd_add(sp, cmd->cwd, o.dir, false, false) : NULL;
+	if (ws->lost_cwd)
+		cmd->cwd = NULL;
+	if (ws->kind == W_XARGS)
+		cmd->flags |= SHELL_CMD_EXTRA_ARGS;
+	sp_wlist_add(sp, wl, cmd, *i, o.next);
+	*i = o.next;
+	return true;
+}
+
+/* The wrapper ws at words[*i], by its kind.  here: whether it runs in
+ * the current shell, whose directory is *cwd.  Returns whether the
+ * command it runs is unwrapped further (*i moved to it); false: cmd's
+ * own command starts at *i, or it is dealt with (nested commands,
+ * opaque). */
+static bool resolve_wrapper(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			    const struct wrapper_spec *ws, size_t *i, struct wlist *wl,
+			    const char **cwd, bool here)
+{
+	size_t keep = wl->n;
+	switch (ws->kind) {
+	case W_FIND:
+		handle_find(sp, cmd, c, *i, wl);
+		return false;
+	case W_GIT:
+	case W_SHELL:
+	case W_TMUX:
+		/* The nested commands have these as a wrapper, cmd not. */
+		if (ws->kind == W_GIT)
+			handle_git(sp, cmd, c, *i, wl);
+		else if (ws->kind == W_SHELL)
+			handle_shell(sp, cmd, c, *i, wl);
+		else
+			handle_tmux(sp, cmd, c, *i, wl);
+		wl->n = keep;
+		return false;
+	case W_FOREIGN:
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s commands are not analysed", ws->name));
+		return false;
+	case W_RUNNER:
+		cmd->flags |= SHELL_CMD_DOWNLOADS;
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s runs a downloaded program", ws->name));
+		return false;
+	case W_RUNNER2:
+		return handle_runner2(sp, cmd, ws, i, wl);
+	case W_EVAL:
+		handle_eval(sp, cmd, c, *i, wl, cwd, here);
+		return false;
+	case W_TRAP:
+		handle_trap(sp, cmd, c, *i, wl);
+		return false;
+	case W_SOURCE:
+		if (*i + 1 < cmd->nwords && !cmd->words[*i + 1]->lit)
+			sp_set_opaque(cmd, "the sourced file name is not static");
+		if (here)
+			*cwd = NULL;
+		return false;
+	case W_SU:
+		handle_su(sp, cmd, c, *i, wl, ws);
+		return false;
+	default:
+		return handle_options(sp, cmd, c, ws, i, wl);
+	}
+}
+
 /* Unwrap the wrappers of cmd and deal with what it runs.  *cwd is the
  * directory of the shell cmd runs in, moved by cd, eval and the like. */
 void sp_resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
@@ -569,174 +776,16 @@ void sp_resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
 		bool here = in_shell;
 		if (ws->kind != W_COMMAND && ws->kind != W_BUILTIN)
 			in_shell = false;
-		switch (ws->kind) {
-		case W_FIND:
-			handle_find(sp, cmd, c, i, &wl);
-			goto done;
-		case W_GIT:
-		case W_SHELL: {
-			/* The nested commands have these as a wrapper, cmd not. */
-			size_t keep = wl.n;
-			if (ws->kind == W_GIT)
-				handle_git(sp, cmd, c, i, &wl);
-			else
-				handle_shell(sp, cmd, c, i, &wl);
-			wl.n = keep;
-			goto done;
-		}
-		case W_FOREIGN:
-			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s commands are not analysed", ws->name));
-			goto done;
-		case W_RUNNER:
-			cmd->flags |= SHELL_CMD_DOWNLOADS;
-			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s runs a downloaded program", ws->name));
-			goto done;
-		case W_RUNNER2: {
-			const char *sub = i + 1 < n ? cmd->words[i + 1]->lit : NULL;
-			if (sub && sp_in_list(ws->sub, sub, strlen(sub))) {
-				cmd->flags |= SHELL_CMD_DOWNLOADS;
-				sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s %s runs a downloaded program",
-							     ws->name, sub));
-				goto done;
-			}
-			if (!sub || !sp_in_list(ws->local, sub, strlen(sub)))
-				goto done;
-			/* uv run [OPTIONS] CMD...: CMD runs as a wrapper's would; an
-			 * option this table does not know makes it opaque. */
-			size_t k = i + 2;
-			while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-') {
-				const char *w = cmd->words[k]->lit;
-				if (!strcmp(w, "--")) {
-					k++;
-					break;
-				}
-				bool arg = (w[1] != '-' && w[1] && !w[2] && ws->args &&
-					    strchr(ws->args, w[1])) ||
-					   sp_in_list(ws->long_args, w, strlen(w));
-				if (!arg) {
-					sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of %s %s",
-								     w, ws->name, sub));
-					goto done;
-				}
-				k += 2;
-			}
-			if (k >= n || !cmd->words[k]->lit)
-				goto done;
-			sp_wlist_add(sp, &wl, cmd, i, k);
-			i = k;
-			continue;
-		}
-		case W_EVAL: {
-			const char *cw = *cwd;
-			sp_wlist_add(sp, &wl, cmd, i, i + 1);
-			string_words(sp, cmd, c, i + 1, n, &wl, true, here ? cwd : &cw);
-			wl.n--;
-			goto done;
-		}
-		case W_TRAP: {
-			/* trap [--] ACTION SIGNAL...: ACTION runs later, in this
-			 * shell, from a directory not known here. */
-			size_t k = i + 1 < n && word_is(cmd->words[i + 1], "--") ? i + 2 : i + 1;
-			const char *none = NULL;
-			if (n - k >= 2 && !word_is(cmd->words[k], "-")) {
-				sp_wlist_add(sp, &wl, cmd, i, i + 1);
-				string_words(sp, cmd, c, k, k + 1, &wl, false, &none);
-				wl.n--;
-			}
-			goto done;
-		}
-		case W_SOURCE:
-			if (i + 1 < n && !cmd->words[i + 1]->lit)
-				sp_set_opaque(cmd, "the sourced file name is not static");
-			if (here)
-				*cwd = NULL;
-			goto done;
-		case W_TMUX: {
-			size_t keep = wl.n;
-			handle_tmux(sp, cmd, c, i, &wl);
-			wl.n = keep;
-			goto done;
-		}
-		case W_SU: {
-			size_t k = i + 1;
-			while (k < n && !word_is(cmd->words[k], "-c") &&
-			       !word_is(cmd->words[k], "--command"))
-				k++;
-			sp_wlist_add(sp, &wl, cmd, i, k < n ? k + 1 : n);
-			if (k + 1 >= n)
-				sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s without -c starts a shell",
-							     ws->name));
-			else
-				option_string(sp, cmd, c, k + 1, &wl);
-			wl.n--;
-			goto done;
-		}
-		default:
+		if (!resolve_wrapper(sp, cmd, c, ws, &i, &wl, cwd, here))
 			break;
-		}
-		struct opts o;
-		sp_parse_opts(ws, cmd, i, &o);
-		if (o.bad) {
-			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of %s", o.bad,
-						     ws->name));
-			break;
-		}
-		if (o.split) {
-			sp_set_opaque(cmd, "env -S splits a string into a command");
-			break;
-		}
-		if (o.shell && o.next >= n && !o.stop)
-			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s starts a shell", name));
-		if (ws->kind == W_XARGS && !o.stop && o.next >= n) {
-			/* xargs without a command runs echo with the words it reads. */
-			struct shell_cmd *echo =
-				sp_emit_text(sp, c, cmd->cwd, "echo", cmd->start, cmd->end);
-			echo->prog = "echo";
-			echo->flags |= SHELL_CMD_EXTRA_ARGS;
-		}
-		if (o.stop || o.next >= n)
-			break;
-		if (ws->kind == W_WATCH) {
-			/* watch runs its arguments with sh -c, unless -x. */
-			bool exec = false;
-			for (size_t k = i + 1; k < o.next; k++) {
-				const char *w = cmd->words[k]->lit;
-				exec = exec || (w && w[0] == '-' && w[1] != '-' && strchr(w, 'x')) ||
-				       (w && !strcmp(w, "--exec"));
-			}
-			if (!exec) {
-				const char *cw = cmd->cwd;
-				sp_wlist_add(sp, &wl, cmd, i, o.next);
-				string_words(sp, cmd, c, o.next, n, &wl, false, &cw);
-				wl.n--;
-				break;
-			}
-		}
-		if (ws->kind == W_FLOCK && (word_is(cmd->words[o.next], "-c") ||
-					    word_is(cmd->words[o.next], "--command"))) {
-			sp_wlist_add(sp, &wl, cmd, i, o.next + 1);
-			option_string(sp, cmd, c, o.next + 1, &wl);
-			wl.n--;
-			break;
-		}
-		if (o.chdir && o.dirword)
-			cmd->cwd = sp_cwd_join(sp, cmd->cwd, o.dirword, false);
-		else if (o.chdir)
-			cmd->cwd = o.dir ? sp_cwd_add(sp, cmd->cwd, o.dir, false, false) : NULL;
-		if (ws->lost_cwd)
-			cmd->cwd = NULL;
-		if (ws->kind == W_XARGS)
-			cmd->flags |= SHELL_CMD_EXTRA_ARGS;
-		sp_wlist_add(sp, &wl, cmd, i, o.next);
-		i = o.next;
 	}
-done:
 	cmd->argi = i < n ? i : n;
 	cmd->prog = i < n ? cmd->words[i]->lit : NULL;
 	cmd->wrappers = wl.v;
 	cmd->nwrappers = wl.n;
 	if (!in_shell)
 		return;
+	/* What the command does to the shell's directory. */
 	if (cmd->flags & SHELL_CMD_OPAQUE) {
 		*cwd = NULL;
 	} else if (cmd->prog && !strchr(cmd->prog, '/')) {
