@@ -116,7 +116,6 @@ lib/base/canon.c walk
 lib/check/check_test.c ck_test_block
 lib/decide/command.c add_path_word
 lib/decide/command.c analyse_cmd
-lib/decide/command_spec.c role_word
 lib/decide/eval.c evaluate_one
 lib/host/approval_exec.c grant_of
 lib/ir/match.c matcher_build_host

@@ -258,71 +258,140 @@ static const char *data_file(struct reading *r, const char *v)
 }
 
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
+		      const char *what);
+
+/* A word with {} of a command find -exec runs: the paths find passes,
+ * narrowed to its starting points where they can be, else anywhere,
+ * known only at run time.  Returns whether it was one. */
+static bool find_exec_word(struct reading *r, const struct shell_word *w, enum ir_role role,
+			   const char *what)
+{
+	const char *v = shell_word_static(w);
+	if (!v || !strstr(v, "{}"))
+		return false;
+	if (find_args(r, w, role, what))
+		return true;
+	if (role == ROLE_NONE || role == ROLE_ARG)
+		return false;
+	/* {} inside a word, or paths that cannot be narrowed. */
+	struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
+	struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start, .end = w->end };
+	role_word(r, &sw, role, what);
+	return true;
+}
+
+/* A value in the role `data`: the file it names is read; a value known
+ * only at run time may name a file: a read too. */
+static void data_word(struct reading *r, const struct shell_word *w, const char *what)
+{
+	const char *v = shell_word_static(w);
+	const char *file = v ? data_file(r, v) : NULL;
+	struct shell_part part = { .kind = SHELL_PART_LIT, .text = file,
+				   .start = w->start, .end = w->end };
+	struct shell_word sw = { .parts = &part, .nparts = 1, .lit = file,
+				 .start = w->start, .end = w->end };
+	if (!v || file)
+		role_word(r, v ? &sw : w, ROLE_READ, what);
+}
+
+/* A path read, written or deleted (role), recursive as the options say;
+ * a listing or a dry run writes and deletes nothing. */
+static void path_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
 {
 	char detail[160];
-	const char *v;
-	if (r->c->flags & SHELL_CMD_FIND_EXEC) {
-		v = shell_word_static(w);
-		if (v && strstr(v, "{}") && find_args(r, w, role, what))
-			return;
-		if (v && strstr(v, "{}") && role != ROLE_NONE && role != ROLE_ARG) {
-			/* {} inside a word, or paths that cannot be narrowed:
-			 * anywhere, known only at run time. */
-			struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
-			struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start,
-						 .end = w->end };
-			w = &sw;
-			role_word(r, w, role, what);
-			return;
-		}
+	bool read = role == ROLE_READ || role == ROLE_SCRIPTFILE;
+	bool tree = r->recursive && role != ROLE_SCRIPTFILE;
+	if (!read && r->lists)
+		return;
+	ca_join(detail, sizeof(detail),
+		read ? "read" : role == ROLE_WRITE ? "write" : "delete", tree ? ", recursive" : "",
+		" (", r->prog, what, ")", (char *)NULL);
+	ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, read ? IR_READ : IR_WRITE, tree,
+		    detail);
+}
+
+/* A host the program contacts: the word's host, or one known only at
+ * run time. */
+static void net_word(struct reading *r, const struct shell_word *w, const char *what)
+{
+	char detail[160];
+	const char *v = shell_word_static(w);
+	ca_join(detail, sizeof(detail), "network (", r->prog, what, ")", (char *)NULL);
+	char *h = v ? ca_host_of(v) : NULL;
+	ca_add_net(r->out, r->c, h, ca_word_source(r->out, r->text, w), detail);
+	free(h);
+}
+
+/* A refspec of git push: +SRC:DST forces the update of DST; :DST
+ * (nothing pushed) deletes it. */
+static void refspec_word(struct reading *r, const struct shell_word *w)
+{
+	const char *v = shell_word_static(w);
+	if (v && v[0] == '+')
+		add_rewrite(r, "--force", v);
+	else if (v && v[0] == ':' && v[1])
+		add_rewrite(r, "--delete", v);
+}
+
+/* A file of code the program runs: read, and what the code does is not
+ * seen here ("-": the code comes from stdin). */
+static void run_word(struct reading *r, const struct shell_word *w, const char *what)
+{
+	char detail[160];
+	r->opaque = true;
+	const char *v = shell_word_static(w);
+	if (v && strcmp(v, "-") == 0)
+		return;
+	ca_join(detail, sizeof(detail), "read (", r->prog, what, ", the code it runs)",
+		(char *)NULL);
+	ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
+}
+
+/* The directory the program works in (ROLE_CWD) or extracts into
+ * (ROLE_INTO): NULL when the word is known only at run time. */
+static void dir_word(struct reading *r, const struct shell_word *w, enum ir_role role)
+{
+	char *d = dir_value(r->env, w);
+	char *nd = NULL;
+	if (d && d[0] == '/') {
+		nd = canon_lexical(d);
+	} else if (d && r->dir) {
+		char *j = xasprintf("%s/%s", r->dir, d);
+		nd = canon_lexical(j);
+		free(j);
 	}
+	free(d);
+	if (role == ROLE_CWD) {
+		free(r->dir);
+		r->dir = nd;
+	} else {
+		free(r->into);
+		r->into = nd;
+		r->into_set = true;
+	}
+}
+
+static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
+		      const char *what)
+{
+	if ((r->c->flags & SHELL_CMD_FIND_EXEC) && find_exec_word(r, w, role, what))
+		return;
 	if (r->remote && (role == ROLE_READ || role == ROLE_WRITE || role == ROLE_DELETE) &&
 	    remote_operand(shell_word_static(w)))
 		role = ROLE_NET; /* a path on another host: a contact of that host */
-	if (role == ROLE_DATA) {
-		/* A value known only at run time may name a file: a read. */
-		v = shell_word_static(w);
-		const char *file = v ? data_file(r, v) : NULL;
-		struct shell_part part = { .kind = SHELL_PART_LIT, .text = file,
-					   .start = w->start, .end = w->end };
-		struct shell_word sw = { .parts = &part, .nparts = 1, .lit = file,
-					 .start = w->start, .end = w->end };
-		if (!v || file)
-			role_word(r, v ? &sw : w, ROLE_READ, what);
-		return;
-	}
 	switch (role) {
+	case ROLE_DATA:
+		data_word(r, w, what);
+		break;
 	case ROLE_READ:
 	case ROLE_SCRIPTFILE:
-		ca_join(detail, sizeof(detail), "read",
-			r->recursive && role == ROLE_READ ? ", recursive" : "", " (", r->prog, what, ")",
-			(char *)NULL);
-		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ,
-			 r->recursive && role == ROLE_READ, detail);
-		break;
 	case ROLE_WRITE:
-		if (r->lists)
-			break; /* a listing or a dry run writes nothing */
-		ca_join(detail, sizeof(detail), "write", r->recursive ? ", recursive" : "", " (",
-			r->prog, what, ")", (char *)NULL);
-		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
-		break;
 	case ROLE_DELETE:
-		if (r->lists)
-			break;
-		ca_join(detail, sizeof(detail), "delete", r->recursive ? ", recursive" : "", " (",
-			r->prog, what, ")", (char *)NULL);
-		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
+		path_word(r, w, role, what);
 		break;
 	case ROLE_NET:
-		v = shell_word_static(w);
-		ca_join(detail, sizeof(detail), "network (", r->prog, what, ")", (char *)NULL);
-		{
-			char *h = v ? ca_host_of(v) : NULL;
-			ca_add_net(r->out, r->c, h, ca_word_source(r->out, r->text, w), detail);
-			free(h);
-		}
+		net_word(r, w, what);
 		break;
 	case ROLE_REGISTRY:
 		ca_registry_word(r, w, r->opt ? r->opt->names[0] : "names its registry",
@@ -339,55 +408,23 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		break;
 	case ROLE_SEDSCRIPT:
 	case ROLE_AWKSCRIPT:
-		v = shell_word_static(w);
-		if (!v)
+		if (!shell_word_static(w))
 			r->opaque = true; /* a program built at run time */
 		else if (role == ROLE_SEDSCRIPT)
-			ca_sed_scan(r, v);
+			ca_sed_scan(r, shell_word_static(w));
 		else
-			ca_awk_scan(r, v);
+			ca_awk_scan(r, shell_word_static(w));
 		break;
 	case ROLE_REFSPEC:
-		/* +SRC:DST forces the update of DST; :DST (nothing pushed) deletes it. */
-		v = shell_word_static(w);
-		if (v && v[0] == '+')
-			add_rewrite(r, "--force", v);
-		else if (v && v[0] == ':' && v[1])
-			add_rewrite(r, "--delete", v);
+		refspec_word(r, w);
 		break;
 	case ROLE_RUN:
-		/* The code in the file runs: what it does is not seen here. */
-		r->opaque = true;
-		v = shell_word_static(w);
-		if (v && strcmp(v, "-") == 0)
-			break; /* the program comes from stdin */
-		ca_join(detail, sizeof(detail), "read (", r->prog, what, ", the code it runs)",
-			(char *)NULL);
-		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
+		run_word(r, w, what);
 		break;
 	case ROLE_CWD:
-	case ROLE_INTO: {
-		char *d = dir_value(r->env, w);
-		char *nd = NULL;
-		if (d && d[0] == '/') {
-			nd = canon_lexical(d);
-		} else if (d && r->dir) {
-			char *j = xasprintf("%s/%s", r->dir, d);
-			nd = canon_lexical(j);
-			free(j);
-		}
-		free(d);
-		/* unknown when dynamic */
-		if (role == ROLE_CWD) {
-			free(r->dir);
-			r->dir = nd;
-		} else {
-			free(r->into);
-			r->into = nd;
-			r->into_set = true;
-		}
+	case ROLE_INTO:
+		dir_word(r, w, role);
 		break;
-	}
 	case ROLE_CHANGES:
 		r->changes = true;
 		break;
