@@ -122,7 +122,6 @@ lib/ir/match.c matcher_build_host
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
 lib/shell/shell_lex.c shell_lex_word
-lib/shell/shell_resolve.c handle_git
 lib/shell/shell_split.c sp_walk
 lib/shell/shell_token.c lex
 runners/run_linux.c call_supervise

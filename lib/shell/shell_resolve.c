@@ -214,8 +214,11 @@ static bool git_key_execs(const char *setting)
 	return git_key_find_dotted(setting, &kind) != NULL;
 }
 
-static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
-		       struct wlist *wl)
+/* git's own options, words[i+1..]: -C DIR moves cmd's directory, the
+ * settings of -c and --config-env go to cmd->git_config, and those that
+ * make git run a program (a key of the table, --exec-path, --git-dir)
+ * mark cmd.  Returns the index of the subcommand's word (n: none). */
+static size_t git_options(struct split *sp, struct shell_cmd *cmd, size_t i)
 {
 	static const char *const with_arg[] = { "--git-dir",      "--work-tree",
 						"--namespace",    "--super-prefix",
@@ -262,73 +265,103 @@ static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx
 	}
 	cmd->git_config = cfg;
 	cmd->ngit_config = ncfg;
+	return j;
+}
+
+/* git rebase -x CMD / --exec CMD (subcommand at j): run with sh -c. */
+static void git_rebase(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t j,
+		       struct wlist *wl)
+{
+	const char *cw = cmd->cwd;
+	size_t n = cmd->nwords;
+	for (size_t k = j + 1; k < n; k++) {
+		const char *w = cmd->words[k]->lit, *text;
+		const struct shell_word *v = cmd->words[k];
+		if (!w)
+			continue;
+		if ((!strcmp(w, "-x") || !strcmp(w, "--exec")) && k + 1 < n) {
+			v = cmd->words[++k];
+			text = v->lit;
+		} else if (sp_starts_with(w, "--exec=")) {
+			text = w + 7;
+		} else if (sp_starts_with(w, "-x")) {
+			text = w + 2;
+		} else {
+			continue;
+		}
+		if (!text)
+			sp_set_opaque(cmd, "the command of git rebase --exec is not static");
+		else
+			run_string(sp, cmd, c, text, v->start, v->end, wl, false, &cw);
+	}
+}
+
+/* git submodule [OPTIONS] foreach [OPTIONS] CMD (subcommand at j): CMD
+ * runs with sh -c in each submodule, a directory not known here. */
+static void git_submodule(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t j,
+			  struct wlist *wl)
+{
+	size_t n = cmd->nwords, k = j + 1;
+	while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-')
+		k++;
+	if (k < n && cmd->words[k]->lit && !strcmp(cmd->words[k]->lit, "foreach")) {
+		for (k++; k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-'; k++)
+			;
+		const char *none = NULL;
+		string_words(sp, cmd, c, k, n, wl, false, &none);
+	}
+}
+
+/* git config KEY VALUE (subcommand at j; in any repository, git -C DIR
+ * config): does it set a key that makes git run a program?  That program
+ * runs later, outside anything that bounds this command. */
+static bool git_config_execs(const struct shell_cmd *cmd, size_t j)
+{
+	static const char *const opt_arg[] = { "-f", "--file", "--blob", "--type",
+					       "--default", "--comment", "--value" };
+	const struct shell_word *key = NULL;
+	bool value = false;
+	for (size_t k = j + 1; k < cmd->nwords; k++) {
+		const char *w = cmd->words[k]->lit;
+		if (w && w[0] == '-' && w[1]) {
+			for (size_t o = 0; o < ARRAY_SIZE(opt_arg); o++)
+				if (!strcmp(w, opt_arg[o]))
+					k++;
+			value = value || !strcmp(w, "--add") || !strcmp(w, "--replace-all");
+			continue;
+		}
+		if (!key && w && (!strcmp(w, "set") || !strcmp(w, "get") || !strcmp(w, "list")))
+			continue;
+		if (key) {
+			value = true;
+			break;
+		}
+		key = cmd->words[k];
+	}
+	return key && value && (!key->lit || git_key_execs(key->lit));
+}
+
+/* git [OPTIONS] SUBCOMMAND ...: the commands its subcommands run
+ * (rebase --exec, submodule foreach, bisect run), and the settings that
+ * make it run a program. */
+static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+		       struct wlist *wl)
+{
+	size_t n = cmd->nwords, j = git_options(sp, cmd, i);
 	if (j >= n || !cmd->words[j]->lit)
 		return;
 	const char *sub = cmd->words[j]->lit;
-	const char *cw = cmd->cwd;
 	sp_wlist_add(sp, wl, cmd, i, j);
 	if (!strcmp(sub, "rebase")) {
-		/* git rebase -x CMD / --exec CMD: run with sh -c. */
-		for (size_t k = j + 1; k < n; k++) {
-			const char *w = cmd->words[k]->lit, *text;
-			const struct shell_word *v = cmd->words[k];
-			if (!w)
-				continue;
-			if ((!strcmp(w, "-x") || !strcmp(w, "--exec")) && k + 1 < n) {
-				v = cmd->words[++k];
-				text = v->lit;
-			} else if (sp_starts_with(w, "--exec=")) {
-				text = w + 7;
-			} else if (sp_starts_with(w, "-x")) {
-				text = w + 2;
-			} else {
-				continue;
-			}
-			if (!text)
-				sp_set_opaque(cmd, "the command of git rebase --exec is not static");
-			else
-				run_string(sp, cmd, c, text, v->start, v->end, wl, false, &cw);
-		}
+		git_rebase(sp, cmd, c, j, wl);
 	} else if (!strcmp(sub, "submodule")) {
-		size_t k = j + 1;
-		while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-')
-			k++;
-		if (k < n && cmd->words[k]->lit && !strcmp(cmd->words[k]->lit, "foreach")) {
-			for (k++; k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-'; k++)
-				;
-			const char *none = NULL;
-			string_words(sp, cmd, c, k, n, wl, false, &none);
-		}
+		git_submodule(sp, cmd, c, j, wl);
 	} else if (!strcmp(sub, "config")) {
-		/* git config KEY VALUE (in any repository, git -C DIR config):
-		 * a key that makes git run a program runs it later, outside
-		 * anything that bounds this command. */
-		static const char *const opt_arg[] = { "-f", "--file", "--blob", "--type",
-						       "--default", "--comment", "--value" };
-		const struct shell_word *key = NULL;
-		bool value = false;
-		for (size_t k = j + 1; k < n; k++) {
-			const char *w = cmd->words[k]->lit;
-			if (w && w[0] == '-' && w[1]) {
-				for (size_t o = 0; o < ARRAY_SIZE(opt_arg); o++)
-					if (!strcmp(w, opt_arg[o]))
-						k++;
-				value = value || !strcmp(w, "--add") || !strcmp(w, "--replace-all");
-				continue;
-			}
-			if (!key && w && (!strcmp(w, "set") || !strcmp(w, "get") || !strcmp(w, "list")))
-				continue;
-			if (key) {
-				value = true;
-				break;
-			}
-			key = cmd->words[k];
-		}
-		if (key && value && (!key->lit || git_key_execs(key->lit)))
+		if (git_config_execs(cmd, j))
 			cmd->flags |= SHELL_CMD_GIT_EXEC;
 	} else if (!strcmp(sub, "bisect") && j + 1 < n && cmd->words[j + 1]->lit &&
 		   !strcmp(cmd->words[j + 1]->lit, "run") && j + 2 < n) {
-		emit_words(sp, cmd, c, cmd->words + j + 2, n - j - 2, wl, 0, cw);
+		emit_words(sp, cmd, c, cmd->words + j + 2, n - j - 2, wl, 0, cmd->cwd);
 	}
 }
 
