@@ -107,12 +107,46 @@ static const char *replaced_text(const struct shell_cmd *cmd, size_t i)
 	return "{}";
 }
 
-static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
-			 size_t i, struct wlist *wl)
+/* What a shell's options say: -c (a command string), -s (commands from
+ * standard input), and why it runs code of files it reads first or reads
+ * the string otherwise (NULL: it does not). */
+struct shell_opts {
+	bool has_c, stdin_;
+	const char *profile;
+};
+
+/* A word of single-letter options (-xc, +o, -O expand_aliases) at
+ * words[j].  Returns how many words after it the -o and -O take. */
+static size_t shell_letters(const struct shell_cmd *cmd, size_t j, struct shell_opts *o)
+{
+	const char *w = cmd->words[j]->lit;
+	size_t skip = 0;
+	for (size_t k = 1; w[k]; k++) {
+		if (w[k] == 'c')
+			o->has_c = true;
+		else if (w[k] == 's')
+			o->stdin_ = true;
+		else if (w[k] == 'l' && w[0] == '-')
+			o->profile = "a login shell runs /etc/profile and the user's profile first";
+		else if (w[k] == 'i' && w[0] == '-')
+			o->profile = "an interactive shell runs ~/.bashrc first and expands aliases";
+		else if (w[k] == 'o' || w[k] == 'O') {
+			/* -O expand_aliases, -o anything: options change how the
+			 * string is read. */
+			const char *opt = j + skip + 1 < cmd->nwords ? cmd->words[j + skip + 1]->lit : NULL;
+			if (w[k] == 'O' && (!opt || !strcmp(opt, "expand_aliases")))
+				o->profile = "with expand_aliases, an alias may stand for any command";
+			skip++;
+		}
+	}
+	return skip;
+}
+
+/* The shell's options, words[i+1..].  Returns the index of the first
+ * word after them (the command string or the script, n: none). */
+static size_t shell_options(const struct shell_cmd *cmd, size_t i, struct shell_opts *o)
 {
 	size_t n = cmd->nwords, j;
-	bool has_c = false, stdin_ = false;
-	const char *profile = NULL; /* why the shell runs code of files it reads first */
 	for (j = i + 1; j < n; j++) {
 		const char *w = cmd->words[j]->lit;
 		if (!w)
@@ -123,63 +157,48 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 		}
 		if (w[0] == '-' && w[1] == '-') {
 			if (!strcmp(w, "--rcfile") || !strcmp(w, "--init-file")) {
-				profile = "the shell runs the file --rcfile names first";
+				o->profile = "the shell runs the file --rcfile names first";
 				j++;
 			} else if (!strcmp(w, "--login")) {
-				profile = "a login shell runs /etc/profile and the user's profile first";
+				o->profile = "a login shell runs /etc/profile and the user's profile first";
 			}
 			continue;
 		}
 		if ((w[0] != '-' && w[0] != '+') || !w[1])
 			break;
-		size_t skip = 0;
-		for (size_t k = 1; w[k]; k++) {
-			if (w[k] == 'c')
-				has_c = true;
-			else if (w[k] == 's')
-				stdin_ = true;
-			else if (w[k] == 'l' && w[0] == '-')
-				profile = "a login shell runs /etc/profile and the user's profile first";
-			else if (w[k] == 'i' && w[0] == '-')
-				profile = "an interactive shell runs ~/.bashrc first and expands aliases";
-			else if (w[k] == 'o' || w[k] == 'O') {
-				/* -O expand_aliases, -o anything: options change how the
-				 * string is read. */
-				const char *opt = j + skip + 1 < n ? cmd->words[j + skip + 1]->lit : NULL;
-				if (w[k] == 'O' && (!opt || !strcmp(opt, "expand_aliases")))
-					profile = "with expand_aliases, an alias may stand for any command";
-				skip++;
-			}
-		}
-		j += skip;
+		j += shell_letters(cmd, j, o);
 	}
-	if (profile)
-		sp_set_opaque(cmd, profile);
+	return j;
+}
+
+/* sh -c STRING (the shell at words[i], STRING at words[j]): the commands
+ * of the string. */
+static void shell_string(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+			 size_t j, struct wlist *wl)
+{
 	const char *cw = cmd->cwd;
-	sp_wlist_add(sp, wl, cmd, i, j < n ? j : n);
-	if (has_c) {
-		if (j >= n)
-			return;
-		if (!cmd->words[j]->lit) {
-			sp_set_opaque(cmd, "the shell command string is not static");
-			return;
-		}
-		/* xargs -I{} sh -c 'rm -rf {}': the string's text is known
-		 * only at run time. */
-		const char *repl = replaced_text(cmd, i);
-		if (repl && (!*repl || strstr(cmd->words[j]->lit, repl)))
-			sp_set_opaque(cmd, "the shell command string gets text known only at run "
-					   "time (xargs -I, find -exec {})");
-		run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start, cmd->words[j]->end,
-			   wl, false, &cw);
+	if (j >= cmd->nwords)
+		return;
+	if (!cmd->words[j]->lit) {
+		sp_set_opaque(cmd, "the shell command string is not static");
 		return;
 	}
-	if (j < n && !stdin_) {
-		/* A script file: bash <(curl ...) runs what it downloads. */
-		if (!cmd->words[j]->lit)
-			sp_set_opaque(cmd, "the shell runs a script whose name is not static");
-		return;
-	}
+	/* xargs -I{} sh -c 'rm -rf {}': the string's text is known
+	 * only at run time. */
+	const char *repl = replaced_text(cmd, i);
+	if (repl && (!*repl || strstr(cmd->words[j]->lit, repl)))
+		sp_set_opaque(cmd, "the shell command string gets text known only at run "
+				   "time (xargs -I, find -exec {})");
+	run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start, cmd->words[j]->end,
+		   wl, false, &cw);
+}
+
+/* A shell that reads its commands from standard input: those of a
+ * here-document or a here-string; any other input is not seen. */
+static void shell_stdin(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			struct wlist *wl)
+{
+	const char *cw = cmd->cwd;
 	const struct shell_redir *in = NULL;
 	for (size_t k = 0; k < cmd->nredirs; k++)
 		if (cmd->redirs[k]->fd == 0)
@@ -204,6 +223,27 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 		return;
 	}
 	run_string(sp, cmd, c, text->lit, text->start, text->end, wl, false, &cw);
+}
+
+/* sh, bash, ... at words[i]: the commands it runs from a string or its
+ * standard input; a script file or code it reads first is opaque. */
+static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			 size_t i, struct wlist *wl)
+{
+	struct shell_opts o = { false, false, NULL };
+	size_t n = cmd->nwords, j = shell_options(cmd, i, &o);
+	if (o.profile)
+		sp_set_opaque(cmd, o.profile);
+	sp_wlist_add(sp, wl, cmd, i, j < n ? j : n);
+	if (o.has_c) {
+		shell_string(sp, cmd, c, i, j, wl);
+	} else if (j < n && !o.stdin_) {
+		/* A script file: bash <(curl ...) runs what it downloads. */
+		if (!cmd->words[j]->lit)
+			sp_set_opaque(cmd, "the shell runs a script whose name is not static");
+	} else {
+		shell_stdin(sp, cmd, c, wl);
+	}
 }
 
 /* git -c NAME=VALUE settings that make git run a program: the keys of
