@@ -277,251 +277,279 @@ static void check_env(struct diag_list *d, struct ir_spec *spec, const struct as
 		VEC_PUSH(spec->envs, spec->nenvs, spec->envs_cap, e);
 }
 
-static void check_body(struct diag_list *d, struct ir_spec *spec, const struct ast_seq *body)
-{
+/* Where the operands' roles (`operands`, `first`, `last`) were set in one
+ * body, so that a second setting is refused. */
+struct roles_set {
+	bool have[ITEM_OPTION];
 	struct loc seen[ITEM_OPTION];
-	bool have[ITEM_OPTION] = { false };
-	spec->operands = ROLE_READ; /* an operand of an unknown meaning: read at most */
-	for (const struct ast *it = body->head; it; it = it->next) {
-		if (it->kind == AST_SUBCOMMAND) {
-			struct ir_spec sub = { .origin = it->loc };
-			names_of(d, &it->u.prog.names, &sub.names, &sub.nnames);
-			check_body(d, &sub, &it->u.prog.body);
-			VEC_PUSH(spec->subs, spec->nsubs, spec->subs_cap, sub);
-			continue;
-		}
-		const char *what = it->u.item.name->u.tok.text;
-		const struct ast *p1 = it->u.item.patterns.head;
-		if (it->u.item.mod) {
-			ERR(d, &it->u.item.mod->loc, "syntax",
-			    "'%s' modifies the path of a read or write rule, not a program's item",
-			    it->u.item.mod->u.tok.text);
-			continue;
-		}
-		/* One string after the item, nothing else: `bare "install";`. */
-		bool one_string = !it->u.item.word && !it->u.item.reason && it->u.item.patterns.n == 1 &&
-				  p1->u.seq.n == 1 && p1->u.seq.head->kind == AST_STRING;
-		enum spec_item k;
-		for (k = 0; k < ITEM_COUNT && strcmp(what, item_names[k]) != 0; k++)
-			;
-		switch (k) {
-		case ITEM_DELETE:
-		case ITEM_CHANGES: {
-			bool del = k == ITEM_DELETE;
-			check_fixed(d, it, "a path", del ? "." : ".git", del ? &spec->deletes : &spec->changes,
-				    del ? &spec->ndeletes : &spec->nchanges,
-				    del ? &spec->deletes_cap : &spec->changes_cap);
-			continue;
-		}
-		case ITEM_BARE: {
-			/* `bare "install";`: `yarn` alone runs `yarn install` */
-			if (!one_string) {
-				ERR(d, &it->loc, "syntax", "write 'bare \"install\";'");
-				continue;
-			}
-			char *v = plain(d, p1->u.seq.head, "a subcommand name");
-			if (v) {
-				free(spec->bare);
-				spec->bare = v;
-			}
-			continue;
-		}
-		case ITEM_IMPLIED:
-		case ITEM_UPSTREAM: {
-			/* `implied "typescript";`: script alone writes ./typescript;
-			 * `upstream ".git/config";`: where a start point's upstream goes */
-			if (!one_string) {
-				ERR(d, &it->loc, "syntax", "write '%s'",
-				    k == ITEM_IMPLIED ? "implied \"typescript\";" : "upstream \".git/config\";");
-				continue;
-			}
-			char *v = plain(d, p1->u.seq.head, "a path");
-			char **slot = k == ITEM_IMPLIED ? &spec->implied : &spec->upstream;
-			if (v) {
-				free(*slot);
-				*slot = v;
-			}
-			continue;
-		}
-		case ITEM_EXTRACTS:
-			if (it->u.item.patterns.n) {
-				/* `extracts "PATH";`: they land below PATH ("*": unknown) */
-				if (!one_string) {
-					ERR(d, &it->loc, "syntax",
-					    "write 'extracts;' or 'extracts \"PATH\";'");
-					continue;
-				}
-				char *v = plain(d, p1->u.seq.head, "a path");
-				if (v) {
-					free(spec->extracts_dir);
-					spec->extracts_dir = v;
-					spec->extracts = true;
-				}
-				continue;
-			}
-			/* `extracts;` */
-			__attribute__((fallthrough));
-		case ITEM_RECURSIVE:
-		case ITEM_ENVIRONMENT:
-		case ITEM_REMOTE:
-		case ITEM_TARGETS:
-		case ITEM_PROJECT:
-		case ITEM_HOST:
-		case ITEM_SHELL_ESCAPE:
-			/* `recursive;`: operands are whole trees, no option needed (rg);
-			 * `extracts;`: files it does not name land below its directory
-			 * (unzip); `environment;`: it prints the environment (env);
-			 * `remote;`: HOST:PATH operands are contacts (scp); `targets;`:
-			 * any operand selects a subcommand (make all install);
-			 * `project;`: it runs the project's code (make, npm test);
-			 * `host;`: it changes the host beyond its files (pkill);
-			 * `shell_escape;`: its input may run commands (vim :!) */
-			if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
-				ERR(d, &it->loc, "syntax", "write '%s;'", what);
-			if (k == ITEM_RECURSIVE)
-				spec->recursive = true;
-			else if (k == ITEM_EXTRACTS)
-				spec->extracts = true;
-			else if (k == ITEM_ENVIRONMENT)
-				spec->environment = true;
-			else if (k == ITEM_TARGETS)
-				spec->targets = true;
-			else if (k == ITEM_PROJECT)
-				spec->project = true;
-			else if (k == ITEM_HOST)
-				spec->host = true;
-			else if (k == ITEM_SHELL_ESCAPE)
-				spec->shell_escape = true;
-			else
-				spec->remote = true;
-			continue;
-		case ITEM_CONFIG:
-			if (it->u.item.word &&
-			    strcmp(it->u.item.word->u.tok.text, "unless") != 0)
-				check_config_keys(d, spec, it);
-			else
-				check_config(d, spec, it);
-			continue;
-		case ITEM_ENV:
-			check_env(d, spec, it);
-			continue;
-		case ITEM_NET:
-			check_fixed(d, it, "a host name", "registry.npmjs.org", &spec->hosts, &spec->nhosts,
-				    &spec->hosts_cap);
-			continue;
-		case ITEM_READ:
-		case ITEM_WRITE: {
-			bool w = k == ITEM_WRITE;
-			check_fixed(d, it, "a path", w ? ".git" : "~/.npmrc", w ? &spec->writes : &spec->reads,
-				    w ? &spec->nwrites : &spec->nreads,
-				    w ? &spec->writes_cap : &spec->reads_cap);
-			continue;
-		}
-		case ITEM_COUNT: {
-			struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
-					      "unknown item '%s' in a program spec", what);
-			const char *best = closest_word(what, item_names, ITEM_COUNT);
-			diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
-				  best ? best
-				       : "operands, first, last, option, net, read, write, delete, "
-					 "changes, recursive, extracts, environment, remote, bare, "
-					 "implied, targets, upstream, project, config, host, shell_escape, "
-					 "getenv, subcommand");
-			continue;
-		}
-		case ITEM_OPERANDS:
-		case ITEM_FIRST:
-		case ITEM_LAST:
-		case ITEM_OPTION:
-			break;
-		}
-		bool operand = k != ITEM_OPTION; /* a role for operands, not for an option */
-		/* `option "--global" store "~/.gitconfig";` needs a path,
-		 * `option "-L" contacts "*";` a host, and `option "-d" changes
-		 * ".git/config";` may have a path. */
-		bool store = !operand && it->u.item.word &&
-			     strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_STORE]) == 0;
-		bool changes = !operand && it->u.item.word &&
-			       strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_CHANGES]) == 0;
-		bool contacts = !operand && it->u.item.word &&
-				strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_CONTACTS]) == 0;
-		bool registry = it->u.item.word &&
-				strcmp(it->u.item.word->u.tok.text, ir_role_names[ROLE_REGISTRY]) == 0;
-		if (store && !it->u.item.reason) {
-			ERR(d, &it->loc, "syntax", "write 'option \"--global\" store \"~/.gitconfig\";'");
-			continue;
-		}
-		if (contacts && !it->u.item.reason) {
-			ERR(d, &it->loc, "syntax", "write 'option \"-L\", \"--location\" contacts \"*\";'");
-			continue;
-		}
-		if (!operand && it->u.item.word && it->u.item.reason && !store && !changes &&
-		    !contacts && !registry) {
-			ERR(d, &it->u.item.reason->loc, "syntax",
-			    "only the roles 'store' and 'changes' take a path after them, 'contacts' "
-			    "and 'registry' a host");
-			continue;
-		}
-		if (!it->u.item.word ||
-		    (it->u.item.reason && !store && !changes && !contacts && !(registry && !operand)) ||
-		    operand != !it->u.item.patterns.n) {
-			ERR(d, &it->loc, "syntax",
-			    operand ? "write '%s ROLE;'"
-				    : "write 'option \"-x\", \"--long\" ROLE;'",
-			    what);
-			continue;
-		}
-		int role = role_of(d, it->u.item.word, operand ? ir_role_operand : ir_role_option);
-		if (role < 0)
-			continue;
-		if (operand) {
-			if (have[k]) {
-				struct diag *dg = ERR(d, &it->loc, "duplicate-setting", "'%s' is set twice", what);
-				diag_note(dg, seen[k], "first set here");
-				continue;
-			}
-			have[k] = true;
-			seen[k] = it->loc;
-			if (k == ITEM_OPERANDS)
-				spec->operands = (enum ir_role)role;
-			else if (k == ITEM_FIRST)
-				spec->first = (enum ir_role)role, spec->has_first = true;
-			else
-				spec->last = (enum ir_role)role, spec->has_last = true;
-			continue;
-		}
-		struct ir_option opt = { .role = (enum ir_role)role, .origin = it->loc };
-		if ((store || (changes && it->u.item.reason)) &&
-		    !(opt.path = plain(d, it->u.item.reason, "a path")))
-			continue;
-		if (contacts && !(opt.path = plain(d, it->u.item.reason, "a host name")))
-			continue;
-		if (registry && it->u.item.reason &&
-		    !(opt.path = registry_host(d, it->u.item.reason)))
-			continue;
-		size_t cap = 0;
-		for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
-			if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
-				ERR(d, &p->loc, "syntax", "an option is named by a string, as in \"-i\"");
-				continue;
-			}
-			char *name = plain(d, p->u.seq.head, "an option name");
-			if (name && name[0] != '-' && name[strlen(name) - 1] != '=' &&
-			    strcmp(name, "+") != 0) {
-				ERR(d, &p->loc, "bad-value",
-				    "option '%s' neither starts with '-' nor ends with '=' (key=value), "
-				    "nor is '+' (+COMMAND)",
-				    name);
-				free(name);
-				continue;
-			}
-			if (name)
-				VEC_PUSH(opt.names, opt.nnames, cap, name);
-		}
-		VEC_PUSH(spec->options, spec->noptions, spec->options_cap, opt);
+};
+
+/* The one string after an item and nothing else (`bare "install";`), or
+ * NULL. */
+static const struct ast *one_string(const struct ast *it)
+{
+	const struct ast *p1 = it->u.item.patterns.head;
+	bool one = !it->u.item.word && !it->u.item.reason && it->u.item.patterns.n == 1 &&
+		   p1->u.seq.n == 1 && p1->u.seq.head->kind == AST_STRING;
+	return one ? p1->u.seq.head : NULL;
+}
+
+/* An item of one string into *slot (the last one given wins): `bare
+ * "install";` (`yarn` alone runs `yarn install`), `implied "typescript";`
+ * (script alone writes ./typescript), `upstream ".git/config";` (where a
+ * start point's upstream goes), `extracts "PATH";`.  usage: the message
+ * for another shape; what: what the string is.  Returns whether it set
+ * *slot. */
+static bool check_one_string(struct diag_list *d, const struct ast *it, const char *usage,
+			     const char *what, char **slot)
+{
+	const struct ast *s = one_string(it);
+	if (!s) {
+		ERR(d, &it->loc, "syntax", "%s", usage);
+		return false;
 	}
-	/* The option that skips the default config is one the spec reads as a
-	 * flag, so that the word after it stays a word of its own. */
+	char *v = plain(d, s, what);
+	if (!v)
+		return false;
+	free(*slot);
+	*slot = v;
+	return true;
+}
+
+/* An item without words that sets *flag: `recursive;`: operands are
+ * whole trees, no option needed (rg); `extracts;`: files it does not
+ * name land below its directory (unzip); `environment;`: it prints the
+ * environment (env); `remote;`: HOST:PATH operands are contacts (scp);
+ * `targets;`: any operand selects a subcommand (make all install);
+ * `project;`: it runs the project's code (make, npm test); `host;`: it
+ * changes the host beyond its files (pkill); `shell_escape;`: its input
+ * may run commands (vim :!). */
+static void check_flag(struct diag_list *d, const struct ast *it, bool *flag)
+{
+	if (it->u.item.word || it->u.item.reason || it->u.item.patterns.n)
+		ERR(d, &it->loc, "syntax", "write '%s;'", it->u.item.name->u.tok.text);
+	*flag = true;
+}
+
+/* `extracts;` or `extracts "PATH";`: they land below PATH ("*":
+ * unknown). */
+static void check_extracts(struct diag_list *d, struct ir_spec *spec, const struct ast *it)
+{
+	if (!it->u.item.patterns.n)
+		check_flag(d, it, &spec->extracts);
+	else if (check_one_string(d, it, "write 'extracts;' or 'extracts \"PATH\";'", "a path",
+				  &spec->extracts_dir))
+		spec->extracts = true;
+}
+
+/* An item no spec has: the closest one, or the list of them. */
+static void unknown_item(struct diag_list *d, const struct ast *it)
+{
+	const char *what = it->u.item.name->u.tok.text;
+	struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
+			      "unknown item '%s' in a program spec", what);
+	const char *best = closest_word(what, item_names, ITEM_COUNT);
+	diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
+		  best ? best
+		       : "operands, first, last, option, net, read, write, delete, "
+			 "changes, recursive, extracts, environment, remote, bare, "
+			 "implied, targets, upstream, project, config, host, shell_escape, "
+			 "getenv, subcommand");
+}
+
+/* `operands ROLE;`, `first ROLE;`, `last ROLE;` (k): the role of the
+ * operands, of the first and of the last, each set once. */
+static void check_operand_role(struct diag_list *d, struct ir_spec *spec, const struct ast *it,
+			       enum spec_item k, struct roles_set *set)
+{
+	const char *what = it->u.item.name->u.tok.text;
+	if (!it->u.item.word || it->u.item.reason || it->u.item.patterns.n) {
+		ERR(d, &it->loc, "syntax", "write '%s ROLE;'", what);
+		return;
+	}
+	int role = role_of(d, it->u.item.word, ir_role_operand);
+	if (role < 0)
+		return;
+	if (set->have[k]) {
+		struct diag *dg = ERR(d, &it->loc, "duplicate-setting", "'%s' is set twice", what);
+		diag_note(dg, set->seen[k], "first set here");
+		return;
+	}
+	set->have[k] = true;
+	set->seen[k] = it->loc;
+	if (k == ITEM_OPERANDS)
+		spec->operands = (enum ir_role)role;
+	else if (k == ITEM_FIRST)
+		spec->first = (enum ir_role)role, spec->has_first = true;
+	else
+		spec->last = (enum ir_role)role, spec->has_last = true;
+}
+
+/* The names of an option: strings that start with '-', end with '='
+ * (key=value) or are "+" (+COMMAND). */
+static void option_names(struct diag_list *d, struct ir_option *opt, const struct ast *it)
+{
+	size_t cap = 0;
+	for (const struct ast *p = it->u.item.patterns.head; p; p = p->next) {
+		if (p->u.seq.n != 1 || p->u.seq.head->kind != AST_STRING) {
+			ERR(d, &p->loc, "syntax", "an option is named by a string, as in \"-i\"");
+			continue;
+		}
+		char *name = plain(d, p->u.seq.head, "an option name");
+		if (name && name[0] != '-' && name[strlen(name) - 1] != '=' &&
+		    strcmp(name, "+") != 0) {
+			ERR(d, &p->loc, "bad-value",
+			    "option '%s' neither starts with '-' nor ends with '=' (key=value), "
+			    "nor is '+' (+COMMAND)",
+			    name);
+			free(name);
+			continue;
+		}
+		if (name)
+			VEC_PUSH(opt->names, opt->nnames, cap, name);
+	}
+}
+
+/* Is the role word of item it the role r? */
+static bool role_is(const struct ast *it, enum ir_role r)
+{
+	return it->u.item.word && strcmp(it->u.item.word->u.tok.text, ir_role_names[r]) == 0;
+}
+
+/* `option "-x", "--long" ROLE;`.  `option "--global" store
+ * "~/.gitconfig";` needs a path, `option "-L" contacts "*";` a host, and
+ * `option "-d" changes ".git/config";` may have a path, `option
+ * "--registry" registry "HOST";` a host it replaces. */
+static void check_option(struct diag_list *d, struct ir_spec *spec, const struct ast *it)
+{
+	bool store = role_is(it, ROLE_STORE), changes = role_is(it, ROLE_CHANGES);
+	bool contacts = role_is(it, ROLE_CONTACTS), registry = role_is(it, ROLE_REGISTRY);
+	bool takes_more = store || changes || contacts || registry; /* a word after the role */
+	if (store && !it->u.item.reason) {
+		ERR(d, &it->loc, "syntax", "write 'option \"--global\" store \"~/.gitconfig\";'");
+		return;
+	}
+	if (contacts && !it->u.item.reason) {
+		ERR(d, &it->loc, "syntax", "write 'option \"-L\", \"--location\" contacts \"*\";'");
+		return;
+	}
+	if (it->u.item.word && it->u.item.reason && !takes_more) {
+		ERR(d, &it->u.item.reason->loc, "syntax",
+		    "only the roles 'store' and 'changes' take a path after them, 'contacts' "
+		    "and 'registry' a host");
+		return;
+	}
+	if (!it->u.item.word || (it->u.item.reason && !takes_more) || !it->u.item.patterns.n) {
+		ERR(d, &it->loc, "syntax", "write 'option \"-x\", \"--long\" ROLE;'");
+		return;
+	}
+	int role = role_of(d, it->u.item.word, ir_role_option);
+	if (role < 0)
+		return;
+	struct ir_option opt = { .role = (enum ir_role)role, .origin = it->loc };
+	if ((store || (changes && it->u.item.reason)) &&
+	    !(opt.path = plain(d, it->u.item.reason, "a path")))
+		return;
+	if (contacts && !(opt.path = plain(d, it->u.item.reason, "a host name")))
+		return;
+	if (registry && it->u.item.reason && !(opt.path = registry_host(d, it->u.item.reason)))
+		return;
+	option_names(d, &opt, it);
+	VEC_PUSH(spec->options, spec->noptions, spec->options_cap, opt);
+}
+
+/* One item of a spec's body, by its name. */
+static void check_item(struct diag_list *d, struct ir_spec *spec, const struct ast *it,
+		       struct roles_set *set)
+{
+	const char *what = it->u.item.name->u.tok.text;
+	if (it->u.item.mod) {
+		ERR(d, &it->u.item.mod->loc, "syntax",
+		    "'%s' modifies the path of a read or write rule, not a program's item",
+		    it->u.item.mod->u.tok.text);
+		return;
+	}
+	enum spec_item k;
+	for (k = 0; k < ITEM_COUNT && strcmp(what, item_names[k]) != 0; k++)
+		;
+	switch (k) {
+	case ITEM_OPERANDS:
+	case ITEM_FIRST:
+	case ITEM_LAST:
+		check_operand_role(d, spec, it, k, set);
+		return;
+	case ITEM_OPTION:
+		check_option(d, spec, it);
+		return;
+	case ITEM_NET:
+		check_fixed(d, it, "a host name", "registry.npmjs.org", &spec->hosts, &spec->nhosts,
+			    &spec->hosts_cap);
+		return;
+	case ITEM_READ:
+		check_fixed(d, it, "a path", "~/.npmrc", &spec->reads, &spec->nreads, &spec->reads_cap);
+		return;
+	case ITEM_WRITE:
+		check_fixed(d, it, "a path", ".git", &spec->writes, &spec->nwrites, &spec->writes_cap);
+		return;
+	case ITEM_DELETE:
+		check_fixed(d, it, "a path", ".", &spec->deletes, &spec->ndeletes, &spec->deletes_cap);
+		return;
+	case ITEM_CHANGES:
+		check_fixed(d, it, "a path", ".git", &spec->changes, &spec->nchanges,
+			    &spec->changes_cap);
+		return;
+	case ITEM_BARE:
+		check_one_string(d, it, "write 'bare \"install\";'", "a subcommand name", &spec->bare);
+		return;
+	case ITEM_IMPLIED:
+		check_one_string(d, it, "write 'implied \"typescript\";'", "a path", &spec->implied);
+		return;
+	case ITEM_UPSTREAM:
+		check_one_string(d, it, "write 'upstream \".git/config\";'", "a path", &spec->upstream);
+		return;
+	case ITEM_EXTRACTS:
+		check_extracts(d, spec, it);
+		return;
+	case ITEM_RECURSIVE:
+		check_flag(d, it, &spec->recursive);
+		return;
+	case ITEM_ENVIRONMENT:
+		check_flag(d, it, &spec->environment);
+		return;
+	case ITEM_REMOTE:
+		check_flag(d, it, &spec->remote);
+		return;
+	case ITEM_TARGETS:
+		check_flag(d, it, &spec->targets);
+		return;
+	case ITEM_PROJECT:
+		check_flag(d, it, &spec->project);
+		return;
+	case ITEM_HOST:
+		check_flag(d, it, &spec->host);
+		return;
+	case ITEM_SHELL_ESCAPE:
+		check_flag(d, it, &spec->shell_escape);
+		return;
+	case ITEM_CONFIG:
+		if (it->u.item.word && strcmp(it->u.item.word->u.tok.text, "unless") != 0)
+			check_config_keys(d, spec, it);
+		else
+			check_config(d, spec, it);
+		return;
+	case ITEM_ENV:
+		check_env(d, spec, it);
+		return;
+	case ITEM_COUNT:
+		unknown_item(d, it);
+		return;
+	}
+}
+
+/* The option that skips the default config is one the spec reads as a
+ * flag, so that the word after it stays a word of its own. */
+static void check_config_unless(struct diag_list *d, const struct ir_spec *spec)
+{
 	bool declared = !spec->config_unless;
 	for (size_t i = 0; i < spec->noptions && !declared; i++)
 		for (size_t j = 0; j < spec->options[i].nnames && !declared; j++)
@@ -531,6 +559,23 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 		ERR(d, &spec->config_loc, "bad-value",
 		    "'%s' is not declared as a flag of this spec (write 'option \"%s\" flag;')",
 		    spec->config_unless, spec->config_unless);
+}
+
+static void check_body(struct diag_list *d, struct ir_spec *spec, const struct ast_seq *body)
+{
+	struct roles_set set = { .have = { false } };
+	spec->operands = ROLE_READ; /* an operand of an unknown meaning: read at most */
+	for (const struct ast *it = body->head; it; it = it->next) {
+		if (it->kind != AST_SUBCOMMAND) {
+			check_item(d, spec, it, &set);
+			continue;
+		}
+		struct ir_spec sub = { .origin = it->loc };
+		names_of(d, &it->u.prog.names, &sub.names, &sub.nnames);
+		check_body(d, &sub, &it->u.prog.body);
+		VEC_PUSH(spec->subs, spec->nsubs, spec->subs_cap, sub);
+	}
+	check_config_unless(d, spec);
 }
 
 static int spec_cmp(const void *a, const void *b)

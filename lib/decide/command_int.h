@@ -1,6 +1,7 @@
 /* What the files of the command analysis share: command.c records the
  * operations and reads redirections and commands, command_spec.c reads a
- * command through its program's spec, command_lang.c reads the programs
+ * command through its program's spec, command_fixed.c adds what the spec
+ * says it touches whatever its words, command_lang.c reads the programs
  * of sed and awk. */
 #ifndef CORDON_COMMAND_INT_H
 #define CORDON_COMMAND_INT_H
@@ -93,6 +94,11 @@ const char *ca_printf(struct cmd_ops *out, const char *fmt, ...) PRINTF_LIKE(2, 
 const char *ca_cat(struct cmd_ops *out, ...) __attribute__((sentinel));
 void ca_join(char *buf, size_t size, ...) __attribute__((sentinel));
 void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from);
+/* What the program touches whatever its words (command_fixed.c): the
+ * spec's own paths and hosts, those of its default config and of the
+ * options given, after the words were read; one such path. */
+void ca_fixed_places(struct reading *r, const struct ir_spec *sub, const struct ir_spec *prog);
+void ca_fixed_path(struct reading *r, const char *path, bool write, bool tree);
 void ca_read_wrapper(struct reading *r, const struct ir_spec *spec, size_t at, size_t nwords);
 void ca_find_deletes(struct reading *r);
 void ca_sed_scan(struct reading *r, const char *s);

@@ -8,13 +8,11 @@
 #include "shell/confusable.h"
 #include "base/canon.h"
 
-#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 /* ---- program specs ------------------------------------------------------- */
 
@@ -51,71 +49,6 @@ bool ca_mentions(const char *text, size_t len, const char *name, size_t n)
 		    !(p + n < end && ca_name_char(p[n])))
 			return true;
 	return false;
-}
-
-/* Is the first word after the program the option that skips the
- * default config (curl -q), or a name declared with it (--disable)? */
-static bool skips_config(const struct reading *r, const struct ir_spec *s)
-{
-	const struct shell_cmd *c = r->c;
-	const char *v = c->argi + 1 < c->nwords ? shell_word_static(c->words[c->argi + 1]) : NULL;
-	if (!v)
-		return false;
-	for (size_t i = 0; i < s->noptions; i++) {
-		const struct ir_option *o = &s->options[i];
-		bool declares = false, given = false;
-		for (size_t j = 0; j < o->nnames; j++) {
-			declares = declares || strcmp(o->names[j], s->config_unless) == 0;
-			given = given || strcmp(o->names[j], v) == 0;
-		}
-		if (declares && given)
-			return true;
-	}
-	return false;
-}
-
-/* The default config of the spec's `config` item that the program would
- * read: the first of its paths that exists or cannot be checked, as
- * text for a reason ("/h/.curlrc exists"), or NULL: none does.  A path
- * from a variable the evaluator does not know is checked only when the
- * script itself names the variable (CURL_HOME=/w curl): its value is
- * then unknown. */
-static const char *default_config(struct reading *r, const struct ir_spec *s)
-{
-	const struct cmd_env *env = r->env;
-	for (size_t k = 0; k < s->nconfigs; k++) {
-		const char *p = s->configs[k], *rest, *base;
-		if (p[0] == '~') {
-			base = env->home;
-			rest = p + 1;
-			if (!base)
-				return ca_printf(r->out, "%s (the home directory is unknown)", p);
-		} else {
-			const char *name = p + 2;
-			size_t n = strcspn(name, "}");
-			rest = name + n + 1;
-			base = NULL;
-			for (size_t i = 0; i < env->nvars && !base; i++)
-				if (strlen(env->vars[i].name) == n && memcmp(env->vars[i].name, name, n) == 0)
-					base = env->vars[i].value;
-			if (!base && ca_mentions(r->text, env->text_len, name, n))
-				return ca_printf(r->out, "%s (the command sets %.*s)", p, (int)n, name);
-			if (!base)
-				continue; /* the host's environment: not known here */
-		}
-		/* The script may write it before curl runs (echo location >
-		 * ~/.curlrc; curl ...): a write decided on its own. */
-		const char *file = strrchr(rest, '/') + 1;
-		if (ca_mentions(r->text, env->text_len, file, strlen(file)))
-			return ca_printf(r->out, "%s%s (the command names %s)", base, rest, file);
-		const char *path = ca_printf(r->out, "%s%s", base, rest);
-		struct stat st;
-		if (stat(path, &st) == 0)
-			return ca_printf(r->out, "%s exists", path);
-		if (errno != ENOENT && errno != ENOTDIR)
-			return ca_printf(r->out, "%s cannot be checked: %s", path, strerror(errno));
-	}
-	return NULL;
 }
 
 /* The option word name (n bytes) is a `contacts` option: note its host.
@@ -325,71 +258,140 @@ static const char *data_file(struct reading *r, const char *v)
 }
 
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
+		      const char *what);
+
+/* A word with {} of a command find -exec runs: the paths find passes,
+ * narrowed to its starting points where they can be, else anywhere,
+ * known only at run time.  Returns whether it was one. */
+static bool find_exec_word(struct reading *r, const struct shell_word *w, enum ir_role role,
+			   const char *what)
+{
+	const char *v = shell_word_static(w);
+	if (!v || !strstr(v, "{}"))
+		return false;
+	if (find_args(r, w, role, what))
+		return true;
+	if (role == ROLE_NONE || role == ROLE_ARG)
+		return false;
+	/* {} inside a word, or paths that cannot be narrowed. */
+	struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
+	struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start, .end = w->end };
+	role_word(r, &sw, role, what);
+	return true;
+}
+
+/* A value in the role `data`: the file it names is read; a value known
+ * only at run time may name a file: a read too. */
+static void data_word(struct reading *r, const struct shell_word *w, const char *what)
+{
+	const char *v = shell_word_static(w);
+	const char *file = v ? data_file(r, v) : NULL;
+	struct shell_part part = { .kind = SHELL_PART_LIT, .text = file,
+				   .start = w->start, .end = w->end };
+	struct shell_word sw = { .parts = &part, .nparts = 1, .lit = file,
+				 .start = w->start, .end = w->end };
+	if (!v || file)
+		role_word(r, v ? &sw : w, ROLE_READ, what);
+}
+
+/* A path read, written or deleted (role), recursive as the options say;
+ * a listing or a dry run writes and deletes nothing. */
+static void path_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
 {
 	char detail[160];
-	const char *v;
-	if (r->c->flags & SHELL_CMD_FIND_EXEC) {
-		v = shell_word_static(w);
-		if (v && strstr(v, "{}") && find_args(r, w, role, what))
-			return;
-		if (v && strstr(v, "{}") && role != ROLE_NONE && role != ROLE_ARG) {
-			/* {} inside a word, or paths that cannot be narrowed:
-			 * anywhere, known only at run time. */
-			struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
-			struct shell_word sw = { .parts = &part, .nparts = 1, .start = w->start,
-						 .end = w->end };
-			w = &sw;
-			role_word(r, w, role, what);
-			return;
-		}
+	bool read = role == ROLE_READ || role == ROLE_SCRIPTFILE;
+	bool tree = r->recursive && role != ROLE_SCRIPTFILE;
+	if (!read && r->lists)
+		return;
+	ca_join(detail, sizeof(detail),
+		read ? "read" : role == ROLE_WRITE ? "write" : "delete", tree ? ", recursive" : "",
+		" (", r->prog, what, ")", (char *)NULL);
+	ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, read ? IR_READ : IR_WRITE, tree,
+		    detail);
+}
+
+/* A host the program contacts: the word's host, or one known only at
+ * run time. */
+static void net_word(struct reading *r, const struct shell_word *w, const char *what)
+{
+	char detail[160];
+	const char *v = shell_word_static(w);
+	ca_join(detail, sizeof(detail), "network (", r->prog, what, ")", (char *)NULL);
+	char *h = v ? ca_host_of(v) : NULL;
+	ca_add_net(r->out, r->c, h, ca_word_source(r->out, r->text, w), detail);
+	free(h);
+}
+
+/* A refspec of git push: +SRC:DST forces the update of DST; :DST
+ * (nothing pushed) deletes it. */
+static void refspec_word(struct reading *r, const struct shell_word *w)
+{
+	const char *v = shell_word_static(w);
+	if (v && v[0] == '+')
+		add_rewrite(r, "--force", v);
+	else if (v && v[0] == ':' && v[1])
+		add_rewrite(r, "--delete", v);
+}
+
+/* A file of code the program runs: read, and what the code does is not
+ * seen here ("-": the code comes from stdin). */
+static void run_word(struct reading *r, const struct shell_word *w, const char *what)
+{
+	char detail[160];
+	r->opaque = true;
+	const char *v = shell_word_static(w);
+	if (v && strcmp(v, "-") == 0)
+		return;
+	ca_join(detail, sizeof(detail), "read (", r->prog, what, ", the code it runs)",
+		(char *)NULL);
+	ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
+}
+
+/* The directory the program works in (ROLE_CWD) or extracts into
+ * (ROLE_INTO): NULL when the word is known only at run time. */
+static void dir_word(struct reading *r, const struct shell_word *w, enum ir_role role)
+{
+	char *d = dir_value(r->env, w);
+	char *nd = NULL;
+	if (d && d[0] == '/') {
+		nd = canon_lexical(d);
+	} else if (d && r->dir) {
+		char *j = xasprintf("%s/%s", r->dir, d);
+		nd = canon_lexical(j);
+		free(j);
 	}
+	free(d);
+	if (role == ROLE_CWD) {
+		free(r->dir);
+		r->dir = nd;
+	} else {
+		free(r->into);
+		r->into = nd;
+		r->into_set = true;
+	}
+}
+
+static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
+		      const char *what)
+{
+	if ((r->c->flags & SHELL_CMD_FIND_EXEC) && find_exec_word(r, w, role, what))
+		return;
 	if (r->remote && (role == ROLE_READ || role == ROLE_WRITE || role == ROLE_DELETE) &&
 	    remote_operand(shell_word_static(w)))
 		role = ROLE_NET; /* a path on another host: a contact of that host */
-	if (role == ROLE_DATA) {
-		/* A value known only at run time may name a file: a read. */
-		v = shell_word_static(w);
-		const char *file = v ? data_file(r, v) : NULL;
-		struct shell_part part = { .kind = SHELL_PART_LIT, .text = file,
-					   .start = w->start, .end = w->end };
-		struct shell_word sw = { .parts = &part, .nparts = 1, .lit = file,
-					 .start = w->start, .end = w->end };
-		if (!v || file)
-			role_word(r, v ? &sw : w, ROLE_READ, what);
-		return;
-	}
 	switch (role) {
+	case ROLE_DATA:
+		data_word(r, w, what);
+		break;
 	case ROLE_READ:
 	case ROLE_SCRIPTFILE:
-		ca_join(detail, sizeof(detail), "read",
-			r->recursive && role == ROLE_READ ? ", recursive" : "", " (", r->prog, what, ")",
-			(char *)NULL);
-		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ,
-			 r->recursive && role == ROLE_READ, detail);
-		break;
 	case ROLE_WRITE:
-		if (r->lists)
-			break; /* a listing or a dry run writes nothing */
-		ca_join(detail, sizeof(detail), "write", r->recursive ? ", recursive" : "", " (",
-			r->prog, what, ")", (char *)NULL);
-		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
-		break;
 	case ROLE_DELETE:
-		if (r->lists)
-			break;
-		ca_join(detail, sizeof(detail), "delete", r->recursive ? ", recursive" : "", " (",
-			r->prog, what, ")", (char *)NULL);
-		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_WRITE, r->recursive, detail);
+		path_word(r, w, role, what);
 		break;
 	case ROLE_NET:
-		v = shell_word_static(w);
-		ca_join(detail, sizeof(detail), "network (", r->prog, what, ")", (char *)NULL);
-		{
-			char *h = v ? ca_host_of(v) : NULL;
-			ca_add_net(r->out, r->c, h, ca_word_source(r->out, r->text, w), detail);
-			free(h);
-		}
+		net_word(r, w, what);
 		break;
 	case ROLE_REGISTRY:
 		ca_registry_word(r, w, r->opt ? r->opt->names[0] : "names its registry",
@@ -406,55 +408,23 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		break;
 	case ROLE_SEDSCRIPT:
 	case ROLE_AWKSCRIPT:
-		v = shell_word_static(w);
-		if (!v)
+		if (!shell_word_static(w))
 			r->opaque = true; /* a program built at run time */
 		else if (role == ROLE_SEDSCRIPT)
-			ca_sed_scan(r, v);
+			ca_sed_scan(r, shell_word_static(w));
 		else
-			ca_awk_scan(r, v);
+			ca_awk_scan(r, shell_word_static(w));
 		break;
 	case ROLE_REFSPEC:
-		/* +SRC:DST forces the update of DST; :DST (nothing pushed) deletes it. */
-		v = shell_word_static(w);
-		if (v && v[0] == '+')
-			add_rewrite(r, "--force", v);
-		else if (v && v[0] == ':' && v[1])
-			add_rewrite(r, "--delete", v);
+		refspec_word(r, w);
 		break;
 	case ROLE_RUN:
-		/* The code in the file runs: what it does is not seen here. */
-		r->opaque = true;
-		v = shell_word_static(w);
-		if (v && strcmp(v, "-") == 0)
-			break; /* the program comes from stdin */
-		ca_join(detail, sizeof(detail), "read (", r->prog, what, ", the code it runs)",
-			(char *)NULL);
-		ca_add_path(r->out, r->env, r->dir, r->text, r->c, w, IR_READ, false, detail);
+		run_word(r, w, what);
 		break;
 	case ROLE_CWD:
-	case ROLE_INTO: {
-		char *d = dir_value(r->env, w);
-		char *nd = NULL;
-		if (d && d[0] == '/') {
-			nd = canon_lexical(d);
-		} else if (d && r->dir) {
-			char *j = xasprintf("%s/%s", r->dir, d);
-			nd = canon_lexical(j);
-			free(j);
-		}
-		free(d);
-		/* unknown when dynamic */
-		if (role == ROLE_CWD) {
-			free(r->dir);
-			r->dir = nd;
-		} else {
-			free(r->into);
-			r->into = nd;
-			r->into_set = true;
-		}
+	case ROLE_INTO:
+		dir_word(r, w, role);
 		break;
-	}
 	case ROLE_CHANGES:
 		r->changes = true;
 		break;
@@ -466,50 +436,6 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 	default:
 		break;
 	}
-}
-
-/* A path a spec says the program uses whatever its words: `write ".git";`,
- * relative to the directory it works in, or under ~. */
-static void fixed_path(struct reading *r, const char *path, bool write, bool tree)
-{
-	if (strcmp(path, "*") == 0) {
-		/* A path known only at run time (git stash's work tree, above
-		 * a subdirectory): anywhere. */
-		char detail[160];
-		snprintf(detail, sizeof(detail), "%s (%s uses a path known only at run time)",
-			 tree ? "delete, recursive" : write ? "write" : "read", r->prog);
-		struct cmd_op *o = ca_push(r->out, write ? IR_WRITE : IR_READ, r->c);
-		o->kind = CMD_PATH_REGION;
-		o->target = "/";
-		o->pattern = ".*";
-		o->maybe = true;
-		o->tree = tree;
-		o->shown = "(a path known only at run time)";
-		o->detail = ca_keep(r->out, detail);
-		return;
-	}
-	/* A read relative to a directory known only at run time (git status
-	 * under git submodule foreach) is left out: it names no path a rule
-	 * could judge.  Writes there stay, as a name anywhere. */
-	if (!write && !r->dir && path[0] != '/' && path[0] != '~')
-		return;
-	struct shell_part parts[2] = { { .kind = SHELL_PART_LIT, .text = path } };
-	struct shell_word sw = { .parts = parts, .nparts = 1, .start = r->c->start,
-				 .end = r->c->start };
-	if (path[0] == '~' && (path[1] == '/' || !path[1])) {
-		parts[0].kind = SHELL_PART_TILDE;
-		parts[0].text = "~";
-		parts[1].kind = SHELL_PART_LIT;
-		parts[1].text = path + 1;
-		sw.nparts = path[1] ? 2 : 1;
-	}
-	char detail[160];
-	ca_join(detail, sizeof(detail), tree ? "delete, recursive" : write ? "write" : "read", " (",
-		r->prog, " uses ", path, ")", (char *)NULL);
-	ca_add_path(r->out, r->env, r->dir, r->text, r->c, &sw, write ? IR_WRITE : IR_READ, tree,
-		 detail);
-	/* The preview shows the path, not the command it came from. */
-	r->out->v[r->out->n - 1].shown = ca_keep(r->out, path);
 }
 
 /* Files the program does not name land below the directory it extracts
@@ -647,8 +573,6 @@ static size_t apply_option(struct reading *r, const struct ir_option *o,
 	return 0;
 }
 
-/* Read words[from..] against a spec. */
-
 /* python3 -m MODULE ARGS: the module's code is not seen (opaque), but a
  * module with a spec of its own (pip, pytest) does what that spec says
  * with the words after it.  Returns true when it read them. */
@@ -680,14 +604,123 @@ static bool stdin_feeds_code(const struct shell_cmd *c)
 	return false;
 }
 
-void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
+/* --long[=value], or a single-dash word the spec names (o: its option;
+ * NULL for a long one, looked up here). */
+static size_t read_long_option(struct reading *r, const struct ir_spec *sub,
+			       const struct ir_spec *prog, const struct ir_option *o, size_t i)
+{
+	const struct shell_word *w = r->c->words[i];
+	const char *v = shell_word_static(w);
+	size_t len = strlen(v);
+	const char *eq = memchr(v, '=', len);
+	size_t n = eq ? (size_t)(eq - v) : len;
+	if (v[1] == '-' || eq) /* else o is the whole word's already */
+		o = lookup(sub, prog, v, n);
+	if (!o)
+		o = abbreviation(sub, prog, v, n);
+	contacts_too(r, sub, prog, v, n);
+	if (!o)
+		return 0;
+	return apply_option(r, o, w, eq ? eq + 1 : NULL, i);
+}
+
+/* Short options, maybe bundled: -xzf FILE (first: the option of the
+ * first letter, looked up already).  The first that takes a value takes
+ * the rest of the word or the next one. */
+static size_t read_short_options(struct reading *r, const struct ir_spec *sub,
+				 const struct ir_spec *prog, const struct ir_option *first,
+				 size_t i)
+{
+	const struct shell_word *w = r->c->words[i];
+	const char *v = shell_word_static(w);
+	for (size_t k = 1; v[k]; k++) {
+		char name[3] = { '-', v[k], 0 };
+		const struct ir_option *o = k == 1 ? first : lookup(sub, prog, name, 2);
+		contacts_too(r, sub, prog, name, 2);
+		if (!o)
+			continue;
+		if (!takes_arg(o->role)) {
+			apply_option(r, o, w, NULL, i);
+			continue;
+		}
+		return apply_option(r, o, w, v[k + 1] ? v + k + 1 : NULL, i);
+	}
+	return 0;
+}
+
+/* A word that starts with '-' (not "-" alone) before any "--": the module
+ * option (python3 -m), a long option or a single-dash word the spec
+ * names, or short options.  Returns how many words past words[i] it
+ * used; *done when the module read the rest of the words. */
+static size_t read_dash_word(struct reading *r, const struct ir_spec *sub,
+			     const struct ir_spec *prog, size_t i, bool *done)
+{
+	const struct shell_cmd *c = r->c;
+	const char *v = shell_word_static(c->words[i]);
+	/* -m MODULE, -mMODULE: the rest of the words are the module's. */
+	const struct ir_option *first =
+		v[1] != '-' ? lookup(sub, prog, (char[3]){ '-', v[1], 0 }, 2) : NULL;
+	const struct ir_option *o = first;
+	if (o && o->role == ROLE_MODULE) {
+		const char *name = v[2] ? v + 2
+			    : i + 1 < c->nwords ? shell_word_static(c->words[i + 1]) : NULL;
+		*done = read_module(r, name, i + (v[2] ? 1 : 2));
+		return (*done || v[2]) ? 0 : 1; /* MODULE as the next word */
+	}
+	size_t len = strlen(v);
+	if (v[1] == '-' || (o = len == 2 ? first : lookup(sub, prog, v, len)))
+		return read_long_option(r, sub, prog, o, i);
+	return read_short_options(r, sub, prog, first, i);
+}
+
+/* A word a spec names as an option though it does not start with '-':
+ * +COMMAND as the option "+" (less +G, vim +CMD), key=value as "key="
+ * (dd of=FILE).  Returns whether it was one. */
+static bool read_option_operand(struct reading *r, const struct ir_spec *sub,
+				const struct ir_spec *prog, size_t i)
+{
+	const struct shell_word *w = r->c->words[i];
+	const char *v = shell_word_static(w);
+	const struct ir_option *plus = v && v[0] == '+' && v[1] ? lookup(sub, prog, "+", 1) : NULL;
+	if (plus) {
+		apply_option(r, plus, w, v + 1, i);
+		return true;
+	}
+	const char *eq = v ? strchr(v, '=') : NULL;
+	const struct ir_option *kv = eq ? lookup(sub, prog, v, (size_t)(eq - v) + 1) : NULL;
+	if (kv)
+		apply_option(r, kv, w, eq + 1, i);
+	return kv != NULL;
+}
+
+/* Subcommands nest: `git stash list`, `uv pip install`; with `targets;`
+ * any operand selects one (make all install).  A name with a `*` is a
+ * glob (install-*).  Returns the subcommand of sub the word v enters, or
+ * NULL: it is an operand. */
+static const struct ir_spec *enter_sub(struct reading *r, const struct ir_spec *sub,
+				       const struct ir_spec *prog, const char *v)
+{
+	if ((r->nops != 0 && !prog->targets) || !v)
+		return NULL;
+	const struct ir_spec *s = ir_spec_sub(sub, v);
+	if (!s)
+		return NULL;
+	r->recursive = r->recursive || s->recursive;
+	r->remote = r->remote || s->remote;
+	r->project = r->project || s->project;
+	if (r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
+		r->subs[r->nsubs++] = v;
+	return s;
+}
+
+/* Read words[from..] against a spec: its options, its subcommands, and
+ * the operands, kept in r->ops for their roles.  Returns the subcommand
+ * the words chose, or prog. */
+static const struct ir_spec *read_words(struct reading *r, const struct ir_spec *prog, size_t from)
 {
 	const struct shell_cmd *c = r->c;
 	const struct ir_spec *sub = prog;
 	bool ddash = false;
-	r->recursive = prog->recursive;
-	r->remote = prog->remote;
-	r->project = prog->project;
 	for (size_t i = from; i < c->nwords; i++) {
 		const struct shell_word *w = c->words[i];
 		const char *v = shell_word_static(w);
@@ -696,99 +729,51 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 			continue;
 		}
 		if (v && !ddash && v[0] == '-' && v[1]) {
-			const struct ir_option *o;
-			const char *arg = NULL;
-			/* -m MODULE, -mMODULE: the rest of the words are the module's. */
-			const struct ir_option *first =
-				v[1] != '-' ? lookup(sub, prog, (char[3]){ '-', v[1], 0 }, 2) : NULL;
-			o = first;
-			if (o && o->role == ROLE_MODULE) {
-				const char *name = v[2] ? v + 2
-					    : i + 1 < c->nwords ? shell_word_static(c->words[i + 1]) : NULL;
-				if (read_module(r, name, i + (v[2] ? 1 : 2)))
-					break;
-				i += v[2] ? 0 : 1;
-				continue;
-			}
-			size_t len = strlen(v);
-			if (v[1] == '-' || (o = len == 2 ? first : lookup(sub, prog, v, len))) {
-				/* --long[=value], or a single-dash word the spec names */
-				const char *eq = memchr(v, '=', len);
-				size_t n = eq ? (size_t)(eq - v) : len;
-				if (v[1] == '-' || eq) /* else o is the whole word's already */
-					o = lookup(sub, prog, v, n);
-				if (!o)
-					o = abbreviation(sub, prog, v, n);
-				contacts_too(r, sub, prog, v, n);
-				if (!o)
-					continue;
-				if (eq)
-					arg = eq + 1;
-				i += apply_option(r, o, w, arg, i);
-				continue;
-			}
-			/* Short options, maybe bundled: -xzf FILE. */
-			for (size_t k = 1; v[k]; k++) {
-				char name[3] = { '-', v[k], 0 };
-				o = k == 1 ? first : lookup(sub, prog, name, 2);
-				contacts_too(r, sub, prog, name, 2);
-				if (!o)
-					continue;
-				if (!takes_arg(o->role)) {
-					apply_option(r, o, w, NULL, i);
-					continue;
-				}
-				i += apply_option(r, o, w, v[k + 1] ? v + k + 1 : NULL, i);
+			bool done = false;
+			i += read_dash_word(r, sub, prog, i, &done);
+			if (done)
 				break;
-			}
 			continue;
 		}
-		/* +COMMAND words a spec names as the option "+": less +G, vim +CMD. */
-		const struct ir_option *plus =
-			v && !ddash && v[0] == '+' && v[1] ? lookup(sub, prog, "+", 1) : NULL;
-		if (plus) {
-			apply_option(r, plus, w, v + 1, i);
+		if (!ddash && read_option_operand(r, sub, prog, i))
 			continue;
-		}
-		/* key=value operands a spec names as options: dd of=FILE. */
-		const char *eq = v && !ddash ? strchr(v, '=') : NULL;
-		const struct ir_option *kv = eq ? lookup(sub, prog, v, (size_t)(eq - v) + 1) : NULL;
-		if (kv) {
-			apply_option(r, kv, w, eq + 1, i);
+		const struct ir_spec *s = enter_sub(r, sub, prog, v);
+		if (s) {
+			sub = s;
 			continue;
-		}
-		/* Subcommands nest: `git stash list`, `uv pip install`; with
-		 * `targets;` any operand selects one (make all install).  A name
-		 * with a `*` is a glob (install-*). */
-		if ((r->nops == 0 || prog->targets) && v) {
-			const struct ir_spec *s = ir_spec_sub(sub, v);
-			if (s) {
-				sub = s;
-				r->recursive = r->recursive || s->recursive;
-				r->remote = r->remote || s->remote;
-				r->project = r->project || s->project;
-				if (r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
-					r->subs[r->nsubs++] = v;
-				continue;
-			}
 		}
 		struct operand op = { w, sub->operands };
 		VEC_PUSH(r->ops, r->nops, r->cap, op);
 	}
-	/* A program run without a subcommand that runs one (yarn: install). */
-	if (sub == prog && r->nops == 0 && prog->bare) {
-		for (size_t k = 0; k < prog->nsubs && sub == prog; k++)
-			for (size_t j = 0; j < prog->subs[k].nnames; j++)
-				if (strcmp(prog->subs[k].names[j], prog->bare) == 0)
-					sub = &prog->subs[k];
-		if (sub != prog && r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
-			r->subs[r->nsubs++] = prog->bare;
-	}
+	return sub;
+}
+
+/* A program run without a subcommand that runs one (yarn: install).
+ * Returns the subcommand that runs then, or sub. */
+static const struct ir_spec *bare_sub(struct reading *r, const struct ir_spec *sub,
+				      const struct ir_spec *prog)
+{
+	if (sub != prog || r->nops != 0 || !prog->bare)
+		return sub;
+	for (size_t k = 0; k < prog->nsubs && sub == prog; k++)
+		for (size_t j = 0; j < prog->subs[k].nnames; j++)
+			if (strcmp(prog->subs[k].names[j], prog->bare) == 0)
+				sub = &prog->subs[k];
+	if (sub != prog && r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
+		r->subs[r->nsubs++] = prog->bare;
+	return sub;
+}
+
+/* What the words chose, settled before the operands are read: code from
+ * standard input, `host;` and `shell_escape;`, the roles of the first and
+ * the last operand. */
+static void settle_roles(struct reading *r, const struct ir_spec *sub, const struct ir_spec *prog)
+{
 	/* A program whose first operand is its code (python3, node) run
 	 * with none reads the code from standard input: a here-document, a
 	 * file or a pipe the analysis does not read (python3 <<'PY'). */
 	if (!r->nops && sub->has_first && sub->first == ROLE_RUN && !r->script && !r->opaque &&
-	    stdin_feeds_code(c)) {
+	    stdin_feeds_code(r->c)) {
 		r->opaque = true;
 		r->stdin_code = true;
 	}
@@ -800,9 +785,32 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 		r->ops[0].role = sub->first == ROLE_RUN && r->opaque ? ROLE_READ : sub->first;
 	if (r->nops >= 2 && sub->has_last)
 		r->ops[r->nops - 1].role = sub->last;
-	/* A delete is of a whole tree unless the program has a recursive
-	 * option and it was not given. */
-	bool tree_deletes = r->recursive || (!declares_recursive(sub) && !declares_recursive(prog));
+}
+
+/* The role operand k is read in: its own, as the options given turn it.
+ * A start point records its upstream when starting says it counts. */
+static enum ir_role operand_role(struct reading *r, const struct ir_spec *sub, size_t k,
+				 bool starting)
+{
+	enum ir_role role = r->ops[k].role;
+	if (role == ROLE_UPSTREAM) {
+		/* Its upstream, and the operand in the operands' role. */
+		if (starting && r->upstream && !r->lists && may_track(r->ops[k].w))
+			change_path(r, r->upstream);
+		role = sub->operands == ROLE_UPSTREAM ? ROLE_NONE : sub->operands;
+	}
+	if (r->modifies && role == ROLE_READ)
+		role = ROLE_WRITE;
+	if (r->deletes && role == ROLE_WRITE)
+		role = ROLE_DELETE; /* git stash -u -- PATH removes PATH's untracked files */
+	return role;
+}
+
+/* Each operand in its role; what an extraction writes that no operand
+ * names.  tree_deletes: a delete is of a whole tree. */
+static void read_operands(struct reading *r, const struct ir_spec *sub, const struct ir_spec *prog,
+			  bool tree_deletes)
+{
 	bool extracting = r->extracts || sub->extracts || prog->extracts;
 	r->extracts_dir = sub->extracts_dir ? sub->extracts_dir : prog->extracts_dir;
 	bool named = false; /* an operand names what is written */
@@ -811,17 +819,7 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 	r->upstream = sub->upstream ? sub->upstream : prog->upstream;
 	bool starting = r->creating || (!ir_spec_declares(sub, ROLE_CREATES) && !ir_spec_declares(prog, ROLE_CREATES));
 	for (size_t k = 0; k < r->nops; k++) {
-		enum ir_role role = r->ops[k].role;
-		if (role == ROLE_UPSTREAM) {
-			/* Its upstream, and the operand in the operands' role. */
-			if (starting && r->upstream && !r->lists && may_track(r->ops[k].w))
-				change_path(r, r->upstream);
-			role = sub->operands == ROLE_UPSTREAM ? ROLE_NONE : sub->operands;
-		}
-		if (r->modifies && role == ROLE_READ)
-			role = ROLE_WRITE;
-		if (r->deletes && role == ROLE_WRITE)
-			role = ROLE_DELETE; /* git stash -u -- PATH removes PATH's untracked files */
+		enum ir_role role = operand_role(r, sub, k, starting);
 		bool saved = r->recursive;
 		if (role == ROLE_DELETE)
 			r->recursive = r->deletes || tree_deletes;
@@ -836,80 +834,50 @@ void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
 	}
 	if (extracting && !named && !r->lists)
 		add_members(r);
-	/* No operand: the one the program takes then, in the first's role
-	 * (script writes ./typescript). */
+}
+
+/* No operand: the one the program takes then, in the first's role
+ * (script writes ./typescript). */
+static void read_implied(struct reading *r, const struct ir_spec *sub)
+{
 	enum ir_role implied = sub->has_first ? sub->first : sub->operands;
 	if (r->modifies && implied == ROLE_READ)
 		implied = ROLE_WRITE;
 	if (sub->implied && r->nops == 0 && !r->lists &&
 	    (implied == ROLE_READ || implied == ROLE_WRITE))
-		fixed_path(r, sub->implied, implied == ROLE_WRITE, false);
-	if ((c->flags & SHELL_CMD_EXTRA_ARGS) && !(c->flags & SHELL_CMD_FIND_EXEC)) {
-		/* xargs and find -exec ... + add operands only known at run time. */
-		enum ir_role role = sub->operands == ROLE_READ && r->modifies ? ROLE_WRITE : sub->operands;
-		if (role == ROLE_DELETE)
-			r->recursive = r->recursive || tree_deletes;
-		struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
-		struct shell_word sw = { .parts = &part, .nparts = 1, .start = c->start, .end = c->start };
-		role_word(r, &sw, role, ", arguments added at run time");
-	}
+		ca_fixed_path(r, sub->implied, implied == ROLE_WRITE, false);
+}
+
+/* xargs and find -exec ... + add operands only known at run time: one
+ * word in the operands' role that stands for them. */
+static void read_run_time_args(struct reading *r, const struct ir_spec *sub, bool tree_deletes)
+{
+	const struct shell_cmd *c = r->c;
+	if (!(c->flags & SHELL_CMD_EXTRA_ARGS) || (c->flags & SHELL_CMD_FIND_EXEC))
+		return;
+	enum ir_role role = sub->operands == ROLE_READ && r->modifies ? ROLE_WRITE : sub->operands;
+	if (role == ROLE_DELETE)
+		r->recursive = r->recursive || tree_deletes;
+	struct shell_part part = { .kind = SHELL_PART_PARAM, .text = "{}" };
+	struct shell_word sw = { .parts = &part, .nparts = 1, .start = c->start, .end = c->start };
+	role_word(r, &sw, role, ", arguments added at run time");
+}
+
+void ca_read_spec(struct reading *r, const struct ir_spec *prog, size_t from)
+{
+	r->recursive = prog->recursive;
+	r->remote = prog->remote;
+	r->project = prog->project;
+	const struct ir_spec *sub = bare_sub(r, read_words(r, prog, from), prog);
+	settle_roles(r, sub, prog);
+	/* A delete is of a whole tree unless the program has a recursive
+	 * option and it was not given. */
+	bool tree_deletes = r->recursive || (!declares_recursive(sub) && !declares_recursive(prog));
+	read_operands(r, sub, prog, tree_deletes);
+	read_implied(r, sub);
+	read_run_time_args(r, sub, tree_deletes);
 	ca_places_done(r, sub, prog); /* before the `net` hosts it may replace */
-	for (const struct ir_spec *s = sub; s; s = s == prog ? NULL : prog) {
-		for (size_t k = 0; k < s->nreads + s->nwrites; k++) {
-			bool wr = k >= s->nreads;
-			if (wr && r->lists)
-				break;
-			fixed_path(r, wr ? s->writes[k - s->nreads] : s->reads[k], wr, false);
-		}
-		/* What it deletes when no operand says where: with a flag that
-		 * says so, when the spec has one (git stash -u). */
-		bool deleting = !r->lists && r->nops == 0 &&
-				(r->deletes || (!ir_spec_declares(sub, ROLE_DELETES) && !ir_spec_declares(prog, ROLE_DELETES)));
-		for (size_t k = 0; k < s->ndeletes && deleting; k++)
-			fixed_path(r, s->deletes[k], true, true);
-		/* What it changes when an operand or a flag says it does. */
-		for (size_t k = 0; k < s->nchanges && r->changes && !r->lists; k++) {
-			if (r->store && k > 0)
-				break;
-			fixed_path(r, r->store ? r->store : s->changes[k], true, false);
-		}
-		if (s == sub)
-			for (size_t k = 0; k < r->nchanged && !r->lists; k++)
-				fixed_path(r, r->changed[k], true, false);
-		for (size_t k = 0; k < s->nhosts; k++) {
-			if (ca_replaced(r, s->hosts[k]))
-				continue; /* a registry or repository named replaces it */
-			char detail[160];
-			ca_join(detail, sizeof(detail), "network (", r->prog, " contacts it)",
-				(char *)NULL);
-			bool any = strcmp(s->hosts[k], "*") == 0;
-			ca_add_net(r->out, c, any ? NULL : s->hosts[k], s->hosts[k], detail);
-		}
-		if (s == prog)
-			break;
-	}
-	/* A default config it reads may say anything an option says (curl
-	 * with ~/.curlrc: location, url, connect-to): any host, as -K.
-	 * Under `cordon run` the egress proxy checks every host it reaches,
-	 * and the sandbox every file a config names, so there the words
-	 * decide as before. */
-	const struct ir_spec *cs = sub->config_unless ? sub : prog->config_unless ? prog : NULL;
-	const char *config = cs && !r->env->sandboxed && !skips_config(r, cs)
-				     ? default_config(r, cs) : NULL;
-	if (config)
-		ca_add_net(r->out, c, NULL, "*",
-			   ca_printf(r->out, "network (%s reads its default config, which may name any "
-				     "host: %s; %s as its first word skips it)",
-				     r->prog, config, cs->config_unless));
-	/* What the options given make it contact too (curl -L: where a
-	 * redirect leads). */
-	for (size_t k = 0; k < r->ncontacted; k++) {
-		const char *host = r->contacted[k];
-		bool any = strcmp(host, "*") == 0;
-		ca_add_net(r->out, c, any ? NULL : host, host,
-			   ca_printf(r->out, "network (%s %s contacts it)", r->prog,
-				     r->contacted_by[k]));
-	}
+	ca_fixed_places(r, sub, prog);
 }
 
 /* The files a wrapper's own options name (time -o FILE, xargs -a FILE):

@@ -389,19 +389,10 @@ static char *egress_note(const struct lower_input *in)
 					  : "decides every contact");
 }
 
-static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char **err)
+/* The namespaces and process settings every plan has; the network's
+ * depends on whether some host is allowed. */
+static void plan_namespaces(struct cordon_plan *pl, const struct lower_input *in)
 {
-	memset(pl, 0, sizeof(*pl));
-	if (in->restricted && !in->host.read) {
-		*err = xstrdup("the host facts of the plan were not read");
-		return -1;
-	}
-	if (!in->restricted) {
-		*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no "
-				 "bwrap plan",
-				 in->preset);
-		return -1;
-	}
 	plan_push(pl, CORDON_PLAN_UNSHARE_USER, NULL, NULL, NULL, NULL);
 	plan_push(pl, CORDON_PLAN_UNSHARE_PID, NULL, NULL, NULL, NULL);
 	plan_push(pl, CORDON_PLAN_UNSHARE_IPC, NULL, NULL, NULL, NULL);
@@ -417,184 +408,246 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 	plan_push(pl, CORDON_PLAN_DIE_WITH_PARENT, NULL, NULL, NULL, NULL);
 	plan_push(pl, CORDON_PLAN_NEW_SESSION, NULL, NULL, NULL, NULL);
 	plan_push(pl, CORDON_PLAN_CAP_DROP_ALL, NULL, NULL, NULL, NULL);
+}
 
-	/* Filesystem operations, ordered by the path they mount on (a parent
-	 * before its children), then read root, writable bind, read-only bind,
-	 * mask: so each deeper or later mount overrides what it covers. */
-	struct fs_op *fs = NULL;
-	size_t nfs = 0, fs_cap = 0;
-	char *fs_err = NULL;
-#define FS(at_, rank_, p_, kind_, src_, note_)                                                    \
-	do {                                                                                       \
-		struct fs_op f_ = { xstrdup(at_), rank_, nfs, p_, kind_, false,                    \
-				    src_ ? xstrdup(src_) : NULL, note_ };                          \
-		VEC_PUSH(fs, nfs, fs_cap, f_);                                                     \
-	} while (0)
-	for (size_t i = 0; i < in->npaths; i++) {
-		const struct lower_path *p = &in->paths[i];
-		if (kernel_fs(p->path)) {
-			FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
-			   xasprintf("%s is a fresh kernel filesystem inside the sandbox; nothing is "
-				     "bound there",
-				     path_under(p->path, "/dev") ? "/dev" : "/proc"));
-			continue;
-		}
-		bool exists = lower_fact_exists(in, p->path);
-		const char *mask = under_mask(in, p->path);
-		if (mask && (p->why == LOWER_WRITE_ROOT || p->why == LOWER_READ_ONLY)) {
-			/* Below a hidden directory only what may be read comes back:
-			 * a bind would show the host's content again. */
-			FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
-			   xasprintf("inside %s, which is hidden: not writable in the sandbox", mask));
-			continue;
-		}
-		switch (p->why) {
-		case LOWER_READ_ROOT:
-		case LOWER_WRITE_ROOT:
-			if (p->why == LOWER_READ_ROOT && !mask && under_write_root(in, p->path)) {
-				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
-				   xstrdup("readable through the writable root around it"));
-				break;
-			}
-			if (exists && p->entries)
-				FS(p->path, 1, p, CORDON_PLAN_BIND, p->path,
-				   xstrdup("an entry of the home directory the policy lets be written, "
-					   "bound back over its read-only top"));
-			else if (exists)
-				FS(p->path, p->why == LOWER_READ_ROOT ? 0 : 1, p,
-				   p->why == LOWER_READ_ROOT ? CORDON_PLAN_RO_BIND : CORDON_PLAN_BIND,
-				   p->path,
-				   p->why == LOWER_WRITE_ROOT &&
-						   lower_decide(in->ev, IR_READ, p->path) != IR_ALLOW
-					   ? xstrdup("writable, and so readable: a mount cannot be "
-						     "write-only, though no read rule allows reading it")
-					   : NULL);
-			else if (made_root(in, p))
-				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
-				   xstrdup("does not exist: the environment points into it, so cordon "
-					   "run makes it (with its missing parents) for the call and "
-					   "binds it writable; what it made and is still empty "
-					   "afterwards is removed"));
-			else
-				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
-				   xstrdup("does not exist: nothing to bind, and nothing can be created "
-					   "there inside the sandbox"));
-			break;
-		case LOWER_READ_ONLY: {
-			const char *above = exists ? NULL : kept_out_above(in, p);
-			bool fence = !exists && !above && fenced(in, p);
-			if (above) {
-				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
-				   xasprintf("does not exist, below %s, which is read-only: it cannot be "
-					     "created",
-					     above));
-				break;
-			}
-			/* Each directory between the write root and what is made
-			 * read-only becomes a mount point too: a mount point cannot be
-			 * renamed, so `mv .git .git2; mkdir -p .git/hooks` cannot move
-			 * the protection out of the way. */
-			{
-				char *at = exists || fence ? xstrdup(p->path) : nearest_existing(in, p->path);
-				const char *root = root_above(in, at);
-				for (size_t n = root ? strlen(root) + 1 : 0; root && at[n]; n++) {
-					if (at[n] != '/')
-						continue;
-					char *dir = xstrndup(at, n);
-					/* The pin keeps the mode the mount stack gives the
-					 * directory, so nothing below it changes. */
-					bool rw = lower_bwrap_writable(in, dir);
-					FS(dir, rw ? 1 : 2, p, rw ? CORDON_PLAN_BIND : CORDON_PLAN_RO_BIND, dir,
-					   xstrdup("pinned as a mount point: it cannot be renamed away from "
-						   "the read-only path below it"));
-					free(dir);
-				}
-				free(at);
-			}
-			if (exists) {
-				FS(p->path, 2, p, CORDON_PLAN_RO_BIND, p->path,
-				   p->entries ? xstrdup("the home directory's top, read-only: no "
-							"configuration can be made there")
-					      : NULL);
-			} else if (fence) {
-				/* An empty read-only tmpfs: it needs no source, and bwrap
-				 * makes the mount point if the runner did not. */
-				FS(p->path, 2, p, CORDON_PLAN_TMPFS, NULL,
-				   xasprintf("%s does not exist: an empty read-only directory in its "
-					     "place; cordon run makes the mount point for the call and "
-					     "removes it afterwards",
-					     p->protect ? "protected path" : "write-denied path"));
-			} else if (keeps_out(in, p)) {
-				/* Where the nearest existing ancestor is writable but cannot
-				 * hold a fence (a file: .git of a worktree), a command could
-				 * replace it and create the path: it is bound read-only.  One
-				 * already read-only needs nothing. */
-				char *anc = nearest_existing(in, p->path);
-				if (lower_bwrap_writable(in, anc))
-					FS(anc, 2, p, CORDON_PLAN_RO_BIND, anc,
-					   xasprintf("%s %s does not exist and %s cannot hold a fence (a file, or a "
-						     "directory this user cannot write): it is "
-						     "bound read-only in its place",
-						     p->protect ? "protected path" : "write-denied path",
-						     p->path, anc));
-				else
-					FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
-					   xasprintf("does not exist, and %s is read-only in the sandbox: it "
-						     "cannot be created",
-						     anc));
-				free(anc);
-			} else {
-				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL,
-				   xstrdup("asks before writes but does not exist: inside the sandbox it "
-					   "is part of the writable root around it"));
-			}
-			break;
-		}
-		case LOWER_MASK:
-			if (!exists) {
-				FS(p->path, 9, p, CORDON_PLAN_SKIP, NULL, xstrdup("does not exist: nothing to hide"));
-			} else if (lower_fact_is_dir(in, p->path)) {
-				FS(p->path, 3, p, CORDON_PLAN_MASK_DIR, NULL, mask_note(p, "directory"));
-			} else if (!in->mask_file) {
-				free(fs_err);
-				fs_err = xasprintf("%s: %s is masked with an empty file beside ${tmp}, which "
-						   "has no value (give it with --context tmp=DIR)",
-						   p->origin, p->path);
-			} else {
-				/* An empty read-only regular file, not /dev/null: git, pytest
-				 * and the like stop at a character device in a tree. */
-				FS(p->path, 3, p, CORDON_PLAN_MASK_FILE, in->mask_file,
-				   mask_note(p, "file"));
-			}
-			break;
-		}
+/* The filesystem operations gathered from the paths, before ordering. */
+struct fs_ops {
+	struct fs_op *v;
+	size_t n, cap;
+	char *err; /* a path that cannot be lowered (the last one found), or NULL */
+};
+
+/* Mount kind at `at` (from src) for path p, ranked among those at the
+ * same place; note (owned) says why, or is NULL. */
+static void fs_add(struct fs_ops *fs, const char *at, int rank, const struct lower_path *p,
+		   enum cordon_plan_kind kind, const char *src, char *note)
+{
+	struct fs_op f = { xstrdup(at), rank, fs->n, p, kind, false, src ? xstrdup(src) : NULL,
+			   note };
+	VEC_PUSH(fs->v, fs->n, fs->cap, f);
+}
+
+/* Only a note for p: nothing is mounted for it. */
+static void fs_note(struct fs_ops *fs, const struct lower_path *p, char *note)
+{
+	fs_add(fs, p->path, 9, p, CORDON_PLAN_SKIP, NULL, note);
+}
+
+static void fs_ops_free(struct fs_ops *fs)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		free(fs->v[i].at);
+		free(fs->v[i].src);
+		free(fs->v[i].note);
 	}
-#undef FS
-	if (fs_err) {
-		for (size_t i = 0; i < nfs; i++) {
-			free(fs[i].at);
-			free(fs[i].src);
-			free(fs[i].note);
-		}
-		free(fs);
-		cordon_plan_free(pl);
-		*err = fs_err;
-		return -1;
+	free(fs->v);
+	free(fs->err);
+}
+
+/* A read root or a write root: bound read-only or writable where it
+ * exists. */
+static void fs_root(struct fs_ops *fs, const struct lower_input *in, const struct lower_path *p,
+		    bool exists, const char *mask)
+{
+	if (p->why == LOWER_READ_ROOT && !mask && under_write_root(in, p->path))
+		fs_note(fs, p, xstrdup("readable through the writable root around it"));
+	else if (exists && p->entries)
+		fs_add(fs, p->path, 1, p, CORDON_PLAN_BIND, p->path,
+		       xstrdup("an entry of the home directory the policy lets be written, "
+			       "bound back over its read-only top"));
+	else if (exists)
+		fs_add(fs, p->path, p->why == LOWER_READ_ROOT ? 0 : 1, p,
+		       p->why == LOWER_READ_ROOT ? CORDON_PLAN_RO_BIND : CORDON_PLAN_BIND, p->path,
+		       p->why == LOWER_WRITE_ROOT && lower_decide(in->ev, IR_READ, p->path) != IR_ALLOW
+			       ? xstrdup("writable, and so readable: a mount cannot be "
+					 "write-only, though no read rule allows reading it")
+			       : NULL);
+	else if (made_root(in, p))
+		fs_note(fs, p,
+			xstrdup("does not exist: the environment points into it, so cordon "
+				"run makes it (with its missing parents) for the call and "
+				"binds it writable; what it made and is still empty "
+				"afterwards is removed"));
+	else
+		fs_note(fs, p,
+			xstrdup("does not exist: nothing to bind, and nothing can be created "
+				"there inside the sandbox"));
+}
+
+/* Each directory between the write root and what is made read-only
+ * (at, or the nearest existing directory above it) becomes a mount point
+ * too: a mount point cannot be renamed, so `mv .git .git2; mkdir -p
+ * .git/hooks` cannot move the protection out of the way. */
+static void fs_pins(struct fs_ops *fs, const struct lower_input *in, const struct lower_path *p,
+		    bool at_path)
+{
+	char *at = at_path ? xstrdup(p->path) : nearest_existing(in, p->path);
+	const char *root = root_above(in, at);
+	for (size_t n = root ? strlen(root) + 1 : 0; root && at[n]; n++) {
+		if (at[n] != '/')
+			continue;
+		char *dir = xstrndup(at, n);
+		/* The pin keeps the mode the mount stack gives the
+		 * directory, so nothing below it changes. */
+		bool rw = lower_bwrap_writable(in, dir);
+		fs_add(fs, dir, rw ? 1 : 2, p, rw ? CORDON_PLAN_BIND : CORDON_PLAN_RO_BIND, dir,
+		       xstrdup("pinned as a mount point: it cannot be renamed away from "
+			       "the read-only path below it"));
+		free(dir);
 	}
-	sort_items(fs, nfs, sizeof(*fs), fs_op_cmp);
+	free(at);
+}
+
+/* A read-only path that does not exist and cannot hold a fence.  Where
+ * the nearest existing ancestor is writable (a file: .git of a worktree),
+ * a command could replace it and create the path: it is bound read-only.
+ * One already read-only needs nothing. */
+static void fs_keep_out(struct fs_ops *fs, const struct lower_input *in,
+			const struct lower_path *p)
+{
+	char *anc = nearest_existing(in, p->path);
+	if (lower_bwrap_writable(in, anc))
+		fs_add(fs, anc, 2, p, CORDON_PLAN_RO_BIND, anc,
+		       xasprintf("%s %s does not exist and %s cannot hold a fence (a file, or a "
+				 "directory this user cannot write): it is "
+				 "bound read-only in its place",
+				 p->protect ? "protected path" : "write-denied path", p->path, anc));
+	else
+		fs_note(fs, p,
+			xasprintf("does not exist, and %s is read-only in the sandbox: it "
+				  "cannot be created",
+				  anc));
+	free(anc);
+}
+
+/* A path made read-only (protected, or writes to it denied): its pins,
+ * then a read-only bind, an empty tmpfs in its place (a fence), or what
+ * keeps it from being created. */
+static void fs_read_only(struct fs_ops *fs, const struct lower_input *in,
+			 const struct lower_path *p, bool exists)
+{
+	const char *above = exists ? NULL : kept_out_above(in, p);
+	bool fence = !exists && !above && fenced(in, p);
+	if (above) {
+		fs_note(fs, p,
+			xasprintf("does not exist, below %s, which is read-only: it cannot be "
+				  "created",
+				  above));
+		return;
+	}
+	fs_pins(fs, in, p, exists || fence);
+	if (exists)
+		fs_add(fs, p->path, 2, p, CORDON_PLAN_RO_BIND, p->path,
+		       p->entries ? xstrdup("the home directory's top, read-only: no "
+					    "configuration can be made there")
+				  : NULL);
+	else if (fence)
+		/* An empty read-only tmpfs: it needs no source, and bwrap
+		 * makes the mount point if the runner did not. */
+		fs_add(fs, p->path, 2, p, CORDON_PLAN_TMPFS, NULL,
+		       xasprintf("%s does not exist: an empty read-only directory in its "
+				 "place; cordon run makes the mount point for the call and "
+				 "removes it afterwards",
+				 p->protect ? "protected path" : "write-denied path"));
+	else if (keeps_out(in, p))
+		fs_keep_out(fs, in, p);
+	else
+		fs_note(fs, p,
+			xstrdup("asks before writes but does not exist: inside the sandbox it "
+				"is part of the writable root around it"));
+}
+
+/* A path hidden: an empty directory or an empty file in its place. */
+static void fs_mask(struct fs_ops *fs, const struct lower_input *in, const struct lower_path *p,
+		    bool exists)
+{
+	if (!exists) {
+		fs_note(fs, p, xstrdup("does not exist: nothing to hide"));
+	} else if (lower_fact_is_dir(in, p->path)) {
+		fs_add(fs, p->path, 3, p, CORDON_PLAN_MASK_DIR, NULL, mask_note(p, "directory"));
+	} else if (!in->mask_file) {
+		free(fs->err);
+		fs->err = xasprintf("%s: %s is masked with an empty file beside ${tmp}, which "
+				    "has no value (give it with --context tmp=DIR)",
+				    p->origin, p->path);
+	} else {
+		/* An empty read-only regular file, not /dev/null: git, pytest
+		 * and the like stop at a character device in a tree. */
+		fs_add(fs, p->path, 3, p, CORDON_PLAN_MASK_FILE, in->mask_file,
+		       mask_note(p, "file"));
+	}
+}
+
+/* The operations of one path of the input, by why it is there. */
+static void fs_path(struct fs_ops *fs, const struct lower_input *in, const struct lower_path *p)
+{
+	if (kernel_fs(p->path)) {
+		fs_note(fs, p,
+			xasprintf("%s is a fresh kernel filesystem inside the sandbox; nothing is "
+				  "bound there",
+				  path_under(p->path, "/dev") ? "/dev" : "/proc"));
+		return;
+	}
+	bool exists = lower_fact_exists(in, p->path);
+	const char *mask = under_mask(in, p->path);
+	if (mask && (p->why == LOWER_WRITE_ROOT || p->why == LOWER_READ_ONLY)) {
+		/* Below a hidden directory only what may be read comes back:
+		 * a bind would show the host's content again. */
+		fs_note(fs, p, xasprintf("inside %s, which is hidden: not writable in the sandbox", mask));
+		return;
+	}
+	switch (p->why) {
+	case LOWER_READ_ROOT:
+	case LOWER_WRITE_ROOT:
+		fs_root(fs, in, p, exists, mask);
+		break;
+	case LOWER_READ_ONLY:
+		fs_read_only(fs, in, p, exists);
+		break;
+	case LOWER_MASK:
+		fs_mask(fs, in, p, exists);
+		break;
+	}
+}
+
+/* Is fs->v[i] a mount made already at the same place?  A directory
+ * pinned for two protections, or two protections with one missing
+ * ancestor, are bound once. */
+static bool fs_repeats(const struct fs_ops *fs, size_t i)
+{
+	const struct fs_op *f = &fs->v[i];
+	bool same = false;
+	for (size_t j = 0; j < i && !same; j++)
+		same = !fs->v[j].dropped && fs->v[j].kind != CORDON_PLAN_SKIP &&
+		       fs->v[j].kind == f->kind && strcmp(fs->v[j].at, f->at) == 0 &&
+		       fs->v[j].rank == f->rank;
+	return same;
+}
+
+/* The links roots are reached through, where no bind shows them. */
+static void plan_links(struct cordon_plan *pl, const struct lower_input *in)
+{
+	for (size_t i = 0; i < in->host.nlinks; i++) {
+		const struct lower_link *l = &in->host.links[i];
+		if (shown_by_bind(in, l->path))
+			continue;
+		plan_push(pl, CORDON_PLAN_SYMLINK, l->path, l->target, l->origin,
+		     xasprintf("%s is a symlink on the host: the same link in the sandbox", l->path));
+	}
+}
+
+/* The filesystem operations in order: each once, /dev and /proc after
+ * the root's own, the host's links, then the read-only remounts of the
+ * tmpfs ones.  The plan takes the notes. */
+static void plan_mounts(struct cordon_plan *pl, const struct lower_input *in, struct fs_ops *fs)
+{
+	sort_items(fs->v, fs->n, sizeof(*fs->v), fs_op_cmp);
 	bool root_done = false;
 	struct fs_op **remount = NULL;
 	size_t nremount = 0, remount_cap = 0;
-	for (size_t i = 0; i < nfs; i++) {
-		struct fs_op *f = &fs[i];
-		bool same = false;
-		/* One mount per place: a directory pinned for two protections, or
-		 * two protections with one missing ancestor, are bound once. */
-		for (size_t j = 0; j < i && !same; j++)
-			same = !fs[j].dropped && fs[j].kind != CORDON_PLAN_SKIP &&
-			       fs[j].kind == f->kind && strcmp(fs[j].at, f->at) == 0 &&
-			       fs[j].rank == f->rank;
-		if (same) {
+	for (size_t i = 0; i < fs->n; i++) {
+		struct fs_op *f = &fs->v[i];
+		if (fs_repeats(fs, i)) {
 			free(f->note);
 			f->note = NULL;
 			f->dropped = true;
@@ -614,26 +667,46 @@ static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char
 		} else {
 			plan_push(pl, f->kind, f->at, f->src, f->p->origin, f->note);
 		}
+		f->note = NULL;
 	}
-	/* The links roots are reached through, where no bind shows them. */
-	for (size_t i = 0; i < in->host.nlinks; i++) {
-		const struct lower_link *l = &in->host.links[i];
-		if (shown_by_bind(in, l->path))
-			continue;
-		plan_push(pl, CORDON_PLAN_SYMLINK, l->path, l->target, l->origin,
-		     xasprintf("%s is a symlink on the host: the same link in the sandbox", l->path));
-	}
+	plan_links(pl, in);
 	for (size_t i = 0; i < nremount; i++)
 		plan_push(pl, CORDON_PLAN_REMOUNT_RO, remount[i]->at, NULL, remount[i]->p->origin,
 			  NULL);
 	free(remount);
-	for (size_t i = 0; i < nfs; i++) {
-		free(fs[i].at);
-		free(fs[i].src);
-	}
-	free(fs);
 	if (!root_done)
 		plan_dev_proc(pl, in);
+}
+
+static int plan_build(const struct lower_input *in, struct cordon_plan *pl, char **err)
+{
+	memset(pl, 0, sizeof(*pl));
+	if (in->restricted && !in->host.read) {
+		*err = xstrdup("the host facts of the plan were not read");
+		return -1;
+	}
+	if (!in->restricted) {
+		*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no "
+				 "bwrap plan",
+				 in->preset);
+		return -1;
+	}
+	plan_namespaces(pl, in);
+	/* Filesystem operations, ordered by the path they mount on (a parent
+	 * before its children), then read root, writable bind, read-only bind,
+	 * mask: so each deeper or later mount overrides what it covers. */
+	struct fs_ops fs = { 0 };
+	for (size_t i = 0; i < in->npaths; i++)
+		fs_path(&fs, in, &in->paths[i]);
+	if (fs.err) {
+		*err = fs.err;
+		fs.err = NULL;
+		fs_ops_free(&fs);
+		cordon_plan_free(pl);
+		return -1;
+	}
+	plan_mounts(pl, in, &fs);
+	fs_ops_free(&fs);
 	plan_env(pl, in);
 	if (in->cwd && lower_fact(in, in->cwd)->stat_dir)
 		plan_push(pl, CORDON_PLAN_CHDIR, in->cwd, NULL, NULL, NULL);

@@ -107,12 +107,46 @@ static const char *replaced_text(const struct shell_cmd *cmd, size_t i)
 	return "{}";
 }
 
-static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
-			 size_t i, struct wlist *wl)
+/* What a shell's options say: -c (a command string), -s (commands from
+ * standard input), and why it runs code of files it reads first or reads
+ * the string otherwise (NULL: it does not). */
+struct shell_opts {
+	bool has_c, stdin_;
+	const char *profile;
+};
+
+/* A word of single-letter options (-xc, +o, -O expand_aliases) at
+ * words[j].  Returns how many words after it the -o and -O take. */
+static size_t shell_letters(const struct shell_cmd *cmd, size_t j, struct shell_opts *o)
+{
+	const char *w = cmd->words[j]->lit;
+	size_t skip = 0;
+	for (size_t k = 1; w[k]; k++) {
+		if (w[k] == 'c')
+			o->has_c = true;
+		else if (w[k] == 's')
+			o->stdin_ = true;
+		else if (w[k] == 'l' && w[0] == '-')
+			o->profile = "a login shell runs /etc/profile and the user's profile first";
+		else if (w[k] == 'i' && w[0] == '-')
+			o->profile = "an interactive shell runs ~/.bashrc first and expands aliases";
+		else if (w[k] == 'o' || w[k] == 'O') {
+			/* -O expand_aliases, -o anything: options change how the
+			 * string is read. */
+			const char *opt = j + skip + 1 < cmd->nwords ? cmd->words[j + skip + 1]->lit : NULL;
+			if (w[k] == 'O' && (!opt || !strcmp(opt, "expand_aliases")))
+				o->profile = "with expand_aliases, an alias may stand for any command";
+			skip++;
+		}
+	}
+	return skip;
+}
+
+/* The shell's options, words[i+1..].  Returns the index of the first
+ * word after them (the command string or the script, n: none). */
+static size_t shell_options(const struct shell_cmd *cmd, size_t i, struct shell_opts *o)
 {
 	size_t n = cmd->nwords, j;
-	bool has_c = false, stdin_ = false;
-	const char *profile = NULL; /* why the shell runs code of files it reads first */
 	for (j = i + 1; j < n; j++) {
 		const char *w = cmd->words[j]->lit;
 		if (!w)
@@ -123,63 +157,48 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 		}
 		if (w[0] == '-' && w[1] == '-') {
 			if (!strcmp(w, "--rcfile") || !strcmp(w, "--init-file")) {
-				profile = "the shell runs the file --rcfile names first";
+				o->profile = "the shell runs the file --rcfile names first";
 				j++;
 			} else if (!strcmp(w, "--login")) {
-				profile = "a login shell runs /etc/profile and the user's profile first";
+				o->profile = "a login shell runs /etc/profile and the user's profile first";
 			}
 			continue;
 		}
 		if ((w[0] != '-' && w[0] != '+') || !w[1])
 			break;
-		size_t skip = 0;
-		for (size_t k = 1; w[k]; k++) {
-			if (w[k] == 'c')
-				has_c = true;
-			else if (w[k] == 's')
-				stdin_ = true;
-			else if (w[k] == 'l' && w[0] == '-')
-				profile = "a login shell runs /etc/profile and the user's profile first";
-			else if (w[k] == 'i' && w[0] == '-')
-				profile = "an interactive shell runs ~/.bashrc first and expands aliases";
-			else if (w[k] == 'o' || w[k] == 'O') {
-				/* -O expand_aliases, -o anything: options change how the
-				 * string is read. */
-				const char *opt = j + skip + 1 < n ? cmd->words[j + skip + 1]->lit : NULL;
-				if (w[k] == 'O' && (!opt || !strcmp(opt, "expand_aliases")))
-					profile = "with expand_aliases, an alias may stand for any command";
-				skip++;
-			}
-		}
-		j += skip;
+		j += shell_letters(cmd, j, o);
 	}
-	if (profile)
-		sp_set_opaque(cmd, profile);
+	return j;
+}
+
+/* sh -c STRING (the shell at words[i], STRING at words[j]): the commands
+ * of the string. */
+static void shell_string(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+			 size_t j, struct wlist *wl)
+{
 	const char *cw = cmd->cwd;
-	sp_wlist_add(sp, wl, cmd, i, j < n ? j : n);
-	if (has_c) {
-		if (j >= n)
-			return;
-		if (!cmd->words[j]->lit) {
-			sp_set_opaque(cmd, "the shell command string is not static");
-			return;
-		}
-		/* xargs -I{} sh -c 'rm -rf {}': the string's text is known
-		 * only at run time. */
-		const char *repl = replaced_text(cmd, i);
-		if (repl && (!*repl || strstr(cmd->words[j]->lit, repl)))
-			sp_set_opaque(cmd, "the shell command string gets text known only at run "
-					   "time (xargs -I, find -exec {})");
-		run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start, cmd->words[j]->end,
-			   wl, false, &cw);
+	if (j >= cmd->nwords)
+		return;
+	if (!cmd->words[j]->lit) {
+		sp_set_opaque(cmd, "the shell command string is not static");
 		return;
 	}
-	if (j < n && !stdin_) {
-		/* A script file: bash <(curl ...) runs what it downloads. */
-		if (!cmd->words[j]->lit)
-			sp_set_opaque(cmd, "the shell runs a script whose name is not static");
-		return;
-	}
+	/* xargs -I{} sh -c 'rm -rf {}': the string's text is known
+	 * only at run time. */
+	const char *repl = replaced_text(cmd, i);
+	if (repl && (!*repl || strstr(cmd->words[j]->lit, repl)))
+		sp_set_opaque(cmd, "the shell command string gets text known only at run "
+				   "time (xargs -I, find -exec {})");
+	run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start, cmd->words[j]->end,
+		   wl, false, &cw);
+}
+
+/* A shell that reads its commands from standard input: those of a
+ * here-document or a here-string; any other input is not seen. */
+static void shell_stdin(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			struct wlist *wl)
+{
+	const char *cw = cmd->cwd;
 	const struct shell_redir *in = NULL;
 	for (size_t k = 0; k < cmd->nredirs; k++)
 		if (cmd->redirs[k]->fd == 0)
@@ -206,6 +225,27 @@ static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct c
 	run_string(sp, cmd, c, text->lit, text->start, text->end, wl, false, &cw);
 }
 
+/* sh, bash, ... at words[i]: the commands it runs from a string or its
+ * standard input; a script file or code it reads first is opaque. */
+static void handle_shell(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			 size_t i, struct wlist *wl)
+{
+	struct shell_opts o = { false, false, NULL };
+	size_t n = cmd->nwords, j = shell_options(cmd, i, &o);
+	if (o.profile)
+		sp_set_opaque(cmd, o.profile);
+	sp_wlist_add(sp, wl, cmd, i, j < n ? j : n);
+	if (o.has_c) {
+		shell_string(sp, cmd, c, i, j, wl);
+	} else if (j < n && !o.stdin_) {
+		/* A script file: bash <(curl ...) runs what it downloads. */
+		if (!cmd->words[j]->lit)
+			sp_set_opaque(cmd, "the shell runs a script whose name is not static");
+	} else {
+		shell_stdin(sp, cmd, c, wl);
+	}
+}
+
 /* git -c NAME=VALUE settings that make git run a program: the keys of
  * the one table (base/git_keys.c), whatever the value. */
 static bool git_key_execs(const char *setting)
@@ -214,8 +254,11 @@ static bool git_key_execs(const char *setting)
 	return git_key_find_dotted(setting, &kind) != NULL;
 }
 
-static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
-		       struct wlist *wl)
+/* git's own options, words[i+1..]: -C DIR moves cmd's directory, the
+ * settings of -c and --config-env go to cmd->git_config, and those that
+ * make git run a program (a key of the table, --exec-path, --git-dir)
+ * mark cmd.  Returns the index of the subcommand's word (n: none). */
+static size_t git_options(struct split *sp, struct shell_cmd *cmd, size_t i)
 {
 	static const char *const with_arg[] = { "--git-dir",      "--work-tree",
 						"--namespace",    "--super-prefix",
@@ -262,73 +305,103 @@ static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx
 	}
 	cmd->git_config = cfg;
 	cmd->ngit_config = ncfg;
+	return j;
+}
+
+/* git rebase -x CMD / --exec CMD (subcommand at j): run with sh -c. */
+static void git_rebase(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t j,
+		       struct wlist *wl)
+{
+	const char *cw = cmd->cwd;
+	size_t n = cmd->nwords;
+	for (size_t k = j + 1; k < n; k++) {
+		const char *w = cmd->words[k]->lit, *text;
+		const struct shell_word *v = cmd->words[k];
+		if (!w)
+			continue;
+		if ((!strcmp(w, "-x") || !strcmp(w, "--exec")) && k + 1 < n) {
+			v = cmd->words[++k];
+			text = v->lit;
+		} else if (sp_starts_with(w, "--exec=")) {
+			text = w + 7;
+		} else if (sp_starts_with(w, "-x")) {
+			text = w + 2;
+		} else {
+			continue;
+		}
+		if (!text)
+			sp_set_opaque(cmd, "the command of git rebase --exec is not static");
+		else
+			run_string(sp, cmd, c, text, v->start, v->end, wl, false, &cw);
+	}
+}
+
+/* git submodule [OPTIONS] foreach [OPTIONS] CMD (subcommand at j): CMD
+ * runs with sh -c in each submodule, a directory not known here. */
+static void git_submodule(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t j,
+			  struct wlist *wl)
+{
+	size_t n = cmd->nwords, k = j + 1;
+	while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-')
+		k++;
+	if (k < n && cmd->words[k]->lit && !strcmp(cmd->words[k]->lit, "foreach")) {
+		for (k++; k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-'; k++)
+			;
+		const char *none = NULL;
+		string_words(sp, cmd, c, k, n, wl, false, &none);
+	}
+}
+
+/* git config KEY VALUE (subcommand at j; in any repository, git -C DIR
+ * config): does it set a key that makes git run a program?  That program
+ * runs later, outside anything that bounds this command. */
+static bool git_config_execs(const struct shell_cmd *cmd, size_t j)
+{
+	static const char *const opt_arg[] = { "-f", "--file", "--blob", "--type",
+					       "--default", "--comment", "--value" };
+	const struct shell_word *key = NULL;
+	bool value = false;
+	for (size_t k = j + 1; k < cmd->nwords; k++) {
+		const char *w = cmd->words[k]->lit;
+		if (w && w[0] == '-' && w[1]) {
+			for (size_t o = 0; o < ARRAY_SIZE(opt_arg); o++)
+				if (!strcmp(w, opt_arg[o]))
+					k++;
+			value = value || !strcmp(w, "--add") || !strcmp(w, "--replace-all");
+			continue;
+		}
+		if (!key && w && (!strcmp(w, "set") || !strcmp(w, "get") || !strcmp(w, "list")))
+			continue;
+		if (key) {
+			value = true;
+			break;
+		}
+		key = cmd->words[k];
+	}
+	return key && value && (!key->lit || git_key_execs(key->lit));
+}
+
+/* git [OPTIONS] SUBCOMMAND ...: the commands its subcommands run
+ * (rebase --exec, submodule foreach, bisect run), and the settings that
+ * make it run a program. */
+static void handle_git(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+		       struct wlist *wl)
+{
+	size_t n = cmd->nwords, j = git_options(sp, cmd, i);
 	if (j >= n || !cmd->words[j]->lit)
 		return;
 	const char *sub = cmd->words[j]->lit;
-	const char *cw = cmd->cwd;
 	sp_wlist_add(sp, wl, cmd, i, j);
 	if (!strcmp(sub, "rebase")) {
-		/* git rebase -x CMD / --exec CMD: run with sh -c. */
-		for (size_t k = j + 1; k < n; k++) {
-			const char *w = cmd->words[k]->lit, *text;
-			const struct shell_word *v = cmd->words[k];
-			if (!w)
-				continue;
-			if ((!strcmp(w, "-x") || !strcmp(w, "--exec")) && k + 1 < n) {
-				v = cmd->words[++k];
-				text = v->lit;
-			} else if (sp_starts_with(w, "--exec=")) {
-				text = w + 7;
-			} else if (sp_starts_with(w, "-x")) {
-				text = w + 2;
-			} else {
-				continue;
-			}
-			if (!text)
-				sp_set_opaque(cmd, "the command of git rebase --exec is not static");
-			else
-				run_string(sp, cmd, c, text, v->start, v->end, wl, false, &cw);
-		}
+		git_rebase(sp, cmd, c, j, wl);
 	} else if (!strcmp(sub, "submodule")) {
-		size_t k = j + 1;
-		while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-')
-			k++;
-		if (k < n && cmd->words[k]->lit && !strcmp(cmd->words[k]->lit, "foreach")) {
-			for (k++; k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-'; k++)
-				;
-			const char *none = NULL;
-			string_words(sp, cmd, c, k, n, wl, false, &none);
-		}
+		git_submodule(sp, cmd, c, j, wl);
 	} else if (!strcmp(sub, "config")) {
-		/* git config KEY VALUE (in any repository, git -C DIR config):
-		 * a key that makes git run a program runs it later, outside
-		 * anything that bounds this command. */
-		static const char *const opt_arg[] = { "-f", "--file", "--blob", "--type",
-						       "--default", "--comment", "--value" };
-		const struct shell_word *key = NULL;
-		bool value = false;
-		for (size_t k = j + 1; k < n; k++) {
-			const char *w = cmd->words[k]->lit;
-			if (w && w[0] == '-' && w[1]) {
-				for (size_t o = 0; o < ARRAY_SIZE(opt_arg); o++)
-					if (!strcmp(w, opt_arg[o]))
-						k++;
-				value = value || !strcmp(w, "--add") || !strcmp(w, "--replace-all");
-				continue;
-			}
-			if (!key && w && (!strcmp(w, "set") || !strcmp(w, "get") || !strcmp(w, "list")))
-				continue;
-			if (key) {
-				value = true;
-				break;
-			}
-			key = cmd->words[k];
-		}
-		if (key && value && (!key->lit || git_key_execs(key->lit)))
+		if (git_config_execs(cmd, j))
 			cmd->flags |= SHELL_CMD_GIT_EXEC;
 	} else if (!strcmp(sub, "bisect") && j + 1 < n && cmd->words[j + 1]->lit &&
 		   !strcmp(cmd->words[j + 1]->lit, "run") && j + 2 < n) {
-		emit_words(sp, cmd, c, cmd->words + j + 2, n - j - 2, wl, 0, cw);
+		emit_words(sp, cmd, c, cmd->words + j + 2, n - j - 2, wl, 0, cmd->cwd);
 	}
 }
 
@@ -544,6 +617,213 @@ static void handle_tmux(struct split *sp, struct shell_cmd *cmd, const struct ct
 	emit_words(sp, cmd, c, cmd->words + j, n - j, wl, 0, dir);
 }
 
+/* pipx run PKG, pnpm dlx PKG, uv tool run PKG: a subcommand that runs a
+ * downloaded program is opaque.  uv run [OPTIONS] CMD...: CMD runs as a
+ * wrapper's would; an option this table does not know makes it opaque.
+ * Returns whether CMD is unwrapped further (*i moved to it). */
+static bool handle_runner2(struct split *sp, struct shell_cmd *cmd, const struct wrapper_spec *ws,
+			   size_t *i, struct wlist *wl)
+{
+	size_t n = cmd->nwords;
+	const char *sub = *i + 1 < n ? cmd->words[*i + 1]->lit : NULL;
+	if (sub && sp_in_list(ws->sub, sub, strlen(sub))) {
+		cmd->flags |= SHELL_CMD_DOWNLOADS;
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s %s runs a downloaded program",
+					     ws->name, sub));
+		return false;
+	}
+	if (!sub || !sp_in_list(ws->local, sub, strlen(sub)))
+		return false;
+	size_t k = *i + 2;
+	while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-') {
+		const char *w = cmd->words[k]->lit;
+		if (!strcmp(w, "--")) {
+			k++;
+			break;
+		}
+		bool arg = (w[1] != '-' && w[1] && !w[2] && ws->args && strchr(ws->args, w[1])) ||
+			   sp_in_list(ws->long_args, w, strlen(w));
+		if (!arg) {
+			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of %s %s", w,
+						     ws->name, sub));
+			return false;
+		}
+		k += 2;
+	}
+	if (k >= n || !cmd->words[k]->lit)
+		return false;
+	sp_wlist_add(sp, wl, cmd, *i, k);
+	*i = k;
+	return true;
+}
+
+/* eval WORDS: their text runs in the shell eval runs in, whose
+ * directory is *cwd; here: that is the current shell, whose directory
+ * the text may move (else it moves a copy). */
+static void handle_eval(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+			struct wlist *wl, const char **cwd, bool here)
+{
+	const char *cw = *cwd;
+	sp_wlist_add(sp, wl, cmd, i, i + 1);
+	string_words(sp, cmd, c, i + 1, cmd->nwords, wl, true, here ? cwd : &cw);
+	wl->n--;
+}
+
+/* trap [--] ACTION SIGNAL...: ACTION runs later, in this shell, from a
+ * directory not known here. */
+static void handle_trap(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+			struct wlist *wl)
+{
+	size_t n = cmd->nwords;
+	size_t k = i + 1 < n && word_is(cmd->words[i + 1], "--") ? i + 2 : i + 1;
+	const char *none = NULL;
+	if (n - k >= 2 && !word_is(cmd->words[k], "-")) {
+		sp_wlist_add(sp, wl, cmd, i, i + 1);
+		string_words(sp, cmd, c, k, k + 1, wl, false, &none);
+		wl->n--;
+	}
+}
+
+/* su ... -c CMD, script -c CMD: CMD is a shell string; without -c a
+ * shell starts. */
+static void handle_su(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
+		      struct wlist *wl, const struct wrapper_spec *ws)
+{
+	size_t n = cmd->nwords, k = i + 1;
+	while (k < n && !word_is(cmd->words[k], "-c") && !word_is(cmd->words[k], "--command"))
+		k++;
+	sp_wlist_add(sp, wl, cmd, i, k < n ? k + 1 : n);
+	if (k + 1 >= n)
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s without -c starts a shell", ws->name));
+	else
+		option_string(sp, cmd, c, k + 1, wl);
+	wl->n--;
+}
+
+/* Does watch, whose options are words[i+1..next), run its arguments as
+ * a command (-x, --exec) rather than with sh -c? */
+static bool watch_execs(const struct shell_cmd *cmd, size_t i, size_t next)
+{
+	bool exec = false;
+	for (size_t k = i + 1; k < next; k++) {
+		const char *w = cmd->words[k]->lit;
+		exec = exec || (w && w[0] == '-' && w[1] != '-' && strchr(w, 'x')) ||
+		       (w && !strcmp(w, "--exec"));
+	}
+	return exec;
+}
+
+/* A wrapper read by its options (env, nice, sudo, xargs, watch, flock,
+ * ...): where the command it runs starts, and the directory it runs in.
+ * Returns whether that command is unwrapped further (*i moved to it). */
+static bool handle_options(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			   const struct wrapper_spec *ws, size_t *i, struct wlist *wl)
+{
+	size_t n = cmd->nwords;
+	struct opts o;
+	sp_parse_opts(ws, cmd, *i, &o);
+	if (o.bad) {
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of %s", o.bad,
+					     ws->name));
+		return false;
+	}
+	if (o.split) {
+		sp_set_opaque(cmd, "env -S splits a string into a command");
+		return false;
+	}
+	if (o.shell && o.next >= n && !o.stop)
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s starts a shell", cmd->words[*i]->lit));
+	if (ws->kind == W_XARGS && !o.stop && o.next >= n) {
+		/* xargs without a command runs echo with the words it reads. */
+		struct shell_cmd *echo = sp_emit_text(sp, c, cmd->cwd, "echo", cmd->start, cmd->end);
+		echo->prog = "echo";
+		echo->flags |= SHELL_CMD_EXTRA_ARGS;
+	}
+	if (o.stop || o.next >= n)
+		return false;
+	if (ws->kind == W_WATCH && !watch_execs(cmd, *i, o.next)) {
+		/* watch runs its arguments with sh -c, unless -x. */
+		const char *cw = cmd->cwd;
+		sp_wlist_add(sp, wl, cmd, *i, o.next);
+		string_words(sp, cmd, c, o.next, n, wl, false, &cw);
+		wl->n--;
+		return false;
+	}
+	if (ws->kind == W_FLOCK && (word_is(cmd->words[o.next], "-c") ||
+				    word_is(cmd->words[o.next], "--command"))) {
+		sp_wlist_add(sp, wl, cmd, *i, o.next + 1);
+		option_string(sp, cmd, c, o.next + 1, wl);
+		wl->n--;
+		return false;
+	}
+	if (o.chdir && o.dirword)
+		cmd->cwd = sp_cwd_join(sp, cmd->cwd, o.dirword, false);
+	else if (o.chdir)
+		cmd->cwd = o.dir ? sp_cwd_add(sp, cmd->cwd, o.dir, false, false) : NULL;
+	if (ws->lost_cwd)
+		cmd->cwd = NULL;
+	if (ws->kind == W_XARGS)
+		cmd->flags |= SHELL_CMD_EXTRA_ARGS;
+	sp_wlist_add(sp, wl, cmd, *i, o.next);
+	*i = o.next;
+	return true;
+}
+
+/* The wrapper ws at words[*i], by its kind.  here: whether it runs in
+ * the current shell, whose directory is *cwd.  Returns whether the
+ * command it runs is unwrapped further (*i moved to it); false: cmd's
+ * own command starts at *i, or it is dealt with (nested commands,
+ * opaque). */
+static bool resolve_wrapper(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			    const struct wrapper_spec *ws, size_t *i, struct wlist *wl,
+			    const char **cwd, bool here)
+{
+	size_t keep = wl->n;
+	switch (ws->kind) {
+	case W_FIND:
+		handle_find(sp, cmd, c, *i, wl);
+		return false;
+	case W_GIT:
+	case W_SHELL:
+	case W_TMUX:
+		/* The nested commands have these as a wrapper, cmd not. */
+		if (ws->kind == W_GIT)
+			handle_git(sp, cmd, c, *i, wl);
+		else if (ws->kind == W_SHELL)
+			handle_shell(sp, cmd, c, *i, wl);
+		else
+			handle_tmux(sp, cmd, c, *i, wl);
+		wl->n = keep;
+		return false;
+	case W_FOREIGN:
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s commands are not analysed", ws->name));
+		return false;
+	case W_RUNNER:
+		cmd->flags |= SHELL_CMD_DOWNLOADS;
+		sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s runs a downloaded program", ws->name));
+		return false;
+	case W_RUNNER2:
+		return handle_runner2(sp, cmd, ws, i, wl);
+	case W_EVAL:
+		handle_eval(sp, cmd, c, *i, wl, cwd, here);
+		return false;
+	case W_TRAP:
+		handle_trap(sp, cmd, c, *i, wl);
+		return false;
+	case W_SOURCE:
+		if (*i + 1 < cmd->nwords && !cmd->words[*i + 1]->lit)
+			sp_set_opaque(cmd, "the sourced file name is not static");
+		if (here)
+			*cwd = NULL;
+		return false;
+	case W_SU:
+		handle_su(sp, cmd, c, *i, wl, ws);
+		return false;
+	default:
+		return handle_options(sp, cmd, c, ws, i, wl);
+	}
+}
+
 /* Unwrap the wrappers of cmd and deal with what it runs.  *cwd is the
  * directory of the shell cmd runs in, moved by cd, eval and the like. */
 void sp_resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
@@ -569,174 +849,16 @@ void sp_resolve(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
 		bool here = in_shell;
 		if (ws->kind != W_COMMAND && ws->kind != W_BUILTIN)
 			in_shell = false;
-		switch (ws->kind) {
-		case W_FIND:
-			handle_find(sp, cmd, c, i, &wl);
-			goto done;
-		case W_GIT:
-		case W_SHELL: {
-			/* The nested commands have these as a wrapper, cmd not. */
-			size_t keep = wl.n;
-			if (ws->kind == W_GIT)
-				handle_git(sp, cmd, c, i, &wl);
-			else
-				handle_shell(sp, cmd, c, i, &wl);
-			wl.n = keep;
-			goto done;
-		}
-		case W_FOREIGN:
-			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s commands are not analysed", ws->name));
-			goto done;
-		case W_RUNNER:
-			cmd->flags |= SHELL_CMD_DOWNLOADS;
-			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s runs a downloaded program", ws->name));
-			goto done;
-		case W_RUNNER2: {
-			const char *sub = i + 1 < n ? cmd->words[i + 1]->lit : NULL;
-			if (sub && sp_in_list(ws->sub, sub, strlen(sub))) {
-				cmd->flags |= SHELL_CMD_DOWNLOADS;
-				sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s %s runs a downloaded program",
-							     ws->name, sub));
-				goto done;
-			}
-			if (!sub || !sp_in_list(ws->local, sub, strlen(sub)))
-				goto done;
-			/* uv run [OPTIONS] CMD...: CMD runs as a wrapper's would; an
-			 * option this table does not know makes it opaque. */
-			size_t k = i + 2;
-			while (k < n && cmd->words[k]->lit && cmd->words[k]->lit[0] == '-') {
-				const char *w = cmd->words[k]->lit;
-				if (!strcmp(w, "--")) {
-					k++;
-					break;
-				}
-				bool arg = (w[1] != '-' && w[1] && !w[2] && ws->args &&
-					    strchr(ws->args, w[1])) ||
-					   sp_in_list(ws->long_args, w, strlen(w));
-				if (!arg) {
-					sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of %s %s",
-								     w, ws->name, sub));
-					goto done;
-				}
-				k += 2;
-			}
-			if (k >= n || !cmd->words[k]->lit)
-				goto done;
-			sp_wlist_add(sp, &wl, cmd, i, k);
-			i = k;
-			continue;
-		}
-		case W_EVAL: {
-			const char *cw = *cwd;
-			sp_wlist_add(sp, &wl, cmd, i, i + 1);
-			string_words(sp, cmd, c, i + 1, n, &wl, true, here ? cwd : &cw);
-			wl.n--;
-			goto done;
-		}
-		case W_TRAP: {
-			/* trap [--] ACTION SIGNAL...: ACTION runs later, in this
-			 * shell, from a directory not known here. */
-			size_t k = i + 1 < n && word_is(cmd->words[i + 1], "--") ? i + 2 : i + 1;
-			const char *none = NULL;
-			if (n - k >= 2 && !word_is(cmd->words[k], "-")) {
-				sp_wlist_add(sp, &wl, cmd, i, i + 1);
-				string_words(sp, cmd, c, k, k + 1, &wl, false, &none);
-				wl.n--;
-			}
-			goto done;
-		}
-		case W_SOURCE:
-			if (i + 1 < n && !cmd->words[i + 1]->lit)
-				sp_set_opaque(cmd, "the sourced file name is not static");
-			if (here)
-				*cwd = NULL;
-			goto done;
-		case W_TMUX: {
-			size_t keep = wl.n;
-			handle_tmux(sp, cmd, c, i, &wl);
-			wl.n = keep;
-			goto done;
-		}
-		case W_SU: {
-			size_t k = i + 1;
-			while (k < n && !word_is(cmd->words[k], "-c") &&
-			       !word_is(cmd->words[k], "--command"))
-				k++;
-			sp_wlist_add(sp, &wl, cmd, i, k < n ? k + 1 : n);
-			if (k + 1 >= n)
-				sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s without -c starts a shell",
-							     ws->name));
-			else
-				option_string(sp, cmd, c, k + 1, &wl);
-			wl.n--;
-			goto done;
-		}
-		default:
+		if (!resolve_wrapper(sp, cmd, c, ws, &i, &wl, cwd, here))
 			break;
-		}
-		struct opts o;
-		sp_parse_opts(ws, cmd, i, &o);
-		if (o.bad) {
-			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of %s", o.bad,
-						     ws->name));
-			break;
-		}
-		if (o.split) {
-			sp_set_opaque(cmd, "env -S splits a string into a command");
-			break;
-		}
-		if (o.shell && o.next >= n && !o.stop)
-			sp_set_opaque(cmd, sp_arena_printf(sp->a, "%s starts a shell", name));
-		if (ws->kind == W_XARGS && !o.stop && o.next >= n) {
-			/* xargs without a command runs echo with the words it reads. */
-			struct shell_cmd *echo =
-				sp_emit_text(sp, c, cmd->cwd, "echo", cmd->start, cmd->end);
-			echo->prog = "echo";
-			echo->flags |= SHELL_CMD_EXTRA_ARGS;
-		}
-		if (o.stop || o.next >= n)
-			break;
-		if (ws->kind == W_WATCH) {
-			/* watch runs its arguments with sh -c, unless -x. */
-			bool exec = false;
-			for (size_t k = i + 1; k < o.next; k++) {
-				const char *w = cmd->words[k]->lit;
-				exec = exec || (w && w[0] == '-' && w[1] != '-' && strchr(w, 'x')) ||
-				       (w && !strcmp(w, "--exec"));
-			}
-			if (!exec) {
-				const char *cw = cmd->cwd;
-				sp_wlist_add(sp, &wl, cmd, i, o.next);
-				string_words(sp, cmd, c, o.next, n, &wl, false, &cw);
-				wl.n--;
-				break;
-			}
-		}
-		if (ws->kind == W_FLOCK && (word_is(cmd->words[o.next], "-c") ||
-					    word_is(cmd->words[o.next], "--command"))) {
-			sp_wlist_add(sp, &wl, cmd, i, o.next + 1);
-			option_string(sp, cmd, c, o.next + 1, &wl);
-			wl.n--;
-			break;
-		}
-		if (o.chdir && o.dirword)
-			cmd->cwd = sp_cwd_join(sp, cmd->cwd, o.dirword, false);
-		else if (o.chdir)
-			cmd->cwd = o.dir ? sp_cwd_add(sp, cmd->cwd, o.dir, false, false) : NULL;
-		if (ws->lost_cwd)
-			cmd->cwd = NULL;
-		if (ws->kind == W_XARGS)
-			cmd->flags |= SHELL_CMD_EXTRA_ARGS;
-		sp_wlist_add(sp, &wl, cmd, i, o.next);
-		i = o.next;
 	}
-done:
 	cmd->argi = i < n ? i : n;
 	cmd->prog = i < n ? cmd->words[i]->lit : NULL;
 	cmd->wrappers = wl.v;
 	cmd->nwrappers = wl.n;
 	if (!in_shell)
 		return;
+	/* What the command does to the shell's directory. */
 	if (cmd->flags & SHELL_CMD_OPAQUE) {
 		*cwd = NULL;
 	} else if (cmd->prog && !strchr(cmd->prog, '/')) {

@@ -334,50 +334,69 @@ void lint_shadowed_rule(struct linter *l)
 	}
 }
 
+/* The same rule written twice in one tier: twice in one list, or in two
+ * statements (reported at the later one).  t: the rule's text. */
+static void report_written_twice(struct linter *l, const struct ir_rule *a,
+				 const struct ir_rule *b, const char *t)
+{
+	struct loc first = a->origin, later = b->origin;
+	if (loc_before(later, first)) {
+		first = b->origin;
+		later = a->origin;
+	}
+	struct diag *f;
+	if (same_loc(first, later)) {
+		f = lint_report(l, &later, t,
+				"rule '%s' comes twice from this "
+				"statement: a list gives the pattern twice",
+				t);
+		diag_hint(f, "remove the repeated list element");
+	} else {
+		f = lint_report(l, &later, t, "rule '%s' is written twice", t);
+		diag_note(f, first, "first written here");
+		diag_hint(f, "remove one of them");
+	}
+}
+
+/* Rule a, earlier in its group, repeats b with the same effect: written
+ * twice in one tier, or nearer than the inherited or top-level b. */
+static void report_duplicate(struct linter *l, const struct ir_rule *a, const struct ir_rule *b)
+{
+	char *t = lint_rule_text(a);
+	if (a->tier == b->tier) {
+		report_written_twice(l, a, b, t);
+	} else {
+		/* a is nearer: it repeats the inherited or top-level b. */
+		struct diag *f = lint_report(l, &a->origin, t,
+					     "rule '%s' repeats %s rule with the same effect", t,
+					     b->from ? "an inherited" : "a top-level");
+		diag_note(f, b->origin, "the rule it repeats");
+		diag_hint(f, "remove it: the %s rule already decides the same way",
+			  b->from ? "inherited" : "top-level");
+	}
+	free(t);
+}
+
+/* The first rule of rules[g..j) with the effect of rules[j], or NULL:
+ * the rules of a group have the same pattern, so that one repeats it. */
+static const struct ir_rule *same_effect_before(const struct ir_preset *p, size_t g, size_t j)
+{
+	for (size_t i = g; i < j; i++)
+		if (p->rules[i].effect == p->rules[j].effect)
+			return &p->rules[i];
+	return NULL;
+}
+
 void lint_duplicate_rule(struct linter *l)
 {
 	for (size_t k = 0; k < l->ir->npresets; k++) {
-		size_t pi = l->order[k];
-		const struct ir_preset *p = &l->ir->presets[pi];
+		const struct ir_preset *p = &l->ir->presets[l->order[k]];
 		for (size_t g = 0; g < p->nrules;) {
 			size_t end = group_end(p, g);
 			for (size_t j = g + 1; j < end; j++) {
-				const struct ir_rule *b = &p->rules[j];
-				for (size_t i = g; i < j; i++) {
-					const struct ir_rule *a = &p->rules[i];
-					if (a->effect != b->effect)
-						continue;
-					char *t = lint_rule_text(a);
-					struct diag *f;
-					if (a->tier == b->tier) {
-						struct loc first = a->origin, later = b->origin;
-						if (loc_before(later, first)) {
-							first = b->origin;
-							later = a->origin;
-						}
-						if (same_loc(first, later)) {
-							f = lint_report(l, &later, t,
-									"rule '%s' comes twice from this "
-									"statement: a list gives the pattern twice",
-									t);
-							diag_hint(f, "remove the repeated list element");
-						} else {
-							f = lint_report(l, &later, t, "rule '%s' is written twice", t);
-							diag_note(f, first, "first written here");
-							diag_hint(f, "remove one of them");
-						}
-					} else {
-						/* a is nearer: it repeats the inherited or top-level b. */
-						f = lint_report(l, &a->origin, t,
-								"rule '%s' repeats %s rule with the same effect",
-								t, b->from ? "an inherited" : "a top-level");
-						diag_note(f, b->origin, "the rule it repeats");
-						diag_hint(f, "remove it: the %s rule already decides the same way",
-							  b->from ? "inherited" : "top-level");
-					}
-					free(t);
-					break;
-				}
+				const struct ir_rule *a = same_effect_before(p, g, j);
+				if (a)
+					report_duplicate(l, a, &p->rules[j]);
 			}
 			g = end;
 		}
