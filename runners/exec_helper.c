@@ -69,6 +69,28 @@ static int fail(const char *what, const char *why)
 	return 125;
 }
 
+/* With egress_fd, the sandbox's network namespace, the relay and the
+ * proxy variables; then every capability dropped, whatever bwrap added (or
+ * a root's): nothing of them reaches the command.  0, or 125 told. */
+static int egress_and_caps(int egress_fd, const char *self, size_t nports)
+{
+	char *err = NULL;
+	const char *what = "egress";
+	if (egress_fd >= 0) {
+		if (egress_netns(&err) != 0 ||
+		    egress_relay_start(egress_fd, ports, nports, &err) != 0)
+			goto failed;
+		egress_relay_environ(self);
+	}
+	what = "capabilities";
+	if (egress_drop_caps(&err) == 0)
+		return 0;
+failed:
+	fail(what, err);
+	free(err);
+	return 125;
+}
+
 static int helper(int argc, char **argv)
 {
 	roots = calloc((size_t)argc, sizeof(*roots));
@@ -147,21 +169,8 @@ static int helper(int argc, char **argv)
 		}
 	}
 	mark_walk_end(&walk);
-	if (egress_fd >= 0) {
-		if (egress_netns(&err) != 0 ||
-		    egress_relay_start(egress_fd, ports, nports, &err) != 0) {
-			fail("egress", err);
-			free(err);
-			return 125;
-		}
-		egress_relay_environ(argv[0]);
-	}
-	/* Nothing of bwrap's --cap-add (or of a root's) reaches the command. */
-	if (egress_drop_caps(&err) != 0) {
-		fail("capabilities", err);
-		free(err);
+	if (egress_and_caps(egress_fd, argv[0], nports) != 0)
 		return 125;
-	}
 	int rc = cordon_landlock_apply_ports(roots, nroots, flags, ports, nports, &err);
 	if (rc != 0) {
 		fail("landlock", err ? err : "cannot apply the ruleset");
