@@ -69,6 +69,14 @@ static int fail(const char *what, const char *why)
 	return 125;
 }
 
+/* A port's number, or 0 when text is not one. */
+static int port_arg(const char *text)
+{
+	char *end;
+	long p = strtol(text, &end, 10);
+	return *end || end == text || p < 1 || p > 65535 ? 0 : (int)p;
+}
+
 /* With egress_fd, the sandbox's network namespace, the relay and the
  * proxy variables; then every capability dropped, whatever bwrap added (or
  * a root's): nothing of them reaches the command.  0, or 125 told. */
@@ -123,11 +131,8 @@ static int helper(int argc, char **argv)
 			egress_fd = atoi(argv[++i]);
 			flags |= CORDON_LANDLOCK_EGRESS;
 		} else if (strcmp(argv[i], "--relay-port") == 0 && i + 1 < argc) {
-			char *end;
-			long p = strtol(argv[++i], &end, 10);
-			if (*end || p < 1 || p > 65535)
+			if ((ports[nports++] = port_arg(argv[++i])) == 0)
 				return fail(argv[i], "not a port");
-			ports[nports++] = (int)p;
 		} else if (strcmp(argv[i], "--scope-unix") == 0) {
 			flags |= CORDON_LANDLOCK_SCOPE_UNIX;
 		} else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
