@@ -96,10 +96,28 @@ int egress_netns(char **err)
 	return rc == 0 ? 0 : -1;
 }
 
-int egress_drop_caps(char **err)
+/* The bounding set emptied: that needs CAP_SETPCAP, made effective first
+ * where it is permitted.  A process that holds no capability (cordon-exec
+ * run as an ordinary user outside a sandbox) cannot lower its bounding set,
+ * and needs not: it gains none past no_new_privs, which Landlock sets. */
+static int drop_bounding(char **err)
 {
-	/* The bounding set first: dropping from it needs CAP_SETPCAP, which
-	 * the capset below takes away. */
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data) != 0) {
+		*err = xasprintf("cannot read the capabilities: %s", strerror(errno));
+		return -1;
+	}
+	uint32_t bit = 1u << CAP_SETPCAP;
+	if (!(data[0].permitted & bit))
+		return 0;
+	data[0].effective |= bit;
+	if (syscall(SYS_capset, &hdr, data) != 0) {
+		*err = xasprintf("cannot raise CAP_SETPCAP to drop the bounding set: %s",
+				 strerror(errno));
+		return -1;
+	}
 	for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++) {
 		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1 && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0) {
 			*err = xasprintf("cannot drop capability %d from the bounding set: %s", c,
@@ -107,6 +125,14 @@ int egress_drop_caps(char **err)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+int egress_drop_caps(char **err)
+{
+	/* The bounding set first: the capset below takes CAP_SETPCAP away. */
+	if (drop_bounding(err) != 0)
+		return -1;
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
 		*err = xasprintf("cannot clear the ambient capabilities: %s", strerror(errno));
 		return -1;

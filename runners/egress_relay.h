@@ -15,9 +15,10 @@ int egress_netns(char **err);
  * ports[0..nports-1] (the transparent relay), and start the relay process
  * that passes each connection over ctl.  0, or -1 with *err. */
 int egress_relay_start(int ctl, const int *ports, size_t nports, char **err);
-/* Drop every capability: effective, permitted, inheritable, ambient and
- * the bounding set (which needs CAP_SETPCAP while there is any), and check
- * that none is left.  0, or -1 with *err. */
+/* Drop every capability: effective, permitted, inheritable, ambient and,
+ * where CAP_SETPCAP is permitted (as bwrap --cap-add gives it, and root
+ * has it), the bounding set; and check that none is left.  0, or -1 with
+ * *err. */
 int egress_drop_caps(char **err);
 /* Pass connection fd to the proxy over ctl (SCM_RIGHTS, one message of a
  * SOCK_SEQPACKET pair): 0, or -1 when the proxy is gone.  `cordon proxy`
