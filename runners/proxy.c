@@ -800,7 +800,7 @@ static void add_transparent(struct proxy_loop *pl, int fd, const struct egress_m
 /* One fd passed by cordon-exec; false when the control socket ended. */
 static bool take_fd(int ctl, struct proxy_loop *pl)
 {
-	struct egress_msg m;
+	struct egress_msg m = { 0 };
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
