@@ -6,10 +6,18 @@
 #include "config.h"
 
 #include "egress_relay.h"
+#include "dns_stub.h"
 #include "cordon/landlock.h"
 #include "run_util.h"
 
 #include <arpa/inet.h>
+#include <linux/capability.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -30,15 +38,26 @@ static struct sockaddr_in egress_addr(void)
 	return a;
 }
 
-int egress_send_fd(int ctl, int fd)
+int egress_send_fd(int ctl, int fd, const char *host, int port)
 {
-	char byte = 'c';
+	struct egress_msg m = { .kind = 'c' };
+	size_t len = 1;
+	if (host) {
+		size_t hl = strlen(host);
+		if (hl >= sizeof(m.host))
+			return 0; /* no name the stub hands out is this long */
+		m.kind = 't';
+		m.port[0] = (unsigned char)(port >> 8);
+		m.port[1] = (unsigned char)port;
+		memcpy(m.host, host, hl + 1);
+		len = offsetof(struct egress_msg, host) + hl + 1;
+	}
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cm;
 	memset(&cm, 0, sizeof(cm));
-	struct iovec iov = { &byte, 1 };
+	struct iovec iov = { &m, len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
 			      .msg_controllen = sizeof(cm.buf) };
 	struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
@@ -50,69 +69,280 @@ int egress_send_fd(int ctl, int fd)
 	do
 		r = sendmsg(ctl, &msg, MSG_NOSIGNAL);
 	while (r < 0 && errno == EINTR);
-	return r == 1 ? 0 : -1;
+	return r == (ssize_t)len ? 0 : -1;
 }
 
-static void relay_loop(int lfd, int ctl)
+/* ---- the sandbox's network namespace -------------------------------------- */
+
+int egress_netns(char **err)
 {
+	if (unshare(CLONE_NEWNET) != 0) {
+		*err = xasprintf("cannot make the sandbox's network namespace: %s", strerror(errno));
+		return -1;
+	}
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int rc = s < 0 ? -1 : ioctl(s, SIOCGIFFLAGS, &ifr);
+	if (rc == 0) {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		rc = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	if (rc != 0)
+		*err = xasprintf("cannot bring the sandbox's loopback up: %s", strerror(errno));
+	if (s >= 0)
+		close(s);
+	return rc == 0 ? 0 : -1;
+}
+
+/* The bounding set emptied: that needs CAP_SETPCAP, made effective first
+ * where it is permitted.  A process that holds no capability (cordon-exec
+ * run as an ordinary user outside a sandbox) cannot lower its bounding set,
+ * and needs not: it gains none past no_new_privs, which Landlock sets. */
+static int drop_bounding(char **err)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data) != 0) {
+		*err = xasprintf("cannot read the capabilities: %s", strerror(errno));
+		return -1;
+	}
+	uint32_t bit = 1u << CAP_SETPCAP;
+	if (!(data[0].permitted & bit))
+		return 0;
+	data[0].effective |= bit;
+	if (syscall(SYS_capset, &hdr, data) != 0) {
+		*err = xasprintf("cannot raise CAP_SETPCAP to drop the bounding set: %s",
+				 strerror(errno));
+		return -1;
+	}
+	for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++) {
+		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1 && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0) {
+			*err = xasprintf("cannot drop capability %d from the bounding set: %s", c,
+					 strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int egress_drop_caps(char **err)
+{
+	/* The bounding set first: the capset below takes CAP_SETPCAP away. */
+	if (drop_bounding(err) != 0)
+		return -1;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
+		*err = xasprintf("cannot clear the ambient capabilities: %s", strerror(errno));
+		return -1;
+	}
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &hdr, data) != 0 || syscall(SYS_capget, &hdr, data) != 0) {
+		*err = xasprintf("cannot drop the capabilities: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(data); i++) {
+		if (data[i].effective || data[i].permitted || data[i].inheritable) {
+			*err = xstrdup("a capability is left after dropping them all");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the relay process ------------------------------------------------------ */
+
+/* What the relay process serves: the proxy listener (slot 0), the DNS
+ * stub (slot 1) and the transparent listeners after them. */
+#define RELAY_MAX_PORTS 64
+struct relay {
+	int ctl;
+	int fds[2 + RELAY_MAX_PORTS];
+	size_t nfds;
+	struct dns_names names;
+};
+
+/* One query on the stub's socket, answered. */
+static void relay_dns(struct relay *r)
+{
+	unsigned char q[DNS_MSG_MAX], out[DNS_MSG_MAX];
+	struct sockaddr_storage from;
+	socklen_t flen = sizeof(from);
+	ssize_t n = recvfrom(r->fds[1], q, sizeof(q), MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
+	if (n <= 0)
+		return;
+	size_t len = dns_answer(&r->names, q, (size_t)n, out);
+	if (len)
+		(void)!sendto(r->fds[1], out, len, MSG_DONTWAIT, (struct sockaddr *)&from, flen);
+}
+
+/* A connection on listener fd: to the proxy; a transparent one with the
+ * name its address stands for, or closed when it stands for none.  false
+ * when the proxy is gone. */
+static bool relay_accept(struct relay *r, int fd, bool transparent)
+{
+	int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	if (c < 0)
+		return errno == EAGAIN || errno == EINTR || errno == ECONNABORTED ||
+		       errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM;
+	const char *host = NULL;
+	int port = 0;
+	if (transparent) {
+		struct sockaddr_in a;
+		socklen_t alen = sizeof(a);
+		if (getsockname(c, (struct sockaddr *)&a, &alen) == 0 && a.sin_family == AF_INET) {
+			host = dns_name_of(&r->names, ntohl(a.sin_addr.s_addr));
+			port = ntohs(a.sin_port);
+		}
+		if (!host) {
+			close(c); /* an address the stub never gave out */
+			return true;
+		}
+	}
+	int rc = egress_send_fd(r->ctl, c, host, port);
+	close(c);
+	return rc == 0;
+}
+
+static void relay_loop(struct relay *r)
+{
+	struct pollfd p[ARRAY_SIZE(r->fds)];
 	for (;;) {
-		int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (c < 0) {
-			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
-			    errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+		for (size_t i = 0; i < r->nfds; i++)
+			p[i] = (struct pollfd){ r->fds[i], POLLIN, 0 };
+		if (poll(p, r->nfds, -1) < 0) {
+			if (errno == EINTR)
 				continue;
 			_exit(1);
 		}
-		int r = egress_send_fd(ctl, c);
-		close(c);
-		if (r != 0)
-			_exit(0); /* the proxy is gone: no way out any more */
+		if (p[1].revents)
+			relay_dns(r);
+		for (size_t i = 0; i < r->nfds; i++) {
+			if (i == 1 || !(p[i].revents & POLLIN))
+				continue;
+			if (!relay_accept(r, r->fds[i], i > 1))
+				_exit(0); /* the proxy is gone: no way out any more */
+		}
 	}
 }
 
-int egress_relay_start(int ctl, char **err)
+/* A socket of type bound to addr:port (host byte order), listening when a
+ * stream; -1 with *err. */
+static int bound(int type, uint32_t addr, int port, char **err)
 {
-	struct sockaddr_in a = egress_addr();
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	a.sin_addr.s_addr = htonl(addr);
 	int one = 1;
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 128) != 0) {
-		*err = xasprintf("cannot listen on 127.0.0.1:%d inside the sandbox: %s",
-				 CORDON_EGRESS_PORT, strerror(errno));
-		if (lfd >= 0)
-			close(lfd);
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    (type == SOCK_STREAM && listen(fd, 128) != 0)) {
+		char at[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &a.sin_addr, at, sizeof(at));
+		*err = xasprintf("cannot listen on %s:%d (%s) inside the sandbox: %s", at, port,
+				 type == SOCK_STREAM ? "TCP" : "UDP", strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+static void relay_close(struct relay *r)
+{
+	for (size_t i = 0; i < r->nfds; i++)
+		close(r->fds[i]);
+	r->nfds = 0;
+}
+
+/* Every socket the relay serves, bound now, while this process may bind
+ * port 53 and the ports below 1024.  0, or -1 with *err. */
+static int relay_bind(struct relay *r, const int *ports, size_t nports, char **err)
+{
+	r->nfds = 0;
+	if (nports > RELAY_MAX_PORTS) {
+		*err = xasprintf("%zu ports to relay, more than %d", nports, RELAY_MAX_PORTS);
+		return -1;
+	}
+	int fd = bound(SOCK_STREAM, INADDR_LOOPBACK, CORDON_EGRESS_PORT, err);
+	if (fd >= 0)
+		r->fds[r->nfds++] = fd;
+	fd = fd < 0 ? -1 : bound(SOCK_DGRAM, INADDR_LOOPBACK, DNS_PORT, err);
+	if (fd >= 0)
+		r->fds[r->nfds++] = fd;
+	for (size_t i = 0; fd >= 0 && i < nports; i++) {
+		if (ports[i] == CORDON_EGRESS_PORT)
+			continue;
+		fd = bound(SOCK_STREAM, INADDR_ANY, ports[i], err);
+		if (fd >= 0)
+			r->fds[r->nfds++] = fd;
+	}
+	if (fd < 0)
+		relay_close(r);
+	return fd < 0 ? -1 : 0;
+}
+
+/* The relay process: its descriptors alone, no capability, no way to
+ * write, bind or connect; serves until the proxy is gone. */
+static void relay_run(struct relay *r)
+{
+	/* Not dumpable: nothing in the sandbox can take its descriptors
+	 * (pidfd_getfd, /proc/PID/fd) or trace it. */
+	prctl(PR_SET_DUMPABLE, 0);
+	signal(SIGPIPE, SIG_IGN);
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0)
+		_exit(1);
+	/* Its own descriptors, moved to 3 onward; everything else closed. */
+	int all[ARRAY_SIZE(r->fds) + 1];
+	size_t n = 0;
+	all[n++] = r->ctl;
+	for (size_t i = 0; i < r->nfds; i++)
+		all[n++] = r->fds[i];
+	for (size_t i = 0; i < n; i++)
+		if ((all[i] = fcntl(all[i], F_DUPFD_CLOEXEC, 3 + (int)n)) < 0)
+			_exit(1);
+	for (size_t i = 0; i < n; i++)
+		if (dup2(all[i], 3 + (int)i) < 0)
+			_exit(1);
+	if (close_fds_from(3 + (int)n) != 0)
+		_exit(1);
+	r->ctl = 3;
+	for (size_t i = 0; i < r->nfds; i++)
+		r->fds[i] = 4 + (int)i;
+	char *lerr = NULL;
+	if (egress_drop_caps(&lerr) != 0 ||
+	    cordon_landlock_apply(NULL, 0, CORDON_LANDLOCK_DENY_TCP | CORDON_LANDLOCK_SCOPE_UNIX,
+				  &lerr) < 0)
+		_exit(1);
+	relay_loop(r);
+}
+
+int egress_relay_start(int ctl, const int *ports, size_t nports, char **err)
+{
+	static struct relay r; /* the names table is large: not on the stack */
+	r.ctl = ctl;
+	if (relay_bind(&r, ports, nports, err) != 0)
+		return -1;
 	/* Twice forked, so the relay is the namespace's init's child, not the
 	 * command's, and dies with the sandbox. */
 	pid_t pid = fork();
 	if (pid < 0) {
 		*err = xasprintf("fork: %s", strerror(errno));
-		close(lfd);
+		relay_close(&r);
 		return -1;
 	}
 	if (pid == 0) {
 		if (fork() != 0)
 			_exit(0);
-		/* Not dumpable: nothing in the sandbox can take its descriptors
-		 * (pidfd_getfd, /proc/PID/fd) or trace it. */
-		prctl(PR_SET_DUMPABLE, 0);
-		signal(SIGPIPE, SIG_IGN);
-		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-		int l2 = fcntl(lfd, F_DUPFD_CLOEXEC, 10), c2 = fcntl(ctl, F_DUPFD_CLOEXEC, 10);
-		if (nul < 0 || l2 < 0 || c2 < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 ||
-		    dup2(l2, 3) < 0 || dup2(c2, 4) < 0 || close_fds_from(5) != 0)
-			_exit(1);
-		char *lerr = NULL;
-		/* It writes nothing and binds nothing more. */
-		if (cordon_landlock_apply(NULL, 0, CORDON_LANDLOCK_DENY_TCP | CORDON_LANDLOCK_SCOPE_UNIX,
-					  &lerr) < 0)
-			_exit(1);
-		relay_loop(3, 4);
+		relay_run(&r);
 	}
 	int st;
 	waitpid(pid, &st, 0);
-	close(lfd);
+	relay_close(&r);
 	return 0;
 }
 

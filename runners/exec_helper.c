@@ -12,12 +12,17 @@
  * found by path) refuses it, so that no older or newer layer is taken for
  * this one's.
  *
- * With --egress-fd, the network goes through the call's egress proxy: it
- * listens on the sandbox's loopback for it and sets the proxy variables
- * (egress_relay.c) before Landlock takes TCP away but for that port.
+ * With --egress-fd, the network goes through the call's egress proxy: in a
+ * network namespace of its own it listens on the sandbox's loopback for
+ * it, answers DNS there (dns_stub.h) and relays connections to the stub's
+ * addresses at each --relay-port, and sets the proxy variables
+ * (egress_relay.c) before Landlock takes TCP away but for those ports.
+ * Whatever capabilities bwrap gave it for that are dropped, all of them,
+ * before Landlock and the command.
  *
  *   cordon-exec --build-id ID --status-fd N [--deny-tcp] [--scope-unix] [--egress-fd N]
- *               [--root DIR]... [--mounted DEV:INO:PATH]... [--rlimit NAME=VALUE]...
+ *               [--relay-port N]... [--root DIR]... [--mounted DEV:INO:PATH]...
+ *               [--rlimit NAME=VALUE]...
  *               -- CMD [ARG...]
  *   cordon-exec --connect HOST PORT      (ssh's ProxyCommand inside the sandbox) */
 #include "config.h"
@@ -44,9 +49,12 @@ static const char build_marker[] __attribute__((used)) = CORDON_BUILD_MARKER;
 /* The argument tables, released on every way out that is not an exec. */
 static const char **roots, **marks;
 static struct run_rlimit *rlimits;
+static int *ports;
 
 static void release(void)
 {
+	free(ports);
+	ports = NULL;
 	free(roots);
 	free(marks);
 	free(rlimits);
@@ -61,18 +69,49 @@ static int fail(const char *what, const char *why)
 	return 125;
 }
 
+/* A port's number, or 0 when text is not one. */
+static int port_arg(const char *text)
+{
+	char *end;
+	long p = strtol(text, &end, 10);
+	return *end || end == text || p < 1 || p > 65535 ? 0 : (int)p;
+}
+
+/* With egress_fd, the sandbox's network namespace, the relay and the
+ * proxy variables; then every capability dropped, whatever bwrap added (or
+ * a root's): nothing of them reaches the command.  0, or 125 told. */
+static int egress_and_caps(int egress_fd, const char *self, size_t nports)
+{
+	char *err = NULL;
+	const char *what = "egress";
+	if (egress_fd >= 0) {
+		if (egress_netns(&err) != 0 ||
+		    egress_relay_start(egress_fd, ports, nports, &err) != 0)
+			goto failed;
+		egress_relay_environ(self);
+	}
+	what = "capabilities";
+	if (egress_drop_caps(&err) == 0)
+		return 0;
+failed:
+	fail(what, err);
+	free(err);
+	return 125;
+}
+
 static int helper(int argc, char **argv)
 {
 	roots = calloc((size_t)argc, sizeof(*roots));
 	marks = calloc((size_t)argc, sizeof(*marks));
 	rlimits = calloc((size_t)argc, sizeof(*rlimits));
-	size_t nroots = 0, nmarks = 0, nrlimits = 0;
+	ports = calloc((size_t)argc, sizeof(*ports));
+	size_t nroots = 0, nmarks = 0, nrlimits = 0, nports = 0;
 	unsigned flags = 0;
 	int status_fd = -1, egress_fd = -1, i;
 	char *err = NULL;
 	const char *build_id = NULL;
 
-	if (!roots || !marks || !rlimits)
+	if (!roots || !marks || !rlimits || !ports)
 		return fail("cordon-exec", "out of memory");
 	if (argc == 4 && strcmp(argv[1], "--connect") == 0) {
 		release();
@@ -91,6 +130,9 @@ static int helper(int argc, char **argv)
 		} else if (strcmp(argv[i], "--egress-fd") == 0 && i + 1 < argc) {
 			egress_fd = atoi(argv[++i]);
 			flags |= CORDON_LANDLOCK_EGRESS;
+		} else if (strcmp(argv[i], "--relay-port") == 0 && i + 1 < argc) {
+			if ((ports[nports++] = port_arg(argv[++i])) == 0)
+				return fail(argv[i], "not a port");
 		} else if (strcmp(argv[i], "--scope-unix") == 0) {
 			flags |= CORDON_LANDLOCK_SCOPE_UNIX;
 		} else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
@@ -132,15 +174,9 @@ static int helper(int argc, char **argv)
 		}
 	}
 	mark_walk_end(&walk);
-	if (egress_fd >= 0) {
-		if (egress_relay_start(egress_fd, &err) != 0) {
-			fail("egress", err);
-			free(err);
-			return 125;
-		}
-		egress_relay_environ(argv[0]);
-	}
-	int rc = cordon_landlock_apply(roots, nroots, flags, &err);
+	if (egress_and_caps(egress_fd, argv[0], nports) != 0)
+		return 125;
+	int rc = cordon_landlock_apply_ports(roots, nroots, flags, ports, nports, &err);
 	if (rc != 0) {
 		fail("landlock", err ? err : "cannot apply the ruleset");
 		free(err);

@@ -6,6 +6,7 @@
 #ifdef __linux__
 
 #include "proxy.h"
+#include "egress_relay.h"
 #include "run_util.h"
 
 #include <arpa/inet.h>
@@ -34,7 +35,10 @@ enum conn_state {
 	C_REFUSING,   /* sending a refusal, then closing */
 };
 
-enum conn_kind { K_UNKNOWN, K_HTTP, K_CONNECT, K_SOCKS };
+/* K_TRANSPARENT: a connection the command made to an address of the
+ * sandbox's DNS stub, whose name and port cordon-exec's relay sent with
+ * it: no request to read, nothing to answer, the bytes as they are. */
+enum conn_kind { K_UNKNOWN, K_HTTP, K_CONNECT, K_SOCKS, K_TRANSPARENT };
 
 struct pipebuf {
 	char *data;
@@ -163,7 +167,7 @@ static void refuse(struct proxy_loop *pl, struct conn *c, int code, const char *
 {
 	if (c->kind == K_SOCKS)
 		socks_reply(c, scode);
-	else
+	else if (c->kind != K_TRANSPARENT) /* that one is closed: the report says why */
 		http_reply(c, code, status, text);
 	c->down.eof = true; /* nothing more: close once sent */
 	c->state = C_REFUSING;
@@ -730,12 +734,12 @@ static ssize_t pump_out(int to, struct pipebuf *b)
 
 /* ---- the loop ------------------------------------------------------------ */
 
-static void add_conn(struct proxy_loop *pl, int fd)
+static struct conn *add_conn(struct proxy_loop *pl, int fd)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
 		close(fd);
-		return;
+		return NULL;
 	}
 	if (pl->nconns >= pl->max) {
 		/* Full: the oldest connection still sending its request makes
@@ -748,7 +752,7 @@ static void add_conn(struct proxy_loop *pl, int fd)
 				old = i;
 		if (old == pl->nconns) {
 			close(fd);
-			return;
+			return NULL;
 		}
 		conn_free(pl->conns[old]);
 		pl->conns[old] = pl->conns[--pl->nconns];
@@ -762,17 +766,46 @@ static void add_conn(struct proxy_loop *pl, int fd)
 	c->started = mono();
 	c->deadline = c->started + pl->head_timeout;
 	pl->conns[pl->nconns++] = c;
+	return c;
+}
+
+/* A transparent connection to host:port (egress_msg): decided now, as a
+ * proxied request for the same target would be. */
+static void add_transparent(struct proxy_loop *pl, int fd, const struct egress_msg *m, size_t n)
+{
+	size_t hl = n > offsetof(struct egress_msg, host)
+			    ? strnlen(m->host, n - offsetof(struct egress_msg, host))
+			    : 0;
+	int port = m->port[0] << 8 | m->port[1];
+	if (hl == 0 || hl >= n - offsetof(struct egress_msg, host) || hl >= sizeof(m->host) ||
+	    port == 0) {
+		close(fd); /* not what cordon-exec sends */
+		return;
+	}
+	struct conn *c = add_conn(pl, fd);
+	if (!c)
+		return;
+	c->kind = K_TRANSPARENT;
+	memcpy(c->host, m->host, hl + 1);
+	c->port = port;
+	if (!proxy_valid_host(c->host)) {
+		proxy_refusals_send(&pl->refusals, PROXY_REFUSED_REQUEST, CORDON_DENY, c->host,
+				    c->port, NULL, "the proxy refuses a name it does not read", -1);
+		refuse(pl, c, 0, NULL, 0, NULL);
+		return;
+	}
+	decide(pl, c);
 }
 
 /* One fd passed by cordon-exec; false when the control socket ended. */
 static bool take_fd(int ctl, struct proxy_loop *pl)
 {
-	char byte;
+	struct egress_msg m = { 0 };
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cm;
-	struct iovec iov = { &byte, 1 };
+	struct iovec iov = { &m, sizeof(m) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
 			      .msg_controllen = sizeof(cm.buf) };
 	ssize_t r = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC);
@@ -785,7 +818,10 @@ static bool take_fd(int ctl, struct proxy_loop *pl)
 		for (size_t i = 0; i < nfd; i++) {
 			int fd;
 			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
-			add_conn(pl, fd);
+			if (i == 0 && m.kind == 't')
+				add_transparent(pl, fd, &m, (size_t)r);
+			else
+				add_conn(pl, fd);
 		}
 	}
 	return true;

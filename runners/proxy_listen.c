@@ -149,7 +149,7 @@ int run_proxy(const struct run_proxy_opts *o)
 		int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue; /* a connection that went, or no descriptor now: the next */
-		int r = egress_send_fd(px.sandbox_fd, c);
+		int r = egress_send_fd(px.sandbox_fd, c, NULL, 0);
 		close(c);
 		if (r != 0)
 			break;

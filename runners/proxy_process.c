@@ -93,7 +93,7 @@ int proxy_start(struct proxy *p, const struct proxy_opts *o, char **err)
 	p->report_fd = -1;
 	if (o->hosts_file && proxy_hosts_load(&hosts, o->hosts_file, err) != 0)
 		return -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
 		*err = xasprintf("socketpair: %s", strerror(errno));
 		proxy_hosts_free(&hosts);
 		return -1;

@@ -16,6 +16,7 @@
 #include "run.h"
 #include "run_approval.h"
 #include "run_limits.h"
+#include "egress_launch.h"
 #include "run_util.h"
 
 #include <errno.h>
@@ -335,6 +336,8 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 		ARG("--bind");
 		ARG(cordon_lowering_tmp(in));
 		ARG(cordon_lowering_tmp(in));
+		if (cordon_lowering_landlock_flags(in) & CORDON_LANDLOCK_EGRESS)
+			egress_bwrap_args(in, &v, &n, &cap);
 		/* The helper must be visible whatever the plan reads. */
 		ARG("--ro-bind");
 		ARG(helper);
@@ -355,6 +358,7 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 			/* The call's end of the egress proxy's socketpair. */
 			ARG("--egress-fd");
 			ARG("7");
+			egress_helper_args(in, &v, &n, &cap);
 		}
 		size_t nwroots = 0;
 		const char **wroots = cordon_lowering_landlock_roots(in, &nwroots);
@@ -432,7 +436,7 @@ struct call {
 	int tmp_lock;         /* held while the call runs (call_lock.h) */
 	char *helper;
 	const char *bwrap;
-	bool sandboxed, recheck, mask_made;
+	bool sandboxed, recheck, mask_made, resolv_made;
 	bool egress_approved_only; /* the approval's hosts alone opened the egress proxy */
 	cordon_lowering *in;
 	struct run_approval ra;
@@ -692,6 +696,7 @@ static int call_plan(struct call *c)
 	AUTO_FREE char *args = NULL, *bpf = NULL;
 	size_t args_len = 0, bpf_len = 0;
 	if (prepare_masks(c->in, &c->mask_made, &c->err) != 0 ||
+	    prepare_resolv(c->in, &c->resolv_made, &c->err) != 0 ||
 	    (c->o->check_links && cordon_lowering_check_links(c->in, &c->err) != 0) ||
 	    cordon_lowering_plan(c->in, &plan, &c->err) != 0 ||
 	    bind_fds_take(&c->binds, &plan, c->in, &c->ra, &c->err) != 0 ||
@@ -951,6 +956,8 @@ static void call_end(struct call *c)
 	run_limits_release(&c->lim);
 	if (c->mask_made)
 		unlink(cordon_lowering_mask_file(c->in));
+	if (c->resolv_made)
+		resolv_remove(c->in);
 	call_lock_release(c->tmp, c->tmp_lock);
 	free(c->tmp);
 	free(c->tmp_name);

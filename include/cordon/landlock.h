@@ -33,7 +33,8 @@ extern "C" {
 #define CORDON_LANDLOCK_DENY_TCP (1u << 0)   /* handle TCP bind and connect, grant none (ABI >= 4) */
 #define CORDON_LANDLOCK_SCOPE_UNIX (1u << 1) /* no abstract unix socket outside the domain (ABI >= 6) */
 /* With DENY_TCP: TCP connect to CORDON_EGRESS_PORT stays allowed, the
- * egress proxy's port on the sandbox's own loopback. */
+ * egress proxy's port on the sandbox's own loopback (and, through
+ * cordon_landlock_apply_ports, the transparent relay's ports there). */
 #define CORDON_LANDLOCK_EGRESS (1u << 2)
 
 /* Where cordon-exec listens for the egress proxy inside the sandbox (its own
@@ -63,6 +64,12 @@ void cordon_landlock_fs_names(uint64_t mask, char *buf, size_t size);
  * Returns 0 when the ruleset is in force; 1 when the kernel has no Landlock
  * (nothing was applied, *err says why); -1 with *err on any other failure. */
 int cordon_landlock_apply(const char *const *roots, size_t nroots, unsigned flags, char **err);
+/* The same, and with CORDON_LANDLOCK_EGRESS TCP connect to each of
+ * ports[0..nports-1] as well: the ports cordon-exec's transparent relay
+ * listens on, on the sandbox's own loopback (its network namespace has no
+ * route out, so these reach the relay and nothing else). */
+int cordon_landlock_apply_ports(const char *const *roots, size_t nroots, unsigned flags,
+				const int *ports, size_t nports, char **err);
 
 #ifdef __cplusplus
 }

@@ -127,6 +127,10 @@ const char *cordon_lowering_tmp(const cordon_lowering *l);
 /* The empty read-only regular file a file mask is bound from ("${tmp}.mask",
  * outside the sandbox's view), which the runner makes; NULL without a tmp. */
 const char *cordon_lowering_mask_file(const cordon_lowering *l);
+/* The ports cordon-exec relays connections to the sandbox's DNS stub's
+ * addresses on, with the egress proxy: 80, 443 and each port a net rule
+ * that allows or asks names.  Owned by the lowering. */
+const int *cordon_lowering_relay_ports(const cordon_lowering *l, size_t *n);
 
 /* The typed plan (cordon/plan.h): 0, or -1 with *err. */
 int cordon_lowering_plan(const cordon_lowering *l, struct cordon_plan *plan, char **err);

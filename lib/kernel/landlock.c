@@ -136,7 +136,35 @@ static int fail(char **err, int ret, int saved_errno, char *msg)
 	return ret;
 }
 
+/* TCP connect to the egress proxy's port and to each of ports: all of them
+ * on the sandbox's own loopback, where cordon-exec's relay listens.  The
+ * sandbox's network namespace has no route out, so a port granted here
+ * reaches the relay or nothing.  0, or -1 with *err. */
+static int egress_ports(int ruleset, const int *ports, size_t nports, char **err)
+{
+	for (size_t i = 0; i <= nports; i++) {
+		int port = i == nports ? CORDON_EGRESS_PORT : ports[i];
+		struct ll_net_port_attr np = {
+			.allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP,
+			.port = (uint64_t)port,
+		};
+		if (port < 1 || port > 65535 ||
+		    syscall(__NR_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0U) != 0) {
+			int e = port < 1 || port > 65535 ? EINVAL : errno;
+			return fail(err, -1, e,
+				    xasprintf("landlock_add_rule port %d: %s", port, strerror(e)));
+		}
+	}
+	return 0;
+}
+
 int cordon_landlock_apply(const char *const *roots, size_t nroots, unsigned flags, char **err)
+{
+	return cordon_landlock_apply_ports(roots, nroots, flags, NULL, 0, err);
+}
+
+int cordon_landlock_apply_ports(const char *const *roots, size_t nroots, unsigned flags,
+				const int *ports, size_t nports, char **err)
 {
 	int abi = cordon_landlock_abi();
 	if (abi == 0) {
@@ -203,18 +231,10 @@ int cordon_landlock_apply(const char *const *roots, size_t nroots, unsigned flag
 		}
 	}
 
-	if (abi >= 4 && (flags & CORDON_LANDLOCK_DENY_TCP) && (flags & CORDON_LANDLOCK_EGRESS)) {
-		struct ll_net_port_attr np = {
-			.allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP,
-			.port = CORDON_EGRESS_PORT,
-		};
-		if (syscall(__NR_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0U) != 0) {
-			int e = errno;
-			close(ruleset);
-			return fail(err, -1, e,
-				    xasprintf("landlock_add_rule port %d: %s", CORDON_EGRESS_PORT,
-					      strerror(e)));
-		}
+	if (abi >= 4 && (flags & CORDON_LANDLOCK_DENY_TCP) && (flags & CORDON_LANDLOCK_EGRESS) &&
+	    egress_ports(ruleset, ports, nports, err) != 0) {
+		close(ruleset);
+		return -1;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0) {
 		int e = errno;

@@ -147,6 +147,39 @@ int lower_input_build(const cordon_evaluator *ev, struct lower_input *in, char *
 	return lower_input_build_granted(ev, NULL, 0, in, err);
 }
 
+/* The port a net rule's pattern names ("host:8080", "[v6]:8080"), or 0. */
+static int rule_port(const char *text)
+{
+	const char *colon = text ? strrchr(text, ':') : NULL;
+	if (!colon || !colon[1] || (strchr(text, '[') && !strstr(text, "]:")))
+		return 0;
+	long port = 0;
+	for (const char *p = colon + 1; *p; p++) {
+		if (*p < '0' || *p > '9' || (port = port * 10 + (*p - '0')) > 65535)
+			return 0;
+	}
+	return (int)port;
+}
+
+/* Where cordon-exec's transparent relay listens (lower_input.relay_ports):
+ * 80 and 443, and every port a rule that may let a host through names,
+ * as many as fit. */
+static void relay_ports(const cordon_evaluator *ev, struct lower_input *in)
+{
+	in->nrelay_ports = 0;
+	in->relay_ports[in->nrelay_ports++] = 80;
+	in->relay_ports[in->nrelay_ports++] = 443;
+	for (size_t i = 0; i < ev->nrules && in->nrelay_ports < LOWER_RELAY_PORTS_MAX; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		int port = r->op == IR_NET && r->effect != IR_DENY ? rule_port(r->m.text) : 0;
+		bool seen = port == 0;
+		for (size_t k = 0; k < in->nrelay_ports && !seen; k++)
+			seen = in->relay_ports[k] == port;
+		if (!seen)
+			in->relay_ports[in->nrelay_ports++] = port;
+	}
+}
+
 int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_path_grant *grants,
 			      size_t ngrants, struct lower_input *in, char **err)
 {
@@ -250,6 +283,7 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_pa
 	in->mask_file = in->tmp ? xasprintf("%s.mask", in->tmp) : NULL;
 
 	/* The network: shared when any host may be contacted. */
+	relay_ports(ev, in);
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
 		/* "unix" names local sockets, not a host: it opens no network. */

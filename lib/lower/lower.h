@@ -98,6 +98,7 @@ struct lower_host {
 	size_t nroot_entries;
 };
 
+#define LOWER_RELAY_PORTS_MAX 64
 struct lower_input {
 	const cordon_evaluator *ev;
 	const char *preset;
@@ -108,6 +109,10 @@ struct lower_input {
 	 * proxy (the preset allows no host), else NULL; net_origin is it. */
 	char *net_approval;
 	bool unix_allowed;   /* `net "unix" allow`: AF_UNIX sockets in the sandbox */
+	/* The ports cordon-exec's transparent relay listens on: 80, 443 and
+	 * each one a net rule that allows or asks names ("host:8080"). */
+	int relay_ports[LOWER_RELAY_PORTS_MAX];
+	size_t nrelay_ports;
 	struct lower_path *paths;   /* sorted by path, then by `why` */
 	size_t npaths, paths_cap;
 	struct lower_advisory *advisories;

@@ -141,12 +141,19 @@ char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err)
 	if (abi < 2)
 		sb_adds(&sb, "                      without REFER (ABI 1), linking or renaming a "
 			     "file into another directory always fails\n");
-	if (in->net_allowed && abi >= 4)
+	if (in->net_allowed && abi >= 4) {
 		sb_addf(&sb, "  handled_access_net  BIND_TCP CONNECT_TCP\n"
 			     "                      but CONNECT_TCP to port %d, the egress proxy on "
 			     "the sandbox's loopback (a net rule allows some host: %s)\n",
 			CORDON_EGRESS_PORT, in->net_origin ? in->net_origin : "?");
-	else if (in->net_allowed)
+		/* The sandbox's network namespace has no route out: these
+		 * reach cordon-exec's transparent relay and nothing else. */
+		sb_adds(&sb, "                      and to ports");
+		for (size_t i = 0; i < in->nrelay_ports; i++)
+			sb_addf(&sb, "%s %d", i && i + 1 == in->nrelay_ports ? " and" : "",
+				in->relay_ports[i]);
+		sb_adds(&sb, ", the transparent relay there\n");
+	} else if (in->net_allowed)
 		sb_addf(&sb, "  handled_access_net  none: TCP needs ABI 4; the network namespace "
 			     "holds only the egress proxy (%s)\n",
 			in->net_origin ? in->net_origin : "?");

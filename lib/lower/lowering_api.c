@@ -88,6 +88,12 @@ const char *cordon_lowering_mask_file(const cordon_lowering *l)
 	return l->in.mask_file;
 }
 
+const int *cordon_lowering_relay_ports(const cordon_lowering *l, size_t *n)
+{
+	*n = l->in.nrelay_ports;
+	return l->in.relay_ports;
+}
+
 int cordon_lowering_plan(const cordon_lowering *l, struct cordon_plan *plan, char **err)
 {
 	return lower_bwrap_plan(&l->in, plan, err);
