@@ -117,11 +117,13 @@ pass() { # pass NAME
 	runner_own "$P"
 	errf=$P/stderr
 	# call ARGV...: ARGV under the test's preset, without the proxy variables.
+	# From the pass's own directory: the build tree may be closed to nobody.
 	call() {
-		$AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 \
+		(cd "$P" && $AS timeout -s KILL 60 env -i PATH=/usr/bin:/bin HOME="$H" LANG=C.UTF-8 \
 			"$C" run -p "$tmpdir/t.cordon" --egress-hosts "$tmpdir/hosts" -- \
-			$UNSET "$@" > "$P/out" 2> "$errf" < /dev/null
+			$UNSET "$@") > "$P/out" 2> "$errf" < /dev/null
 		rc=$?
+		[ $rc -ne 125 ] || diag < "$errf"
 	}
 
 	call sh -c 'grep -E "^Cap(Inh|Prm|Eff|Bnd|Amb):" /proc/self/status'
