@@ -113,9 +113,11 @@ for pass in $(runner_passes); do
 
 	mkfifo "$T/hold"
 	[ "$pass" = nobody ] && chown nobody:nogroup "$T/hold"
-	$as env HOME="$T" $py "$T/build/handoff.py" recv "$T/handoff.sock" "$T/build/cordon" proxy \
-		-p "$tmpdir/p.cordon" --listen 'fd:{fd}' --egress-hosts "$tmpdir/hosts" \
-		--audit "$T/audit.log" 2> "$T/proxy.err" &
+	# From the pass's own directory, its workspace: the build tree may be
+	# closed to nobody.
+	(cd "$T" && exec $as env HOME="$T" $py "$T/build/handoff.py" recv "$T/handoff.sock" \
+		"$T/build/cordon" proxy -p "$tmpdir/p.cordon" --listen 'fd:{fd}' \
+		--egress-hosts "$tmpdir/hosts" --audit "$T/audit.log") 2> "$T/proxy.err" &
 	proxy=$!
 	n=0
 	while [ ! -S "$T/handoff.sock" ] && [ $n -lt 300 ]; do
