@@ -62,21 +62,30 @@ static void effect_name(const char *key, char out[7 + DIGEST_HEX_LEN + 1])
 	digest_hex(key, strlen(key), out + 7);
 }
 
-/* A sound grant of exactly key in the grants dir dfd. */
-static bool has_key(int dfd, const char *key)
+/* The JSON of the grant file name in dfd, or NULL: only a regular file of
+ * this user's, closed to others, and of a grant's size counts. */
+static json_t *grant_read(int dfd, const char *name)
 {
-	char name[7 + DIGEST_HEX_LEN + 1], buf[EFFECT_FILE_MAX];
+	char buf[EFFECT_FILE_MAX];
 	struct stat st;
-	effect_name(key, name);
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return NULL;
 	ssize_t n = -1;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
 	    !(st.st_mode & 0077) && st.st_size < EFFECT_FILE_MAX)
 		n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	json_t *o = n > 0 ? json_loadb(buf, (size_t)n, 0, NULL) : NULL;
+	return o;
+}
+
+/* A sound grant of exactly key in the grants dir dfd. */
+static bool has_key(int dfd, const char *key)
+{
+	char name[7 + DIGEST_HEX_LEN + 1];
+	effect_name(key, name);
+	json_t *o = grant_read(dfd, name);
 	const char *k = json_string_value(json_object_get(o, "effect"));
 	bool ok = k && strcmp(k, key) == 0;
 	json_decref(o);
@@ -190,17 +199,7 @@ int cordon_grant_effects(const char *session_dir, const cordon_decision *const *
  * a sound grant. */
 static char *grant_line(int dfd, const char *name)
 {
-	char buf[EFFECT_FILE_MAX];
-	struct stat st;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	ssize_t n = -1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	    !(st.st_mode & 0077) && st.st_size < EFFECT_FILE_MAX)
-		n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	json_t *o = n > 0 ? json_loadb(buf, (size_t)n, 0, NULL) : NULL;
+	json_t *o = grant_read(dfd, name);
 	const char *tool = json_string_value(json_object_get(o, "tool"));
 	const char *effect = json_string_value(json_object_get(o, "effect"));
 	const char *actor = json_string_value(json_object_get(o, "actor"));
