@@ -117,7 +117,6 @@ lib/check/check_test.c ck_test_block
 lib/decide/command.c add_path_word
 lib/decide/command.c analyse_cmd
 lib/decide/eval.c evaluate_one
-lib/host/approval_exec.c grant_of
 lib/ir/match.c matcher_build_host
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text

@@ -124,98 +124,69 @@ static bool creates_plain_file(const char *detail)
 	return false;
 }
 
-static enum exec_grant grant_of(const struct dec_op *o, const char **why)
+/* Why a write of this shape can never widen the sandbox, or NULL. */
+static const char *write_shape_refusal(const struct dec_op *o)
+{
+	if (o->shape == DEC_SHAPE_REGION || o->maybe)
+		return "its paths are known only when it runs, so none is made writable";
+	if (o->shape == DEC_SHAPE_REACHED)
+		return "a path the command may reach is not made writable";
+	if ((o->shape != DEC_SHAPE_FILE && o->shape != DEC_SHAPE_TREE) || o->target[0] != '/')
+		return "nothing widens for it";
+	if (o->shape == DEC_SHAPE_TREE && strcmp(o->target, "/") == 0)
+		return "the whole file system is never made writable";
+	if (o->detail && strncmp(o->detail, "delete", 6) == 0)
+		return "removing a path needs its directory writable, which an approval does not "
+		       "widen";
+	return NULL;
+}
+
+/* Why a target that exists (lstat in *st) is not made writable, or NULL. */
+static const char *existing_target_refusal(const struct dec_op *o, const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return "it is a symbolic link, which is never made writable";
+	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1)
+		return "it has other hard links, which would change with it";
+	if (S_ISDIR(st->st_mode) && o->shape == DEC_SHAPE_FILE)
+		return "it is a directory, and the command writes it as a file";
+	return NULL;
+}
+
+/* Why a target that does not exist is not made writable, or NULL. */
+static const char *missing_target_refusal(const struct dec_op *o)
 {
 	struct stat st;
-	*why = NULL;
-	if (o->effect != IR_ASK)
-		return EXEC_GRANT_NONE;
-	switch (o->op) {
-	case IR_EXEC:
-		*why = "the approval satisfies the rule; the command runs in the sandbox";
-		return EXEC_GRANT_RULE;
-	case IR_NET: {
-		char host[256];
-		int port;
-		/* Only a host the preview names exactly is opened: one known
-		 * only at run time, or a rule's pattern, could be any. */
-		if (o->maybe || !exec_grant_host(o->target, host, sizeof(host), &port)) {
-			*why = "the host is known only when it runs, so no host is opened for it";
-			return EXEC_GRANT_SANDBOX;
-		}
-		*why = port < 0 ? "the egress proxy refuses it; approved, the proxy lets the command "
-				  "reach this host, on any port, for this call"
-				: "the egress proxy refuses it; approved, the proxy lets the command "
-				  "reach exactly this host and port for this call";
-		return EXEC_GRANT_HOST;
-	}
-	case IR_READ:
-		*why = "reads stay as the sandbox has them, approved or not";
-		return EXEC_GRANT_SANDBOX;
-	case IR_WRITE:
-		break;
-	default:
-		*why = "nothing widens for it";
-		return EXEC_GRANT_SANDBOX;
-	}
-	if (o->shape == DEC_SHAPE_REGION || o->maybe) {
-		*why = "its paths are known only when it runs, so none is made writable";
-		return EXEC_GRANT_SANDBOX;
-	}
-	if (o->shape == DEC_SHAPE_REACHED) {
-		*why = "a path the command may reach is not made writable";
-		return EXEC_GRANT_SANDBOX;
-	}
-	if ((o->shape != DEC_SHAPE_FILE && o->shape != DEC_SHAPE_TREE) || o->target[0] != '/') {
-		*why = "nothing widens for it";
-		return EXEC_GRANT_SANDBOX;
-	}
-	if (o->shape == DEC_SHAPE_TREE && strcmp(o->target, "/") == 0) {
-		*why = "the whole file system is never made writable";
-		return EXEC_GRANT_SANDBOX;
-	}
-	if (o->detail && strncmp(o->detail, "delete", 6) == 0) {
-		*why = "removing a path needs its directory writable, which an approval does not "
-		       "widen";
-		return EXEC_GRANT_SANDBOX;
-	}
-	if (lstat(o->target, &st) == 0) {
-		if (S_ISLNK(st.st_mode)) {
-			*why = "it is a symbolic link, which is never made writable";
-			return EXEC_GRANT_SANDBOX;
-		}
-		if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-			*why = "it has other hard links, which would change with it";
-			return EXEC_GRANT_SANDBOX;
-		}
-		if (S_ISDIR(st.st_mode) && o->shape == DEC_SHAPE_FILE) {
-			*why = "it is a directory, and the command writes it as a file";
-			return EXEC_GRANT_SANDBOX;
-		}
-	} else if (o->shape == DEC_SHAPE_TREE) {
-		/* Made beforehand it would change what the command does (cp -r
-		 * copies into a directory that exists). */
-		*why = "it does not exist, and an approval makes writable only a directory that "
+	/* Made beforehand it would change what the command does (cp -r
+	 * copies into a directory that exists). */
+	if (o->shape == DEC_SHAPE_TREE)
+		return "it does not exist, and an approval makes writable only a directory that "
 		       "exists";
-		return EXEC_GRANT_SANDBOX;
-	} else if (!creates_plain_file(o->detail)) {
-		*why = "it does not exist, and the program may make something else than a plain "
+	if (!creates_plain_file(o->detail))
+		return "it does not exist, and the program may make something else than a plain "
 		       "file there (only a redirection, touch, cp, tee, dd and install are known "
 		       "not to)";
+	char *parent = xstrdup(o->target);
+	char *slash = strrchr(parent, '/');
+	if (slash == parent)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	bool dir = stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
+	free(parent);
+	return dir ? NULL : "its directory does not exist, and an approval creates no directories";
+}
+
+static enum exec_grant grant_of_write(const struct dec_op *o, const char **why)
+{
+	struct stat st;
+	const char *no = write_shape_refusal(o);
+	if (!no)
+		no = lstat(o->target, &st) == 0 ? existing_target_refusal(o, &st)
+						 : missing_target_refusal(o);
+	if (no) {
+		*why = no;
 		return EXEC_GRANT_SANDBOX;
-	} else {
-		char *parent = xstrdup(o->target);
-		char *slash = strrchr(parent, '/');
-		if (slash == parent)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		bool dir = stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
-		free(parent);
-		if (!dir) {
-			*why = "its directory does not exist, and an approval creates no directories";
-			return EXEC_GRANT_SANDBOX;
-		}
 	}
 	if (o->shape == DEC_SHAPE_TREE) {
 		*why = "the sandbox refuses it; approved, this directory and everything below it "
@@ -225,6 +196,45 @@ static enum exec_grant grant_of(const struct dec_op *o, const char **why)
 	*why = "the sandbox refuses it; approved, exactly this file becomes writable for this "
 	       "call";
 	return EXEC_GRANT_FILE;
+}
+
+static enum exec_grant grant_of_net(const struct dec_op *o, const char **why)
+{
+	char host[256];
+	int port;
+	/* Only a host the preview names exactly is opened: one known only at
+	 * run time, or a rule's pattern, could be any. */
+	if (o->maybe || !exec_grant_host(o->target, host, sizeof(host), &port)) {
+		*why = "the host is known only when it runs, so no host is opened for it";
+		return EXEC_GRANT_SANDBOX;
+	}
+	*why = port < 0 ? "the egress proxy refuses it; approved, the proxy lets the command "
+			  "reach this host, on any port, for this call"
+			: "the egress proxy refuses it; approved, the proxy lets the command "
+			  "reach exactly this host and port for this call";
+	return EXEC_GRANT_HOST;
+}
+
+static enum exec_grant grant_of(const struct dec_op *o, const char **why)
+{
+	*why = NULL;
+	if (o->effect != IR_ASK)
+		return EXEC_GRANT_NONE;
+	switch (o->op) {
+	case IR_EXEC:
+		*why = "the approval satisfies the rule; the command runs in the sandbox";
+		return EXEC_GRANT_RULE;
+	case IR_NET:
+		return grant_of_net(o, why);
+	case IR_READ:
+		*why = "reads stay as the sandbox has them, approved or not";
+		return EXEC_GRANT_SANDBOX;
+	case IR_WRITE:
+		return grant_of_write(o, why);
+	default:
+		*why = "nothing widens for it";
+		return EXEC_GRANT_SANDBOX;
+	}
 }
 
 void exec_approval_clear(struct exec_approval *a)
