@@ -171,127 +171,138 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int run_command(const struct run_opts *o)
+/* What this runner cannot do yet stops the call: unredacted output must
+ * not pass for redacted, a missing record for an audited call, a check
+ * asked for and not made for one made.  0, or RUN_UNAVAILABLE after
+ * saying why. */
+static int macos_unsupported(const struct run_opts *o)
 {
-	cordon_evaluator *ev = NULL;
-	cordon_lowering *in = NULL;
-	char *err = NULL, *profile = NULL, *tmp = NULL;
-	char **envp = NULL;
-	size_t len;
-	int status = RUN_UNAVAILABLE, wst = 0;
-	pid_t pid;
+	const char *unsupported = o->redact	      ? "--redact"
+				  : o->audit	      ? "--audit"
+				  : o->output_file    ? "--output-file"
+				  : o->max_output     ? "--max-output"
+				  : o->check_links    ? "--check-links"
+						      : NULL;
+	if (!unsupported)
+		return 0;
+	fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s is not supported by the macOS runner yet\n",
+		unsupported);
+	return RUN_UNAVAILABLE;
+}
 
-	/* What this runner cannot do yet stops the call: unredacted output must
-	 * not pass for redacted, a missing record for an audited call. */
-	const char *unsupported = o->redact	    ? "--redact"
-				  : o->audit	    ? "--audit"
-				  : o->output_file  ? "--output-file"
-				  : o->max_output   ? "--max-output"
-						    : NULL;
-	if (unsupported) {
-		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s is not supported by the macOS "
-				"runner yet\n",
-			unsupported);
-		return RUN_UNAVAILABLE;
+/* The command must be allowed before anything runs: 0 when it is, else
+ * the refusal's status after saying why. */
+static int macos_decide(const struct run_opts *o, cordon_evaluator *ev)
+{
+	char *err = NULL;
+	struct cordon_request req = run_exec_request(o);
+	cordon_decision *d = cordon_evaluate(ev, &req, &err);
+	enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
+	int status = 0;
+	if (e == CORDON_DENY || (e == CORDON_ASK && !o->approved)) {
+		run_refuse(o, d, e, err);
+		status = run_refusal_status(e);
 	}
-	if (o->check_links) {
-		/* A check asked for and not made must not pass for one made. */
-		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: --check-links is not supported by the "
-				"macOS runner yet\n");
-		return RUN_UNAVAILABLE;
-	}
-	if (!(tmp = make_call_tmp()))
-		goto out;
+	cordon_decision_free(d);
+	free(err);
+	return status;
+}
+
+/* The evaluator of the call, its layers checked and the command decided:
+ * NULL with *status set after saying why. */
+static cordon_evaluator *macos_evaluator(const struct run_opts *o, const char *tmp, int *status)
+{
+	char *err = NULL;
+	cordon_evaluator *ev = NULL;
+	*status = RUN_UNAVAILABLE;
 	if (cordon_context_set(o->ctx, "tmp", tmp, &err) != 0) {
 		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
-		goto out;
-	}
-	if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
+	} else if (!(ev = cordon_evaluator_new(o->policy, o->preset, o->ctx, &err))) {
 		fprintf(stderr, "cordon: %s\n", err);
-		status = 2;
-		goto out;
-	}
-	/* Under a managed layer, a plan wider than the managed layer's is
-	 * no plan: the call does not start. */
-	if (cordon_evaluator_check_layers(ev, &err) != 0) {
+		*status = 2;
+	} else if (cordon_evaluator_check_layers(ev, &err) != 0) {
+		/* Under a managed layer, a plan wider than the managed layer's
+		 * is no plan: the call does not start. */
 		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
-		status = RUN_UNAVAILABLE;
-		goto out;
+		cordon_evaluator_free(ev);
+		ev = NULL;
+	} else if ((*status = macos_decide(o, ev)) != 0) {
+		cordon_evaluator_free(ev);
+		ev = NULL;
 	}
-	/* The command must be allowed before anything runs. */
-	{
-		struct cordon_request req = run_exec_request(o);
-		cordon_decision *d = cordon_evaluate(ev, &req, &err);
-		enum cordon_effect e = d ? cordon_decision_effect(d) : CORDON_DENY;
-		if (e == CORDON_DENY || (e == CORDON_ASK && !o->approved)) {
-			run_refuse(o, d, e, err);
-			cordon_decision_free(d);
-			status = run_refusal_status(e);
-			goto out;
-		}
-		cordon_decision_free(d);
-	}
-	bool sandboxed = cordon_evaluator_sandboxed(ev);
+	free(err);
+	return ev;
+}
+
+/* The profile of a sandboxed call, applied once to /usr/bin/true; the
+ * limits checked.  One lowering input serves the profile, the limits and
+ * the environment, with the host read once for it.  NULL after saying why. */
+static cordon_lowering *macos_lowering(cordon_evaluator *ev, bool sandboxed, char **profile)
+{
+	char *err = NULL;
+	size_t len;
 	if (sandboxed && access(sandbox_exec, X_OK) != 0) {
 		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s is missing\n", sandbox_exec);
-		goto out;
+		return NULL;
 	}
-	/* One lowering input for the profile, the limits and the environment,
-	 * with the host read once for it. */
-	if (!(in = cordon_lowering_new(ev, NULL, 0, &err))) {
-		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
-		goto out;
-	}
+	cordon_lowering *in = cordon_lowering_new(ev, NULL, 0, &err);
+	if (!in)
+		goto fail;
 	cordon_lowering_read_host(in);
+	if (sandboxed && (!(*profile = cordon_lowering_sbpl(in, &len, &err)) ||
+			  profile_applies(*profile, &err) != 0))
+		goto fail;
+	if (macos_limits_check(in) != 0) {
+		cordon_lowering_free(in);
+		return NULL;
+	}
+	return in;
+fail:
+	fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
+	free(err);
+	cordon_lowering_free(in);
+	return NULL;
+}
+
+/* In the child: its own process group, the limits, then the command under
+ * sandbox-exec (or sh -c); never returns. */
+static void macos_child(const struct run_opts *o, const cordon_lowering *in, char *profile,
+			bool sandboxed, char **envp)
+{
+	setpgid(0, 0);
+	macos_limits_apply(in);
+	size_t n = 0;
+	while (o->argv[n])
+		n++;
+	char **v = xcalloc(n + 8, sizeof(*v));
+	size_t k = 0;
 	if (sandboxed) {
-		if (!(profile = cordon_lowering_sbpl(in, &len, &err))) {
-			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
-			goto out;
-		}
-		if (profile_applies(profile, &err) != 0) {
-			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: %s\n", err);
-			goto out;
-		}
+		v[k++] = (char *)sandbox_exec;
+		v[k++] = (char *)"-p";
+		v[k++] = profile;
 	}
-	if (macos_limits_check(in) != 0)
-		goto out;
-	envp = cordon_lowering_environ(in);
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: fork: %s\n", strerror(errno));
-		goto out;
+	if (o->shell) {
+		v[k++] = (char *)"/bin/sh";
+		v[k++] = (char *)"-c";
 	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		macos_limits_apply(in);
-		size_t n = 0;
-		while (o->argv[n])
-			n++;
-		char **v = xcalloc(n + 8, sizeof(*v));
-		size_t k = 0;
-		if (sandboxed) {
-			v[k++] = (char *)sandbox_exec;
-			v[k++] = (char *)"-p";
-			v[k++] = profile;
-		}
-		if (o->shell) {
-			v[k++] = (char *)"/bin/sh";
-			v[k++] = (char *)"-c";
-		}
-		for (size_t i = 0; i < n; i++)
-			v[k++] = o->argv[i];
-		if (sandboxed || o->shell) {
-			execve(v[0], v, envp);
-		} else {
-			extern char **environ;
-			environ = envp; /* the lookup and the program see the policy's */
-			execvp(v[0], v);
-		}
-		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: cannot run %s: %s\n", v[0],
-			strerror(errno));
-		_exit(RUN_UNAVAILABLE);
+	for (size_t i = 0; i < n; i++)
+		v[k++] = o->argv[i];
+	if (sandboxed || o->shell) {
+		execve(v[0], v, envp);
+	} else {
+		extern char **environ;
+		environ = envp; /* the lookup and the program see the policy's */
+		execvp(v[0], v);
 	}
-	setpgid(pid, pid); /* as the child does: no window where the group is not there */
+	fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: cannot run %s: %s\n", v[0], strerror(errno));
+	_exit(RUN_UNAVAILABLE);
+}
+
+/* Wait for the command, killing its group at the timeout and at its end
+ * (what it left running there ends with the call): its status. */
+static int macos_wait(const struct run_opts *o, pid_t pid)
+{
+	int wst = 0;
 	double deadline = o->timeout > 0 ? now_seconds() + o->timeout : 0;
 	for (;;) {
 		pid_t r = waitpid(pid, &wst, WNOHANG);
@@ -300,22 +311,49 @@ int run_command(const struct run_opts *o)
 		if (r < 0 && errno != EINTR) {
 			fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: waitpid: %s\n", strerror(errno));
 			kill(-pid, SIGKILL);
-			goto out;
+			return RUN_UNAVAILABLE;
 		}
 		if (deadline && now_seconds() >= deadline) {
 			kill(-pid, SIGKILL);
 			while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
 				;
-			status = RUN_TIMEOUT;
-			goto out;
+			return RUN_TIMEOUT;
 		}
 		usleep(10000);
 	}
-	/* What the command left running in its group ends with the call. */
 	kill(-pid, SIGKILL);
-	status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+	int status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
 	if (o->outcome)
 		snprintf(o->outcome, RUN_OUTCOME_SIZE, "exit:%d", status);
+	return status;
+}
+
+int run_command(const struct run_opts *o)
+{
+	cordon_evaluator *ev = NULL;
+	cordon_lowering *in = NULL;
+	char *profile = NULL, *tmp = NULL;
+	char **envp = NULL;
+	int status = macos_unsupported(o);
+	if (status != 0)
+		return status;
+	status = RUN_UNAVAILABLE;
+	if (!(tmp = make_call_tmp()) || !(ev = macos_evaluator(o, tmp, &status)))
+		goto out;
+	status = RUN_UNAVAILABLE;
+	bool sandboxed = cordon_evaluator_sandboxed(ev);
+	if (!(in = macos_lowering(ev, sandboxed, &profile)))
+		goto out;
+	envp = cordon_lowering_environ(in);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "cordon: SANDBOX_UNAVAILABLE: fork: %s\n", strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		macos_child(o, in, profile, sandboxed, envp);
+	setpgid(pid, pid); /* as the child does: no window where the group is not there */
+	status = macos_wait(o, pid);
 out:
 	if (tmp)
 		remove_tree(tmp);
@@ -323,7 +361,6 @@ out:
 	run_free_argv(envp);
 	free(tmp);
 	free(profile);
-	free(err);
 	cordon_evaluator_free(ev);
 	return status;
 }

@@ -124,7 +124,6 @@ lib/shell/shell_lex.c shell_lex_word
 lib/shell/shell_split.c sp_walk
 lib/shell/shell_token.c lex
 runners/run_linux.c call_supervise
-runners/run_macos.c run_command
 '
 # long_functions_in TREE: "FILE FUNCTION LINES" for each function over 100.
 long_functions_in() (
