@@ -15,6 +15,7 @@
 #include "cordon_tools.h"
 #include "run.h"
 #include "run_approval.h"
+#include "run_idmap.h"
 #include "run_limits.h"
 #include "egress_launch.h"
 #include "run_util.h"
@@ -197,11 +198,10 @@ static int prepare_masks(cordon_lowering *in, bool *made, char **err)
 		close(fd);
 		*made = true;
 	}
-	if (cordon_lowering_expand_masks(in, err) != 0)
-		return -1;
-	/* The command runs as the runner's uid: run by root, it would own
-	 * every file root owns (docs/sandbox.md, "Run as root"). */
-	return geteuid() == 0 ? cordon_lowering_mask_root_secrets(in, err) : 0;
+	/* Run by root, the command runs as an unprivileged uid, or else as
+	 * uid 0 with root's secrets masked: decided once the plan is made
+	 * (call_plan, run_idmap.h). */
+	return cordon_lowering_expand_masks(in, err);
 }
 
 /* ---- launching ----------------------------------------------------------- */
@@ -443,6 +443,7 @@ struct call {
 	struct run_limits lim;
 	struct fence fence;
 	struct bind_fds binds; /* the plan's bind sources, opened and checked */
+	struct run_idmap idmap; /* run by root: the command's unprivileged uid */
 	struct proxy px;
 	struct refusals refusals; /* what the proxy refused, read as the call runs */
 	cordon_redactor *redactor;
@@ -463,7 +464,8 @@ static void call_init(struct call *c, const struct run_opts *o)
 	c->lim.procs[0] = c->lim.procs[1] = -1;
 	c->fence.reg = -1;
 	c->px.pid = c->px.sandbox_fd = c->px.report_fd = -1;
-	c->l = (struct launch){ -1, -1, -1, { -1, -1 }, -1 };
+	c->l = (struct launch){ -1, -1, -1, { -1, -1 }, -1, &c->idmap };
+	run_idmap_init(&c->idmap);
 	c->out = (struct output){ o->max_output, 0, false, -1, o->output_file, NULL, { { 0 } }, { 0 } };
 }
 
@@ -681,6 +683,16 @@ static int call_input(struct call *c)
 	return 0;
 }
 
+/* Run by root: the command as an unprivileged uid, or uid 0 with masks
+ * (run_idmap.h); what bwrap reaches besides the plan must be reachable. */
+static int call_root_uid(struct call *c, struct cordon_plan *plan)
+{
+	const char *extra[] = { c->helper, cordon_lowering_tmp(c->in) };
+	return run_idmap_or_masks(&c->idmap, c->in, plan, c->dir,
+				  cordon_context_get(c->o->ctx, "home"), extra, ARRAY_SIZE(extra),
+				  &c->err);
+}
+
 /* The typed plan as bwrap's arguments, and the filter, each in a memfd. */
 static int call_plan(struct call *c)
 {
@@ -699,6 +711,7 @@ static int call_plan(struct call *c)
 	    prepare_resolv(c->in, &c->resolv_made, &c->err) != 0 ||
 	    (c->o->check_links && cordon_lowering_check_links(c->in, &c->err) != 0) ||
 	    cordon_lowering_plan(c->in, &plan, &c->err) != 0 ||
+	    (geteuid() == 0 && call_root_uid(c, &plan) != 0) ||
 	    bind_fds_take(&c->binds, &plan, c->in, &c->ra, &c->err) != 0 ||
 	    /* The filter reads only the input's network and unix terms, which
 	     * fences and masks leave as they are: one input for both. */
@@ -945,6 +958,7 @@ static void call_end(struct call *c)
 	cleanup_close(&c->fds[0]);
 	cleanup_close(&c->fds[1]);
 	bind_fds_end(&c->binds); /* the launch has its own */
+	run_idmap_end(&c->idmap);
 	if (c->out.file >= 0) {
 		close(c->out.file);
 		if (!c->o->output_file)
