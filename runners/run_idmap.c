@@ -279,12 +279,44 @@ int run_idmap_prepare(struct run_idmap *im, const struct cordon_plan *plan,
 	return 0;
 }
 
+/* Other users' calls keep their temp dirs out of sight by being closed to
+ * everyone else; root's command, now nobody, would see nobody's own: each
+ * place of them, where the plan shows it, becomes an empty tmpfs, as the
+ * runner's own places do (run_linux.c). */
+static void hide_nobody_calls(const cordon_lowering *in, struct cordon_plan *plan)
+{
+	char places[3][64];
+	snprintf(places[0], sizeof(places[0]), "/run/user/%u/cordon", RUN_IDMAP_UID);
+	snprintf(places[1], sizeof(places[1]), "/tmp/cordon-%u", RUN_IDMAP_UID);
+	snprintf(places[2], sizeof(places[2]), "/var/tmp/cordon-%u", RUN_IDMAP_UID);
+	for (size_t i = 0; i < ARRAY_SIZE(places); i++) {
+		struct stat st;
+		if (lstat(places[i], &st) != 0 || !S_ISDIR(st.st_mode) ||
+		    !cordon_lowering_shows(in, places[i]))
+			continue;
+		struct cordon_plan_op op = { CORDON_PLAN_TMPFS, xstrdup(places[i]), NULL, NULL,
+					     xstrdup("the temp dirs of nobody's own calls") };
+		VEC_PUSH(plan->ops, plan->n, plan->cap, op);
+	}
+}
+
 int run_idmap_or_masks(struct run_idmap *im, cordon_lowering *in, struct cordon_plan *plan,
 		       const char *runner_dir, const char *home, const char *const *extra,
 		       size_t nextra, char **err)
 {
-	if (run_idmap_prepare(im, plan, runner_dir, home, extra, nextra) == 0)
+	if (run_idmap_prepare(im, plan, runner_dir, home, extra, nextra) == 0) {
+		hide_nobody_calls(in, plan);
 		return 0;
+	}
+	/* An administrator who will not have root's command run as root
+	 * makes the call fail closed instead. */
+	const char *require = getenv("CORDON_ROOT_UNPRIVILEGED");
+	if (require && strcmp(require, "require") == 0) {
+		*err = xasprintf("CORDON_ROOT_UNPRIVILEGED=require, and the command cannot run as uid "
+				 "%u: %s",
+				 RUN_IDMAP_UID, im->why);
+		return -1;
+	}
 	fprintf(stderr,
 		"cordon: run as root: the command runs as uid 0, with what only root may read "
 		"in the system trees masked, not as uid %u: %s\n",

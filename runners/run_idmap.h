@@ -46,8 +46,9 @@ void run_idmap_end(struct run_idmap *im);
 /* The call of a runner that is root, once its plan is made: the
  * unprivileged uid (run_idmap_prepare), or, where it cannot be had, uid 0
  * as before: said once on stderr, and what only root may read in the
- * system trees masked, the plan made again with the masks.  0, or -1
- * with *err: the call must not start. */
+ * system trees masked, the plan made again with the masks; with
+ * CORDON_ROOT_UNPRIVILEGED=require in cordon's environment, the call
+ * stops instead.  0, or -1 with *err: the call must not start. */
 int run_idmap_or_masks(struct run_idmap *im, cordon_lowering *in, struct cordon_plan *plan,
 		       const char *runner_dir, const char *home, const char *const *extra,
 		       size_t nextra, char **err);
