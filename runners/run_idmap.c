@@ -30,7 +30,7 @@
 
 #include <linux/mount.h>
 
-void run_idmap_init(struct run_idmap *im)
+static void run_idmap_init(struct run_idmap *im)
 {
 	memset(im, 0, sizeof(*im));
 	for (size_t i = 0; i < RUN_IDMAP_MAX; i++)
@@ -301,10 +301,10 @@ static void hide_nobody_calls(const cordon_lowering *in, struct cordon_plan *pla
 }
 
 int run_idmap_or_masks(struct run_idmap *im, cordon_lowering *in, struct cordon_plan *plan,
-		       const char *runner_dir, const char *home, const char *const *extra,
-		       size_t nextra, char **err)
+		       const char *runner_dir, const char *helper, const char *home, char **err)
 {
-	if (run_idmap_prepare(im, plan, runner_dir, home, extra, nextra) == 0) {
+	const char *extra[] = { helper, cordon_lowering_tmp(in) };
+	if (run_idmap_prepare(im, plan, runner_dir, home, extra, ARRAY_SIZE(extra)) == 0) {
 		hide_nobody_calls(in, plan);
 		return 0;
 	}

@@ -24,6 +24,7 @@
  * descriptors and bind sources, within the 253 one message carries. */
 #define RUN_IDMAP_MAX 10
 
+/* All zero: not prepared, nothing held. */
 struct run_idmap {
 	bool active;           /* the command runs as RUN_IDMAP_UID */
 	size_t n;
@@ -32,7 +33,6 @@ struct run_idmap {
 	char *why;             /* why not, once decided against (malloc'd) */
 };
 
-void run_idmap_init(struct run_idmap *im);
 /* In cordon, as root, once the plan is made: the idmapped clones of the
  * runner dir (rw), the home directory when root owns it (read-only) and
  * each root-owned directory the plan binds writable (rw), after checking
@@ -44,14 +44,14 @@ int run_idmap_prepare(struct run_idmap *im, const struct cordon_plan *plan,
 		      size_t nextra);
 void run_idmap_end(struct run_idmap *im);
 /* The call of a runner that is root, once its plan is made: the
- * unprivileged uid (run_idmap_prepare), or, where it cannot be had, uid 0
+ * unprivileged uid (run_idmap_prepare, which must reach the helper and the
+ * temp dir besides the plan), or, where it cannot be had, uid 0
  * as before: said once on stderr, and what only root may read in the
  * system trees masked, the plan made again with the masks; with
  * CORDON_ROOT_UNPRIVILEGED=require in cordon's environment, the call
  * stops instead.  0, or -1 with *err: the call must not start. */
 int run_idmap_or_masks(struct run_idmap *im, cordon_lowering *in, struct cordon_plan *plan,
-		       const char *runner_dir, const char *home, const char *const *extra,
-		       size_t nextra, char **err);
+		       const char *runner_dir, const char *helper, const char *home, char **err);
 
 /* In the launch, before bwrap: a mount namespace of its own with the n
  * trees attached at dests (each checked to be the directory it was cloned

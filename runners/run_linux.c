@@ -198,10 +198,7 @@ static int prepare_masks(cordon_lowering *in, bool *made, char **err)
 		close(fd);
 		*made = true;
 	}
-	/* Run by root, the command runs as an unprivileged uid, or else as
-	 * uid 0 with root's secrets masked: decided once the plan is made
-	 * (call_plan, run_idmap.h). */
-	return cordon_lowering_expand_masks(in, err);
+	return cordon_lowering_expand_masks(in, err); /* root's: run_idmap.h */
 }
 
 /* ---- launching ----------------------------------------------------------- */
@@ -465,7 +462,6 @@ static void call_init(struct call *c, const struct run_opts *o)
 	c->fence.reg = -1;
 	c->px.pid = c->px.sandbox_fd = c->px.report_fd = -1;
 	c->l = (struct launch){ -1, -1, -1, { -1, -1 }, -1, &c->idmap };
-	run_idmap_init(&c->idmap);
 	c->out = (struct output){ o->max_output, 0, false, -1, o->output_file, NULL, { { 0 } }, { 0 } };
 }
 
@@ -683,16 +679,6 @@ static int call_input(struct call *c)
 	return 0;
 }
 
-/* Run by root: the command as an unprivileged uid, or uid 0 with masks
- * (run_idmap.h); what bwrap reaches besides the plan must be reachable. */
-static int call_root_uid(struct call *c, struct cordon_plan *plan)
-{
-	const char *extra[] = { c->helper, cordon_lowering_tmp(c->in) };
-	return run_idmap_or_masks(&c->idmap, c->in, plan, c->dir,
-				  cordon_context_get(c->o->ctx, "home"), extra, ARRAY_SIZE(extra),
-				  &c->err);
-}
-
 /* The typed plan as bwrap's arguments, and the filter, each in a memfd. */
 static int call_plan(struct call *c)
 {
@@ -711,7 +697,8 @@ static int call_plan(struct call *c)
 	    prepare_resolv(c->in, &c->resolv_made, &c->err) != 0 ||
 	    (c->o->check_links && cordon_lowering_check_links(c->in, &c->err) != 0) ||
 	    cordon_lowering_plan(c->in, &plan, &c->err) != 0 ||
-	    (geteuid() == 0 && call_root_uid(c, &plan) != 0) ||
+	    (geteuid() == 0 && run_idmap_or_masks(&c->idmap, c->in, &plan, c->dir, c->helper,
+						  cordon_context_get(c->o->ctx, "home"), &c->err)) ||
 	    bind_fds_take(&c->binds, &plan, c->in, &c->ra, &c->err) != 0 ||
 	    /* The filter reads only the input's network and unix terms, which
 	     * fences and masks leave as they are: one input for both. */
