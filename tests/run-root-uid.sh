@@ -131,6 +131,29 @@ pass() { # pass NAME
 	is "$(cat "$WS/inside-uid" 2> /dev/null)" 65534 "$t and id -u inside says 65534"
 	[ "$name" = root ] || return 0
 
+	# nobody's own calls keep their temp dirs in /tmp/cordon-65534, closed
+	# to others: root's command, now nobody, must not see them either.
+	# Planted in the namespace over that place (made as nobody would).
+	N=$T/nobody-calls
+	mkdir -p "$N/call-planted"
+	echo "NOBODY-CALL-SECRET" > "$N/call-planted/secret"
+	chown -R 65534:65534 "$N"
+	chmod 700 "$N" "$N/call-planted"
+	chmod 600 "$N/call-planted/secret"
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- mkdir -p -m 700 /tmp/cordon-65534 2> /dev/null
+	if [ -d /tmp/cordon-65534 ] && [ "$(stat -c %u /tmp/cordon-65534)" = 65534 ]; then
+		out=$(unshare -m --propagation private sh -c '
+			mount --bind "$1" /tmp/cordon-65534 || exit 99
+			cd "$2" && exec env -i PATH=/usr/bin:/bin HOME="$3" "$4" run \
+				--preset workspace-write --workspace "$2" --context home="$3" -- \
+				sh -c "ls -A /tmp/cordon-65534; cat /tmp/cordon-65534/call-planted/secret"' \
+			sh "$N" "$WS" "$H" "$P/build/cordon" 2>&1)
+		case $out in *NOBODY-CALL-SECRET*) false ;; *) ! echo "$out" | grep -qx call-planted ;; esac
+		ok $? "$t the temp dirs of nobody's own calls are not seen from root's call ($(echo "$out" | head -n 2 | tr '\n' ' '))"
+	else
+		skip "$t the temp dirs of nobody's own calls" "/tmp/cordon-65534 is not nobody's here"
+	fi
+
 	# A workspace below a directory only root may enter (0700), with the
 	# home directory elsewhere: nobody could not reach it, so the call
 	# runs as uid 0 with root's secrets masked, and says why.
