@@ -56,14 +56,15 @@ static bool read_exact(int fd, void *buf, size_t n)
 	return true;
 }
 
-/* In the launch: argv, the descriptors (*nfds, at most LAUNCH_GO_FDS)
- * and after them the bind sources (*nbinds) from the message on fd, or
- * NULL when it is not whole. */
-static char **launch_read_go(int fd, int *fds, int *nfds, int *nbinds)
+/* In the launch: the idmapped trees' places (*ntrees) then argv, the
+ * descriptors (*nfds, at most LAUNCH_GO_FDS), after them the bind sources
+ * (*nbinds) and the trees, from the message on fd, or NULL when it is not
+ * whole. */
+static char **launch_read_go(int fd, int *fds, int *nfds, int *nbinds, int *ntrees)
 {
-	uint32_t hdr[4];
+	uint32_t hdr[5];
 	union {
-		char buf[CMSG_SPACE((LAUNCH_GO_FDS + LAUNCH_BIND_FDS_MAX) * sizeof(int))];
+		char buf[CMSG_SPACE(LAUNCH_ALL_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = { hdr, sizeof(hdr) };
@@ -75,12 +76,13 @@ static char **launch_read_go(int fd, int *fds, int *nfds, int *nbinds)
 	while (r < 0 && errno == EINTR);
 	if (r != (ssize_t)sizeof(hdr) || (msg.msg_flags & MSG_CTRUNC) || hdr[0] != LAUNCH_GO_MAGIC ||
 	    hdr[1] == 0 || hdr[1] > LAUNCH_GO_MAX || hdr[2] > LAUNCH_GO_FDS ||
-	    hdr[3] > LAUNCH_BIND_FDS_MAX)
+	    hdr[3] > LAUNCH_BIND_FDS_MAX || hdr[4] > RUN_IDMAP_MAX)
 		return NULL;
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 	*nfds = (int)hdr[2];
 	*nbinds = (int)hdr[3];
-	size_t all = (size_t)*nfds + (size_t)*nbinds;
+	*ntrees = (int)hdr[4];
+	size_t all = (size_t)*nfds + (size_t)*nbinds + (size_t)*ntrees;
 	if (all) {
 		if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
 		    c->cmsg_len != CMSG_LEN(all * sizeof(int)))
@@ -97,6 +99,10 @@ static char **launch_read_go(int fd, int *fds, int *nfds, int *nbinds)
 	size_t n = 0;
 	for (size_t i = 0; i < hdr[1]; i++)
 		n += blob[i] == '\0';
+	if (n <= hdr[4]) {
+		free(blob);
+		return NULL;
+	}
 	char **argv = xcalloc(n + 1, sizeof(*argv));
 	for (size_t i = 0, k = 0; k < n; k++) {
 		argv[k] = blob + i;
@@ -134,10 +140,14 @@ int launch_fork(struct launch *l, char **envp, bool sandboxed, bool capture,
 		/* Before the fds move: the cgroup's may sit where they go. */
 		if (run_limits_enter(lim) != 0)
 			_exit(RUN_UNAVAILABLE);
-		int got[LAUNCH_GO_FDS + LAUNCH_BIND_FDS_MAX] = { -1, -1, -1 }, ngot = 0, nbinds = 0;
-		char **argv = launch_read_go(go[0], got, &ngot, &nbinds);
-		if (!argv || (sandboxed ? ngot < 2 : ngot != 0 || nbinds != 0))
+		int got[LAUNCH_ALL_FDS_MAX] = { -1, -1, -1 }, ngot = 0, nbinds = 0, ntrees = 0;
+		char **argv = launch_read_go(go[0], got, &ngot, &nbinds, &ntrees);
+		if (!argv || (sandboxed ? ngot < 2 : ngot != 0 || nbinds != 0 || ntrees != 0))
 			_exit(RUN_UNAVAILABLE); /* cordon gave up: nothing runs */
+		/* Root's command as the unprivileged uid (run_idmap.h). */
+		if (ntrees && run_idmap_enter(got + ngot + nbinds, argv, (size_t)ntrees, parent) != 0)
+			_exit(RUN_UNAVAILABLE);
+		argv += ntrees;
 		if (capture) {
 			dup2(po[1], 1);
 			dup2(pe[1], 2);
@@ -204,15 +214,19 @@ void launch_go(struct launch *l, char *const *argv, const int *fds, const int *b
 {
 	struct strbuf m;
 	sb_init(&m);
+	const struct run_idmap *im = fds && l->idmap && l->idmap->active ? l->idmap : NULL;
+	uint32_t ntrees = im ? (uint32_t)im->n : 0;
+	for (uint32_t i = 0; i < ntrees; i++)
+		sb_add(&m, im->dests[i], strlen(im->dests[i]) + 1);
 	for (char *const *a = argv; *a; a++)
 		sb_add(&m, *a, strlen(*a) + 1);
 	uint32_t nfds = !fds ? 0 : fds[2] >= 0 ? 3 : 2;
 	if (!fds || nbinds > LAUNCH_BIND_FDS_MAX)
 		nbinds = 0; /* the runner refuses more before it gets here */
-	uint32_t hdr[4] = { LAUNCH_GO_MAGIC, (uint32_t)m.len, nfds, (uint32_t)nbinds };
-	size_t all = nfds + nbinds;
+	uint32_t hdr[5] = { LAUNCH_GO_MAGIC, (uint32_t)m.len, nfds, (uint32_t)nbinds, ntrees };
+	size_t all = nfds + nbinds + ntrees;
 	union {
-		char buf[CMSG_SPACE((LAUNCH_GO_FDS + LAUNCH_BIND_FDS_MAX) * sizeof(int))];
+		char buf[CMSG_SPACE(LAUNCH_ALL_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = { hdr, sizeof(hdr) };
@@ -228,6 +242,9 @@ void launch_go(struct launch *l, char *const *argv, const int *fds, const int *b
 		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 		if (nbinds)
 			memcpy(CMSG_DATA(c) + nfds * sizeof(int), binds, nbinds * sizeof(int));
+		if (ntrees)
+			memcpy(CMSG_DATA(c) + (nfds + nbinds) * sizeof(int), im->trees,
+			       ntrees * sizeof(int));
 	}
 	ssize_t r;
 	do

@@ -4,17 +4,19 @@
 #define CORDON_LAUNCH_H
 
 #include "run.h"
+#include "run_idmap.h"
 #include "run_limits.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
 
 /* The message that lets a launch run: a header (magic, the length of
- * what follows, the number of descriptors, the number of bind sources)
- * carrying the descriptors the sandbox gets (the plan, the filter, the
- * egress proxy's end, then the sources bwrap binds), then argv as
- * NUL-ended strings.  A launch runs nothing unless all of it arrives. */
-#define LAUNCH_GO_MAGIC 0x63676f32u /* "cgo2" */
+ * what follows, the number of descriptors, the number of bind sources,
+ * the number of idmapped trees) carrying the descriptors the sandbox gets
+ * (the plan, the filter, the egress proxy's end, then the sources bwrap
+ * binds, then the trees), then where each tree goes and argv as NUL-ended
+ * strings.  A launch runs nothing unless all of it arrives. */
+#define LAUNCH_GO_MAGIC 0x63676f33u /* "cgo3" */
 #define LAUNCH_GO_MAX (64u << 20)
 #define LAUNCH_GO_FDS 3
 /* The bind sources (--bind-fd, --ro-bind-fd) are bwrap's descriptors
@@ -22,6 +24,7 @@
  * one message carries at most this many (SCM_RIGHTS takes 253). */
 #define LAUNCH_BIND_FD_FIRST 8
 #define LAUNCH_BIND_FDS_MAX 240
+#define LAUNCH_ALL_FDS_MAX (LAUNCH_GO_FDS + LAUNCH_BIND_FDS_MAX + RUN_IDMAP_MAX)
 
 struct launch {
 	pid_t pid;
@@ -29,6 +32,9 @@ struct launch {
 	int helper;      /* the helper's status byte, read end */
 	int out[2];      /* captured stdout/stderr, read ends, or -1 */
 	int go;          /* where the launch waits for its argv, write end, or -1 */
+	/* Set before launch_go when root's command runs unprivileged
+	 * (run_idmap.h): the launch attaches these and drops to its uid. */
+	const struct run_idmap *idmap;
 };
 
 /* A launch forked but never let go: stopped and reaped, so that its

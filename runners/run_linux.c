@@ -15,6 +15,7 @@
 #include "cordon_tools.h"
 #include "run.h"
 #include "run_approval.h"
+#include "run_idmap.h"
 #include "run_limits.h"
 #include "egress_launch.h"
 #include "run_util.h"
@@ -197,11 +198,7 @@ static int prepare_masks(cordon_lowering *in, bool *made, char **err)
 		close(fd);
 		*made = true;
 	}
-	if (cordon_lowering_expand_masks(in, err) != 0)
-		return -1;
-	/* The command runs as the runner's uid: run by root, it would own
-	 * every file root owns (docs/sandbox.md, "Run as root"). */
-	return geteuid() == 0 ? cordon_lowering_mask_root_secrets(in, err) : 0;
+	return cordon_lowering_expand_masks(in, err); /* root's: run_idmap.h */
 }
 
 /* ---- launching ----------------------------------------------------------- */
@@ -443,6 +440,7 @@ struct call {
 	struct run_limits lim;
 	struct fence fence;
 	struct bind_fds binds; /* the plan's bind sources, opened and checked */
+	struct run_idmap idmap; /* run by root: the command's unprivileged uid */
 	struct proxy px;
 	struct refusals refusals; /* what the proxy refused, read as the call runs */
 	cordon_redactor *redactor;
@@ -463,7 +461,7 @@ static void call_init(struct call *c, const struct run_opts *o)
 	c->lim.procs[0] = c->lim.procs[1] = -1;
 	c->fence.reg = -1;
 	c->px.pid = c->px.sandbox_fd = c->px.report_fd = -1;
-	c->l = (struct launch){ -1, -1, -1, { -1, -1 }, -1 };
+	c->l = (struct launch){ -1, -1, -1, { -1, -1 }, -1, &c->idmap };
 	c->out = (struct output){ o->max_output, 0, false, -1, o->output_file, NULL, { { 0 } }, { 0 } };
 }
 
@@ -699,6 +697,8 @@ static int call_plan(struct call *c)
 	    prepare_resolv(c->in, &c->resolv_made, &c->err) != 0 ||
 	    (c->o->check_links && cordon_lowering_check_links(c->in, &c->err) != 0) ||
 	    cordon_lowering_plan(c->in, &plan, &c->err) != 0 ||
+	    (geteuid() == 0 && run_idmap_or_masks(&c->idmap, c->in, &plan, c->dir, c->helper,
+						  cordon_context_get(c->o->ctx, "home"), &c->err)) ||
 	    bind_fds_take(&c->binds, &plan, c->in, &c->ra, &c->err) != 0 ||
 	    /* The filter reads only the input's network and unix terms, which
 	     * fences and masks leave as they are: one input for both. */
@@ -945,6 +945,7 @@ static void call_end(struct call *c)
 	cleanup_close(&c->fds[0]);
 	cleanup_close(&c->fds[1]);
 	bind_fds_end(&c->binds); /* the launch has its own */
+	run_idmap_end(&c->idmap);
 	if (c->out.file >= 0) {
 		close(c->out.file);
 		if (!c->o->output_file)

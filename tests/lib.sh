@@ -173,6 +173,21 @@ runner_pass() {
 	C=$P/build/cordon
 }
 
+# command_uid CORDON WS: the host uid of the commands cordon run starts in
+# WS for the caller: its own, but nobody's (65534) when root runs cordon
+# and the write roots can be idmapped; where they cannot, cordon says so
+# on stderr and the command is uid 0 (docs/sandbox.md, "Run as root").
+command_uid() {
+	if [ "$(id -u)" -ne 0 ]; then
+		id -u
+	elif "$1" run --preset workspace-write --workspace "$2" -- true 2>&1 > /dev/null |
+		grep -q 'the command runs as uid 0'; then
+		echo 0
+	else
+		echo 65534
+	fi
+}
+
 # runner_own PATH...: hand PATH... (and all below) to the pass's user, where
 # that is nobody.
 runner_own() {

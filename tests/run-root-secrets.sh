@@ -1,8 +1,10 @@
 #!/bin/sh
-# Run by root, the sandboxed command is uid 0 without capabilities and
-# still owns every file root owns.  Until it runs as an unprivileged uid
-# (docs/sandbox.md, "Run as root"), the runner masks what only root may
-# read in the host's system trees.  Under the real bwrap, as root and
+# Run by root, the sandboxed command runs as nobody where the write roots
+# can be idmapped, and the kernel refuses it root's files; where they
+# cannot (below, a workspace inside /root, 0700), it is uid 0 without
+# capabilities and the runner masks what only root may read in the host's
+# system trees (docs/sandbox.md, "Run as root").  Either way, the same
+# checks hold.  Under the real bwrap, as root and
 # again as an unprivileged user (nobody): in a mount namespace of the
 # test's own, a root-owned 0600 host key is planted in /etc/ssh, a
 # root-owned 0640 file two directories down in /srv (or /opt), and a key in

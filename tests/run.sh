@@ -198,6 +198,10 @@ pass() { # pass NAME
 		cp "$cordon_bin" "$helper" "$probe" "$P/build/"
 		C=$P/build/cordon probe=$P/build/runprobe helper=$P/build/cordon-exec
 	fi
+	# The command's uid: the pass's, or nobody's for root (docs/sandbox.md,
+	# "Run as root").
+	suid=$uid
+	[ -n "$AS" ] || suid=$(cd "$WS" && command_uid "$C" "$WS")
 	mine "$P"
 	t="[$name]"
 
@@ -346,6 +350,8 @@ EOF
 	U "$probe" unix-listen "$O/sock" "$O/unix.log" 30 > /dev/null 2>&1 &
 	unix_pid=$!
 	if wait_for "$O/tcp.port" && wait_for "$O/udp.port" && wait_for "$O/sock.ready"; then
+		# A socket for any user: root's command is one (tests/run-root-uid.sh).
+		chmod 666 "$O/sock"
 		port=$(cat "$O/tcp.port") uport=$(cat "$O/udp.port")
 		control=$(U "$probe" tcp-connect 127.0.0.1 "$port")
 		is "$control:$(lines "$O/tcp.log")" "ok hello:1" "$t control: the TCP listener on 127.0.0.1 answers from outside"
@@ -389,8 +395,8 @@ EOF
 	is "$(echo "$out" | grep -x -e 'NoNewPrivs: [0-9]*' -e 'Seccomp: [0-9]*' | tr '\n' ' ')" \
 		"NoNewPrivs: 1 Seccomp: 2 " "$t no_new_privs and a seccomp filter"
 	map=$(echo "$out" | grep -E '^ ?[0-9]+ [0-9]+ [0-9]+$' | head -1)
-	is "$(echo $map | cut -d' ' -f1,3):$(echo "$out" | tail -1)" "$uid 1:$uid" \
-		"$t a user namespace mapping only uid $uid ($map), not the host's users"
+	is "$(echo $map | cut -d' ' -f1,3):$(echo "$out" | tail -1)" "$suid 1:$suid" \
+		"$t a user namespace mapping only uid $suid ($map), not the host's users"
 	U bwrap --unshare-user --unshare-pid --ro-bind / / --dev /dev --proc /proc -- \
 		"$probe" write /proc/self/comm > "$tmpdir/out" 2>&1
 	is "$(cat "$tmpdir/out")" ok "$t control: bwrap alone lets a process write /proc/self/comm"
@@ -445,7 +451,7 @@ EOF
 		control=$(U "$S/euid" euid)
 		if [ "$control" = "$owner" ]; then
 			ww -- "$S/euid" euid
-			is "$rc:$out" "0:$uid" "$t a setuid binary does not change the effective uid (outside: $control)"
+			is "$rc:$out" "0:$suid" "$t a setuid binary does not change the effective uid (outside: $control)"
 		else
 			skip "$t a setuid binary does not elevate" "setuid does not work outside either here"
 		fi
@@ -537,7 +543,7 @@ EOF
 	# ---- the private temp dir --------------------------------------------------------------
 	ww -- sh -c 'echo "$TMPDIR"; stat -c "%a %u" "$TMPDIR"; echo x > "$TMPDIR/f" && echo made'
 	set -- $out
-	is "$rc:$2 $3:$4" "0:700 $uid:made" "$t the private temp dir exists, is 0700 and writable"
+	is "$rc:$2 $3:$4" "0:700 $suid:made" "$t the private temp dir exists, is 0700 and writable"
 	[ -n "$1" ] && [ ! -e "$1" ]
 	ok $? "$t and is gone afterwards ($1)"
 	rm -f "$WS/tn"
