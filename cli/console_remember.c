@@ -405,7 +405,9 @@ static int replace_file(const struct console_remember *r, int *code, char **err)
 	size_t len = strlen(r->new_text);
 	mode_t mode;
 	char *e = NULL, *now = NULL;
-	bool ok = fd >= 0 && write(fd, r->new_text, len) == (ssize_t)len && fsync(fd) == 0;
+	/* The file's own mode, whatever the umask takes off at the open. */
+	bool ok = fd >= 0 && fchmod(fd, r->mode) == 0 &&
+		  write(fd, r->new_text, len) == (ssize_t)len && fsync(fd) == 0;
 	if (fd >= 0 && close(fd) != 0)
 		ok = false;
 	if (!ok)

@@ -319,6 +319,7 @@ ok $? "and neither writes anything"
 is "$(post_to /api/remember/confirm "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$change\"}")" 200 "the confirm of the change shown"
 hook_done
 is "$decision" allow "the waiting call is approved once"
+is "$hook_rc" 0 "the hook exits 0"
 grep -q 'remembered for the project' "$tmpdir/hook.out"
 ok $? "saying it was remembered for the project"
 grep -q '"actor":"console".*"outcome":"remembered-project"' "$tmpdir/audit.log"
@@ -340,6 +341,7 @@ is "$(post_to /api/remember/confirm "{\"id\":\"$id\",\"digest\":\"$digest\",\"ch
 cmp -s "$PROJ" "$tmpdir/proj.after"
 ok $? "and writes nothing"
 stop_console
+is "$serve_rc" 0 "the console stops cleanly (1)"
 hook_write "$OUT/r/two.txt"
 hook_done
 is "$decision" allow "a second write below the directory is allowed with no console"
@@ -378,6 +380,7 @@ POLICY=$tmpdir/managed.cordon
 cp "$POLICY" "$tmpdir/before"
 remember_refused "$OUT/m/x.txt" 403 "the managed layer's own file" "administrator"
 stop_console
+is "$serve_rc" 0 "the console stops cleanly (2)"
 unset CORDON_MANAGED
 # A deny of everything but one exact file: a rule for the directory would
 # turn the deny of its neighbours into an allow.
@@ -398,6 +401,7 @@ cp "$POLICY" "$tmpdir/before"
 start_console
 remember_refused "$OUT/r/one.txt" 422 "a rule that would cover a denied path" "deny -> allow"
 stop_console
+is "$serve_rc" 0 "the console stops cleanly (3)"
 POLICY=
 
 # ---- the setting --------------------------------------------------------------------
