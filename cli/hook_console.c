@@ -79,6 +79,11 @@ static int grant_yes(const cordon_evaluator *ev, const struct hook_console_call 
 		audit_answer(log, call, actor, "remembered-project", call->ask.policy_file, NULL);
 	if (!call->command)
 		return 0; /* the hook's allow is the grant: the agent's one call */
+	/* The rules the console wrote allow the command now: cordon run
+	 * decides it again with the file as it is.  An approval minted here
+	 * would be bound to the preview under the file as it was, and void. */
+	if (ans == CORDON_CONSOLE_PROJECT)
+		return 0;
 	if (!(*approval = mint_approval(ev, call, actor, err)))
 		return -1;
 	audit_answer(log, call, actor, "approval-issued", NULL, *approval);

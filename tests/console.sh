@@ -354,6 +354,36 @@ is "$decision" deny "a write elsewhere still asks (and no console runs: deny)"
 grep -qF "project write \"$OUT/r/**\" allow; (in $PROJ)" "$tmpdir/grants.out"
 ok $? "cordon grants lists the rule remembered, and its file"
 
+# A shell command: the rules allow it in cordon run, which decides it
+# again with the file as it is now (an approval would be bound to the old).
+mkdir -p "$OUT/s"
+start_console
+printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo x > %s/s/b.txt"},"tool_use_id":"t"}\n' \
+	"$WS" "$OUT" > "$tmpdir/event"
+(cd "$WS" && "$CORDON" hook claude -p "$PROJ" --timeout 300 < "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"
+echo $? > "$tmpdir/hook.rc") &
+hook_pid=$!
+wait_ask
+is "$(post_to /api/remember "{\"id\":\"$id\",\"digest\":\"$digest\"}")" 200 "remember a shell command's write: the preview"
+is "$(json_of 'j["rules"]')" "['write \"$OUT/s/**\" allow;']" "the rule of its write"
+change=$(json_of 'j["change"]')
+is "$(post_to /api/remember/confirm "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$change\"}")" 200 "and its confirm"
+hook_done
+is "$decision" allow "the hook allows the command"
+cmd=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hookSpecificOutput"]["updatedInput"]["command"])' "$tmpdir/hook.out")
+case $cmd in
+*" run -p "*" -- bash -c "*) ok 0 "rewritten to run under cordon run with the policy file" ;;
+*) ok 1 "rewritten to run under cordon run with the policy file ($cmd)" ;;
+esac
+case $cmd in
+*--approval* | *--approved*) ok 1 "with no approval: the rules decide it ($cmd)" ;;
+*) ok 0 "with no approval: the rules decide it" ;;
+esac
+"$CORDON" eval -p "$PROJ" --context workspace="$WS" --context cwd="$WS" --sandboxed exec "echo x > $OUT/s/b.txt" > "$tmpdir/eval.out"
+is "$(head -n 1 "$tmpdir/eval.out" | cut -d: -f1)" allow "which cordon run now decides allow"
+stop_console
+is "$serve_rc" 0 "the console stops cleanly (shell)"
+
 # ---- remember for the project: what is refused, and writes nothing -----------------
 remember_refused() { # remember_refused PATH CODE WHAT WHY: a write's ask, remembered
 	hook_write "$1"
