@@ -55,6 +55,12 @@ int cli_help(const char *verb);
  * is layered under it (cordon_policy_layer), and without -p or a system
  * policy the managed layer stands alone.  Prints diagnostics; NULL (with
  * *status set) when the policy cannot be used. */
+/* The managed layer alone (docs/fleet.md): NULL with *none when there is
+ * none; NULL with *status when it cannot be used (its errors printed). */
+cordon_policy *cli_load_managed(bool *none, int *status);
+/* Whether the real path is an administrator's policy file: the system
+ * policy, the managed layer, anything in SYSCONFDIR/cordon. */
+bool cli_admin_file(const char *real);
 cordon_policy *cli_load_policy(const char *path, int *status);
 /* Did the last cli_load_policy fail because the installed signed bundle
  * was refused (docs/fleet.md, "Signed bundles")?  `cordon run` then exits

@@ -894,7 +894,8 @@ int cmd_hook(int argc, char **argv)
 	decide_all(p, evl, r, rewrite, &v, log, &o, tool, str_member(ev, "session_id"));
 	enum cordon_effect e = v.effect;
 	char *approval = NULL;
-	if (e == CORDON_ASK && cordon_evaluator_console_timeout(evl)) {
+	/* With --no-ask no person is there: a console is not waited on. */
+	if (e == CORDON_ASK && !o.no_ask && cordon_evaluator_console_timeout(evl)) {
 		struct hook_console_call call = {
 			.preset = preset, .op = command ? "exec" : cordon_op_name(r->v[0].op),
 			.request = command ? command : r->n ? r->v[0].target : tool,
@@ -905,7 +906,8 @@ int cmd_hook(int argc, char **argv)
 		};
 		call.ask = (struct cordon_console_ask){ .agent = p->name,
 			.session = str_member(ev, "session_id"), .tool = tool,
-			.request = call.request, .diff = NULL, .decisions = call.decisions,
+			.request = call.request, .diff = NULL, .policy_file = o.policy_path,
+			.decisions = call.decisions,
 			.ndecisions = v.nds, .in_sandbox = call.command != NULL };
 		char *diff = hook_write_diff(in), *cwhy = NULL;
 		call.ask.diff = diff;

@@ -4,6 +4,10 @@
  *   GET  /?token=T     the page (HTML, CSS and JavaScript embedded in cordon)
  *   GET  /api/asks     the pending asks, as JSON           (X-Cordon-Token: T)
  *   POST /api/answer   {"id","digest","answer"} -> answer  (X-Cordon-Token: T)
+ *   POST /api/remember {"id","digest"} -> the change "remember for the
+ *                      project" would make: {"file","diff","rules","change"}
+ *   POST /api/remember/confirm {"id","digest","change"} -> that change
+ *                      written, and the ask answered once (console_remember.c)
  *
  * Every request is refused unless its Host is exactly 127.0.0.1:PORT (a
  * name that resolves here, DNS rebinding, is another Host), its Origin,
@@ -16,6 +20,7 @@
 
 #include "cli.h"
 #include "console_http.h"
+#include "console_remember.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -244,6 +249,85 @@ static enum MHD_Result serve_answer(struct console_server *s, struct MHD_Connect
 	return rc;
 }
 
+/* The JSON body of a POST, or NULL with the refusal queued in *rc. */
+static json_t *json_body(struct MHD_Connection *c, const struct body *b, enum MHD_Result *rc)
+{
+	const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	json_t *o = NULL;
+	if (!type || strncmp(type, "application/json", 16) != 0)
+		*rc = reply_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+				  "the body is JSON (Content-Type: application/json)");
+	else if (b->too_big)
+		*rc = reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "the body is too large");
+	else if (!(o = json_loadb(b->buf, b->len, 0, NULL)))
+		*rc = reply_error(c, MHD_HTTP_BAD_REQUEST, "the body is not JSON");
+	return o;
+}
+
+/* The preview of "remember for the project", or why there is none. */
+static enum MHD_Result serve_remember(struct console_server *s, struct MHD_Connection *c,
+				      const struct body *b)
+{
+	enum MHD_Result rc;
+	json_t *o = json_body(c, b, &rc);
+	if (!o)
+		return rc;
+	const char *id = json_string_value(json_object_get(o, "id"));
+	const char *digest = json_string_value(json_object_get(o, "digest"));
+	struct console_remember r;
+	int code = 500;
+	char *err = NULL;
+	if (!id || !digest)
+		rc = reply_error(c, MHD_HTTP_BAD_REQUEST, "a preview is {\"id\", \"digest\"}");
+	else if (console_remember_plan(s->agent_dir, id, digest, &r, &code, &err) != 0)
+		rc = reply_error(c, (unsigned)code, err ? err : "cannot remember");
+	else {
+		json_t *out = json_pack("{s:s, s:s, s:O, s:s}", "file", r.file, "diff", r.diff,
+					"rules", r.rules, "change", r.change);
+		char *text = out ? json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		rc = text ? reply(c, MHD_HTTP_OK, "application/json", text, NULL)
+			  : reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the change is not UTF-8");
+		free(text);
+		json_decref(out);
+		console_remember_free(&r);
+	}
+	free(err);
+	json_decref(o);
+	return rc;
+}
+
+/* The change shown, written: only when its digest is the one shown. */
+static enum MHD_Result serve_confirm(struct console_server *s, struct MHD_Connection *c,
+				     const struct body *b)
+{
+	enum MHD_Result rc;
+	json_t *o = json_body(c, b, &rc);
+	if (!o)
+		return rc;
+	const char *id = json_string_value(json_object_get(o, "id"));
+	const char *digest = json_string_value(json_object_get(o, "digest"));
+	const char *change = json_string_value(json_object_get(o, "change"));
+	int code = 500;
+	char *err = NULL, *file = NULL;
+	if (!id || !digest || !change)
+		rc = reply_error(c, MHD_HTTP_BAD_REQUEST,
+				 "a confirm is {\"id\", \"digest\", \"change\"}");
+	else if (console_remember_write(s->agent_dir, id, digest, change, "console", &file, &code,
+					&err) != 0)
+		rc = reply_error(c, (unsigned)code, err ? err : "cannot remember");
+	else {
+		json_t *out = json_pack("{s:b, s:s}", "ok", 1, "file", file);
+		char *text = out ? json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		rc = reply(c, MHD_HTTP_OK, "application/json", text ? text : "{\"ok\":true}", NULL);
+		free(text);
+		json_decref(out);
+	}
+	free(file);
+	free(err);
+	json_decref(o);
+	return rc;
+}
+
 /* The token of the request, compared in constant time. */
 static bool token_ok(const struct console_server *s, struct MHD_Connection *c, bool page)
 {
@@ -277,20 +361,26 @@ static enum MHD_Result route(struct console_server *s, struct MHD_Connection *c,
 {
 	bool get = !strcmp(method, "GET"), post = !strcmp(method, "POST");
 	bool page = !strcmp(url, "/"), asks = !strcmp(url, "/api/asks");
-	bool answer = !strcmp(url, "/api/answer");
+	bool answer = !strcmp(url, "/api/answer"), remember = !strcmp(url, "/api/remember");
+	bool confirm = !strcmp(url, "/api/remember/confirm");
+	bool posted = answer || remember || confirm;
 	unsigned status;
 	const char *why = where_refused(s, c, post, &status);
 	if (why)
 		return reply_error(c, status, why);
-	if (!page && !asks && !answer)
+	if (!page && !asks && !posted)
 		return reply_error(c, MHD_HTTP_NOT_FOUND, "no such page");
-	if ((answer && !post) || (!answer && !get))
+	if ((posted && !post) || (!posted && !get))
 		return reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-				   answer ? "an answer is a POST" : "only GET here");
+				   posted ? "an answer is a POST" : "only GET here");
 	if (!token_ok(s, c, page))
 		return reply_error(c, MHD_HTTP_FORBIDDEN, "the console's token is missing or wrong");
 	if (page)
 		return serve_page(c);
+	if (remember)
+		return serve_remember(s, c, b);
+	if (confirm)
+		return serve_confirm(s, c, b);
 	return asks ? serve_asks(s, c) : serve_answer(s, c, b);
 }
 

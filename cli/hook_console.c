@@ -75,8 +75,15 @@ static int grant_yes(const cordon_evaluator *ev, const struct hook_console_call 
 			return -1;
 		audit_answer(log, call, actor, "granted-session", call->session_dir, NULL);
 	}
+	if (ans == CORDON_CONSOLE_PROJECT)
+		audit_answer(log, call, actor, "remembered-project", call->ask.policy_file, NULL);
 	if (!call->command)
 		return 0; /* the hook's allow is the grant: the agent's one call */
+	/* The rules the console wrote allow the command now: cordon run
+	 * decides it again with the file as it is.  An approval minted here
+	 * would be bound to the preview under the file as it was, and void. */
+	if (ans == CORDON_CONSOLE_PROJECT)
+		return 0;
 	if (!(*approval = mint_approval(ev, call, actor, err)))
 		return -1;
 	audit_answer(log, call, actor, "approval-issued", NULL, *approval);
@@ -111,7 +118,10 @@ enum cordon_effect hook_console(const cordon_evaluator *ev, const struct hook_co
 		return CORDON_DENY;
 	}
 	audit_answer(log, call, actor, ans == CORDON_CONSOLE_DENY ? "denied" : "approved",
-		     ans == CORDON_CONSOLE_SESSION ? "approved for the session" : NULL, NULL);
+		     ans == CORDON_CONSOLE_SESSION   ? "approved for the session"
+		     : ans == CORDON_CONSOLE_PROJECT ? "approved once, remembered for the project"
+						     : NULL,
+		     NULL);
 	if (ans == CORDON_CONSOLE_DENY) {
 		if (asprintf(why, "denied by %s in the approval console", actor) < 0)
 			*why = NULL;
@@ -120,7 +130,10 @@ enum cordon_effect hook_console(const cordon_evaluator *ev, const struct hook_co
 		*why = err;
 		ans = CORDON_CONSOLE_DENY;
 	} else if (asprintf(why, "approved by %s%s", actor,
-			    ans == CORDON_CONSOLE_SESSION ? " for the session" : "") < 0) {
+			    ans == CORDON_CONSOLE_SESSION   ? " for the session"
+			    : ans == CORDON_CONSOLE_PROJECT ? ", and remembered for the project "
+							      "in the policy file"
+							    : "") < 0) {
 		*why = NULL;
 	}
 	free(actor);

@@ -420,23 +420,42 @@ static cordon_policy *managed_bundle(int *status)
 	return p;
 }
 
+static const char system_policy[] = CONFDIR "/policy.cordon";
+
+cordon_policy *cli_load_managed(bool *none, int *status)
+{
+	bool signed_only = cordon_bundle_required(CONFDIR);
+	const char *mpath = signed_only ? NULL : managed_path();
+	*none = !signed_only && !mpath;
+	if (*none)
+		return NULL;
+	/* A managed layer that cannot be read, has errors or (a bundle)
+	 * fails verification stops every verb: nothing stands in for it. */
+	return signed_only ? managed_bundle(status) : usable(cordon_policy_load_file(mpath), status);
+}
+
+bool cli_admin_file(const char *real)
+{
+	const char *const files[] = { system_policy, CONFDIR "/managed.cordon",
+				      getenv("CORDON_MANAGED") };
+	char r[PATH_MAX];
+	if (!strncmp(real, CONFDIR "/", sizeof(CONFDIR)))
+		return true; /* the administrator's directory, a bundle's files included */
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		if (files[i] && *files[i] && realpath(files[i], r) && !strcmp(r, real))
+			return true;
+	return false;
+}
+
 cordon_policy *cli_load_policy(const char *path, int *status)
 {
-	static const char system_policy[] = CONFDIR "/policy.cordon";
-	const char *mpath = NULL;
 	cordon_policy *managed = NULL, *lower = NULL;
-	bool signed_only = cordon_bundle_required(CONFDIR);
+	bool none;
 	struct stat st;
 
-	if (!signed_only)
-		mpath = managed_path();
-	if (signed_only || mpath) {
-		/* A managed layer that cannot be read, has errors or (a
-		 * bundle) fails verification stops every verb: nothing stands
-		 * in for it. */
-		if (signed_only && !(managed = managed_bundle(status)))
-			return NULL;
-		if (!signed_only && !(managed = usable(cordon_policy_load_file(mpath), status)))
+	managed = cli_load_managed(&none, status);
+	if (!none) {
+		if (!managed)
 			return NULL;
 		if (path)
 			lower = cordon_policy_load_file(path);

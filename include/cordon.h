@@ -406,6 +406,8 @@ enum cordon_console_answer {
 	CORDON_CONSOLE_DENY,    /* no, or anything that is not a yes */
 	CORDON_CONSOLE_ONCE,    /* yes, for this one call */
 	CORDON_CONSOLE_SESSION, /* yes, and the same effects for the rest of the session */
+	CORDON_CONSOLE_PROJECT, /* yes once; the console wrote the rules of the same
+				 * effects into the policy file (console_remember.c) */
 };
 
 /* One call that asks, as the console shows it. */
@@ -415,6 +417,8 @@ struct cordon_console_ask {
 	const char *tool;        /* the agent's tool name, or NULL */
 	const char *request;     /* the command or the target, as the person reads it */
 	const char *diff;        /* a file write's unified diff, or NULL */
+	const char *policy_file; /* the policy file the caller was given (-p FILE), where
+				  * "remember for the project" writes; NULL: none */
 	const cordon_decision *const *decisions; /* the call's decisions, each shown */
 	size_t ndecisions;
 	bool in_sandbox; /* a command cordon run runs: each ask's grant is what the
@@ -445,6 +449,11 @@ int cordon_console_publish(const char *agent_dir, const char *url, char **err);
 /* The pending asks not yet answered nor expired, oldest first, as a JSON
  * array (malloc'd); NULL with *err. */
 char *cordon_console_pending(const char *agent_dir, char **err);
+/* The pending ask id as a JSON object (malloc'd), if it is pending, not
+ * answered, not expired, and its digest is digest; NULL with *err and *code
+ * as cordon_console_answer gives them. */
+char *cordon_console_pending_ask(const char *agent_dir, const char *id, const char *digest,
+				 int *code, char **err);
 /* Answer the pending ask id, which the person saw with digest.  0; or -1
  * with *err and *code: 404 no such pending ask (answered and taken,
  * withdrawn or timed out), 409 already answered, 412 the digest differs
@@ -459,6 +468,19 @@ int cordon_console_answer(const char *agent_dir, const char *id, const char *dig
  * an exec rule: that target).  0, or -1 with *err. */
 int cordon_grant_effects(const char *session_dir, const cordon_decision *const *decisions,
 			 size_t n, const char *actor, char **err);
+/* The rule of the project layer that allows what approving op on target
+ * covers, from the scope a session grant of it has: a write below its
+ * directory allows writes of the glob DIR, a slash and two stars
+ * (`write exact` where DIR is the root), a read `read exact`, a contact `net "HOST:PORT" allow;`, a tool
+ * `tool "NAME" allow;`, a command `exec "WORDS" /^WORDS$/ allow;` (that
+ * command line alone).  Malloc'd; NULL with *err for a target that is a
+ * pattern, holds a quote, a variable or a wildcard, or is not known. */
+char *cordon_effect_rule(enum cordon_op op, const char *target, char **err);
+/* Note in session_dir's grants that rule was written into file for the
+ * project, so that cordon grants lists it (the note grants nothing).  0,
+ * or -1 with *err. */
+int cordon_grant_note_remembered(const char *session_dir, const char *file, const char *rule,
+				 const char *actor, char **err);
 /* Every grant of session_dir, tools and effects, one line each, sorted:
  * "tool NAME", "write-under DIR", "net HOST:PORT", ... then a tab, who
  * granted it, a tab and when (malloc'd; "" for none).  NULL with *err. */

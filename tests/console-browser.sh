@@ -6,7 +6,9 @@
 # click on "Approve once" makes the waiting hook allow exactly that call.
 # A key press denies the next; a page of another origin cannot answer,
 # with or without the token; the same answer again, a Host that is not
-# 127.0.0.1:PORT and a timeout fail closed.  Screenshots are kept in the
+# 127.0.0.1:PORT and a timeout fail closed.  "Remember for the project"
+# shows the change of the policy file, and its confirm writes that change
+# and allows the call.  Screenshots are kept in the
 # test's temporary directory (or $CORDON_ARTEFACTS when set).  Skips
 # where Chromium is not installed.
 . "$srcdir/tests/lib.sh"
@@ -162,6 +164,41 @@ hook_done
 is "$decision" deny "the key d denies it"
 grep -q 'denied by console' "$tmpdir/hook.out"
 ok $? "the hook says the console denied it"
+
+# ---- remember for the project: the diff, then the confirm ---------------------------
+mkdir -p "$OUT/r"
+cp "$tmpdir/p.cordon" "$tmpdir/p.before"
+hook_write "$OUT/r/d.txt"
+wait_for 'document.querySelectorAll(".card").length == 1 && document.querySelector(".card").innerText.includes("d.txt")'
+is "$reply" true "the ask of a write below $OUT/r appears"
+b '["click", ".card button.project"]'
+is "$reply" true "click 'Remember for the project'"
+wait_for 'document.querySelector(".card .change pre.diff") && document.querySelector(".card .change pre.diff").textContent'
+case $reply in
+*"+  write \\\"$OUT/r/**\\\" allow;"*) ok 0 "the page shows the diff that adds the rule" ;;
+*) ok 1 "the page shows the diff that adds the rule ($reply)" ;;
+esac
+cmp -s "$tmpdir/p.cordon" "$tmpdir/p.before"
+ok $? "nothing is written before the confirm"
+b "[\"shot\", \"$ART/console-remember.png\"]"
+png "$ART/console-remember.png"
+ok $? "a screenshot of the change shown"
+b '["click", ".card button.confirm"]'
+is "$reply" true "click 'Write it, and approve this call once'"
+hook_done
+is "$decision" allow "the waiting hook allows the call once"
+grep -qxF "  write \"$OUT/r/**\" allow;" "$tmpdir/p.cordon"
+ok $? "the rule is in the policy file"
+wait_for 'document.querySelector("#log li") && document.querySelector("#log li").textContent'
+case $reply in
+*"remembered in $tmpdir/p.cordon"*) ok 0 "the page says where it was remembered" ;;
+*) ok 1 "the page says where it was remembered ($reply)" ;;
+esac
+hook_write "$OUT/r/e.txt"
+hook_done
+is "$decision" allow "the next write below $OUT/r is allowed by the rule"
+grep -q 'approval console' "$tmpdir/hook.out"
+ok "$((! $?))" "without the console"
 
 # ---- a timeout ----------------------------------------------------------------------
 policy 1s

@@ -93,7 +93,7 @@ ask_field() { # ask_field EXPR: a Python expression of the first ask (a)
 hook_write() {
 	printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"new line\\n"},"tool_use_id":"t"}\n' \
 		"$WS" "$1" > "$tmpdir/event"
-	(cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --audit "$tmpdir/audit.log" ${HOOK_ARGS:---timeout 300} \
+	(cd "$WS" && "$CORDON" hook claude -p "${POLICY:-$tmpdir/p.cordon}" --audit "$tmpdir/audit.log" ${HOOK_ARGS:---timeout 300} \
 		< "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"; echo $? > "$tmpdir/hook.rc") &
 	hook_pid=$!
 }
@@ -267,6 +267,172 @@ is "${#approval}" 32 "rewritten to consume a single-use approval"
 ls "$SD/approvals" | grep -q "$approval"
 ok $? "kept in the session's approvals, as cordon approve exec keeps it"
 stop_console
+
+# ---- with --no-ask nobody is there: the console is not waited on -------------------
+start_console
+HOOK_ARGS="--timeout 300 --no-ask"
+hook_write "$OUT/a.txt"
+hook_done
+HOOK_ARGS=
+is "$decision" deny "with --no-ask an ask is denied at once, though a console runs"
+grep -q 'no person answers.*--no-ask' "$tmpdir/hook.out"
+ok $? "saying no person answers"
+grep -q 'approval console' "$tmpdir/hook.out"
+ok "$((! $?))" "without asking the console"
+is "$(ls "$H/.cordon/console/pending" | grep -c json)" 0 "nothing was posted to the console"
+
+# ---- remember for the project: the diff shown is what is written -------------------
+# post_to PATH JSON: a POST to the console as the page sends it.
+post_to() {
+	code -X POST -H "X-Cordon-Token: $token" -H "Origin: $base" \
+		-H 'Content-Type: application/json' -d "$2" "$base$1"
+}
+json_of() { # json_of EXPR: a Python expression of the last body (j)
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print('"$1"')' "$tmpdir/body"
+}
+PROJ=$tmpdir/proj.cordon
+cp "$tmpdir/p.cordon" "$PROJ"
+cp "$PROJ" "$tmpdir/proj.before"
+mkdir -p "$OUT/r" "$OUT/m"
+POLICY=$PROJ
+hook_write "$OUT/r/one.txt"
+wait_ask
+is "$(ask_field 'a["policy"]')" "$PROJ" "the ask names the policy file the hook was given"
+is "$(post_to /api/remember "{\"id\":\"$id\",\"digest\":\"$digest\"}")" 200 "remember: the preview"
+json_of 'j["diff"]' > "$tmpdir/shown.diff"
+change=$(json_of 'j["change"]')
+is "$(json_of 'j["file"]')" "$PROJ" "names the file it writes"
+is "$(json_of 'j["rules"]')" "['write \"$OUT/r/**\" allow;']" "the rule of the write: below its directory"
+grep -qxF "+  write \"$OUT/r/**\" allow;" "$tmpdir/shown.diff"
+ok $? "the diff shows the rule added to the preset"
+cmp -s "$PROJ" "$tmpdir/proj.before"
+ok $? "a preview writes nothing"
+is "$(code -X POST -H "Origin: $base" -H 'Content-Type: application/json' -d "{\"id\":\"$id\",\"digest\":\"$digest\"}" "$base/api/remember")" 403 "a preview without the token is refused"
+is "$(code -X POST -H "X-Cordon-Token: $token" -H 'Origin: http://attacker.example' -H 'Content-Type: application/json' -d "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$change\"}" "$base/api/remember/confirm")" 403 "a confirm from another Origin is refused"
+is "$(code -X POST -H "X-Cordon-Token: $token" -H "Host: localhost:$port" -H "Origin: $base" -H 'Content-Type: application/json' -d "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$change\"}" "$base/api/remember/confirm")" 421 "a confirm with another Host is refused"
+is "$(code -H "X-Cordon-Token: $token" "$base/api/remember/confirm")" 405 "a confirm by GET is refused"
+forged=$(echo "$change" | tr 0-9a-f a-f0-9)
+is "$(post_to /api/remember/confirm "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$forged\"}")" 412 "a confirm of another change is refused"
+is "$(post_to /api/remember/confirm "{\"id\":\"$id\",\"digest\":\"0$digest\",\"change\":\"$change\"}")" 412 "a confirm for another preview of the ask is refused"
+cmp -s "$PROJ" "$tmpdir/proj.before"
+ok $? "and neither writes anything"
+is "$(post_to /api/remember/confirm "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$change\"}")" 200 "the confirm of the change shown"
+hook_done
+is "$decision" allow "the waiting call is approved once"
+is "$hook_rc" 0 "the hook exits 0"
+grep -q 'remembered for the project' "$tmpdir/hook.out"
+ok $? "saying it was remembered for the project"
+grep -q '"actor":"console".*"outcome":"remembered-project"' "$tmpdir/audit.log"
+ok $? "audited as remembered-project, with the actor"
+if command -v patch > /dev/null; then
+	cp "$tmpdir/proj.before" "$tmpdir/proj.patched"
+	patch -s "$tmpdir/proj.patched" < "$tmpdir/shown.diff"
+	cmp -s "$tmpdir/proj.patched" "$PROJ"
+	ok $? "the file written is the old one with the diff shown applied"
+else
+	skip "the diff applied" "no patch here"
+fi
+"$CORDON" fmt --check "$PROJ"
+ok $? "the file is in cordon fmt's layout"
+"$CORDON" check "$PROJ" > /dev/null
+ok $? "and checks"
+cp "$PROJ" "$tmpdir/proj.after"
+is "$(post_to /api/remember/confirm "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$change\"}")" 404 "the same confirm again is refused (replay)"
+cmp -s "$PROJ" "$tmpdir/proj.after"
+ok $? "and writes nothing"
+stop_console
+is "$serve_rc" 0 "the console stops cleanly (1)"
+hook_write "$OUT/r/two.txt"
+hook_done
+is "$decision" allow "a second write below the directory is allowed with no console"
+grep -q 'approval console' "$tmpdir/hook.out"
+ok "$((! $?))" "by the rule written, not by a console"
+hook_write "$OUT/m/x.txt"
+hook_done
+is "$decision" deny "a write elsewhere still asks (and no console runs: deny)"
+"$CORDON" grants --context session_dir="$SD" > "$tmpdir/grants.out"
+grep -qF "project write \"$OUT/r/**\" allow; (in $PROJ)" "$tmpdir/grants.out"
+ok $? "cordon grants lists the rule remembered, and its file"
+
+# A shell command: the rules allow it in cordon run, which decides it
+# again with the file as it is now (an approval would be bound to the old).
+mkdir -p "$OUT/s"
+start_console
+printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo x > %s/s/b.txt"},"tool_use_id":"t"}\n' \
+	"$WS" "$OUT" > "$tmpdir/event"
+(cd "$WS" && "$CORDON" hook claude -p "$PROJ" --timeout 300 < "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"
+echo $? > "$tmpdir/hook.rc") &
+hook_pid=$!
+wait_ask
+is "$(post_to /api/remember "{\"id\":\"$id\",\"digest\":\"$digest\"}")" 200 "remember a shell command's write: the preview"
+is "$(json_of 'j["rules"]')" "['write \"$OUT/s/**\" allow;']" "the rule of its write"
+change=$(json_of 'j["change"]')
+is "$(post_to /api/remember/confirm "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$change\"}")" 200 "and its confirm"
+hook_done
+is "$decision" allow "the hook allows the command"
+cmd=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hookSpecificOutput"]["updatedInput"]["command"])' "$tmpdir/hook.out")
+case $cmd in
+*" run -p "*" -- bash -c "*) ok 0 "rewritten to run under cordon run with the policy file" ;;
+*) ok 1 "rewritten to run under cordon run with the policy file ($cmd)" ;;
+esac
+case $cmd in
+*--approval* | *--approved*) ok 1 "with no approval: the rules decide it ($cmd)" ;;
+*) ok 0 "with no approval: the rules decide it" ;;
+esac
+"$CORDON" eval -p "$PROJ" --context workspace="$WS" --context cwd="$WS" --sandboxed exec "echo x > $OUT/s/b.txt" > "$tmpdir/eval.out"
+is "$(head -n 1 "$tmpdir/eval.out" | cut -d: -f1)" allow "which cordon run now decides allow"
+stop_console
+is "$serve_rc" 0 "the console stops cleanly (shell)"
+
+# ---- remember for the project: what is refused, and writes nothing -----------------
+remember_refused() { # remember_refused PATH CODE WHAT WHY: a write's ask, remembered
+	hook_write "$1"
+	wait_ask
+	is "$(post_to /api/remember "{\"id\":\"$id\",\"digest\":\"$digest\"}")" "$2" "$3: refused"
+	grep -q "$4" "$tmpdir/body"
+	ok $? "$3: saying why ($4)"
+	is "$(post_to /api/remember/confirm "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$(printf '%064d' 0)\"}")" "$2" "$3: the confirm too"
+	cmp -s "$POLICY" "$tmpdir/before"
+	ok $? "$3: the file is unchanged"
+	post "{\"id\":\"$id\",\"digest\":\"$digest\",\"answer\":\"deny\"}" > /dev/null
+	hook_done
+}
+# The managed layer asks below $OUT/m: an allow there would widen it.
+sed "s|  write \"/\*\*\" ask;|  write \"/**\" ask;\n  write \"$OUT/m/**\" ask;|" "$tmpdir/p.cordon" > "$tmpdir/managed.cordon"
+POLICY=$tmpdir/lower.cordon
+cp "$tmpdir/p.cordon" "$POLICY"
+cp "$POLICY" "$tmpdir/before"
+CORDON_MANAGED=$tmpdir/managed.cordon
+export CORDON_MANAGED
+start_console
+remember_refused "$OUT/m/x.txt" 422 "a rule that widens the managed layer" "managed layer"
+POLICY=$tmpdir/managed.cordon
+cp "$POLICY" "$tmpdir/before"
+remember_refused "$OUT/m/x.txt" 403 "the managed layer's own file" "administrator"
+stop_console
+is "$serve_rc" 0 "the console stops cleanly (2)"
+unset CORDON_MANAGED
+# A deny of everything but one exact file: a rule for the directory would
+# turn the deny of its neighbours into an allow.
+cat > "$tmpdir/narrow.cordon" << EOF
+cordon 1;
+protect "\${agent_dir}", "\${session_dir}";
+preset "c" {
+  approval console 60s;
+  read "/**" allow;
+  write "/**" deny;
+  write exact "$OUT/r/one.txt" ask;
+  exec "*" allow;
+}
+default "c";
+EOF
+POLICY=$tmpdir/narrow.cordon
+cp "$POLICY" "$tmpdir/before"
+start_console
+remember_refused "$OUT/r/one.txt" 422 "a rule that would cover a denied path" "deny -> allow"
+stop_console
+is "$serve_rc" 0 "the console stops cleanly (3)"
+POLICY=
 
 # ---- the setting --------------------------------------------------------------------
 cat > "$tmpdir/bad.cordon" << 'EOF'

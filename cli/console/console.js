@@ -84,7 +84,13 @@
         button.addEventListener("click", function () { answer(ask, b[0], div); });
         buttons.appendChild(button);
       });
+    var remember = el("button", "project", "Remember for the project…");
+    remember.type = "button";
+    remember.dataset.answer = "project";
+    remember.addEventListener("click", function () { preview(ask, div); });
+    buttons.appendChild(remember);
     div.appendChild(buttons);
+    div.appendChild(el("div", "change"));
     div.appendChild(el("div", "result"));
     div.addEventListener("click", function () { select(i); });
     return div;
@@ -135,6 +141,57 @@
     });
   }
 
+  function post(path, body) {
+    return fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Cordon-Token": token },
+      body: JSON.stringify(body), cache: "no-store", credentials: "omit"
+    }).then(function (r) {
+      return r.json().then(function (j) { return { ok: r.ok, j: j }; });
+    });
+  }
+
+  // "Remember for the project": the exact change is shown first; the
+  // confirm carries its digest, so only what was shown is written.
+  function preview(ask, div) {
+    var box = div.querySelector(".change");
+    var result = div.querySelector(".result");
+    box.textContent = "";
+    post("/api/remember", { id: ask.id, digest: ask.digest }).then(function (res) {
+      if (!res.ok) {
+        result.textContent = "cannot remember: " + (res.j.error || "error");
+        return;
+      }
+      box.appendChild(el("p", "", "This change is written into " + res.j.file +
+        " (review it there, or revert it with your version control):"));
+      box.appendChild(diffBlock(res.j.diff));
+      var yes = el("button", "confirm", "Write it, and approve this call once");
+      yes.type = "button";
+      yes.addEventListener("click", function () { confirm(ask, div, res.j); });
+      var no = el("button", "cancel", "Cancel");
+      no.type = "button";
+      no.addEventListener("click", function () { box.textContent = ""; });
+      box.appendChild(yes);
+      box.appendChild(no);
+      yes.focus();
+    }).catch(function (e) { result.textContent = "cannot remember: " + e; });
+  }
+
+  function confirm(ask, div, change) {
+    var result = div.querySelector(".result");
+    div.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+    post("/api/remember/confirm", { id: ask.id, digest: ask.digest, change: change.change })
+      .then(function (res) {
+        result.textContent = res.ok ? "remembered in " + res.j.file + ", approved once"
+          : "refused: " + (res.j.error || "error");
+        div.dataset.answered = res.ok ? "project" : "refused";
+        note(result.textContent + " (" + (ask.request || ask.id) + ")");
+      }).catch(function (e) {
+        result.textContent = "refused: " + e;
+        note(result.textContent);
+      });
+  }
+
   function refresh() {
     fetch("/api/asks", { headers: { "X-Cordon-Token": token }, cache: "no-store",
       credentials: "omit" })
@@ -161,6 +218,7 @@
     if (ev.key === "j") select(selected + 1);
     else if (ev.key === "k") select(selected - 1);
     else if (pick && card && !card.dataset.answered) answer(asks[selected], pick, card);
+    else if (ev.key === "p" && card && !card.dataset.answered) preview(asks[selected], card);
   });
 
   refresh();

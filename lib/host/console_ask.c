@@ -92,6 +92,7 @@ static json_t *shown_json(const cordon_evaluator *ev, const struct cordon_consol
 	json_object_set_new(o, "session_dir", str_or_null(ev->values[CTX_SESSION_DIR]));
 	json_object_set_new(o, "request", str_or_null(ask->request));
 	json_object_set_new(o, "diff", str_or_null(ask->diff));
+	json_object_set_new(o, "policy", str_or_null(ask->policy_file));
 	json_object_set_new(o, "ops", ops_json(ask));
 	return o;
 }
@@ -155,6 +156,8 @@ static int take_answer(int answers, const char *id, const char *digest,
 		*answer = CORDON_CONSOLE_ONCE;
 	} else if (!strcmp(word, "session")) {
 		*answer = CORDON_CONSOLE_SESSION;
+	} else if (!strcmp(word, "project")) {
+		*answer = CORDON_CONSOLE_PROJECT;
 	} else {
 		*answer = CORDON_CONSOLE_DENY;
 	}

@@ -41,19 +41,84 @@ static char *effect_key(const char *kind, const char *scope)
 	return xasprintf("%s\n%s", kind, scope);
 }
 
+/* The directory below which approving a write of target covers, or NULL
+ * when it covers target alone (the root's directory, a path not known
+ * exactly).  One scope for a session grant and a remembered rule. */
+static char *write_scope(enum cordon_op op, const char *target)
+{
+	if (op != CORDON_WRITE || !exact_path(target))
+		return NULL;
+	const char *slash = strrchr(target, '/');
+	return slash == target ? NULL : xasprintf("%.*s", (int)(slash - target), target);
+}
+
 /* The key that approving operation op on target grants. */
 static char *granted_key(enum cordon_op op, const char *target)
 {
-	if (op == CORDON_WRITE && exact_path(target)) {
-		const char *slash = strrchr(target, '/');
-		if (slash != target) {
-			char *dir = xasprintf("%.*s", (int)(slash - target), target);
-			char *k = effect_key("write-under", dir);
-			free(dir);
-			return k;
-		}
+	char *dir = write_scope(op, target);
+	if (dir) {
+		char *k = effect_key("write-under", dir);
+		free(dir);
+		return k;
 	}
 	return effect_key(cordon_op_name(op), target);
+}
+
+/* Whether s may stand in a rule's string as it is: printable ASCII with
+ * none of the characters a pattern or a string gives a meaning to (a
+ * wildcard, a variable, a quote, an escape), and not empty. */
+static bool plain_text(const char *s, const char *also_refused)
+{
+	if (!s || !*s)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (*p < 0x21 || *p > 0x7e || strchr("\"\\$`*?[]{}", *p) || strchr(also_refused, *p))
+			return false;
+	return true;
+}
+
+/* A command's words (single spaces between plain words) as a regex that
+ * matches that command line and nothing longer: the rule of an exec. */
+static char *exec_rule(const char *cmd)
+{
+	const char *p;
+	for (p = cmd; *p; p++)
+		if (!(*p == ' ' || (*p > 0x20 && *p < 0x7f && !strchr("\"\\$`*?[]{}'();&|<>#!~^", *p))))
+			return NULL;
+	if (!*cmd || *cmd == ' ' || p[-1] == ' ' || strstr(cmd, "  "))
+		return NULL;
+	struct strbuf re;
+	sb_init(&re);
+	for (p = cmd; *p; p++) {
+		if (strchr(".+/", *p))
+			sb_addc(&re, '\\');
+		sb_addc(&re, *p);
+	}
+	char *rule = xasprintf("exec \"%s\" /^%s$/ allow;", cmd, re.buf);
+	sb_free(&re);
+	return rule;
+}
+
+char *cordon_effect_rule(enum cordon_op op, const char *target, char **err)
+{
+	char *dir = write_scope(op, target), *rule = NULL;
+	if (dir && plain_text(dir, ""))
+		rule = xasprintf("write \"%s/**\" allow;", dir);
+	else if ((op == CORDON_WRITE || op == CORDON_READ) && exact_path(target) &&
+		 plain_text(target, ""))
+		rule = xasprintf("%s exact \"%s\" allow;", cordon_op_name(op), target);
+	else if (op == CORDON_NET && plain_text(target, "/@") && strchr(target, ':'))
+		rule = xasprintf("net \"%s\" allow;", target);
+	else if (op == CORDON_TOOL && plain_text(target, ""))
+		rule = xasprintf("tool \"%s\" allow;", target);
+	else if (op == CORDON_EXEC && target)
+		rule = exec_rule(target);
+	free(dir);
+	if (!rule)
+		*err = xasprintf("%s %s cannot be written as a rule of its own (a pattern, a "
+				 "variable, a quote or a host known only at run time in it)",
+				 cordon_op_name(op), target ? target : "(unknown)");
+	return rule;
 }
 
 static void effect_name(const char *key, char out[7 + DIGEST_HEX_LEN + 1])
@@ -138,17 +203,21 @@ bool cordon_effects_granted(const char *session_dir, const cordon_decision *cons
 	return ok && asks;
 }
 
-static int write_grant(int dfd, const char *key, const char *actor, char **err)
+/* The grant file name in dfd, holding key member (beside the actor and
+ * the time), written whole under a temporary name and renamed. */
+static int write_grant(int dfd, const char *name, const char *member, const char *value,
+		       const char *file, const char *actor, char **err)
 {
-	char name[7 + DIGEST_HEX_LEN + 1], tmp[64];
-	effect_name(key, name);
+	char tmp[64];
 	snprintf(tmp, sizeof(tmp), "tmp.%ld.effect", (long)getpid());
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	json_t *o = json_pack("{s:s, s:s, s:s}", "effect", key, "actor", actor, "time", when);
+	json_t *o = json_pack("{s:s, s:s, s:s}", member, value, "actor", actor, "time", when);
+	if (o && file)
+		json_object_set_new(o, "file", json_string(file));
 	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(o);
 	if (!s) {
@@ -170,6 +239,21 @@ static int write_grant(int dfd, const char *key, const char *actor, char **err)
 	return ok ? 0 : -1;
 }
 
+int cordon_grant_note_remembered(const char *session_dir, const char *file, const char *rule,
+				 const char *actor, char **err)
+{
+	int dfd = grant_dir_open(session_dir, true, err);
+	if (dfd < 0)
+		return -1;
+	char name[11 + DIGEST_HEX_LEN + 1], *key = xasprintf("%s\n%s", file, rule);
+	memcpy(name, "remembered-", 11);
+	digest_hex(key, strlen(key), name + 11);
+	free(key);
+	int rc = write_grant(dfd, name, "remembered", rule, file, actor ? actor : "console", err);
+	close(dfd);
+	return rc;
+}
+
 int cordon_grant_effects(const char *session_dir, const cordon_decision *const *decisions,
 			 size_t n, const char *actor, char **err)
 {
@@ -186,8 +270,9 @@ int cordon_grant_effects(const char *session_dir, const cordon_decision *const *
 			cordon_decision_operation(d, k, &op, &target, &e, &reason, &rule);
 			if (e != CORDON_ASK || !target)
 				continue;
-			char *key = granted_key(op, target);
-			rc = write_grant(dfd, key, actor ? actor : "console", err);
+			char *key = granted_key(op, target), name[7 + DIGEST_HEX_LEN + 1];
+			effect_name(key, name);
+			rc = write_grant(dfd, name, "effect", key, NULL, actor ? actor : "console", err);
 			free(key);
 		}
 	}
@@ -202,6 +287,8 @@ static char *grant_line(int dfd, const char *name)
 	json_t *o = grant_read(dfd, name);
 	const char *tool = json_string_value(json_object_get(o, "tool"));
 	const char *effect = json_string_value(json_object_get(o, "effect"));
+	const char *rule = json_string_value(json_object_get(o, "remembered"));
+	const char *file = json_string_value(json_object_get(o, "file"));
 	const char *actor = json_string_value(json_object_get(o, "actor"));
 	const char *when = json_string_value(json_object_get(o, "time"));
 	const char *nl = effect ? strchr(effect, '\n') : NULL;
@@ -210,6 +297,8 @@ static char *grant_line(int dfd, const char *name)
 		line = xasprintf("tool %s", tool);
 	else if (nl)
 		line = xasprintf("%.*s %s", (int)(nl - effect), effect, nl + 1);
+	else if (rule && file)
+		line = xasprintf("project %s (in %s)", rule, file);
 	if (line) {
 		char *full = xasprintf("%s\t%s\t%s\n", line, actor ? actor : "?", when ? when : "?");
 		free(line);

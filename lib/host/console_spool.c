@@ -32,6 +32,7 @@ static const char *const answer_words[] = {
 	[CORDON_CONSOLE_DENY] = "deny",
 	[CORDON_CONSOLE_ONCE] = "once",
 	[CORDON_CONSOLE_SESSION] = "session",
+	[CORDON_CONSOLE_PROJECT] = "project",
 };
 
 bool console_id_valid(const char *id)
@@ -290,18 +291,19 @@ static int answer_fail(int *code, int c, char **err, char *msg)
 	return -1;
 }
 
-/* The answer, once, for a pending ask that the person saw as it is. */
-static int answer_in(int pending, int answers, const char *id, const char *digest,
-		     enum cordon_console_answer answer, const char *actor, int *code, char **err)
+/* The pending ask id of pending/ as the person saw it (its digest), not
+ * answered in answers/ and not expired; NULL with *code and *err. */
+static json_t *shown_ask(int pending, int answers, const char *id, const char *digest,
+			 int *code, char **err)
 {
 	char name[64];
 	snprintf(name, sizeof(name), "%s.json", id);
 	char *text = console_read(pending, name);
-	if (!text)
-		return answer_fail(code, 404, err,
-				   xasprintf("no pending ask %s: it was answered, withdrawn or "
-					     "timed out",
-					     id));
+	if (!text) {
+		answer_fail(code, 404, err,
+			    xasprintf("no pending ask %s: it was answered, withdrawn or timed out", id));
+		return NULL;
+	}
 	json_t *ask = json_loads(text, 0, NULL);
 	free(text);
 	const char *want = json_string_value(json_object_get(ask, "digest"));
@@ -312,9 +314,26 @@ static int answer_in(int pending, int answers, const char *id, const char *diges
 				 xasprintf("ask %s is not the one shown (its digest differs)", id));
 	else if (expires <= (json_int_t)time(NULL))
 		rc = answer_fail(code, 410, err, xasprintf("ask %s has expired", id));
+	else if (faccessat(answers, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		rc = answer_fail(code, 409, err, xasprintf("ask %s was already answered", id));
+	if (rc) {
+		json_decref(ask);
+		return NULL;
+	}
+	return ask;
+}
+
+/* The answer, once, for a pending ask that the person saw as it is. */
+static int answer_in(int pending, int answers, const char *id, const char *digest,
+		     enum cordon_console_answer answer, const char *actor, int *code, char **err)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "%s.json", id);
+	json_t *ask = shown_ask(pending, answers, id, digest, code, err);
+	if (!ask)
+		return -1;
 	json_decref(ask);
-	if (rc)
-		return rc;
+	int rc = 0;
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I}", "id", id, "digest", digest, "answer",
 			      answer_words[answer], "actor", actor, "time", (json_int_t)time(NULL));
 	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -330,26 +349,58 @@ static int answer_in(int pending, int answers, const char *id, const char *diges
 	return rc;
 }
 
+/* The spool's pending/ and answers/ of agent_dir, opened; -1 with *err. */
+static int open_both(const char *agent_dir, int *pending, int *answers, char **err)
+{
+	*pending = *answers = -1;
+	int dfd = console_open(agent_dir, false, err);
+	if (dfd < 0)
+		return -1;
+	*pending = console_subdir(dfd, "pending", err);
+	*answers = *pending < 0 ? -1 : console_subdir(dfd, "answers", err);
+	close(dfd);
+	if (*answers < 0 && *pending >= 0) {
+		close(*pending);
+		*pending = -1;
+	}
+	return *answers < 0 ? -1 : 0;
+}
+
+char *cordon_console_pending_ask(const char *agent_dir, const char *id, const char *digest,
+				 int *code, char **err)
+{
+	int pending, answers;
+	*code = 500;
+	if (!console_id_valid(id)) {
+		answer_fail(code, 404, err, xstrdup("no such ask"));
+		return NULL;
+	}
+	if (open_both(agent_dir, &pending, &answers, err) != 0)
+		return NULL;
+	json_t *ask = shown_ask(pending, answers, id, digest, code, err);
+	close(pending);
+	close(answers);
+	char *s = ask ? json_dumps(ask, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	if (ask && !s)
+		answer_fail(code, 500, err, xstrdup("cannot write the ask as JSON"));
+	json_decref(ask);
+	return s;
+}
+
 int cordon_console_answer(const char *agent_dir, const char *id, const char *digest,
 			  enum cordon_console_answer answer, const char *actor, int *code,
 			  char **err)
 {
+	int pending, answers;
 	*code = 500;
 	if (!console_id_valid(id))
 		return answer_fail(code, 404, err, xstrdup("no such ask"));
-	if ((unsigned)answer > CORDON_CONSOLE_SESSION || !actor)
+	if ((unsigned)answer > CORDON_CONSOLE_PROJECT || !actor)
 		return answer_fail(code, 500, err, xstrdup("not an answer"));
-	int dfd = console_open(agent_dir, false, err);
-	if (dfd < 0)
+	if (open_both(agent_dir, &pending, &answers, err) != 0)
 		return -1;
-	int pending = console_subdir(dfd, "pending", err);
-	int answers = pending < 0 ? -1 : console_subdir(dfd, "answers", err);
-	int rc = answers < 0 ? -1
-			     : answer_in(pending, answers, id, digest, answer, actor, code, err);
-	if (pending >= 0)
-		close(pending);
-	if (answers >= 0)
-		close(answers);
-	close(dfd);
+	int rc = answer_in(pending, answers, id, digest, answer, actor, code, err);
+	close(pending);
+	close(answers);
 	return rc;
 }

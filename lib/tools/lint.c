@@ -106,6 +106,11 @@ const struct lint_check lint_checks[] = {
 	  "is reported only where its matches can lie outside the roots cordon run walks "
 	  "when a call starts.",
 	  lint_advisory_deny },
+	{ "console-spool-writable", DIAG_ERROR, "an approval console the agent can answer",
+	  "A preset with approval console in which a write into the console's spool "
+	  "(${agent_dir}/console) is not refused by a protection: the agent could write the "
+	  "answers to its own asks.  Decided by the evaluator for a representative context.",
+	  lint_console_spool_writable },
 };
 
 const size_t lint_ncheck = ARRAY_SIZE(lint_checks);

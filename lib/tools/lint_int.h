@@ -73,5 +73,6 @@ void lint_unused_preset(struct linter *l);
 void lint_no_description(struct linter *l);
 void lint_no_tests(struct linter *l);
 void lint_advisory_deny(struct linter *l);
+void lint_console_spool_writable(struct linter *l);
 
 #endif

@@ -863,3 +863,47 @@ void lint_advisory_deny(struct linter *l)
 		lower_input_free(&in);
 	}
 }
+
+/* Whether the write the evaluator of preset p decided in d was refused by
+ * one of p's protections (not merely by a rule, which a lower layer or an
+ * edit of the preset can outrank). */
+static bool denied_by_protection(struct linter *l, const struct ir_preset *p,
+				 const cordon_decision *d)
+{
+	struct loc at;
+	if (!d || cordon_decision_effect(d) != CORDON_DENY ||
+	    !lint_origin_loc(l, p, cordon_decision_rule(d), &at))
+		return false;
+	for (size_t i = 0; i < p->nprotect; i++)
+		if (same_loc(p->protect[i].origin, at))
+			return true;
+	return false;
+}
+
+void lint_console_spool_writable(struct linter *l)
+{
+	static const char answer[] = "/ws/.cordon/console/answers/0123456789abcdef.json";
+	for (size_t k = 0; k < l->ir->npresets; k++) {
+		size_t pi = l->order[k];
+		const struct ir_preset *p = &l->ir->presets[pi];
+		const cordon_evaluator *ev = p->approval == IR_APPROVAL_CONSOLE
+						     ? lint_evaluator(l, pi)
+						     : NULL;
+		if (!ev)
+			continue;
+		struct cordon_request req = { .op = CORDON_WRITE, .target = answer };
+		char *err = NULL;
+		cordon_decision *d = cordon_evaluate(ev, &req, &err);
+		free(err);
+		if (!denied_by_protection(l, p, d)) {
+			struct diag *f = lint_report(
+				l, &p->loc, p->name,
+				"preset '%s' sends its asks to the approval console, but the console's "
+				"spool in ${agent_dir} is not protected there: the agent could write "
+				"answers to its own asks (%s: %s)",
+				p->name, answer, d ? cordon_effect_name(cordon_decision_effect(d)) : "?");
+			diag_hint(f, "protect \"${agent_dir}\"; at the top level or in the preset");
+		}
+		cordon_decision_free(d);
+	}
+}
