@@ -148,6 +148,93 @@ test ! -s "$tmpdir/long-gone"
 ok $? "every function listed as over 100 lines still is (take the split ones off the list)"
 diag < "$tmpdir/long-gone"
 
+# Functions over a cyclomatic complexity of 30: 1 and each if, for, while,
+# case, && || and ?: (pmccabe's second column, "traditional" McCabe, within
+# a few on a function; the check must not need pmccabe).  As for length,
+# none may join the list, and one split below the bound leaves it.
+complex_functions='
+cli/cmd_eval.c stream_request_parse
+cli/cmd_hook.c cmd_hook
+cli/cmd_hook.c requests_of
+cli/cmd_run.c cmd_run
+cli/options.c cli_args_next
+lib/base/canon.c walk
+lib/base/linediff.c bisect
+lib/check/check_assert.c covers
+lib/check/check_test.c ck_test_block
+lib/decide/command.c add_path_word
+lib/decide/command.c analyse_cmd
+lib/decide/command_lang.c awk_next
+lib/decide/command_lang.c ca_awk_scan
+lib/decide/command_lang.c ca_sed_scan
+lib/decide/command_spec.c find_args
+lib/decide/command_spec.c role_word
+lib/decide/eval.c evaluate_one
+lib/decide/eval.c protect_every_root
+lib/decide/eval_command.c exec_record
+lib/host/approval_exec.c grant_of
+lib/ir/match.c matcher_build_host
+lib/ir/match.c matcher_match
+lib/lang/ast.c ast_dump
+lib/lower/lower.c lower_input_build_granted
+lib/lower/lower_landlock.c lower_landlock_text
+lib/lower/lower_sbpl_regex.c sbpl_pcre_to_ere
+lib/shell/shell_lex.c shell_lex_word
+lib/shell/shell_resolve.c handle_tmux
+lib/shell/shell_split.c changes_cwd
+lib/shell/shell_split.c sp_walk
+lib/shell/shell_token.c lex
+lib/shell/shell_wrap.c sp_parse_opts
+lib/tools/lint_rules.c cov
+lib/tools/lint_scan.c nested_repeat
+lib/tools/policy_test.c policy_run_tests
+runners/exec_helper.c helper
+runners/launch.c launch_fork
+runners/proxy.c step
+runners/run_linux.c call_supervise
+runners/run_macos.c run_command
+'
+# complex_functions_in TREE: "FILE FUNCTION COMPLEXITY" for each over 30.
+complex_functions_in() (
+	cd "$1" || exit 1
+	find lib cli runners -name '*.c' ! -name 'parser.c' ! -name 'lexer.c' | sort |
+		xargs awk -v q="'" '
+		BEGIN { char = q "([^\\\\" q "]|\\\\.)*" q }
+		/^[A-Za-z_]/ && !/;[ \t]*$/ { head = $0 }
+		{
+			# Count code only: comments, strings and characters go first.
+			line = $0
+			if (incomment) {
+				if (!sub(/^.*\*\//, "", line)) next
+				incomment = 0
+			}
+			gsub(/"([^"\\]|\\.)*"/, "\"\"", line)
+			gsub(char, q q, line)
+			gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, " ", line)
+			if (sub(/\/\*.*$/, "", line)) incomment = 1
+			sub(/\/\/.*$/, "", line)
+		}
+		/^\{/ { start = FNR; n = 1; name = head; sub(/\(.*/, "", name); sub(/.*[ \t*]/, "", name) }
+		start {
+			s = " " line " "
+			gsub(/[^A-Za-z0-9_]/, " &", s)
+			n += gsub(/[^A-Za-z0-9_](if|for|while|case)[^A-Za-z0-9_]/, "&", s)
+			n += gsub(/&&|\|\||\?/, "&", line)
+		}
+		/^\}/ && start { if (n > 30) print FILENAME, name, n; start = 0 }'
+)
+complex_functions_in "$srcdir" > "$tmpdir/complex"
+echo "$complex_functions" | sed '/^$/d' | sort > "$tmpdir/complex-listed"
+cut -d' ' -f1,2 "$tmpdir/complex" | sort > "$tmpdir/complex-found"
+comm -13 "$tmpdir/complex-listed" "$tmpdir/complex-found" > "$tmpdir/complex-new"
+test ! -s "$tmpdir/complex-new"
+ok $? "no function joins the $(wc -l < "$tmpdir/complex-listed") of a complexity over 30 (split it instead)"
+diag < "$tmpdir/complex-new"
+comm -23 "$tmpdir/complex-listed" "$tmpdir/complex-found" > "$tmpdir/complex-gone"
+test ! -s "$tmpdir/complex-gone"
+ok $? "every function listed as over a complexity of 30 still is (take the split ones off)"
+diag < "$tmpdir/complex-gone"
+
 # Each room is drawn in docs/architecture.md, and every room drawn is here.
 for d in "$srcdir"/lib/*/; do
 	r=$(basename "$d")
@@ -189,6 +276,20 @@ expect 'runners/run_y.c: "nowhere/x.h" is not a header of a room' "a room that d
 expect 'lib/extra: not a room of the pipeline' "a folder of lib/ that is not a room is refused"
 expect 'lib/base/long.c: over 1,000 lines' "a file over 1,000 lines is refused"
 is "$(long_functions_in "$t")" "cli/big.c big 102" "a function of 102 lines is found, by name"
+# 10 ifs, 5 fors, 5 whiles, 5 cases, 2 &&, 2 || and 1 ?: are 30 decision
+# points, 31 with the function itself; those in comments and strings are not.
+awk -v q="'" 'BEGIN {
+	print "static int knotty(int a)"; print "{"
+	for (i = 0; i < 10; i++) print "\tif (a) x(\"if (a && b)\"); /* while || */"
+	for (i = 0; i < 5; i++) print "\tfor (;;) while (a) x(" q "?" q ");"
+	print "\tswitch (a) {"; for (i = 0; i < 5; i++) print "\tcase " i ": break;"; print "\t}"
+	print "\t/* if for"; print "\t   while case */"
+	print "\treturn (a && a) || (a && a) || a ? 1 : 0;"; print "}"
+	print "static int plain(int a)"; print "{"
+	for (i = 0; i < 29; i++) print "\tif (a) x(); // if if"
+	print "}" }' > "$t/cli/knotty.c"
+is "$(complex_functions_in "$t")" "cli/knotty.c knotty 31" \
+	"a function of complexity 31 is found, one of 30 is not, by name"
 is "$(grep -c 'ok.c\|cmd_run.c\|cordon.h' "$tmpdir/planted")" 0 \
 	"includes through the doors are not"
 
