@@ -676,106 +676,122 @@ static bool reads_environ(const struct cmd_ops *out, size_t first)
 	return false;
 }
 
-/* dir: where c runs (ca_cmd_dir of its cwd), NULL when unknown. */
-static void analyse_cmd(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
-			const char *dir, bool nested, struct cmd_ops *out)
+/* A reading of c's words as prog's (a path: its basename), resolved in
+ * dir (copied; NULL: unknown); reading_done frees what it gathered. */
+static void reading_start(struct reading *r, const struct cmd_env *env, const char *text,
+			  const struct shell_cmd *c, struct cmd_ops *out, const char *prog,
+			  const char *dir)
 {
-	size_t first = out->n;
-	/* The program's spec, looked up once for the reading and the caution. */
-	const struct ir_spec *spec =
-		c->argi < c->nwords && c->prog ? ca_find_program(env, c->prog) : NULL;
-	if (c->argi < c->nwords) {
-		bool opaque = (c->flags & SHELL_CMD_OPAQUE) != 0;
-		add_exec(out, text, c, opaque, opaque ? c->reason ? c->reason : "opaque" : "runs");
-		if (c->flags & SHELL_CMD_DOWNLOADS)
-			ca_add_net(out, c, NULL, c->reason ? c->reason : "", "network (fetches the program it runs)");
-		const struct ir_spec *runs = opaque ? spec : NULL;
-		if (runs && runs->has_first && runs->first == ROLE_RUN) {
-			/* A shell whose script name is not static (bash ~/x, bash
-			 * "$F"): opaque, but the script it reads is still read. */
-			struct reading r = { .env = env, .text = text, .c = c, .out = out };
-			const char *base = strrchr(c->prog, '/');
-			r.prog = base ? base + 1 : c->prog;
-			r.dir = dir ? xstrdup(dir) : NULL;
-			ca_read_spec(&r, runs, c->argi + 1);
-			free(r.ops);
-			free(r.dir);
-			free(r.into);
-		}
-		if (!opaque && c->prog) {
-			struct reading r = { .env = env, .text = text, .c = c, .out = out };
-			const char *base = strrchr(c->prog, '/');
-			r.prog = base ? base + 1 : c->prog;
-			r.dir = dir ? xstrdup(dir) : NULL;
-			if (spec)
-				ca_read_spec(&r, spec, c->argi + 1);
-			if (c->flags & SHELL_CMD_FIND_DELETE)
-				ca_find_deletes(&r);
-			if (c->flags & SHELL_CMD_GIT_EXEC) {
-				/* git -c core.hooksPath=..., an alias with "!": git runs
-				 * a program its configuration names. */
-				out->v[first].opaque = true;
-				out->v[first].detail = "opaque: git runs a program named on its command line";
-			} else if (r.opaque && !nested) {
-				out->v[first].opaque = true;
-				out->v[first].detail =
-					r.stdin_code
-						? ca_printf(out, "opaque: %s runs code from its standard input",
-							    r.prog)
-						: ca_printf(out, "opaque: %s runs code given on its command line",
-							    r.prog);
-			} else if (r.shell_escape && !nested) {
-				out->v[first].opaque = true;
-				out->v[first].detail = ca_printf(
-					out, "opaque: %s runs shell commands its input asks for", r.prog);
-			} else if (r.host && !nested) {
-				out->v[first].opaque = true;
-				out->v[first].detail = ca_printf(
-					out, "opaque: %s changes the host outside the files it names "
-					     "(processes, services, network links)",
-					r.prog);
-			} else if (spec || nested) {
-				out->v[first].detail =
-					spec ? ca_cat(out, "runs (spec \"", r.prog, "\")", (char *)NULL)
-					     : ca_cat(out, "runs the command in its string (", r.prog, ")",
-						      (char *)NULL);
-			} else {
-				/* What it does with its words is not known: opaque. */
-				char *like = confusable_fold(r.prog);
-				const struct ir_spec *known = like ? ca_find_program(env, like) : NULL;
-				out->v[first].unknown = true;
-				out->v[first].detail =
-					known ? ca_printf(out, "unknown: no program spec for '%s', which looks "
-							  "like '%s'",
-							  r.prog, like)
-					      : ca_printf(out, "unknown: no program spec for '%s'", r.prog);
-				free(like);
-			}
-			/* `project;`: the code it runs is in files the agent may have
-			 * written (a Makefile, package.json, conftest.py).  Not opaque:
-			 * the rules that name the program still speak for it. */
-			if (r.project && !nested)
-				out->v[first].project = ca_printf(
-					out, "%s runs the project's code, from files of the directory it "
-					     "works in",
-					r.prog);
-			free(r.ops);
-			free(r.dir);
-			free(r.into);
-		}
+	const char *base = strrchr(prog, '/');
+	*r = (struct reading){ .env = env, .text = text, .c = c, .out = out,
+			       .prog = base ? base + 1 : prog };
+	r->dir = dir ? xstrdup(dir) : NULL;
+}
+
+static void reading_done(struct reading *r)
+{
+	free(r->ops);
+	free(r->dir);
+	free(r->into);
+}
+
+/* Why the exec of a program read through its spec, or without one, is
+ * what it is: the first reason that holds, in this order, sets the
+ * detail of *x (and marks it opaque or unknown).  nested: c runs the
+ * command of a string (sh -c), whose own commands speak for it. */
+static void mark_program(const struct cmd_env *env, struct cmd_ops *out, struct cmd_op *x,
+			 const struct reading *r, const struct ir_spec *spec, bool nested)
+{
+	if (r->c->flags & SHELL_CMD_GIT_EXEC) {
+		/* git -c core.hooksPath=..., an alias with "!": git runs a
+		 * program its configuration names. */
+		x->opaque = true;
+		x->detail = "opaque: git runs a program named on its command line";
+	} else if (r->opaque && !nested) {
+		x->opaque = true;
+		x->detail = r->stdin_code
+				    ? ca_printf(out, "opaque: %s runs code from its standard input",
+						r->prog)
+				    : ca_printf(out, "opaque: %s runs code given on its command line",
+						r->prog);
+	} else if (r->shell_escape && !nested) {
+		x->opaque = true;
+		x->detail = ca_printf(out, "opaque: %s runs shell commands its input asks for",
+				      r->prog);
+	} else if (r->host && !nested) {
+		x->opaque = true;
+		x->detail = ca_printf(out, "opaque: %s changes the host outside the files it names "
+					   "(processes, services, network links)",
+				      r->prog);
+	} else if (spec || nested) {
+		x->detail = spec ? ca_cat(out, "runs (spec \"", r->prog, "\")", (char *)NULL)
+				 : ca_cat(out, "runs the command in its string (", r->prog, ")",
+					  (char *)NULL);
+	} else {
+		/* What it does with its words is not known: opaque. */
+		char *like = confusable_fold(r->prog);
+		const struct ir_spec *known = like ? ca_find_program(env, like) : NULL;
+		x->unknown = true;
+		x->detail = known ? ca_printf(out, "unknown: no program spec for '%s', which looks "
+						   "like '%s'",
+					      r->prog, like)
+				  : ca_printf(out, "unknown: no program spec for '%s'", r->prog);
+		free(like);
 	}
-	if (c->argi < c->nwords) {
-		char why[160];
-		const char *caution =
-			cmd_env_caution(env->names, env->md, c, spec, why, sizeof(why));
-		if (caution)
-			out->v[first].caution = ca_keep(out, caution);
+}
+
+/* A program whose words are static: its operations through its spec
+ * (find -delete's too), and the detail of its exec, out->v[first]. */
+static void read_program(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
+			 const char *dir, bool nested, const struct ir_spec *spec,
+			 struct cmd_ops *out, size_t first)
+{
+	struct reading r;
+	reading_start(&r, env, text, c, out, c->prog, dir);
+	if (spec)
+		ca_read_spec(&r, spec, c->argi + 1);
+	if (c->flags & SHELL_CMD_FIND_DELETE)
+		ca_find_deletes(&r);
+	mark_program(env, out, &out->v[first], &r, spec, nested);
+	/* `project;`: the code it runs is in files the agent may have
+	 * written (a Makefile, package.json, conftest.py).  Not opaque: the
+	 * rules that name the program still speak for it. */
+	if (r.project && !nested)
+		out->v[first].project = ca_printf(
+			out, "%s runs the project's code, from files of the directory it "
+			     "works in",
+			r.prog);
+	reading_done(&r);
+}
+
+/* The exec of c's program and what its words do: opaque when the words
+ * are not static, though a shell whose script name is not (bash ~/x,
+ * bash "$F") still reads that script. */
+static void analyse_exec(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
+			 const char *dir, bool nested, const struct ir_spec *spec,
+			 struct cmd_ops *out, size_t first)
+{
+	bool opaque = (c->flags & SHELL_CMD_OPAQUE) != 0;
+	add_exec(out, text, c, opaque, opaque ? c->reason ? c->reason : "opaque" : "runs");
+	if (c->flags & SHELL_CMD_DOWNLOADS)
+		ca_add_net(out, c, NULL, c->reason ? c->reason : "", "network (fetches the program it runs)");
+	if (opaque && spec && spec->has_first && spec->first == ROLE_RUN) {
+		struct reading r;
+		reading_start(&r, env, text, c, out, c->prog, dir);
+		ca_read_spec(&r, spec, c->argi + 1);
+		reading_done(&r);
 	}
-	/* The files the wrappers of this command's own words name (time -o
-	 * FILE); those of a string's holders were read with its command.
-	 * A relative one lies in the command's directory when no wrapper
-	 * after it may move that (env -C), else in one known only at run
-	 * time. */
+	if (!opaque && c->prog)
+		read_program(env, text, c, dir, nested, spec, out, first);
+}
+
+/* The files the wrappers of this command's own words name (time -o
+ * FILE); those of a string's holders were read with its command.  A
+ * relative one lies in the command's directory when no wrapper after it
+ * may move that (env -C), else in one known only at run time. */
+static void read_wrappers(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
+			  const char *dir, struct cmd_ops *out)
+{
 	for (size_t k = 0; k < c->nwrappers; k++) {
 		const struct shell_wrapper *w = &c->wrappers[k];
 		const struct ir_spec *wspec = w->name ? ca_find_program(env, w->name) : NULL;
@@ -784,24 +800,45 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			at++;
 		if (!wspec || at >= c->argi)
 			continue;
-		const char *base = strrchr(w->name, '/');
-		struct reading r = { .env = env, .text = text, .c = c, .out = out,
-				     .prog = base ? base + 1 : w->name };
-		r.dir = dir && k + 1 == c->nwrappers ? xstrdup(dir) : NULL;
+		struct reading r;
+		reading_start(&r, env, text, c, out, w->name, k + 1 == c->nwrappers ? dir : NULL);
 		ca_read_wrapper(&r, wspec, at, w->nwords);
-		free(r.ops);
-		free(r.dir);
-		free(r.into);
+		reading_done(&r);
 	}
-	/* The shell opens them where it is, before a wrapper moved the
-	 * command (env -C sub true > f writes ./f). */
+}
+
+/* The shell opens c's redirections where it is, before a wrapper moved
+ * the command (env -C sub true > f writes ./f). */
+static void add_redirs(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
+		       const char *dir, struct cmd_ops *out)
+{
 	bool moved = c->shell_cwd != c->cwd &&
 		     !(c->shell_cwd && c->cwd && strcmp(c->shell_cwd, c->cwd) == 0);
 	char *shell_dir = moved && c->nredirs ? ca_cmd_dir(env, c->shell_cwd) : NULL;
 	for (size_t i = 0; i < c->nredirs; i++)
 		add_redir(out, env, moved ? shell_dir : dir, text, c, c->redirs[i]);
 	free(shell_dir);
-	if (c->argi < c->nwords && !out->v[first].caution && reads_environ(out, first))
+}
+
+/* dir: where c runs (ca_cmd_dir of its cwd), NULL when unknown. */
+static void analyse_cmd(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
+			const char *dir, bool nested, struct cmd_ops *out)
+{
+	size_t first = out->n;
+	bool runs = c->argi < c->nwords; /* not only assignments and redirections */
+	/* The program's spec, looked up once for the reading and the caution. */
+	const struct ir_spec *spec = runs && c->prog ? ca_find_program(env, c->prog) : NULL;
+	if (runs) {
+		analyse_exec(env, text, c, dir, nested, spec, out, first);
+		char why[160];
+		const char *caution =
+			cmd_env_caution(env->names, env->md, c, spec, why, sizeof(why));
+		if (caution)
+			out->v[first].caution = ca_keep(out, caution);
+	}
+	read_wrappers(env, text, c, dir, out);
+	add_redirs(env, text, c, dir, out);
+	if (runs && !out->v[first].caution && reads_environ(out, first))
 		out->v[first].caution = "it reads a process's environment (/proc/PID/environ)";
 }
 
