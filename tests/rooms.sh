@@ -117,7 +117,6 @@ lib/check/check_test.c ck_test_block
 lib/decide/command.c add_path_word
 lib/decide/eval.c evaluate_one
 lib/host/approval_exec.c grant_of
-lib/ir/match.c matcher_build_host
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
 lib/shell/shell_lex.c shell_lex_word
@@ -171,8 +170,6 @@ lib/decide/eval.c evaluate_one
 lib/decide/eval.c protect_every_root
 lib/decide/eval_command.c exec_record
 lib/host/approval_exec.c grant_of
-lib/ir/match.c matcher_build_host
-lib/ir/match.c matcher_match
 lib/lang/ast.c ast_dump
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
