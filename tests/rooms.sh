@@ -114,7 +114,6 @@ cli/cmd_hook.c cmd_hook
 cli/cmd_run.c cmd_run
 lib/base/canon.c walk
 lib/check/check_test.c ck_test_block
-lib/decide/command.c add_path_word
 lib/decide/eval.c evaluate_one
 lib/host/approval_exec.c grant_of
 lib/lower/lower.c lower_input_build_granted
@@ -160,7 +159,6 @@ lib/base/canon.c walk
 lib/base/linediff.c bisect
 lib/check/check_assert.c covers
 lib/check/check_test.c ck_test_block
-lib/decide/command.c add_path_word
 lib/decide/command_lang.c awk_next
 lib/decide/command_lang.c ca_awk_scan
 lib/decide/command_lang.c ca_sed_scan

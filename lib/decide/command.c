@@ -302,74 +302,109 @@ static char *scratch_cat(struct cmd_ops *out, ...)
 	return sb->buf;
 }
 
-static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const char *dir,
-			  const char *text, const struct shell_cmd *c,
-			  const struct shell_word *w, enum ir_op op, bool tree,
-			  const char *detail)
+/* Where a path word starts: its literal parts up to the first that is
+ * not, made absolute when that can be known. */
+struct path_start {
+	struct strbuf *lit;    /* the literal parts (scratch buffer SCRATCH_LIT) */
+	size_t next;           /* the first part after them */
+	bool exact;            /* the word is all literal: one path, not a region */
+	bool anywhere;         /* it may start anywhere (~user, a dynamic start) */
+	bool relative_unknown; /* exact and relative, where the cwd is unknown */
+	char *abs;             /* the static start, absolute, or NULL */
+};
+
+/* The start of w, resolved in dir (NULL: unknown); false when the word
+ * names no file (""). */
+static bool path_start(struct cmd_ops *out, const struct cmd_env *env, const char *dir,
+		       const struct shell_word *w, struct path_start *ps)
 {
 	struct strbuf *lit = scratch(out, SCRATCH_LIT);
 	size_t i = 0;
-	bool home = false, anywhere = false;
+	bool home = false;
+	*ps = (struct path_start){ .lit = lit };
 	if (w->nparts && w->parts[0].kind == SHELL_PART_TILDE) {
 		if (strcmp(w->parts[0].text, "~") == 0 && env->home)
 			home = true;
 		else
-			anywhere = true; /* ~user, ~+, or no home directory */
+			ps->anywhere = true; /* ~user, ~+, or no home directory */
 		i = 1;
 	}
 	for (; i < w->nparts && w->parts[i].kind == SHELL_PART_LIT; i++)
 		sb_adds(lit, w->parts[i].text);
-	bool exact = i == w->nparts && !anywhere;
-	if (exact && !home && lit->len == 0)
-		return; /* "" names no file */
-	/* The static start, absolute. */
-	char *abs = NULL;
-	bool relative_unknown = false;
-	if (!anywhere) {
-		if (home)
-			abs = scratch_cat(out, env->home, "/", lit->buf, (char *)NULL);
-		else if (lit->len && lit->buf[0] == '/')
-			abs = lit->buf;
-		else if (i == 0 && i < w->nparts && w->parts[0].kind != SHELL_PART_GLOB &&
-			 w->parts[0].kind != SHELL_PART_BRACE)
-			anywhere = true; /* a dynamic start may be absolute */
-		else if (dir)
-			abs = scratch_cat(out, dir, "/", lit->buf, (char *)NULL);
-		else if (exact)
-			relative_unknown = true;
+	ps->next = i;
+	ps->exact = i == w->nparts && !ps->anywhere;
+	if (ps->exact && !home && lit->len == 0)
+		return false; /* "" names no file */
+	if (ps->anywhere)
+		return true;
+	if (home)
+		ps->abs = scratch_cat(out, env->home, "/", lit->buf, (char *)NULL);
+	else if (lit->len && lit->buf[0] == '/')
+		ps->abs = lit->buf;
+	else if (i == 0 && i < w->nparts && w->parts[0].kind != SHELL_PART_GLOB &&
+		 w->parts[0].kind != SHELL_PART_BRACE)
+		ps->anywhere = true; /* a dynamic start may be absolute */
+	else if (dir)
+		ps->abs = scratch_cat(out, dir, "/", lit->buf, (char *)NULL);
+	else if (ps->exact)
+		ps->relative_unknown = true;
+	else
+		ps->anywhere = true;
+	return true;
+}
+
+/* What a part after the static start does to the region's pattern. */
+enum part_step {
+	PART_GO_ON,     /* appended to it: the next part */
+	PART_REST_HERE, /* the rest is anything in this directory */
+	PART_LEAVES,    /* a ".." after a glob leaves the region: anywhere */
+	PART_EXPANDS,   /* an expansion, whose value may hold "/" and "..": anywhere */
+};
+
+/* Part p of w (in text), as PCRE in re; *comp_start: a component starts
+ * here, where a glob does not match a leading dot. */
+static enum part_step part_regex(struct strbuf *re, const char *text, const struct shell_word *w,
+				 const struct shell_part *p, bool *comp_start)
+{
+	switch (p->kind) {
+	case SHELL_PART_LIT:
+		if (strstr(p->text, ".."))
+			return PART_LEAVES;
+		re_quote(re, p->text, strlen(p->text));
+		*comp_start = p->text[0] && p->text[strlen(p->text) - 1] == '/';
+		return PART_GO_ON;
+	case SHELL_PART_GLOB:
+		if (strcmp(p->text, "*") == 0)
+			sb_adds(re, *comp_start ? "(?!\\.)[^/]*" : "[^/]*");
+		else if (strcmp(p->text, "?") == 0)
+			sb_adds(re, *comp_start ? "(?!\\.)[^/]" : "[^/]");
+		else if (strcmp(p->text, "[") != 0)
+			sb_adds(re, "[^/]");
 		else
-			anywhere = true;
+			return PART_REST_HERE;
+		*comp_start = false;
+		return PART_GO_ON;
+	case SHELL_PART_TILDE:
+		sb_adds(re, "~");
+		*comp_start = false;
+		return PART_GO_ON;
+	case SHELL_PART_BRACE:
+		/* {a,b}: static words of an unknown shape, in this directory;
+		 * {1..9} may be anything. */
+		if (!memmem(text + w->start, w->end - w->start, "..", 2))
+			return PART_REST_HERE;
+		return PART_EXPANDS;
+	default:
+		return PART_EXPANDS;
 	}
-	struct cmd_op *o = ca_push(out, op, c);
-	o->shown = ca_word_source(out, text, w);
-	o->detail = ca_keep(out, detail);
-	o->tree = tree;
-	if (exact && abs) {
-		o->kind = CMD_PATH_EXACT;
-		o->target = ca_lexical(out, abs);
-		return;
-	}
-	if (relative_unknown) {
-		/* A relative name, and the cwd is unknown: that name anywhere. */
-		struct strbuf re;
-		sb_init(&re);
-		sb_adds(&re, "(?:.*/)?");
-		re_quote(&re, lit->buf, lit->len);
-		o->kind = CMD_PATH_REGION;
-		o->target = "/";
-		o->pattern = ca_keep_sb(out, &re);
-		o->maybe = true;
-		return;
-	}
-	o->kind = CMD_PATH_REGION;
-	if (anywhere || !abs) {
-		o->target = "/";
-		o->pattern = ".*";
-		o->maybe = true;
-		return;
-	}
-	/* Region: the directory of the static start, then a pattern. */
-	char *slash = strrchr(abs, '/');
+}
+
+/* o, a region: the directory of the static start abs, and a pattern of
+ * the parts from the next on below it. */
+static void path_region(struct cmd_ops *out, const char *text, const struct shell_word *w,
+			struct cmd_op *o, const char *abs, size_t next)
+{
+	const char *slash = strrchr(abs, '/');
 	char *dirpart = xstrndup(abs, (size_t)(slash - abs));
 	o->target = ca_lexical(out, *dirpart ? dirpart : "/");
 	free(dirpart);
@@ -377,54 +412,64 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 	sb_init(&re);
 	re_quote(&re, slash + 1, strlen(slash + 1));
 	bool comp_start = slash[1] == '\0';
-	for (; i < w->nparts; i++) {
+	for (size_t i = next; i < w->nparts; i++) {
 		const struct shell_part *p = &w->parts[i];
-		if (p->kind == SHELL_PART_LIT) {
-			if (strstr(p->text, "..")) {
-				/* A ".." after a glob leaves the region. */
-				o->target = "/";
-				sb_free(&re);
-				sb_init(&re);
-				sb_adds(&re, ".*");
-				break;
-			}
-			re_quote(&re, p->text, strlen(p->text));
-			comp_start = p->text[0] && p->text[strlen(p->text) - 1] == '/';
+		enum part_step step = part_regex(&re, text, w, p, &comp_start);
+		if (step == PART_GO_ON)
 			continue;
+		if (step != PART_REST_HERE) {
+			o->target = "/";
+			sb_free(&re);
+			sb_init(&re);
 		}
-		if (p->kind == SHELL_PART_GLOB) {
-			if (strcmp(p->text, "*") == 0)
-				sb_adds(&re, comp_start ? "(?!\\.)[^/]*" : "[^/]*");
-			else if (strcmp(p->text, "?") == 0)
-				sb_adds(&re, comp_start ? "(?!\\.)[^/]" : "[^/]");
-			else if (strcmp(p->text, "[") != 0)
-				sb_adds(&re, "[^/]");
-			else {
-				sb_adds(&re, ".*");
-				break;
-			}
-			comp_start = false;
-			continue;
-		}
-		if (p->kind == SHELL_PART_TILDE) {
-			sb_adds(&re, "~");
-			comp_start = false;
-			continue;
-		}
-		if (p->kind == SHELL_PART_BRACE && !memmem(text + w->start, w->end - w->start, "..", 2)) {
-			/* {a,b}: static words of an unknown shape, in this directory. */
-			sb_adds(&re, ".*");
-			break;
-		}
-		/* An expansion: its value may hold "/" and ".." -- anywhere. */
-		o->target = "/";
-		sb_free(&re);
-		sb_init(&re);
+		if (step == PART_EXPANDS)
+			o->maybe = p->kind != SHELL_PART_BRACE;
 		sb_adds(&re, ".*");
-		o->maybe = p->kind != SHELL_PART_BRACE;
 		break;
 	}
 	o->pattern = ca_keep_sb(out, &re);
+}
+
+/* The operation op on the path word w of c: one path when it is all
+ * literal and its directory known, else a region (a directory and a
+ * pattern below it), or anywhere. */
+static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const char *dir,
+			  const char *text, const struct shell_cmd *c,
+			  const struct shell_word *w, enum ir_op op, bool tree,
+			  const char *detail)
+{
+	struct path_start ps;
+	if (!path_start(out, env, dir, w, &ps))
+		return;
+	struct cmd_op *o = ca_push(out, op, c);
+	o->shown = ca_word_source(out, text, w);
+	o->detail = ca_keep(out, detail);
+	o->tree = tree;
+	if (ps.exact && ps.abs) {
+		o->kind = CMD_PATH_EXACT;
+		o->target = ca_lexical(out, ps.abs);
+		return;
+	}
+	if (ps.relative_unknown) {
+		/* A relative name, and the cwd is unknown: that name anywhere. */
+		struct strbuf re;
+		sb_init(&re);
+		sb_adds(&re, "(?:.*/)?");
+		re_quote(&re, ps.lit->buf, ps.lit->len);
+		o->kind = CMD_PATH_REGION;
+		o->target = "/";
+		o->pattern = ca_keep_sb(out, &re);
+		o->maybe = true;
+		return;
+	}
+	o->kind = CMD_PATH_REGION;
+	if (ps.anywhere || !ps.abs) {
+		o->target = "/";
+		o->pattern = ".*";
+		o->maybe = true;
+		return;
+	}
+	path_region(out, text, w, o, ps.abs, ps.next);
 }
 
 /* ---- hosts ---------------------------------------------------------------- */
