@@ -159,9 +159,6 @@ lib/base/canon.c walk
 lib/base/linediff.c bisect
 lib/check/check_assert.c covers
 lib/check/check_test.c ck_test_block
-lib/decide/command_lang.c awk_next
-lib/decide/command_lang.c ca_awk_scan
-lib/decide/command_lang.c ca_sed_scan
 lib/decide/command_spec.c find_args
 lib/decide/command_spec.c role_word
 lib/decide/eval.c evaluate_one
