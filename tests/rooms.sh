@@ -168,7 +168,6 @@ lib/host/approval_exec.c grant_of
 lib/lang/ast.c ast_dump
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
-lib/lower/lower_sbpl_regex.c sbpl_pcre_to_ere
 lib/shell/shell_lex.c shell_lex_word
 lib/shell/shell_resolve.c handle_tmux
 lib/shell/shell_split.c changes_cwd
