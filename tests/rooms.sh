@@ -173,7 +173,6 @@ lib/shell/shell_resolve.c handle_tmux
 lib/shell/shell_split.c changes_cwd
 lib/shell/shell_split.c sp_walk
 lib/shell/shell_token.c lex
-lib/shell/shell_wrap.c sp_parse_opts
 lib/tools/lint_rules.c cov
 lib/tools/policy_test.c policy_run_tests
 runners/exec_helper.c helper
