@@ -119,7 +119,6 @@ lib/host/approval_exec.c grant_of
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
 lib/shell/shell_lex.c shell_lex_word
-lib/shell/shell_token.c lex
 runners/run_linux.c call_supervise
 runners/run_macos.c run_command
 '
@@ -170,7 +169,6 @@ lib/lower/lower_landlock.c lower_landlock_text
 lib/shell/shell_lex.c shell_lex_word
 lib/shell/shell_resolve.c handle_tmux
 lib/shell/shell_split.c changes_cwd
-lib/shell/shell_token.c lex
 lib/tools/lint_rules.c cov
 lib/tools/policy_test.c policy_run_tests
 runners/exec_helper.c helper
