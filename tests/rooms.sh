@@ -118,7 +118,6 @@ lib/decide/eval.c evaluate_one
 lib/host/approval_exec.c grant_of
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
-lib/shell/shell_lex.c shell_lex_word
 runners/run_linux.c call_supervise
 runners/run_macos.c run_command
 '
@@ -166,7 +165,6 @@ lib/host/approval_exec.c grant_of
 lib/lang/ast.c ast_dump
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
-lib/shell/shell_lex.c shell_lex_word
 lib/shell/shell_resolve.c handle_tmux
 lib/shell/shell_split.c changes_cwd
 lib/tools/lint_rules.c cov
