@@ -112,7 +112,6 @@ long_functions='
 cli/cmd_eval.c stream_request_parse
 cli/cmd_hook.c cmd_hook
 cli/cmd_run.c cmd_run
-lib/base/canon.c walk
 lib/check/check_test.c ck_test_block
 lib/decide/eval.c evaluate_one
 lib/host/approval_exec.c grant_of
@@ -152,7 +151,6 @@ cli/cmd_hook.c cmd_hook
 cli/cmd_hook.c requests_of
 cli/cmd_run.c cmd_run
 cli/options.c cli_args_next
-lib/base/canon.c walk
 lib/base/linediff.c bisect
 lib/check/check_assert.c covers
 lib/check/check_test.c ck_test_block
