@@ -151,7 +151,6 @@ cli/cmd_hook.c cmd_hook
 cli/cmd_hook.c requests_of
 cli/cmd_run.c cmd_run
 cli/options.c cli_args_next
-lib/base/linediff.c bisect
 lib/check/check_assert.c covers
 lib/check/check_test.c ck_test_block
 lib/decide/command_spec.c find_args
