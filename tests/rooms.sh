@@ -112,7 +112,6 @@ long_functions='
 cli/cmd_eval.c stream_request_parse
 cli/cmd_hook.c cmd_hook
 cli/cmd_run.c cmd_run
-lib/check/check_test.c ck_test_block
 lib/decide/eval.c evaluate_one
 lib/host/approval_exec.c grant_of
 lib/lower/lower.c lower_input_build_granted
@@ -152,7 +151,6 @@ cli/cmd_hook.c requests_of
 cli/cmd_run.c cmd_run
 cli/options.c cli_args_next
 lib/check/check_assert.c covers
-lib/check/check_test.c ck_test_block
 lib/decide/command_spec.c find_args
 lib/decide/command_spec.c role_word
 lib/decide/eval.c evaluate_one
