@@ -162,7 +162,6 @@ lib/lower/lower_landlock.c lower_landlock_text
 lib/shell/shell_resolve.c handle_tmux
 lib/shell/shell_split.c changes_cwd
 lib/tools/lint_rules.c cov
-lib/tools/policy_test.c policy_run_tests
 runners/exec_helper.c helper
 runners/launch.c launch_fork
 runners/proxy.c step
