@@ -154,7 +154,6 @@ lib/decide/command_spec.c find_args
 lib/decide/command_spec.c role_word
 lib/decide/eval.c evaluate_one
 lib/decide/eval.c protect_every_root
-lib/decide/eval_command.c exec_record
 lib/host/approval_exec.c grant_of
 lib/lang/ast.c ast_dump
 lib/lower/lower.c lower_input_build_granted
