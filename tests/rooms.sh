@@ -148,8 +148,6 @@ cli/cmd_hook.c cmd_hook
 cli/cmd_hook.c requests_of
 cli/cmd_run.c cmd_run
 cli/options.c cli_args_next
-lib/decide/command_spec.c find_args
-lib/decide/command_spec.c role_word
 lib/decide/eval.c evaluate_one
 lib/decide/eval.c protect_every_root
 lib/host/approval_exec.c grant_of
