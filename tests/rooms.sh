@@ -154,7 +154,6 @@ lib/host/approval_exec.c grant_of
 lib/lang/ast.c ast_dump
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
-lib/shell/shell_split.c changes_cwd
 lib/tools/lint_rules.c cov
 runners/exec_helper.c helper
 runners/launch.c launch_fork

@@ -344,51 +344,84 @@ static void emit_redirs(struct split *sp, const struct shell_node *n, const stru
 }
 
 /* Whether running n may change the directory of the shell it runs in. */
-static bool changes_cwd(const struct split *sp, const struct shell_node *n)
+/* Is w one of the n words? */
+static bool in_words(const char *w, const char *const *words, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(w, words[k]))
+			return true;
+	return false;
+}
+
+static bool changes_cwd(const struct split *sp, const struct shell_node *n);
+
+/* A simple command that may change the shell's directory: cd and its
+ * kin (past `builtin`, `command`, `-p`), eval and source (which run
+ * anything), a function known to, or a program name not static. */
+static bool simple_changes_cwd(const struct split *sp, const struct shell_node *n)
 {
 	static const char *const movers[] = { "cd", "pushd", "popd", "eval", "source", "." };
-	switch (n->kind) {
-	case SN_SIMPLE: {
-		size_t i = 0;
-		while (i < n->u.simple.nwords && n->u.simple.words[i]->lit &&
-		       (!strcmp(n->u.simple.words[i]->lit, "builtin") ||
-			!strcmp(n->u.simple.words[i]->lit, "command") ||
-			!strcmp(n->u.simple.words[i]->lit, "-p")))
-			i++;
-		if (i >= n->u.simple.nwords)
-			return false;
-		const char *name = n->u.simple.words[i]->lit;
-		if (!name)
+	static const char *const prefixes[] = { "builtin", "command", "-p" };
+	size_t i = 0;
+	while (i < n->u.simple.nwords && n->u.simple.words[i]->lit &&
+	       in_words(n->u.simple.words[i]->lit, prefixes, ARRAY_SIZE(prefixes)))
+		i++;
+	if (i >= n->u.simple.nwords)
+		return false;
+	const char *name = n->u.simple.words[i]->lit;
+	if (!name || in_words(name, movers, ARRAY_SIZE(movers)))
+		return true;
+	return strmap_get(&sp->cdfuncs, name, strlen(name)) != NULL;
+}
+
+/* A list or and-or list: a part run in the background moves no one. */
+static bool list_changes_cwd(const struct split *sp, const struct shell_node *n)
+{
+	for (size_t i = 0; i < n->u.list.n; i++)
+		if (!(n->kind == SN_LIST && n->u.list.sep[i] == SN_SEP_BG) &&
+		    changes_cwd(sp, n->u.list.items[i]))
 			return true;
-		for (size_t k = 0; k < ARRAY_SIZE(movers); k++)
-			if (!strcmp(name, movers[k]))
-				return true;
-		return strmap_get(&sp->cdfuncs, name, strlen(name)) != NULL;
-	}
+	return false;
+}
+
+static bool if_changes_cwd(const struct split *sp, const struct shell_node *n)
+{
+	for (size_t i = 0; i < n->u.if_.n; i++)
+		if (changes_cwd(sp, n->u.if_.conds[i]) || changes_cwd(sp, n->u.if_.bodies[i]))
+			return true;
+	return n->u.if_.else_body && changes_cwd(sp, n->u.if_.else_body);
+}
+
+static bool case_changes_cwd(const struct split *sp, const struct shell_node *n)
+{
+	for (size_t i = 0; i < n->u.case_.n; i++)
+		if (changes_cwd(sp, n->u.case_.items[i].body))
+			return true;
+	return false;
+}
+
+/* May n change the directory of the shell that runs it?  A pipeline's
+ * parts, a subshell and a function's definition run in shells of their
+ * own. */
+static bool changes_cwd(const struct split *sp, const struct shell_node *n)
+{
+	switch (n->kind) {
+	case SN_SIMPLE:
+		return simple_changes_cwd(sp, n);
 	case SN_LIST:
 	case SN_ANDOR:
-		for (size_t i = 0; i < n->u.list.n; i++)
-			if (!(n->kind == SN_LIST && n->u.list.sep[i] == SN_SEP_BG) &&
-			    changes_cwd(sp, n->u.list.items[i]))
-				return true;
-		return false;
+		return list_changes_cwd(sp, n);
 	case SN_GROUP:
 		return changes_cwd(sp, n->u.sub.body);
 	case SN_IF:
-		for (size_t i = 0; i < n->u.if_.n; i++)
-			if (changes_cwd(sp, n->u.if_.conds[i]) || changes_cwd(sp, n->u.if_.bodies[i]))
-				return true;
-		return n->u.if_.else_body && changes_cwd(sp, n->u.if_.else_body);
+		return if_changes_cwd(sp, n);
 	case SN_FOR:
 		return changes_cwd(sp, n->u.for_.body);
 	case SN_WHILE:
 	case SN_UNTIL:
 		return changes_cwd(sp, n->u.loop.cond) || changes_cwd(sp, n->u.loop.body);
 	case SN_CASE:
-		for (size_t i = 0; i < n->u.case_.n; i++)
-			if (changes_cwd(sp, n->u.case_.items[i].body))
-				return true;
-		return false;
+		return case_changes_cwd(sp, n);
 	case SN_PIPE:
 	case SN_SUBSHELL:
 	case SN_FUNC:
