@@ -270,7 +270,9 @@ static bool request_target(json_t *obj, struct stream_request *out, char *msg, s
 	json_t *op = json_object_get(obj, "op"), *target = json_object_get(obj, "target");
 	int opn;
 	if (!op || (opn = cordon_op_from_name(json_string_value(op))) < 0) {
-		snprintf(msg, size, "\"op\" must be one of read, write, exec, net, tool");
+		char ops[80];
+		cli_op_names(ops, sizeof(ops), ", ");
+		snprintf(msg, size, "\"op\" must be one of %s", ops);
 		return false;
 	}
 	json_t *argv = json_object_get(obj, "argv");
