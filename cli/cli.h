@@ -47,6 +47,9 @@ int cmd_bundle(int argc, char **argv);
 
 /* Print "cordon: message" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The names of the operations, from the library's one table, as a list
+ * for a message: "read, write, exec, net" then last and "tool". */
+void cli_op_names(char *buf, size_t size, const char *last);
 /* The help text of a verb, on stdout. */
 int cli_help(const char *verb);
 /* -p FILE when given; otherwise the installed system policy when present,

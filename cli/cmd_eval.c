@@ -199,62 +199,80 @@ static const struct {
 	{ "sandboxed", FIELD_BOOL },
 };
 
-/* Read one request object into out; false with the reason in msg.  The id
- * is read first, so that an error about the rest can still name it. */
-static bool stream_request_parse(json_t *obj, struct stream_request *out, char *msg, size_t size)
-{
-	static const char *const kind_names[] = {
-		[FIELD_STRING] = "a string", [FIELD_BOOL] = "a boolean",
-		[FIELD_OBJECT] = "an object", [FIELD_ID] = "a string or an integer",
-		[FIELD_ARGV] = "an array of strings without NUL bytes",
-	};
-	const char *key;
-	json_t *value, *op, *target, *b;
-	int opn;
+/* What each kind of field must be, for the message that says so. */
+static const char *const kind_names[] = {
+	[FIELD_STRING] = "a string", [FIELD_BOOL] = "a boolean",
+	[FIELD_OBJECT] = "an object", [FIELD_ID] = "a string or an integer",
+	[FIELD_ARGV] = "an array of strings without NUL bytes",
+};
 
-	memset(out, 0, sizeof(*out));
-	if ((value = json_object_get(obj, "id"))) {
-		if (!json_is_string(value) && !json_is_integer(value)) {
-			snprintf(msg, size, "\"id\" must be a string or an integer");
-			return false;
-		}
-		out->id = value;
+#define NFIELDS (sizeof(request_fields) / sizeof(*request_fields))
+
+/* "unknown key" in msg: at most 64 bytes of the key, not cutting a UTF-8
+ * sequence, and the keys a request may have. */
+static void unknown_key(const char *key, char *msg, size_t size)
+{
+	int shown = (int)strnlen(key, 64);
+	while (shown > 0 && key[shown] && ((unsigned char)key[shown] & 0xc0) == 0x80)
+		shown--;
+	int w = snprintf(msg, size, "unknown key \"%.*s\" in the request (known:", shown, key);
+	for (size_t i = 0; i < NFIELDS && w > 0 && (size_t)w < size; i++)
+		w += snprintf(msg + w, size - (size_t)w, "%s %s", i ? "," : "",
+			      request_fields[i].key);
+	if (w > 0 && (size_t)w < size)
+		snprintf(msg + w, size - (size_t)w, ")");
+}
+
+/* Is value of the JSON type a field of kind k holds?  (The id is checked
+ * on its own, first.) */
+static bool field_type_ok(enum field_kind k, json_t *value)
+{
+	switch (k) {
+	case FIELD_STRING:
+		return json_is_string(value);
+	case FIELD_BOOL:
+		return json_is_boolean(value);
+	case FIELD_OBJECT:
+		return json_is_object(value);
+	case FIELD_ARGV:
+		return json_is_array(value);
+	default:
+		return true;
 	}
+}
+
+/* Every key of obj one a request may have, of its type; false with the
+ * reason in msg. */
+static bool request_keys_ok(json_t *obj, char *msg, size_t size)
+{
+	const char *key;
+	json_t *value;
 	json_object_foreach(obj, key, value) {
-		size_t i, n = sizeof(request_fields) / sizeof(*request_fields);
-		bool good;
-		for (i = 0; i < n && strcmp(request_fields[i].key, key) != 0; i++)
-			;
-		if (i == n) {
-			/* At most 64 bytes of it, not cutting a UTF-8 sequence. */
-			int shown = (int)strnlen(key, 64);
-			while (shown > 0 && key[shown] && ((unsigned char)key[shown] & 0xc0) == 0x80)
-				shown--;
-			int w = snprintf(msg, size, "unknown key \"%.*s\" in the request (known:",
-					 shown, key);
-			for (i = 0; i < n && w > 0 && (size_t)w < size; i++)
-				w += snprintf(msg + w, size - (size_t)w, "%s %s", i ? "," : "",
-					      request_fields[i].key);
-			if (w > 0 && (size_t)w < size)
-				snprintf(msg + w, size - (size_t)w, ")");
+		size_t i = 0;
+		while (i < NFIELDS && strcmp(request_fields[i].key, key) != 0)
+			i++;
+		if (i == NFIELDS) {
+			unknown_key(key, msg, size);
 			return false;
 		}
-		switch (request_fields[i].kind) {
-		case FIELD_STRING: good = json_is_string(value); break;
-		case FIELD_BOOL: good = json_is_boolean(value); break;
-		case FIELD_OBJECT: good = json_is_object(value); break;
-		case FIELD_ARGV: good = json_is_array(value); break;
-		default: good = true; break; /* the id, checked above */
-		}
-		if (!good) {
+		if (!field_type_ok(request_fields[i].kind, value)) {
 			snprintf(msg, size, "\"%s\" must be %s", key, kind_names[request_fields[i].kind]);
 			return false;
 		}
 	}
-	op = json_object_get(obj, "op");
-	target = json_object_get(obj, "target");
+	return true;
+}
+
+/* The request's operation and its target, or for exec its argv in place
+ * of one; false with the reason in msg. */
+static bool request_target(json_t *obj, struct stream_request *out, char *msg, size_t size)
+{
+	json_t *op = json_object_get(obj, "op"), *target = json_object_get(obj, "target");
+	int opn;
 	if (!op || (opn = cordon_op_from_name(json_string_value(op))) < 0) {
-		snprintf(msg, size, "\"op\" must be one of read, write, exec, net, tool");
+		char ops[80];
+		cli_op_names(ops, sizeof(ops), ", ");
+		snprintf(msg, size, "\"op\" must be one of %s", ops);
 		return false;
 	}
 	json_t *argv = json_object_get(obj, "argv");
@@ -278,6 +296,13 @@ static bool stream_request_parse(json_t *obj, struct stream_request *out, char *
 		out->req.target = json_string_value(target);
 		out->req.target_len = json_string_length(target);
 	}
+	return true;
+}
+
+/* The members that qualify the request: flags, preset, context, actor. */
+static void request_members(json_t *obj, struct stream_request *out)
+{
+	json_t *b;
 	if ((b = json_object_get(obj, "escalate")))
 		out->req.escalate = json_is_true(b);
 	if ((b = json_object_get(obj, "canonical")))
@@ -291,7 +316,25 @@ static bool stream_request_parse(json_t *obj, struct stream_request *out, char *
 	out->context = json_object_get(obj, "context");
 	out->actor = json_string_value(json_object_get(obj, "actor"));
 	out->approve = json_is_true(json_object_get(obj, "approve"));
-	if (out->approve && opn != CORDON_EXEC) {
+}
+
+/* Read one request object into out; false with the reason in msg.  The id
+ * is read first, so that an error about the rest can still name it. */
+static bool stream_request_parse(json_t *obj, struct stream_request *out, char *msg, size_t size)
+{
+	json_t *value;
+	memset(out, 0, sizeof(*out));
+	if ((value = json_object_get(obj, "id"))) {
+		if (!json_is_string(value) && !json_is_integer(value)) {
+			snprintf(msg, size, "\"id\" must be a string or an integer");
+			return false;
+		}
+		out->id = value;
+	}
+	if (!request_keys_ok(obj, msg, size) || !request_target(obj, out, msg, size))
+		return false;
+	request_members(obj, out);
+	if (out->approve && out->req.op != CORDON_EXEC) {
 		snprintf(msg, size, "\"approve\" belongs to exec requests");
 		return false;
 	}

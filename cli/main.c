@@ -345,6 +345,19 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+void cli_op_names(char *buf, size_t size, const char *last)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int op = 0; op < CORDON_OP_COUNT && n < size; op++) {
+		const char *sep = op == 0 ? "" : op + 1 == CORDON_OP_COUNT ? last : ", ";
+		int w = snprintf(buf + n, size - n, "%s%s", sep, cordon_op_name((enum cordon_op)op));
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+}
+
 #define CONFDIR SYSCONFDIR "/cordon"
 
 /* The managed layer's file (docs/fleet.md): the installed one whenever it

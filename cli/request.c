@@ -23,9 +23,11 @@ int cli_request_from_args(const struct cli_args *a, const char *escalate,
 		return cli_usage_error(verb, "expected OP TARGET (e.g. 'write ./out.txt') or "
 					     "exec --argv -- WORD...");
 	}
-	if ((op = cordon_op_from_name(a->operands[0])) < 0)
-		return cli_usage_error(verb, "unknown operation '%s' (read, write, exec, net or tool)",
-				       a->operands[0]);
+	if ((op = cordon_op_from_name(a->operands[0])) < 0) {
+		char ops[80];
+		cli_op_names(ops, sizeof(ops), " or ");
+		return cli_usage_error(verb, "unknown operation '%s' (%s)", a->operands[0], ops);
+	}
 	memset(req, 0, sizeof(*req));
 	req->op = (enum cordon_op)op;
 	if (a->rest >= 0) {

@@ -22,46 +22,17 @@ for tool in "$chromium" curl python3; do
 	fi
 done
 
-H=$tmpdir/home WS=$tmpdir/ws OUT=$tmpdir/out ART=${CORDON_ARTEFACTS:-$tmpdir/artefacts}
-mkdir -p "$H" "$WS" "$OUT" "$ART"
-export HOME="$H"
-unset CORDON_AUDIT_LOG CLAUDE_PROJECT_DIR
+console_home
+ART=${CORDON_ARTEFACTS:-$tmpdir/artefacts}
+mkdir -p "$ART"
+console_policy 60s
 
-policy() {
-	cat > "$tmpdir/p.cordon" << EOF
-cordon 1;
-protect "\${agent_dir}", "\${session_dir}";
-preset "c" {
-  approval console $1;
-  read "/**" allow;
-  write "/dev/null" allow;
-  write "\${workspace}" allow;
-  write "/**" ask;
-  net "*" deny;
-  exec "*" allow;
-}
-default "c";
-EOF
-}
-policy 60s
-
-"$CORDON" serve > "$tmpdir/url" 2> "$tmpdir/serve.err" &
-serve_pid=$!
+console_start
 mkfifo "$tmpdir/cmd" "$tmpdir/res"
 python3 "$srcdir/tests/console-browser.py" "$chromium" "$tmpdir/profile" < "$tmpdir/cmd" > "$tmpdir/res" 2> "$tmpdir/browser.err" &
 browser_pid=$!
 exec 7> "$tmpdir/cmd" 8< "$tmpdir/res"
 trap 'exec 7>&-; kill $serve_pid 2> /dev/null; wait $browser_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
-
-i=0
-while ! grep -q '^http' "$tmpdir/url" && [ $i -lt 400 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-url=$(head -n 1 "$tmpdir/url")
-port=$(echo "$url" | sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p')
-token=${url#*token=}
-base=http://127.0.0.1:$port
 
 # b JSON: one command to the browser; its answer in $reply.
 b() {
@@ -201,7 +172,7 @@ grep -q 'approval console' "$tmpdir/hook.out"
 ok "$((! $?))" "without the console"
 
 # ---- a timeout ----------------------------------------------------------------------
-policy 1s
+console_policy 1s
 hook_write "$OUT/c.txt"
 hook_done
 is "$decision" deny "no answer in the policy's time: deny"

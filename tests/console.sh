@@ -16,45 +16,12 @@ if ! command -v curl > /dev/null || ! command -v python3 > /dev/null; then
 	exit
 fi
 
-H=$tmpdir/home WS=$tmpdir/ws OUT=$tmpdir/out
-mkdir -p "$H" "$WS" "$OUT" "$OUT/sub" "$tmpdir/other"
-export HOME="$H"
-unset CORDON_AUDIT_LOG CLAUDE_PROJECT_DIR
+console_home
+mkdir -p "$OUT/sub" "$tmpdir/other"
 SD=$H/.cordon/sessions/claude-s-1
-
-policy() { # policy TIME: a preset whose asks go to the console
-	cat > "$tmpdir/p.cordon" << EOF
-cordon 1;
-protect "\${agent_dir}", "\${session_dir}";
-preset "c" {
-  approval console $1;
-  read "/**" allow;
-  write "/dev/null" allow;
-  write "\${workspace}" allow;
-  write "/**" ask;
-  net "*" deny;
-  exec "*" allow;
-}
-default "c";
-EOF
-}
-policy 60s
+console_policy 60s
 
 serve_pid=
-start_console() {
-	: > "$tmpdir/url"
-	"$CORDON" serve > "$tmpdir/url" 2> "$tmpdir/serve.err" &
-	serve_pid=$!
-	i=0
-	while ! grep -q '^http' "$tmpdir/url" && [ $i -lt 400 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	url=$(head -n 1 "$tmpdir/url")
-	port=$(echo "$url" | sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p')
-	token=${url#*token=}
-	base=http://127.0.0.1:$port
-}
 stop_console() {
 	kill "$serve_pid" 2> /dev/null
 	wait "$serve_pid"
@@ -104,7 +71,7 @@ hook_done() {
 }
 
 # ---- the server: URL, token file, one console ------------------------------------
-start_console
+console_start
 case $url in
 http://127.0.0.1:*/?token=*) ok 0 "serve prints its URL with the token first" ;;
 *) ok 1 "serve prints its URL with the token first ($url)" ;;
@@ -226,7 +193,7 @@ hook_done
 is "$decision" deny "the session dir stays protected"
 
 # ---- a console that closes, a timeout ---------------------------------------------
-start_console
+console_start
 hook_write "$OUT/a.txt"
 wait_ask
 stop_console
@@ -234,7 +201,7 @@ hook_done
 is "$decision" deny "a console that closes while the hook waits: deny"
 grep -q 'closed before it answered' "$tmpdir/hook.out"
 ok $? "saying the console closed"
-start_console
+console_start
 HOOK_ARGS="--timeout 3"
 hook_write "$OUT/a.txt"
 hook_done
@@ -242,7 +209,7 @@ HOOK_ARGS=
 is "$decision" deny "the hook's own --timeout bounds the wait too: deny before it"
 grep -q 'no answer from the approval console within 1 s' "$tmpdir/hook.out"
 ok $? "saying the time ran out (--timeout 3, less 2 s)"
-policy 1s
+console_policy 1s
 hook_write "$OUT/a.txt"
 hook_done
 is "$decision" deny "no answer in the policy's time: deny"
@@ -251,7 +218,7 @@ ok $? "saying the time ran out"
 is "$(ls "$H/.cordon/console/pending" | grep -c json)" 0 "the ask is withdrawn"
 
 # ---- a shell command: the same single-use approval the terminal mints --------------
-policy 60s
+console_policy 60s
 printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo x > %s/b.txt"},"tool_use_id":"t"}\n' \
 	"$WS" "$OUT" > "$tmpdir/event"
 (cd "$WS" && "$CORDON" hook claude -p "$tmpdir/p.cordon" --timeout 300 < "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"

@@ -205,6 +205,71 @@ port_of() {
 	cat "$1"
 }
 
+# wait_for_file FILE [PATTERN]: wait up to 30 s until FILE is not empty
+# and, given PATTERN, holds a line it matches: a server the test started
+# writes there once it listens.  The caller checks what it finds.
+wait_for_file() {
+	_i=0
+	while { [ ! -s "$1" ] || { [ -n "${2:-}" ] && ! grep -q "$2" "$1"; }; } && [ $_i -lt 600 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+}
+
+# egress_server_start: tests/egress-server.py in the background ($server),
+# which answers "hello from HOST:PORT" on 127.0.0.1:$port, once it
+# listens; what it served is logged to $tmpdir/srv.log.
+egress_server_start() {
+	python3 "$srcdir/tests/egress-server.py" "$tmpdir/srv.port" "$tmpdir/srv.log" &
+	server=$!
+	wait_for_file "$tmpdir/srv.port"
+	port=$(cat "$tmpdir/srv.port")
+}
+
+# console_home: the approval console's tests' own $H (exported as HOME),
+# workspace $WS and $OUT, with no audit log or Claude project of the
+# caller's environment.
+console_home() {
+	H=$tmpdir/home WS=$tmpdir/ws OUT=$tmpdir/out
+	mkdir -p "$H" "$WS" "$OUT"
+	export HOME="$H"
+	unset CORDON_AUDIT_LOG CLAUDE_PROJECT_DIR
+}
+
+# console_policy TIME: $tmpdir/p.cordon, whose default preset "c" allows
+# writes to the workspace and sends the others to the approval console,
+# waiting for it at most TIME.
+console_policy() {
+	cat > "$tmpdir/p.cordon" << EOF
+cordon 1;
+protect "\${agent_dir}", "\${session_dir}";
+preset "c" {
+  approval console $1;
+  read "/**" allow;
+  write "/dev/null" allow;
+  write "\${workspace}" allow;
+  write "/**" ask;
+  net "*" deny;
+  exec "*" allow;
+}
+default "c";
+EOF
+}
+
+# console_start: `cordon serve` in the background ($serve_pid), once it
+# printed its address: $url (with the token), $port, $token and $base
+# (http://127.0.0.1:PORT); its stderr in $tmpdir/serve.err.
+console_start() {
+	: > "$tmpdir/url"
+	"$CORDON" serve > "$tmpdir/url" 2> "$tmpdir/serve.err" &
+	serve_pid=$!
+	wait_for_file "$tmpdir/url" '^http'
+	url=$(head -n 1 "$tmpdir/url")
+	port=$(echo "$url" | sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p')
+	token=${url#*token=}
+	base=http://127.0.0.1:$port
+}
+
 # skip_unless_sandbox CORDON WHAT: end the test with one skip, and cordon
 # probe's report as a comment, where the sandbox cannot start here.
 skip_unless_sandbox() {

@@ -105,4 +105,47 @@ while read -r role; do
 done < "$tmpdir/roles"
 is "$missing" "" "cordon.policy.5 describes every role"
 
+# The same for the operations, the effects and the items of a program spec:
+# cordon lists each (the hint of a word it does not know, from the one
+# table of each, IR_OPS, IR_EFFECTS, SPEC_ITEMS), and docs/language.md's
+# grammar and cordon.policy.5 name every one.
+printf 'cordon 1;\npreset "p" {\n  zzzzzzzzzzzz "/x" allow;\n  read "/x" zzzzzzzzzzzz;\n}\n' \
+	> "$tmpdir/words.cordon"
+printf 'program "p" {\n  zzzzzzzzzzzz;\n}\n' >> "$tmpdir/words.cordon"
+"$CORDON" check "$tmpdir/words.cordon" > "$tmpdir/words.out" 2>&1
+# listed WHAT PREFIX: the words of the hint that starts with PREFIX.
+listed() {
+	sed -n "s/.*= hint: $2//p" "$tmpdir/words.out" | sed 's/ and \| or /, /' | tr ',' '\n' |
+		tr -d ' ' | sed '/^$/d' | sort -u > "$tmpdir/$1"
+}
+listed ops 'operations are '
+listed effects 'an effect is '
+listed items 'items: '
+is "$(wc -l < "$tmpdir/ops") $(wc -l < "$tmpdir/effects")" "5 3" \
+	"cordon lists the operations and the effects"
+[ "$(wc -l < "$tmpdir/items")" -ge 20 ]
+ok $? "cordon lists the items of program specs ($(wc -l < "$tmpdir/items") of them)"
+# production NAME: the quoted words of docs/language.md's production NAME.
+production() {
+	awk -v n="$1" '$1 == n && $2 == "=" { on = 1 } on { print; if (/;[ \t]*$/) exit }' \
+		"$srcdir/docs/language.md" | grep -o '"[a-z_]*"' | tr -d '"' | sort -u
+}
+for w in ops:OP effects:EFFECT; do
+	production "${w#*:}" > "$tmpdir/${w%%:*}.lang"
+	is "$(comm -3 "$tmpdir/${w%%:*}" "$tmpdir/${w%%:*}.lang" | tr -d '\t' | tr '\n' ' ')" "" \
+		"the ${w#*:} production of docs/language.md names every one, and no other"
+done
+# spec_item names ROLEs and strings too: every item must be in it.
+production spec_item > "$tmpdir/items.lang"
+is "$(comm -23 "$tmpdir/items" "$tmpdir/items.lang" | tr '\n' ' ')" "" \
+	"the spec_item production of docs/language.md names every item"
+for w in ops effects items; do
+	missing=
+	while read -r word; do
+		grep -Eq "^\\.BR? $word( |,|;|:|\$)|^\\.RB \\( ?$word |\\\\fB$word\\\\fR|^\\.BR? \"$word" "$man5" ||
+			missing="$missing $word"
+	done < "$tmpdir/$w"
+	is "$missing" "" "cordon.policy.5 describes every one of the $w"
+done
+
 done_testing

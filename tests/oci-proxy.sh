@@ -52,15 +52,8 @@ fi
 EOF
 chmod 644 "$tmpdir/check.sh" "$tmpdir/p.cordon" "$tmpdir/hosts"
 
-python3 "$srcdir/tests/egress-server.py" "$tmpdir/srv.port" "$tmpdir/srv.log" &
-server=$!
+egress_server_start
 trap 'kill $server $proxy $holder 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
-n=0
-while [ ! -s "$tmpdir/srv.port" ] && [ $n -lt 300 ]; do
-	sleep 0.1
-	n=$((n + 1))
-done
-port=$(cat "$tmpdir/srv.port")
 # The straight check is not blind: from the test's own namespace the
 # server is reached without any proxy.
 curl -sS -m 20 --noproxy '*' "http://127.0.0.1:$port/x" > /dev/null 2>&1

@@ -53,19 +53,13 @@ default "web";
 EOF
 printf '127.0.0.1 good.test bad.test x.wild\n' > "$tmpdir/hosts"
 
-python3 "$srcdir/tests/egress-server.py" "$tmpdir/srv.port" "$tmpdir/srv.log" &
-server=$!
+egress_server_start
 "$cordon_bin" proxy -p "$tmpdir/p.cordon" --listen 127.0.0.1:0 --egress-hosts "$tmpdir/hosts" \
 	--audit "$tmpdir/audit.log" 2> "$tmpdir/proxy.err" &
 proxy=$!
 trap 'kill $server $proxy 2> /dev/null; chmod -R u+rwx "$tmpdir" 2>/dev/null; rm -rf "$tmpdir"' EXIT
-# Both say where they listen once they do.
-n=0
-while { [ ! -s "$tmpdir/srv.port" ] || ! grep -q listening "$tmpdir/proxy.err"; } && [ $n -lt 300 ]; do
-	sleep 0.1
-	n=$((n + 1))
-done
-port=$(cat "$tmpdir/srv.port")
+# The proxy says where it listens once it does.
+wait_for_file "$tmpdir/proxy.err" listening
 pport=$(sed -n 's/^cordon: proxy: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$tmpdir/proxy.err")
 [ -n "$port" ] && [ -n "$pport" ]
 ok $? "the server and the proxy listen"

@@ -322,154 +322,193 @@ char *canon_path_walk(const char *path, size_t len, const char *cwd, struct cano
 	return walk(path, len, cwd, memo, false, err);
 }
 
+/* A walk of a path, component by component: todo holds the path still
+ * to walk from pos, out the resolved prefix. */
+struct walker {
+	struct strbuf out, todo;
+	size_t pos;
+	int links;
+	bool exists; /* the prefix resolved so far exists */
+	struct canon_memo *memo;
+	char **err;
+};
+
+/* What walk accepts: a path that is not empty, holds no NUL, fits
+ * PATH_MAX, and is absolute or has an absolute cwd.  Sets *err when
+ * not. */
+static bool walk_input(const char *path, size_t len, const char *cwd, char **err)
+{
+	if (len == 0 || path[0] == '\0')
+		*err = xstrdup("empty path");
+	else if (strlen(path) != len)
+		*err = xstrdup("path contains a NUL byte");
+	else if (len >= PATH_MAX)
+		*err = xasprintf("path is longer than %d bytes", PATH_MAX - 1);
+	else if (path[0] != '/' && (!cwd || cwd[0] != '/'))
+		*err = xasprintf("relative path '%s' needs an absolute cwd", path);
+	else
+		return true;
+	return false;
+}
+
+/* The next component of todo, past its slashes; false at the end. */
+static bool walk_segment(struct walker *w, const char **seg, size_t *n)
+{
+	while (w->pos < w->todo.len && w->todo.buf[w->pos] == '/')
+		w->pos++;
+	if (w->pos >= w->todo.len)
+		return false;
+	*seg = w->todo.buf + w->pos;
+	*n = 0;
+	while (w->pos + *n < w->todo.len && (*seg)[*n] != '/')
+		(*n)++;
+	w->pos += *n;
+	return true;
+}
+
+/* "..": the prefix is free of symlinks, so its parent is its lexical
+ * parent.  Back out of a part that does not exist yet into one that
+ * does: links resolve again from there, as a write that first creates
+ * the missing directories would. */
+static void walk_up(struct walker *w)
+{
+	struct stat st;
+	path_pop_component(&w->out);
+	if (!w->exists)
+		w->exists = lstat(w->out.buf, &st) == 0;
+}
+
+/* What the component just added to out is. */
+enum walk_step { STEP_ON, STEP_LINK, STEP_FAIL };
+
+/* out, ending in a new component: known by the memo or lstat.  A
+ * missing one ends the part that exists: the rest is what a write would
+ * create. */
+static enum walk_step walk_inspect(struct walker *w)
+{
+	struct stat st;
+	if (!w->exists)
+		return STEP_ON;
+	int known = memo_get(w->memo, w->out.buf);
+	if (known >= 0) {
+		w->exists = known == 1;
+		return STEP_ON;
+	}
+	if (lstat(w->out.buf, &st) != 0) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			w->exists = false;
+			memo_put(w->memo, w->out.buf, false);
+			return STEP_ON;
+		}
+		*w->err = xasprintf("cannot inspect '%s': %s", w->out.buf, strerror(errno));
+		return STEP_FAIL;
+	}
+	if (!S_ISLNK(st.st_mode)) {
+		memo_put(w->memo, w->out.buf, true);
+		return STEP_ON;
+	}
+	return STEP_LINK;
+}
+
+/* out ends in a symlink (its component began at mark): replace the link
+ * by its target and walk that first, from / or from the link's
+ * directory.  False with *err when that cannot be done. */
+static bool walk_follow(struct walker *w, size_t mark)
+{
+	if (++w->links > MAX_SYMLINKS) {
+		*w->err = xasprintf("too many levels of symbolic links at '%s'", w->out.buf);
+		return false;
+	}
+	char target[PATH_MAX];
+	ssize_t tl = readlink(w->out.buf, target, sizeof(target) - 1);
+	if (tl < 0) {
+		*w->err = xasprintf("cannot read symlink '%s': %s", w->out.buf, strerror(errno));
+		return false;
+	}
+	target[tl] = '\0';
+	struct strbuf next;
+	sb_init(&next);
+	sb_add(&next, target, (size_t)tl);
+	sb_addc(&next, '/');
+	sb_add(&next, w->todo.buf + w->pos, w->todo.len - w->pos);
+	if (next.len >= 4 * PATH_MAX) {
+		sb_free(&next);
+		*w->err = xasprintf("path is longer than %d bytes once resolved", PATH_MAX - 1);
+		return false;
+	}
+	sb_free(&w->todo);
+	w->todo = next;
+	w->pos = 0;
+	w->out.len = target[0] == '/' ? 1 : mark;
+	w->out.buf[w->out.len] = '\0';
+	if (w->out.len == 0)
+		sb_addc(&w->out, '/');
+	return true;
+}
+
+/* Right after a link is followed, out exists and holds no symlink:
+ * walking out/todo from the start would come back to this point, so its
+ * proof by the kernel, where there is one, is the answer (or NULL). */
+static char *walk_prove(const struct walker *w)
+{
+	struct strbuf rest;
+	sb_init(&rest);
+	sb_add(&rest, w->out.buf, w->out.len);
+	sb_addc(&rest, '/');
+	sb_add(&rest, w->todo.buf, w->todo.len);
+	char *proven = canon_path_fast(rest.buf, rest.len, NULL);
+	sb_free(&rest);
+	return proven;
+}
+
 /* prove: after each symlink, let canon_path_fast answer for the rest. */
 static char *walk(const char *path, size_t len, const char *cwd, struct canon_memo *memo,
 		  bool prove, char **err)
 {
-	struct strbuf out, todo;
-	size_t pos = 0;
-	int links = 0;
-	bool exists = true; /* the prefix resolved so far exists */
-
-	if (len == 0 || path[0] == '\0') {
-		*err = xstrdup("empty path");
+	if (!walk_input(path, len, cwd, err))
 		return NULL;
-	}
-	if (strlen(path) != len) {
-		*err = xstrdup("path contains a NUL byte");
-		return NULL;
-	}
-	if (len >= PATH_MAX) {
-		*err = xasprintf("path is longer than %d bytes", PATH_MAX - 1);
-		return NULL;
-	}
-	sb_init(&todo);
+	struct walker w = { .exists = true, .memo = memo, .err = err };
+	sb_init(&w.todo);
 	if (path[0] != '/') {
-		if (!cwd || cwd[0] != '/') {
-			sb_free(&todo);
-			*err = xasprintf("relative path '%s' needs an absolute cwd", path);
-			return NULL;
-		}
-		sb_adds(&todo, cwd);
-		sb_addc(&todo, '/');
+		sb_adds(&w.todo, cwd);
+		sb_addc(&w.todo, '/');
 	}
-	sb_adds(&todo, path);
-	sb_init(&out);
-	sb_addc(&out, '/');
+	sb_adds(&w.todo, path);
+	sb_init(&w.out);
+	sb_addc(&w.out, '/');
 
-	/* todo holds the path still to walk from pos; out the resolved prefix. */
-	while (pos < todo.len) {
-		const char *seg;
-		size_t n, mark;
-		struct stat st;
-		while (pos < todo.len && todo.buf[pos] == '/')
-			pos++;
-		if (pos >= todo.len)
-			break;
-		seg = todo.buf + pos;
-		n = 0;
-		while (pos + n < todo.len && seg[n] != '/')
-			n++;
-		pos += n;
+	const char *seg;
+	size_t n;
+	char *proven = NULL;
+	while (walk_segment(&w, &seg, &n)) {
 		if (n == 1 && seg[0] == '.')
 			continue;
 		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
-			/* The prefix is free of symlinks, so its parent is its
-			 * lexical parent. */
-			path_pop_component(&out);
-			/* Back out of a part that does not exist yet into one that
-			 * does: resolve links again from there, as a write that
-			 * first creates the missing directories would. */
-			if (!exists)
-				exists = lstat(out.buf, &st) == 0;
+			walk_up(&w);
 			continue;
 		}
-		mark = out.len;
-		if (out.len > 1)
-			sb_addc(&out, '/');
-		sb_add(&out, seg, n);
-		if (out.len >= PATH_MAX) {
+		size_t mark = w.out.len;
+		if (w.out.len > 1)
+			sb_addc(&w.out, '/');
+		sb_add(&w.out, seg, n);
+		if (w.out.len >= PATH_MAX) {
 			*err = xasprintf("path is longer than %d bytes once resolved", PATH_MAX - 1);
 			goto fail;
 		}
-		if (!exists)
-			continue;
-		int known = memo_get(memo, out.buf);
-		if (known == 1)
-			continue;
-		if (known == 0) {
-			exists = false;
-			continue;
-		}
-		if (lstat(out.buf, &st) != 0) {
-			if (errno == ENOENT || errno == ENOTDIR) {
-				exists = false; /* the rest is what a write would create */
-				memo_put(memo, out.buf, false);
-				continue;
-			}
-			*err = xasprintf("cannot inspect '%s': %s", out.buf, strerror(errno));
+		enum walk_step step = walk_inspect(&w);
+		if (step == STEP_FAIL || (step == STEP_LINK && !walk_follow(&w, mark)))
 			goto fail;
-		}
-		if (!S_ISLNK(st.st_mode)) {
-			memo_put(memo, out.buf, true);
-			continue;
-		}
-		if (++links > MAX_SYMLINKS) {
-			*err = xasprintf("too many levels of symbolic links at '%s'", out.buf);
-			goto fail;
-		}
-		char target[PATH_MAX];
-		ssize_t tl = readlink(out.buf, target, sizeof(target) - 1);
-		if (tl < 0) {
-			*err = xasprintf("cannot read symlink '%s': %s", out.buf, strerror(errno));
-			goto fail;
-		}
-		target[tl] = '\0';
-		/* Replace the link by its target and walk that first. */
-		struct strbuf next;
-		sb_init(&next);
-		sb_add(&next, target, (size_t)tl);
-		sb_addc(&next, '/');
-		sb_add(&next, todo.buf + pos, todo.len - pos);
-		if (next.len >= 4 * PATH_MAX) {
-			sb_free(&next);
-			*err = xasprintf("path is longer than %d bytes once resolved", PATH_MAX - 1);
-			goto fail;
-		}
-		sb_free(&todo);
-		todo = next;
-		pos = 0;
-		if (target[0] == '/') {
-			out.len = 1;
-			out.buf[1] = '\0';
-		} else {
-			out.len = mark;
-			out.buf[mark] = '\0';
-			if (out.len == 0)
-				sb_addc(&out, '/');
-		}
-		if (prove) {
-			/* out exists and holds no symlink: walking out/todo from the
-			 * start would come back to this point, so its proof by the
-			 * kernel, where there is one, is the answer. */
-			struct strbuf rest;
-			sb_init(&rest);
-			sb_add(&rest, out.buf, out.len);
-			sb_addc(&rest, '/');
-			sb_add(&rest, todo.buf, todo.len);
-			char *proven = canon_path_fast(rest.buf, rest.len, NULL);
-			sb_free(&rest);
-			if (proven) {
-				sb_free(&todo);
-				sb_free(&out);
-				return proven;
-			}
-		}
+		if (step == STEP_LINK && prove && (proven = walk_prove(&w)))
+			break;
 	}
-	sb_free(&todo);
-	return sb_steal(&out);
+	sb_free(&w.todo);
+	if (proven) {
+		sb_free(&w.out);
+		return proven;
+	}
+	return sb_steal(&w.out);
 fail:
-	sb_free(&todo);
-	sb_free(&out);
+	sb_free(&w.todo);
+	sb_free(&w.out);
 	return NULL;
 }

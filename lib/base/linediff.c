@@ -52,79 +52,108 @@ static void mark(struct side *sd, size_t from, size_t to)
 		sd->changed[i] = true;
 }
 
+/* The two searches of bisect, from the start and from the end of both
+ * ranges: on each diagonal k = x - y, the furthest x reached (v1
+ * forward, v2 backward, at off + k), and the diagonals at each end that
+ * ran off the ranges and are searched no more. */
+struct search {
+	const struct differ *d;
+	size_t a0, b0;
+	long n, m, off, vlen, delta;
+	bool front; /* delta is odd: the forward search finds the meeting */
+	long *v1, *v2;
+	long k1start, k1end, k2start, k2end;
+	size_t *xs, *ys;
+};
+
+/* Where a search on diagonal k (at v[ko]) starts in round dd: down from
+ * the diagonal above, or right from the one below, whichever reached
+ * further. */
+static long reach(const long *v, long ko, long k, long dd)
+{
+	if (k == -dd || (k != dd && v[ko - 1] < v[ko + 1]))
+		return v[ko + 1];
+	return v[ko - 1] + 1;
+}
+
+/* Round dd of the forward search; true when it met the backward one. */
+static bool forward_round(struct search *s, long dd)
+{
+	for (long k1 = -dd + s->k1start; k1 <= dd - s->k1end; k1 += 2) {
+		long k1o = s->off + k1;
+		long x1 = reach(s->v1, k1o, k1, dd), y1 = x1 - k1;
+		while (x1 < s->n && y1 < s->m && same(s->d, s->a0 + (size_t)x1, s->b0 + (size_t)y1))
+			x1++, y1++;
+		s->v1[k1o] = x1;
+		if (x1 > s->n) {
+			s->k1end += 2;
+		} else if (y1 > s->m) {
+			s->k1start += 2;
+		} else if (s->front) {
+			long k2o = s->off + s->delta - k1;
+			if (k2o >= 0 && k2o < s->vlen && s->v2[k2o] != -1 && x1 >= s->n - s->v2[k2o]) {
+				*s->xs = s->a0 + (size_t)x1;
+				*s->ys = s->b0 + (size_t)y1;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Round dd of the backward search, from the ends of both ranges. */
+static bool backward_round(struct search *s, long dd)
+{
+	for (long k2 = -dd + s->k2start; k2 <= dd - s->k2end; k2 += 2) {
+		long k2o = s->off + k2;
+		long x2 = reach(s->v2, k2o, k2, dd), y2 = x2 - k2;
+		while (x2 < s->n && y2 < s->m &&
+		       same(s->d, s->a0 + (size_t)(s->n - x2 - 1), s->b0 + (size_t)(s->m - y2 - 1)))
+			x2++, y2++;
+		s->v2[k2o] = x2;
+		if (x2 > s->n) {
+			s->k2end += 2;
+		} else if (y2 > s->m) {
+			s->k2start += 2;
+		} else if (!s->front) {
+			long k1o = s->off + s->delta - k2;
+			if (k1o >= 0 && k1o < s->vlen && s->v1[k1o] != -1) {
+				long x1 = s->v1[k1o], y1 = s->off + x1 - k1o;
+				if (x1 >= s->n - x2) {
+					*s->xs = s->a0 + (size_t)x1;
+					*s->ys = s->b0 + (size_t)y1;
+					return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
 /* The middle of a shortest edit path from a[a0..a1) to b[b0..b1), searched
  * from both ends at once until the two searches meet.  Returns false when
  * the ranges share no line. */
 static bool bisect(const struct differ *d, size_t a0, size_t a1, size_t b0, size_t b1,
 		   size_t *xs, size_t *ys)
 {
-	long n = (long)(a1 - a0), m = (long)(b1 - b0);
-	long max_d = (n + m + 1) / 2, off = max_d, vlen = 2 * max_d + 2;
-	long delta = n - m;
-	bool front = delta % 2 != 0;
-	long *v1 = xmalloc((size_t)vlen * sizeof(*v1)), *v2 = xmalloc((size_t)vlen * sizeof(*v2));
-	long k1start = 0, k1end = 0, k2start = 0, k2end = 0;
+	struct search s = { .d = d, .a0 = a0, .b0 = b0, .xs = xs, .ys = ys };
+	s.n = (long)(a1 - a0);
+	s.m = (long)(b1 - b0);
+	long max_d = (s.n + s.m + 1) / 2;
+	s.off = max_d;
+	s.vlen = 2 * max_d + 2;
+	s.delta = s.n - s.m;
+	s.front = s.delta % 2 != 0;
+	s.v1 = xmalloc((size_t)s.vlen * sizeof(*s.v1));
+	s.v2 = xmalloc((size_t)s.vlen * sizeof(*s.v2));
+	for (long i = 0; i < s.vlen; i++)
+		s.v1[i] = s.v2[i] = -1;
+	s.v1[s.off + 1] = s.v2[s.off + 1] = 0;
 	bool found = false;
-
-	for (long i = 0; i < vlen; i++)
-		v1[i] = v2[i] = -1;
-	v1[off + 1] = v2[off + 1] = 0;
-	for (long dd = 0; dd < max_d && !found; dd++) {
-		/* Forward: the furthest reach on each diagonal k = x - y. */
-		for (long k1 = -dd + k1start; k1 <= dd - k1end && !found; k1 += 2) {
-			long k1o = off + k1, x1, y1;
-			if (k1 == -dd || (k1 != dd && v1[k1o - 1] < v1[k1o + 1]))
-				x1 = v1[k1o + 1];
-			else
-				x1 = v1[k1o - 1] + 1;
-			y1 = x1 - k1;
-			while (x1 < n && y1 < m && same(d, a0 + (size_t)x1, b0 + (size_t)y1))
-				x1++, y1++;
-			v1[k1o] = x1;
-			if (x1 > n) {
-				k1end += 2;
-			} else if (y1 > m) {
-				k1start += 2;
-			} else if (front) {
-				long k2o = off + delta - k1;
-				if (k2o >= 0 && k2o < vlen && v2[k2o] != -1 && x1 >= n - v2[k2o]) {
-					*xs = a0 + (size_t)x1;
-					*ys = b0 + (size_t)y1;
-					found = true;
-				}
-			}
-		}
-		/* Backward, from the ends of both ranges. */
-		for (long k2 = -dd + k2start; k2 <= dd - k2end && !found; k2 += 2) {
-			long k2o = off + k2, x2, y2;
-			if (k2 == -dd || (k2 != dd && v2[k2o - 1] < v2[k2o + 1]))
-				x2 = v2[k2o + 1];
-			else
-				x2 = v2[k2o - 1] + 1;
-			y2 = x2 - k2;
-			while (x2 < n && y2 < m &&
-			       same(d, a0 + (size_t)(n - x2 - 1), b0 + (size_t)(m - y2 - 1)))
-				x2++, y2++;
-			v2[k2o] = x2;
-			if (x2 > n) {
-				k2end += 2;
-			} else if (y2 > m) {
-				k2start += 2;
-			} else if (!front) {
-				long k1o = off + delta - k2;
-				if (k1o >= 0 && k1o < vlen && v1[k1o] != -1) {
-					long x1 = v1[k1o], y1 = off + x1 - k1o;
-					if (x1 >= n - x2) {
-						*xs = a0 + (size_t)x1;
-						*ys = b0 + (size_t)y1;
-						found = true;
-					}
-				}
-			}
-		}
-	}
-	free(v1);
-	free(v2);
+	for (long dd = 0; dd < max_d && !found; dd++)
+		found = forward_round(&s, dd) || backward_round(&s, dd);
+	free(s.v1);
+	free(s.v2);
 	return found;
 }
 

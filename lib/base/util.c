@@ -197,6 +197,12 @@ void sb_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void sb_add_words(struct strbuf *sb, const char *const *words, size_t n, const char *last)
+{
+	for (size_t i = 0; i < n; i++)
+		sb_addf(sb, "%s%s", i == 0 ? "" : i + 1 == n ? last : ", ", words[i]);
+}
+
 void sb_add_quoted(struct strbuf *sb, const char *s)
 {
 	sb_addc(sb, '"');

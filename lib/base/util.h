@@ -81,6 +81,9 @@ void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap) PRINTF_LIKE(2, 0);
 /* Append s as one word for a POSIX shell: as it is when only letters,
  * digits and _-./,:=+@% are in it, else in single quotes. */
 void sb_add_shell_word(struct strbuf *sb, const char *s);
+/* Append the n words as a list for a message, "a, b and c": each
+ * separated by ", " but the last, by last (" and ", " or ", or ", "). */
+void sb_add_words(struct strbuf *sb, const char *const *words, size_t n, const char *last);
 /* Append s as a double-quoted cordon string literal. */
 void sb_add_quoted(struct strbuf *sb, const char *s);
 char *sb_steal(struct strbuf *sb);

@@ -139,6 +139,17 @@ static bool setting_once(struct checker *c, const struct ast *item, bool *seen,
 	return true;
 }
 
+/* A hint naming the effects, from their one table: "WHAT allow, ask or
+ * deny". */
+static void hint_effects(struct diag *d, const char *what)
+{
+	struct strbuf effects;
+	sb_init(&effects);
+	sb_add_words(&effects, ir_effect_names, IR_EFFECT_COUNT, " or ");
+	diag_hint(d, "%s %s", what, effects.buf);
+	sb_free(&effects);
+}
+
 static void check_rule(struct checker *c, struct scope *s, const struct ast *item,
 		       enum ir_op op)
 {
@@ -176,7 +187,7 @@ static void check_rule(struct checker *c, struct scope *s, const struct ast *ite
 	if (!word) {
 		struct loc at = { item->loc.file, item->loc.end - 1, item->loc.end };
 		struct diag *d = ERR(c, &at, "unknown-effect", "a %s rule needs an effect", ir_op_names[op]);
-		diag_hint(d, "end the rule with allow, ask or deny");
+		hint_effects(d, "end the rule with");
 		return;
 	}
 	effect = ck_lookup(word->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
@@ -185,7 +196,7 @@ static void check_rule(struct checker *c, struct scope *s, const struct ast *ite
 				     word->u.tok.text);
 		ck_hint_closest(d, word->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
 		if (d && !d->hint)
-			diag_hint(d, "an effect is allow, ask or deny");
+			hint_effects(d, "an effect is");
 	}
 	if (item->u.item.reason)
 		reason = ck_decode_string(c, item->u.item.reason, true);
@@ -461,8 +472,13 @@ static void check_item(struct checker *c, struct scope *s, const struct ast *ite
 		struct diag *d = ERR(c, &item->u.item.name->loc, "unknown-operation",
 				     "unknown operation or setting '%s'", name);
 		ck_hint_closest(d, name, words, n);
-		if (d && !d->hint)
-			diag_hint(d, "operations are read, write, exec, net and tool");
+		if (d && !d->hint) {
+			struct strbuf ops;
+			sb_init(&ops);
+			sb_add_words(&ops, ir_op_names, IR_OP_COUNT, " and ");
+			diag_hint(d, "operations are %s", ops.buf);
+			sb_free(&ops);
+		}
 	}
 }
 

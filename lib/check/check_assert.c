@@ -128,26 +128,43 @@ static bool literal_matches(enum ir_op op, const struct ir_pattern *d, const cha
 	return r;
 }
 
+/* covers for paths: d is a directory and its subtree, and x's literal
+ * start lies below it (a glob's matches continue past that start). */
+static bool covers_path(const struct ir_pattern *d, const struct ir_pattern *x)
+{
+	char *dir = covered_dir(d);
+	bool r = false;
+	if (dir && x->text && x->kind != IR_PAT_OPAQUE) {
+		char *start = literal_start(x);
+		r = (x->kind == IR_PAT_LITERAL || x->kind == IR_PAT_EXACT) && !x->regex
+			    ? path_under(start, dir)
+			    : strncmp(start, dir, strlen(dir)) == 0 && start[strlen(dir)] == '/';
+		free(start);
+	}
+	free(dir);
+	return r;
+}
+
+/* covers for exec: a command prefix d covers the commands that start
+ * with its words. */
+static bool covers_prefix(const struct ir_pattern *d, const struct ir_pattern *x)
+{
+	char *start = literal_start(x);
+	size_t n = strlen(d->text);
+	bool r = strncmp(start, d->text, n) == 0 &&
+		 (start[n] == ' ' || (start[n] == '\0' && x->kind == IR_PAT_LITERAL));
+	free(start);
+	return r;
+}
+
 /* Does every target x matches also match d?  False when unsure. */
 static bool covers(enum ir_op op, const struct ir_pattern *d, const struct ir_pattern *x)
 {
 	if (d->kind == x->kind && !d->regex && !x->regex && d->text && x->text &&
 	    strcmp(d->text, x->text) == 0)
 		return true;
-	if (op == IR_READ || op == IR_WRITE) {
-		char *dir = covered_dir(d);
-		bool r = false;
-		if (dir && x->text && x->kind != IR_PAT_OPAQUE) {
-			char *start = literal_start(x);
-			/* A glob's matches continue past its literal start. */
-			r = (x->kind == IR_PAT_LITERAL || x->kind == IR_PAT_EXACT) && !x->regex
-				    ? path_under(start, dir)
-				    : strncmp(start, dir, strlen(dir)) == 0 && start[strlen(dir)] == '/';
-			free(start);
-		}
-		free(dir);
-		return r;
-	}
+	if (op == IR_READ || op == IR_WRITE)
+		return covers_path(d, x);
 	if (d->regex || !d->text)
 		return false;
 	if (d->kind == IR_PAT_GLOB && strcmp(d->text, "*") == 0)
@@ -156,16 +173,8 @@ static bool covers(enum ir_op op, const struct ir_pattern *d, const struct ir_pa
 		/* One host or tool; for exec, a command and any words after it,
 		 * which a prefix pattern that matches the command matches too. */
 		return literal_matches(op, d, x->text);
-	if (op == IR_EXEC && d->kind == IR_PAT_LITERAL && x->text && x->kind != IR_PAT_OPAQUE) {
-		/* A command prefix covers the commands that start with its words. */
-		char *start = literal_start(x);
-		size_t n = strlen(d->text);
-		bool r = strncmp(start, d->text, n) == 0 &&
-			 (start[n] == ' ' || (start[n] == '\0' && x->kind == IR_PAT_LITERAL));
-		free(start);
-		return r;
-	}
-	return false;
+	return op == IR_EXEC && d->kind == IR_PAT_LITERAL && x->text &&
+	       x->kind != IR_PAT_OPAQUE && covers_prefix(d, x);
 }
 
 static bool pattern_has_var(const struct ir_pattern *p)

@@ -45,8 +45,7 @@ static int role_of(struct diag_list *d, const struct ast *word, const bool *allo
 	}
 	struct strbuf sb;
 	sb_init(&sb);
-	for (size_t i = 0; i < n; i++)
-		sb_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+	sb_add_words(&sb, names, n, ", ");
 	diag_hint(dg, "roles: %s", sb.buf);
 	sb_free(&sb);
 	return -1;
@@ -84,25 +83,6 @@ static void check_fixed(struct diag_list *d, const struct ast *it, const char *w
 			VEC_PUSH(*out, *n, *cap, v);
 	}
 }
-
-/* The items of a spec; the first three give the operands a role. */
-enum spec_item {
-	ITEM_OPERANDS, ITEM_FIRST, ITEM_LAST, ITEM_OPTION, ITEM_NET,
-	ITEM_READ, ITEM_WRITE, ITEM_RECURSIVE, ITEM_DELETE, ITEM_CHANGES,
-	ITEM_EXTRACTS, ITEM_ENVIRONMENT, ITEM_REMOTE, ITEM_BARE, ITEM_IMPLIED, ITEM_TARGETS,
-	ITEM_UPSTREAM, ITEM_PROJECT, ITEM_CONFIG, ITEM_HOST, ITEM_SHELL_ESCAPE, ITEM_ENV,
-	ITEM_COUNT
-};
-static const char *const item_names[ITEM_COUNT] = {
-	[ITEM_OPERANDS] = "operands",	[ITEM_FIRST] = "first",	    [ITEM_LAST] = "last",
-	[ITEM_OPTION] = "option",	[ITEM_NET] = "net",	    [ITEM_READ] = "read",
-	[ITEM_WRITE] = "write",		[ITEM_RECURSIVE] = "recursive", [ITEM_DELETE] = "delete",
-	[ITEM_CHANGES] = "changes",	[ITEM_EXTRACTS] = "extracts", [ITEM_ENVIRONMENT] = "environment",
-	[ITEM_REMOTE] = "remote",	[ITEM_BARE] = "bare",	    [ITEM_IMPLIED] = "implied",
-	[ITEM_TARGETS] = "targets",	[ITEM_UPSTREAM] = "upstream", [ITEM_PROJECT] = "project",
-	[ITEM_CONFIG] = "config",	[ITEM_HOST] = "host",	    [ITEM_SHELL_ESCAPE] = "shell_escape",
-	[ITEM_ENV] = "getenv",
-};
 
 /* A default config's path: ~/REST or ${NAME}/REST (NAME an environment
  * variable), resolved where the command runs. */
@@ -277,11 +257,12 @@ static void check_env(struct diag_list *d, struct ir_spec *spec, const struct as
 		VEC_PUSH(spec->envs, spec->nenvs, spec->envs_cap, e);
 }
 
-/* Where the operands' roles (`operands`, `first`, `last`) were set in one
- * body, so that a second setting is refused. */
+/* Where the operands' roles (`operands`, `first`, `last`: ITEM_OPERANDS,
+ * ITEM_FIRST, ITEM_LAST, 0 to 2) were set in one body, so that a second
+ * setting is refused. */
 struct roles_set {
-	bool have[ITEM_OPTION];
-	struct loc seen[ITEM_OPTION];
+	bool have[3];
+	struct loc seen[3];
 };
 
 /* The one string after an item and nothing else (`bare "install";`), or
@@ -342,25 +323,10 @@ static void check_extracts(struct diag_list *d, struct ir_spec *spec, const stru
 		spec->extracts = true;
 }
 
-/* An item no spec has: the closest one, or the list of them. */
-static void unknown_item(struct diag_list *d, const struct ast *it)
-{
-	const char *what = it->u.item.name->u.tok.text;
-	struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
-			      "unknown item '%s' in a program spec", what);
-	const char *best = closest_word(what, item_names, ITEM_COUNT);
-	diag_hint(dg, best ? "did you mean '%s'?" : "items: %s",
-		  best ? best
-		       : "operands, first, last, option, net, read, write, delete, "
-			 "changes, recursive, extracts, environment, remote, bare, "
-			 "implied, targets, upstream, project, config, host, shell_escape, "
-			 "getenv, subcommand");
-}
-
 /* `operands ROLE;`, `first ROLE;`, `last ROLE;` (k): the role of the
  * operands, of the first and of the last, each set once. */
 static void check_operand_role(struct diag_list *d, struct ir_spec *spec, const struct ast *it,
-			       enum spec_item k, struct roles_set *set)
+			       int k, struct roles_set *set)
 {
 	const char *what = it->u.item.name->u.tok.text;
 	if (!it->u.item.word || it->u.item.reason || it->u.item.patterns.n) {
@@ -377,9 +343,9 @@ static void check_operand_role(struct diag_list *d, struct ir_spec *spec, const 
 	}
 	set->have[k] = true;
 	set->seen[k] = it->loc;
-	if (k == ITEM_OPERANDS)
+	if (k == 0)
 		spec->operands = (enum ir_role)role;
-	else if (k == ITEM_FIRST)
+	else if (k == 1)
 		spec->first = (enum ir_role)role, spec->has_first = true;
 	else
 		spec->last = (enum ir_role)role, spec->has_last = true;
@@ -458,6 +424,154 @@ static void check_option(struct diag_list *d, struct ir_spec *spec, const struct
 	VEC_PUSH(spec->options, spec->noptions, spec->options_cap, opt);
 }
 
+/* ---- the items of a spec's body, one handler each ---------------------- */
+
+#define ITEM_ARGS struct diag_list *d, struct ir_spec *spec, const struct ast *it, struct roles_set *set
+
+/* `operands ROLE;`, `first ROLE;`, `last ROLE;`: the slot of set each
+ * keeps its place in. */
+static void item_operands(ITEM_ARGS) { check_operand_role(d, spec, it, 0, set); }
+static void item_first(ITEM_ARGS) { check_operand_role(d, spec, it, 1, set); }
+static void item_last(ITEM_ARGS) { check_operand_role(d, spec, it, 2, set); }
+static void item_option(ITEM_ARGS)
+{
+	(void)set;
+	check_option(d, spec, it);
+}
+
+/* `net "host";`, `read "path";`, ...: what the program touches whatever
+ * its words say, with the example its usage message shows. */
+#define FIXED_ITEM(item, what, example, field) \
+	static void item_##item(ITEM_ARGS) \
+	{ \
+		(void)set; \
+		check_fixed(d, it, what, example, &spec->field, &spec->n##field, &spec->field##_cap); \
+	}
+FIXED_ITEM(net, "a host name", "registry.npmjs.org", hosts)
+FIXED_ITEM(read, "a path", "~/.npmrc", reads)
+FIXED_ITEM(write, "a path", ".git", writes)
+FIXED_ITEM(delete, "a path", ".", deletes)
+FIXED_ITEM(changes, "a path", ".git", changes)
+#undef FIXED_ITEM
+
+/* `bare "install";`, `implied "typescript";`, `upstream ".git/config";`. */
+#define STRING_ITEM(item, usage, what) \
+	static void item_##item(ITEM_ARGS) \
+	{ \
+		(void)set; \
+		check_one_string(d, it, usage, what, &spec->item); \
+	}
+STRING_ITEM(bare, "write 'bare \"install\";'", "a subcommand name")
+STRING_ITEM(implied, "write 'implied \"typescript\";'", "a path")
+STRING_ITEM(upstream, "write 'upstream \".git/config\";'", "a path")
+#undef STRING_ITEM
+
+/* The items without words (check_flag says what each means). */
+#define FLAG_ITEM(item) \
+	static void item_##item(ITEM_ARGS) \
+	{ \
+		(void)set; \
+		check_flag(d, it, &spec->item); \
+	}
+FLAG_ITEM(recursive)
+FLAG_ITEM(environment)
+FLAG_ITEM(remote)
+FLAG_ITEM(targets)
+FLAG_ITEM(project)
+FLAG_ITEM(host)
+FLAG_ITEM(shell_escape)
+#undef FLAG_ITEM
+
+static void item_extracts(ITEM_ARGS)
+{
+	(void)set;
+	check_extracts(d, spec, it);
+}
+
+/* `config "PATH" unless "-q";` (a default config file) or `config
+ * "KEY" ROLE "...";` (git config keys): told apart by the word. */
+static void item_config(ITEM_ARGS)
+{
+	(void)set;
+	if (it->u.item.word && strcmp(it->u.item.word->u.tok.text, "unless") != 0)
+		check_config_keys(d, spec, it);
+	else
+		check_config(d, spec, it);
+}
+
+static void item_getenv(ITEM_ARGS)
+{
+	(void)set;
+	check_env(d, spec, it);
+}
+#undef ITEM_ARGS
+
+/* Every item a program spec's body may hold, once: the enum, the names,
+ * the hint that lists them (docs/language.md's spec_item and
+ * cordon.policy.5 are checked against it by tests/man.sh) and the handler
+ * come from this list.  X(ID, name, handler).  `subcommand` is not here:
+ * the grammar reads it, as a block.  The order is the hint's. */
+#define SPEC_ITEMS(X) \
+	X(OPERANDS, "operands", item_operands) \
+	X(FIRST, "first", item_first) \
+	X(LAST, "last", item_last) \
+	X(OPTION, "option", item_option) \
+	X(NET, "net", item_net) \
+	X(READ, "read", item_read) \
+	X(WRITE, "write", item_write) \
+	X(DELETE, "delete", item_delete) \
+	X(CHANGES, "changes", item_changes) \
+	X(RECURSIVE, "recursive", item_recursive) \
+	X(EXTRACTS, "extracts", item_extracts) \
+	X(ENVIRONMENT, "environment", item_environment) \
+	X(REMOTE, "remote", item_remote) \
+	X(BARE, "bare", item_bare) \
+	X(IMPLIED, "implied", item_implied) \
+	X(TARGETS, "targets", item_targets) \
+	X(UPSTREAM, "upstream", item_upstream) \
+	X(PROJECT, "project", item_project) \
+	X(CONFIG, "config", item_config) \
+	X(HOST, "host", item_host) \
+	X(SHELL_ESCAPE, "shell_escape", item_shell_escape) \
+	X(GETENV, "getenv", item_getenv)
+
+enum spec_item {
+#define SPEC_ITEM_ENUM(id, name, handler) ITEM_##id,
+	SPEC_ITEMS(SPEC_ITEM_ENUM)
+#undef SPEC_ITEM_ENUM
+	ITEM_COUNT
+};
+/* The operands' roles keep their places in struct roles_set by these. */
+_Static_assert(ITEM_OPERANDS == 0 && ITEM_FIRST == 1 && ITEM_LAST == 2,
+	       "operands, first and last lead SPEC_ITEMS");
+
+#define SPEC_ITEM_NAME(id, name, handler) [ITEM_##id] = name,
+static const char *const item_names[ITEM_COUNT] = { SPEC_ITEMS(SPEC_ITEM_NAME) };
+#undef SPEC_ITEM_NAME
+typedef void item_handler(struct diag_list *d, struct ir_spec *spec, const struct ast *it,
+			  struct roles_set *set);
+#define SPEC_ITEM_HANDLER(id, name, handler) [ITEM_##id] = handler,
+static item_handler *const item_handlers[ITEM_COUNT] = { SPEC_ITEMS(SPEC_ITEM_HANDLER) };
+#undef SPEC_ITEM_HANDLER
+
+/* An item no spec has: the closest one, or the list of them. */
+static void unknown_item(struct diag_list *d, const struct ast *it)
+{
+	const char *what = it->u.item.name->u.tok.text;
+	struct diag *dg = ERR(d, &it->u.item.name->loc, "unknown-operation",
+			      "unknown item '%s' in a program spec", what);
+	const char *best = closest_word(what, item_names, ITEM_COUNT);
+	if (best) {
+		diag_hint(dg, "did you mean '%s'?", best);
+		return;
+	}
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_add_words(&sb, item_names, ITEM_COUNT, ", ");
+	diag_hint(dg, "items: %s, subcommand", sb.buf);
+	sb_free(&sb);
+}
+
 /* One item of a spec's body, by its name. */
 static void check_item(struct diag_list *d, struct ir_spec *spec, const struct ast *it,
 		       struct roles_set *set)
@@ -469,81 +583,13 @@ static void check_item(struct diag_list *d, struct ir_spec *spec, const struct a
 		    it->u.item.mod->u.tok.text);
 		return;
 	}
-	enum spec_item k;
-	for (k = 0; k < ITEM_COUNT && strcmp(what, item_names[k]) != 0; k++)
-		;
-	switch (k) {
-	case ITEM_OPERANDS:
-	case ITEM_FIRST:
-	case ITEM_LAST:
-		check_operand_role(d, spec, it, k, set);
-		return;
-	case ITEM_OPTION:
-		check_option(d, spec, it);
-		return;
-	case ITEM_NET:
-		check_fixed(d, it, "a host name", "registry.npmjs.org", &spec->hosts, &spec->nhosts,
-			    &spec->hosts_cap);
-		return;
-	case ITEM_READ:
-		check_fixed(d, it, "a path", "~/.npmrc", &spec->reads, &spec->nreads, &spec->reads_cap);
-		return;
-	case ITEM_WRITE:
-		check_fixed(d, it, "a path", ".git", &spec->writes, &spec->nwrites, &spec->writes_cap);
-		return;
-	case ITEM_DELETE:
-		check_fixed(d, it, "a path", ".", &spec->deletes, &spec->ndeletes, &spec->deletes_cap);
-		return;
-	case ITEM_CHANGES:
-		check_fixed(d, it, "a path", ".git", &spec->changes, &spec->nchanges,
-			    &spec->changes_cap);
-		return;
-	case ITEM_BARE:
-		check_one_string(d, it, "write 'bare \"install\";'", "a subcommand name", &spec->bare);
-		return;
-	case ITEM_IMPLIED:
-		check_one_string(d, it, "write 'implied \"typescript\";'", "a path", &spec->implied);
-		return;
-	case ITEM_UPSTREAM:
-		check_one_string(d, it, "write 'upstream \".git/config\";'", "a path", &spec->upstream);
-		return;
-	case ITEM_EXTRACTS:
-		check_extracts(d, spec, it);
-		return;
-	case ITEM_RECURSIVE:
-		check_flag(d, it, &spec->recursive);
-		return;
-	case ITEM_ENVIRONMENT:
-		check_flag(d, it, &spec->environment);
-		return;
-	case ITEM_REMOTE:
-		check_flag(d, it, &spec->remote);
-		return;
-	case ITEM_TARGETS:
-		check_flag(d, it, &spec->targets);
-		return;
-	case ITEM_PROJECT:
-		check_flag(d, it, &spec->project);
-		return;
-	case ITEM_HOST:
-		check_flag(d, it, &spec->host);
-		return;
-	case ITEM_SHELL_ESCAPE:
-		check_flag(d, it, &spec->shell_escape);
-		return;
-	case ITEM_CONFIG:
-		if (it->u.item.word && strcmp(it->u.item.word->u.tok.text, "unless") != 0)
-			check_config_keys(d, spec, it);
-		else
-			check_config(d, spec, it);
-		return;
-	case ITEM_ENV:
-		check_env(d, spec, it);
-		return;
-	case ITEM_COUNT:
+	int k = 0;
+	while (k < ITEM_COUNT && strcmp(what, item_names[k]) != 0)
+		k++;
+	if (k == ITEM_COUNT)
 		unknown_item(d, it);
-		return;
-	}
+	else
+		item_handlers[k](d, spec, it, set);
 }
 
 /* The option that skips the default config is one the spec reads as a

@@ -105,6 +105,112 @@ bool ck_assert_node(struct checker *c, const struct ast *node, struct check_asse
 	return c->d->nerrors == errors;
 }
 
+/* `context workspace = "/w", ...;`: each a known variable and a string,
+ * absolute where the variable is a path. */
+static void test_context(struct checker *c, struct ir_test *t, const struct ast *it)
+{
+	for (const struct ast *a = it->u.seq.head; a; a = a->next) {
+		const struct ast *key = a->u.bind.name;
+		int var = ir_ctx_var_lookup(key->u.tok.text, key->u.tok.len);
+		char *value;
+		if (var < 0) {
+			struct diag *d = ERR(c, &key->loc, "undefined-variable",
+					     "unknown context variable '%s'", key->u.tok.text);
+			ck_hint_closest(d, key->u.tok.text, ir_ctx_var_names, CTX_COUNT);
+			continue;
+		}
+		if (a->u.bind.value->kind != AST_STRING) {
+			ERR(c, &a->u.bind.value->loc, "bad-value", "a context value is a string");
+			continue;
+		}
+		if (!(value = ck_decode_string(c, a->u.bind.value, false)))
+			continue;
+		if (ir_ctx_var_is_path(var) && value[0] != '/') {
+			ERR(c, &a->u.bind.value->loc, "relative-path",
+			    "context value for '%s' must be an absolute path", key->u.tok.text);
+			free(value);
+			continue;
+		}
+		struct ir_binding b = { var, value, a->loc };
+		VEC_PUSH(t->context, t->ncontext, t->context_cap, b);
+	}
+}
+
+/* `expect EFFECT exec argv ["WORD", ...];` (e and o looked up, -1 when
+ * unknown): the words of an argv, for exec alone. */
+static void test_expect_argv(struct checker *c, struct ir_test *t, const struct ast *it, int e,
+			     int o)
+{
+	const struct ast *form = it->u.expect.form, *target = it->u.expect.target;
+	struct ir_expect x = { e, o, NULL, NULL, 0, it->loc };
+	bool good = e >= 0 && o >= 0;
+	if (strcmp(form->u.tok.text, "argv") != 0) {
+		ERR(c, &form->loc, "syntax",
+		    "unknown form '%s' of an expectation: expect EFFECT exec "
+		    "argv [\"WORD\", ...];", form->u.tok.text);
+		return;
+	}
+	if (o >= 0 && o != IR_EXEC) {
+		ERR(c, &form->loc, "syntax", "only an exec expectation takes an argv, not %s",
+		    ir_op_names[o]);
+		return;
+	}
+	if (target->kind != AST_LIST || !target->u.seq.n) {
+		ERR(c, &target->loc, "syntax",
+		    "an argv expectation's target is a list of words, at least "
+		    "one");
+		return;
+	}
+	x.argv = xcalloc(target->u.seq.n, sizeof(*x.argv));
+	for (const struct ast *w = target->u.seq.head; w; w = w->next) {
+		char *word = ck_decode_string(c, w, true);
+		good = good && word;
+		if (word)
+			x.argv[x.argc++] = word;
+	}
+	if (!good) {
+		for (size_t k = 0; k < x.argc; k++)
+			free(x.argv[k]);
+		free(x.argv);
+		return;
+	}
+	VEC_PUSH(t->expects, t->nexpects, t->expects_cap, x);
+}
+
+/* `expect EFFECT OP "TARGET";`, or the argv form. */
+static void test_expect(struct checker *c, struct ir_test *t, const struct ast *it)
+{
+	const struct ast *eff = it->u.expect.effect, *op = it->u.expect.op;
+	const struct ast *target = it->u.expect.target;
+	int e = ck_lookup(eff->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
+	int o = ck_lookup(op->u.tok.text, ir_op_names, IR_OP_COUNT);
+	if (e < 0) {
+		struct diag *d = ERR(c, &eff->loc, "unknown-effect", "unknown effect '%s'",
+				     eff->u.tok.text);
+		ck_hint_closest(d, eff->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
+	}
+	if (o < 0) {
+		struct diag *d = ERR(c, &op->loc, "unknown-operation", "unknown operation '%s'",
+				     op->u.tok.text);
+		ck_hint_closest(d, op->u.tok.text, ir_op_names, IR_OP_COUNT);
+	}
+	if (it->u.expect.form) {
+		test_expect_argv(c, t, it, e, o);
+		return;
+	}
+	if (target->u.seq.n != 1 || target->u.seq.head->kind != AST_STRING) {
+		ERR(c, &target->loc, "syntax", "an expectation's target is one string");
+		return;
+	}
+	char *text = ck_decode_string(c, target->u.seq.head, true);
+	if (e < 0 || o < 0 || !text) {
+		free(text);
+		return;
+	}
+	struct ir_expect x = { e, o, text, NULL, 0, it->loc };
+	VEC_PUSH(t->expects, t->nexpects, t->expects_cap, x);
+}
+
 void ck_test_block(struct checker *c, const struct ast *node)
 {
 	struct ir_test t = { .loc = node->loc };
@@ -121,96 +227,9 @@ void ck_test_block(struct checker *c, const struct ast *node)
 			have_preset = true;
 			ck_preset_ref(c, it->u.one.value, "test", &t.preset);
 		} else if (it->kind == AST_TEST_CONTEXT) {
-			for (const struct ast *a = it->u.seq.head; a; a = a->next) {
-				const struct ast *key = a->u.bind.name;
-				int var = ir_ctx_var_lookup(key->u.tok.text, key->u.tok.len);
-				char *value;
-				if (var < 0) {
-					struct diag *d = ERR(c, &key->loc, "undefined-variable",
-							     "unknown context variable '%s'", key->u.tok.text);
-					ck_hint_closest(d, key->u.tok.text, ir_ctx_var_names, CTX_COUNT);
-					continue;
-				}
-				if (a->u.bind.value->kind != AST_STRING) {
-					ERR(c, &a->u.bind.value->loc, "bad-value", "a context value is a string");
-					continue;
-				}
-				if (!(value = ck_decode_string(c, a->u.bind.value, false)))
-					continue;
-				if (ir_ctx_var_is_path(var) && value[0] != '/') {
-					ERR(c, &a->u.bind.value->loc, "relative-path",
-					    "context value for '%s' must be an absolute path", key->u.tok.text);
-					free(value);
-					continue;
-				}
-				struct ir_binding b = { var, value, a->loc };
-				VEC_PUSH(t.context, t.ncontext, t.context_cap, b);
-			}
+			test_context(c, &t, it);
 		} else if (it->kind == AST_TEST_EXPECT) {
-			const struct ast *eff = it->u.expect.effect, *op = it->u.expect.op;
-			const struct ast *target = it->u.expect.target;
-			int e = ck_lookup(eff->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
-			int o = ck_lookup(op->u.tok.text, ir_op_names, IR_OP_COUNT);
-			char *text = NULL;
-			if (e < 0) {
-				struct diag *d = ERR(c, &eff->loc, "unknown-effect", "unknown effect '%s'",
-						     eff->u.tok.text);
-				ck_hint_closest(d, eff->u.tok.text, ir_effect_names, IR_EFFECT_COUNT);
-			}
-			if (o < 0) {
-				struct diag *d = ERR(c, &op->loc, "unknown-operation",
-						     "unknown operation '%s'", op->u.tok.text);
-				ck_hint_closest(d, op->u.tok.text, ir_op_names, IR_OP_COUNT);
-			}
-			if (it->u.expect.form) {
-				const struct ast *form = it->u.expect.form;
-				struct ir_expect x = { e, o, NULL, NULL, 0, it->loc };
-				bool good = e >= 0 && o >= 0;
-				if (strcmp(form->u.tok.text, "argv") != 0) {
-					ERR(c, &form->loc, "syntax",
-					    "unknown form '%s' of an expectation: expect EFFECT exec "
-					    "argv [\"WORD\", ...];", form->u.tok.text);
-					continue;
-				}
-				if (o >= 0 && o != IR_EXEC) {
-					ERR(c, &form->loc, "syntax",
-					    "only an exec expectation takes an argv, not %s",
-					    ir_op_names[o]);
-					continue;
-				}
-				if (target->kind != AST_LIST || !target->u.seq.n) {
-					ERR(c, &target->loc, "syntax",
-					    "an argv expectation's target is a list of words, at least "
-					    "one");
-					continue;
-				}
-				x.argv = xcalloc(target->u.seq.n, sizeof(*x.argv));
-				for (const struct ast *w = target->u.seq.head; w; w = w->next) {
-					char *word = ck_decode_string(c, w, true);
-					good = good && word;
-					if (word)
-						x.argv[x.argc++] = word;
-				}
-				if (!good) {
-					for (size_t k = 0; k < x.argc; k++)
-						free(x.argv[k]);
-					free(x.argv);
-					continue;
-				}
-				VEC_PUSH(t.expects, t.nexpects, t.expects_cap, x);
-				continue;
-			}
-			if (target->u.seq.n != 1 || target->u.seq.head->kind != AST_STRING) {
-				ERR(c, &target->loc, "syntax", "an expectation's target is one string");
-				continue;
-			}
-			text = ck_decode_string(c, target->u.seq.head, true);
-			if (e < 0 || o < 0 || !text) {
-				free(text);
-				continue;
-			}
-			struct ir_expect x = { e, o, text, NULL, 0, it->loc };
-			VEC_PUSH(t.expects, t.nexpects, t.expects_cap, x);
+			test_expect(c, &t, it);
 		}
 	}
 	if (!have_preset) {
@@ -220,4 +239,3 @@ void ck_test_block(struct checker *c, const struct ast *node)
 	}
 	VEC_PUSH(c->ir->tests, c->ir->ntests, c->ir->tests_cap, t);
 }
-

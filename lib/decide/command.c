@@ -302,74 +302,109 @@ static char *scratch_cat(struct cmd_ops *out, ...)
 	return sb->buf;
 }
 
-static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const char *dir,
-			  const char *text, const struct shell_cmd *c,
-			  const struct shell_word *w, enum ir_op op, bool tree,
-			  const char *detail)
+/* Where a path word starts: its literal parts up to the first that is
+ * not, made absolute when that can be known. */
+struct path_start {
+	struct strbuf *lit;    /* the literal parts (scratch buffer SCRATCH_LIT) */
+	size_t next;           /* the first part after them */
+	bool exact;            /* the word is all literal: one path, not a region */
+	bool anywhere;         /* it may start anywhere (~user, a dynamic start) */
+	bool relative_unknown; /* exact and relative, where the cwd is unknown */
+	char *abs;             /* the static start, absolute, or NULL */
+};
+
+/* The start of w, resolved in dir (NULL: unknown); false when the word
+ * names no file (""). */
+static bool path_start(struct cmd_ops *out, const struct cmd_env *env, const char *dir,
+		       const struct shell_word *w, struct path_start *ps)
 {
 	struct strbuf *lit = scratch(out, SCRATCH_LIT);
 	size_t i = 0;
-	bool home = false, anywhere = false;
+	bool home = false;
+	*ps = (struct path_start){ .lit = lit };
 	if (w->nparts && w->parts[0].kind == SHELL_PART_TILDE) {
 		if (strcmp(w->parts[0].text, "~") == 0 && env->home)
 			home = true;
 		else
-			anywhere = true; /* ~user, ~+, or no home directory */
+			ps->anywhere = true; /* ~user, ~+, or no home directory */
 		i = 1;
 	}
 	for (; i < w->nparts && w->parts[i].kind == SHELL_PART_LIT; i++)
 		sb_adds(lit, w->parts[i].text);
-	bool exact = i == w->nparts && !anywhere;
-	if (exact && !home && lit->len == 0)
-		return; /* "" names no file */
-	/* The static start, absolute. */
-	char *abs = NULL;
-	bool relative_unknown = false;
-	if (!anywhere) {
-		if (home)
-			abs = scratch_cat(out, env->home, "/", lit->buf, (char *)NULL);
-		else if (lit->len && lit->buf[0] == '/')
-			abs = lit->buf;
-		else if (i == 0 && i < w->nparts && w->parts[0].kind != SHELL_PART_GLOB &&
-			 w->parts[0].kind != SHELL_PART_BRACE)
-			anywhere = true; /* a dynamic start may be absolute */
-		else if (dir)
-			abs = scratch_cat(out, dir, "/", lit->buf, (char *)NULL);
-		else if (exact)
-			relative_unknown = true;
+	ps->next = i;
+	ps->exact = i == w->nparts && !ps->anywhere;
+	if (ps->exact && !home && lit->len == 0)
+		return false; /* "" names no file */
+	if (ps->anywhere)
+		return true;
+	if (home)
+		ps->abs = scratch_cat(out, env->home, "/", lit->buf, (char *)NULL);
+	else if (lit->len && lit->buf[0] == '/')
+		ps->abs = lit->buf;
+	else if (i == 0 && i < w->nparts && w->parts[0].kind != SHELL_PART_GLOB &&
+		 w->parts[0].kind != SHELL_PART_BRACE)
+		ps->anywhere = true; /* a dynamic start may be absolute */
+	else if (dir)
+		ps->abs = scratch_cat(out, dir, "/", lit->buf, (char *)NULL);
+	else if (ps->exact)
+		ps->relative_unknown = true;
+	else
+		ps->anywhere = true;
+	return true;
+}
+
+/* What a part after the static start does to the region's pattern. */
+enum part_step {
+	PART_GO_ON,     /* appended to it: the next part */
+	PART_REST_HERE, /* the rest is anything in this directory */
+	PART_LEAVES,    /* a ".." after a glob leaves the region: anywhere */
+	PART_EXPANDS,   /* an expansion, whose value may hold "/" and "..": anywhere */
+};
+
+/* Part p of w (in text), as PCRE in re; *comp_start: a component starts
+ * here, where a glob does not match a leading dot. */
+static enum part_step part_regex(struct strbuf *re, const char *text, const struct shell_word *w,
+				 const struct shell_part *p, bool *comp_start)
+{
+	switch (p->kind) {
+	case SHELL_PART_LIT:
+		if (strstr(p->text, ".."))
+			return PART_LEAVES;
+		re_quote(re, p->text, strlen(p->text));
+		*comp_start = p->text[0] && p->text[strlen(p->text) - 1] == '/';
+		return PART_GO_ON;
+	case SHELL_PART_GLOB:
+		if (strcmp(p->text, "*") == 0)
+			sb_adds(re, *comp_start ? "(?!\\.)[^/]*" : "[^/]*");
+		else if (strcmp(p->text, "?") == 0)
+			sb_adds(re, *comp_start ? "(?!\\.)[^/]" : "[^/]");
+		else if (strcmp(p->text, "[") != 0)
+			sb_adds(re, "[^/]");
 		else
-			anywhere = true;
+			return PART_REST_HERE;
+		*comp_start = false;
+		return PART_GO_ON;
+	case SHELL_PART_TILDE:
+		sb_adds(re, "~");
+		*comp_start = false;
+		return PART_GO_ON;
+	case SHELL_PART_BRACE:
+		/* {a,b}: static words of an unknown shape, in this directory;
+		 * {1..9} may be anything. */
+		if (!memmem(text + w->start, w->end - w->start, "..", 2))
+			return PART_REST_HERE;
+		return PART_EXPANDS;
+	default:
+		return PART_EXPANDS;
 	}
-	struct cmd_op *o = ca_push(out, op, c);
-	o->shown = ca_word_source(out, text, w);
-	o->detail = ca_keep(out, detail);
-	o->tree = tree;
-	if (exact && abs) {
-		o->kind = CMD_PATH_EXACT;
-		o->target = ca_lexical(out, abs);
-		return;
-	}
-	if (relative_unknown) {
-		/* A relative name, and the cwd is unknown: that name anywhere. */
-		struct strbuf re;
-		sb_init(&re);
-		sb_adds(&re, "(?:.*/)?");
-		re_quote(&re, lit->buf, lit->len);
-		o->kind = CMD_PATH_REGION;
-		o->target = "/";
-		o->pattern = ca_keep_sb(out, &re);
-		o->maybe = true;
-		return;
-	}
-	o->kind = CMD_PATH_REGION;
-	if (anywhere || !abs) {
-		o->target = "/";
-		o->pattern = ".*";
-		o->maybe = true;
-		return;
-	}
-	/* Region: the directory of the static start, then a pattern. */
-	char *slash = strrchr(abs, '/');
+}
+
+/* o, a region: the directory of the static start abs, and a pattern of
+ * the parts from the next on below it. */
+static void path_region(struct cmd_ops *out, const char *text, const struct shell_word *w,
+			struct cmd_op *o, const char *abs, size_t next)
+{
+	const char *slash = strrchr(abs, '/');
 	char *dirpart = xstrndup(abs, (size_t)(slash - abs));
 	o->target = ca_lexical(out, *dirpart ? dirpart : "/");
 	free(dirpart);
@@ -377,54 +412,64 @@ static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const 
 	sb_init(&re);
 	re_quote(&re, slash + 1, strlen(slash + 1));
 	bool comp_start = slash[1] == '\0';
-	for (; i < w->nparts; i++) {
+	for (size_t i = next; i < w->nparts; i++) {
 		const struct shell_part *p = &w->parts[i];
-		if (p->kind == SHELL_PART_LIT) {
-			if (strstr(p->text, "..")) {
-				/* A ".." after a glob leaves the region. */
-				o->target = "/";
-				sb_free(&re);
-				sb_init(&re);
-				sb_adds(&re, ".*");
-				break;
-			}
-			re_quote(&re, p->text, strlen(p->text));
-			comp_start = p->text[0] && p->text[strlen(p->text) - 1] == '/';
+		enum part_step step = part_regex(&re, text, w, p, &comp_start);
+		if (step == PART_GO_ON)
 			continue;
+		if (step != PART_REST_HERE) {
+			o->target = "/";
+			sb_free(&re);
+			sb_init(&re);
 		}
-		if (p->kind == SHELL_PART_GLOB) {
-			if (strcmp(p->text, "*") == 0)
-				sb_adds(&re, comp_start ? "(?!\\.)[^/]*" : "[^/]*");
-			else if (strcmp(p->text, "?") == 0)
-				sb_adds(&re, comp_start ? "(?!\\.)[^/]" : "[^/]");
-			else if (strcmp(p->text, "[") != 0)
-				sb_adds(&re, "[^/]");
-			else {
-				sb_adds(&re, ".*");
-				break;
-			}
-			comp_start = false;
-			continue;
-		}
-		if (p->kind == SHELL_PART_TILDE) {
-			sb_adds(&re, "~");
-			comp_start = false;
-			continue;
-		}
-		if (p->kind == SHELL_PART_BRACE && !memmem(text + w->start, w->end - w->start, "..", 2)) {
-			/* {a,b}: static words of an unknown shape, in this directory. */
-			sb_adds(&re, ".*");
-			break;
-		}
-		/* An expansion: its value may hold "/" and ".." -- anywhere. */
-		o->target = "/";
-		sb_free(&re);
-		sb_init(&re);
+		if (step == PART_EXPANDS)
+			o->maybe = p->kind != SHELL_PART_BRACE;
 		sb_adds(&re, ".*");
-		o->maybe = p->kind != SHELL_PART_BRACE;
 		break;
 	}
 	o->pattern = ca_keep_sb(out, &re);
+}
+
+/* The operation op on the path word w of c: one path when it is all
+ * literal and its directory known, else a region (a directory and a
+ * pattern below it), or anywhere. */
+static void add_path_word(struct cmd_ops *out, const struct cmd_env *env, const char *dir,
+			  const char *text, const struct shell_cmd *c,
+			  const struct shell_word *w, enum ir_op op, bool tree,
+			  const char *detail)
+{
+	struct path_start ps;
+	if (!path_start(out, env, dir, w, &ps))
+		return;
+	struct cmd_op *o = ca_push(out, op, c);
+	o->shown = ca_word_source(out, text, w);
+	o->detail = ca_keep(out, detail);
+	o->tree = tree;
+	if (ps.exact && ps.abs) {
+		o->kind = CMD_PATH_EXACT;
+		o->target = ca_lexical(out, ps.abs);
+		return;
+	}
+	if (ps.relative_unknown) {
+		/* A relative name, and the cwd is unknown: that name anywhere. */
+		struct strbuf re;
+		sb_init(&re);
+		sb_adds(&re, "(?:.*/)?");
+		re_quote(&re, ps.lit->buf, ps.lit->len);
+		o->kind = CMD_PATH_REGION;
+		o->target = "/";
+		o->pattern = ca_keep_sb(out, &re);
+		o->maybe = true;
+		return;
+	}
+	o->kind = CMD_PATH_REGION;
+	if (ps.anywhere || !ps.abs) {
+		o->target = "/";
+		o->pattern = ".*";
+		o->maybe = true;
+		return;
+	}
+	path_region(out, text, w, o, ps.abs, ps.next);
 }
 
 /* ---- hosts ---------------------------------------------------------------- */
@@ -676,106 +721,122 @@ static bool reads_environ(const struct cmd_ops *out, size_t first)
 	return false;
 }
 
-/* dir: where c runs (ca_cmd_dir of its cwd), NULL when unknown. */
-static void analyse_cmd(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
-			const char *dir, bool nested, struct cmd_ops *out)
+/* A reading of c's words as prog's (a path: its basename), resolved in
+ * dir (copied; NULL: unknown); reading_done frees what it gathered. */
+static void reading_start(struct reading *r, const struct cmd_env *env, const char *text,
+			  const struct shell_cmd *c, struct cmd_ops *out, const char *prog,
+			  const char *dir)
 {
-	size_t first = out->n;
-	/* The program's spec, looked up once for the reading and the caution. */
-	const struct ir_spec *spec =
-		c->argi < c->nwords && c->prog ? ca_find_program(env, c->prog) : NULL;
-	if (c->argi < c->nwords) {
-		bool opaque = (c->flags & SHELL_CMD_OPAQUE) != 0;
-		add_exec(out, text, c, opaque, opaque ? c->reason ? c->reason : "opaque" : "runs");
-		if (c->flags & SHELL_CMD_DOWNLOADS)
-			ca_add_net(out, c, NULL, c->reason ? c->reason : "", "network (fetches the program it runs)");
-		const struct ir_spec *runs = opaque ? spec : NULL;
-		if (runs && runs->has_first && runs->first == ROLE_RUN) {
-			/* A shell whose script name is not static (bash ~/x, bash
-			 * "$F"): opaque, but the script it reads is still read. */
-			struct reading r = { .env = env, .text = text, .c = c, .out = out };
-			const char *base = strrchr(c->prog, '/');
-			r.prog = base ? base + 1 : c->prog;
-			r.dir = dir ? xstrdup(dir) : NULL;
-			ca_read_spec(&r, runs, c->argi + 1);
-			free(r.ops);
-			free(r.dir);
-			free(r.into);
-		}
-		if (!opaque && c->prog) {
-			struct reading r = { .env = env, .text = text, .c = c, .out = out };
-			const char *base = strrchr(c->prog, '/');
-			r.prog = base ? base + 1 : c->prog;
-			r.dir = dir ? xstrdup(dir) : NULL;
-			if (spec)
-				ca_read_spec(&r, spec, c->argi + 1);
-			if (c->flags & SHELL_CMD_FIND_DELETE)
-				ca_find_deletes(&r);
-			if (c->flags & SHELL_CMD_GIT_EXEC) {
-				/* git -c core.hooksPath=..., an alias with "!": git runs
-				 * a program its configuration names. */
-				out->v[first].opaque = true;
-				out->v[first].detail = "opaque: git runs a program named on its command line";
-			} else if (r.opaque && !nested) {
-				out->v[first].opaque = true;
-				out->v[first].detail =
-					r.stdin_code
-						? ca_printf(out, "opaque: %s runs code from its standard input",
-							    r.prog)
-						: ca_printf(out, "opaque: %s runs code given on its command line",
-							    r.prog);
-			} else if (r.shell_escape && !nested) {
-				out->v[first].opaque = true;
-				out->v[first].detail = ca_printf(
-					out, "opaque: %s runs shell commands its input asks for", r.prog);
-			} else if (r.host && !nested) {
-				out->v[first].opaque = true;
-				out->v[first].detail = ca_printf(
-					out, "opaque: %s changes the host outside the files it names "
-					     "(processes, services, network links)",
-					r.prog);
-			} else if (spec || nested) {
-				out->v[first].detail =
-					spec ? ca_cat(out, "runs (spec \"", r.prog, "\")", (char *)NULL)
-					     : ca_cat(out, "runs the command in its string (", r.prog, ")",
-						      (char *)NULL);
-			} else {
-				/* What it does with its words is not known: opaque. */
-				char *like = confusable_fold(r.prog);
-				const struct ir_spec *known = like ? ca_find_program(env, like) : NULL;
-				out->v[first].unknown = true;
-				out->v[first].detail =
-					known ? ca_printf(out, "unknown: no program spec for '%s', which looks "
-							  "like '%s'",
-							  r.prog, like)
-					      : ca_printf(out, "unknown: no program spec for '%s'", r.prog);
-				free(like);
-			}
-			/* `project;`: the code it runs is in files the agent may have
-			 * written (a Makefile, package.json, conftest.py).  Not opaque:
-			 * the rules that name the program still speak for it. */
-			if (r.project && !nested)
-				out->v[first].project = ca_printf(
-					out, "%s runs the project's code, from files of the directory it "
-					     "works in",
-					r.prog);
-			free(r.ops);
-			free(r.dir);
-			free(r.into);
-		}
+	const char *base = strrchr(prog, '/');
+	*r = (struct reading){ .env = env, .text = text, .c = c, .out = out,
+			       .prog = base ? base + 1 : prog };
+	r->dir = dir ? xstrdup(dir) : NULL;
+}
+
+static void reading_done(struct reading *r)
+{
+	free(r->ops);
+	free(r->dir);
+	free(r->into);
+}
+
+/* Why the exec of a program read through its spec, or without one, is
+ * what it is: the first reason that holds, in this order, sets the
+ * detail of *x (and marks it opaque or unknown).  nested: c runs the
+ * command of a string (sh -c), whose own commands speak for it. */
+static void mark_program(const struct cmd_env *env, struct cmd_ops *out, struct cmd_op *x,
+			 const struct reading *r, const struct ir_spec *spec, bool nested)
+{
+	if (r->c->flags & SHELL_CMD_GIT_EXEC) {
+		/* git -c core.hooksPath=..., an alias with "!": git runs a
+		 * program its configuration names. */
+		x->opaque = true;
+		x->detail = "opaque: git runs a program named on its command line";
+	} else if (r->opaque && !nested) {
+		x->opaque = true;
+		x->detail = r->stdin_code
+				    ? ca_printf(out, "opaque: %s runs code from its standard input",
+						r->prog)
+				    : ca_printf(out, "opaque: %s runs code given on its command line",
+						r->prog);
+	} else if (r->shell_escape && !nested) {
+		x->opaque = true;
+		x->detail = ca_printf(out, "opaque: %s runs shell commands its input asks for",
+				      r->prog);
+	} else if (r->host && !nested) {
+		x->opaque = true;
+		x->detail = ca_printf(out, "opaque: %s changes the host outside the files it names "
+					   "(processes, services, network links)",
+				      r->prog);
+	} else if (spec || nested) {
+		x->detail = spec ? ca_cat(out, "runs (spec \"", r->prog, "\")", (char *)NULL)
+				 : ca_cat(out, "runs the command in its string (", r->prog, ")",
+					  (char *)NULL);
+	} else {
+		/* What it does with its words is not known: opaque. */
+		char *like = confusable_fold(r->prog);
+		const struct ir_spec *known = like ? ca_find_program(env, like) : NULL;
+		x->unknown = true;
+		x->detail = known ? ca_printf(out, "unknown: no program spec for '%s', which looks "
+						   "like '%s'",
+					      r->prog, like)
+				  : ca_printf(out, "unknown: no program spec for '%s'", r->prog);
+		free(like);
 	}
-	if (c->argi < c->nwords) {
-		char why[160];
-		const char *caution =
-			cmd_env_caution(env->names, env->md, c, spec, why, sizeof(why));
-		if (caution)
-			out->v[first].caution = ca_keep(out, caution);
+}
+
+/* A program whose words are static: its operations through its spec
+ * (find -delete's too), and the detail of its exec, out->v[first]. */
+static void read_program(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
+			 const char *dir, bool nested, const struct ir_spec *spec,
+			 struct cmd_ops *out, size_t first)
+{
+	struct reading r;
+	reading_start(&r, env, text, c, out, c->prog, dir);
+	if (spec)
+		ca_read_spec(&r, spec, c->argi + 1);
+	if (c->flags & SHELL_CMD_FIND_DELETE)
+		ca_find_deletes(&r);
+	mark_program(env, out, &out->v[first], &r, spec, nested);
+	/* `project;`: the code it runs is in files the agent may have
+	 * written (a Makefile, package.json, conftest.py).  Not opaque: the
+	 * rules that name the program still speak for it. */
+	if (r.project && !nested)
+		out->v[first].project = ca_printf(
+			out, "%s runs the project's code, from files of the directory it "
+			     "works in",
+			r.prog);
+	reading_done(&r);
+}
+
+/* The exec of c's program and what its words do: opaque when the words
+ * are not static, though a shell whose script name is not (bash ~/x,
+ * bash "$F") still reads that script. */
+static void analyse_exec(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
+			 const char *dir, bool nested, const struct ir_spec *spec,
+			 struct cmd_ops *out, size_t first)
+{
+	bool opaque = (c->flags & SHELL_CMD_OPAQUE) != 0;
+	add_exec(out, text, c, opaque, opaque ? c->reason ? c->reason : "opaque" : "runs");
+	if (c->flags & SHELL_CMD_DOWNLOADS)
+		ca_add_net(out, c, NULL, c->reason ? c->reason : "", "network (fetches the program it runs)");
+	if (opaque && spec && spec->has_first && spec->first == ROLE_RUN) {
+		struct reading r;
+		reading_start(&r, env, text, c, out, c->prog, dir);
+		ca_read_spec(&r, spec, c->argi + 1);
+		reading_done(&r);
 	}
-	/* The files the wrappers of this command's own words name (time -o
-	 * FILE); those of a string's holders were read with its command.
-	 * A relative one lies in the command's directory when no wrapper
-	 * after it may move that (env -C), else in one known only at run
-	 * time. */
+	if (!opaque && c->prog)
+		read_program(env, text, c, dir, nested, spec, out, first);
+}
+
+/* The files the wrappers of this command's own words name (time -o
+ * FILE); those of a string's holders were read with its command.  A
+ * relative one lies in the command's directory when no wrapper after it
+ * may move that (env -C), else in one known only at run time. */
+static void read_wrappers(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
+			  const char *dir, struct cmd_ops *out)
+{
 	for (size_t k = 0; k < c->nwrappers; k++) {
 		const struct shell_wrapper *w = &c->wrappers[k];
 		const struct ir_spec *wspec = w->name ? ca_find_program(env, w->name) : NULL;
@@ -784,24 +845,45 @@ static void analyse_cmd(const struct cmd_env *env, const char *text, const struc
 			at++;
 		if (!wspec || at >= c->argi)
 			continue;
-		const char *base = strrchr(w->name, '/');
-		struct reading r = { .env = env, .text = text, .c = c, .out = out,
-				     .prog = base ? base + 1 : w->name };
-		r.dir = dir && k + 1 == c->nwrappers ? xstrdup(dir) : NULL;
+		struct reading r;
+		reading_start(&r, env, text, c, out, w->name, k + 1 == c->nwrappers ? dir : NULL);
 		ca_read_wrapper(&r, wspec, at, w->nwords);
-		free(r.ops);
-		free(r.dir);
-		free(r.into);
+		reading_done(&r);
 	}
-	/* The shell opens them where it is, before a wrapper moved the
-	 * command (env -C sub true > f writes ./f). */
+}
+
+/* The shell opens c's redirections where it is, before a wrapper moved
+ * the command (env -C sub true > f writes ./f). */
+static void add_redirs(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
+		       const char *dir, struct cmd_ops *out)
+{
 	bool moved = c->shell_cwd != c->cwd &&
 		     !(c->shell_cwd && c->cwd && strcmp(c->shell_cwd, c->cwd) == 0);
 	char *shell_dir = moved && c->nredirs ? ca_cmd_dir(env, c->shell_cwd) : NULL;
 	for (size_t i = 0; i < c->nredirs; i++)
 		add_redir(out, env, moved ? shell_dir : dir, text, c, c->redirs[i]);
 	free(shell_dir);
-	if (c->argi < c->nwords && !out->v[first].caution && reads_environ(out, first))
+}
+
+/* dir: where c runs (ca_cmd_dir of its cwd), NULL when unknown. */
+static void analyse_cmd(const struct cmd_env *env, const char *text, const struct shell_cmd *c,
+			const char *dir, bool nested, struct cmd_ops *out)
+{
+	size_t first = out->n;
+	bool runs = c->argi < c->nwords; /* not only assignments and redirections */
+	/* The program's spec, looked up once for the reading and the caution. */
+	const struct ir_spec *spec = runs && c->prog ? ca_find_program(env, c->prog) : NULL;
+	if (runs) {
+		analyse_exec(env, text, c, dir, nested, spec, out, first);
+		char why[160];
+		const char *caution =
+			cmd_env_caution(env->names, env->md, c, spec, why, sizeof(why));
+		if (caution)
+			out->v[first].caution = ca_keep(out, caution);
+	}
+	read_wrappers(env, text, c, dir, out);
+	add_redirs(env, text, c, dir, out);
+	if (runs && !out->v[first].caution && reads_environ(out, first))
 		out->v[first].caution = "it reads a process's environment (/proc/PID/environ)";
 }
 

@@ -45,103 +45,126 @@ static const char *sed_part(const char *p, char delim)
 	return *p ? p + 1 : p;
 }
 
+static const char *sed_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Past one address at p (N, $, /RE/, \cREc, first~step, +N), or NULL
+ * when none starts there. */
+static const char *sed_address(const char *p)
+{
+	if ((*p >= '0' && *p <= '9') || *p == '+' || *p == '~') {
+		p++;
+		while ((*p >= '0' && *p <= '9') || *p == '~')
+			p++;
+		return p;
+	}
+	if (*p == '$')
+		return p + 1;
+	if (*p == '/' || (*p == '\\' && p[1])) {
+		char d = *p == '/' ? '/' : p[1];
+		p = sed_part(p + (*p == '/' ? 1 : 2), d);
+		while (*p == 'I' || *p == 'M')
+			p++;
+		return p;
+	}
+	return NULL;
+}
+
+/* Past a command's addresses: none, one, or two split by ','. */
+static const char *sed_addresses(const char *p)
+{
+	for (int k = 0; k < 2; k++) {
+		const char *past = sed_address(p);
+		if (!past)
+			break;
+		p = sed_blanks(past);
+		if (k == 0 && *p == ',') {
+			p = sed_blanks(p + 1);
+			continue;
+		}
+		break;
+	}
+	return p;
+}
+
+/* s/RE/REPLACEMENT/FLAGS at p (past the 's'): the w flag writes a file,
+ * the e flag runs the pattern space.  NULL: stop reading, opaque. */
+static const char *sed_substitute(struct reading *r, const char *p)
+{
+	char d = *p;
+	if (!d || d == '\n' || d == '\\') {
+		r->opaque = true;
+		return NULL;
+	}
+	p = sed_part(sed_part(p + 1, d), d);
+	while (*p && !strchr(";\n}", *p)) {
+		if (*p == 'w')
+			return sed_file(r, p + 1, IR_WRITE, 'w');
+		if (*p == 'e')
+			r->opaque = true;
+		p++;
+	}
+	return p;
+}
+
+/* Past the arguments of command cmd, its files and code read into r; NULL
+ * to stop reading (what is left cannot be followed).  The commands by what
+ * follow them: nothing, a number, a label or comment, a text, a file. */
+static const char *sed_command(struct reading *r, const char *p, char cmd)
+{
+	if (strchr("{}=dDgGhHnNpPxzF", cmd))
+		return p;
+	if (strchr("lLqQ", cmd)) {
+		while (*p == ' ' || (*p >= '0' && *p <= '9'))
+			p++;
+		return p;
+	}
+	if (strchr("#:btTv", cmd)) /* GNU sed ends a label at a ';' too (':a;e id' runs id). */
+		return p + strcspn(p, cmd == '#' ? "\n" : ";\n");
+	if (strchr("aic", cmd)) {
+		/* Text to the end of the line; a backslash continues it. */
+		while (*p && !(*p == '\n' && p[-1] != '\\'))
+			p++;
+		return p;
+	}
+	if (cmd == 'r' || cmd == 'R')
+		return sed_file(r, p, IR_READ, cmd);
+	if (cmd == 'w' || cmd == 'W')
+		return sed_file(r, p, IR_WRITE, cmd);
+	if (cmd == 'e') {
+		r->opaque = true;
+		return p + strcspn(p, "\n");
+	}
+	if (cmd == 'y')
+		return *p ? sed_part(sed_part(p + 1, *p), p[0]) : NULL;
+	if (cmd == 's')
+		return sed_substitute(r, p);
+	r->opaque = true; /* not sed as cordon reads it */
+	return NULL;
+}
+
 /* The files a sed program reads and writes (r, R, w, W, s///w) and the
  * code it runs (e, s///e), command by command.  What cannot be read makes
  * the part opaque. */
 void ca_sed_scan(struct reading *r, const char *s)
 {
 	const char *p = s;
-	for (;;) {
+	while (p) {
 		while (*p && strchr(" \t\n;", *p))
 			p++;
 		if (!*p)
 			return;
-		/* Up to two addresses: N, $, /RE/, \cREc, first~step, +N. */
-		for (int k = 0; k < 2; k++) {
-			if ((*p >= '0' && *p <= '9') || *p == '+' || *p == '~') {
-				p++;
-				while ((*p >= '0' && *p <= '9') || *p == '~')
-					p++;
-			} else if (*p == '$') {
-				p++;
-			} else if (*p == '/' || (*p == '\\' && p[1])) {
-				char d = *p == '/' ? '/' : p[1];
-				p = sed_part(p + (*p == '/' ? 1 : 2), d);
-				while (*p == 'I' || *p == 'M')
-					p++;
-			} else {
-				break;
-			}
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (k == 0 && *p == ',') {
-				p++;
-				while (*p == ' ' || *p == '\t')
-					p++;
-				continue;
-			}
-			break;
-		}
+		p = sed_addresses(p);
 		while (*p == ' ' || *p == '\t' || *p == '!')
 			p++;
 		char cmd = *p;
 		if (!cmd)
 			return;
-		p++;
-		switch (cmd) {
-		case '{': case '}': case '=': case 'd': case 'D': case 'g': case 'G': case 'h':
-		case 'H': case 'n': case 'N': case 'p': case 'P': case 'x': case 'z': case 'F':
-			break;
-		case 'l': case 'L': case 'q': case 'Q':
-			while (*p == ' ' || (*p >= '0' && *p <= '9'))
-				p++;
-			break;
-		case '#': case ':': case 'b': case 't': case 'T': case 'v':
-			/* GNU sed ends a label at a ';' too (':a;e id' runs id). */
-			p += strcspn(p, cmd == '#' ? "\n" : ";\n");
-			break;
-		case 'a': case 'i': case 'c':
-			/* Text to the end of the line; a backslash continues it. */
-			while (*p && !(*p == '\n' && p[-1] != '\\'))
-				p++;
-			break;
-		case 'r': case 'R':
-			p = sed_file(r, p, IR_READ, cmd);
-			break;
-		case 'w': case 'W':
-			p = sed_file(r, p, IR_WRITE, cmd);
-			break;
-		case 'e':
-			r->opaque = true;
-			p += strcspn(p, "\n");
-			break;
-		case 'y':
-			if (!*p)
-				return;
-			p = sed_part(sed_part(p + 1, *p), p[0]);
-			break;
-		case 's': {
-			char d = *p;
-			if (!d || d == '\n' || d == '\\') {
-				r->opaque = true;
-				return;
-			}
-			p = sed_part(sed_part(p + 1, d), d);
-			while (*p && !strchr(";\n}", *p)) {
-				if (*p == 'w') {
-					p = sed_file(r, p + 1, IR_WRITE, 'w');
-					break;
-				}
-				if (*p == 'e')
-					r->opaque = true;
-				p++;
-			}
-			break;
-		}
-		default:
-			r->opaque = true; /* not sed as cordon reads it */
-			return;
-		}
+		p = sed_command(r, p + 1, cmd);
 	}
 }
 
@@ -170,53 +193,88 @@ struct awk_lex {
 	bool operand; /* the last token ends an operand: a '/' after it divides */
 };
 
+/* Past blanks, escaped newlines and comments. */
+static const char *awk_blanks(const char *p)
+{
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (*p == '\\' && p[1] == '\n')
+			p += 2;
+		else if (*p == '#')
+			p += strcspn(p, "\n");
+		else
+			return p;
+	}
+}
+
+/* Past a bracket expression of a regex, which may hold the delimiter: at
+ * its ']', or at the end of the line or text when it does not end. */
+static const char *awk_bracket(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	while (*p && *p != ']' && *p != '\n')
+		p++;
+	return p;
+}
+
+/* Past a string or a regex that starts at p (its quote q), or NULL when
+ * it does not end on its line. */
+static const char *awk_quoted(const char *p)
+{
+	char q = *p++;
+	while (*p && *p != q && *p != '\n') {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (q == '/' && *p == '[') {
+			p = awk_bracket(p);
+			if (*p != ']')
+				break;
+		}
+		p++;
+	}
+	return *p == q ? p + 1 : NULL;
+}
+
+/* Does the token x just read end an operand, so that a '/' after it
+ * divides? */
+static bool awk_ends_operand(const struct awk_lex *x)
+{
+	switch (x->kind) {
+	case AWK_NUM:
+	case AWK_STR:
+	case AWK_RE:
+		return true;
+	case AWK_WORD:
+		return !awk_keyword(x->start, x->len);
+	case AWK_PUNCT:
+		return (x->len == 1 && strchr(")]$", *x->start)) ||
+		       (x->len == 2 && (!memcmp(x->start, "++", 2) || !memcmp(x->start, "--", 2)));
+	default:
+		return false;
+	}
+}
+
 /* The next token of an awk program; AWK_BAD for what this reader does not
  * follow (a string or a regex that does not end, a newline in a string). */
 static enum awk_tok awk_next(struct awk_lex *x)
 {
-	const char *p = x->p;
-	for (;;) {
-		while (*p == ' ' || *p == '\t' || *p == '\r')
-			p++;
-		if (*p == '\\' && p[1] == '\n') {
-			p += 2;
-			continue;
-		}
-		if (*p == '#') {
-			p += strcspn(p, "\n");
-			continue;
-		}
-		break;
-	}
+	const char *p = awk_blanks(x->p);
 	x->start = p;
 	x->prev = x->kind;
 	if (!*p) {
 		x->kind = AWK_END;
 	} else if (*p == '"' || (*p == '/' && !x->operand)) {
-		char q = *p++;
-		while (*p && *p != q && *p != '\n') {
-			if (*p == '\\' && p[1])
-				p++;
-			else if (q == '/' && *p == '[') {
-				/* a bracket expression may hold the delimiter */
-				p++;
-				if (*p == '^')
-					p++;
-				if (*p == ']')
-					p++;
-				while (*p && *p != ']' && *p != '\n')
-					p++;
-				if (*p != ']')
-					break;
-			}
-			p++;
-		}
-		if (*p != q) {
+		x->kind = *p == '"' ? AWK_STR : AWK_RE;
+		p = awk_quoted(p);
+		if (!p) {
 			x->kind = AWK_BAD;
 			return x->kind;
 		}
-		p++;
-		x->kind = q == '"' ? AWK_STR : AWK_RE;
 	} else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') {
 		while (ca_name_char(*p))
 			p++;
@@ -235,11 +293,7 @@ static enum awk_tok awk_next(struct awk_lex *x)
 	}
 	x->len = (size_t)(p - x->start);
 	x->p = p;
-	x->operand = x->kind == AWK_NUM || x->kind == AWK_STR || x->kind == AWK_RE ||
-		     (x->kind == AWK_WORD && !awk_keyword(x->start, x->len)) ||
-		     (x->kind == AWK_PUNCT && x->len == 1 && strchr(")]$", *x->start)) ||
-		     (x->kind == AWK_PUNCT && x->len == 2 &&
-		      (!memcmp(x->start, "++", 2) || !memcmp(x->start, "--", 2)));
+	x->operand = awk_ends_operand(x);
 	return x->kind;
 }
 
@@ -272,6 +326,75 @@ static void awk_file(struct reading *r, const struct awk_lex *x, enum ir_op op, 
 	r->out->v[r->out->n - 1].shown = name;
 }
 
+/* Is x punctuation that ends a statement: ';', '}', a newline, and
+ * with brace '{' too? */
+static bool awk_statement_end(const struct awk_lex *x, bool brace)
+{
+	return x->kind == AWK_PUNCT && (awk_is(x, ";") || awk_is(x, "}") || *x->start == '\n' ||
+					(brace && awk_is(x, "{")));
+}
+
+/* print ... > "FILE" (x at the '>'): the file, then the statement must
+ * end.  False to stop reading: opaque, or the end of the program. */
+static bool awk_print_to(struct reading *r, struct awk_lex *x)
+{
+	if (awk_next(x) != AWK_STR) {
+		r->opaque = true;
+		return false;
+	}
+	struct awk_lex file = *x;
+	if (awk_next(x) != AWK_END && !awk_statement_end(x, false)) {
+		r->opaque = true; /* "a" x: a name built at run time */
+		return false;
+	}
+	awk_file(r, &file, IR_WRITE, "print >");
+	return !r->opaque && x->kind != AWK_END;
+}
+
+/* getline [VAR] [< "FILE"] (x at getline): the file read.  False to stop
+ * reading: opaque. */
+static bool awk_getline(struct reading *r, struct awk_lex *x)
+{
+	struct awk_lex save = *x;
+	awk_next(x);
+	if (x->kind == AWK_WORD && !awk_keyword(x->start, x->len)) {
+		save = *x;
+		awk_next(x);
+		if (x->kind == AWK_PUNCT && awk_is(x, "[")) {
+			r->opaque = true; /* getline a[i] < FILE: not followed here */
+			return false;
+		}
+	}
+	if (x->kind == AWK_PUNCT && awk_is(x, "<")) {
+		if (awk_next(x) != AWK_STR) {
+			r->opaque = true;
+			return false;
+		}
+		awk_file(r, x, IR_READ, "getline <");
+		return !r->opaque;
+	}
+	if (x->kind == AWK_PUNCT && awk_is(x, "$")) {
+		r->opaque = true; /* getline $expr: not followed here */
+		return false;
+	}
+	*x = save; /* the token after getline is read again */
+	return true;
+}
+
+/* Does s name what makes an awk program opaque wherever it stands: code
+ * run, the environment or the argument list reached, a pipe, a network
+ * file? */
+static bool awk_opaque_words(const char *s)
+{
+	static const char *const opaque_words[] = { "system", "ENVIRON", "ARGV", "ARGC",
+						    "PROCINFO", "SYMTAB", "FUNCTAB", "extension",
+						    "|", "@", "/inet" };
+	for (size_t i = 0; i < ARRAY_SIZE(opaque_words); i++)
+		if (strstr(s, opaque_words[i]))
+			return true;
+	return false;
+}
+
 /* The files an awk program writes (print > "FILE", >> "FILE") and reads
  * (getline < "FILE").  Whatever runs code, reaches the environment or the
  * argument list, uses a pipe, or names a file by a value known only at run
@@ -279,14 +402,10 @@ static void awk_file(struct reading *r, const struct awk_lex *x, enum ir_op op, 
  * follow. */
 void ca_awk_scan(struct reading *r, const char *s)
 {
-	static const char *const opaque_words[] = { "system", "ENVIRON", "ARGV", "ARGC",
-						    "PROCINFO", "SYMTAB", "FUNCTAB", "extension",
-						    "|", "@", "/inet" };
-	for (size_t i = 0; i < ARRAY_SIZE(opaque_words); i++)
-		if (strstr(s, opaque_words[i])) {
-			r->opaque = true;
-			return;
-		}
+	if (awk_opaque_words(s)) {
+		r->opaque = true;
+		return;
+	}
 	struct awk_lex x = { .p = s };
 	bool printing = false; /* in a print or printf statement */
 	int depth = 0;         /* parentheses since it started */
@@ -300,8 +419,7 @@ void ca_awk_scan(struct reading *r, const char *s)
 			depth = 0;
 			continue;
 		}
-		if (x.kind == AWK_PUNCT && (awk_is(&x, ";") || awk_is(&x, "}") || awk_is(&x, "{") ||
-					    *x.start == '\n')) {
+		if (awk_statement_end(&x, true)) {
 			printing = false;
 			continue;
 		}
@@ -311,53 +429,11 @@ void ca_awk_scan(struct reading *r, const char *s)
 			depth--;
 		if (printing && depth <= 0 && x.kind == AWK_PUNCT &&
 		    (awk_is(&x, ">") || awk_is(&x, ">>"))) {
-			/* print ... > "FILE": the file, then the statement ends. */
-			if (awk_next(&x) != AWK_STR) {
-				r->opaque = true;
-				return;
-			}
-			struct awk_lex file = x;
-			if (awk_next(&x) != AWK_END && !(x.kind == AWK_PUNCT &&
-						       (awk_is(&x, ";") || awk_is(&x, "}") ||
-							*x.start == '\n'))) {
-				r->opaque = true; /* "a" x: a name built at run time */
-				return;
-			}
-			awk_file(r, &file, IR_WRITE, "print >");
-			if (r->opaque || x.kind == AWK_END)
+			if (!awk_print_to(r, &x))
 				return;
 			printing = false;
-			continue;
-		}
-		if (x.kind == AWK_WORD && awk_is(&x, "getline")) {
-			/* getline [VAR] [< "FILE"] */
-			struct awk_lex save = x;
-			awk_next(&x);
-			if (x.kind == AWK_WORD && !awk_keyword(x.start, x.len)) {
-				save = x;
-				awk_next(&x);
-				if (x.kind == AWK_PUNCT && awk_is(&x, "[")) {
-					r->opaque = true; /* getline a[i] < FILE: not followed here */
-					return;
-				}
-			}
-			if (x.kind == AWK_PUNCT && awk_is(&x, "<")) {
-				if (awk_next(&x) != AWK_STR) {
-					r->opaque = true;
-					return;
-				}
-				awk_file(r, &x, IR_READ, "getline <");
-				if (r->opaque)
-					return;
-				continue;
-			}
-			if (x.kind == AWK_PUNCT && awk_is(&x, "$")) {
-				r->opaque = true; /* getline $expr: not followed here */
-				return;
-			}
-			x = save; /* the token after getline is read again */
-			continue;
+		} else if (x.kind == AWK_WORD && awk_is(&x, "getline") && !awk_getline(r, &x)) {
+			return;
 		}
 	}
 }
-

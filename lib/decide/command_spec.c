@@ -175,6 +175,61 @@ static bool remote_operand(const char *v)
 	return colon > 0 && v[colon] == ':';
 }
 
+/* The find whose -exec runs c: its wrapper, or NULL. */
+static const struct shell_wrapper *find_wrapper(const struct shell_cmd *c)
+{
+	if (!(c->flags & SHELL_CMD_FIND_EXEC) || !c->nwrappers)
+		return NULL;
+	const struct shell_wrapper *fw = &c->wrappers[c->nwrappers - 1];
+	const char *base = strrchr(fw->name, '/');
+	return strcmp(base ? base + 1 : fw->name, "find") == 0 && fw->nwords >= 2 ? fw : NULL;
+}
+
+/* find's starting points, fw->words[*first, *end) (past -H, -L, -P):
+ * false when one is not static, or when no -exec follows them. */
+static bool find_starts(const struct shell_wrapper *fw, size_t *first, size_t *end)
+{
+	size_t k = 1;
+	for (; k < fw->nwords; k++) {
+		const char *o = shell_word_static(fw->words[k]);
+		if (!o || (strcmp(o, "-H") != 0 && strcmp(o, "-L") != 0 && strcmp(o, "-P") != 0))
+			break;
+	}
+	*first = k;
+	for (; k < fw->nwords; k++) {
+		const char *o = shell_word_static(fw->words[k]);
+		if (!o)
+			return false;
+		if (o[0] == '-' || strcmp(o, "(") == 0 || strcmp(o, "!") == 0)
+			break;
+	}
+	*end = k;
+	/* The wrapper's words end with the -exec that runs this command. */
+	return k < fw->nwords;
+}
+
+/* The tree below a starting point of find, as role says: every path
+ * below it passed (every), or some. */
+static void find_tree(struct reading *r, enum ir_role role, const char *start, bool every,
+		      const char *detail)
+{
+	char *dir;
+	if (start[0] == '/') {
+		dir = canon_lexical(start);
+	} else {
+		char *j = xasprintf("%s/%s", r->dir, start);
+		dir = canon_lexical(j);
+		free(j);
+	}
+	struct cmd_op *o = ca_push(r->out, role == ROLE_READ ? IR_READ : IR_WRITE, r->c);
+	o->kind = CMD_PATH_EXACT;
+	o->target = ca_own(r->out, dir);
+	o->tree = true;
+	o->members = !every;
+	o->shown = ca_keep(r->out, start);
+	o->detail = ca_keep(r->out, detail);
+}
+
 /* A word of a command find -exec runs that holds {}: the paths find
  * passes, which lie below its starting points.  Each starting point is a
  * tree; with no test before -exec every path below it is passed (a tree
@@ -185,58 +240,22 @@ static bool find_args(struct reading *r, const struct shell_word *w, enum ir_rol
 		      const char *what)
 {
 	const char *v = shell_word_static(w);
-	const struct shell_cmd *c = r->c;
-	if (!(c->flags & SHELL_CMD_FIND_EXEC) || !c->nwrappers || !r->dir || !v ||
-	    strncmp(v, "{}", 2) != 0 || (role != ROLE_READ && role != ROLE_WRITE &&
-					 role != ROLE_DELETE))
+	if (!r->dir || !v || strncmp(v, "{}", 2) != 0 ||
+	    (role != ROLE_READ && role != ROLE_WRITE && role != ROLE_DELETE))
 		return false;
-	const struct shell_wrapper *fw = &c->wrappers[c->nwrappers - 1];
-	const char *base = strrchr(fw->name, '/');
-	if (strcmp(base ? base + 1 : fw->name, "find") != 0 || fw->nwords < 2)
-		return false;
-	size_t k = 1, first;
-	for (; k < fw->nwords; k++) { /* -H, -L, -P before the starting points */
-		const char *o = shell_word_static(fw->words[k]);
-		if (!o || (strcmp(o, "-H") != 0 && strcmp(o, "-L") != 0 && strcmp(o, "-P") != 0))
-			break;
-	}
-	first = k;
-	for (; k < fw->nwords; k++) {
-		const char *o = shell_word_static(fw->words[k]);
-		if (!o)
-			return false;
-		if (o[0] == '-' || strcmp(o, "(") == 0 || strcmp(o, "!") == 0)
-			break;
-	}
-	/* The wrapper's words end with the -exec that runs this command. */
-	if (k >= fw->nwords)
+	const struct shell_wrapper *fw = find_wrapper(r->c);
+	size_t first, k;
+	if (!fw || !find_starts(fw, &first, &k))
 		return false;
 	bool every = k == fw->nwords - 1; /* no test before -exec */
 	char detail[160];
 	snprintf(detail, sizeof(detail), "%s, recursive (%s%s, the paths find passes)",
 		 role == ROLE_READ ? "read" : role == ROLE_WRITE ? "write" : "delete", r->prog, what);
 	size_t n0 = r->out->n;
-	for (size_t i = first; i < k || (i == first && first == k); i++) {
-		/* No starting point: find starts at ".". */
-		const char *start = i < k ? shell_word_static(fw->words[i]) : ".";
-		char *dir;
-		if (start[0] == '/') {
-			dir = canon_lexical(start);
-		} else {
-			char *j = xasprintf("%s/%s", r->dir, start);
-			dir = canon_lexical(j);
-			free(j);
-		}
-		struct cmd_op *o = ca_push(r->out, role == ROLE_READ ? IR_READ : IR_WRITE, c);
-		o->kind = CMD_PATH_EXACT;
-		o->target = ca_own(r->out, dir);
-		o->tree = true;
-		o->members = !every;
-		o->shown = ca_keep(r->out, start);
-		o->detail = ca_keep(r->out, detail);
-		if (i >= k)
-			break;
-	}
+	if (first == k) /* No starting point: find starts at ".". */
+		find_tree(r, role, ".", every, detail);
+	for (size_t i = first; i < k; i++)
+		find_tree(r, role, shell_word_static(fw->words[i]), every, detail);
 	return r->out->n > n0;
 }
 
@@ -372,14 +391,35 @@ static void dir_word(struct reading *r, const struct shell_word *w, enum ir_role
 	}
 }
 
+/* The role of a path operand of a program that reaches other hosts
+ * (`remote;`: scp, rsync): HOST:PATH is a contact of HOST, not a path. */
+static enum ir_role remote_role(const struct reading *r, const struct shell_word *w,
+				enum ir_role role)
+{
+	bool path = role == ROLE_READ || role == ROLE_WRITE || role == ROLE_DELETE;
+	return r->remote && path && remote_operand(shell_word_static(w)) ? ROLE_NET : role;
+}
+
+/* A sed or awk program: read for the files it names and the code it
+ * runs; one built at run time is opaque. */
+static void script_word(struct reading *r, const struct shell_word *w, enum ir_role role)
+{
+	const char *v = shell_word_static(w);
+	if (!v)
+		r->opaque = true;
+	else if (role == ROLE_SEDSCRIPT)
+		ca_sed_scan(r, v);
+	else
+		ca_awk_scan(r, v);
+}
+
+/* What a word in role does, one handler a role. */
 static void role_word(struct reading *r, const struct shell_word *w, enum ir_role role,
 		      const char *what)
 {
 	if ((r->c->flags & SHELL_CMD_FIND_EXEC) && find_exec_word(r, w, role, what))
 		return;
-	if (r->remote && (role == ROLE_READ || role == ROLE_WRITE || role == ROLE_DELETE) &&
-	    remote_operand(shell_word_static(w)))
-		role = ROLE_NET; /* a path on another host: a contact of that host */
+	role = remote_role(r, w, role);
 	switch (role) {
 	case ROLE_DATA:
 		data_word(r, w, what);
@@ -408,12 +448,7 @@ static void role_word(struct reading *r, const struct shell_word *w, enum ir_rol
 		break;
 	case ROLE_SEDSCRIPT:
 	case ROLE_AWKSCRIPT:
-		if (!shell_word_static(w))
-			r->opaque = true; /* a program built at run time */
-		else if (role == ROLE_SEDSCRIPT)
-			ca_sed_scan(r, shell_word_static(w));
-		else
-			ca_awk_scan(r, shell_word_static(w));
+		script_word(r, w, role);
 		break;
 	case ROLE_REFSPEC:
 		refspec_word(r, w);

@@ -476,6 +476,79 @@ static bool has_dynamic_word(const struct cmd_op *o)
 	return false;
 }
 
+/* The rules' verdict on the words of exec o: judged here, or a copy of
+ * known when the same target was judged already. */
+static struct ev_verdict judge_exec(const cordon_evaluator *ev, const struct cmd_op *o,
+				    const struct ev_verdict *known, pcre2_match_data *md,
+				    struct explain *x)
+{
+	struct ev_verdict v;
+	if (known) {
+		v = *known;
+		v.reason = known->reason ? xstrdup(known->reason) : NULL;
+		return v;
+	}
+	struct target t = { .op = IR_EXEC, .text = o->target, .len = strlen(o->target),
+			    .port = -1, .opaque = o->opaque };
+	t.words = (char **)o->words; /* read, never written */
+	t.nwords = o->nwords;
+	t.word_len = xcalloc(o->nwords + 1, sizeof(*t.word_len));
+	for (size_t i = 0; i < o->nwords; i++)
+		t.word_len[i] = strlen(o->words[i]);
+	v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
+	free(t.word_len);
+	return v;
+}
+
+/* Why an exec allowed without a rule that names its program (named)
+ * needs approval when it runs outside the sandbox its preset requires,
+ * or NULL: what the sandbox would bound is not bounded here. */
+static char *unsandboxed_reason(const cordon_evaluator *ev, const cordon_decision *d,
+				const struct cmd_op *o, bool named, enum ir_effect base_effect)
+{
+	if (base_effect != IR_ALLOW || ev->preset->sandbox != IR_SANDBOX_REQUIRED || d->sandboxed)
+		return NULL;
+	if ((o->opaque || o->unknown) && !named)
+		/* The preset lets what it cannot see run because its sandbox
+		 * bounds it; this request runs without it. */
+		return xasprintf("what it does is not known (%s), and it does not run "
+				 "under cordon's sandbox, which would bound it: it needs "
+				 "approval",
+				 o->detail);
+	if (o->project && !named)
+		/* Code the agent may have written runs, unseen, as unbounded as
+		 * an opaque part. */
+		return xasprintf("%s, and it does not run under cordon's sandbox, which "
+				 "would bound it: it needs approval",
+				 o->project);
+	if (o->caution)
+		/* Under the sandbox the environment is the preset's allowlist. */
+		return xasprintf("%s, and it does not run under cordon's sandbox, whose "
+				 "environment is the preset's allowlist: it needs approval",
+				 o->caution);
+	return NULL;
+}
+
+/* A stricter exec rule than base (base_effect) that the words of o known
+ * only at run time may make match: its reason, and the rule in
+ * stricter->rule; stricter->reason stays NULL when there is none. */
+static void run_time_stricter(const cordon_evaluator *ev, const struct cmd_op *o,
+			      const struct ev_rule *base, enum ir_effect base_effect,
+			      pcre2_match_data *md, struct ev_verdict *stricter)
+{
+	for (size_t i = 0; i < ev->nrules; i++) {
+		const struct ev_rule *r = &ev->rules[i];
+		if (r->op != IR_EXEC || r == base || r->effect <= base_effect ||
+		    (base && !ev_rule_may_beat(ev, r, base)) || !exec_may_match(&r->m, o, md))
+			continue;
+		stricter->reason = xasprintf("words known only at run time may make it match "
+					     "%s%s%s",
+					     r->origin, r->reason ? ": " : "", r->reason ? r->reason : "");
+		stricter->rule = r->origin;
+		return;
+	}
+}
+
 /* The one record of an analysed exec: the rules' verdict on its words
  * (judged here, or given as known when the same target was judged
  * already), or, where what is not known of it makes it stricter, that
@@ -484,61 +557,16 @@ static struct dec_op exec_record(const cordon_evaluator *ev, cordon_decision *d,
 				 const struct cmd_op *o, const struct ev_verdict *known,
 				 pcre2_match_data *md, struct explain *x)
 {
-	struct ev_verdict v;
-	if (known) {
-		v = *known;
-		v.reason = known->reason ? xstrdup(known->reason) : NULL;
-	} else {
-		struct target t = { .op = IR_EXEC, .text = o->target, .len = strlen(o->target),
-				    .port = -1, .opaque = o->opaque };
-		t.words = (char **)o->words; /* read, never written */
-		t.nwords = o->nwords;
-		t.word_len = xcalloc(o->nwords + 1, sizeof(*t.word_len));
-		for (size_t i = 0; i < o->nwords; i++)
-			t.word_len[i] = strlen(o->words[i]);
-		v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
-		free(t.word_len);
-	}
+	struct ev_verdict v = judge_exec(ev, o, known, md, x);
 	const struct ev_rule *base = v.by;
 	enum ir_effect base_effect = v.effect;
 	struct ev_verdict stricter = { 0 };
 	/* A rule that names the program is the policy's judgment of it. */
 	bool named = base && base->m.kind != IR_PAT_OPAQUE && base->m.nwords >= 1 &&
 		     !base->m.word_re[0];
-	if ((o->opaque || o->unknown) && !named && base_effect == IR_ALLOW &&
-	    ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
-		/* The preset lets what it cannot see run because its sandbox
-		 * bounds it; this request runs without it. */
-		stricter.reason = xasprintf("what it does is not known (%s), and it does not run "
-					    "under cordon's sandbox, which would bound it: it needs "
-					    "approval",
-					    o->detail);
-	} else if (o->project && !named && base_effect == IR_ALLOW &&
-		   ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
-		/* Code the agent may have written runs, unseen, as unbounded as
-		 * an opaque part. */
-		stricter.reason = xasprintf("%s, and it does not run under cordon's sandbox, which "
-					    "would bound it: it needs approval",
-					    o->project);
-	} else if (o->caution && base_effect == IR_ALLOW &&
-		   ev->preset->sandbox == IR_SANDBOX_REQUIRED && !d->sandboxed) {
-		/* Under the sandbox the environment is the preset's allowlist. */
-		stricter.reason = xasprintf("%s, and it does not run under cordon's sandbox, whose "
-					    "environment is the preset's allowlist: it needs approval",
-					    o->caution);
-	} else if (has_dynamic_word(o) && !o->opaque && base_effect != IR_DENY) {
-		for (size_t i = 0; i < ev->nrules && !stricter.reason; i++) {
-			const struct ev_rule *r = &ev->rules[i];
-			if (r->op != IR_EXEC || r == base || r->effect <= base_effect ||
-			    (base && !ev_rule_may_beat(ev, r, base)) || !exec_may_match(&r->m, o, md))
-				continue;
-			stricter.reason = xasprintf("words known only at run time may make it match "
-						    "%s%s%s",
-						    r->origin, r->reason ? ": " : "",
-						    r->reason ? r->reason : "");
-			stricter.rule = r->origin;
-		}
-	}
+	stricter.reason = unsandboxed_reason(ev, d, o, named, base_effect);
+	if (!stricter.reason && has_dynamic_word(o) && !o->opaque && base_effect != IR_DENY)
+		run_time_stricter(ev, o, base, base_effect, md, &stricter);
 	if (stricter.reason) {
 		free(v.reason);
 		v = stricter;

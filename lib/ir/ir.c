@@ -9,22 +9,26 @@
 #include <string.h>
 
 /* The public API's operations and effects are these, value by value: the
- * evaluator hands one to the other by a cast. */
-_Static_assert(CORDON_READ == (int)IR_READ && CORDON_WRITE == (int)IR_WRITE &&
-		       CORDON_EXEC == (int)IR_EXEC && CORDON_NET == (int)IR_NET &&
-		       CORDON_TOOL == (int)IR_TOOL && CORDON_OP_COUNT == (int)IR_OP_COUNT,
+ * evaluator hands one to the other by a cast.  Each entry of IR_OPS and
+ * IR_EFFECTS must have its CORDON_ twin at the same value. */
+#define IR_OP_SAME(id, name, paths) CORDON_##id == (int)IR_##id &&
+_Static_assert(IR_OPS(IR_OP_SAME) CORDON_OP_COUNT == (int)IR_OP_COUNT,
 	       "enum cordon_op and enum ir_op differ");
-_Static_assert(CORDON_ALLOW == (int)IR_ALLOW && CORDON_ASK == (int)IR_ASK &&
-		       CORDON_DENY == (int)IR_DENY && CORDON_EFFECT_COUNT == (int)IR_EFFECT_COUNT,
+#undef IR_OP_SAME
+#define IR_EFFECT_SAME(id, name) CORDON_##id == (int)IR_##id &&
+_Static_assert(IR_EFFECTS(IR_EFFECT_SAME) CORDON_EFFECT_COUNT == (int)IR_EFFECT_COUNT,
 	       "enum cordon_effect and enum ir_effect differ");
+#undef IR_EFFECT_SAME
 
-const char *const ir_op_names[IR_OP_COUNT] = {
-	[IR_READ] = "read", [IR_WRITE] = "write", [IR_EXEC] = "exec", [IR_NET] = "net",
-	[IR_TOOL] = "tool",
-};
-const char *const ir_effect_names[IR_EFFECT_COUNT] = {
-	[IR_ALLOW] = "allow", [IR_ASK] = "ask", [IR_DENY] = "deny",
-};
+#define IR_OP_NAME(id, name, paths) [IR_##id] = name,
+const char *const ir_op_names[IR_OP_COUNT] = { IR_OPS(IR_OP_NAME) };
+#undef IR_OP_NAME
+#define IR_OP_PATHS(id, name, paths) [IR_##id] = paths,
+const bool ir_op_paths[IR_OP_COUNT] = { IR_OPS(IR_OP_PATHS) };
+#undef IR_OP_PATHS
+#define IR_EFFECT_NAME(id, name) [IR_##id] = name,
+const char *const ir_effect_names[IR_EFFECT_COUNT] = { IR_EFFECTS(IR_EFFECT_NAME) };
+#undef IR_EFFECT_NAME
 const char *const ir_approval_names[IR_APPROVAL_COUNT] = {
 	[IR_APPROVAL_ASK] = "ask", [IR_APPROVAL_NEVER] = "never",
 	[IR_APPROVAL_CONSOLE] = "console",

@@ -19,11 +19,41 @@
 #define IR_VAR_OPEN '\x01'
 #define IR_VAR_CLOSE '\x02'
 
+/* Every operation of a rule or request, once: the enum, the names, the
+ * checker's list of them and the public enum cordon_op (checked entry by
+ * entry in ir.c) come from this list.  X(ID, name, paths): paths, its
+ * patterns are paths (canonicalised, matched by components).  The order
+ * is the public API's and the canonical rule order's. */
+#define IR_OPS(X) \
+	X(READ, "read", 1) \
+	X(WRITE, "write", 1) \
+	X(EXEC, "exec", 0) \
+	X(NET, "net", 0) \
+	X(TOOL, "tool", 0)
+
 /* IR_PROTECT: a protect pattern, matched as a path for no operation of
  * its own; it is no request's operation and has no name. */
-enum ir_op { IR_PROTECT = -1, IR_READ, IR_WRITE, IR_EXEC, IR_NET, IR_TOOL, IR_OP_COUNT };
-/* Ordered by severity: a larger value is more severe. */
-enum ir_effect { IR_ALLOW, IR_ASK, IR_DENY, IR_EFFECT_COUNT };
+enum ir_op {
+	IR_PROTECT = -1,
+#define IR_OP_ENUM(id, name, paths) IR_##id,
+	IR_OPS(IR_OP_ENUM)
+#undef IR_OP_ENUM
+	IR_OP_COUNT
+};
+
+/* Every effect, once, as IR_OPS.  X(ID, name).  Ordered by severity: a
+ * later entry is more severe (the evaluator takes the largest). */
+#define IR_EFFECTS(X) \
+	X(ALLOW, "allow") \
+	X(ASK, "ask") \
+	X(DENY, "deny")
+
+enum ir_effect {
+#define IR_EFFECT_ENUM(id, name) IR_##id,
+	IR_EFFECTS(IR_EFFECT_ENUM)
+#undef IR_EFFECT_ENUM
+	IR_EFFECT_COUNT
+};
 /* IR_APPROVAL_CONSOLE: an ask as IR_APPROVAL_ASK, which the hook and
  * `cordon run` send to the approval console and wait for, at most
  * approval_timeout seconds (docs/approvals.md, "The console"). */
@@ -432,6 +462,8 @@ const struct ir_spec *ir_spec_sub(const struct ir_spec *s, const char *word);
 bool ir_spec_declares(const struct ir_spec *s, enum ir_role role);
 
 extern const char *const ir_op_names[IR_OP_COUNT];
+/* Whether an operation's patterns are paths (IR_OPS' third column). */
+extern const bool ir_op_paths[IR_OP_COUNT];
 extern const char *const ir_effect_names[IR_EFFECT_COUNT];
 /* The words of the approval and sandbox settings. */
 extern const char *const ir_approval_names[IR_APPROVAL_COUNT];
@@ -441,7 +473,7 @@ extern const char *const ir_ctx_var_names[CTX_COUNT];
 /* Whether op's patterns are paths (read, write and protect). */
 static inline bool ir_op_on_paths(enum ir_op op)
 {
-	return op == IR_PROTECT || op == IR_READ || op == IR_WRITE;
+	return op == IR_PROTECT || (op >= 0 && op < IR_OP_COUNT && ir_op_paths[op]);
 }
 
 int ir_ctx_var_lookup(const char *name, size_t len);

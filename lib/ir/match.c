@@ -321,6 +321,160 @@ enum match_status matcher_build(struct matcher *m, enum ir_op op, const struct i
 	return matcher_build_host(m, op, pat, ctx, NULL, missing, err);
 }
 
+/* A bare regex: on the canonical path, host, tool name or command; a
+ * path's literal start anchors it to a directory. */
+static enum match_status build_bare_regex(struct matcher *m, enum ir_op op, char **err)
+{
+	m->re = compile_re(m->regex, PCRE2_DOTALL, err);
+	if (!m->re)
+		return MATCH_ERROR;
+	char *prefix = ir_regex_prefix(m->regex);
+	bool path = ir_op_on_paths(op);
+	m->spec.literal = prefix ? (unsigned)strlen(prefix) : 0;
+	m->spec.wildcards = 1;
+	m->anchor = prefix && path ? dir_anchor(prefix, strlen(prefix)) : NULL;
+	m->floating = !m->anchor;
+	free(prefix);
+	return MATCH_OK;
+}
+
+/* The word r[start, end) of a command prefix: literal, or a glob with
+ * its regex.  False when that regex does not compile. */
+static bool build_exec_word(struct matcher *m, const struct resolved *r, size_t start, size_t end,
+			    char **err)
+{
+	struct resolved w = { 0 };
+	res_add(&w, '\0', false);
+	w.n = 0;
+	bool wild = false;
+	for (size_t k = start; k < end; k++) {
+		res_add(&w, r->s[k], r->lit[k]);
+		wild = wild || is_wild(r, k);
+	}
+	m->word_re = xrealloc(m->word_re, (m->nwords + 1) * sizeof(*m->word_re));
+	m->words = xrealloc(m->words, (m->nwords + 1) * sizeof(*m->words));
+	m->words[m->nwords] = xstrdup(w.s);
+	m->word_re[m->nwords] = NULL;
+	m->word_prog = xrealloc(m->word_prog, (m->nwords + 1) * sizeof(*m->word_prog));
+	m->word_prog[m->nwords] = gprog_build(w.s, w.lit, w.n, GPROG_WORD, !wild);
+	if (wild) {
+		char *src = glob_to_regex(&w, false);
+		m->word_re[m->nwords] = compile_re(src, PCRE2_DOTALL, err);
+		free(src);
+	}
+	m->nwords++;
+	res_free(&w);
+	return !wild || m->word_re[m->nwords - 1];
+}
+
+/* An exec pattern: the words of a command prefix, each matched on its
+ * own; a first word without wildcards anchors it, a regex narrows it. */
+static enum match_status build_exec(struct matcher *m, const struct ir_pattern *pat,
+				    const struct resolved *r, char **err)
+{
+	size_t start = 0;
+	for (size_t i = 0; i <= r->n; i++) {
+		if (i < r->n && r->s[i] != ' ')
+			continue;
+		if (i > start && !build_exec_word(m, r, start, i, err))
+			return MATCH_ERROR;
+		start = i + 1;
+	}
+	if (m->nwords && !m->word_re[0])
+		m->anchor = xstrdup(m->words[0]);
+	m->floating = !m->anchor;
+	if (pat->regex) {
+		m->re = compile_re(pat->regex, PCRE2_DOTALL, err);
+		m->spec.literal++; /* a regex narrows the prefix */
+		if (!m->re)
+			return MATCH_ERROR;
+	}
+	return MATCH_OK;
+}
+
+/* A net pattern: host[:port], the host a name or a glob, caseless. */
+static enum match_status build_net(struct matcher *m, const struct resolved *r, char **err)
+{
+	char *host = NULL;
+	int port;
+	if (split_hostport(r->s, r->n, &host, &port) != 0) {
+		*err = xasprintf("'%s' is not a host pattern", r->s);
+		return MATCH_ERROR;
+	}
+	m->port = port;
+	/* Rebuild the flags for the host part alone; brackets of an IPv6
+	 * literal are plain characters, not a glob set. */
+	struct resolved h = { 0 };
+	res_add(&h, '\0', false);
+	h.n = 0;
+	for (size_t i = 0; host[i]; i++)
+		res_add(&h, host[i], (i < r->n && r->lit[i]) || host[i] == '[' || host[i] == ']');
+	/* Hosts narrow from the right: every literal character counts, and
+	 * naming a port adds one. */
+	m->spec.literal = 0;
+	m->spec.wildcards = 0;
+	for (size_t i = 0; i < h.n; i++) {
+		if (!h.lit[i] && (h.s[i] == '*' || h.s[i] == '?'))
+			m->spec.wildcards++;
+		else
+			m->spec.literal++;
+	}
+	if (port >= 0)
+		m->spec.literal++;
+	m->prog = gprog_build(h.s, h.lit, h.n, GPROG_HOST, m->spec.wildcards == 0);
+	if (m->spec.wildcards) {
+		char *src = glob_to_regex(&h, false);
+		m->re = compile_re(src, PCRE2_DOTALL | PCRE2_CASELESS, err);
+		free(src);
+		m->floating = true;
+	} else {
+		m->anchor = xstrdup(host);
+	}
+	free(host);
+	res_free(&h);
+	return m->re || m->anchor ? MATCH_OK : MATCH_ERROR;
+}
+
+/* A path or a tool name: literal, exact or a glob.  A path glob's regex
+ * is compiled at its first use (compile_path_glob); its directory before
+ * the first wildcard anchors it. */
+static enum match_status build_text(struct matcher *m, const struct ir_pattern *pat,
+				    struct resolved *r, bool path, char **err)
+{
+	size_t first_wild = 0;
+	while (first_wild < r->n && !is_wild(r, first_wild))
+		first_wild++;
+	bool glob = first_wild < r->n;
+	if (pat->kind == IR_PAT_EXACT) {
+		/* One path, every character literal, nothing below it. */
+		for (size_t i = 0; i < r->n; i++)
+			r->lit[i] = true;
+		glob = false;
+		m->spec.literal++;
+	}
+	m->prog = gprog_build(r->s, r->lit, r->n, path ? GPROG_PATH : GPROG_TEXT,
+			      pat->kind == IR_PAT_LITERAL || (!glob && pat->kind != IR_PAT_EXACT));
+	if (glob && path) {
+		m->re_src = glob_to_regex(r, path);
+	} else if (glob) {
+		char *src = glob_to_regex(r, path);
+		m->re = compile_re(src, PCRE2_DOTALL, err);
+		free(src);
+		if (!m->re)
+			return MATCH_ERROR;
+	}
+	if (!glob) {
+		m->anchor = xstrdup(r->s);
+	} else if (path) {
+		m->anchor = dir_anchor(r->s, first_wild);
+		if (!m->anchor)
+			m->anchor = xstrdup("/");
+		glob_tail(m, r);
+	}
+	m->floating = !m->anchor;
+	return MATCH_OK;
+}
+
 enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 				     const struct ir_pattern *pat, const struct ir_context *ctx,
 				     const struct host_facts *facts, int *missing, char **err)
@@ -329,8 +483,8 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 	memset(m, 0, sizeof(*m));
 	m->kind = pat->kind;
 	m->port = -1;
-	bool path_op = ir_op_on_paths(op);
-	m->regex = pat->regex && path_op ? host_alias_regex(facts, pat->regex, &m->alias) : NULL;
+	bool path = ir_op_on_paths(op);
+	m->regex = pat->regex && path ? host_alias_regex(facts, pat->regex, &m->alias) : NULL;
 	if (!m->regex && pat->regex)
 		m->regex = xstrdup(pat->regex);
 
@@ -339,161 +493,23 @@ enum match_status matcher_build_host(struct matcher *m, enum ir_op op,
 		m->spec.literal = 1;
 		return MATCH_OK;
 	}
-	if (!pat->text) {
-		/* A bare regex: on the canonical path, host, tool name or command. */
-		m->re = compile_re(m->regex, PCRE2_DOTALL, err);
-		if (!m->re)
-			return MATCH_ERROR;
-		char *prefix = ir_regex_prefix(m->regex);
-		bool path = ir_op_on_paths(op);
-		m->spec.literal = prefix ? (unsigned)strlen(prefix) : 0;
-		m->spec.wildcards = 1;
-		m->anchor = prefix && path ? dir_anchor(prefix, strlen(prefix)) : NULL;
-		m->floating = !m->anchor;
-		free(prefix);
-		return MATCH_OK;
-	}
+	if (!pat->text)
+		return build_bare_regex(m, op, err);
 	if (!resolve(&r, pat->text, ctx, missing)) {
 		res_free(&r);
 		return MATCH_INACTIVE;
 	}
-	bool path = ir_op_on_paths(op);
 	if (path) {
 		res_normalize_path(&r);
 		m->alias = res_host_alias(&r, facts);
 	}
 	m->text = xstrdup(r.s);
 	m->spec = res_specificity(&r, op);
-	size_t first_wild = 0;
-	while (first_wild < r.n && !is_wild(&r, first_wild))
-		first_wild++;
-	bool glob = first_wild < r.n;
-
-	if (op == IR_EXEC) {
-		/* Words of the command prefix. */
-		size_t start = 0;
-		for (size_t i = 0; i <= r.n; i++) {
-			if (i < r.n && r.s[i] != ' ')
-				continue;
-			if (i > start) {
-				struct resolved w = { 0 };
-				res_add(&w, '\0', false);
-				w.n = 0;
-				bool wild = false;
-				for (size_t k = start; k < i; k++) {
-					res_add(&w, r.s[k], r.lit[k]);
-					wild = wild || is_wild(&r, k);
-				}
-				m->word_re = xrealloc(m->word_re, (m->nwords + 1) * sizeof(*m->word_re));
-				m->words = xrealloc(m->words, (m->nwords + 1) * sizeof(*m->words));
-				m->words[m->nwords] = xstrdup(w.s);
-				m->word_re[m->nwords] = NULL;
-				m->word_prog = xrealloc(m->word_prog,
-							(m->nwords + 1) * sizeof(*m->word_prog));
-				m->word_prog[m->nwords] = gprog_build(w.s, w.lit, w.n, GPROG_WORD, !wild);
-				if (wild) {
-					char *src = glob_to_regex(&w, false);
-					m->word_re[m->nwords] = compile_re(src, PCRE2_DOTALL, err);
-					free(src);
-				}
-				m->nwords++;
-				res_free(&w);
-				if (wild && !m->word_re[m->nwords - 1]) {
-					res_free(&r);
-					return MATCH_ERROR;
-				}
-			}
-			start = i + 1;
-		}
-		if (m->nwords && !m->word_re[0])
-			m->anchor = xstrdup(m->words[0]);
-		m->floating = !m->anchor;
-		if (pat->regex) {
-			m->re = compile_re(pat->regex, PCRE2_DOTALL, err);
-			m->spec.literal++; /* a regex narrows the prefix */
-			if (!m->re) {
-				res_free(&r);
-				return MATCH_ERROR;
-			}
-		}
-		res_free(&r);
-		return MATCH_OK;
-	}
-	if (op == IR_NET) {
-		char *host = NULL;
-		int port;
-		if (split_hostport(r.s, r.n, &host, &port) != 0) {
-			*err = xasprintf("'%s' is not a host pattern", r.s);
-			res_free(&r);
-			return MATCH_ERROR;
-		}
-		m->port = port;
-		/* Rebuild the flags for the host part alone; brackets of an IPv6
-		 * literal are plain characters, not a glob set. */
-		struct resolved h = { 0 };
-		res_add(&h, '\0', false);
-		h.n = 0;
-		for (size_t i = 0; host[i]; i++)
-			res_add(&h, host[i],
-				(i < r.n && r.lit[i]) || host[i] == '[' || host[i] == ']');
-		/* Hosts narrow from the right: every literal character counts, and
-		 * naming a port adds one. */
-		m->spec.literal = 0;
-		m->spec.wildcards = 0;
-		for (size_t i = 0; i < h.n; i++) {
-			if (!h.lit[i] && (h.s[i] == '*' || h.s[i] == '?'))
-				m->spec.wildcards++;
-			else
-				m->spec.literal++;
-		}
-		if (port >= 0)
-			m->spec.literal++;
-		m->prog = gprog_build(h.s, h.lit, h.n, GPROG_HOST, m->spec.wildcards == 0);
-		if (m->spec.wildcards) {
-			char *src = glob_to_regex(&h, false);
-			m->re = compile_re(src, PCRE2_DOTALL | PCRE2_CASELESS, err);
-			free(src);
-			m->floating = true;
-		} else {
-			m->anchor = xstrdup(host);
-		}
-		free(host);
-		res_free(&h);
-		res_free(&r);
-		return m->re || m->anchor ? MATCH_OK : MATCH_ERROR;
-	}
-	if (pat->kind == IR_PAT_EXACT) {
-		/* One path, every character literal, nothing below it. */
-		for (size_t i = 0; i < r.n; i++)
-			r.lit[i] = true;
-		glob = false;
-		m->spec.literal++;
-	}
-	m->prog = gprog_build(r.s, r.lit, r.n, path ? GPROG_PATH : GPROG_TEXT,
-			      pat->kind == IR_PAT_LITERAL || (!glob && pat->kind != IR_PAT_EXACT));
-	if (glob && path) {
-		m->re_src = glob_to_regex(&r, path);
-	} else if (glob) {
-		char *src = glob_to_regex(&r, path);
-		m->re = compile_re(src, PCRE2_DOTALL, err);
-		free(src);
-		if (!m->re) {
-			res_free(&r);
-			return MATCH_ERROR;
-		}
-	}
-	if (glob) {
-		m->anchor = path ? dir_anchor(r.s, first_wild) : NULL;
-		if (path && !m->anchor)
-			m->anchor = xstrdup("/");
-		if (path)
-			glob_tail(m, &r);
-	} else {
-		m->anchor = xstrdup(r.s);
-	}
-	m->floating = !m->anchor;
+	enum match_status st = op == IR_EXEC  ? build_exec(m, pat, &r, err)
+			       : op == IR_NET ? build_net(m, &r, err)
+					      : build_text(m, pat, &r, path, err);
 	res_free(&r);
-	return MATCH_OK;
+	return st;
 }
 
 void matcher_build_path(struct matcher *m, const char *path)
@@ -578,54 +594,73 @@ static bool re_match(const pcre2_code *re, const char *s, size_t n, pcre2_match_
 	return rc >= 0;
 }
 
+/* An exec target: opaque parts only by `exec opaque`, "*" or a regex;
+ * others word by word, then the regex on the whole text. */
+static bool match_exec(const struct matcher *m, const struct target *t, pcre2_match_data *md)
+{
+	if (m->kind == IR_PAT_OPAQUE)
+		return t->opaque;
+	if (t->opaque) {
+		/* Nothing is known of an opaque part's words: only "*" and a
+		 * regex on its text can speak for it. */
+		if (m->nwords == 1 && m->word_re[0] && strcmp(m->words[0], "*") == 0)
+			return !m->re || re_match(m->re, t->text, t->len, md);
+		return m->nwords == 0 && m->re && re_match(m->re, t->text, t->len, md);
+	}
+	if (m->nwords > t->nwords)
+		return false;
+	for (size_t i = 0; i < m->nwords; i++) {
+		if (m->word_re[i]) {
+			if (!re_match(m->word_re[i], t->words[i], t->word_len[i], md))
+				return false;
+		} else if (strlen(m->words[i]) != t->word_len[i] ||
+			   memcmp(m->words[i], t->words[i], t->word_len[i]) != 0) {
+			return false;
+		}
+	}
+	return !m->re || re_match(m->re, t->text, t->len, md);
+}
+
+static bool match_net(const struct matcher *m, const struct target *t, pcre2_match_data *md)
+{
+	if (m->port >= 0 && m->port != t->port)
+		return false;
+	if (m->re)
+		return re_match(m->re, t->host, strlen(t->host), md);
+	return strcmp(m->anchor, t->host) == 0;
+}
+
+/* A path: a literal one covers its subtree, an exact one itself; a glob
+ * is told by its tail first, then by its regex, built at first use. */
+static bool match_path(const struct matcher *m, const struct target *t, pcre2_match_data *md)
+{
+	if (m->kind == IR_PAT_LITERAL) {
+		size_t n = strlen(m->text);
+		if (n == 1 && m->text[0] == '/')
+			return true;
+		return t->len >= n && memcmp(t->text, m->text, n) == 0 &&
+		       (t->len == n || t->text[n] == '/');
+	}
+	if (m->kind == IR_PAT_EXACT)
+		return strlen(m->text) == t->len && memcmp(m->text, t->text, t->len) == 0;
+	if (m->tail && (t->len < m->tail_len ||
+			memcmp(t->text + t->len - m->tail_len, m->tail, m->tail_len) != 0))
+		return false;
+	if (m->re_src)
+		once_build((atomic_bool *)&m->re_built, compile_path_glob, (void *)m);
+	return re_match(m->re, t->text, t->len, md);
+}
+
 bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_data *md)
 {
 	switch (t->op) {
 	case IR_EXEC:
-		if (m->kind == IR_PAT_OPAQUE)
-			return t->opaque;
-		if (t->opaque) {
-			/* Nothing is known of an opaque part's words: only "*" and a
-			 * regex on its text can speak for it. */
-			if (m->nwords == 1 && m->word_re[0] && strcmp(m->words[0], "*") == 0)
-				return !m->re || re_match(m->re, t->text, t->len, md);
-			return m->nwords == 0 && m->re && re_match(m->re, t->text, t->len, md);
-		}
-		if (m->nwords > t->nwords)
-			return false;
-		for (size_t i = 0; i < m->nwords; i++) {
-			if (m->word_re[i]) {
-				if (!re_match(m->word_re[i], t->words[i], t->word_len[i], md))
-					return false;
-			} else if (strlen(m->words[i]) != t->word_len[i] ||
-				   memcmp(m->words[i], t->words[i], t->word_len[i]) != 0) {
-				return false;
-			}
-		}
-		return !m->re || re_match(m->re, t->text, t->len, md);
+		return match_exec(m, t, md);
 	case IR_NET:
-		if (m->port >= 0 && m->port != t->port)
-			return false;
-		if (m->re)
-			return re_match(m->re, t->host, strlen(t->host), md);
-		return strcmp(m->anchor, t->host) == 0;
+		return match_net(m, t, md);
 	case IR_READ:
 	case IR_WRITE:
-		if (m->kind == IR_PAT_LITERAL) {
-			size_t n = strlen(m->text);
-			if (n == 1 && m->text[0] == '/')
-				return true;
-			return t->len >= n && memcmp(t->text, m->text, n) == 0 &&
-			       (t->len == n || t->text[n] == '/');
-		}
-		if (m->kind == IR_PAT_EXACT)
-			return strlen(m->text) == t->len && memcmp(m->text, t->text, t->len) == 0;
-		if (m->tail && (t->len < m->tail_len ||
-				memcmp(t->text + t->len - m->tail_len, m->tail, m->tail_len) != 0))
-			return false;
-		if (m->re_src)
-			once_build((atomic_bool *)&m->re_built, compile_path_glob, (void *)m);
-		return re_match(m->re, t->text, t->len, md);
+		return match_path(m, t, md);
 	default:
 		if (m->kind == IR_PAT_LITERAL || m->kind == IR_PAT_EXACT)
 			return strlen(m->text) == t->len && memcmp(m->text, t->text, t->len) == 0;

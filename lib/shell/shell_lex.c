@@ -775,6 +775,124 @@ static bool is_word_special(unsigned char c)
 	return char_class[c] & CC_WORD_SPECIAL;
 }
 
+/* The common word of plain bytes (git, -c, src/main.c) at start, made
+ * directly without the builder; NULL when the word holds anything else. */
+static struct shell_word *plain_word(struct parser *p, size_t start)
+{
+	size_t e = start;
+	while (e < p->len && !is_word_special((unsigned char)p->s[e]))
+		e++;
+	if (e == start || (e < p->len && !is_meta((unsigned char)p->s[e])))
+		return NULL;
+	struct shell_part part = { .kind = SHELL_PART_LIT };
+	part.start = map_start(p, start);
+	part.end = map_end(p, e);
+	p->pos = e;
+	return shell_one_part_word(p, &part, p->s + start, e - start, start, e);
+}
+
+/* A backslash outside quotes: the next character quoted, a line
+ * continuation removed, or itself at the end of the input. */
+static void scan_backslash(struct parser *p, struct wb *w)
+{
+	int d = at(p, p->pos + 1);
+	if (d < 0) {
+		shell_wb_lit(p, w, "\\", 1, false, p->pos);
+		p->pos++;
+	} else if (d == '\n') {
+		p->pos += 2;
+	} else {
+		shell_wb_lit(p, w, p->s + p->pos + 1, 1, true, p->pos);
+		p->pos += 2;
+	}
+}
+
+/* A '~' in a word that started at start (n: the length of its NAME=
+ * prefix, 0 without): a tilde expansion at the word's start or after the
+ * '=' or a ':' of an assignment, else a literal '~'. */
+static void scan_word_tilde(struct parser *p, struct wb *w, size_t start, size_t n)
+{
+	bool may = p->pos == start || (n && (p->s[p->pos - 1] == '=' || p->s[p->pos - 1] == ':'));
+	if (may && scan_tilde(p, w, n > 0))
+		return;
+	shell_wb_lit(p, w, "~", 1, false, p->pos);
+	p->pos++;
+}
+
+/* Plain bytes from p->pos to the next one the word reads otherwise. */
+static void scan_plain(struct parser *p, struct wb *w)
+{
+	size_t e = p->pos + 1;
+	while (e < p->len && !is_word_special((unsigned char)p->s[e]))
+		e++;
+	shell_wb_lit(p, w, p->s + p->pos, e - p->pos, false, p->pos);
+	p->pos = e;
+}
+
+/* One piece of an unquoted word at p->pos, by its first character c (not
+ * a metacharacter): quoting, an expansion, a glob, a brace, a tilde, or
+ * plain bytes. */
+static void scan_word_piece(struct parser *p, struct wb *w, int c, size_t start, size_t n)
+{
+	switch (c) {
+	case '\\':
+		scan_backslash(p, w);
+		return;
+	case '\'':
+		scan_squote(p, w);
+		return;
+	case '"': {
+		size_t open = p->pos++;
+		scan_dquote(p, w, false, open);
+		return;
+	}
+	case '$':
+		scan_dollar(p, w, false);
+		return;
+	case '`':
+		scan_backtick(p, w, false, false);
+		return;
+	case '*':
+	case '?':
+		shell_wb_push(p, w, SHELL_PART_GLOB, false, p->pos, p->pos + 1);
+		p->pos++;
+		return;
+	case '[':
+		scan_bracket(p, w);
+		return;
+	case '{':
+		if (brace_here(p, p->pos))
+			shell_wb_push(p, w, SHELL_PART_BRACE, false, p->pos, p->pos + 1);
+		else
+			shell_wb_lit(p, w, "{", 1, false, p->pos);
+		p->pos++;
+		return;
+	case '~':
+		scan_word_tilde(p, w, start, n);
+		return;
+	default:
+		scan_plain(p, w);
+	}
+}
+
+/* The assignment of word (NAME=VALUE, NAME+=VALUE: its NAME= prefix n
+ * bytes at start): the name, whether it appends, and the value's word. */
+static struct shell_assign *word_assign(struct parser *p, const struct shell_word *word,
+					size_t start, size_t n)
+{
+	struct shell_assign *as = arena_alloc0(p->a, sizeof(*as));
+	as->append = p->s[start + n - 2] == '+';
+	as->name = arena_strndup(p->a, p->s + start, n - 1 - as->append);
+	if (word->nparts > 1)
+		as->value = shell_make_word(p, (struct shell_part *)word->parts + 1,
+					    word->nparts - 1, start + n, p->pos);
+	else
+		as->value = shell_lit_word(p, "", 0, p->pos, p->pos);
+	as->start = word->start;
+	as->end = word->end;
+	return as;
+}
+
 /* A word at p->pos: unquoted context, up to a blank or an operator. */
 struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign)
 {
@@ -788,107 +906,29 @@ struct shell_word *shell_lex_word(struct parser *p, struct shell_assign **assign
 		shell_wb_flush(p, &w, p->pos);
 		if (at(p, p->pos) == '(')
 			scan_array(p, &w);
-	}
-	if (!n) {
-		/* The common word of plain bytes (git, -c, src/main.c) is made
-		 * directly. */
-		size_t e = start;
-		while (e < p->len && !is_word_special((unsigned char)p->s[e]))
-			e++;
-		if (e > start && (e == p->len || is_meta((unsigned char)p->s[e]))) {
-			struct shell_part part = { .kind = SHELL_PART_LIT };
-			part.start = map_start(p, start);
-			part.end = map_end(p, e);
-			p->pos = e;
-			return shell_one_part_word(p, &part, p->s + start, e - start, start, e);
-		}
+	} else {
+		struct shell_word *plain = plain_word(p, start);
+		if (plain)
+			return plain;
 	}
 	for (;;) {
 		int c = at(p, p->pos);
 		if (c < 0)
 			break;
-		if (is_meta(c)) {
-			if ((c == '<' || c == '>') && at(p, p->pos + 1) == '(' &&
-			    p->pos == start + n) {
-				scan_procsub(p, &w);
-				continue;
-			}
-			break;
+		if (!is_meta(c)) {
+			scan_word_piece(p, &w, c, start, n);
+			continue;
 		}
-		switch (c) {
-		case '\\': {
-			int d = at(p, p->pos + 1);
-			if (d < 0) {
-				shell_wb_lit(p, &w, "\\", 1, false, p->pos);
-				p->pos++;
-			} else if (d == '\n') {
-				p->pos += 2;
-			} else {
-				shell_wb_lit(p, &w, p->s + p->pos + 1, 1, true, p->pos);
-				p->pos += 2;
-			}
-			break;
+		/* A process substitution starts a word (or a value) only. */
+		if ((c == '<' || c == '>') && at(p, p->pos + 1) == '(' && p->pos == start + n) {
+			scan_procsub(p, &w);
+			continue;
 		}
-		case '\'':
-			scan_squote(p, &w);
-			break;
-		case '"': {
-			size_t open = p->pos++;
-			scan_dquote(p, &w, false, open);
-			break;
-		}
-		case '$':
-			scan_dollar(p, &w, false);
-			break;
-		case '`':
-			scan_backtick(p, &w, false, false);
-			break;
-		case '*':
-		case '?':
-			shell_wb_push(p, &w, SHELL_PART_GLOB, false, p->pos, p->pos + 1);
-			p->pos++;
-			break;
-		case '[':
-			scan_bracket(p, &w);
-			break;
-		case '{':
-			if (brace_here(p, p->pos))
-				shell_wb_push(p, &w, SHELL_PART_BRACE, false, p->pos, p->pos + 1);
-			else
-				shell_wb_lit(p, &w, "{", 1, false, p->pos);
-			p->pos++;
-			break;
-		case '~':
-			if (!((p->pos == start ||
-			       (n && (p->s[p->pos - 1] == '=' || p->s[p->pos - 1] == ':'))) &&
-			      scan_tilde(p, &w, n > 0))) {
-				shell_wb_lit(p, &w, "~", 1, false, p->pos);
-				p->pos++;
-			}
-			break;
-		default: {
-			size_t e = p->pos + 1;
-			while (e < p->len && !is_word_special((unsigned char)p->s[e]))
-				e++;
-			shell_wb_lit(p, &w, p->s + p->pos, e - p->pos, false, p->pos);
-			p->pos = e;
-		}
-		}
+		break;
 	}
 	struct shell_word *word = shell_wb_finish(p, &w, start, p->pos);
-	if (n && assign) {
-		struct shell_assign *as = arena_alloc0(p->a, sizeof(*as));
-		as->append = p->s[start + n - 2] == '+';
-		as->name = arena_strndup(p->a, p->s + start, n - 1 - as->append);
-		if (word->nparts > 1)
-			as->value = shell_make_word(p, (struct shell_part *)word->parts + 1,
-					      word->nparts - 1, start + n, p->pos);
-		else
-			as->value = shell_lit_word(p, "", 0, p->pos, p->pos);
-		as->start = word->start;
-		as->end = word->end;
-		*assign = as;
-	}
+	if (n && assign)
+		*assign = word_assign(p, word, start, n);
 	return word;
 }
 

@@ -529,6 +529,73 @@ static bool word_is(const struct shell_word *w, const char *s)
 	return w->lit && !strcmp(w->lit, s);
 }
 
+/* The tmux commands that run a shell command, and the flags of each
+ * that take an argument. */
+static const struct {
+	const char *names, *args;
+} tmux_subs[] = {
+	{ " new-session new ", "cefFnstxy" },
+	{ " new-window neww ", "ceFnt" },
+	{ " split-window splitw ", "celFt" },
+	{ " run-shell run ", "cdt" },
+};
+
+/* tmux's own options, from the word after tmux (at i); *k: the word
+ * after them.  True when that settled the command: -c CMD run, or an
+ * option this reader does not know (opaque). */
+static bool tmux_server_opts(struct split *sp, struct shell_cmd *cmd, const struct ctx *c,
+			     size_t i, struct wlist *wl, size_t *k)
+{
+	size_t n = cmd->nwords;
+	for (*k = i + 1; *k < n; (*k)++) {
+		const char *w = cmd->words[*k]->lit;
+		if (!w || w[0] != '-' || !w[1])
+			return false;
+		if (!strcmp(w, "-c")) {
+			sp_wlist_add(sp, wl, cmd, i, *k + 1);
+			option_string(sp, cmd, c, *k + 1, wl);
+			if (*k + 1 >= n)
+				sp_set_opaque(cmd, "tmux -c without a command");
+			return true;
+		}
+		if (strchr("fLST", w[1]) && !w[2]) {
+			(*k)++;
+		} else if (strspn(w + 1, "2CDlNuVv") != strlen(w + 1)) {
+			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of tmux", w));
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The options of tmux command sub (tmux_subs[t]) from word j: *j, the
+ * word after them, and *dir, where its shell command starts (-c DIR).
+ * False, opaque, for an option this reader does not know. */
+static bool tmux_sub_opts(struct split *sp, struct shell_cmd *cmd, size_t t, const char *sub,
+			  size_t *j, const char **dir)
+{
+	size_t n = cmd->nwords;
+	for (; *j < n; (*j)++) {
+		const char *w = cmd->words[*j]->lit;
+		if (!w || w[0] != '-' || !w[1])
+			return true;
+		if (!strcmp(w, "--")) {
+			(*j)++;
+			return true;
+		}
+		if (strchr(tmux_subs[t].args, w[1]) && !w[2]) {
+			const char *v = *j + 1 < n ? cmd->words[*j + 1]->lit : NULL;
+			if (w[1] == 'c') /* -c DIR: where the command starts */
+				*dir = v && v[0] == '/' ? v : NULL;
+			(*j)++;
+		} else if (strspn(w + 1, "AdDEPXabkSbfhIvZC") != strlen(w + 1)) {
+			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of tmux %s", w, sub));
+			return false;
+		}
+	}
+	return true;
+}
+
 /* tmux [FLAGS] [-c CMD] COMMAND [FLAGS] [SHELL-COMMAND]: -c runs CMD with
  * the shell; new-session, new-window, split-window and run-shell run their
  * shell command, one word as a shell string, more as a command.  A new
@@ -538,63 +605,21 @@ static bool word_is(const struct shell_word *w, const char *s)
 static void handle_tmux(struct split *sp, struct shell_cmd *cmd, const struct ctx *c, size_t i,
 			struct wlist *wl)
 {
-	static const struct {
-		const char *names, *args;
-	} subs[] = {
-		{ " new-session new ", "cefFnstxy" },
-		{ " new-window neww ", "ceFnt" },
-		{ " split-window splitw ", "celFt" },
-		{ " run-shell run ", "cdt" },
-	};
-	size_t n = cmd->nwords, k = i + 1;
-	for (; k < n; k++) { /* the server's own options */
-		const char *w = cmd->words[k]->lit;
-		if (!w || w[0] != '-' || !w[1])
-			break;
-		if (!strcmp(w, "-c")) {
-			sp_wlist_add(sp, wl, cmd, i, k + 1);
-			option_string(sp, cmd, c, k + 1, wl);
-			if (k + 1 >= n)
-				sp_set_opaque(cmd, "tmux -c without a command");
-			return;
-		}
-		if (strchr("fLST", w[1]) && !w[2])
-			k++;
-		else if (strspn(w + 1, "2CDlNuVv") != strlen(w + 1)) {
-			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of tmux", w));
-			return;
-		}
-	}
+	size_t n = cmd->nwords, k;
+	if (tmux_server_opts(sp, cmd, c, i, wl, &k))
+		return;
 	const char *sub = k < n ? cmd->words[k]->lit : NULL;
 	size_t t = 0;
-	while (sub && t < ARRAY_SIZE(subs) && !sp_in_list(subs[t].names, sub, strlen(sub)))
+	while (sub && t < ARRAY_SIZE(tmux_subs) && !sp_in_list(tmux_subs[t].names, sub, strlen(sub)))
 		t++;
-	if (!sub || t == ARRAY_SIZE(subs)) {
+	if (!sub || t == ARRAY_SIZE(tmux_subs)) {
 		sp_set_opaque(cmd, "tmux runs a command this reader does not follow");
 		return;
 	}
 	const char *dir = t == 0 ? cmd->cwd : NULL; /* new-session: the client's directory */
 	size_t j = k + 1;
-	for (; j < n; j++) {
-		const char *w = cmd->words[j]->lit;
-		if (!w || w[0] != '-' || !w[1])
-			break;
-		if (!strcmp(w, "--")) {
-			j++;
-			break;
-		}
-		if (strchr(subs[t].args, w[1]) && !w[2]) {
-			if (w[1] == 'c') /* -c DIR: where the command starts */
-				dir = j + 1 < n && cmd->words[j + 1]->lit &&
-						      cmd->words[j + 1]->lit[0] == '/'
-					      ? cmd->words[j + 1]->lit
-					      : NULL;
-			j++;
-		} else if (strspn(w + 1, "AdDEPXabkSbfhIvZC") != strlen(w + 1)) {
-			sp_set_opaque(cmd, sp_arena_printf(sp->a, "unknown option '%s' of tmux %s", w, sub));
-			return;
-		}
-	}
+	if (!tmux_sub_opts(sp, cmd, t, sub, &j, &dir))
+		return;
 	for (size_t m = j; m < n; m++)
 		if (word_is(cmd->words[m], ";")) {
 			sp_set_opaque(cmd, "tmux runs a chain of commands");
@@ -605,16 +630,16 @@ static void handle_tmux(struct split *sp, struct shell_cmd *cmd, const struct ct
 		return;
 	}
 	sp_wlist_add(sp, wl, cmd, i, j);
-	if (j + 1 == n) {
-		const char *cw = dir;
-		if (!cmd->words[j]->lit)
-			sp_set_opaque(cmd, "the command string is not static");
-		else
-			run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start,
-				   cmd->words[j]->end, wl, false, &cw);
+	if (j + 1 < n) {
+		emit_words(sp, cmd, c, cmd->words + j, n - j, wl, 0, dir);
 		return;
 	}
-	emit_words(sp, cmd, c, cmd->words + j, n - j, wl, 0, dir);
+	const char *cw = dir;
+	if (!cmd->words[j]->lit)
+		sp_set_opaque(cmd, "the command string is not static");
+	else
+		run_string(sp, cmd, c, cmd->words[j]->lit, cmd->words[j]->start, cmd->words[j]->end,
+			   wl, false, &cw);
 }
 
 /* pipx run PKG, pnpm dlx PKG, uv tool run PKG: a subcommand that runs a

@@ -344,51 +344,84 @@ static void emit_redirs(struct split *sp, const struct shell_node *n, const stru
 }
 
 /* Whether running n may change the directory of the shell it runs in. */
-static bool changes_cwd(const struct split *sp, const struct shell_node *n)
+/* Is w one of the n words? */
+static bool in_words(const char *w, const char *const *words, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(w, words[k]))
+			return true;
+	return false;
+}
+
+static bool changes_cwd(const struct split *sp, const struct shell_node *n);
+
+/* A simple command that may change the shell's directory: cd and its
+ * kin (past `builtin`, `command`, `-p`), eval and source (which run
+ * anything), a function known to, or a program name not static. */
+static bool simple_changes_cwd(const struct split *sp, const struct shell_node *n)
 {
 	static const char *const movers[] = { "cd", "pushd", "popd", "eval", "source", "." };
-	switch (n->kind) {
-	case SN_SIMPLE: {
-		size_t i = 0;
-		while (i < n->u.simple.nwords && n->u.simple.words[i]->lit &&
-		       (!strcmp(n->u.simple.words[i]->lit, "builtin") ||
-			!strcmp(n->u.simple.words[i]->lit, "command") ||
-			!strcmp(n->u.simple.words[i]->lit, "-p")))
-			i++;
-		if (i >= n->u.simple.nwords)
-			return false;
-		const char *name = n->u.simple.words[i]->lit;
-		if (!name)
+	static const char *const prefixes[] = { "builtin", "command", "-p" };
+	size_t i = 0;
+	while (i < n->u.simple.nwords && n->u.simple.words[i]->lit &&
+	       in_words(n->u.simple.words[i]->lit, prefixes, ARRAY_SIZE(prefixes)))
+		i++;
+	if (i >= n->u.simple.nwords)
+		return false;
+	const char *name = n->u.simple.words[i]->lit;
+	if (!name || in_words(name, movers, ARRAY_SIZE(movers)))
+		return true;
+	return strmap_get(&sp->cdfuncs, name, strlen(name)) != NULL;
+}
+
+/* A list or and-or list: a part run in the background moves no one. */
+static bool list_changes_cwd(const struct split *sp, const struct shell_node *n)
+{
+	for (size_t i = 0; i < n->u.list.n; i++)
+		if (!(n->kind == SN_LIST && n->u.list.sep[i] == SN_SEP_BG) &&
+		    changes_cwd(sp, n->u.list.items[i]))
 			return true;
-		for (size_t k = 0; k < ARRAY_SIZE(movers); k++)
-			if (!strcmp(name, movers[k]))
-				return true;
-		return strmap_get(&sp->cdfuncs, name, strlen(name)) != NULL;
-	}
+	return false;
+}
+
+static bool if_changes_cwd(const struct split *sp, const struct shell_node *n)
+{
+	for (size_t i = 0; i < n->u.if_.n; i++)
+		if (changes_cwd(sp, n->u.if_.conds[i]) || changes_cwd(sp, n->u.if_.bodies[i]))
+			return true;
+	return n->u.if_.else_body && changes_cwd(sp, n->u.if_.else_body);
+}
+
+static bool case_changes_cwd(const struct split *sp, const struct shell_node *n)
+{
+	for (size_t i = 0; i < n->u.case_.n; i++)
+		if (changes_cwd(sp, n->u.case_.items[i].body))
+			return true;
+	return false;
+}
+
+/* May n change the directory of the shell that runs it?  A pipeline's
+ * parts, a subshell and a function's definition run in shells of their
+ * own. */
+static bool changes_cwd(const struct split *sp, const struct shell_node *n)
+{
+	switch (n->kind) {
+	case SN_SIMPLE:
+		return simple_changes_cwd(sp, n);
 	case SN_LIST:
 	case SN_ANDOR:
-		for (size_t i = 0; i < n->u.list.n; i++)
-			if (!(n->kind == SN_LIST && n->u.list.sep[i] == SN_SEP_BG) &&
-			    changes_cwd(sp, n->u.list.items[i]))
-				return true;
-		return false;
+		return list_changes_cwd(sp, n);
 	case SN_GROUP:
 		return changes_cwd(sp, n->u.sub.body);
 	case SN_IF:
-		for (size_t i = 0; i < n->u.if_.n; i++)
-			if (changes_cwd(sp, n->u.if_.conds[i]) || changes_cwd(sp, n->u.if_.bodies[i]))
-				return true;
-		return n->u.if_.else_body && changes_cwd(sp, n->u.if_.else_body);
+		return if_changes_cwd(sp, n);
 	case SN_FOR:
 		return changes_cwd(sp, n->u.for_.body);
 	case SN_WHILE:
 	case SN_UNTIL:
 		return changes_cwd(sp, n->u.loop.cond) || changes_cwd(sp, n->u.loop.body);
 	case SN_CASE:
-		for (size_t i = 0; i < n->u.case_.n; i++)
-			if (changes_cwd(sp, n->u.case_.items[i].body))
-				return true;
-		return false;
+		return case_changes_cwd(sp, n);
 	case SN_PIPE:
 	case SN_SUBSHELL:
 	case SN_FUNC:
@@ -426,120 +459,183 @@ static void merge_cwd(const char **acc, bool *have, const char *cwd)
 	*have = true;
 }
 
-void sp_walk(struct split *sp, const struct shell_node *n, const struct ctx *c,
-		 const char **cwd)
+/* One handler a kind of node below: each walks its parts in the order
+ * they run, and leaves in *cwd the directory the shell is in after the
+ * node, NULL when that is not known (a cd in one branch only). */
+
+/* a; b & c: one after the other, in the same directory, but a command
+ * sent to the background moves no one else. */
+static void walk_list(struct split *sp, const struct shell_node *n, const struct ctx *c,
+		      const char **cwd)
 {
 	struct ctx in = *c;
-	const char *cur, *acc = NULL;
+	in.depth++;
+	for (size_t i = 0; i < n->u.list.n; i++) {
+		if (n->u.list.sep[i] == SN_SEP_BG) {
+			struct ctx bg = in;
+			const char *cur = *cwd;
+			bg.flags |= SHELL_CMD_BACKGROUND;
+			sp_walk(sp, n->u.list.items[i], &bg, &cur);
+		} else {
+			sp_walk(sp, n->u.list.items[i], &in, cwd);
+		}
+	}
+}
+
+/* a && b || c: && runs its right side after the left, in its directory. */
+static void walk_andor(struct split *sp, const struct shell_node *n, const struct ctx *c,
+		       const char **cwd)
+{
+	const char *before = *cwd;
+	sp_walk(sp, n->u.list.items[0], c, cwd);
+	for (size_t i = 1; i < n->u.list.n; i++) {
+		if (n->u.list.sep[i] == SN_SEP_AND) {
+			sp_walk(sp, n->u.list.items[i], c, cwd);
+			continue;
+		}
+		/* || runs the right side when the left failed: maybe before or
+		 * after a cd on the left. */
+		const char *left = *cwd;
+		const char *cur = same_cwd(left, before) ? left : NULL;
+		sp_walk(sp, n->u.list.items[i], c, &cur);
+		*cwd = same_cwd(left, cur) || never_returns(n->u.list.items[i]) ? left : NULL;
+	}
+}
+
+/* a | b: each part in a subshell of its own, numbered as one pipeline. */
+static void walk_pipe(struct split *sp, const struct shell_node *n, const struct ctx *c,
+		      const char **cwd)
+{
+	struct ctx in = *c;
+	in.pipeline = ++sp->pipes;
+	for (size_t i = 0; i < n->u.list.n; i++) {
+		const char *cur = *cwd;
+		in.pipe_pos = i;
+		sp_walk(sp, n->u.list.items[i], &in, &cur);
+	}
+}
+
+/* if: the conditions run one after another; the directory after is the
+ * one every branch (and no branch taken) leaves, or unknown. */
+static void walk_if(struct split *sp, const struct shell_node *n, const struct ctx *c,
+		    const char **cwd)
+{
+	const char *cur = *cwd, *acc = NULL;
 	bool have = false;
+	for (size_t i = 0; i < n->u.if_.n; i++) {
+		sp_walk(sp, n->u.if_.conds[i], c, &cur);
+		const char *b = cur;
+		sp_walk(sp, n->u.if_.bodies[i], c, &b);
+		merge_cwd(&acc, &have, b);
+	}
+	if (n->u.if_.else_body)
+		sp_walk(sp, n->u.if_.else_body, c, &cur);
+	merge_cwd(&acc, &have, cur);
+	*cwd = acc;
+}
+
+/* for: the words, then the body, whose second round may start where a
+ * cd of the first left it. */
+static void walk_for(struct split *sp, const struct shell_node *n, const struct ctx *c,
+		     const char **cwd)
+{
+	for (size_t i = 0; i < n->u.for_.nwords; i++)
+		walk_word(sp, n->u.for_.words[i], c, *cwd);
+	walk_word(sp, n->u.for_.arith, c, *cwd);
+	if (changes_cwd(sp, n->u.for_.body))
+		*cwd = NULL;
+	sp_walk(sp, n->u.for_.body, c, cwd);
+}
+
+/* while and until, as for. */
+static void walk_loop(struct split *sp, const struct shell_node *n, const struct ctx *c,
+		      const char **cwd)
+{
+	if (changes_cwd(sp, n->u.loop.cond) || changes_cwd(sp, n->u.loop.body))
+		*cwd = NULL;
+	sp_walk(sp, n->u.loop.cond, c, cwd);
+	sp_walk(sp, n->u.loop.body, c, cwd);
+}
+
+/* case: the subject and patterns are expanded; one body or none runs. */
+static void walk_case(struct split *sp, const struct shell_node *n, const struct ctx *c,
+		      const char **cwd)
+{
+	const char *acc = NULL;
+	bool have = false;
+	walk_word(sp, n->u.case_.subject, c, *cwd);
+	for (size_t i = 0; i < n->u.case_.n; i++) {
+		const struct sn_case_item *it = &n->u.case_.items[i];
+		for (size_t k = 0; k < it->npatterns; k++)
+			walk_word(sp, it->patterns[k], c, *cwd);
+		const char *cur = *cwd;
+		sp_walk(sp, it->body, c, &cur);
+		merge_cwd(&acc, &have, cur);
+	}
+	merge_cwd(&acc, &have, *cwd);
+	*cwd = acc;
+}
+
+/* A function's body runs where it is called, unknown here; a function
+ * that may cd is remembered, so that its calls make the directory
+ * unknown. */
+static void walk_func(struct split *sp, const struct shell_node *n, const struct ctx *c)
+{
+	struct ctx in = *c;
+	const char *name = n->u.func.name->lit;
+	if (name && changes_cwd(sp, n->u.func.body) &&
+	    !strmap_get(&sp->cdfuncs, name, strlen(name)))
+		strmap_add(&sp->cdfuncs, name, strlen(name), 0);
+	in.flags |= SHELL_CMD_IN_FUNCTION;
+	const char *cur = NULL;
+	sp_walk(sp, n->u.func.body, &in, &cur);
+}
+
+void sp_walk(struct split *sp, const struct shell_node *n, const struct ctx *c,
+	     const char **cwd)
+{
+	const char *cur;
+	/* A compound command's redirections are opened before its body runs. */
+	if (n->kind != SN_SIMPLE && n->kind != SN_LIST && n->kind != SN_ANDOR &&
+	    n->kind != SN_PIPE && n->kind != SN_FUNC)
+		emit_redirs(sp, n, c, *cwd);
 	switch (n->kind) {
 	case SN_SIMPLE:
 		emit_simple(sp, n, c, cwd);
 		return;
 	case SN_LIST:
-		in.depth++;
-		for (size_t i = 0; i < n->u.list.n; i++) {
-			if (n->u.list.sep[i] == SN_SEP_BG) {
-				struct ctx bg = in;
-				cur = *cwd;
-				bg.flags |= SHELL_CMD_BACKGROUND;
-				sp_walk(sp, n->u.list.items[i], &bg, &cur);
-			} else {
-				sp_walk(sp, n->u.list.items[i], &in, cwd);
-			}
-		}
+		walk_list(sp, n, c, cwd);
 		return;
-	case SN_ANDOR: {
-		const char *before = *cwd;
-		sp_walk(sp, n->u.list.items[0], c, cwd);
-		for (size_t i = 1; i < n->u.list.n; i++) {
-			if (n->u.list.sep[i] == SN_SEP_AND) {
-				sp_walk(sp, n->u.list.items[i], c, cwd);
-				continue;
-			}
-			/* || runs the right side when the left failed: maybe
-			 * before or after a cd on the left. */
-			const char *left = *cwd;
-			cur = same_cwd(left, before) ? left : NULL;
-			sp_walk(sp, n->u.list.items[i], c, &cur);
-			*cwd = same_cwd(left, cur) || never_returns(n->u.list.items[i]) ? left : NULL;
-		}
+	case SN_ANDOR:
+		walk_andor(sp, n, c, cwd);
 		return;
-	}
 	case SN_PIPE:
-		in.pipeline = ++sp->pipes;
-		for (size_t i = 0; i < n->u.list.n; i++) {
-			cur = *cwd;
-			in.pipe_pos = i;
-			sp_walk(sp, n->u.list.items[i], &in, &cur);
-		}
+		walk_pipe(sp, n, c, cwd);
 		return;
 	case SN_SUBSHELL:
-		emit_redirs(sp, n, c, *cwd);
-		cur = *cwd;
+		cur = *cwd; /* a cd inside stays inside */
 		sp_walk(sp, n->u.sub.body, c, &cur);
 		return;
 	case SN_GROUP:
-		emit_redirs(sp, n, c, *cwd);
 		sp_walk(sp, n->u.sub.body, c, cwd);
 		return;
 	case SN_IF:
-		emit_redirs(sp, n, c, *cwd);
-		cur = *cwd;
-		for (size_t i = 0; i < n->u.if_.n; i++) {
-			sp_walk(sp, n->u.if_.conds[i], c, &cur);
-			const char *b = cur;
-			sp_walk(sp, n->u.if_.bodies[i], c, &b);
-			merge_cwd(&acc, &have, b);
-		}
-		if (n->u.if_.else_body)
-			sp_walk(sp, n->u.if_.else_body, c, &cur);
-		merge_cwd(&acc, &have, cur);
-		*cwd = acc;
+		walk_if(sp, n, c, cwd);
 		return;
 	case SN_FOR:
-		emit_redirs(sp, n, c, *cwd);
-		for (size_t i = 0; i < n->u.for_.nwords; i++)
-			walk_word(sp, n->u.for_.words[i], c, *cwd);
-		walk_word(sp, n->u.for_.arith, c, *cwd);
-		if (changes_cwd(sp, n->u.for_.body))
-			*cwd = NULL;
-		sp_walk(sp, n->u.for_.body, c, cwd);
+		walk_for(sp, n, c, cwd);
 		return;
 	case SN_WHILE:
 	case SN_UNTIL:
-		emit_redirs(sp, n, c, *cwd);
-		if (changes_cwd(sp, n->u.loop.cond) || changes_cwd(sp, n->u.loop.body))
-			*cwd = NULL;
-		sp_walk(sp, n->u.loop.cond, c, cwd);
-		sp_walk(sp, n->u.loop.body, c, cwd);
+		walk_loop(sp, n, c, cwd);
 		return;
 	case SN_CASE:
-		emit_redirs(sp, n, c, *cwd);
-		walk_word(sp, n->u.case_.subject, c, *cwd);
-		for (size_t i = 0; i < n->u.case_.n; i++) {
-			const struct sn_case_item *it = &n->u.case_.items[i];
-			for (size_t k = 0; k < it->npatterns; k++)
-				walk_word(sp, it->patterns[k], c, *cwd);
-			cur = *cwd;
-			sp_walk(sp, it->body, c, &cur);
-			merge_cwd(&acc, &have, cur);
-		}
-		merge_cwd(&acc, &have, *cwd);
-		*cwd = acc;
+		walk_case(sp, n, c, cwd);
 		return;
-	case SN_FUNC: {
-		const char *name = n->u.func.name->lit;
-		if (name && changes_cwd(sp, n->u.func.body) &&
-		    !strmap_get(&sp->cdfuncs, name, strlen(name)))
-			strmap_add(&sp->cdfuncs, name, strlen(name), 0);
-		in.flags |= SHELL_CMD_IN_FUNCTION;
-		cur = NULL;
-		sp_walk(sp, n->u.func.body, &in, &cur);
+	case SN_FUNC:
+		walk_func(sp, n, c);
 		return;
-	}
 	case SN_ARITH:
-		emit_redirs(sp, n, c, *cwd);
 		walk_word(sp, n->u.arith.expr, c, *cwd);
 		return;
 	}

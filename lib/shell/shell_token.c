@@ -115,6 +115,88 @@ enum tok_word shell_tok_word_of(const char *w, size_t n)
 	return TW_NONE;
 }
 
+/* The operators, each read by what follows its first character (c, then
+ * d and e): the token's kind, and its length. */
+
+/* ;;& ;; ;& ; */
+static size_t op_semi(int d, int e, struct token *t)
+{
+	if (d == ';' && e == '&')
+		return t->kind = T_DSEMI_AMP, 3;
+	if (d == ';')
+		return t->kind = T_DSEMI, 2;
+	if (d == '&')
+		return t->kind = T_SEMI_AMP, 2;
+	return t->kind = T_SEMI, 1;
+}
+
+/* && &>> &> & */
+static size_t op_amp(int d, int e, struct token *t)
+{
+	if (d == '&')
+		return t->kind = T_AND, 2;
+	if (d != '>')
+		return t->kind = T_AMP, 1;
+	t->kind = T_REDIR;
+	t->op = e == '>' ? SHELL_REDIR_APPEND_ERR : SHELL_REDIR_OUT_ERR;
+	return t->op == SHELL_REDIR_APPEND_ERR ? 3 : 2;
+}
+
+/* || |& | */
+static size_t op_pipe(int d, struct token *t)
+{
+	if (d == '|')
+		return t->kind = T_OR, 2;
+	if (d == '&')
+		return t->kind = T_PIPE_AMP, 2;
+	return t->kind = T_PIPE, 1;
+}
+
+/* A redirection that starts with c, '<' or '>': <<< <<- << <& <> < >> >&
+ * >| >. */
+static size_t op_redir(int c, int d, int e, struct token *t)
+{
+	t->kind = T_REDIR;
+	if (c == '<') {
+		if (d == '<' && e == '<')
+			return t->op = SHELL_REDIR_HERESTRING, 3;
+		if (d == '<' && e == '-')
+			return t->op = SHELL_REDIR_HEREDOC_TABS, 3;
+		if (d == '<')
+			return t->op = SHELL_REDIR_HEREDOC, 2;
+		if (d == '&')
+			return t->op = SHELL_REDIR_DUP_IN, 2;
+		if (d == '>')
+			return t->op = SHELL_REDIR_RDWR, 2;
+		return t->op = SHELL_REDIR_IN, 1;
+	}
+	if (d == '>')
+		return t->op = SHELL_REDIR_APPEND, 2;
+	if (d == '&')
+		return t->op = SHELL_REDIR_DUP_OUT, 2;
+	if (d == '|')
+		return t->op = SHELL_REDIR_CLOBBER, 2;
+	return t->op = SHELL_REDIR_OUT, 1;
+}
+
+/* The digits at *i as the descriptor of the redirection right after them
+ * (2>file, 10<&0; not 2<(cmd), and at most 6 digits); then *i is at the
+ * redirection.  False, and nothing changed, when they are a word. */
+static bool redir_fd(const struct parser *p, size_t *i, struct token *t)
+{
+	size_t j = *i;
+	while (is_digit(at(p, j)))
+		j++;
+	int e = at(p, j);
+	if (!((e == '<' || e == '>') && at(p, j + 1) != '(' && j - *i <= 6))
+		return false;
+	t->fd = 0;
+	for (size_t k = *i; k < j; k++)
+		t->fd = t->fd * 10 + (p->s[k] - '0');
+	*i = j;
+	return true;
+}
+
 static void lex(struct parser *p, struct token *tp)
 {
 	struct token t;
@@ -138,33 +220,13 @@ static void lex(struct parser *p, struct token *tp)
 		*tp = t;
 		return;
 	case ';':
-		if (d == ';' && at(p, i + 2) == '&')
-			t.kind = T_DSEMI_AMP, n = 3;
-		else if (d == ';')
-			t.kind = T_DSEMI, n = 2;
-		else if (d == '&')
-			t.kind = T_SEMI_AMP, n = 2;
-		else
-			t.kind = T_SEMI;
+		n = op_semi(d, at(p, i + 2), &t);
 		break;
 	case '&':
-		if (d == '&') {
-			t.kind = T_AND, n = 2;
-		} else if (d == '>') {
-			t.kind = T_REDIR;
-			t.op = at(p, i + 2) == '>' ? SHELL_REDIR_APPEND_ERR : SHELL_REDIR_OUT_ERR;
-			n = t.op == SHELL_REDIR_APPEND_ERR ? 3 : 2;
-		} else {
-			t.kind = T_AMP;
-		}
+		n = op_amp(d, at(p, i + 2), &t);
 		break;
 	case '|':
-		if (d == '|')
-			t.kind = T_OR, n = 2;
-		else if (d == '&')
-			t.kind = T_PIPE_AMP, n = 2;
-		else
-			t.kind = T_PIPE;
+		n = op_pipe(d, &t);
 		break;
 	case '(':
 		t.kind = T_LPAREN;
@@ -173,42 +235,12 @@ static void lex(struct parser *p, struct token *tp)
 		t.kind = T_RPAREN;
 		break;
 	default:
-		if (is_digit(c)) {
-			size_t j = i;
-			while (is_digit(at(p, j)))
-				j++;
-			int e = at(p, j);
-			if ((e == '<' || e == '>') && at(p, j + 1) != '(' && j - i <= 6) {
-				t.fd = 0;
-				for (size_t k = i; k < j; k++)
-					t.fd = t.fd * 10 + (p->s[k] - '0');
-				i = j;
-				c = e;
-				d = at(p, i + 1);
-			}
+		if (is_digit(c) && redir_fd(p, &i, &t)) {
+			c = at(p, i);
+			d = at(p, i + 1);
 		}
 		if ((c == '<' || c == '>') && d != '(') {
-			t.kind = T_REDIR;
-			if (c == '<' && d == '<' && at(p, i + 2) == '<')
-				t.op = SHELL_REDIR_HERESTRING, n = 3;
-			else if (c == '<' && d == '<' && at(p, i + 2) == '-')
-				t.op = SHELL_REDIR_HEREDOC_TABS, n = 3;
-			else if (c == '<' && d == '<')
-				t.op = SHELL_REDIR_HEREDOC, n = 2;
-			else if (c == '<' && d == '&')
-				t.op = SHELL_REDIR_DUP_IN, n = 2;
-			else if (c == '<' && d == '>')
-				t.op = SHELL_REDIR_RDWR, n = 2;
-			else if (c == '<')
-				t.op = SHELL_REDIR_IN;
-			else if (d == '>')
-				t.op = SHELL_REDIR_APPEND, n = 2;
-			else if (d == '&')
-				t.op = SHELL_REDIR_DUP_OUT, n = 2;
-			else if (d == '|')
-				t.op = SHELL_REDIR_CLOBBER, n = 2;
-			else
-				t.op = SHELL_REDIR_OUT;
+			n = op_redir(c, d, at(p, i + 2), &t);
 			break;
 		}
 		t.kind = T_WORD;

@@ -148,6 +148,101 @@ static bool has_char(const char *set, char c)
 	return set && c && strchr(set, c);
 }
 
+/* The option that names the directory the command runs in (env -C DIR,
+ * --chdir=DIR) was given with value val, of word vw (NULL: in its own). */
+static void set_chdir(struct opts *o, const char *val, const struct shell_word *vw)
+{
+	o->chdir = true;
+	o->dir = val;
+	o->dirword = vw;
+}
+
+/* The long option w at cmd->words[*i], and its value (=VALUE or the next
+ * word, which *i then moves to).  False when the wrapper has no such
+ * option (o->bad). */
+static bool long_option(const struct wrapper_spec *ws, const struct shell_cmd *cmd, size_t *i,
+			const char *w, struct opts *o)
+{
+	const char *eq = strchr(w, '=');
+	size_t len = eq ? (size_t)(eq - w) : strlen(w);
+	const char *val = eq ? eq + 1 : NULL;
+	const struct shell_word *vw = NULL;
+	if (sp_in_list(ws->long_stop, w, len)) {
+		o->stop = true;
+	} else if (sp_in_list(ws->long_args, w, len)) {
+		if (!eq && *i + 1 < cmd->nwords) {
+			vw = cmd->words[++*i];
+			val = vw->lit;
+		}
+	} else if (!sp_in_list(ws->long_flags, w, len)) {
+		o->bad = w;
+		return false;
+	}
+	if (ws->chdir_long && !strncmp(w, ws->chdir_long, len) && !ws->chdir_long[len])
+		set_chdir(o, val, vw);
+	o->split = o->split ||
+		   (ws->kind == W_ENV && !strncmp(w, "--split-string", len) && len == 14);
+	return true;
+}
+
+/* The short options of w at cmd->words[*i] (-abc), up to one that takes
+ * an argument: the rest of w, or the next word (which *i then moves to).
+ * False when one is not the wrapper's (o->bad). */
+static bool short_options(const struct wrapper_spec *ws, const struct shell_cmd *cmd, size_t *i,
+			  const char *w, struct opts *o)
+{
+	for (size_t j = 1; w[j]; j++) {
+		char c = w[j];
+		if (has_char(ws->stop, c))
+			o->stop = true;
+		o->shell = o->shell || has_char(ws->shellopt, c);
+		if (has_char(ws->optarg, c))
+			return true;
+		if (has_char(ws->args, c)) {
+			const char *val = w + j + 1;
+			const struct shell_word *vw = NULL;
+			if (!*val) {
+				val = NULL;
+				if (*i + 1 < cmd->nwords) {
+					vw = cmd->words[++*i];
+					val = vw->lit;
+				}
+			}
+			if (c == ws->chdir)
+				set_chdir(o, val, vw);
+			o->split = o->split || (ws->kind == W_ENV && c == 'S');
+			return true;
+		}
+		if (!has_char(ws->flags, c) && !has_char(ws->stop, c)) {
+			o->bad = w;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Past the wrapper's operands from i (timeout DURATION), and the
+ * NAME=VALUE words env and sudo take before the command. */
+static size_t skip_operands(const struct wrapper_spec *ws, const struct shell_cmd *cmd, size_t i)
+{
+	size_t n = cmd->nwords;
+	for (unsigned k = 0; k < ws->operands && i < n; k++)
+		i++;
+	while ((ws->kind == W_ENV || ws->kind == W_SUDO) && i < n && cmd->words[i]->lit &&
+	       strchr(cmd->words[i]->lit, '=') && cmd->words[i]->lit[0] != '=')
+		i++;
+	return i;
+}
+
+/* Is w, a word of wrapper ws, one to pass over without reading it as
+ * options: env's "-" (an empty environment), nice's -N (a niceness)? */
+static bool wrapper_word(const struct wrapper_spec *ws, const char *w)
+{
+	return (ws->kind == W_ENV && !strcmp(w, "-")) ||
+	       (ws->kind == W_NICE && w[0] == '-' && w[1] &&
+		strspn(w + 1, "0123456789") == strlen(w + 1));
+}
+
 void sp_parse_opts(const struct wrapper_spec *ws, const struct shell_cmd *cmd, size_t i,
 		       struct opts *o)
 {
@@ -161,78 +256,15 @@ void sp_parse_opts(const struct wrapper_spec *ws, const struct shell_cmd *cmd, s
 			i++;
 			break;
 		}
-		if (ws->kind == W_ENV && !strcmp(w, "-"))
+		if (wrapper_word(ws, w))
 			continue;
 		if (w[0] != '-' || !w[1])
 			break;
-		if (ws->kind == W_NICE && strspn(w + 1, "0123456789") == strlen(w + 1))
-			continue;
-		if (w[1] == '-') {
-			const char *eq = strchr(w, '=');
-			size_t len = eq ? (size_t)(eq - w) : strlen(w);
-			const char *val = eq ? eq + 1 : NULL;
-			const struct shell_word *vw = NULL;
-			if (sp_in_list(ws->long_stop, w, len)) {
-				o->stop = true;
-			} else if (sp_in_list(ws->long_args, w, len)) {
-				if (!eq && i + 1 < n) {
-					vw = cmd->words[++i];
-					val = vw->lit;
-				}
-			} else if (!sp_in_list(ws->long_flags, w, len)) {
-				o->bad = w;
-				break;
-			}
-			if (ws->chdir_long && !strncmp(w, ws->chdir_long, len) &&
-			    !ws->chdir_long[len]) {
-				o->chdir = true;
-				o->dir = val;
-				o->dirword = vw;
-			}
-			o->split = o->split || (ws->kind == W_ENV && !strncmp(w, "--split-string", len) &&
-						len == 14);
-			continue;
-		}
-		for (size_t j = 1; w[j]; j++) {
-			char c = w[j];
-			if (has_char(ws->stop, c))
-				o->stop = true;
-			o->shell = o->shell || has_char(ws->shellopt, c);
-			if (has_char(ws->optarg, c))
-				break;
-			if (has_char(ws->args, c)) {
-				const char *val = w + j + 1;
-				const struct shell_word *vw = NULL;
-				if (!*val) {
-					val = NULL;
-					if (i + 1 < n) {
-						vw = cmd->words[++i];
-						val = vw->lit;
-					}
-				}
-				if (c == ws->chdir) {
-					o->chdir = true;
-					o->dir = val;
-					o->dirword = vw;
-				}
-				o->split = o->split || (ws->kind == W_ENV && c == 'S');
-				break;
-			}
-			if (!has_char(ws->flags, c) && !has_char(ws->stop, c)) {
-				o->bad = w;
-				goto out;
-			}
-		}
+		if (!(w[1] == '-' ? long_option : short_options)(ws, cmd, &i, w, o))
+			break;
 	}
-out:
-	if (!o->bad && !o->stop) {
-		for (unsigned k = 0; k < ws->operands && i < n; k++)
-			i++;
-		/* env and sudo take NAME=VALUE before the command. */
-		while ((ws->kind == W_ENV || ws->kind == W_SUDO) && i < n && cmd->words[i]->lit &&
-		       strchr(cmd->words[i]->lit, '=') && cmd->words[i]->lit[0] != '=')
-			i++;
-	}
+	if (!o->bad && !o->stop)
+		i = skip_operands(ws, cmd, i);
 	o->next = i;
 }
 

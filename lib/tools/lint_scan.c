@@ -439,6 +439,72 @@ void lint_env_startup_hook(struct linter *l)
 
 /* ---- regexes -------------------------------------------------------------------------- */
 
+/* Past the escape at re[i]: \Q...\E whole, or a backslash and the
+ * character after it. */
+static size_t re_escape_end(const char *re, size_t i)
+{
+	if (re[i + 1] == 'Q') {
+		const char *e = strstr(re + i, "\\E");
+		return e ? (size_t)(e - re) + 2 : strlen(re);
+	}
+	return i + (re[i + 1] ? 2 : 1);
+}
+
+/* Past the bracket expression at re[i] ([^]...], [[:alpha:]], escapes
+ * within), or at the end of re when it does not close. */
+static size_t re_class_end(const char *re, size_t i)
+{
+	size_t j = i + 1;
+	if (re[j] == '^')
+		j++;
+	if (re[j] == ']')
+		j++;
+	while (re[j] && re[j] != ']') {
+		if (re[j] == '\\' && re[j + 1]) {
+			j++;
+		} else if (re[j] == '[' && re[j + 1] == ':') {
+			const char *e = strstr(re + j, ":]");
+			if (e)
+				j = (size_t)(e - re) + 1;
+		}
+		j++;
+	}
+	return re[j] ? j + 1 : j;
+}
+
+/* Past the quantifier at re[i], if any (i itself when none): *, +, ?,
+ * {n}, {n,m}, {n,}, then a lazy '?' or possessive '+'.  *unbounded: it
+ * repeats without bound and backtracks (a possessive one does not). */
+static size_t re_quantifier(const char *re, size_t i, bool *unbounded)
+{
+	size_t q = i;
+	*unbounded = false;
+	if (re[q] == '*' || re[q] == '+') {
+		*unbounded = true;
+		q++;
+	} else if (re[q] == '?') {
+		q++;
+	} else if (re[q] == '{') {
+		size_t j = q + 1;
+		while (re[j] >= '0' && re[j] <= '9')
+			j++;
+		if (re[j] == ',' && re[j + 1] == '}') {
+			*unbounded = j > q + 1;
+			q = j + 2;
+		} else if (re[j] == ',' || re[j] == '}') {
+			while (re[j] && re[j] != '}')
+				j++;
+			q = re[j] == '}' && j > q + 1 ? j + 1 : q;
+		}
+	}
+	bool possessive = q > i && re[q] == '+';
+	if (q > i && (re[q] == '+' || re[q] == '?'))
+		q++;
+	if (possessive)
+		*unbounded = false;
+	return q;
+}
+
 /* The first group that repeats without bound and holds a part that repeats
  * without bound itself, as [start, end) of re; false when there is none.
  * Atomic groups and possessive quantifiers do not backtrack. */
@@ -446,99 +512,50 @@ static bool nested_repeat(const char *re, size_t *start, size_t *end)
 {
 	struct frame {
 		size_t open;
-		bool atomic, inner;
+		bool atomic, inner; /* inner: it holds a part that repeats without bound */
 	} stack[64];
 	size_t depth = 0;
-	bool root_inner = false;
 	for (size_t i = 0; re[i];) {
-		bool atom = true, group = false;
 		struct frame closed = { 0 };
-		if (re[i] == '\\') {
-			if (re[i + 1] == 'Q') {
-				const char *e = strstr(re + i, "\\E");
-				i = e ? (size_t)(e - re) + 2 : strlen(re);
-			} else {
-				i += re[i + 1] ? 2 : 1;
-			}
-		} else if (re[i] == '[') {
-			size_t j = i + 1;
-			if (re[j] == '^')
-				j++;
-			if (re[j] == ']')
-				j++;
-			while (re[j] && re[j] != ']') {
-				if (re[j] == '\\' && re[j + 1])
-					j++;
-				else if (re[j] == '[' && re[j + 1] == ':') {
-					const char *e = strstr(re + j, ":]");
-					if (e)
-						j = (size_t)(e - re) + 1;
-				}
-				j++;
-			}
-			i = re[j] ? j + 1 : j;
-		} else if (re[i] == '(') {
+		bool group = false;
+		if (re[i] == '(') {
 			if (depth == ARRAY_SIZE(stack))
 				return false;
-			stack[depth].open = i;
-			stack[depth].atomic = strncmp(re + i, "(?>", 3) == 0;
-			stack[depth].inner = false;
-			depth++;
+			stack[depth++] = (struct frame){ .open = i,
+							 .atomic = strncmp(re + i, "(?>", 3) == 0 };
 			i++;
-			atom = false;
-		} else if (re[i] == ')') {
+			continue;
+		}
+		if (strchr("|^$", re[i])) {
+			i++;
+			continue;
+		}
+		/* An atom, then its quantifier. */
+		if (re[i] == ')') {
 			if (!depth)
 				return false;
 			closed = stack[--depth];
 			group = true;
 			i++;
-		} else if (strchr("|^$", re[i])) {
-			i++;
-			atom = false;
+		} else if (re[i] == '\\') {
+			i = re_escape_end(re, i);
+		} else if (re[i] == '[') {
+			i = re_class_end(re, i);
 		} else {
 			i++;
 		}
-		if (!atom)
-			continue;
-		/* A quantifier after the atom. */
-		bool unbounded = false;
-		size_t q = i;
-		if (re[q] == '*' || re[q] == '+') {
-			unbounded = true;
-			q++;
-		} else if (re[q] == '?') {
-			q++;
-		} else if (re[q] == '{') {
-			size_t j = q + 1;
-			while (re[j] >= '0' && re[j] <= '9')
-				j++;
-			if (re[j] == ',' && re[j + 1] == '}') {
-				unbounded = j > q + 1;
-				q = j + 2;
-			} else if (re[j] == ',' || re[j] == '}') {
-				while (re[j] && re[j] != '}')
-					j++;
-				q = re[j] == '}' && j > q + 1 ? j + 1 : q;
-			}
-		}
-		bool possessive = q > i && re[q] == '+';
-		if (q > i && (re[q] == '+' || re[q] == '?'))
-			q++;
-		if (unbounded && possessive)
-			unbounded = false;
-		if (group && unbounded && closed.inner && !closed.atomic) {
+		bool unbounded;
+		size_t q = re_quantifier(re, i, &unbounded);
+		bool holds = group && closed.inner && !closed.atomic;
+		if (unbounded && holds) {
 			*start = closed.open;
 			*end = q;
 			return true;
 		}
-		bool inner = unbounded || (group && closed.inner && !closed.atomic);
 		if (depth)
-			stack[depth - 1].inner = stack[depth - 1].inner || inner;
-		else
-			root_inner = root_inner || inner;
+			stack[depth - 1].inner = stack[depth - 1].inner || unbounded || holds;
 		i = q;
 	}
-	(void)root_inner;
 	return false;
 }
 
