@@ -230,6 +230,32 @@ static const char *fence_content(const char *path)
 	return NULL;
 }
 
+/* The repository directories at the workspace's top that a fence would
+ * have to make, and whose protections are kept after the call instead:
+ * a fence there is an empty directory that tools take for a repository
+ * (cargo init writes .hgignore beside a .hg), and what a repository the
+ * call makes there could run is disarmed once the sandbox is gone
+ * (lib/host/host_nested_git.c walks every .hg the call made or changed).
+ * .git is not here: a workspace without one still gets its fences, as
+ * the walk leaves the workspace's own .git to the plan. */
+static const char *const after_call_dirs[] = { ".hg" };
+
+/* A protected path below such a directory, missing at launch: not fenced,
+ * so the workspace shows no repository that is not there. */
+static bool after_call(const struct lower_input *in, const struct lower_path *p)
+{
+	if (!in->workspace || !p->protect || lower_fact(in, p->path)->lstat_errno != ENOENT)
+		return false;
+	bool hit = false;
+	for (size_t i = 0; i < sizeof(after_call_dirs) / sizeof(*after_call_dirs) && !hit; i++) {
+		char *dir = xstrcat(in->workspace, "/", after_call_dirs[i], (char *)NULL);
+		hit = path_under(p->path, dir) && strcmp(p->path, dir) != 0 &&
+		      lower_fact(in, dir)->lstat_errno == ENOENT;
+		free(dir);
+	}
+	return hit;
+}
+
 /* Such a path that does not exist, below a directory the plan leaves
  * writable: it is fenced by itself.  `cordon run` makes it (and its
  * missing parents) empty directories for the call and removes them
@@ -238,7 +264,8 @@ static const char *fence_content(const char *path)
  * it. */
 static bool fenced(const struct lower_input *in, const struct lower_path *p)
 {
-	if (!fence_place(in, p) || lower_fact(in, p->path)->lstat_errno != ENOENT)
+	if (!fence_place(in, p) || lower_fact(in, p->path)->lstat_errno != ENOENT ||
+	    after_call(in, p))
 		return false;
 	/* A directory this user cannot write is none a command can create
 	 * anything in: no fence is needed, nor could one be made. */
@@ -533,6 +560,14 @@ static void fs_read_only(struct fs_ops *fs, const struct lower_input *in,
 			xasprintf("does not exist, below %s, which is read-only: it cannot be "
 				  "created",
 				  above));
+		return;
+	}
+	if (!exists && after_call(in, p) && fence_place(in, p)) {
+		fs_note(fs, p,
+			xstrdup("protected path does not exist, nor does the repository "
+				"directory above it: no fence, which would show a repository "
+				"that is not there; a repository the call makes there that "
+				"names a program is disarmed after the call"));
 		return;
 	}
 	fs_pins(fs, in, p, exists || fence);
