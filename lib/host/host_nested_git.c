@@ -36,7 +36,8 @@
 
 struct nested_walk {
 	const char *top;        /* the workspace's own .git, left to the mount plan */
-	bool hg_top_existed;    /* the workspace's .hg was there at launch */
+	bool git_top_existed;   /* the workspace's .git was there at launch */
+	bool hg_top_existed;    /* and its .hg */
 	struct timespec since;
 	struct strbuf report;
 	size_t disarmed;
@@ -351,9 +352,10 @@ static int visit(void *arg, const struct host_walk_entry *e)
 			relist(w, e);
 		return e->type == DT_DIR ? HOST_WALK_ENTER : HOST_WALK_SKIP;
 	}
+	/* The workspace's own .git or .hg: w->top less its ".git". */
 	bool top = e->len == strlen(w->top) - 4 + strlen(e->name) &&
 		   strncmp(w->top, e->path, strlen(w->top) - 4) == 0;
-	if (top && !hg)
+	if (top && !hg && w->git_top_existed)
 		return HOST_WALK_SKIP; /* the workspace's own: the plan protects it */
 	bool changed = false;
 	char *why = hg ? hg_programs(e, &w->since, top && w->hg_top_existed)
@@ -420,7 +422,10 @@ int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct tim
 	char *top = xstrcat(in->workspace, "/.git", (char *)NULL);
 	w.top = top;
 	char *hg_top = xstrcat(in->workspace, "/.hg", (char *)NULL);
-	w.hg_top_existed = lower_fact_exists(in, hg_top);
+	/* A lowering whose host was never read cannot tell: the workspace's
+	 * own are taken as there at launch, the plan's. */
+	w.hg_top_existed = !in->host.read || lower_fact_exists(in, hg_top);
+	w.git_top_existed = !in->host.read || lower_fact_exists(in, top);
 	free(hg_top);
 	sb_init(&w.report);
 	struct host_walk hw = { .max_entries = lower_mask_default_bounds.entries,

@@ -279,6 +279,12 @@ int lower_bwrap_plan(const struct lower_input *in, struct cordon_plan *pl, char 
 void plan_push(struct cordon_plan *pl, enum cordon_plan_kind kind, const char *path,
 	       const char *source, const char *origin, char *note);
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
+/* The repository directories at the workspace's top (.git, .hg; NULL
+ * ends it) whose missing protections are kept after the call, not by a
+ * fence (lower_bwrap.c); the host facts say whether each was there at
+ * launch. */
+extern const char *const lower_after_call_dirs[];
+
 /* The paths `cordon run` fences for the call (struct cordon_fence:
  * cordon/lowering.h; see lower_bwrap.c).  A malloc'd array of borrowed
  * strings. */

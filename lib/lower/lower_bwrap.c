@@ -235,10 +235,10 @@ static const char *fence_content(const char *path)
  * a fence there is an empty directory that tools take for a repository
  * (cargo init writes .hgignore beside a .hg), and what a repository the
  * call makes there could run is disarmed once the sandbox is gone
- * (lib/host/host_nested_git.c walks every .hg the call made or changed).
- * .git is not here: a workspace without one still gets its fences, as
- * the walk leaves the workspace's own .git to the plan. */
-static const char *const after_call_dirs[] = { ".hg" };
+ * (lib/host/host_nested_git.c walks every .git and .hg the call made or
+ * changed, the workspace's own among them when it was not there at
+ * launch).  A fence in a .git that exists stays: nothing probes for it. */
+const char *const lower_after_call_dirs[] = { ".git", ".hg", NULL };
 
 /* A protected path below such a directory, missing at launch: not fenced,
  * so the workspace shows no repository that is not there. */
@@ -247,8 +247,8 @@ static bool after_call(const struct lower_input *in, const struct lower_path *p)
 	if (!in->workspace || !p->protect || lower_fact(in, p->path)->lstat_errno != ENOENT)
 		return false;
 	bool hit = false;
-	for (size_t i = 0; i < sizeof(after_call_dirs) / sizeof(*after_call_dirs) && !hit; i++) {
-		char *dir = xstrcat(in->workspace, "/", after_call_dirs[i], (char *)NULL);
+	for (size_t i = 0; lower_after_call_dirs[i] && !hit; i++) {
+		char *dir = xstrcat(in->workspace, "/", lower_after_call_dirs[i], (char *)NULL);
 		hit = path_under(p->path, dir) && strcmp(p->path, dir) != 0 &&
 		      lower_fact(in, dir)->lstat_errno == ENOENT;
 		free(dir);
