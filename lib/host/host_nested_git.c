@@ -410,6 +410,43 @@ static bool workspace_writable(const struct lower_input *in)
 	return false;
 }
 
+/* The protected names at the workspace's top that were missing at launch
+ * and were not fenced (lower_after_call_names): what the call made there
+ * is renamed to NAME.cordon-disarmed, in the workspace opened without
+ * following a symlink; each is added to report. */
+static size_t move_aside_made(const struct lower_input *in, struct strbuf *report)
+{
+	size_t moved = 0;
+	int ws = cordon_open_dir_nofollow(in->workspace);
+	if (ws < 0)
+		return 0;
+	for (size_t i = 0; lower_after_call_names[i]; i++) {
+		const char *name = lower_after_call_names[i];
+		char *path = xstrcat(in->workspace, "/", name, (char *)NULL);
+		const struct lower_path *p = NULL;
+		struct stat st;
+		for (size_t k = 0; k < in->npaths && !p; k++)
+			if (in->paths[k].protect && strcmp(in->paths[k].path, path) == 0)
+				p = &in->paths[k];
+		if (p && lower_fact(in, path)->lstat_errno == ENOENT &&
+		    fstatat(ws, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			struct host_walk_entry e = { .dirfd = ws, .name = name };
+			char *to = disarm(&e);
+			if (to)
+				sb_addf(report, "  %s: made by the call at a protected path, now %s/%s\n",
+					path, in->workspace, to);
+			else
+				sb_addf(report, "  %s: made by the call at a protected path, could not "
+					"be moved aside: %s\n", path, strerror(errno));
+			moved++;
+			free(to);
+		}
+		free(path);
+	}
+	close(ws);
+	return moved;
+}
+
 int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct timespec *since,
 				      char **report)
 {
@@ -445,6 +482,18 @@ int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct tim
 				    w.disarmed == 1 ? "s" : "", w.disarmed == 1 ? "is" : "are",
 				    w.report.buf);
 	sb_free(&w.report);
+	struct strbuf made;
+	sb_init(&made);
+	size_t nmade = in->host.read ? move_aside_made(in, &made) : 0;
+	if (nmade) {
+		char *was = *report;
+		*report = xasprintf("%s%zu protected path%s that did not exist at launch the call "
+				    "made, and %s moved aside; look before you undo it:\n%s",
+				    was ? was : "", nmade, nmade == 1 ? "" : "s",
+				    nmade == 1 ? "it is" : "they are", made.buf);
+		free(was);
+	}
+	sb_free(&made);
 	if (rc != 0) {
 		char *was = *report;
 		*report = xasprintf("%sthe repositories nested in %s were not all looked at (%s): "

@@ -284,6 +284,9 @@ char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
  * fence (lower_bwrap.c); the host facts say whether each was there at
  * launch. */
 extern const char *const lower_after_call_dirs[];
+/* The names at the workspace's top kept so too: what the call made there
+ * is moved aside after it. */
+extern const char *const lower_after_call_names[];
 
 /* The paths `cordon run` fences for the call (struct cordon_fence:
  * cordon/lowering.h; see lower_bwrap.c).  A malloc'd array of borrowed
