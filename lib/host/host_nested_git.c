@@ -243,8 +243,11 @@ static bool hg_inert(const char *section, const char *key)
 static void hgrc_programs(const char *path, const struct timespec *since, bool *changed,
 			  struct strbuf *why)
 {
+	errno = 0;
 	char *text = read_small(path, since, changed);
 	char section[128] = "";
+	if (!text && (errno == EACCES || errno == EPERM))
+		why_add(why, "an hgrc this walk cannot read"); /* fail closed */
 	for (char *line = text, *next; line; line = next) {
 		if ((next = strchr(line, '\n')))
 			*next++ = '\0';
