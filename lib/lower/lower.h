@@ -109,6 +109,10 @@ struct lower_input {
 	 * proxy (the preset allows no host), else NULL; net_origin is it. */
 	char *net_approval;
 	bool unix_allowed;   /* `net "unix" allow`: AF_UNIX sockets in the sandbox */
+	/* Nothing looks at the workspace after the call (a container
+	 * runtime's config, a Pod): every missing protected path is fenced,
+	 * those of lower_after_call_* too. */
+	bool no_after_call;
 	/* The ports cordon-exec's transparent relay listens on: 80, 443 and
 	 * each one a net rule that allows or asks names ("host:8080"). */
 	int relay_ports[LOWER_RELAY_PORTS_MAX];

@@ -259,7 +259,8 @@ const char *const lower_after_call_names[] = {
  * launch: not fenced, so the workspace shows nothing that is not there. */
 static bool after_call(const struct lower_input *in, const struct lower_path *p)
 {
-	if (!in->workspace || !p->protect || lower_fact(in, p->path)->lstat_errno != ENOENT)
+	if (!in->workspace || in->no_after_call || !p->protect ||
+	    lower_fact(in, p->path)->lstat_errno != ENOENT)
 		return false;
 	size_t n = strlen(in->workspace);
 	for (size_t i = 0; lower_after_call_names[i]; i++)
