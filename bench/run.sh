@@ -111,19 +111,46 @@ run_bare() {
 		--unshare-all --die-with-parent --new-session --cap-drop ALL -- /bin/true
 }
 # Other launchers, each timed only when installed: its usual way of running
-# one command with the workspace writable and the network off.
-run_srt() { (cd "$ws" && "${environment[@]}" srt /bin/true); }
-run_codex() { (cd "$ws" && "${environment[@]}" codex sandbox linux --full-auto -- /bin/true); }
-run_firejail() { "${environment[@]}" firejail --quiet --noprofile --net=none -- /bin/true; }
+# one command with the workspace writable and the network off.  They are
+# looked for on PATH, then in $CORDON_AGENTS_DIR and $CORDON_PEERS_DIR
+# (node_modules/.bin: tests/agents/install.sh installs Codex there, `npm
+# install --prefix DIR @anthropic-ai/sandbox-runtime` srt), npm's global
+# bin, /usr/local/bin and root's usual places.
+peer_dirs() {
+	local g
+	if [ -n "${CORDON_AGENTS_DIR:-}" ]; then echo "$CORDON_AGENTS_DIR/node_modules/.bin"; fi
+	if [ -n "${CORDON_PEERS_DIR:-}" ]; then echo "$CORDON_PEERS_DIR/node_modules/.bin"; fi
+	if g=$(npm prefix -g 2> /dev/null); then echo "$g/bin"; fi
+	printf '%s\n' /usr/local/bin /root/.npm-global/bin /root/.local/bin /root/node_modules/.bin
+}
+declare -A peer
+find_peer() { # find_peer NAME: peer[NAME] is its path, or it stays unset
+	local d p
+	p=$(command -v "$1" 2> /dev/null || true)
+	if [ -z "$p" ]; then
+		while read -r d; do
+			if [ -x "$d/$1" ]; then p=$d/$1; break; fi
+		done < <(peer_dirs)
+	fi
+	if [ -n "$p" ]; then peer[$1]=$p; fi
+}
+# Node launchers need node on the fixed PATH, Codex a home of its own
+# outside a temp dir (it refuses to put its helpers in one): the caller's.
+run_srt() { (cd "$ws" && "${environment[@]}" "${peer[srt]}" /bin/true); }
+run_codex() {
+	(cd "$ws" && "${environment[@]}" HOME="${HOME:-/root}" "${peer[codex]}" sandbox -- /bin/true)
+}
+run_firejail() { "${environment[@]}" "${peer[firejail]}" --quiet --noprofile --net=none -- /bin/true; }
 run_nsjail() {
-	"${environment[@]}" nsjail -q -Mo -R / -B "$ws" --disable_proc -- /bin/true
+	"${environment[@]}" "${peer[nsjail]}" -q -Mo -R / -B "$ws" --disable_proc -- /bin/true
 }
 
 names=(cordon bare plan)
 labels=("cordon run" "bare bwrap" "bwrap, the same plan")
 skipped=()
 for other in srt codex firejail nsjail; do
-	if ! command -v "$other" > /dev/null 2>&1; then
+	find_peer "$other"
+	if [ -z "${peer[$other]:-}" ]; then
 		skipped+=("$other")
 	elif "run_$other" > /dev/null 2>&1; then
 		names+=("$other")
@@ -225,6 +252,9 @@ for ((k = 0; k < n; k++)); do
 		"$(awk -v v="${med[$name]}" 'BEGIN { print v / 1000 }')" "$(spread "$dir/$name.us")" \
 		"$(awk -v v="${cpu[$name]}" 'BEGIN { print v / 1000 }')" \
 		"$(awk -v a="${med[$name]}" -v b="${med[bare]}" 'BEGIN { print a / b }')"
+done
+for other in "${!peer[@]}"; do
+	printf '%-28s %s\n' "$other" "found at ${peer[$other]}"
 done
 for other in "${skipped[@]}"; do
 	printf '%-28s %s\n' "$other" "not installed: skipped"

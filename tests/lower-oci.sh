@@ -94,6 +94,13 @@ ok $? "workspace-write: the Kubernetes List"
 emit "" workspace-write k8s-seccomp > "$tmpdir/profile.json" 2> /dev/null
 ok $? "workspace-write: the localhost seccomp profile"
 
+# No walk follows a container's run: the missing names cordon run leaves
+# to after the call (.hg/hgrc, .devcontainer) keep their fences there.
+grep -q "\"destination\":\"$T/ws/.hg/hgrc\",\"type\":\"tmpfs\"" "$tmpdir/config.json" &&
+	grep -q "\"destination\":\"$T/ws/.devcontainer\",\"type\":\"tmpfs\"" "$tmpdir/config.json" &&
+	grep -q "\"skipped\":\"$T/ws/.hg/hgrc\"" "$tmpdir/plan.json"
+ok $? "workspace-write: the config fences .hg/hgrc and .devcontainer, which cordon run's plan leaves to after the call"
+
 # The profile is the config's linux.seccomp, byte for byte: its line there.
 sed -n 's/^    "seccomp": \(.*\)$/\1/p' "$tmpdir/config.json" > "$tmpdir/from-config"
 [ -s "$tmpdir/from-config" ] && cmp -s "$tmpdir/from-config" "$tmpdir/profile.json"

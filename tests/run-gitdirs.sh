@@ -10,7 +10,11 @@
 # - a repository the command makes (or one it changes) below the top, that
 #   names a program git runs, reached through a gitlink in the index: its
 #   .git is moved aside after the call, so the host's git status does not
-#   enter it; a nested repository that names nothing is left alone.
+#   enter it; a nested repository that names nothing is left alone;
+# - the same of a .git the command makes in a workspace without one, and
+#   of a Mercurial .hg it makes (or whose hgrc-not-shared it adds), whose
+#   hgrc sets hooks, extensions or an %include; and that inside the call
+#   a missing .hg or .git is missing (cargo init picks git).
 # The host's git status and commit run nothing planted.  As root and again
 # as an unprivileged user (nobody).
 . "$srcdir/tests/lib.sh"
@@ -31,6 +35,9 @@ if ! command -v git > /dev/null; then
 fi
 
 passes=$(runner_passes)
+# cargo through rustup finds its toolchain under the home it was installed in.
+cargo=$(command -v cargo || true)
+case $cargo in /root/*) cargo_home=/root ;; esac
 
 pass() { # pass NAME
 	runner_pass "$1"
@@ -209,6 +216,88 @@ EOF
 		! grep -q "$W/plain" "$tmpdir/err" && [ -d "$W/keep/.git" ] && [ -d "$W/lfs/.git" ] &&
 		[ -d "$W/tooled/.git.cordon-disarmed" ]
 	ok $? "$t a nested repository behind a .git file, given an include by the command, is disarmed, and so is one whose unchanged fsmonitor the command rewrote; one that names no program is left alone, and so is one the call did not change, and one with its own hooks the command committed in (status $rc)"
+	[ -e "$M" ] && diag < "$M"
+	rm -f "$M"
+
+	# A workspace with neither .hg nor .git: inside the call both are
+	# missing (no fence makes one), and a .hg the command makes with a
+	# hook and an extension is moved aside after the call and named, so
+	# is a nested one that only %includes a file; one that names only
+	# [paths] and ui.username stays.  Where hg is installed, the host's
+	# hg status runs nothing planted.
+	W=$P/hgws
+	mkdir -p "$W"
+	runner_own "$W"
+	cat > "$W/attack.sh" <<EOF
+{ test ! -e .hg && test ! -e .git && echo absent; } > seen
+mkdir .hg && printf 'store\n' > .hg/requires
+printf '[paths]\ndefault = https://example.com/r\n[hooks]\npre-status = echo hg >> $M\n[extensions]\nevil = $W/evil.py\n' > .hg/hgrc
+printf 'open("$M", "a").write("ext")\n' > evil.py
+mkdir -p inc/.hg && printf '%%include ../../evil.rc\n' > inc/.hg/hgrc
+mkdir -p sub/.hg && printf '[paths]\ndefault = https://example.com/s\n[ui]\nusername = A\n' > sub/.hg/hgrc
+EOF
+	R "$W" attack.sh
+	rc=$?
+	is "$(cat "$W/seen" 2> /dev/null)" absent "$t inside the call a missing .hg and .git are missing: no fence shows a repository (status $rc)"
+	[ ! -e "$W/.hg" ] && [ -d "$W/.hg.cordon-disarmed" ] &&
+		grep -q "$W (hooks.pre-status, extensions.evil): its .hg is now" "$tmpdir/err" &&
+		[ ! -e "$W/inc/.hg" ] && grep -q "$W/inc (%include)" "$tmpdir/err" &&
+		[ -f "$W/sub/.hg/hgrc" ] && ! grep -q "$W/sub " "$tmpdir/err"
+	ok $? "$t a .hg the command made with a hook and an extension is moved aside and named, so is one with an %include; one with only [paths] and ui.username stays"
+	if command -v hg > /dev/null; then
+		U "$W" hg status > /dev/null 2>&1
+		unmarked
+		ok $? "$t the host's hg status runs nothing planted"
+	else
+		skip "$t the host's hg status runs nothing planted" "hg is not installed (the files on disk were checked)"
+	fi
+	[ -e "$M" ] && diag < "$M"
+	rm -f "$M"
+
+	# The workspace's own .hg of launch, without an hgrc: the command can
+	# make no hgrc (fenced inside .hg, where no tool probes), and one
+	# given a hgrc-not-shared, which hg reads too, is moved aside.
+	W=$P/hgown
+	mkdir -p "$W/.hg" && printf 'store\n' > "$W/.hg/requires"
+	runner_own "$W"
+	cat > "$W/attack.sh" <<EOF
+printf '[hooks]\nupdate = echo own >> $M\n' > .hg/hgrc && echo hgrc-written > seen
+printf '[hooks]\nupdate = echo own >> $M\n' > .hg/hgrc-not-shared
+EOF
+	R "$W" attack.sh
+	rc=$?
+	[ ! -e "$W/seen" ] && [ ! -e "$W/.hg" ] && [ -d "$W/.hg.cordon-disarmed" ] &&
+		[ ! -f "$W/.hg.cordon-disarmed/hgrc" ] && grep -q "$W (hooks.update)" "$tmpdir/err"
+	ok $? "$t the workspace's own .hg: no hgrc can be made, and one given a hgrc-not-shared with a hook is moved aside and named (status $rc)"
+
+	# A workspace without .git: cargo init inside makes a git repository
+	# (no placeholder .git or .hg misleads it); a git init with an
+	# fsmonitor there is disarmed like a nested repository.
+	W=$P/cargo
+	mkdir -p "$W"
+	runner_own "$W"
+	if [ -n "$cargo" ] && $AS test -x "$cargo"; then
+		(cd "$W" && $AS timeout -s KILL 120 env -i PATH="${cargo%/*}:/usr/bin:/bin" \
+			HOME="${cargo_home:-$H}" LANG=C.UTF-8 "$C" run --preset workspace-write \
+			--workspace "$W" -- cargo init -q --name demo > "$tmpdir/out" 2> "$tmpdir/err")
+		rc=$?
+		[ -f "$W/.gitignore" ] && [ ! -e "$W/.hgignore" ] && [ -d "$W/.git" ] &&
+			git -C "$W" rev-parse --git-dir > /dev/null 2>&1
+		ok $? "$t cargo init in the call picks git and makes the repository (status $rc)"
+		[ -d "$W/.git" ] || diag < "$tmpdir/err"
+	else
+		skip "$t cargo init in the call picks git" "cargo is not installed, or this user cannot run it"
+	fi
+	W=$P/gitless
+	mkdir -p "$W"
+	printf 'git init -q && git config core.fsmonitor "echo top >> %s; false"\n' "$M" > "$W/attack.sh"
+	runner_own "$W"
+	R "$W" attack.sh
+	rc=$?
+	U "$W" git status --short > /dev/null 2>&1
+	unmarked && [ ! -e "$W/.git" ] && [ -d "$W/.git.cordon-disarmed" ] &&
+		grep -q "$W (core.fsmonitor)" "$tmpdir/err"
+	ok $? "$t a .git the command made in a workspace without one, with an fsmonitor, is disarmed and named (status $rc)"
 	[ -e "$M" ] && diag < "$M"
 	rm -f "$M"
 }

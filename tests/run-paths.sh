@@ -192,17 +192,19 @@ echo evil > .mcp.json; echo evil > .devcontainer.json
 ls -A"
 	wsw "$W" "$H" "$P/persist.sh"
 	is "$rc:$(cat "$W/new" 2> /dev/null)" "0:ok" "$t a workspace without .git/hooks stays writable ($(head -1 "$errf"))"
-	is "$(ls -A "$W" | tr '\n' ' ')" "new " \
-		"$t no persistence file could be created, and no placeholder is left behind"
+	is "$(ls -A "$W" | tr '\n' ' ')" ".devcontainer.json.cordon-disarmed .git.cordon-disarmed new " \
+		"$t no persistence file could be created, and no placeholder is left behind; the .git and .devcontainer.json the call made where there were none are moved aside"
 	# The same with a policy of one's own that protects .git/hooks: a
-	# missing protected path no longer makes its parent read-only.
+	# missing protected path no longer makes its parent read-only.  The
+	# workspace has no .git: none is fenced into being, and the one the
+	# call makes with a hook is moved aside after it.
 	W=$P/ws7
 	mkdir -p "$W"
 	runner_own "$W"
 	script own "cd '$W' && echo ok > new; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; mkdir .vscode"
 	run -p "$P/x.cordon" --preset two --workspace "$W" --context home="$H" -- sh -c "sh '$P/own.sh'"
-	is "$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" "ok:new " \
-		"$t a protected .git/hooks that does not exist is fenced alone: the workspace stays writable"
+	is "$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" "ok:.git.cordon-disarmed new " \
+		"$t a protected .git/hooks where there is no .git: the workspace stays writable, .vscode is fenced alone, the .git made with a hook is moved aside"
 	# The same below a write root that is "/" itself: the root holds every
 	# path, so the missing hooks directory is fenced there too.
 	W=$P/ws8
@@ -221,8 +223,8 @@ EOF
 	chmod 644 "$P/root.cordon"
 	script rootw "cd '$W' && echo ok > new; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit"
 	run -p "$P/root.cordon" --preset everywhere --workspace "$W" --context home="$H" -- sh -c "sh '$P/rootw.sh'"
-	is "$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" "ok:new " \
-		"$t below a write root of \"/\", a protected .git/hooks that does not exist is fenced too"
+	is "$(cat "$W/new" 2> /dev/null):$(ls -A "$W" | tr '\n' ' ')" "ok:.git.cordon-disarmed new " \
+		"$t below a write root of \"/\", a .git made with a hook where there was none is moved aside too"
 	if [ -n "$GIT" ]; then
 		W=$P/ws3
 		U "$GIT" -C "$W" init -q && U "$GIT" -C "$W" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init
@@ -309,7 +311,7 @@ cd '$W' && mkdir -p .git/hooks 2> /dev/null; echo evil > .vscode/settings.json; 
 	wait $first
 	: > "$P/go-second"
 	wait $second
-	is "$(ls -A "$W" | tr '\n' ' ')" "first-done second-done " \
+	is "$(ls -A "$W" | tr '\n' ' ')" ".git.cordon-disarmed first-done second-done " \
 		"$t two calls at once: the fences hold while the other call runs, though the one that made them ended first; the last removes them"
 }
 
@@ -348,7 +350,7 @@ cd '$W' && echo evil > .vscode/settings.json; mkdir -p .git/hooks; echo evil > .
 	AS= C=$cordon_bin
 	script c ":"
 	wsw "$W" "$H" "$P/c.sh"
-	is "$(ls -A "$W" | tr '\n' ' ')" "b-done " "[root+nobody] the next call of the user who made them removes them"
+	is "$(ls -A "$W" | tr '\n' ' ')" ".git.cordon-disarmed b-done " "[root+nobody] the next call of the user who made them removes them"
 }
 
 if [ $ready -ne 0 ]; then

@@ -77,7 +77,7 @@ EOF
 	U "$WS" sh -c 'echo b >> f && git commit -q -am two' > /dev/null 2>&1
 	unmarked && [ ! -e "$WS/.pre-commit-config.yaml" ] && [ ! -e "$WS/.devcontainer" ] &&
 		grep -q '^#!/bin/sh' "$WS/.husky/pre-commit" && ! grep -q husky "$WS/.husky/pre-commit"
-	ok $? "$t .husky (core.hooksPath), .pre-commit-config.yaml and .devcontainer stay unwritten; the host commit runs no planted hook (status $rc)"
+	ok $? "$t .husky (core.hooksPath) stays unwritten, the .pre-commit-config.yaml and .devcontainer the call made are moved aside; the host commit runs no planted hook (status $rc)"
 	[ -f "$WS/out.txt" ] && U "$WS" git log --format=%s | grep -qx built
 	ok $? "$t git add and git commit inside the sandbox still work"
 	rm -f "$M"

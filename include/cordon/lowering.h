@@ -114,7 +114,12 @@ int cordon_lowering_check_links(const cordon_lowering *l, char **err);
  * runs (a key of the table in lib/base/git_keys.c, an include), or one
  * of whose hooks changed since then, has its .git renamed to
  * .git.cordon-disarmed, so that the host's
- * next git status in the workspace does not enter it.  0 when there was
+ * next git status in the workspace does not enter it.  Every Mercurial
+ * repository too (a .hg anywhere in the workspace, its top's when it was
+ * not there at launch or when its config files changed) whose hgrc or
+ * hgrc-not-shared sets anything but [paths] and ui.username, or that
+ * shares another's config (sharedpath), has its .hg renamed to
+ * .hg.cordon-disarmed.  0 when there was
  * none; -1 with *report (malloc'd) listing each and why, or saying which
  * bound stopped the walk. */
 int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct timespec *since,

@@ -36,6 +36,8 @@
 
 struct nested_walk {
 	const char *top;        /* the workspace's own .git, left to the mount plan */
+	bool git_top_existed;   /* the workspace's .git was there at launch */
+	bool hg_top_existed;    /* and its .hg */
 	struct timespec since;
 	struct strbuf report;
 	size_t disarmed;
@@ -211,16 +213,115 @@ static char *repository_programs(const struct host_walk_entry *e, const struct t
 	return sb_steal(&why);
 }
 
-/* Rename the .git entry e aside, in the directory the walk holds open:
- * the new name, malloc'd, or NULL with errno. */
+/* ---- Mercurial ------------------------------------------------------------ */
+
+static void why_add(struct strbuf *why, const char *what)
+{
+	if (strstr(why->buf, what))
+		return;
+	if (why->len)
+		sb_adds(why, ", ");
+	sb_adds(why, what);
+}
+
+/* The settings of an hgrc that run nothing (hg help config): the remotes
+ * of [paths], which hg clone writes, and [ui] username.  Any other may,
+ * or is not known not to: [hooks] (shell commands, python:), [extensions]
+ * (Python loaded from a path), [ui] merge, editor, ssh, patch,
+ * [merge-tools], [merge-patterns], [extdiff], [pager], [alias] (`!` runs
+ * a shell), [fsmonitor], [email] method, [subrepos]. */
+static bool hg_inert(const char *section, const char *key)
+{
+	return strcmp(section, "paths") == 0 ||
+	       (strcmp(section, "ui") == 0 && strcmp(key, "username") == 0);
+}
+
+/* What the hgrc at path sets besides those, added to why
+ * ("hooks.precommit, %include"), read as Mercurial's config parser reads
+ * it: `[section]` (to its last `]`), `key = value`, a value continued on
+ * indented lines, `#` and `;` comments, `%include FILE`, `%unset KEY`. */
+static void hgrc_programs(const char *path, const struct timespec *since, bool *changed,
+			  struct strbuf *why)
+{
+	errno = 0;
+	char *text = read_small(path, since, changed);
+	char section[128] = "";
+	if (!text && (errno == EACCES || errno == EPERM))
+		why_add(why, "an hgrc this walk cannot read"); /* fail closed */
+	for (char *line = text, *next; line; line = next) {
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		line[strcspn(line, "\r")] = '\0';
+		char *end = strrchr(line, ']');
+		if (!*line || strchr(" \t#;", *line))
+			continue; /* blank, a comment, or a value continued */
+		if (*line == '[' && end) {
+			size_t n = (size_t)(end - line - 1);
+			snprintf(section, sizeof(section), "%.*s", (int)n, line + 1);
+		} else if (*line == '%') {
+			if (strncmp(line, "%unset", 6) != 0)
+				why_add(why, "%include");
+		} else {
+			size_t n = strcspn(line, "=");
+			while (n && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+				n--;
+			line[n] = '\0';
+			if (!hg_inert(section, line)) {
+				char *label = xasprintf("%s.%s", section, line);
+				why_add(why, label);
+				free(label);
+			}
+		}
+	}
+	free(text);
+}
+
+/* Why the Mercurial repository whose .hg is e would run a program the call
+ * planted ("" if it would not): its hgrc or hgrc-not-shared sets one, or
+ * it shares another repository's store and config (sharedpath), and the
+ * .hg entry or one of those files (or requires) changed during the call.
+ * A .hg that existed at launch at the workspace's top is the plan's: only
+ * a change to those files counts, not hg's own writes to .hg. */
+static char *hg_programs(const struct host_walk_entry *e, const struct timespec *since,
+			 bool top_existed)
+{
+	static const char *const configs[] = { "hgrc", "hgrc-not-shared" };
+	struct strbuf why;
+	struct stat st;
+	sb_init(&why);
+	bool changed = !top_existed && fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		       changed_since(&st, since);
+	for (size_t i = 0; i < sizeof(configs) / sizeof(*configs); i++) {
+		char *path = xasprintf("%.*s/%s", (int)e->len, e->path, configs[i]);
+		hgrc_programs(path, since, &changed, &why);
+		free(path);
+	}
+	char *shared = xasprintf("%.*s/sharedpath", (int)e->len, e->path);
+	char *requires = xasprintf("%.*s/requires", (int)e->len, e->path);
+	char *text = read_small(shared, since, &changed);
+	if (text)
+		why_add(&why, "sharedpath");
+	free(text);
+	free(read_small(requires, since, &changed));
+	free(shared);
+	free(requires);
+	if (!changed) { /* the user's own, as it was */
+		sb_free(&why);
+		sb_init(&why);
+	}
+	return sb_steal(&why);
+}
+
+/* Rename the repository entry e (.git, .hg) aside, in the directory the
+ * walk holds open: the new name, malloc'd, or NULL with errno. */
 static char *disarm(const struct host_walk_entry *e)
 {
 	for (int i = 0; i < 100; i++) {
 		char name[64];
 		if (i)
-			snprintf(name, sizeof(name), ".git.cordon-disarmed-%d", i);
+			snprintf(name, sizeof(name), "%s.cordon-disarmed-%d", e->name, i);
 		else
-			snprintf(name, sizeof(name), ".git.cordon-disarmed");
+			snprintf(name, sizeof(name), "%s.cordon-disarmed", e->name);
 		if (renameat2(e->dirfd, e->name, e->dirfd, name, RENAME_NOREPLACE) == 0)
 			return xstrdup(name);
 		if (errno != EEXIST)
@@ -248,29 +349,35 @@ static void relist(struct nested_walk *w, const struct host_walk_entry *e)
 static int visit(void *arg, const struct host_walk_entry *e)
 {
 	struct nested_walk *w = arg;
-	if (strcmp(e->name, ".git") != 0) {
+	bool hg = strcmp(e->name, ".hg") == 0;
+	if (strcmp(e->name, ".git") != 0 && !hg) {
 		if (e->type == DT_DIR)
 			relist(w, e);
 		return e->type == DT_DIR ? HOST_WALK_ENTER : HOST_WALK_SKIP;
 	}
-	if (strlen(w->top) == e->len && strncmp(w->top, e->path, e->len) == 0)
+	/* The workspace's own .git or .hg: w->top less its ".git". */
+	bool top = e->len == strlen(w->top) - 4 + strlen(e->name) &&
+		   strncmp(w->top, e->path, strlen(w->top) - 4) == 0;
+	if (top && !hg && w->git_top_existed)
 		return HOST_WALK_SKIP; /* the workspace's own: the plan protects it */
 	bool changed = false;
-	char *why = repository_programs(e, &w->since, &changed);
+	char *why = hg ? hg_programs(e, &w->since, top && w->hg_top_existed)
+		       : repository_programs(e, &w->since, &changed);
 	if (*why) {
 		char *dir = xstrndup(e->path, e->len - strlen(e->name) - 1);
 		char *moved = disarm(e);
 		if (moved)
-			sb_addf(&w->report, "  %s (%s): its .git is now %s/%s\n", dir, why, dir, moved);
+			sb_addf(&w->report, "  %s (%s): its %s is now %s/%s\n", dir, why, e->name, dir,
+				moved);
 		else
-			sb_addf(&w->report, "  %s (%s): its .git could not be moved aside: %s\n", dir,
-				why, strerror(errno));
+			sb_addf(&w->report, "  %s (%s): its %s could not be moved aside: %s\n", dir,
+				why, e->name, strerror(errno));
 		w->disarmed++;
 		free(moved);
 		free(dir);
 	}
 	free(why);
-	return HOST_WALK_SKIP; /* a git directory holds no work tree to look into */
+	return HOST_WALK_SKIP; /* a repository directory holds no work tree to look into */
 }
 
 /* A directory this walk cannot list (another user's, that lets this one
@@ -306,6 +413,43 @@ static bool workspace_writable(const struct lower_input *in)
 	return false;
 }
 
+/* The protected names at the workspace's top that were missing at launch
+ * and were not fenced (lower_after_call_names): what the call made there
+ * is renamed to NAME.cordon-disarmed, in the workspace opened without
+ * following a symlink; each is added to report. */
+static size_t move_aside_made(const struct lower_input *in, struct strbuf *report)
+{
+	size_t moved = 0;
+	int ws = cordon_open_dir_nofollow(in->workspace);
+	if (ws < 0)
+		return 0;
+	for (size_t i = 0; lower_after_call_names[i]; i++) {
+		const char *name = lower_after_call_names[i];
+		char *path = xstrcat(in->workspace, "/", name, (char *)NULL);
+		const struct lower_path *p = NULL;
+		struct stat st;
+		for (size_t k = 0; k < in->npaths && !p; k++)
+			if (in->paths[k].protect && strcmp(in->paths[k].path, path) == 0)
+				p = &in->paths[k];
+		if (p && lower_fact(in, path)->lstat_errno == ENOENT &&
+		    fstatat(ws, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			struct host_walk_entry e = { .dirfd = ws, .name = name };
+			char *to = disarm(&e);
+			if (to)
+				sb_addf(report, "  %s: made by the call at a protected path, now %s/%s\n",
+					path, in->workspace, to);
+			else
+				sb_addf(report, "  %s: made by the call at a protected path, could not "
+					"be moved aside: %s\n", path, strerror(errno));
+			moved++;
+			free(to);
+		}
+		free(path);
+	}
+	close(ws);
+	return moved;
+}
+
 int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct timespec *since,
 				      char **report)
 {
@@ -317,6 +461,12 @@ int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct tim
 	struct nested_walk w = { .since = *since };
 	char *top = xstrcat(in->workspace, "/.git", (char *)NULL);
 	w.top = top;
+	char *hg_top = xstrcat(in->workspace, "/.hg", (char *)NULL);
+	/* A lowering whose host was never read cannot tell: the workspace's
+	 * own are taken as there at launch, the plan's. */
+	w.hg_top_existed = !in->host.read || lower_fact_exists(in, hg_top);
+	w.git_top_existed = !in->host.read || lower_fact_exists(in, top);
+	free(hg_top);
 	sb_init(&w.report);
 	struct host_walk hw = { .max_entries = lower_mask_default_bounds.entries,
 				.max_depth = lower_mask_default_bounds.depth,
@@ -328,13 +478,25 @@ int cordon_lowering_disarm_nested_git(const cordon_lowering *l, const struct tim
 	host_walk_start(&hw);
 	int rc = host_walk_root(&hw, in->workspace);
 	if (w.report.len)
-		*report = xasprintf("%zu git repositor%s nested in %s that the call made or changed "
-				    "name%s programs git runs, and %s disarmed; look before you "
-				    "undo it:\n%s",
+		*report = xasprintf("%zu repositor%s (git, Mercurial) in %s that the call made or "
+				    "changed name%s programs git or hg runs, and %s disarmed; look "
+				    "before you undo it:\n%s",
 				    w.disarmed, w.disarmed == 1 ? "y" : "ies", in->workspace,
 				    w.disarmed == 1 ? "s" : "", w.disarmed == 1 ? "is" : "are",
 				    w.report.buf);
 	sb_free(&w.report);
+	struct strbuf made;
+	sb_init(&made);
+	size_t nmade = in->host.read ? move_aside_made(in, &made) : 0;
+	if (nmade) {
+		char *was = *report;
+		*report = xasprintf("%s%zu protected path%s that did not exist at launch the call "
+				    "made, and %s moved aside; look before you undo it:\n%s",
+				    was ? was : "", nmade, nmade == 1 ? "" : "s",
+				    nmade == 1 ? "it is" : "they are", made.buf);
+		free(was);
+	}
+	sb_free(&made);
 	if (rc != 0) {
 		char *was = *report;
 		*report = xasprintf("%sthe repositories nested in %s were not all looked at (%s): "

@@ -109,6 +109,10 @@ struct lower_input {
 	 * proxy (the preset allows no host), else NULL; net_origin is it. */
 	char *net_approval;
 	bool unix_allowed;   /* `net "unix" allow`: AF_UNIX sockets in the sandbox */
+	/* Nothing looks at the workspace after the call (a container
+	 * runtime's config, a Pod): every missing protected path is fenced,
+	 * those of lower_after_call_* too. */
+	bool no_after_call;
 	/* The ports cordon-exec's transparent relay listens on: 80, 443 and
 	 * each one a net rule that allows or asks names ("host:8080"). */
 	int relay_ports[LOWER_RELAY_PORTS_MAX];
@@ -279,6 +283,15 @@ int lower_bwrap_plan(const struct lower_input *in, struct cordon_plan *pl, char 
 void plan_push(struct cordon_plan *pl, enum cordon_plan_kind kind, const char *path,
 	       const char *source, const char *origin, char *note);
 char *lower_bwrap_args(const struct lower_input *in, size_t *len, char **err);
+/* The repository directories at the workspace's top (.git, .hg; NULL
+ * ends it) whose missing protections are kept after the call, not by a
+ * fence (lower_bwrap.c); the host facts say whether each was there at
+ * launch. */
+extern const char *const lower_after_call_dirs[];
+/* The names at the workspace's top kept so too: what the call made there
+ * is moved aside after it. */
+extern const char *const lower_after_call_names[];
+
 /* The paths `cordon run` fences for the call (struct cordon_fence:
  * cordon/lowering.h; see lower_bwrap.c).  A malloc'd array of borrowed
  * strings. */

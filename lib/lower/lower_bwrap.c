@@ -230,6 +230,53 @@ static const char *fence_content(const char *path)
 	return NULL;
 }
 
+/* The repository directories at the workspace's top that a fence would
+ * have to make, and whose protections are kept after the call instead:
+ * a fence there is an empty directory that tools take for a repository
+ * (cargo init writes .hgignore beside a .hg), and what a repository the
+ * call makes there could run is disarmed once the sandbox is gone
+ * (lib/host/host_nested_git.c walks every .git and .hg the call made or
+ * changed, the workspace's own among them when it was not there at
+ * launch).  A fence in a .git that exists stays: nothing probes for it. */
+const char *const lower_after_call_dirs[] = { ".git", ".hg", NULL };
+
+/* Names at the workspace's top read only when a person starts a tool,
+ * never by a program running beside the call: protected, missing at
+ * launch, they are not fenced, and what the call made there is moved
+ * aside once the sandbox is gone (host_nested_git.c).  Dev Containers
+ * read .devcontainer/ and .devcontainer.json when a container is built
+ * or the folder reopened in one; pre-commit its config from the git hook
+ * of a commit; git a hooks directory only where core.hooksPath, in the
+ * protected config, names it; aider its config when it starts.  The
+ * agents' and editors' names stay fenced: the agent host that runs the
+ * call, and an editor open on the workspace, read them while it runs. */
+const char *const lower_after_call_names[] = {
+	".devcontainer", ".devcontainer.json", ".pre-commit-config.yaml",
+	".husky", ".githooks", ".aider.conf.yml", NULL,
+};
+
+/* A protected path below such a directory, or of such a name, missing at
+ * launch: not fenced, so the workspace shows nothing that is not there. */
+static bool after_call(const struct lower_input *in, const struct lower_path *p)
+{
+	if (!in->workspace || in->no_after_call || !p->protect ||
+	    lower_fact(in, p->path)->lstat_errno != ENOENT)
+		return false;
+	size_t n = strlen(in->workspace);
+	for (size_t i = 0; lower_after_call_names[i]; i++)
+		if (strncmp(p->path, in->workspace, n) == 0 && p->path[n] == '/' &&
+		    strcmp(p->path + n + 1, lower_after_call_names[i]) == 0)
+			return true;
+	bool hit = false;
+	for (size_t i = 0; lower_after_call_dirs[i] && !hit; i++) {
+		char *dir = xstrcat(in->workspace, "/", lower_after_call_dirs[i], (char *)NULL);
+		hit = path_under(p->path, dir) && strcmp(p->path, dir) != 0 &&
+		      lower_fact(in, dir)->lstat_errno == ENOENT;
+		free(dir);
+	}
+	return hit;
+}
+
 /* Such a path that does not exist, below a directory the plan leaves
  * writable: it is fenced by itself.  `cordon run` makes it (and its
  * missing parents) empty directories for the call and removes them
@@ -238,7 +285,8 @@ static const char *fence_content(const char *path)
  * it. */
 static bool fenced(const struct lower_input *in, const struct lower_path *p)
 {
-	if (!fence_place(in, p) || lower_fact(in, p->path)->lstat_errno != ENOENT)
+	if (!fence_place(in, p) || lower_fact(in, p->path)->lstat_errno != ENOENT ||
+	    after_call(in, p))
 		return false;
 	/* A directory this user cannot write is none a command can create
 	 * anything in: no fence is needed, nor could one be made. */
@@ -533,6 +581,13 @@ static void fs_read_only(struct fs_ops *fs, const struct lower_input *in,
 			xasprintf("does not exist, below %s, which is read-only: it cannot be "
 				  "created",
 				  above));
+		return;
+	}
+	if (!exists && after_call(in, p) && fence_place(in, p)) {
+		fs_note(fs, p,
+			xstrdup("protected path does not exist: no fence, which would show "
+				"a file that is not there; what the call makes there is moved "
+				"aside after it (a repository: where it names a program)"));
 		return;
 	}
 	fs_pins(fs, in, p, exists || fence);

@@ -325,6 +325,13 @@ void lower_host_read(struct lower_input *in)
 			  in->paths[i].why == LOWER_WRITE_ROOT ? READ_STAT : 0, false);
 	entries_expand(in);
 	read_path(h, in->cwd, READ_STAT, false);
+	/* Whether the workspace had its repository directories at launch:
+	 * the after-call walk leaves only those to the plan. */
+	for (size_t i = 0; in->workspace && lower_after_call_dirs[i]; i++) {
+		char *dir = xstrcat(in->workspace, "/", lower_after_call_dirs[i], (char *)NULL);
+		read_path(h, dir, 0, false);
+		free(dir);
+	}
 	read_path(h, "/dev", READ_STAT, false);
 	for (size_t i = 0; lower_proc_covers[i]; i++)
 		read_path(h, lower_proc_covers[i], 0, false);

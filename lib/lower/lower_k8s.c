@@ -341,7 +341,11 @@ char *lower_k8s(const struct lower_input *in, size_t *len, char **err)
 		return NULL;
 	json_decref(sc);
 	json_decref(origins);
-	if (lower_bwrap_plan(in, &pl, err) != 0)
+	/* No walk follows a container's run: every missing protected path
+	 * keeps its fence. */
+	struct lower_input fenced_in = *in;
+	fenced_in.no_after_call = true;
+	if (lower_bwrap_plan(&fenced_in, &pl, err) != 0)
 		return NULL;
 	struct k8s k = { in, json_array(), json_array(), json_array(), json_object(), 0, 0, 0,
 			 NULL, NULL, 0, 0, true, false };

@@ -606,7 +606,11 @@ char *lower_oci(const struct lower_input *in, size_t *len, char **err)
 {
 	struct cordon_plan pl;
 	struct strbuf sb;
-	if (lower_bwrap_plan(in, &pl, err) != 0)
+	/* No walk follows a container's run: every missing protected path
+	 * keeps its fence. */
+	struct lower_input fenced_in = *in;
+	fenced_in.no_after_call = true;
+	if (lower_bwrap_plan(&fenced_in, &pl, err) != 0)
 		return NULL;
 	json_t *config = oci_build(in, &pl, err);
 	cordon_plan_free(&pl);

@@ -46,10 +46,19 @@ def validate_schema(schema_dir, config):
 
 
 def plan_origins(plan):
-    """The rules the bwrap plan names for each path it mounts on."""
+    """The rules the bwrap plan names for each path it mounts on; and for
+    a path the runner's plan leaves to after the call ("skipped"), which a
+    container's config fences with the directories made for it, the rule
+    for it and each directory above it."""
     by_path = {}
     for op in plan["operations"]:
         args = op.get("args")
+        if "skipped" in op and "origin" in op and "moved aside after" in op.get("note", ""):
+            path = op["skipped"]
+            while path not in ("", "/"):
+                by_path.setdefault(path, set()).add(op["origin"])
+                path = os.path.dirname(path)
+            continue
         if not args or len(args) < 2 or "origin" not in op:
             continue
         by_path.setdefault(args[-1], set()).add(op["origin"])

@@ -180,6 +180,41 @@ static void nested_git(const cordon_evaluator *ev)
 	cordon_lowering_free(l);
 }
 
+/* After a call: a Mercurial repository whose hgrc sets a hook, or whose
+ * hgrc-not-shared includes another file, has its .hg moved aside; one
+ * that names only [paths] (a value continued on an indented line) and
+ * ui.username stays. */
+static void nested_hg(const cordon_evaluator *ev)
+{
+	char *err = NULL, *report = NULL;
+	static const char *const dirs[] = { "ws/h1", "ws/h1/.hg", "ws/h2", "ws/h2/.hg", "ws/h3",
+					    "ws/h3/.hg" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++)
+		mkdir(at(dirs[i]), 0755);
+	write_file(at("ws/h1/.hg/hgrc"), "# made by the call\n[hooks]\npre-commit.x = sh x.sh\n");
+	write_file(at("ws/h2/.hg/hgrc"),
+		   "[paths]\ndefault = https://example.com/r\n  more\n; a comment\n[ui]\nusername = A\n");
+	write_file(at("ws/h3/.hg/hgrc-not-shared"), "%include ../x.rc\n");
+	cordon_lowering *l = cordon_lowering_new(ev, NULL, 0, &err);
+	if (!l) {
+		ok(0, "a lowering builds (%s)", err ? err : "");
+		return;
+	}
+	struct timespec epoch = { 0, 0 };
+	struct stat st;
+	ok(cordon_lowering_disarm_nested_git(l, &epoch, &report) != 0 && report &&
+		   strstr(report, "h1 (hooks.pre-commit.x): its .hg is now") &&
+		   strstr(report, "h3 (%include): its .hg is now") && !strstr(report, "h2"),
+	   "changed since: the .hg whose hgrc sets a hook, and the one that includes a file, are "
+	   "named");
+	ok(stat(at("ws/h1/.hg.cordon-disarmed/hgrc"), &st) == 0 && stat(at("ws/h1/.hg"), &st) != 0 &&
+		   stat(at("ws/h3/.hg.cordon-disarmed"), &st) == 0 &&
+		   stat(at("ws/h2/.hg/hgrc"), &st) == 0,
+	   "their .hg is renamed; the one with only [paths] and ui.username stays");
+	free(report);
+	cordon_lowering_free(l);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/cordon-door-XXXXXX", real[PATH_MAX], *err = NULL;
@@ -295,6 +330,7 @@ int main(void)
 	}
 
 	nested_git(ev);
+	nested_hg(ev);
 
 	cordon_evaluator *net_ev = cordon_evaluator_new(pol, "net", ctx, &err);
 	ok(net_ev != NULL, "the evaluator of a preset that allows a host builds");
