@@ -236,7 +236,7 @@ ok $? "kept in the session's approvals, as cordon approve exec keeps it"
 stop_console
 
 # ---- with --no-ask nobody is there: the console is not waited on -------------------
-start_console
+console_start
 HOOK_ARGS="--timeout 300 --no-ask"
 hook_write "$OUT/a.txt"
 hook_done
@@ -269,8 +269,8 @@ is "$(post_to /api/remember "{\"id\":\"$id\",\"digest\":\"$digest\"}")" 200 "rem
 json_of 'j["diff"]' > "$tmpdir/shown.diff"
 change=$(json_of 'j["change"]')
 is "$(json_of 'j["file"]')" "$PROJ" "names the file it writes"
-is "$(json_of 'j["rules"]')" "['write \"$OUT/r/**\" allow;']" "the rule of the write: below its directory"
-grep -qxF "+  write \"$OUT/r/**\" allow;" "$tmpdir/shown.diff"
+is "$(json_of 'j["rules"]')" "['write \"$OUT/r\" allow;']" "the rule of the write: below its directory"
+grep -qxF "+  write \"$OUT/r\" allow;" "$tmpdir/shown.diff"
 ok $? "the diff shows the rule added to the preset"
 cmp -s "$PROJ" "$tmpdir/proj.before"
 ok $? "a preview writes nothing"
@@ -318,13 +318,13 @@ hook_write "$OUT/m/x.txt"
 hook_done
 is "$decision" deny "a write elsewhere still asks (and no console runs: deny)"
 "$CORDON" grants --context session_dir="$SD" > "$tmpdir/grants.out"
-grep -qF "project write \"$OUT/r/**\" allow; (in $PROJ)" "$tmpdir/grants.out"
+grep -qF "project write \"$OUT/r\" allow; (in $PROJ)" "$tmpdir/grants.out"
 ok $? "cordon grants lists the rule remembered, and its file"
 
 # A shell command: the rules allow it in cordon run, which decides it
 # again with the file as it is now (an approval would be bound to the old).
 mkdir -p "$OUT/s"
-start_console
+console_start
 printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo x > %s/s/b.txt"},"tool_use_id":"t"}\n' \
 	"$WS" "$OUT" > "$tmpdir/event"
 (cd "$WS" && "$CORDON" hook claude -p "$PROJ" --timeout 300 < "$tmpdir/event" > "$tmpdir/hook.out" 2> "$tmpdir/hook.err"
@@ -332,7 +332,7 @@ echo $? > "$tmpdir/hook.rc") &
 hook_pid=$!
 wait_ask
 is "$(post_to /api/remember "{\"id\":\"$id\",\"digest\":\"$digest\"}")" 200 "remember a shell command's write: the preview"
-is "$(json_of 'j["rules"]')" "['write \"$OUT/s/**\" allow;']" "the rule of its write"
+is "$(json_of 'j["rules"]')" "['write \"$OUT/s\" allow;']" "the rule of its write"
 change=$(json_of 'j["change"]')
 is "$(post_to /api/remember/confirm "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$change\"}")" 200 "and its confirm"
 hook_done
@@ -371,7 +371,7 @@ cp "$tmpdir/p.cordon" "$POLICY"
 cp "$POLICY" "$tmpdir/before"
 CORDON_MANAGED=$tmpdir/managed.cordon
 export CORDON_MANAGED
-start_console
+console_start
 remember_refused "$OUT/m/x.txt" 422 "a rule that widens the managed layer" "managed layer"
 POLICY=$tmpdir/managed.cordon
 cp "$POLICY" "$tmpdir/before"
@@ -395,7 +395,7 @@ default "c";
 EOF
 POLICY=$tmpdir/narrow.cordon
 cp "$POLICY" "$tmpdir/before"
-start_console
+console_start
 remember_refused "$OUT/r/one.txt" 422 "a rule that would cover a denied path" "deny -> allow"
 stop_console
 is "$serve_rc" 0 "the console stops cleanly (3)"

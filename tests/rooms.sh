@@ -148,7 +148,6 @@ cli/cmd_run.c cmd_run
 cli/options.c cli_args_next
 lib/decide/eval.c evaluate_one
 lib/decide/eval.c protect_every_root
-lib/host/approval_exec.c grant_of
 lib/lang/ast.c ast_dump
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
@@ -157,7 +156,6 @@ runners/exec_helper.c helper
 runners/launch.c launch_fork
 runners/proxy.c step
 runners/run_linux.c call_supervise
-runners/run_macos.c run_command
 '
 # complex_functions_in TREE: "FILE FUNCTION COMPLEXITY" for each over 30.
 complex_functions_in() (

@@ -103,7 +103,7 @@ char *cordon_effect_rule(enum cordon_op op, const char *target, char **err)
 {
 	char *dir = write_scope(op, target), *rule = NULL;
 	if (dir && plain_text(dir, ""))
-		rule = xasprintf("write \"%s/**\" allow;", dir);
+		rule = xasprintf("write \"%s\" allow;", dir);
 	else if ((op == CORDON_WRITE || op == CORDON_READ) && exact_path(target) &&
 		 plain_text(target, ""))
 		rule = xasprintf("%s exact \"%s\" allow;", cordon_op_name(op), target);

@@ -16,7 +16,7 @@ int main(void)
 		enum cordon_op op;
 		const char *target, *rule;
 	} rules[] = {
-		{ CORDON_WRITE, "/srv/out/a.txt", "write \"/srv/out/**\" allow;" },
+		{ CORDON_WRITE, "/srv/out/a.txt", "write \"/srv/out\" allow;" },
 		{ CORDON_WRITE, "/a.txt", "write exact \"/a.txt\" allow;" },
 		{ CORDON_READ, "/etc/hosts", "read exact \"/etc/hosts\" allow;" },
 		{ CORDON_NET, "registry.npmjs.org:443", "net \"registry.npmjs.org:443\" allow;" },
