@@ -320,9 +320,10 @@ static char *shown(const char *path, const char *home)
 	return xstrdup(path);
 }
 
-/* The pattern a rule that allows it would name: under the home, the
- * whole tree of its first directory there (all of ~/.npm) or the file
- * itself; elsewhere the whole tree of the directory it is in. */
+/* The path a rule that allows it would name: under the home, its first
+ * directory there (~/.npm) or the file itself; elsewhere the directory it
+ * is in.  A directory, not a glob: a write allowed on a directory lowers
+ * into a writable bind of it, a glob's into none. */
 static char *pattern_for(const char *path, const char *home)
 {
 	if (home && home[0] == '/' && strcmp(home, "/") != 0 && path_under(path, home) &&
@@ -330,12 +331,12 @@ static char *pattern_for(const char *path, const char *home)
 		const char *rel = path + strlen(home) + 1, *slash = strchr(rel, '/');
 		if (!slash)
 			return xasprintf("~/%s", rel);
-		return xasprintf("~/%.*s/**", (int)(slash - rel), rel);
+		return xasprintf("~/%.*s", (int)(slash - rel), rel);
 	}
 	const char *slash = strrchr(path, '/');
 	if (slash == path)
 		return xstrdup(path);
-	return xasprintf("%.*s/**", (int)(slash - path), path);
+	return xasprintf("%.*s", (int)(slash - path), path);
 }
 
 /* What decides a write of s->path in the policy, and the change. */

@@ -356,10 +356,10 @@ static void print_net(const struct refusals *rs, const char *preset, FILE *f)
  * read-only by RULE: REASON" and the change, as a contact's. */
 static void print_fs(const struct refusals *rs, const char *preset, FILE *f)
 {
-	unsigned long total = 0;
+	unsigned long total = rs->fs_more;
 	for (size_t i = 0; i < rs->n; i++)
 		total += rs->items[i].fs_kind ? rs->items[i].count : 0;
-	if (!total && !rs->fs_more)
+	if (!total)
 		return;
 	fprintf(f, "cordon: after the call: the sandbox refused %lu write%s to the file system "
 		   "(preset '%s'):\n",
