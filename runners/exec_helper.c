@@ -107,10 +107,26 @@ failed:
 	return 125;
 }
 
-/* The status byte, with the listener of the write watch when there is
- * one (the runner's end is a socket). */
-static int send_status(int status_fd, int listener)
+/* The observing filter's listener, or -1, said once: the report is not
+ * enforcement, so the command runs without it. */
+static int watch_writes(void)
 {
+	const char *why = NULL;
+	int fd = watch_filter_load(&why);
+	if (fd < 0)
+		fprintf(stderr, "cordon: the writes the sandbox refuses are not reported for this "
+				"call (%s: %s)\n",
+			why, strerror(errno));
+	return fd;
+}
+
+/* The status byte, with watch the listener of the write watch, loaded
+ * here, last: from here on the watched calls wait for the runner, which
+ * has the listener once it has the byte (its end is a socket).  The
+ * helper keeps no copy (close_fds_from). */
+static int send_status(int status_fd, int watch)
+{
+	int listener = watch ? watch_writes() : -1;
 	char byte = 'L';
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -135,19 +151,6 @@ static int send_status(int status_fd, int listener)
 	return r == 1 ? 0 : -1;
 }
 
-/* The observing filter's listener, or -1, said once: the report is not
- * enforcement, so the command runs without it. */
-static int watch_writes(void)
-{
-	const char *why = NULL;
-	int fd = watch_filter_load(&why);
-	if (fd < 0)
-		fprintf(stderr, "cordon: the writes the sandbox refuses are not reported for this "
-				"call (%s: %s)\n",
-			why, strerror(errno));
-	return fd;
-}
-
 static int helper(int argc, char **argv)
 {
 	roots = calloc((size_t)argc, sizeof(*roots));
@@ -156,8 +159,7 @@ static int helper(int argc, char **argv)
 	ports = calloc((size_t)argc, sizeof(*ports));
 	size_t nroots = 0, nmarks = 0, nrlimits = 0, nports = 0;
 	unsigned flags = 0;
-	int status_fd = -1, egress_fd = -1, i;
-	bool watch = false;
+	int status_fd = -1, egress_fd = -1, i, watch = 0;
 	char *err = NULL;
 	const char *build_id = NULL;
 
@@ -184,7 +186,7 @@ static int helper(int argc, char **argv)
 			if ((ports[nports++] = port_arg(argv[++i])) == 0)
 				return fail(argv[i], "not a port");
 		} else if (strcmp(argv[i], "--watch-writes") == 0) {
-			watch = true;
+			watch = 1;
 		} else if (strcmp(argv[i], "--scope-unix") == 0) {
 			flags |= CORDON_LANDLOCK_SCOPE_UNIX;
 		} else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
@@ -237,15 +239,11 @@ static int helper(int argc, char **argv)
 	for (size_t k = 0; k < nrlimits; k++)
 		if (run_rlimit_apply(&rlimits[k]) != 0)
 			return fail("setrlimit", strerror(errno));
-	/* Last: from here on the watched calls wait for the runner, which
-	 * has the listener once it has the status byte. */
-	int listener = watch ? watch_writes() : -1;
-	/* The status byte says every layer is in place; then the fd goes. */
-	if (send_status(status_fd, listener) != 0)
-		return fail("cordon-exec", strerror(errno));
-	/* Only stdin, stdout and stderr go on: the runner's setup descriptors
-	 * (the status pipe, what bwrap kept) and anything inherited. */
-	if (close_fds_from(3) != 0)
+	/* The status byte says every layer is in place; then the fd goes:
+	 * only stdin, stdout and stderr go on, not the runner's setup
+	 * descriptors (the status socket, what bwrap kept, the watch's
+	 * listener) nor anything inherited. */
+	if (send_status(status_fd, watch) != 0 || close_fds_from(3) != 0)
 		return fail("cordon-exec", strerror(errno));
 	execvp(argv[i], argv + i);
 	int e = errno;

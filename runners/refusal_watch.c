@@ -6,6 +6,7 @@
 #ifdef __linux__
 
 #include "refusal_watch.h"
+#include "refusals.h"
 #include "run_util.h"
 #include "run.h"
 
@@ -34,17 +35,20 @@
  * command's output is passed on during a storm of them. */
 #define WATCH_TURN 256
 
-void refusal_watch_init(struct refusal_watch *w, bool off, const char **roots, size_t nroots)
+void refusal_watch_begin(struct refusal_watch *w, const cordon_lowering *in,
+			 const cordon_evaluator *ev, const struct run_opts *o, bool sandboxed)
 {
 	memset(w, 0, sizeof(*w));
 	w->fd = -1;
-	w->off = off;
-	if (off)
+	w->ev = ev;
+	w->off = !sandboxed || o->no_watch_writes;
+	if (w->off)
 		return;
-	w->roots = xcalloc(nroots + 1, sizeof(*w->roots));
-	for (size_t i = 0; i < nroots; i++)
+	const char **roots = cordon_lowering_landlock_roots(in, &w->nroots);
+	w->roots = xcalloc(w->nroots + 1, sizeof(*w->roots));
+	for (size_t i = 0; i < w->nroots; i++)
 		w->roots[i] = xstrdup(roots[i]);
-	w->nroots = nroots;
+	free(roots);
 	w->nrs = xcalloc(watch_ncalls, sizeof(*w->nrs));
 	for (size_t i = 0; i < watch_ncalls; i++) {
 		int nr = seccomp_syscall_resolve_name(watch_calls[i].name);
@@ -52,31 +56,33 @@ void refusal_watch_init(struct refusal_watch *w, bool off, const char **roots, s
 	}
 }
 
-int refusal_watch_status(struct refusal_watch *w, int fd, char *ch)
+bool refusal_watch_status(struct refusal_watch *w, int *fd)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
-	struct iovec iov = { ch, 1 };
+	char ch = 0;
+	struct iovec iov = { &ch, 1 };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
 			      .msg_controllen = sizeof(ctl.buf) };
-	*ch = 0;
 	ssize_t r;
 	do
-		r = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+		r = recvmsg(*fd, &msg, MSG_CMSG_CLOEXEC);
 	while (r < 0 && errno == EINTR);
 	struct cmsghdr *c = r > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
 	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 	    c->cmsg_len == CMSG_LEN(sizeof(int))) {
 		int got;
 		memcpy(&got, CMSG_DATA(c), sizeof(got));
-		if (w->off || w->fd >= 0)
+		if (w->off || !w->nrs || w->fd >= 0)
 			close(got);
 		else
 			w->fd = got;
 	}
-	return r > 0;
+	close(*fd);
+	*fd = -1;
+	return r == 1 && ch == 'L';
 }
 
 /* ---- one notification --------------------------------------------------- */
@@ -377,9 +383,9 @@ static void explain(struct refusal *f, const struct watch_seen *s, const cordon_
 		f->why = xstrdup("not checked against the policy");
 }
 
-void refusal_watch_end(struct refusal_watch *w, const cordon_evaluator *ev,
-		       const struct run_opts *o, struct refusals *rs)
+void refusal_watch_end(struct refusal_watch *w, const struct run_opts *o, struct refusals *rs)
 {
+	const cordon_evaluator *ev = w->ev;
 	const char *home = cordon_context_get(o->ctx, "home");
 	for (size_t i = 0; ev && i < w->n; i++) {
 		const struct watch_seen *s = &w->seen[i];
@@ -397,7 +403,7 @@ void refusal_watch_end(struct refusal_watch *w, const cordon_evaluator *ev,
 
 void refusal_watch_free(struct refusal_watch *w)
 {
-	if (w->fd >= 0)
+	if (w->nrs && w->fd >= 0) /* begun: fd is the listener's or -1 */
 		close(w->fd);
 	for (size_t i = 0; i < w->n; i++) {
 		free(w->seen[i].path);

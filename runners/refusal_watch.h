@@ -46,7 +46,10 @@ int watch_filter_load(const char **why);
 
 #ifndef CORDON_WATCH_FILTER_ONLY
 #include "cordon.h"
-#include "refusals.h"
+#include "cordon/lowering.h"
+
+struct refusals;
+struct run_opts;
 
 /* Distinct refused paths kept; those beyond are counted, not listed. */
 #define WATCH_PATHS_MAX 64
@@ -67,21 +70,24 @@ struct refusal_watch {
 	struct watch_seen *seen;
 	size_t n, cap;
 	unsigned long more; /* refused writes to paths beyond WATCH_PATHS_MAX */
-	unsigned long notes, failed; /* notifications answered; and those not read */
+	unsigned long notes; /* notifications answered */
+	const cordon_evaluator *ev; /* the call's, to explain what was refused */
 };
 
-/* Before the launch: what the call writes to (roots), and whether it
- * watches at all. */
-void refusal_watch_init(struct refusal_watch *w, bool off, const char **roots, size_t nroots);
-/* The helper's status byte read from fd (a socket): the byte in *ch (0 at
- * the end) and the listener when it came with it.  1 read, 0 the end. */
-int refusal_watch_status(struct refusal_watch *w, int fd, char *ch);
+/* Before the launch: the call's write roots (in), its evaluator, and
+ * whether it watches at all (a sandboxed call without --no-watch-writes).
+ * A struct refusal_watch zeroed and never begun holds nothing. */
+void refusal_watch_begin(struct refusal_watch *w, const cordon_lowering *in,
+			 const cordon_evaluator *ev, const struct run_opts *o, bool sandboxed);
+/* The helper's status byte read from *fd (a socket), which is closed and
+ * set to -1, with the listener when it came with it: whether the byte
+ * says every layer is in place. */
+bool refusal_watch_status(struct refusal_watch *w, int *fd);
 /* Answer every notification waiting on the listener (poll said so). */
 void refusal_watch_serve(struct refusal_watch *w);
-/* After the call: each refused path as a refusal in rs, explained from
- * the evaluator of the call.  o the call. */
-void refusal_watch_end(struct refusal_watch *w, const cordon_evaluator *ev,
-		       const struct run_opts *o, struct refusals *rs);
+/* After the call (refusals_end): each refused path as a refusal in rs,
+ * explained from the evaluator of the call.  o the call. */
+void refusal_watch_end(struct refusal_watch *w, const struct run_opts *o, struct refusals *rs);
 void refusal_watch_free(struct refusal_watch *w);
 #endif
 

@@ -468,6 +468,7 @@ char *refusals_json(const struct refusals *rs, const struct run_opts *o)
 
 void refusals_end(struct refusals *rs, const struct run_opts *o, const cordon_decision *d)
 {
+	refusal_watch_end(&rs->fs, o, rs);
 	if (!rs->n && !rs->fs_more)
 		return;
 	refusals_explain(rs, o, d);
@@ -491,6 +492,7 @@ void refusals_free(struct refusals *rs)
 		free(rs->items[i].call);
 	}
 	free(rs->items);
+	refusal_watch_free(&rs->fs);
 	memset(rs, 0, sizeof(*rs));
 }
 

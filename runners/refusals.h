@@ -19,6 +19,7 @@
 #include "cordon.h"
 #include "proxy.h"
 #include "run.h"
+#include "refusal_watch.h"
 
 /* Distinct refusals kept; those beyond are counted, not listed. */
 #define REFUSALS_MAX 64
@@ -50,6 +51,7 @@ struct refusals {
 	size_t n, cap;
 	unsigned long more; /* refusals not kept (beyond REFUSALS_MAX distinct ones) */
 	unsigned long fs_more; /* refused writes to paths not kept */
+	struct refusal_watch fs; /* the writes the kernel refused, watched as the call runs */
 	char part[sizeof(struct proxy_refusal)];
 	size_t part_len;
 };

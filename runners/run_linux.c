@@ -11,7 +11,6 @@
 #include "launch.h"
 #include "proxy.h"
 #include "refusals.h"
-#include "refusal_watch.h"
 #include "cordon/lowering.h"
 #include "cordon_tools.h"
 #include "run.h"
@@ -448,7 +447,6 @@ struct call {
 	struct bind_fds binds; /* the plan's bind sources, opened and checked */
 	struct proxy px;
 	struct refusals refusals; /* what the proxy refused, read as the call runs */
-	struct refusal_watch watch; /* the writes the kernel refused (refusal_watch.h) */
 	cordon_redactor *redactor;
 	struct output out;
 	int fds[2];           /* the plan and the seccomp filter, as memfds */
@@ -464,7 +462,6 @@ static void call_init(struct call *c, const struct run_opts *o)
 	c->nroots = runner_roots(c->roots);
 	c->fds[0] = c->fds[1] = -1;
 	c->tmp_lock = -1;
-	c->watch.fd = -1;
 	c->lim.procs[0] = c->lim.procs[1] = -1;
 	c->fence.reg = -1;
 	c->px.pid = c->px.sandbox_fd = c->px.report_fd = -1;
@@ -764,7 +761,7 @@ static int call_supervise(struct call *c)
 			{ signal_pipe[0], POLLIN, 0 }, { l->status_json, POLLIN, 0 },
 			{ l->helper, POLLIN, 0 },      { l->out[0], POLLIN, 0 },
 			{ l->out[1], POLLIN, 0 },      { pidfd, POLLIN, 0 },
-			{ c->px.report_fd, POLLIN, 0 }, { c->watch.fd, POLLIN, 0 },
+			{ c->px.report_fd, POLLIN, 0 }, { c->refusals.fs.fd, POLLIN, 0 },
 		};
 		int wait_ms = -1;
 		if (deadline) {
@@ -815,14 +812,9 @@ static int call_supervise(struct call *c)
 			}
 		}
 		if (p[7].revents)
-			refusal_watch_serve(&c->watch); /* the command waits for the answer */
-		if (p[2].revents) {
-			char ch;
-			if (refusal_watch_status(&c->watch, l->helper, &ch) && ch == 'L')
-				layers = true;
-			close(l->helper);
-			l->helper = -1;
-		}
+			refusal_watch_serve(&c->refusals.fs); /* the command waits for the answer */
+		if (p[2].revents)
+			layers = refusal_watch_status(&c->refusals.fs, &l->helper);
 		for (int k = 0; k < 2; k++) {
 			if (!p[3 + k].revents)
 				continue;
@@ -904,12 +896,8 @@ static int call_launch(struct call *c)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	signal(SIGPIPE, SIG_IGN);
-	size_t nwroots = 0;
-	const char **wroots = c->sandboxed ? cordon_lowering_landlock_roots(c->in, &nwroots) : NULL;
-	refusal_watch_init(&c->watch, c->o->no_watch_writes || !c->sandboxed, wroots, nwroots);
-	free(wroots);
+	refusal_watch_begin(&c->refusals.fs, c->in, c->ev, c->o, c->sandboxed);
 	int status = call_supervise(c);
-	refusal_watch_end(&c->watch, c->ev, c->o, &c->refusals);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	close(signal_pipe[0]);
@@ -965,7 +953,6 @@ static void call_end(struct call *c)
 	launch_abandon(&c->l); /* before its cgroups go */
 	proxy_stop(&c->px); /* the sandbox is gone: so is its way out */
 	refusals_free(&c->refusals);
-	refusal_watch_free(&c->watch);
 	run_limits_release(&c->lim);
 	if (c->mask_made)
 		unlink(cordon_lowering_mask_file(c->in));
