@@ -31,6 +31,16 @@
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
 #endif
 
+/* Linux 6.6: the caller's wake-up of the runner and the answer's of the
+ * caller are synchronous, the two run on one CPU in turn (the round trip
+ * costs a context switch, not a trip through the scheduler). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
 /* Notifications answered in one turn of the runner's loop, so that the
  * command's output is passed on during a storm of them. */
 #define WATCH_TURN 256
@@ -75,10 +85,14 @@ bool refusal_watch_status(struct refusal_watch *w, int *fd)
 	    c->cmsg_len == CMSG_LEN(sizeof(int))) {
 		int got;
 		memcpy(&got, CMSG_DATA(c), sizeof(got));
-		if (w->off || !w->nrs || w->fd >= 0)
+		if (w->off || !w->nrs || w->fd >= 0) {
 			close(got);
-		else
+		} else {
 			w->fd = got;
+			/* Older kernels refuse it (EINVAL): the answer is the same. */
+			(void)ioctl(got, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+				    (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+		}
 	}
 	close(*fd);
 	*fd = -1;
@@ -196,6 +210,15 @@ static int refused(const struct refusal_watch *w, pid_t tid, const char *path,
 		if (!writes && exists)
 			return 0; /* O_CREAT of a file that is there: a read */
 		if (!writes && !exists && !gone)
+			return 0;
+	}
+	if (!exists) {
+		/* A name made in a directory that is not there: ENOENT first. */
+		char *slash = strrchr(where, '/');
+		*slash = '\0';
+		bool dir = stat(where, &st) == 0 && S_ISDIR(st.st_mode);
+		*slash = '/';
+		if (!dir)
 			return 0;
 	}
 	/* The mount of the name, or of the directory it would be made in. */

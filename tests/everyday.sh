@@ -150,8 +150,16 @@ pass() { # pass NAME
 	[ $rc -ne $RUN_ASK ] && [ $rc -ne $RUN_DENIED ] && [ -f "$WS/.agent/state.json" ] && [ "$(cat "$H/.bashrc")" = rc ]
 	ok $? "$t a protected file and one outside the workspace, reached at run time, stay as they were (status $rc)"
 	grep -qF "cordon: refused write ~/.bashrc: read-only (openat) by rules/default.cordon:" "$tmpdir/err" &&
-		grep -qF "cordon:   to allow it, add to a preset that extends 'workspace-write':  write \"~/.bashrc\" allow;" "$tmpdir/err" &&
-		grep -qF "cordon: refused write $WS/.agent/state.json: read-only (unlinkat) by " "$tmpdir/err"
+		grep -qF "cordon: refused write $WS/.agent/state.json: read-only (unlinkat) by " "$tmpdir/err" &&
+		grep -qF "(checked): only a change of that rule where it is written can allow it" "$tmpdir/err"
+	ok $? "$t a refused write of a protected file is explained on stderr: its rule, and that no preset lifts it"
+	[ $? -eq 0 ] || diag < "$tmpdir/err"
+	echo note > "$H/notes.txt"
+	[ -z "$AS" ] || chown 65534:65534 "$H/notes.txt"
+	U "$C" run --preset workspace-write --workspace "$WS" -- bash -c 'for f in ~/notes.txt; do echo x >> "$f"; done' \
+		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	grep -qF "cordon: refused write ~/notes.txt: read-only (openat) by rules/default.cordon:" "$tmpdir/err" &&
+		grep -qF "cordon:   to allow it, add to a preset that extends 'workspace-write':  write \"~/notes.txt\" allow;" "$tmpdir/err"
 	ok $? "$t a refused write is explained on stderr with the rule and the fix"
 	[ $? -eq 0 ] || diag < "$tmpdir/err"
 	# shellcheck disable=SC2086
