@@ -191,8 +191,8 @@ static bool under_root(const struct refusal_watch *w, const char *path)
 
 /* Does the kernel refuse this write of path (as tid sees it)?  0 no, 1 a
  * read-only mount, 2 no write root covers it.  The sandbox's mounts are
- * read through /proc/TID/root; what cannot be read is judged by the write
- * roots alone. */
+ * looked at through /proc/TID/root; a name whose directory cannot be
+ * looked at there is not reported. */
 static int refused(const struct refusal_watch *w, pid_t tid, const char *path,
 		   enum name_use use, unsigned long flags)
 {
@@ -388,7 +388,8 @@ static void explain(struct refusal *f, const struct watch_seen *s, const cordon_
 		cordon_decision_free(d);
 		return;
 	}
-	f->reason = refusals_escape(d ? cordon_decision_reason(d) : err ? err : "no decision");
+	const char *reason = d ? cordon_decision_reason(d) : NULL;
+	f->reason = refusals_escape(reason ? reason : err ? err : "no decision");
 	cordon_decision_free(d);
 	AUTO_FREE char *pattern = pattern_for(s->path, home);
 	int works = refusals_widens_write(o, pattern, s->path);
