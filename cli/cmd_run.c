@@ -114,6 +114,9 @@ int cmd_run(int argc, char **argv)
 		case OPT_QUIET_REFUSALS:
 			o.quiet_refusals = true;
 			break;
+		case OPT_NO_WATCH_WRITES:
+			o.no_watch_writes = true;
+			break;
 		}
 	}
 	if (id < 0) {

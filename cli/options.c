@@ -217,10 +217,14 @@ const struct cli_option cli_options[] = {
 	  "more; not passed to the command): {\"status\":N,\n"
 	  "\"ran\":true|false,\"outcome\":\"...\",\"refusals\":[...]};\n"
 	  "ran is true only when N is the command's own status;\n"
-	  "refusals: each host the egress proxy refused" },
+	  "refusals: each host the egress proxy refused and\n"
+	  "each path the sandbox refused a write to" },
 	{ IN(RUN), "quiet-refusals", 0, NULL, CLI_OWN, OPT_QUIET_REFUSALS,
 	  "do not list on stderr, after the command, the hosts\n"
 	  "the egress proxy refused (--status-fd still has them)" },
+	{ IN(RUN), "no-watch-writes", 0, NULL, CLI_OWN, OPT_NO_WATCH_WRITES,
+	  "do not watch for the file-system writes the sandbox\n"
+	  "refuses (no seccomp notification; none reported)" },
 
 	/* ---- hook ---- */
 	{ IN(HOOK), "no-rewrite", 0, NULL, CLI_OWN, OPT_NO_REWRITE,

@@ -20,9 +20,14 @@
  * Whatever capabilities bwrap gave it for that are dropped, all of them,
  * before Landlock and the command.
  *
+ * With --watch-writes, the last step before the exec adds the observing
+ * filter of refusal_watch.h and hands its listener out with the status
+ * byte; a filter that cannot be added is said once and the command runs
+ * unwatched, under the same sandbox.
+ *
  *   cordon-exec --build-id ID --status-fd N [--deny-tcp] [--scope-unix] [--egress-fd N]
  *               [--relay-port N]... [--root DIR]... [--mounted DEV:INO:PATH]...
- *               [--rlimit NAME=VALUE]...
+ *               [--rlimit NAME=VALUE]... [--watch-writes]
  *               -- CMD [ARG...]
  *   cordon-exec --connect HOST PORT      (ssh's ProxyCommand inside the sandbox) */
 #include "config.h"
@@ -31,6 +36,8 @@
 #include "egress_relay.h"
 #include "cordon/landlock.h"
 #include "mount_marks.h"
+#define CORDON_WATCH_FILTER_ONLY
+#include "refusal_watch.h"
 #include "run_util.h"
 #include "rlimit.h"
 
@@ -39,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Kept whole in the binary: the runner looks for it there before it runs
@@ -99,6 +107,50 @@ failed:
 	return 125;
 }
 
+/* The observing filter's listener, or -1, said once: the report is not
+ * enforcement, so the command runs without it. */
+static int watch_writes(void)
+{
+	const char *why = NULL;
+	int fd = watch_filter_load(&why);
+	if (fd < 0)
+		fprintf(stderr, "cordon: the writes the sandbox refuses are not reported for this "
+				"call (%s: %s)\n",
+			why, strerror(errno));
+	return fd;
+}
+
+/* The status byte, with watch the listener of the write watch, loaded
+ * here, last: from here on the watched calls wait for the runner, which
+ * has the listener once it has the byte (its end is a socket).  The
+ * helper keeps no copy (close_fds_from). */
+static int send_status(int status_fd, int watch)
+{
+	int listener = watch ? watch_writes() : -1;
+	char byte = 'L';
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (listener >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &listener, sizeof(int));
+	}
+	ssize_t r;
+	do
+		r = listener >= 0 ? sendmsg(status_fd, &msg, MSG_NOSIGNAL) : write(status_fd, &byte, 1);
+	while (r < 0 && errno == EINTR);
+	return r == 1 ? 0 : -1;
+}
+
 static int helper(int argc, char **argv)
 {
 	roots = calloc((size_t)argc, sizeof(*roots));
@@ -107,7 +159,7 @@ static int helper(int argc, char **argv)
 	ports = calloc((size_t)argc, sizeof(*ports));
 	size_t nroots = 0, nmarks = 0, nrlimits = 0, nports = 0;
 	unsigned flags = 0;
-	int status_fd = -1, egress_fd = -1, i;
+	int status_fd = -1, egress_fd = -1, i, watch = 0;
 	char *err = NULL;
 	const char *build_id = NULL;
 
@@ -133,6 +185,8 @@ static int helper(int argc, char **argv)
 		} else if (strcmp(argv[i], "--relay-port") == 0 && i + 1 < argc) {
 			if ((ports[nports++] = port_arg(argv[++i])) == 0)
 				return fail(argv[i], "not a port");
+		} else if (strcmp(argv[i], "--watch-writes") == 0) {
+			watch = 1;
 		} else if (strcmp(argv[i], "--scope-unix") == 0) {
 			flags |= CORDON_LANDLOCK_SCOPE_UNIX;
 		} else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
@@ -185,12 +239,11 @@ static int helper(int argc, char **argv)
 	for (size_t k = 0; k < nrlimits; k++)
 		if (run_rlimit_apply(&rlimits[k]) != 0)
 			return fail("setrlimit", strerror(errno));
-	/* The status byte says every layer is in place; then the fd goes. */
-	if (write(status_fd, "L", 1) != 1)
-		return fail("cordon-exec", strerror(errno));
-	/* Only stdin, stdout and stderr go on: the runner's setup descriptors
-	 * (the status pipe, what bwrap kept) and anything inherited. */
-	if (close_fds_from(3) != 0)
+	/* The status byte says every layer is in place; then the fd goes:
+	 * only stdin, stdout and stderr go on, not the runner's setup
+	 * descriptors (the status socket, what bwrap kept, the watch's
+	 * listener) nor anything inherited. */
+	if (send_status(status_fd, watch) != 0 || close_fds_from(3) != 0)
 		return fail("cordon-exec", strerror(errno));
 	execvp(argv[i], argv + i);
 	int e = errno;

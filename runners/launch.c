@@ -120,7 +120,10 @@ int launch_fork(struct launch *l, char **envp, bool sandboxed, bool capture,
 		      pe[2] = { -1, -1 }, go[2] = { -1, -1 };
 	pid_t parent = getpid();
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0 ||
-	    (sandboxed && (pipe2(js, O_CLOEXEC) != 0 || pipe2(hs, O_CLOEXEC) != 0)) ||
+	    /* The helper's status is a socket: its byte may bring the
+	     * listener of the write watch (refusal_watch.h). */
+	    (sandboxed && (pipe2(js, O_CLOEXEC) != 0 ||
+			   socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, hs) != 0)) ||
 	    (capture && (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)))
 		return -1;
 	l->pid = fork();

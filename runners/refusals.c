@@ -84,6 +84,11 @@ static char *escaped(const char *s, bool utf8)
 	return sb_steal(&sb);
 }
 
+char *refusals_escape(const char *s)
+{
+	return escaped(s, true);
+}
+
 /* A JSON string of s, which escaped() made: only '"' and '\' to escape. */
 static void add_json(struct strbuf *sb, const char *s)
 {
@@ -174,9 +179,11 @@ static bool plain(const char *s)
 	return !strpbrk(s, "\"\\$*?[]{}\n");
 }
 
-int refusals_widens(void *arg, const char *target, const char *host, bool address)
+/* Is target allowed for op in a preset that extends the one in force
+ * by the one rule line?  1, 0, or -1 unknown. */
+static int widens_with(const struct run_opts *o, const char *line, enum cordon_op op,
+		       const char *target, const char *host)
 {
-	const struct run_opts *o = arg;
 	const char *name = cordon_policy_name(o->policy);
 	if (!name || !plain(o->preset) || !plain(target))
 		return -1;
@@ -188,9 +195,9 @@ int refusals_widens(void *arg, const char *target, const char *host, bool addres
 		return -1;
 	const char *check = "cordon-refusal-check";
 	AUTO_FREE char *text = xasprintf("cordon 1;\ninclude \"%s\";\npreset \"%s\" extends \"%s\" {\n"
-					 "  net \"%s\" allow;\n}\n",
+					 "  %s\n}\n",
 					 embedded ? strrchr(name, '/') ? strrchr(name, '/') + 1 : name : abs,
-					 check, o->preset, target);
+					 check, o->preset, line);
 	cordon_policy *p = cordon_policy_load_string(embedded ? "rules/refusal-check.cordon"
 							      : "refusal-check.cordon",
 						     embedded ? NULL : "/", text, strlen(text));
@@ -199,17 +206,33 @@ int refusals_widens(void *arg, const char *target, const char *host, bool addres
 	cordon_evaluator *ev = cordon_policy_error_count(p) == 0
 				       ? cordon_evaluator_new(p, check, o->ctx, &err)
 				       : NULL;
-	struct cordon_request req = { .op = CORDON_NET, .target = target, .sandboxed = true };
+	struct cordon_request req = { .op = op, .target = target, .sandboxed = true };
 	cordon_decision *d = ev ? cordon_evaluate(ev, &req, &err) : NULL;
 	if (d) {
 		works = cordon_decision_effect(d) == CORDON_ALLOW;
-		if (works && address)
+		if (works && host)
 			works = cordon_evaluator_rule_names_host(ev, cordon_decision_rule(d), host);
 	}
 	cordon_decision_free(d);
 	cordon_evaluator_free(ev);
 	cordon_policy_free(p);
 	return works;
+}
+
+int refusals_widens(void *arg, const char *target, const char *host, bool address)
+{
+	if (!plain(target))
+		return -1;
+	AUTO_FREE char *line = xasprintf("net \"%s\" allow;", target);
+	return widens_with(arg, line, CORDON_NET, target, address ? host : NULL);
+}
+
+int refusals_widens_write(const struct run_opts *o, const char *pattern, const char *path)
+{
+	if (strpbrk(pattern, "\"\\$\n"))
+		return -1;
+	AUTO_FREE char *line = xasprintf("write \"%s\" allow;", pattern);
+	return widens_with(o, line, CORDON_WRITE, path, NULL);
 }
 
 /* Does an approval of this call's command open host:port (its preview
@@ -236,6 +259,8 @@ void refusals_explain(struct refusals *rs, const struct run_opts *o, const cordo
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		struct refusal *f = &rs->items[i];
+		if (f->fs_kind)
+			continue; /* explained where it was found (refusal_watch.c) */
 		if (f->r.kind == PROXY_REFUSED_REQUEST || !f->r.host[0] || !f->r.port ||
 		    !proxy_valid_host(f->r.host)) {
 			f->fix = REFUSAL_FIX_NONE;
@@ -269,18 +294,47 @@ void refusals_explain(struct refusals *rs, const struct run_opts *o, const cordo
 
 /* ---- the report --------------------------------------------------------- */
 
-void refusals_print(const struct refusals *rs, const struct run_opts *o, FILE *f)
+/* The change that allows x, or why there is none, under its line. */
+static void print_fix(const struct refusal *x, const char *preset, bool ask, FILE *f)
 {
-	if (!rs->n)
-		return;
+	switch (x->fix) {
+	case REFUSAL_FIX_APPROVE: {
+		fprintf(f, "cordon:   to allow it for one call, a person approves it, then the "
+			   "call runs with the id that prints:\n");
+		const char *s = x->change;
+		while (*s) {
+			size_t n = strcspn(s, "\n");
+			fprintf(f, "cordon:     %.*s\n", (int)n, s);
+			s += n + (s[n] == '\n');
+		}
+		break;
+	}
+	case REFUSAL_FIX_RULE:
+		if (ask && x->why)
+			fprintf(f, "cordon:   no approval of this call opens it: %s\n", x->why);
+		fprintf(f, "cordon:   to allow it, add to a preset that extends '%s':  %s%s%s%s\n",
+			preset, x->change, !ask && x->why ? "  (" : "", !ask && x->why ? x->why : "",
+			!ask && x->why ? ")" : "");
+		break;
+	case REFUSAL_FIX_NONE:
+		fprintf(f, "cordon:   %s\n", x->why);
+		break;
+	}
+}
+
+static void print_net(const struct refusals *rs, const char *preset, FILE *f)
+{
 	unsigned long total = rs->more;
 	for (size_t i = 0; i < rs->n; i++)
-		total += rs->items[i].count;
-	AUTO_FREE char *preset = escaped(o->preset, true);
+		total += rs->items[i].fs_kind ? 0 : rs->items[i].count;
+	if (!total)
+		return;
 	fprintf(f, "cordon: after the call: the egress proxy refused %lu contact%s (preset '%s'):\n",
 		total, total == 1 ? "" : "s", preset);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct refusal *x = &rs->items[i];
+		if (x->fs_kind)
+			continue;
 		char times[32] = "";
 		if (x->count > 1)
 			snprintf(times, sizeof(times), " (%lu times)", x->count);
@@ -291,33 +345,78 @@ void refusals_print(const struct refusals *rs, const struct run_opts *o, FILE *f
 			ask ? "ask (a person could approve)" : "deny", x->rule ? " by " : "",
 			x->rule ? x->rule : "", x->r.kind == PROXY_REFUSED_RULE ? "" : " (the proxy)",
 			said ? "" : ": ", said ? "" : x->reason);
-		switch (x->fix) {
-		case REFUSAL_FIX_APPROVE: {
-			fprintf(f, "cordon:   to allow it for one call, a person approves it, then the "
-				   "call runs with the id that prints:\n");
-			const char *s = x->change;
-			while (*s) {
-				size_t n = strcspn(s, "\n");
-				fprintf(f, "cordon:     %.*s\n", (int)n, s);
-				s += n + (s[n] == '\n');
-			}
-			break;
-		}
-		case REFUSAL_FIX_RULE:
-			if (ask && x->why)
-				fprintf(f, "cordon:   no approval of this call opens it: %s\n", x->why);
-			fprintf(f, "cordon:   to allow it, add to a preset that extends '%s':  %s%s%s%s\n",
-				preset, x->change, !ask && x->why ? "  (" : "", !ask && x->why ? x->why : "",
-				!ask && x->why ? ")" : "");
-			break;
-		case REFUSAL_FIX_NONE:
-			fprintf(f, "cordon:   %s\n", x->why);
-			break;
-		}
+		print_fix(x, preset, ask, f);
 	}
 	if (rs->more)
 		fprintf(f, "cordon: and %lu more refusals of other hosts (the audit log has each)\n",
 			rs->more);
+}
+
+/* The writes the kernel refused: "cordon: refused write PATH (N times):
+ * read-only by RULE: REASON" and the change, as a contact's. */
+static void print_fs(const struct refusals *rs, const char *preset, FILE *f)
+{
+	unsigned long total = rs->fs_more;
+	for (size_t i = 0; i < rs->n; i++)
+		total += rs->items[i].fs_kind ? rs->items[i].count : 0;
+	if (!total)
+		return;
+	fprintf(f, "cordon: after the call: the sandbox refused %lu write%s to the file system "
+		   "(preset '%s'):\n",
+		total, total == 1 ? "" : "s", preset);
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct refusal *x = &rs->items[i];
+		if (!x->fs_kind)
+			continue;
+		char times[32] = "";
+		if (x->count > 1)
+			snprintf(times, sizeof(times), " (%lu times)", x->count);
+		bool said = x->rule && strstr(x->reason, x->rule);
+		fprintf(f, "cordon: refused write %s%s: %s (%s)%s%s%s%s\n", x->target, times,
+			strcmp(x->fs_kind, "outside") == 0 ? "outside every write root" : "read-only",
+			x->call, x->rule ? " by " : "", x->rule ? x->rule : "",
+			said ? "" : ": ", said ? "" : x->reason);
+		print_fix(x, preset, false, f);
+	}
+	if (rs->fs_more)
+		fprintf(f, "cordon: and %lu more refused writes to other paths (not listed)\n",
+			rs->fs_more);
+}
+
+void refusals_print(const struct refusals *rs, const struct run_opts *o, FILE *f)
+{
+	if (!rs->n && !rs->fs_more)
+		return;
+	AUTO_FREE char *preset = escaped(o->preset, true);
+	print_net(rs, preset, f);
+	print_fs(rs, preset, f);
+}
+
+/* A write the kernel refused, as JSON (docs/decision.schema.json,
+ * FsRefusal). */
+static void json_fs(struct strbuf *sb, const struct refusal *x, const char *preset)
+{
+	sb_adds(sb, "{\"op\":\"write\",\"target\":");
+	add_json(sb, x->target);
+	sb_adds(sb, ",\"path\":");
+	add_json(sb, x->path);
+	sb_adds(sb, ",\"call\":");
+	add_json(sb, x->call);
+	sb_addf(sb, ",\"kind\":\"%s\",\"decision\":\"%s\",\"rule\":", x->fs_kind,
+		x->r.effect == CORDON_ASK ? "ask" : x->r.effect == CORDON_ALLOW ? "allow" : "deny");
+	add_json(sb, x->rule);
+	sb_adds(sb, ",\"reason\":");
+	add_json(sb, x->reason);
+	sb_addf(sb, ",\"count\":%lu,\"fix\":{\"kind\":\"%s\"", x->count, fix_names[x->fix]);
+	if (x->fix == REFUSAL_FIX_RULE) {
+		sb_adds(sb, ",\"rule\":");
+		add_json(sb, x->change);
+		sb_adds(sb, ",\"extends\":");
+		add_json(sb, preset);
+	}
+	sb_adds(sb, ",\"why\":");
+	add_json(sb, x->why);
+	sb_adds(sb, "}}");
 }
 
 char *refusals_json(const struct refusals *rs, const struct run_opts *o)
@@ -331,6 +430,10 @@ char *refusals_json(const struct refusals *rs, const struct run_opts *o)
 		AUTO_FREE char *host = escaped(x->r.host, false);
 		if (i)
 			sb_addc(&sb, ',');
+		if (x->fs_kind) {
+			json_fs(&sb, x, preset);
+			continue;
+		}
 		sb_adds(&sb, "{\"op\":\"net\",\"target\":");
 		add_json(&sb, x->target);
 		sb_adds(&sb, ",\"host\":");
@@ -365,7 +468,8 @@ char *refusals_json(const struct refusals *rs, const struct run_opts *o)
 
 void refusals_end(struct refusals *rs, const struct run_opts *o, const cordon_decision *d)
 {
-	if (!rs->n)
+	refusal_watch_end(&rs->fs, o, rs);
+	if (!rs->n && !rs->fs_more)
 		return;
 	refusals_explain(rs, o, d);
 	if (!o->quiet_refusals)
@@ -384,8 +488,11 @@ void refusals_free(struct refusals *rs)
 		free(rs->items[i].reason);
 		free(rs->items[i].change);
 		free(rs->items[i].why);
+		free(rs->items[i].path);
+		free(rs->items[i].call);
 	}
 	free(rs->items);
+	refusal_watch_free(&rs->fs);
 	memset(rs, 0, sizeof(*rs));
 }
 

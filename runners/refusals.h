@@ -19,6 +19,7 @@
 #include "cordon.h"
 #include "proxy.h"
 #include "run.h"
+#include "refusal_watch.h"
 
 /* Distinct refusals kept; those beyond are counted, not listed. */
 #define REFUSALS_MAX 64
@@ -31,6 +32,12 @@ enum refusal_fix {
 
 struct refusal {
 	struct proxy_refusal r;
+	/* A write the kernel refused (refusal_watch.h): "read-only" (a
+	 * read-only mount) or "outside" (no write root covers it); NULL for
+	 * a contact the proxy refused.  path: absolute, escaped; call: the
+	 * first call refused on it. */
+	const char *fs_kind;
+	char *path, *call;
 	unsigned long count;
 	/* Escaped for a terminal and for JSON (printable ASCII, no '"'). */
 	char *target, *rule, *reason;
@@ -43,6 +50,8 @@ struct refusals {
 	struct refusal *items;
 	size_t n, cap;
 	unsigned long more; /* refusals not kept (beyond REFUSALS_MAX distinct ones) */
+	unsigned long fs_more; /* refused writes to paths not kept */
+	struct refusal_watch fs; /* the writes the kernel refused, watched as the call runs */
 	char part[sizeof(struct proxy_refusal)];
 	size_t part_len;
 };
@@ -52,6 +61,14 @@ struct refusals {
  * default by name), with a preset that extends the one in force by
  * `net "target" allow;` alone, and target decided there. */
 int refusals_widens(void *arg, const char *target, const char *host, bool address);
+
+/* Would `write "pattern" allow;` in a preset that extends the one in
+ * force allow a write of path?  1, 0, or -1 unknown. */
+int refusals_widens_write(const struct run_opts *o, const char *pattern, const char *path);
+
+/* s escaped for a terminal and for JSON, as every string of a refusal
+ * (malloc'd). */
+char *refusals_escape(const char *s);
 
 /* Read what the pipe fd holds now (it is non-blocking): false once it
  * ended (the proxy is gone). */

@@ -36,6 +36,8 @@ struct run_opts {
 	const char *actor;       /* for the audit record; NULL: $USER */
 	const char *egress_hosts; /* hosts(5) file the egress proxy resolves from alone */
 	bool quiet_refusals;     /* no report of the egress proxy's refusals on stderr */
+	bool no_watch_writes;    /* no seccomp watch of the file-system writes the kernel
+				  * refuses (refusal_watch.h): none reported */
 	char **refusals;         /* where the refusals go as a JSON array (malloc'd; see
 				  * refusals.h), or NULL */
 	char *outcome;           /* RUN_OUTCOME_SIZE bytes, or NULL: how the call ended, as

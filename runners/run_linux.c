@@ -370,6 +370,8 @@ static char **launch_argv(const char *bwrap, const char *helper, char *const *ro
 			ARG(binds->marks[i]);
 		}
 		run_limits_helper_args(in, &v, &n, &cap);
+		if (!o->no_watch_writes)
+			ARG("--watch-writes");
 		ARG("--");
 	}
 	if (o->shell) {
@@ -755,11 +757,11 @@ static int call_supervise(struct call *c)
 	/* A pidfd wakes the loop the moment the launched process exits. */
 	int pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
 	for (;;) {
-		struct pollfd p[7] = {
+		struct pollfd p[8] = {
 			{ signal_pipe[0], POLLIN, 0 }, { l->status_json, POLLIN, 0 },
 			{ l->helper, POLLIN, 0 },      { l->out[0], POLLIN, 0 },
 			{ l->out[1], POLLIN, 0 },      { pidfd, POLLIN, 0 },
-			{ c->px.report_fd, POLLIN, 0 },
+			{ c->px.report_fd, POLLIN, 0 }, { c->refusals.fs.fd, POLLIN, 0 },
 		};
 		int wait_ms = -1;
 		if (deadline) {
@@ -780,7 +782,7 @@ static int call_supervise(struct call *c)
 			if (pidfd < 0 && (wait_ms < 0 || wait_ms > 50))
 				wait_ms = 50;
 		}
-		int r = poll(p, 7, wait_ms);
+		int r = poll(p, 8, wait_ms);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (got_signal) {
@@ -809,13 +811,10 @@ static int call_supervise(struct call *c)
 				l->status_json = -1;
 			}
 		}
-		if (p[2].revents) {
-			char ch;
-			if (read(l->helper, &ch, 1) == 1 && ch == 'L')
-				layers = true;
-			close(l->helper);
-			l->helper = -1;
-		}
+		if (p[7].revents)
+			refusal_watch_serve(&c->refusals.fs); /* the command waits for the answer */
+		if (p[2].revents)
+			layers = refusal_watch_status(&c->refusals.fs, &l->helper);
 		for (int k = 0; k < 2; k++) {
 			if (!p[3 + k].revents)
 				continue;
@@ -897,6 +896,7 @@ static int call_launch(struct call *c)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	signal(SIGPIPE, SIG_IGN);
+	refusal_watch_begin(&c->refusals.fs, c->in, c->ev, c->o, c->sandboxed);
 	int status = call_supervise(c);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

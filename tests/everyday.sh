@@ -6,7 +6,8 @@
 # denial) or 125 (no sandbox).  Commands whose targets are known only at run time (xargs, a
 # loop over a glob, find -exec) must not ask: everything they may reach is
 # either allowed or refused by the sandbox itself, which the last checks
-# verify.  As root and again as an unprivileged user (nobody) with a
+# verify; each refused write is explained after the call with the
+# rule and the fix.  As root and again as an unprivileged user (nobody) with a
 # repository of its own.
 . "$srcdir/tests/lib.sh"
 
@@ -148,6 +149,19 @@ pass() { # pass NAME
 	rc=$?
 	[ $rc -ne $RUN_ASK ] && [ $rc -ne $RUN_DENIED ] && [ -f "$WS/.agent/state.json" ] && [ "$(cat "$H/.bashrc")" = rc ]
 	ok $? "$t a protected file and one outside the workspace, reached at run time, stay as they were (status $rc)"
+	grep -qF "cordon: refused write ~/.bashrc: read-only (openat) by rules/default.cordon:" "$tmpdir/err" &&
+		grep -qF "cordon: refused write $WS/.agent/state.json: read-only (unlinkat) by " "$tmpdir/err" &&
+		grep -qF "(checked): only a change of that rule where it is written can allow it" "$tmpdir/err"
+	ok $? "$t a refused write of a protected file is explained on stderr: its rule, and that no preset lifts it"
+	[ $? -eq 0 ] || diag < "$tmpdir/err"
+	echo note > "$H/notes.txt"
+	[ -z "$AS" ] || chown 65534:65534 "$H/notes.txt"
+	U "$C" run --preset workspace-write --workspace "$WS" -- bash -c 'for f in ~/notes.txt; do echo x >> "$f"; done' \
+		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null
+	grep -qF "cordon: refused write ~/notes.txt: read-only (openat) by rules/default.cordon:" "$tmpdir/err" &&
+		grep -qF "cordon:   to allow it, add to a preset that extends 'workspace-write':  write \"~/notes.txt\" allow;" "$tmpdir/err"
+	ok $? "$t a refused write is explained on stderr with the rule and the fix"
+	[ $? -eq 0 ] || diag < "$tmpdir/err"
 	# shellcheck disable=SC2086
 	U "$C" run --preset workspace-write --workspace "$WS" $ctx -- bash -c "cat ~/.ssh/id_ed25519" \
 		> "$tmpdir/out" 2> "$tmpdir/err" < /dev/null

@@ -153,6 +153,27 @@ export interface Refusal {
   fix: RefusalFix;
 }
 
+/** A path the sandbox refused a write to during the call (cordon run
+ * watches the calls that write, unless --no-watch-writes). */
+export interface FsRefusal {
+  op: 'write';
+  /** The path, under the home as ~/... */
+  target: string;
+  /** The absolute path, as the sandbox sees it. */
+  path: string;
+  /** The first system call refused on it: openat, mkdir, renameat2, ... */
+  call: string;
+  /** read-only: a read-only mount; outside: no write root covers it. */
+  kind: 'read-only' | 'outside';
+  /** What the preset decides for a write there (allow: a protection of the
+   * sandbox refuses what the preset allows). */
+  decision: 'deny' | 'ask' | 'allow';
+  rule: string | null;
+  reason: string;
+  count: number;
+  fix: RefusalFix;
+}
+
 /** rule: add rule to a preset that extends the preset named extends;
  * approve: run commands[0], then commands[1] with the id it printed; none:
  * no change of the policy in force lets it through (why says so). */
@@ -169,7 +190,7 @@ export interface RunStatus {
   status: number;
   ran: boolean;
   outcome: string;
-  refusals: Refusal[];
+  refusals: (Refusal | FsRefusal)[];
 }
 
 /** A command that ran: status is its own, whatever the number. */
@@ -177,8 +198,9 @@ export interface RunResult {
   status: number;
   stdout: string;
   stderr: string;
-  /** What the call's egress proxy refused, in order, each once. */
-  refusals: Refusal[];
+  /** What the call's egress proxy refused, in order, each once; then each
+   * path the sandbox refused a write to. */
+  refusals: (Refusal | FsRefusal)[];
 }
 
 /** An approval of one call of a command, from approveExec. */
@@ -218,7 +240,7 @@ export class CordonError extends Error {
   /** How cordon run says the call ended (its --status-fd outcome). */
   readonly outcome?: string;
   /** run(): what the call's egress proxy refused. */
-  readonly refusals?: Refusal[];
+  readonly refusals?: (Refusal | FsRefusal)[];
 }
 /** A usage or I/O error (exit 2): an unreadable policy, an unknown preset or context variable. */
 export class UsageError extends CordonError {

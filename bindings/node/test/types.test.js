@@ -21,7 +21,9 @@ function tsType(node) {
   if (node.$ref) return node.$ref.replace('#/definitions/', '');
   if ('const' in node) return literal(node.const);
   if (node.enum) return node.enum.map(literal).join(' | ');
-  if (node.type === 'array') return `${tsType(node.items)}[]`;
+  if (node.oneOf) return node.oneOf.map(tsType).join(' | ');
+  if (node.type === 'array')
+    return node.items.oneOf ? `(${tsType(node.items)})[]` : `${tsType(node.items)}[]`;
   const types = Array.isArray(node.type) ? node.type : [node.type];
   return types.map((t) => {
     assert.ok(TS[t], `no TypeScript type for the schema type ${t}`);
