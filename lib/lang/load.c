@@ -260,7 +260,10 @@ static void load_include(struct loader *ld, struct ast *inc, const struct frame 
 	}
 	VEC_PUSH(ld->seen, ld->nseen, ld->seen_cap, id);
 	uint32_t file = srcmgr_add(lc->sm, name, path, text, len, &inc->loc);
-	struct ast *root = parse_text(ld, file);
+	const struct embedded_file *own = id.embedded && lc->defer_specs ? embedded_find(id.embedded) : NULL;
+	struct ast *root = own ? load_defer_programs(lc, file, own->text, own->len) : NULL;
+	if (!root)
+		root = parse_text(ld, file);
 	struct frame child = { id, file, fr };
 	inc->u.one.included = root;
 	resolve_includes(ld, root, &child);
