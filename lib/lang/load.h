@@ -43,7 +43,7 @@ struct ast *load_parse(struct load_ctx *lc, uint32_t file, struct comment_list *
  * 0 or an errno. */
 /* A file built into cordon (text, len: its bytes, of static duration) that
  * holds program specs alone, with each `program` statement's body left
- * unread: the tree that stands for it, or NULL when the file is not of
+ * unread (text[len] is a NUL): the tree that stands for it, or NULL when the file is not of
  * that form and is to be parsed whole. */
 struct ast *load_defer_programs(struct load_ctx *lc, uint32_t file, const char *text, size_t len);
 

@@ -57,8 +57,9 @@ static bool keyword(struct cursor *c, const char *w)
  * character but a line end, then q; its end (past q) in *end. */
 static bool quoted_end(const struct cursor *c, char q, uint32_t *end)
 {
+	const char stops[] = { q, '\\', '\n', '\r', '\0' };
 	uint32_t j = c->i + 1;
-	while (j < c->n && c->t[j] != q) {
+	while ((j += (uint32_t)strcspn(c->t + j, stops)) < c->n && c->t[j] != q) {
 		char ch = c->t[j];
 		if (ch == '\n' || ch == '\r')
 			return false;
@@ -99,18 +100,14 @@ static bool names(struct cursor *c, uint32_t file, struct arena *a, struct ast_s
  * count. */
 static bool statement_end(struct cursor *c, unsigned depth)
 {
-	/* The bytes that can end or nest a statement or start a comment, a
-	 * string or a regex; the others are skipped a byte a step. */
-	static const bool stop[256] = { ['#'] = true, ['"'] = true, ['/'] = true,
-					['{'] = true, ['}'] = true, ['['] = true,
-					[']'] = true, [';'] = true };
 	while (c->i < c->n) {
+		/* To the next byte that can end or nest a statement or start
+		 * a comment, a string or a regex (the text ends in a NUL). */
+		c->i += (uint32_t)strcspn(c->t + c->i, "#\"/{}[];");
+		if (c->i >= c->n)
+			return false;
 		char ch = c->t[c->i];
 		uint32_t end;
-		if (!stop[(unsigned char)ch]) {
-			c->i++;
-			continue;
-		}
 		if (ch == '#') {
 			skip_blank(c);
 			continue;
@@ -168,23 +165,27 @@ static void parse_run(struct load_ctx *lc, uint32_t file, const char *text, uint
 	}
 }
 
-/* A statement of the file: a deferred program, or the start of a run of
- * other statements, which the parser reads. */
+/* A deferred program, after the run of other statements before it (from
+ * run_start to run_end, empty when there are none), which the parser reads. */
 struct piece {
 	struct ast *program;
 	uint32_t run_start, run_end;
 };
+
+#define NO_RUN UINT32_MAX
 
 /* The file cut into pieces, or false when it is not of the form read here;
  * nothing is parsed yet, so a file read whole has no diagnostics twice. */
 static bool cut(struct cursor *c, uint32_t file, struct arena *a, struct piece **out, size_t *n)
 {
 	size_t cap = 0;
-	uint32_t run = 0;
+	uint32_t run = NO_RUN; /* where the other statements since the last program start */
 	for (skip_blank(c); c->i < c->n; skip_blank(c)) {
 		uint32_t start = c->i;
 		struct cursor probe = *c;
 		if (!keyword(&probe, "program")) {
+			if (run == NO_RUN)
+				run = start;
 			if (!statement_end(c, 0))
 				return false;
 			continue;
@@ -192,11 +193,11 @@ static bool cut(struct cursor *c, uint32_t file, struct arena *a, struct piece *
 		struct ast *node = program(c, file, a);
 		if (!node)
 			return false;
-		struct piece p = { node, run, start };
+		struct piece p = { node, run == NO_RUN ? start : run, start };
 		VEC_PUSH(*out, *n, cap, p);
-		run = c->i;
+		run = NO_RUN;
 	}
-	struct piece last = { NULL, run, c->n };
+	struct piece last = { NULL, run == NO_RUN ? c->n : run, c->n };
 	VEC_PUSH(*out, *n, cap, last);
 	return true;
 }
@@ -206,7 +207,8 @@ struct ast *load_defer_programs(struct load_ctx *lc, uint32_t file, const char *
 	struct cursor c = { text, 0, (uint32_t)len };
 	struct piece *pieces = NULL;
 	size_t n = 0;
-	if (len > LOAD_MAX_FILE_BYTES || memchr(text, '\0', len) ||
+	/* The text is a C string: the scan stops at its NUL (strcspn). */
+	if (len > LOAD_MAX_FILE_BYTES || strlen(text) != len ||
 	    !cut(&c, file, lc->arena, &pieces, &n)) {
 		/* Nodes made so far stay in the arena unused, as a parse's
 		 * partial trees do, until the policy is checked. */
