@@ -94,7 +94,7 @@ done
 i=0
 same=0
 total=0
-while IFS= read -r cmd && [ $i -lt 40 ]; do
+while IFS= read -r cmd && [ $i -lt 20 ]; do
 	i=$((i + 1))
 	a=$("$CORDON" eval --json --preset workspace-write --context workspace=/srv/ws \
 		--context cwd=/srv/ws --context home=/home/u exec "$cmd" 2>&1)
