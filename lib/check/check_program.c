@@ -7,6 +7,7 @@
 #include "lang/literal.h"
 #include "lang/parse.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -645,10 +646,10 @@ static void read_deferred(void *arg)
 	}
 	diag_free(&d);
 	arena_free(&arena);
-	body.names = spec->names;
-	body.nnames = spec->nnames;
-	body.deferred = spec->deferred;
-	*spec = body;
+	/* The body's members alone: other threads read the names (an
+	 * evaluator's index of them) while this one reads the body. */
+	size_t from = offsetof(struct ir_spec, operands), to = offsetof(struct ir_spec, origin);
+	memcpy((char *)spec + from, (const char *)&body + from, to - from);
 }
 
 static void check_spec(struct diag_list *d, struct ir_spec *spec, const struct ast *node)

@@ -330,6 +330,8 @@ struct ir_spec_deferred {
 struct ir_spec {
 	char **names;   /* program basenames, or subcommand words */
 	size_t nnames;
+	/* The body, from operands up to origin: what a deferred spec's first
+	 * lookup fills in (check_program.c copies that range). */
 	enum ir_role operands, first, last;
 	bool has_first, has_last;
 	bool recursive; /* `recursive;`: operands are whole trees */
