@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CPU time of `cordon hook claude` against `cordon --version`.
 #
-#   bench/hook.sh [-c CORDON] [-n CALLS]
+#   bench/hook.sh [-c CORDON] [-b BEFORE] [-n CALLS]
 #
 # A hook call is a process that starts, reads the policy (the embedded
 # one: no -p), checks it, builds the evaluator, decides one event and
@@ -9,21 +9,27 @@
 # event is a Bash tool call (`git status && make -j2`) in a temporary
 # directory.  It runs CALLS of each (default 200) in blocks of 20,
 # alternating, each block under bash's `time` (the shell's forks are in
-# both), and prints the CPU time a call and the ratio.  The target is a
-# ratio of 1.5.  It reports; it does not gate.
+# both), and prints the median CPU time a call over the blocks, the
+# total's, and their ratios.  -b BEFORE times another build's hook in the
+# same rounds (its --version is the same process start), for a ratio of
+# the two under one load.  The target is a ratio of 1.5.  It reports; it
+# does not gate.
 set -eu
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
 cordon=$here/../cordon
 calls=200
-while getopts c:n: o; do
+before=
+while getopts b:c:n: o; do
 	case $o in
+	b) before=$OPTARG ;;
 	c) cordon=$OPTARG ;;
 	n) calls=$OPTARG ;;
-	*) echo "usage: $0 [-c CORDON] [-n CALLS]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-c CORDON] [-b BEFORE] [-n CALLS]" >&2; exit 2 ;;
 	esac
 done
 [ -x "$cordon" ] || { echo "$0: no cordon at $cordon" >&2; exit 2; }
+[ -z "$before" ] || [ -x "$before" ] || { echo "$0: no cordon at $before" >&2; exit 2; }
 case $calls in ''|*[!0-9]*) echo "$0: -n wants a number" >&2; exit 2 ;; esac
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -33,23 +39,42 @@ printf '{"session_id":"s","cwd":"%s","hook_event_name":"PreToolUse","tool_name":
 	{ echo "$0: cordon hook gave no decision" >&2; exit 1; }
 
 TIMEFORMAT='%3U %3S'
-block() { # block WHAT: the CPU seconds of 20 calls
+block() { # block WHAT BINARY: the CPU seconds of 20 calls
 	local t
 	if [ "$1" = version ]; then
-		t=$({ time for ((i = 0; i < 20; i++)); do "$cordon" --version > /dev/null; done; } 2>&1)
+		t=$({ time for ((i = 0; i < 20; i++)); do "$2" --version > /dev/null; done; } 2>&1)
 	else
 		t=$({ time for ((i = 0; i < 20; i++)); do
-			"$cordon" hook claude < "$dir/event.json" > /dev/null; done; } 2>&1)
+			"$2" hook claude < "$dir/event.json" > /dev/null; done; } 2>&1)
 	fi
 	awk -v t="$t" 'BEGIN { split(t, x, " "); print x[1] + x[2] }'
 }
-v=0 h=0
+: > "$dir/blocks"
 for ((k = 0; k < (calls + 19) / 20; k++)); do
-	v=$(awk -v a="$v" -v b="$(block version)" 'BEGIN { print a + b }')
-	h=$(awk -v a="$h" -v b="$(block hook)" 'BEGIN { print a + b }')
+	echo "version $(block version "$cordon")" >> "$dir/blocks"
+	echo "hook $(block hook "$cordon")" >> "$dir/blocks"
+	[ -z "$before" ] || echo "before $(block hook "$before")" >> "$dir/blocks"
 done
-awk -v v="$v" -v h="$h" -v n="$(((calls + 19) / 20 * 20))" 'BEGIN {
-	printf "cordon --version  %6.2f ms CPU a call\n", v * 1000 / n
-	printf "cordon hook       %6.2f ms CPU a call\n", h * 1000 / n
-	printf "hook / --version  %6.2f x (target <= 1.50): %s\n", h / v, h / v <= 1.5 ? "met" : "MISSED"
-}'
+# The median and the total of each kind's blocks, in ms a call.
+awk -v n=20 '
+	{ v[$1, ++c[$1]] = $2; sum[$1] += $2 }
+	function median(k,   i, j, t, m) {
+		m = c[k]
+		for (i = 1; i <= m; i++) a[i] = v[k, i]
+		for (i = 2; i <= m; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+	}
+	END {
+		mv = median("version") * 1000 / n; mh = median("hook") * 1000 / n
+		tv = sum["version"] * 1000 / (n * c["version"]); th = sum["hook"] * 1000 / (n * c["hook"])
+		printf "cordon --version  %6.2f ms CPU a call (median of %d blocks; mean %.2f)\n", mv, c["version"], tv
+		printf "cordon hook       %6.2f ms CPU a call (median; mean %.2f)\n", mh, th
+		if (c["before"]) {
+			mb = median("before") * 1000 / n; tb = sum["before"] * 1000 / (n * c["before"])
+			printf "before: hook      %6.2f ms CPU a call (median; mean %.2f)\n", mb, tb
+			printf "before / --version %5.2f x (medians), %.2f x (means)\n", mb / mv, tb / tv
+		}
+		printf "hook / --version  %6.2f x (medians), %.2f x (means) (target <= 1.50): %s\n",
+			mh / mv, th / tv, mh / mv <= 1.5 ? "met" : "MISSED"
+	}' "$dir/blocks"

@@ -19,7 +19,8 @@ void srcmgr_free(struct srcmgr *sm)
 		struct src_file *f = sm->files[i];
 		free(f->name);
 		free(f->path);
-		free(f->text);
+		if (!f->borrowed)
+			free(f->text);
 		free(f->line_starts);
 		free(f);
 	}
@@ -53,6 +54,14 @@ uint32_t srcmgr_add(struct srcmgr *sm, const char *name, const char *path, char 
 	build_line_map(f);
 	VEC_PUSH(sm->files, sm->n, sm->cap, f);
 	return (uint32_t)(sm->n - 1);
+}
+
+uint32_t srcmgr_add_static(struct srcmgr *sm, const char *name, const char *text, size_t len,
+			   const struct loc *included_from)
+{
+	uint32_t file = srcmgr_add(sm, name, NULL, (char *)text, len, included_from);
+	sm->files[file]->borrowed = true;
+	return file;
 }
 
 const struct src_file *srcmgr_file(const struct srcmgr *sm, uint32_t file)

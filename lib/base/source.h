@@ -19,12 +19,13 @@ struct loc {
 struct src_file {
 	char *name;      /* as shown in diagnostics */
 	char *path;      /* for resolving includes; NULL for embedded text */
-	char *text;      /* owned; NUL-terminated after len bytes */
+	char *text;      /* owned unless borrowed; NUL-terminated after len bytes */
 	size_t len;
 	uint32_t *line_starts;
 	size_t nlines;
 	bool has_include; /* brought in by an include statement */
 	bool rejected;    /* not parsed: binary, too large */
+	bool borrowed;    /* text is of static duration (built into cordon), not owned */
 	struct loc include_loc;
 };
 
@@ -38,6 +39,9 @@ void srcmgr_free(struct srcmgr *sm);
 /* Takes ownership of text (len bytes plus a terminating NUL). */
 uint32_t srcmgr_add(struct srcmgr *sm, const char *name, const char *path, char *text,
 		    size_t len, const struct loc *included_from);
+/* The same for text of static duration, which is not copied or freed. */
+uint32_t srcmgr_add_static(struct srcmgr *sm, const char *name, const char *text, size_t len,
+			   const struct loc *included_from);
 const struct src_file *srcmgr_file(const struct srcmgr *sm, uint32_t file);
 /* 1-based line and column (in bytes) of an offset. */
 void srcmgr_linecol(const struct srcmgr *sm, uint32_t file, uint32_t off, unsigned *line,

@@ -32,7 +32,7 @@ const struct ir_spec *ca_find_program(const struct cmd_env *env, const char *pro
 	if (!env->programs)
 		return ir_program_find(env->ir, base);
 	const struct strmap_entry *e = strmap_get(env->programs, base, strlen(base));
-	return e ? &env->ir->programs[e->items[e->nitems - 1]] : NULL;
+	return e ? ir_spec_ready(&env->ir->programs[e->items[e->nitems - 1]]) : NULL;
 }
 
 /* ---- recording ------------------------------------------------------------ */

@@ -397,6 +397,7 @@ void ir_spec_free(struct ir_spec *s)
 		ir_spec_free(&s->subs[i]);
 	free(s->subs);
 	ir_spec_index_free(&s->index);
+	free(s->deferred);
 	for (size_t i = 0; i < s->nhosts; i++)
 		free(s->hosts[i]);
 	free(s->hosts);
@@ -428,6 +429,6 @@ const struct ir_spec *ir_program_find(const struct ir_policy *ir, const char *na
 	for (size_t i = 0; i < ir->nprograms; i++)
 		for (size_t j = 0; j < ir->programs[i].nnames; j++)
 			if (strcmp(ir->programs[i].names[j], name) == 0)
-				return &ir->programs[i];
+				return ir_spec_ready(&ir->programs[i]);
 	return NULL;
 }

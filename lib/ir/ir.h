@@ -347,9 +347,21 @@ struct ir_spec_index {
 	uint64_t roles;        /* bit r: an option has role r */
 };
 
+/* A spec of a policy file built into cordon whose body is read the first
+ * time the spec is looked up (lib/lang/load_defer.c): text (of static
+ * duration) holds the `program` statement at [start, end) of file, and
+ * read, the checker's, fills the spec from it. */
+struct ir_spec_deferred {
+	const char *text;
+	uint32_t file, start, end;
+	void (*read)(void *spec);
+};
+
 struct ir_spec {
 	char **names;   /* program basenames, or subcommand words */
 	size_t nnames;
+	/* The body, from operands up to origin: what a deferred spec's first
+	 * lookup fills in (check_program.c copies that range). */
 	enum ir_role operands, first, last;
 	bool has_first, has_last;
 	bool recursive; /* `recursive;`: operands are whole trees */
@@ -404,6 +416,10 @@ struct ir_spec {
 	size_t nchanges, changes_cap;
 	struct loc origin;
 	struct ir_spec_index index;
+	/* Set for a program whose body is read at its first lookup, which
+	 * sets read; its names are read at load (a later spec may take some) */
+	struct ir_spec_deferred *deferred;
+	atomic_bool read;
 };
 
 /* A `let`, kept for analyses of the policy as written (unused variables). */
@@ -448,6 +464,9 @@ struct ir_policy {
 /* The spec for a program name (basename), or NULL. */
 const struct ir_spec *ir_program_find(const struct ir_policy *ir, const char *name);
 void ir_spec_free(struct ir_spec *s);
+/* s, its body read now if it was deferred (NULL for NULL): every lookup of
+ * a program's spec goes through it before the spec is read. */
+const struct ir_spec *ir_spec_ready(const struct ir_spec *s);
 /* Index the names of s now, rather than at its first lookup; s must not
  * change after. */
 void ir_spec_index(struct ir_spec *s);

@@ -51,6 +51,13 @@ static const struct ir_spec *indexed(const struct ir_spec *s)
 	return s;
 }
 
+const struct ir_spec *ir_spec_ready(const struct ir_spec *s)
+{
+	if (s && s->deferred)
+		once_build((atomic_bool *)&s->read, s->deferred->read, (void *)s);
+	return s;
+}
+
 void ir_spec_index(struct ir_spec *s)
 {
 	indexed(s);

@@ -95,6 +95,10 @@ struct ast {
 		struct {
 			struct ast_seq names; /* STRING */
 			struct ast_seq body;  /* ITEM, SUBCOMMAND */
+			/* PROGRAM of a file of the binary's own, its body
+			 * unread (load_defer_programs): the file's text, whose
+			 * bytes at loc are the statement; else NULL */
+			const char *deferred;
 		} prog;                       /* PROGRAM, SUBCOMMAND */
 		struct {
 			struct ast *key;   /* IDENT */

@@ -41,6 +41,13 @@ char *lit_string(struct diag_list *d, const struct ast *s, lit_var_fn var, void 
 	struct strbuf sb;
 	bool ok = true;
 
+	/* Most strings are plain bytes: the copy the loop below would build,
+	 * made at once (a policy of program specs holds thousands). */
+	size_t plain = 0;
+	while (plain < len && plain_byte((unsigned char)raw[plain]))
+		plain++;
+	if (plain == len)
+		return xstrndup(raw, len);
 	sb_init(&sb);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)raw[i];

@@ -180,6 +180,7 @@ static void load_include(struct loader *ld, struct ast *inc, const struct frame 
 	const struct src_file *parent = srcmgr_file(lc->sm, fr->file);
 	const char *rel = str->u.tok.text;
 	struct file_id id = { 0 };
+	const struct embedded_file *own = NULL; /* the file built in, read in place */
 	char *text = NULL, *path = NULL, *name = NULL;
 	size_t len = 0;
 	int err = 0;
@@ -217,8 +218,7 @@ static void load_include(struct loader *ld, struct ast *inc, const struct frame 
 			name = xstrdup(ef->name);
 			free(path);
 			path = NULL;
-			text = xstrndup(ef->text, ef->len);
-			len = ef->len;
+			own = ef;
 			memset(&id, 0, sizeof(id));
 			id.embedded = ef->name;
 		}
@@ -230,14 +230,10 @@ static void load_include(struct loader *ld, struct ast *inc, const struct frame 
 		else
 			name = xasprintf("%s/%s", dir, rel);
 		free(dir);
-		const struct embedded_file *ef = embedded_find(name);
-		if (!ef) {
+		if (!(own = embedded_find(name)))
 			err = ENOENT;
-		} else {
-			text = xstrndup(ef->text, ef->len);
-			len = ef->len;
-			id.embedded = ef->name;
-		}
+		else
+			id.embedded = own->name;
 	}
 	if (err) {
 		diag_add(lc->diags, DIAG_ERROR, &str->loc, "include-not-found",
@@ -259,8 +255,12 @@ static void load_include(struct loader *ld, struct ast *inc, const struct frame 
 		}
 	}
 	VEC_PUSH(ld->seen, ld->nseen, ld->seen_cap, id);
-	uint32_t file = srcmgr_add(lc->sm, name, path, text, len, &inc->loc);
-	struct ast *root = parse_text(ld, file);
+	uint32_t file = own ? srcmgr_add_static(lc->sm, name, own->text, own->len, &inc->loc)
+			    : srcmgr_add(lc->sm, name, path, text, len, &inc->loc);
+	struct ast *root = own && lc->defer_specs ? load_defer_programs(lc, file, own->text, own->len)
+						  : NULL;
+	if (!root)
+		root = parse_text(ld, file);
 	struct frame child = { id, file, fr };
 	inc->u.one.included = root;
 	resolve_includes(ld, root, &child);

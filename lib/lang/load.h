@@ -20,6 +20,10 @@ struct load_ctx {
 	struct diag_list *diags;
 	struct arena *arena;
 	bool io_error;  /* the root file itself could not be read */
+	/* Read the program specs of a policy file built into cordon when
+	 * each is first looked up (load_defer_programs); off for tools that
+	 * show a policy as written. */
+	bool defer_specs;
 };
 
 /* Load, parse and resolve the includes of a file on disk.  Returns the
@@ -37,6 +41,12 @@ struct ast *load_parse(struct load_ctx *lc, uint32_t file, struct comment_list *
 /* All of fd, or up to one byte past LOAD_MAX_FILE_BYTES, so that load_parse
  * refuses an oversized text: *text is malloc'd and NUL-terminated.  Returns
  * 0 or an errno. */
+/* A file built into cordon (text, len: its bytes, of static duration) that
+ * holds program specs alone, with each `program` statement's body left
+ * unread (text[len] is a NUL): the tree that stands for it, or NULL when the file is not of
+ * that form and is to be parsed whole. */
+struct ast *load_defer_programs(struct load_ctx *lc, uint32_t file, const char *text, size_t len);
+
 int load_read_fd(int fd, char **text, size_t *len);
 /* The file at path, read as load_file reads it (a directory is EISDIR);
  * its fstat in *st when st is not NULL.  Returns 0 or an errno. */

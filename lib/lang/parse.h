@@ -44,4 +44,11 @@ struct ast *parse_file(struct srcmgr *sm, uint32_t file, struct arena *arena,
 struct ast *parse_file_comments(struct srcmgr *sm, uint32_t file, struct arena *arena,
 				struct diag_list *diags, struct comment_list *comments);
 
+/* Parse bytes [start, end) of text, the text of file `file`, on their own:
+ * locations are offsets into the whole text, as a parse of it gives.  The
+ * scanner reads only those bytes (a program spec read when it is first
+ * looked up, load.h). */
+struct ast *parse_range(uint32_t file, const char *text, uint32_t start, uint32_t end,
+			struct arena *arena, struct diag_list *diags);
+
 #endif

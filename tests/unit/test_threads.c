@@ -1,6 +1,7 @@
 /* Decisions from several threads at once: one evaluator shared by four
  * threads, then four threads each building their own evaluators from one
- * shared policy.  Every decision is compared with the one computed on a
+ * shared policy, loaded afresh so that they also race to read its program
+ * specs (read at their first lookup).  Every decision is compared with the one computed on a
  * single thread beforehand.
  *
  * CORDON_THREAD_REQUESTS in the environment sets the number of requests
@@ -407,7 +408,11 @@ int main(void)
 	ok(run_threads(ws, run_shared) == 0, "%d threads share one evaluator", NTHREADS);
 	report(ws, "shared evaluator");
 
-	/* Part 2: one policy, four threads each building evaluators. */
+	/* Part 2: one policy, four threads each building evaluators.  The
+	 * policy is loaded afresh: none of its built-in program specs has
+	 * been read, so the threads race to read each at its first lookup. */
+	cordon_policy *fresh = cordon_policy_load_embedded();
+	policy = fresh;
 	memset(ws, 0, sizeof(ws));
 	for (int t = 0; t < NTHREADS; t++)
 		ws[t].id = t;
@@ -426,6 +431,7 @@ int main(void)
 	free(expected_unknown_err);
 	free(reqs);
 	cordon_context_free(ctx);
+	cordon_policy_free(fresh);
 	cordon_policy_free(pol);
 	return tap_done();
 }
