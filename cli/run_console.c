@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "run.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,15 @@ static int ask_console(const cordon_evaluator *ev, const struct run_opts *o,
 		*actor = strdup("session-grant");
 		return 0;
 	}
+	/* The file given with -p, where "remember for the project" writes;
+	 * none (the built-in default) leaves that answer refused. */
+	char policy_real[PATH_MAX];
+	const char *policy_file = o->policy_path && realpath(o->policy_path, policy_real)
+					  ? policy_real
+					  : NULL;
 	struct cordon_console_ask ask = { .agent = "run", .request = text, .decisions = &d,
-					  .ndecisions = 1, .in_sandbox = true };
+					  .ndecisions = 1, .in_sandbox = true,
+					  .policy_file = policy_file };
 	enum cordon_console_answer ans;
 	char *err = NULL;
 	if (cordon_console_ask(ev, &ask, cordon_evaluator_console_timeout(ev), &ans, actor,
@@ -78,6 +86,10 @@ static int ask_console(const cordon_evaluator *ev, const struct run_opts *o,
 	}
 	if (ans == CORDON_CONSOLE_SESSION)
 		audit(o, text, *actor, "granted-session", session_dir);
+	/* The console wrote the rules into the file; this call runs approved
+	 * once, against the preview the person saw. */
+	if (ans == CORDON_CONSOLE_PROJECT)
+		audit(o, text, *actor, "remembered-project", policy_file);
 	return 0;
 }
 

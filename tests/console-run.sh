@@ -5,7 +5,9 @@
 # console, or approved for another preview it does not run (122).  A yes
 # for the session lets a second command writing below the same directory
 # run without asking, and not one writing elsewhere; a deny never reaches
-# the console (121).  Real bwrap; as root and again as nobody.
+# the console (121).  Remembered for the project, the rule goes into the
+# file run was given, and the next command writing there runs in its
+# sandbox with no console.  Real bwrap; as root and again as nobody.
 . "$srcdir/tests/lib.sh"
 
 cordon_bin=${CORDON_REAL:-$CORDON}
@@ -74,8 +76,8 @@ run_done() {
 	wait "$run_pid"
 	rc=$?
 }
-# answer WORD [DIGEST]: answer the first pending ask once it is there.
-answer() {
+# answer_wait [DIGEST]: the first pending ask, once it is there: $id, $digest.
+answer_wait() {
 	i=0
 	while [ $i -lt 400 ]; do
 		curl -s -H "X-Cordon-Token: $token" "http://127.0.0.1:$port/api/asks" > "$P/asks.json"
@@ -84,10 +86,28 @@ answer() {
 		i=$((i + 1))
 	done
 	id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["id"])' "$P/asks.json")
-	digest=${2:-$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["digest"])' "$P/asks.json")}
+	digest=${1:-$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["digest"])' "$P/asks.json")}
+}
+# answer WORD [DIGEST]: answer the first pending ask once it is there.
+answer() {
+	answer_wait "${2:-}"
 	curl -s -o /dev/null -w '%{http_code}' -X POST -H "X-Cordon-Token: $token" \
 		-H "Origin: http://127.0.0.1:$port" -H 'Content-Type: application/json' \
 		-d "{\"id\":\"$id\",\"digest\":\"$digest\",\"answer\":\"$1\"}" "http://127.0.0.1:$port/api/answer"
+}
+
+# remember: remember the first pending ask for the project (the preview,
+# then the confirm of the change it showed); the confirm's HTTP status.
+remember() {
+	answer_wait
+	curl -s -o "$P/remember.json" -X POST -H "X-Cordon-Token: $token" \
+		-H "Origin: http://127.0.0.1:$port" -H 'Content-Type: application/json' \
+		-d "{\"id\":\"$id\",\"digest\":\"$digest\"}" "http://127.0.0.1:$port/api/remember"
+	change=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["change"])' "$P/remember.json" 2> /dev/null)
+	curl -s -o /dev/null -w '%{http_code}' -X POST -H "X-Cordon-Token: $token" \
+		-H "Origin: http://127.0.0.1:$port" -H 'Content-Type: application/json' \
+		-d "{\"id\":\"$id\",\"digest\":\"$digest\",\"change\":\"$change\"}" \
+		"http://127.0.0.1:$port/api/remember/confirm"
 }
 
 for name in $(runner_passes); do
@@ -95,7 +115,7 @@ for name in $(runner_passes); do
 	AS=
 	[ "$name" = nobody ] && AS="setpriv --reuid=65534 --regid=65534 --clear-groups --"
 	WS=$P/ws H=$P/home OUT=$P/out
-	mkdir -p "$WS" "$H" "$OUT/sub" "$P/other" "$P/build"
+	mkdir -p "$WS" "$H" "$OUT/sub" "$OUT/kept" "$P/other" "$P/build"
 	cp "$cordon_bin" "${cordon_bin%/*}/cordon-exec" "$P/build/"
 	C=$P/build/cordon
 	t="[$name]"
@@ -139,6 +159,30 @@ for name in $(runner_passes); do
 	ok $? "$t saying no console runs"
 	U "$C" run -p "$tmpdir/p.cordon" --shell "echo x > /etc/cordon-console-test" > /dev/null 2> "$P/run.err"
 	is $? 121 "$t a denied command is refused without asking anyone"
+
+	# Remember for the project: the console writes the write's rule into
+	# the policy file cordon run was given; the call runs approved once,
+	# and the next command writing there runs with no console, in the
+	# sandbox, by that rule (a rule the sandbox did not bind writable
+	# would be refused there).
+	cp "$tmpdir/p.cordon" "$P/proj.cordon"
+	[ -n "$AS" ] && chown 65534:65534 "$P/proj.cordon"
+	start_console
+	U "$C" run -p "$P/proj.cordon" --audit "$P/audit.log" --shell "echo r > $OUT/kept/one.txt" \
+		> "$P/run.out" 2> "$P/run.err" &
+	run_pid=$!
+	is "$(remember)" 200 "$t remember for the project"
+	run_done
+	is "$rc" 0 "$t the remembered command runs"
+	is "$(cat "$OUT/kept/one.txt" 2> /dev/null)" r "$t and writes its file"
+	grep -qxF "  write \"$OUT/kept\" allow;" "$P/proj.cordon"
+	ok $? "$t the rule is in the policy file cordon run was given"
+	grep -q '"actor":"console".*"outcome":"remembered-project"' "$P/audit.log"
+	ok $? "$t audited as remembered-project, with the console as actor"
+	stop_console
+	U "$C" run -p "$P/proj.cordon" --shell "echo s > $OUT/kept/two.txt" > /dev/null 2> "$P/run.err"
+	is $? 0 "$t with no console, the next command writing there runs in the sandbox by the rule"
+	is "$(cat "$OUT/kept/two.txt" 2> /dev/null)" s "$t and writes its file"
 done
 
 done_testing
