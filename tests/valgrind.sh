@@ -2,7 +2,7 @@
 # Run cordon under valgrind; any error or leak fails the calling test.
 # valgrind cannot follow pcre2's JIT-generated code: use the interpreter.
 #
-# CORDON_VALGRIND_EVERY=N (CI's pass sets 2) puts one cordon process in N
+# CORDON_VALGRIND_EVERY=N (CI's pass sets 3) puts one cordon process in N
 # of a test under valgrind, counted in CORDON_VALGRIND_COUNT (a file in the
 # test's directory, which tests/lib.sh names): the first always, and every
 # stream (--stdin), whose one process decides many cases.  The others run
