@@ -20,60 +20,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-const struct hook_proto hook_protos[HOOK_AGENT_COUNT] = {
-	[HOOK_CLAUDE] = {
-		.name = "claude", .title = "Claude Code", .event = "PreToolUse",
-		.shell_tool = "Bash", .dir = ".claude", .file = "settings.json",
-		/* Every tool: one the hook does not know (Claude Code adds them
-		 * between releases) is decided by the policy as claude:NAME. */
-		.matcher = "*",
-		.timeout = 30, .can_rewrite = true, .can_ask = true,
-		.project_env = "CLAUDE_PROJECT_DIR",
-	},
-	[HOOK_CODEX] = {
-		.name = "codex", .title = "Codex", .event = "PreToolUse",
-		.event2 = "PermissionRequest", .shell_tool = "Bash", .dir = ".codex",
-		.file = "hooks.json", .matcher = NULL, .timeout = 30,
-		.can_rewrite = true, .can_ask = false,
-	},
-	[HOOK_GEMINI] = {
-		.name = "gemini", .title = "Gemini CLI", .event = "BeforeTool",
-		.shell_tool = "run_shell_command", .dir = ".gemini", .file = "settings.json",
-		.matcher = ".*", .timeout = 30000, .can_rewrite = true, .can_ask = true,
-		.project_env = "GEMINI_PROJECT_DIR",
-	},
-};
-
-const struct hook_proto *hook_proto_find(const char *name)
-{
-	for (size_t i = 0; i < HOOK_AGENT_COUNT; i++)
-		if (strcmp(hook_protos[i].name, name) == 0)
-			return &hook_protos[i];
-	return NULL;
-}
-
-char *hook_shell_quote(const char *word)
-{
-	size_t n = 3;
-	for (const char *s = word; *s; s++)
-		n += *s == '\'' ? 4 : 1;
-	char *q = malloc(n), *o = q;
-	if (!q)
-		abort();
-	*o++ = '\'';
-	for (const char *s = word; *s; s++) {
-		if (*s == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o++ = '\'';
-	*o = '\0';
-	return q;
-}
-
 /* ---- failing closed ---------------------------------------------------------- */
 
 static const char *blocking_agent = "agent";
@@ -325,14 +271,93 @@ static char *shell_command(json_t *in)
 	hook_block("the shell tool's input has no command");
 }
 
+/* The spellings of a file's path and of a directory's in the agents' inputs. */
+static const char *const file_keys[] = { "file_path", "absolute_path", "notebook_path", "path",
+					 NULL };
+static const char *const dir_keys[] = { "path", "dir_path", "directory", NULL };
+
+/* Claude Code's own tools, by name; one it adds later is a named tool. */
+static void claude_requests(const struct hook_proto *p, const char *tool, json_t *in,
+			    struct hreqs *r)
+{
+	const char *path;
+	if (!strcmp(tool, "Read")) {
+		add_req(r, CORDON_READ, path_member(in, file_keys));
+	} else if (!strcmp(tool, "Write") || !strcmp(tool, "Edit") ||
+		   !strcmp(tool, "MultiEdit") || !strcmp(tool, "NotebookEdit")) {
+		add_req(r, CORDON_WRITE, path_member(in, file_keys));
+	} else if (!strcmp(tool, "Glob") || !strcmp(tool, "Grep") || !strcmp(tool, "LS")) {
+		path = path_member(in, dir_keys);
+		add_req(r, CORDON_READ, path ? path : r->cwd);
+	} else if (!strcmp(tool, "WebFetch")) {
+		if (!str_member(in, "url"))
+			hook_block("WebFetch's input has no url");
+		add_url(r, str_member(in, "url"));
+	} else if (!strcmp(tool, "WebSearch")) {
+		add_req(r, CORDON_NET, "web-search");
+	} else {
+		add_tool(r, p, tool);
+	}
+}
+
+/* Codex's own tools: apply_patch writes the files its patch names. */
+static void codex_requests(const struct hook_proto *p, const char *tool, json_t *in,
+			   struct hreqs *r)
+{
+	if (!strcmp(tool, "apply_patch")) {
+		const char *patch = str_member(in, "command") ? str_member(in, "command")
+							      : str_member(in, "input");
+		if (!patch)
+			hook_block("apply_patch's input has no patch");
+		add_patch_files(r, patch);
+	} else {
+		add_tool(r, p, tool);
+	}
+}
+
+/* Gemini CLI's own tools, by name; one it adds later is a named tool. */
+static void gemini_requests(const struct hook_proto *p, const char *tool, json_t *in,
+			    struct hreqs *r)
+{
+	const char *path;
+	if (!strcmp(tool, "read_file") || !strcmp(tool, "list_directory") ||
+	    !strcmp(tool, "glob") || !strcmp(tool, "search_file_content") ||
+	    !strcmp(tool, "grep_search")) {
+		path = path_member(in, file_keys);
+		if (!path)
+			path = path_member(in, dir_keys);
+		add_req(r, CORDON_READ, path ? path : r->cwd);
+	} else if (!strcmp(tool, "read_many_files")) {
+		json_t *paths = json_object_get(in, "paths"), *v;
+		size_t i;
+		if (!json_is_array(paths) || !json_array_size(paths))
+			hook_block("read_many_files's input has no paths");
+		json_array_foreach(paths, i, v) {
+			if (!json_is_string(v))
+				hook_block("read_many_files names a path that is not a string");
+			add_req(r, CORDON_READ, json_string_value(v));
+		}
+	} else if (!strcmp(tool, "write_file") || !strcmp(tool, "replace")) {
+		add_req(r, CORDON_WRITE, path_member(in, file_keys));
+	} else if (!strcmp(tool, "web_fetch")) {
+		if (str_member(in, "url"))
+			add_url(r, str_member(in, "url"));
+		else if (str_member(in, "prompt"))
+			add_urls_in(r, str_member(in, "prompt"));
+		else
+			hook_block("web_fetch's input names no URL");
+	} else if (!strcmp(tool, "google_web_search")) {
+		add_req(r, CORDON_NET, "web-search");
+	} else {
+		add_tool(r, p, tool);
+	}
+}
+
+/* The requests of a tool call: the shell tool's command and MCP tools are
+ * the same for every agent, the rest is each agent's own. */
 static void requests_of(const struct hook_proto *p, const char *tool, json_t *in,
 			struct hreqs *r, char **command)
 {
-	static const char *const file_keys[] = { "file_path", "absolute_path", "notebook_path",
-						 "path", NULL };
-	static const char *const dir_keys[] = { "path", "dir_path", "directory", NULL };
-	const char *path;
-
 	if (strcmp(tool, p->shell_tool) == 0) {
 		*command = shell_command(in);
 		add_req(r, CORDON_EXEC, *command);
@@ -344,67 +369,13 @@ static void requests_of(const struct hook_proto *p, const char *tool, json_t *in
 	}
 	switch (p - hook_protos) {
 	case HOOK_CLAUDE:
-		if (!strcmp(tool, "Read")) {
-			add_req(r, CORDON_READ, path_member(in, file_keys));
-		} else if (!strcmp(tool, "Write") || !strcmp(tool, "Edit") ||
-			   !strcmp(tool, "MultiEdit") || !strcmp(tool, "NotebookEdit")) {
-			add_req(r, CORDON_WRITE, path_member(in, file_keys));
-		} else if (!strcmp(tool, "Glob") || !strcmp(tool, "Grep") || !strcmp(tool, "LS")) {
-			path = path_member(in, dir_keys);
-			add_req(r, CORDON_READ, path ? path : r->cwd);
-		} else if (!strcmp(tool, "WebFetch")) {
-			if (!str_member(in, "url"))
-				hook_block("WebFetch's input has no url");
-			add_url(r, str_member(in, "url"));
-		} else if (!strcmp(tool, "WebSearch")) {
-			add_req(r, CORDON_NET, "web-search");
-		} else {
-			add_tool(r, p, tool);
-		}
+		claude_requests(p, tool, in, r);
 		return;
 	case HOOK_CODEX:
-		if (!strcmp(tool, "apply_patch")) {
-			const char *patch = str_member(in, "command") ? str_member(in, "command")
-								      : str_member(in, "input");
-			if (!patch)
-				hook_block("apply_patch's input has no patch");
-			add_patch_files(r, patch);
-		} else {
-			add_tool(r, p, tool);
-		}
+		codex_requests(p, tool, in, r);
 		return;
 	case HOOK_GEMINI:
-		if (!strcmp(tool, "read_file") || !strcmp(tool, "list_directory") ||
-		    !strcmp(tool, "glob") || !strcmp(tool, "search_file_content") ||
-		    !strcmp(tool, "grep_search")) {
-			path = path_member(in, file_keys);
-			if (!path)
-				path = path_member(in, dir_keys);
-			add_req(r, CORDON_READ, path ? path : r->cwd);
-		} else if (!strcmp(tool, "read_many_files")) {
-			json_t *paths = json_object_get(in, "paths"), *v;
-			size_t i;
-			if (!json_is_array(paths) || !json_array_size(paths))
-				hook_block("read_many_files's input has no paths");
-			json_array_foreach(paths, i, v) {
-				if (!json_is_string(v))
-					hook_block("read_many_files names a path that is not a string");
-				add_req(r, CORDON_READ, json_string_value(v));
-			}
-		} else if (!strcmp(tool, "write_file") || !strcmp(tool, "replace")) {
-			add_req(r, CORDON_WRITE, path_member(in, file_keys));
-		} else if (!strcmp(tool, "web_fetch")) {
-			if (str_member(in, "url"))
-				add_url(r, str_member(in, "url"));
-			else if (str_member(in, "prompt"))
-				add_urls_in(r, str_member(in, "prompt"));
-			else
-				hook_block("web_fetch's input names no URL");
-		} else if (!strcmp(tool, "google_web_search")) {
-			add_req(r, CORDON_NET, "web-search");
-		} else {
-			add_tool(r, p, tool);
-		}
+		gemini_requests(p, tool, in, r);
 		return;
 	}
 }
@@ -741,14 +712,234 @@ static bool is_config_verb(const char *word)
 	return !strcmp(word, "install") || !strcmp(word, "uninstall") || !strcmp(word, "doctor");
 }
 
+/* The options into the hook's and the installer's settings; the last id,
+ * negative when the loop stopped early (--help, a bad option). */
+static int parse_hook_options(struct cli_args *a, struct hook_opts *o, struct install_opts *io)
+{
+	const char *arg;
+	char *end;
+	int id;
+	while ((id = cli_args_next(a, &arg)) > 0) {
+		switch (id) {
+		case OPT_NO_REWRITE:
+			o->no_rewrite = true;
+			break;
+		case OPT_NO_ASK:
+			o->no_ask = io->no_ask = true;
+			break;
+		case OPT_TIMEOUT: {
+			unsigned long t = strtoul(arg, &end, 10);
+			if (*end || !*arg || t == 0 || t > 3600) {
+				snprintf(a->message, sizeof(a->message),
+					 "--timeout expects seconds from 1 to 3600, not '%s'", arg);
+				a->status = EXIT_USAGE;
+				id = -1;
+			}
+			o->timeout = (unsigned)t;
+			break;
+		}
+		case OPT_SCOPE:
+			io->scope = arg;
+			break;
+		case OPT_DIR:
+			io->dir = arg;
+			break;
+		case OPT_DRY_RUN:
+			io->dry_run = true;
+			break;
+		}
+		if (id < 0)
+			break;
+	}
+	return id;
+}
+
+/* One event's call, from reading it to answering: what the steps share. */
+struct hook_call {
+	const struct hook_proto *p;
+	struct hook_opts *o;
+	json_t *ev, *in;          /* the event and its tool_input */
+	const char *event, *tool, *preset, *cwd; /* the event's name, the tool's, ... */
+	char policy_real[PATH_MAX];
+	cordon_policy *pol;
+	cordon_evaluator *evl;
+	cordon_audit *log;
+	struct hreqs *r;
+	char *command;            /* the shell command, or NULL */
+	bool rewrite;             /* it runs inside `cordon run` */
+	struct verdict v;         /* its effect is the answer's */
+	char *approval;           /* minted by the console's yes, or NULL */
+};
+
+/* The event from stdin, refused unless it is the agent's pre-tool event
+ * with a tool and its input. */
+static void read_call(struct hook_call *c)
+{
+	const struct hook_proto *p = c->p;
+	size_t len;
+	char *text = read_event(&len);
+	json_error_t jerr;
+	c->ev = json_loadb(text, len, 0, &jerr);
+	free(text);
+	if (!json_is_object(c->ev))
+		hook_block("the event is not a JSON object (%s, line %d)", jerr.text, jerr.line);
+	const char *event = c->event = str_member(c->ev, "hook_event_name");
+	if (!event || (strcmp(event, p->event) != 0 && !(p->event2 && !strcmp(event, p->event2))))
+		hook_block("cannot answer the event '%s' (cordon answers %s%s%s)",
+		      event ? event : "(none)", p->event, p->event2 ? " and " : "",
+		      p->event2 ? p->event2 : "");
+	c->tool = str_member(c->ev, "tool_name");
+	c->in = json_object_get(c->ev, "tool_input");
+	if (!c->tool || !*c->tool)
+		hook_block("the event names no tool");
+	if (!json_is_object(c->in))
+		hook_block("the event's tool_input is not an object");
+}
+
+/* The policy, its preset under the event's context, and the audit log:
+ * what decides the call and what records it. */
+static void load_evaluator(struct hook_call *c)
+{
+	struct hook_opts *o = c->o;
+	int status = 0;
+	/* Loaded by the path the rewritten command names, so that the rules'
+	 * origins, and with them the preview's digest, are the same in both. */
+	if (o->policy_path) {
+		if (!realpath(o->policy_path, c->policy_real))
+			hook_block("the policy cannot be used: %s: %s", o->policy_path, strerror(errno));
+		o->policy_path = c->policy_real;
+	}
+	c->pol = cli_load_policy_one_shot(o->policy_path, &status);
+	if (!c->pol)
+		hook_block("the policy cannot be used");
+	c->preset = o->preset ? o->preset : cordon_policy_default_preset(c->pol);
+	if (!c->preset)
+		hook_block("the policy names no default preset: give --preset");
+	context_of(c->p, c->ev, o, &c->cwd);
+	char *err = NULL;
+	c->evl = cordon_evaluator_new(c->pol, c->preset, o->ctx, &err);
+	if (!c->evl)
+		hook_block("%s", err ? err : "the preset cannot be used");
+	if (cli_audit_new(o->audit_path, o->syslog, c->pol, &c->log, &err) != 0)
+		hook_block("%s", err);
+}
+
+/* An ask put to the approval console, which answers it in the person's
+ * stead (and may mint a single-use approval for the rewritten command). */
+static void ask_console(struct hook_call *c)
+{
+	const char *command = c->command;
+	struct hook_console_call call = {
+		.preset = c->preset, .op = command ? "exec" : cordon_op_name(c->r->v[0].op),
+		.request = command ? command : c->r->n ? c->r->v[0].target : c->tool,
+		.command = c->rewrite ? command : NULL, .digest = c->v.digest,
+		.session_dir = cordon_context_get(c->o->ctx, "session_dir"),
+		.hook_timeout = c->o->timeout,
+		.decisions = (const cordon_decision *const *)c->v.ds, .ndecisions = c->v.nds,
+	};
+	call.ask = (struct cordon_console_ask){ .agent = c->p->name,
+		.session = str_member(c->ev, "session_id"), .tool = c->tool,
+		.request = call.request, .diff = NULL, .policy_file = c->o->policy_path,
+		.decisions = call.decisions,
+		.ndecisions = c->v.nds, .in_sandbox = call.command != NULL };
+	char *diff = hook_write_diff(c->in), *cwhy = NULL;
+	call.ask.diff = diff;
+	c->v.effect = hook_console(c->evl, &call, c->log, &c->approval, &cwhy);
+	vput(&c->v, "\napproval console: %s", cwhy ? cwhy : "no answer");
+	free(cwhy);
+	free(diff);
+}
+
+/* The reason the agent shows; an ask nobody can answer becomes a deny,
+ * and the reason says why. */
+static char *reason_for(struct hook_call *c)
+{
+	const struct hook_proto *p = c->p;
+	struct verdict *v = &c->v;
+	bool asks = strcmp(c->event, "PermissionRequest") == 0 || (p->can_ask && !c->o->no_ask);
+	if (v->effect == CORDON_ASK && !asks && c->o->no_ask)
+		vput(v, "\nno person answers %s's calls here (--no-ask), so cordon refuses what "
+			"needs approval; run it yourself, or change the policy",
+		     p->title);
+	else if (v->effect == CORDON_ASK && !asks)
+		vput(v, "\n%s's hook cannot ask a person, so cordon refuses what needs approval; "
+			"run it yourself, or change the policy",
+		     p->title);
+	char *why;
+	if (asprintf(&why, "cordon (%s): %s%s%s", c->preset, effect_word(v->effect),
+		     c->rewrite && v->effect != CORDON_DENY ? ", runs inside cordon's sandbox" : "",
+		     v->preview ? v->preview : "") < 0)
+		hook_block("out of memory");
+	if (v->effect == CORDON_ASK && !asks)
+		v->effect = CORDON_DENY;
+	return why;
+}
+
+/* An event's hook once its options are read: the event, the policy, the
+ * requests, their decisions, the console and the answer, in that order. */
+static _Noreturn void answer_event(const struct hook_proto *p, struct hook_opts *o,
+				   struct cli_args *a)
+{
+	struct hook_call c = { .p = p, .o = o };
+	read_call(&c);
+	load_evaluator(&c);
+	if (!(c.r = calloc(1, sizeof(*c.r))))
+		hook_block("out of memory");
+	c.r->cwd = c.cwd;
+	/* Codex asks for network approvals with a PermissionRequest whose
+	 * description names the domain. */
+	const char *desc = str_member(c.in, "description");
+	if (p == &hook_protos[HOOK_CODEX] && !strcmp(c.event, "PermissionRequest") && desc &&
+	    !strncmp(desc, "network-access ", 15))
+		add_req(c.r, CORDON_NET, desc + 15);
+	else
+		requests_of(p, c.tool, c.in, c.r, &c.command);
+	/* A shell command runs inside cordon's sandbox when the agent lets the
+	 * hook rewrite it (its pre-tool event; Codex's PermissionRequest cannot);
+	 * otherwise it is decided as running without one. */
+	c.rewrite = c.command && p->can_rewrite && !o->no_rewrite && !strcmp(c.event, p->event);
+	decide_all(p, c.evl, c.r, c.rewrite, &c.v, c.log, o, c.tool, str_member(c.ev, "session_id"));
+	/* With --no-ask no person is there: a console is not waited on. */
+	if (c.v.effect == CORDON_ASK && !o->no_ask && cordon_evaluator_console_timeout(c.evl))
+		ask_console(&c);
+	char *why = reason_for(&c);
+	enum cordon_effect e = c.v.effect;
+	char *rewritten = c.rewrite && e != CORDON_DENY ? wrapped_command(o, c.command, e == CORDON_ASK,
+									 c.v.digest, c.approval)
+							: NULL;
+	if (c.log)
+		cordon_audit_close(c.log);
+	json_t *out;
+	if (p == &hook_protos[HOOK_CLAUDE])
+		out = hook_answer_claude(c.event, e, why, c.in, rewritten);
+	else if (p == &hook_protos[HOOK_CODEX])
+		out = hook_answer_codex(c.event, e, why, c.in, rewritten);
+	else
+		out = hook_answer_gemini(e, why, c.in, rewritten);
+	/* The answer holds copies of what it needs. */
+	for (size_t i = 0; i < c.r->n; i++)
+		free(c.r->v[i].target);
+	free(c.r);
+	free(c.command);
+	free(rewritten);
+	free(why);
+	free(c.v.preview);
+	free(c.approval);
+	for (size_t i = 0; i < c.v.nds; i++)
+		cordon_decision_free(c.v.ds[i]);
+	free(c.v.ds);
+	json_decref(c.ev);
+	cli_evaluator_done(c.evl);
+	cli_policy_done(c.pol);
+	cli_args_free(a);
+	answer(out);
+}
+
 int cmd_hook(int argc, char **argv)
 {
 	struct install_opts io = { .scope = "user" };
 	struct hook_opts o = { .timeout = 20 };
 	struct cli_args a;
-	const char *arg;
-	char *end;
-	int id;
 
 	if (argc < 2) {
 		fputs("cordon hook: expected AGENT (claude, codex or gemini), or install, "
@@ -758,38 +949,7 @@ int cmd_hook(int argc, char **argv)
 	/* Usage errors of an event's hook block the call; they are said here. */
 	cli_args_init(&a, "hook", argc, argv);
 	a.quiet = true;
-	while ((id = cli_args_next(&a, &arg)) > 0) {
-		switch (id) {
-		case OPT_NO_REWRITE:
-			o.no_rewrite = true;
-			break;
-		case OPT_NO_ASK:
-			o.no_ask = io.no_ask = true;
-			break;
-		case OPT_TIMEOUT: {
-			unsigned long t = strtoul(arg, &end, 10);
-			if (*end || !*arg || t == 0 || t > 3600) {
-				snprintf(a.message, sizeof(a.message),
-					 "--timeout expects seconds from 1 to 3600, not '%s'", arg);
-				a.status = EXIT_USAGE;
-				id = -1;
-			}
-			o.timeout = (unsigned)t;
-			break;
-		}
-		case OPT_SCOPE:
-			io.scope = arg;
-			break;
-		case OPT_DIR:
-			io.dir = arg;
-			break;
-		case OPT_DRY_RUN:
-			io.dry_run = true;
-			break;
-		}
-		if (id < 0)
-			break;
-	}
+	int id = parse_hook_options(&a, &o, &io);
 	bool config = a.noperands > 0 && is_config_verb(a.operands[0]);
 	const struct hook_proto *p = a.noperands > 0 ? hook_proto_find(a.operands[0]) : NULL;
 	if (p)
@@ -828,143 +988,5 @@ int cmd_hook(int argc, char **argv)
 	fail_closed_on_signals(o.timeout);
 	if (!o.actor)
 		o.actor = getenv("USER");
-
-	size_t len;
-	char *text = read_event(&len);
-	json_error_t jerr;
-	json_t *ev = json_loadb(text, len, 0, &jerr);
-	free(text);
-	if (!json_is_object(ev))
-		hook_block("the event is not a JSON object (%s, line %d)", jerr.text, jerr.line);
-	const char *event = str_member(ev, "hook_event_name");
-	if (!event || (strcmp(event, p->event) != 0 && !(p->event2 && !strcmp(event, p->event2))))
-		hook_block("cannot answer the event '%s' (cordon answers %s%s%s)",
-		      event ? event : "(none)", p->event, p->event2 ? " and " : "",
-		      p->event2 ? p->event2 : "");
-	const char *tool = str_member(ev, "tool_name");
-	json_t *in = json_object_get(ev, "tool_input");
-	if (!tool || !*tool)
-		hook_block("the event names no tool");
-	if (!json_is_object(in))
-		hook_block("the event's tool_input is not an object");
-
-	int status = 0;
-	/* Loaded by the path the rewritten command names, so that the rules'
-	 * origins, and with them the preview's digest, are the same in both. */
-	char policy_real[PATH_MAX];
-	if (o.policy_path) {
-		if (!realpath(o.policy_path, policy_real))
-			hook_block("the policy cannot be used: %s: %s", o.policy_path, strerror(errno));
-		o.policy_path = policy_real;
-	}
-	cordon_policy *pol = cli_load_policy_one_shot(o.policy_path, &status);
-	if (!pol)
-		hook_block("the policy cannot be used");
-	const char *cwd, *preset = o.preset ? o.preset : cordon_policy_default_preset(pol);
-	if (!preset)
-		hook_block("the policy names no default preset: give --preset");
-	context_of(p, ev, &o, &cwd);
-	char *err = NULL;
-	cordon_evaluator *evl = cordon_evaluator_new(pol, preset, o.ctx, &err);
-	if (!evl)
-		hook_block("%s", err ? err : "the preset cannot be used");
-	cordon_audit *log = NULL;
-	if (cli_audit_new(o.audit_path, o.syslog, pol, &log, &err) != 0)
-		hook_block("%s", err);
-
-	struct hreqs *r = calloc(1, sizeof(*r));
-	char *command = NULL;
-	if (!r)
-		hook_block("out of memory");
-	r->cwd = cwd;
-	/* Codex asks for network approvals with a PermissionRequest whose
-	 * description names the domain. */
-	const char *desc = str_member(in, "description");
-	if (p == &hook_protos[HOOK_CODEX] && !strcmp(event, "PermissionRequest") && desc &&
-	    !strncmp(desc, "network-access ", 15))
-		add_req(r, CORDON_NET, desc + 15);
-	else
-		requests_of(p, tool, in, r, &command);
-
-	/* A shell command runs inside cordon's sandbox when the agent lets the
-	 * hook rewrite it (its pre-tool event; Codex's PermissionRequest cannot);
-	 * otherwise it is decided as running without one. */
-	bool rewrite = command && p->can_rewrite && !o.no_rewrite && !strcmp(event, p->event);
-	struct verdict v = { 0 };
-	decide_all(p, evl, r, rewrite, &v, log, &o, tool, str_member(ev, "session_id"));
-	enum cordon_effect e = v.effect;
-	char *approval = NULL;
-	/* With --no-ask no person is there: a console is not waited on. */
-	if (e == CORDON_ASK && !o.no_ask && cordon_evaluator_console_timeout(evl)) {
-		struct hook_console_call call = {
-			.preset = preset, .op = command ? "exec" : cordon_op_name(r->v[0].op),
-			.request = command ? command : r->n ? r->v[0].target : tool,
-			.command = rewrite ? command : NULL, .digest = v.digest,
-			.session_dir = cordon_context_get(o.ctx, "session_dir"),
-			.hook_timeout = o.timeout,
-			.decisions = (const cordon_decision *const *)v.ds, .ndecisions = v.nds,
-		};
-		call.ask = (struct cordon_console_ask){ .agent = p->name,
-			.session = str_member(ev, "session_id"), .tool = tool,
-			.request = call.request, .diff = NULL, .policy_file = o.policy_path,
-			.decisions = call.decisions,
-			.ndecisions = v.nds, .in_sandbox = call.command != NULL };
-		char *diff = hook_write_diff(in), *cwhy = NULL;
-		call.ask.diff = diff;
-		e = hook_console(evl, &call, log, &approval, &cwhy);
-		vput(&v, "\napproval console: %s", cwhy ? cwhy : "no answer");
-		free(cwhy);
-		free(diff);
-	}
-	bool asks = strcmp(event, "PermissionRequest") == 0 || (p->can_ask && !o.no_ask);
-	if (e == CORDON_ASK && !asks && o.no_ask)
-		vput(&v, "\nno person answers %s's calls here (--no-ask), so cordon refuses what "
-			 "needs approval; run it yourself, or change the policy",
-		     p->title);
-	else if (e == CORDON_ASK && !asks)
-		vput(&v, "\n%s's hook cannot ask a person, so cordon refuses what needs approval; "
-			 "run it yourself, or change the policy",
-		     p->title);
-	char *why;
-	if (asprintf(&why, "cordon (%s): %s%s%s", preset,
-		     effect_word(e), rewrite && e != CORDON_DENY ? ", runs inside cordon's sandbox" : "",
-		     v.preview ? v.preview : "") < 0)
-		hook_block("out of memory");
-	if (e == CORDON_ASK && !asks)
-		e = CORDON_DENY;
-
-	char *rewritten = rewrite && e != CORDON_DENY ? wrapped_command(&o, command, e == CORDON_ASK,
-								 v.digest, approval)
-						      : NULL;
-	if (log)
-		cordon_audit_close(log);
-	json_t *out;
-	switch (p - hook_protos) {
-	case HOOK_CLAUDE:
-		out = hook_answer_claude(event, e, why, in, rewritten);
-		break;
-	case HOOK_CODEX:
-		out = hook_answer_codex(event, e, why, in, rewritten);
-		break;
-	default:
-		out = hook_answer_gemini(e, why, in, rewritten);
-		break;
-	}
-	/* The answer holds copies of what it needs. */
-	for (size_t i = 0; i < r->n; i++)
-		free(r->v[i].target);
-	free(r);
-	free(command);
-	free(rewritten);
-	free(why);
-	free(v.preview);
-	free(approval);
-	for (size_t i = 0; i < v.nds; i++)
-		cordon_decision_free(v.ds[i]);
-	free(v.ds);
-	json_decref(ev);
-	cli_evaluator_done(evl);
-	cli_policy_done(pol);
-	cli_args_free(&a);
-	answer(out);
+	answer_event(p, &o, &a);
 }

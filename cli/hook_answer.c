@@ -1,13 +1,69 @@
-/* The answer of cordon hook in each agent's protocol: an allow, an ask or
- * a deny with its reason, and the command rewritten to run under cordon
- * run where the protocol lets a hook replace the tool input. */
+/* Each agent's hook protocol, and the answer of cordon hook in it: an
+ * allow, an ask or a deny with its reason, and the command rewritten to
+ * run under cordon run where the protocol lets a hook replace the tool
+ * input. */
 #include "config.h"
 
 #include "cli.h"
 #include "hook.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
+
+const struct hook_proto hook_protos[HOOK_AGENT_COUNT] = {
+	[HOOK_CLAUDE] = {
+		.name = "claude", .title = "Claude Code", .event = "PreToolUse",
+		.shell_tool = "Bash", .dir = ".claude", .file = "settings.json",
+		/* Every tool: one the hook does not know (Claude Code adds them
+		 * between releases) is decided by the policy as claude:NAME. */
+		.matcher = "*",
+		.timeout = 30, .can_rewrite = true, .can_ask = true,
+		.project_env = "CLAUDE_PROJECT_DIR",
+	},
+	[HOOK_CODEX] = {
+		.name = "codex", .title = "Codex", .event = "PreToolUse",
+		.event2 = "PermissionRequest", .shell_tool = "Bash", .dir = ".codex",
+		.file = "hooks.json", .matcher = NULL, .timeout = 30,
+		.can_rewrite = true, .can_ask = false,
+	},
+	[HOOK_GEMINI] = {
+		.name = "gemini", .title = "Gemini CLI", .event = "BeforeTool",
+		.shell_tool = "run_shell_command", .dir = ".gemini", .file = "settings.json",
+		.matcher = ".*", .timeout = 30000, .can_rewrite = true, .can_ask = true,
+		.project_env = "GEMINI_PROJECT_DIR",
+	},
+};
+
+const struct hook_proto *hook_proto_find(const char *name)
+{
+	for (size_t i = 0; i < HOOK_AGENT_COUNT; i++)
+		if (strcmp(hook_protos[i].name, name) == 0)
+			return &hook_protos[i];
+	return NULL;
+}
+
+char *hook_shell_quote(const char *word)
+{
+	size_t n = 3;
+	for (const char *s = word; *s; s++)
+		n += *s == '\'' ? 4 : 1;
+	char *q = malloc(n), *o = q;
+	if (!q)
+		abort();
+	*o++ = '\'';
+	for (const char *s = word; *s; s++) {
+		if (*s == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}
 
 static json_t *updated_input(json_t *in, const char *key, const char *command)
 {

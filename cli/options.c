@@ -511,6 +511,76 @@ static void add_rest(struct cli_args *a, int i)
 	a->done = true;
 }
 
+/* The row of what getopt_long returned: it returns only the rows' values
+ * (and the errors, taken before), so a miss is a bug of the tables. */
+static const struct cli_option *row_of(const struct cli_args *a, int c)
+{
+	const struct cli_option *o = NULL;
+	for (int k = 0; k < a->nrows && !o; k++)
+		if (row_value(a->rows[k]) == c)
+			o = a->rows[k];
+	if (!o)
+		abort();
+	return o;
+}
+
+/* One option with its value (optarg) into the arguments: 0 when the
+ * parser takes it (the options every verb shares), else what
+ * cli_args_next returns: -1 after --help or an error, or the id of one
+ * of the verb's own options, with its value in *arg. */
+static int take_option(struct cli_args *a, const struct cli_option *o, const char **arg)
+{
+	int rc;
+	switch (o->id) {
+	case OPT_HELP:
+		cli_print_help(a->verb, stdout);
+		a->status = EXIT_OK;
+		a->done = true;
+		return -1;
+	case OPT_POLICY:
+		a->policy_path = optarg;
+		break;
+	case OPT_PRESET:
+		a->preset = optarg;
+		break;
+	case OPT_CONTEXT:
+		if ((rc = cli_context_arg(a->ctx, a->verb->name, optarg)) != EXIT_OK)
+			return failed(a, rc, o);
+		break;
+	case OPT_HOST:
+		if ((rc = cli_host_arg(a->ctx, a->verb->name, optarg)) != EXIT_OK)
+			return failed(a, rc, o);
+		a->host = optarg;
+		break;
+	case OPT_WORKSPACE:
+	case OPT_CWD:
+		rc = cli_dir_context_arg(a->ctx, a->verb->name,
+					 o->id == OPT_WORKSPACE ? "workspace" : "cwd", optarg);
+		if (rc != EXIT_OK)
+			return failed(a, rc, o);
+		break;
+	case OPT_AUDIT:
+		a->audit_path = optarg;
+		break;
+	case OPT_SYSLOG:
+		a->syslog = optarg;
+		break;
+	case OPT_ACTOR:
+		a->actor = optarg;
+		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	case OPT_FORMAT:
+		a->format = optarg;
+		break;
+	default:
+		*arg = optarg;
+		return (int)o->id;
+	}
+	return 0;
+}
+
 int cli_args_next(struct cli_args *a, const char **arg)
 {
 	int rc;
@@ -532,12 +602,7 @@ int cli_args_next(struct cli_args *a, const char **arg)
 			return missing_argument(a);
 		if (c == '?')
 			return unknown_option(a);
-		const struct cli_option *o = NULL;
-		for (int k = 0; k < a->nrows && !o; k++)
-			if (row_value(a->rows[k]) == c)
-				o = a->rows[k];
-		if (!o)
-			abort();
+		const struct cli_option *o = row_of(a, c);
 		a->seen[o->id] = o;
 		if (o->values && !word_in(optarg, strlen(optarg), o->values)) {
 			char values[128];
@@ -550,53 +615,8 @@ int cli_args_next(struct cli_args *a, const char **arg)
 											  : optind);
 			break;
 		}
-		switch (o->id) {
-		case OPT_HELP:
-			cli_print_help(a->verb, stdout);
-			a->status = EXIT_OK;
-			a->done = true;
-			return -1;
-		case OPT_POLICY:
-			a->policy_path = optarg;
-			break;
-		case OPT_PRESET:
-			a->preset = optarg;
-			break;
-		case OPT_CONTEXT:
-			if ((rc = cli_context_arg(a->ctx, a->verb->name, optarg)) != EXIT_OK)
-				return failed(a, rc, o);
-			break;
-		case OPT_HOST:
-			if ((rc = cli_host_arg(a->ctx, a->verb->name, optarg)) != EXIT_OK)
-				return failed(a, rc, o);
-			a->host = optarg;
-			break;
-		case OPT_WORKSPACE:
-		case OPT_CWD:
-			rc = cli_dir_context_arg(a->ctx, a->verb->name,
-						 o->id == OPT_WORKSPACE ? "workspace" : "cwd", optarg);
-			if (rc != EXIT_OK)
-				return failed(a, rc, o);
-			break;
-		case OPT_AUDIT:
-			a->audit_path = optarg;
-			break;
-		case OPT_SYSLOG:
-			a->syslog = optarg;
-			break;
-		case OPT_ACTOR:
-			a->actor = optarg;
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case OPT_FORMAT:
-			a->format = optarg;
-			break;
-		default:
-			*arg = optarg;
-			return (int)o->id;
-		}
+		if ((rc = take_option(a, o, arg)) != 0)
+			return rc;
 	}
 	return 0;
 }
