@@ -119,7 +119,8 @@ pass() { # pass NAME
 	(run sh "$tmpdir/hold.sh") &
 	held=$!
 	i=0
-	while ! pgrep -f 'sleep 1234\.61' > /dev/null && [ $i -lt 200 ]; do
+	# Up to a minute: a launch on a loaded machine can take seconds.
+	while ! pgrep -f 'sleep 1234\.61' > /dev/null && [ $i -lt 1200 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done
