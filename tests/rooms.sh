@@ -111,7 +111,6 @@ diag < "$tmpdir/bad-long"
 long_functions='
 cli/cmd_hook.c cmd_hook
 cli/cmd_run.c cmd_run
-lib/decide/eval.c evaluate_one
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
 runners/run_linux.c call_supervise
@@ -146,8 +145,6 @@ cli/cmd_hook.c cmd_hook
 cli/cmd_hook.c requests_of
 cli/cmd_run.c cmd_run
 cli/options.c cli_args_next
-lib/decide/eval.c evaluate_one
-lib/decide/eval.c protect_every_root
 lib/lang/ast.c ast_dump
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
