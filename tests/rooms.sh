@@ -145,7 +145,6 @@ cli/cmd_hook.c cmd_hook
 cli/cmd_hook.c requests_of
 cli/cmd_run.c cmd_run
 cli/options.c cli_args_next
-lib/lang/ast.c ast_dump
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
 lib/tools/lint_rules.c cov
