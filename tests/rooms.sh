@@ -147,7 +147,6 @@ cli/cmd_run.c cmd_run
 cli/options.c cli_args_next
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
-lib/tools/lint_rules.c cov
 runners/exec_helper.c helper
 runners/launch.c launch_fork
 runners/proxy.c step
