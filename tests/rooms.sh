@@ -111,7 +111,6 @@ diag < "$tmpdir/bad-long"
 long_functions='
 cli/cmd_hook.c cmd_hook
 cli/cmd_run.c cmd_run
-lib/lower/lower_landlock.c lower_landlock_text
 runners/run_linux.c call_supervise
 '
 # long_functions_in TREE: "FILE FUNCTION LINES" for each function over 100.
@@ -144,7 +143,6 @@ cli/cmd_hook.c cmd_hook
 cli/cmd_hook.c requests_of
 cli/cmd_run.c cmd_run
 cli/options.c cli_args_next
-lib/lower/lower_landlock.c lower_landlock_text
 runners/exec_helper.c helper
 runners/launch.c launch_fork
 runners/proxy.c step
