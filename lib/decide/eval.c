@@ -267,6 +267,20 @@ static bool env_points_into(const cordon_evaluator *ev, const char *root)
 	return found;
 }
 
+/* The roots not inside another: that one's tree has the protection in place. */
+static size_t drop_inner_roots(const char **roots, size_t nroots)
+{
+	size_t w = 0;
+	for (size_t k = 0; k < nroots; k++) {
+		bool inner = false;
+		for (size_t j = 0; j < nroots && !inner; j++)
+			inner = strcmp(roots[k], roots[j]) != 0 && path_under(roots[k], roots[j]);
+		if (!inner)
+			roots[w++] = roots[k];
+	}
+	return w;
+}
+
 /* A protection written inside one write root (`${workspace}/.git/hooks`)
  * holds at the same place in every other one: the write roots are the
  * literal write allows that a decision confirms (but the per-call temp
@@ -298,17 +312,7 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 		cordon_decision_free(d);
 		free(e);
 	}
-	/* A root inside another is part of that one's tree, where the
-	 * protection already stands at its own place. */
-	size_t w = 0;
-	for (size_t k = 0; k < nroots; k++) {
-		bool inner = false;
-		for (size_t j = 0; j < nroots && !inner; j++)
-			inner = strcmp(roots[k], roots[j]) != 0 && path_under(roots[k], roots[j]);
-		if (!inner)
-			roots[w++] = roots[k];
-	}
-	nroots = w;
+	nroots = drop_inner_roots(roots, nroots);
 	for (size_t i = 0; i < p->nprotect && rc == 0; i++) {
 		const struct ir_protect *pr = &p->protect[i];
 		const char *t = pr->pat.text, *close;
@@ -776,45 +780,105 @@ static bool spelled_canonical(const char *s, size_t len)
 	}
 }
 
+/* Why a request is malformed in itself, before any rule is asked, or NULL. */
+static char *request_malformed(const struct cordon_request *req)
+{
+	enum ir_op op = (enum ir_op)req->op;
+	if ((unsigned)req->op >= IR_OP_COUNT || (!req->target && !req->argv))
+		return xstrdup("malformed request: unknown operation or no target");
+	if (req->argv && (op != IR_EXEC || req->target))
+		return xstrdup(op != IR_EXEC ? "malformed request: only an exec request has an argv"
+					     : "malformed request: an exec request has either a target "
+					       "(a shell string) or an argv, not both");
+	for (size_t i = 0; req->argv && i < req->argc; i++)
+		if (!req->argv[i])
+			return xasprintf("malformed request: argv[%zu] is NULL", i);
+	if (req->escalate && op != IR_EXEC)
+		return xasprintf("only an exec request can ask to run outside the sandbox, not %s",
+				 ir_op_names[op]);
+	if (req->escalate && (!req->justification || !*req->justification))
+		return xstrdup("an escalation to run outside the sandbox needs a nonempty justification");
+	return NULL;
+}
+
+/* The target's text (*len long) prepared in *t, or NULL once d holds its refusal. */
+static char *target_prepared(const cordon_evaluator *ev, const struct cordon_request *req,
+			     enum ir_op op, cordon_decision *d, struct explain *x, size_t *len,
+			     struct target *t)
+{
+	char *canonical = NULL, *why = NULL;
+	if ((op == IR_READ || op == IR_WRITE) && req->canonical) {
+		/* The host resolved the path: taken as it is if spelled as a canonical path is. */
+		if (!spelled_canonical(req->target, *len)) {
+			char *shown = xstrndup(req->target, *len);
+			xp_refused(x, XP_NOT_CANONICAL, op, shown, NULL);
+			add_refusal(d, op, shown,
+				    xstrdup("the path is marked canonical but is not spelled as one"));
+			free(shown);
+			summarize(d);
+			return NULL;
+		}
+		/* No path under one of the host's own aliases is canonical
+		 * there: name it as the rules were built for. */
+		char *spelled = xstrndup(req->target, *len);
+		canonical = host_alias_apply(ev->host, spelled);
+		free(spelled);
+		*len = strlen(canonical);
+	} else if (op == IR_READ || op == IR_WRITE) {
+		/* "~" and "~user" first, as a shell would: not a directory named
+		 * "~" under the cwd. */
+		if (req->target[0] != '~') {
+			canonical = host_resolve(ev->host, req->target, *len,
+						 ev->ctx.value[CTX_CWD], NULL, &why);
+		} else {
+			char *home = canon_tilde(req->target, *len, ev->ctx.value[CTX_HOME], &why);
+			if (home)
+				canonical = host_resolve(ev->host, home, strlen(home), NULL, NULL, &why);
+			free(home);
+		}
+		if (!canonical) {
+			char *shown = xstrndup(req->target, *len);
+			xp_refused(x, XP_UNRESOLVED, op, shown, why);
+			add_refusal(d, op, shown, xasprintf("cannot resolve the path: %s", why));
+			free(shown);
+			free(why);
+			summarize(d);
+			return NULL;
+		}
+		*len = strlen(canonical);
+	} else if (*len == 0) {
+		add_refusal(d, op, "", xstrdup("the target is empty"));
+		summarize(d);
+		return NULL;
+	} else {
+		/* A copy that ends in NUL: the request's text need not. */
+		canonical = xstrndup(req->target, *len);
+	}
+	if (target_prepare(t, op, canonical, *len, &why) != 0) {
+		char *shown = xstrndup(req->target, *len);
+		add_refusal(d, op, shown, why);
+		free(shown);
+		free(canonical);
+		summarize(d);
+		return NULL;
+	}
+	return canonical;
+}
+
 static cordon_decision *evaluate_one(const cordon_evaluator *ev,
 				     const struct cordon_request *req, struct explain *x, char **err)
 {
-	cordon_decision *d;
 	struct target t;
-	pcre2_match_data *md;
-	size_t len;
 	enum ir_op op = (enum ir_op)req->op;
-	char *canonical = NULL, *why = NULL;
-
-	if ((unsigned)req->op >= IR_OP_COUNT || (!req->target && !req->argv)) {
-		*err = xstrdup("malformed request: unknown operation or no target");
+	char *canonical, *malformed = request_malformed(req);
+	if (malformed) {
+		*err = malformed;
 		return NULL;
 	}
-	if (req->argv && (op != IR_EXEC || req->target)) {
-		*err = xstrdup(op != IR_EXEC ? "malformed request: only an exec request has an argv"
-					     : "malformed request: an exec request has either a target "
-					       "(a shell string) or an argv, not both");
-		return NULL;
-	}
-	for (size_t i = 0; req->argv && i < req->argc; i++) {
-		if (!req->argv[i]) {
-			*err = xasprintf("malformed request: argv[%zu] is NULL", i);
-			return NULL;
-		}
-	}
-	if (req->escalate && op != IR_EXEC) {
-		*err = xasprintf("only an exec request can ask to run outside the sandbox, not %s",
-				 ir_op_names[op]);
-		return NULL;
-	}
-	if (req->escalate && (!req->justification || !*req->justification)) {
-		*err = xstrdup("an escalation to run outside the sandbox needs a nonempty justification");
-		return NULL;
-	}
-	len = req->argv ? 0 : req->target_len ? req->target_len : strlen(req->target);
+	size_t len = req->argv ? 0 : req->target_len ? req->target_len : strlen(req->target);
 	if (!req->argv && target_refused(req->target, len, err))
 		return NULL;
-	d = xcalloc(1, sizeof(*d));
+	cordon_decision *d = xcalloc(1, sizeof(*d));
 	d->preset = ev->preset->name;
 	d->layer = ev->layer;
 	d->sandbox = ev->preset->sandbox == IR_SANDBOX_NONE ? "none" : ev->host->sandbox;
@@ -828,78 +892,20 @@ static cordon_decision *evaluate_one(const cordon_evaluator *ev,
 		x->approval_never = ev->preset->approval == IR_APPROVAL_NEVER;
 		x->sandbox = d->sandbox;
 	}
-
 	if (req->argv) {
 		if (!req->argc) {
 			add_refusal(d, op, "", xstrdup("the argv is empty"));
 		} else {
-			md = ev_md_take(ev);
+			pcre2_match_data *md = ev_md_take(ev);
 			ev_decide_argv(ev, d, req->argv, req->argc, md, x);
 			ev_md_give(ev, md);
 		}
 		summarize(d);
 		goto decided;
 	}
-
-	if ((op == IR_READ || op == IR_WRITE) && req->canonical) {
-		/* The host resolved the path: take it as it is, if it is spelled
-		 * as a canonical path is. */
-		if (!spelled_canonical(req->target, len)) {
-			char *shown = xstrndup(req->target, len);
-			xp_refused(x, XP_NOT_CANONICAL, op, shown, NULL);
-			add_refusal(d, op, shown,
-				    xstrdup("the path is marked canonical but is not spelled as one"));
-			free(shown);
-			summarize(d);
-			return d;
-		} else {
-			/* No path under one of the host's own aliases is canonical
-			 * there: name it as the rules were built for. */
-			canonical = xstrndup(req->target, len);
-			char *named = host_alias_apply(ev->host, canonical);
-			free(canonical);
-			canonical = named;
-			len = strlen(canonical);
-		}
-	} else if (op == IR_READ || op == IR_WRITE) {
-		/* "~" and "~user" first, as a shell would: not a directory named
-		 * "~" under the cwd. */
-		if (req->target[0] != '~') {
-			canonical = host_resolve(ev->host, req->target, len, ev->ctx.value[CTX_CWD], NULL,
-						 &why);
-		} else {
-			char *home = canon_tilde(req->target, len, ev->ctx.value[CTX_HOME], &why);
-			if (home)
-				canonical = host_resolve(ev->host, home, strlen(home), NULL, NULL, &why);
-			free(home);
-		}
-		if (!canonical) {
-			char *shown = xstrndup(req->target, len);
-			xp_refused(x, XP_UNRESOLVED, op, shown, why);
-			add_refusal(d, op, shown, xasprintf("cannot resolve the path: %s", why));
-			free(shown);
-			free(why);
-			summarize(d);
-			return d;
-		}
-		len = strlen(canonical);
-	} else if (len == 0) {
-		add_refusal(d, op, "", xstrdup("the target is empty"));
-		summarize(d);
+	if (!(canonical = target_prepared(ev, req, op, d, x, &len, &t)))
 		return d;
-	} else {
-		/* A copy that ends in NUL: the request's text need not. */
-		canonical = xstrndup(req->target, len);
-	}
-	if (target_prepare(&t, op, canonical, len, &why) != 0) {
-		char *shown = xstrndup(req->target, len);
-		add_refusal(d, op, shown, why);
-		free(shown);
-		free(canonical);
-		summarize(d);
-		return d;
-	}
-	md = ev_md_take(ev);
+	pcre2_match_data *md = ev_md_take(ev);
 	struct ev_verdict v = ev_judge(ev, &t, NULL, md, xp_judgment_add(x));
 	/* A shell command: the operations it will perform are decided too,
 	 * each in its own record; the worst of all is the decision. */
@@ -913,7 +919,6 @@ static cordon_decision *evaluate_one(const cordon_evaluator *ev,
 	target_free(&t);
 	free(canonical);
 	summarize(d);
-
 decided:
 	if (req->escalate && ev->preset->sandbox != IR_SANDBOX_NONE && d->effect != IR_DENY) {
 		char *reason;

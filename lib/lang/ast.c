@@ -83,25 +83,11 @@ static void dump_seq(struct strbuf *out, const struct ast_seq *s, int depth)
 		ast_dump(out, c, depth);
 }
 
-void ast_dump(struct strbuf *out, const struct ast *n, int depth)
+/* The children of a node that is not a token, one level deeper, in the
+ * order of its fields: apart from ast_dump, which writes the node's own
+ * line, so that each switch stays one over the node kinds. */
+static void dump_children(struct strbuf *out, const struct ast *n, int depth)
 {
-	if (!n)
-		return;
-	sb_addf(out, "%*s%s", depth * 2, "", ast_kind_name(n->kind));
-	switch (n->kind) {
-	case AST_STRING:
-	case AST_REGEX:
-	case AST_IDENT:
-	case AST_VAR:
-	case AST_NUMBER:
-	case AST_QUANTITY:
-		sb_addc(out, ' ');
-		sb_add_quoted(out, n->u.tok.text);
-		sb_addc(out, '\n');
-		return;
-	default:
-		sb_addc(out, '\n');
-	}
 	switch (n->kind) {
 	case AST_FILE:
 	case AST_ENV:
@@ -171,4 +157,26 @@ void ast_dump(struct strbuf *out, const struct ast *n, int depth)
 	default:
 		break;
 	}
+}
+
+void ast_dump(struct strbuf *out, const struct ast *n, int depth)
+{
+	if (!n)
+		return;
+	sb_addf(out, "%*s%s", depth * 2, "", ast_kind_name(n->kind));
+	switch (n->kind) {
+	case AST_STRING:
+	case AST_REGEX:
+	case AST_IDENT:
+	case AST_VAR:
+	case AST_NUMBER:
+	case AST_QUANTITY:
+		sb_addc(out, ' ');
+		sb_add_quoted(out, n->u.tok.text);
+		sb_addc(out, '\n');
+		return;
+	default:
+		sb_addc(out, '\n');
+	}
+	dump_children(out, n, depth);
 }

@@ -180,27 +180,12 @@ static void relay_ports(const cordon_evaluator *ev, struct lower_input *in)
 	}
 }
 
-int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_path_grant *grants,
-			      size_t ngrants, struct lower_input *in, char **err)
+/* The roots: literal read and write allows that the evaluator confirms,
+ * and the paths the caller grants.  The first step of the paths, apart so
+ * that lower_input_build_granted reads as its steps. */
+static void add_roots(const cordon_evaluator *ev, const struct cordon_path_grant *grants,
+		      size_t ngrants, struct lower_input *in)
 {
-	const struct ir_preset *p = ev->preset;
-	memset(in, 0, sizeof(*in));
-	in->ev = ev;
-	in->preset = p->name;
-	in->restricted = p->sandbox == IR_SANDBOX_REQUIRED;
-	in->workspace = ev->ctx.value[CTX_WORKSPACE];
-	in->cwd = ev->ctx.value[CTX_CWD];
-	in->tmp = ev->ctx.value[CTX_TMP];
-	for (int v = 0; v < CTX_COUNT; v++) {
-		if (ev->ctx.value[v] && bad_path(ev->ctx.value[v])) {
-			*err = xasprintf("context variable '%s' contains a line break, which no "
-					 "sandbox profile or argument vector can carry",
-					 ir_ctx_var_names[v]);
-			return -1;
-		}
-	}
-
-	/* Roots first: literal allows that the evaluator confirms. */
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
 		if ((r->op != IR_READ && r->op != IR_WRITE) || r->effect != IR_ALLOW)
@@ -226,7 +211,12 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_pa
 	}
 	for (size_t i = 0; i < ngrants; i++)
 		add_path(in, grants[i].path, LOWER_WRITE_ROOT, grants[i].origin, false);
-	/* Then what must be taken back inside them. */
+}
+
+/* The protections taken back inside the write roots: read-only where a
+ * literal one lies under a root, advisory where it is a glob. */
+static void take_back_protections(const cordon_evaluator *ev, struct lower_input *in)
+{
 	for (size_t i = 0; i < ev->nprotect; i++) {
 		const struct ev_rule *r = &ev->protect[i];
 		if (r->m.kind != IR_PAT_LITERAL) {
@@ -238,6 +228,14 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_pa
 			add_path(in, real, LOWER_READ_ONLY, r->origin, true);
 		free(real);
 	}
+}
+
+/* The read and write denies and asks taken back inside the roots: masked
+ * or read-only at their path, advisory where they are globs; an ask on a
+ * write the caller granted at that very path stays open. */
+static void take_back_denies(const cordon_evaluator *ev, const struct cordon_path_grant *grants,
+			     size_t ngrants, struct lower_input *in)
+{
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
 		if ((r->op != IR_READ && r->op != IR_WRITE) || r->effect == IR_ALLOW)
@@ -270,6 +268,12 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_pa
 		add_path(in, r->m.text, r->op == IR_READ ? LOWER_MASK : LOWER_READ_ONLY, r->origin,
 			 false);
 	}
+}
+
+/* Refuses (-1, in freed) a path no profile or argument vector can carry:
+ * checked once every path is in, whichever step added it. */
+static int refuse_bad_paths(struct lower_input *in, char **err)
+{
 	for (size_t i = 0; i < in->npaths; i++) {
 		if (bad_path(in->paths[i].path)) {
 			*err = xasprintf("%s: path '%s' contains a line break, which no sandbox profile "
@@ -279,10 +283,13 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_pa
 			return -1;
 		}
 	}
-	sort_items(in->paths, in->npaths, sizeof(*in->paths), lower_path_cmp);
-	in->mask_file = in->tmp ? xasprintf("%s.mask", in->tmp) : NULL;
+	return 0;
+}
 
-	/* The network: shared when any host may be contacted. */
+/* The network: shared when any host may be contacted, the relay's ports,
+ * and whether local sockets may be opened. */
+static void network_build(const cordon_evaluator *ev, struct lower_input *in, char **err)
+{
 	relay_ports(ev, in);
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
@@ -297,7 +304,13 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_pa
 	cordon_decision *d = cordon_evaluate(ev, &unix_req, err);
 	in->unix_allowed = d && cordon_decision_effect(d) == CORDON_ALLOW;
 	cordon_decision_free(d);
+}
 
+/* The environment: what is kept and dropped, and each value set with its
+ * context variables substituted; -1 (in freed) when one has no value. */
+static int env_build(const cordon_evaluator *ev, struct lower_input *in, char **err)
+{
+	const struct ir_preset *p = ev->preset;
 	in->keep = p->env.keep;
 	in->nkeep = p->env.nkeep;
 	in->drop = p->env.drop;
@@ -318,6 +331,41 @@ int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_pa
 		struct lower_env_var v = { p->env.set[i].name, value, xstrdup(where) };
 		VEC_PUSH(in->set, in->nset, in->set_cap, v);
 	}
+	return 0;
+}
+
+int lower_input_build_granted(const cordon_evaluator *ev, const struct cordon_path_grant *grants,
+			      size_t ngrants, struct lower_input *in, char **err)
+{
+	const struct ir_preset *p = ev->preset;
+	memset(in, 0, sizeof(*in));
+	in->ev = ev;
+	in->preset = p->name;
+	in->restricted = p->sandbox == IR_SANDBOX_REQUIRED;
+	in->workspace = ev->ctx.value[CTX_WORKSPACE];
+	in->cwd = ev->ctx.value[CTX_CWD];
+	in->tmp = ev->ctx.value[CTX_TMP];
+	for (int v = 0; v < CTX_COUNT; v++) {
+		if (ev->ctx.value[v] && bad_path(ev->ctx.value[v])) {
+			*err = xasprintf("context variable '%s' contains a line break, which no "
+					 "sandbox profile or argument vector can carry",
+					 ir_ctx_var_names[v]);
+			return -1;
+		}
+	}
+
+	/* Roots first, then what must be taken back inside them. */
+	add_roots(ev, grants, ngrants, in);
+	take_back_protections(ev, in);
+	take_back_denies(ev, grants, ngrants, in);
+	if (refuse_bad_paths(in, err) != 0)
+		return -1;
+	sort_items(in->paths, in->npaths, sizeof(*in->paths), lower_path_cmp);
+	in->mask_file = in->tmp ? xasprintf("%s.mask", in->tmp) : NULL;
+
+	network_build(ev, in, err);
+	if (env_build(ev, in, err) != 0)
+		return -1;
 	lower_limits_build(ev, in);
 	return 0;
 }

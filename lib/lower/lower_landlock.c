@@ -95,85 +95,96 @@ static int pretend_abi(const struct lower_host *h, int *abi, bool *pretend, char
 	return 0;
 }
 
-char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err)
+/* The title and the kernel's Landlock ABI as found (or as CORDON_LANDLOCK_ABI
+ * pretends): the first lines of lower_landlock_text, one step of it. */
+static void text_kernel(struct strbuf *sb, const struct lower_input *in, int kabi, bool pretend)
 {
-	struct strbuf sb;
-	bool pretend;
-	int kabi, abi;
-	char names[512];
-	if (!in->restricted) {
-		*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no "
-				 "Landlock ruleset",
-				 in->preset);
-		return NULL;
-	}
-	if (pretend_abi(&in->host, &kabi, &pretend, err) != 0)
-		return NULL;
-	abi = kabi > CORDON_LANDLOCK_ABI_KNOWN ? CORDON_LANDLOCK_ABI_KNOWN : kabi;
-
-	sb_init(&sb);
-	sb_adds(&sb, "# Landlock ruleset for preset ");
-	sb_add_quoted(&sb, in->preset);
-	sb_adds(&sb, "\n");
+	sb_adds(sb, "# Landlock ruleset for preset ");
+	sb_add_quoted(sb, in->preset);
+	sb_adds(sb, "\n");
 	if (kabi == 0)
-		sb_addf(&sb, "kernel: no Landlock%s: nothing can be applied; shown below is the "
-			     "ruleset for ABI 1\n",
+		sb_addf(sb, "kernel: no Landlock%s: nothing can be applied; shown below is the "
+			    "ruleset for ABI 1\n",
 			pretend ? " (CORDON_LANDLOCK_ABI)" : "");
 	else
-		sb_addf(&sb, "kernel: Landlock ABI %d%s%s\n", kabi,
+		sb_addf(sb, "kernel: Landlock ABI %d%s%s\n", kabi,
 			pretend ? " (CORDON_LANDLOCK_ABI)" : "",
 			kabi > CORDON_LANDLOCK_ABI_KNOWN ? ", newer than this build knows: used as "
 							   "the newest it knows"
 							 : "");
-	if (abi == 0)
-		abi = 1;
+}
 
-	sb_adds(&sb, "\nABI versions (* = in this ruleset):\n");
+/* Every ABI version this build knows, those in the ruleset starred. */
+static void text_abi_table(struct strbuf *sb, int abi)
+{
+	sb_adds(sb, "\nABI versions (* = in this ruleset):\n");
 	for (size_t i = 0; i < ARRAY_SIZE(abi_table); i++)
-		sb_addf(&sb, "  %c %d  Linux %-5s %s\n", abi_table[i].abi <= abi ? '*' : ' ',
+		sb_addf(sb, "  %c %d  Linux %-5s %s\n", abi_table[i].abi <= abi ? '*' : ' ',
 			abi_table[i].abi, abi_table[i].kernel, abi_table[i].adds);
+}
 
-	sb_adds(&sb, "\nruleset:\n");
+/* The filesystem rights the ruleset handles: every write right. */
+static void text_handled_fs(struct strbuf *sb, int abi)
+{
+	char names[512];
+	sb_adds(sb, "\nruleset:\n");
 	cordon_landlock_fs_names(cordon_landlock_fs_writes(abi), names, sizeof(names));
-	sb_addf(&sb, "  handled_access_fs   %s\n", names);
-	sb_adds(&sb, "                      every write right the ABI knows: denied wherever no "
-		     "rule below grants it\n");
+	sb_addf(sb, "  handled_access_fs   %s\n", names);
+	sb_adds(sb, "                      every write right the ABI knows: denied wherever no "
+		    "rule below grants it\n");
 	if (abi < 2)
-		sb_adds(&sb, "                      without REFER (ABI 1), linking or renaming a "
-			     "file into another directory always fails\n");
+		sb_adds(sb, "                      without REFER (ABI 1), linking or renaming a "
+			    "file into another directory always fails\n");
+}
+
+/* The network rights the ruleset handles, and the ports it leaves open
+ * when a host may be reached: four cases of net allowed and ABI 4. */
+static void text_handled_net(struct strbuf *sb, const struct lower_input *in, int abi)
+{
 	if (in->net_allowed && abi >= 4) {
-		sb_addf(&sb, "  handled_access_net  BIND_TCP CONNECT_TCP\n"
-			     "                      but CONNECT_TCP to port %d, the egress proxy on "
-			     "the sandbox's loopback (a net rule allows some host: %s)\n",
+		sb_addf(sb, "  handled_access_net  BIND_TCP CONNECT_TCP\n"
+			    "                      but CONNECT_TCP to port %d, the egress proxy on "
+			    "the sandbox's loopback (a net rule allows some host: %s)\n",
 			CORDON_EGRESS_PORT, in->net_origin ? in->net_origin : "?");
 		/* The sandbox's network namespace has no route out: these
 		 * reach cordon-exec's transparent relay and nothing else. */
-		sb_adds(&sb, "                      and to ports");
+		sb_adds(sb, "                      and to ports");
 		for (size_t i = 0; i < in->nrelay_ports; i++)
-			sb_addf(&sb, "%s %d", i && i + 1 == in->nrelay_ports ? " and" : "",
+			sb_addf(sb, "%s %d", i && i + 1 == in->nrelay_ports ? " and" : "",
 				in->relay_ports[i]);
-		sb_adds(&sb, ", the transparent relay there\n");
+		sb_adds(sb, ", the transparent relay there\n");
 	} else if (in->net_allowed)
-		sb_addf(&sb, "  handled_access_net  none: TCP needs ABI 4; the network namespace "
-			     "holds only the egress proxy (%s)\n",
+		sb_addf(sb, "  handled_access_net  none: TCP needs ABI 4; the network namespace "
+			    "holds only the egress proxy (%s)\n",
 			in->net_origin ? in->net_origin : "?");
 	else if (abi >= 4)
-		sb_adds(&sb, "  handled_access_net  BIND_TCP CONNECT_TCP\n"
-			     "                      no rule grants them: every TCP bind and connect "
-			     "fails (no net rule allows a host)\n");
+		sb_adds(sb, "  handled_access_net  BIND_TCP CONNECT_TCP\n"
+			    "                      no rule grants them: every TCP bind and connect "
+			    "fails (no net rule allows a host)\n");
 	else
-		sb_adds(&sb, "  handled_access_net  none: TCP needs ABI 4; the network namespace and "
-			     "the seccomp filter deny the network\n");
-	if (in->unix_allowed)
-		sb_adds(&sb, "  scoped              none: net \"unix\" is allowed\n");
-	else if (abi >= 6)
-		sb_adds(&sb, "  scoped              ABSTRACT_UNIX_SOCKET\n"
-			     "                      no abstract unix socket outside the sandbox "
-			     "(net \"unix\" is not allowed)\n");
-	else
-		sb_adds(&sb, "  scoped              none: scopes need ABI 6; the seccomp filter "
-			     "refuses unix sockets\n");
+		sb_adds(sb, "  handled_access_net  none: TCP needs ABI 4; the network namespace and "
+			    "the seccomp filter deny the network\n");
+}
 
+/* The scopes: abstract unix sockets, unless net "unix" is allowed. */
+static void text_scoped(struct strbuf *sb, const struct lower_input *in, int abi)
+{
+	if (in->unix_allowed)
+		sb_adds(sb, "  scoped              none: net \"unix\" is allowed\n");
+	else if (abi >= 6)
+		sb_adds(sb, "  scoped              ABSTRACT_UNIX_SOCKET\n"
+			    "                      no abstract unix socket outside the sandbox "
+			    "(net \"unix\" is not allowed)\n");
+	else
+		sb_adds(sb, "  scoped              none: scopes need ABI 6; the seccomp filter "
+			    "refuses unix sockets\n");
+}
+
+/* The rules: each write root, what it grants (a directory, a file, or
+ * nothing where it does not exist) and the rule it comes from, in columns. */
+static void text_rules(struct strbuf *sb, const struct lower_input *in, int abi)
+{
+	char names[512];
 	size_t nroots;
 	const char **roots = lower_landlock_roots(in, &nroots);
 	size_t w = 0;
@@ -195,21 +206,26 @@ char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err)
 		if (strlen(what[i]) > ww)
 			ww = strlen(what[i]);
 	}
-	sb_adds(&sb, "\nrules (path beneath: a right granted on a directory holds below it):\n");
+	sb_adds(sb, "\nrules (path beneath: a right granted on a directory holds below it):\n");
 	for (size_t i = 0; i < nroots; i++) {
 		const char *origin = NULL;
 		for (size_t j = 0; j < in->npaths; j++)
 			if (in->paths[j].why == LOWER_WRITE_ROOT && strcmp(in->paths[j].path, roots[i]) == 0)
 				origin = in->paths[j].origin;
-		sb_addf(&sb, "  %-*s  %-*s  %s\n", (int)w, roots[i], (int)ww, what[i],
+		sb_addf(sb, "  %-*s  %-*s  %s\n", (int)w, roots[i], (int)ww, what[i],
 			origin ? origin : "/dev/null and terminals (the sandbox's own /dev)");
 		free(what[i]);
 	}
 	free(what);
 	free(roots);
+}
 
+/* The write roots that need no rule of their own, under the one above
+ * that covers them, in columns. */
+static void text_covered(struct strbuf *sb, const struct lower_input *in)
+{
 	bool any = false;
-	w = ww = 0;
+	size_t w = 0, ww = 0;
 	for (size_t i = 0; i < in->npaths; i++) {
 		const char *by = in->paths[i].why == LOWER_WRITE_ROOT ? covered_by(in, &in->paths[i])
 								       : NULL;
@@ -224,13 +240,18 @@ char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err)
 		if (p->why != LOWER_WRITE_ROOT || !(by = covered_by(in, p)))
 			continue;
 		if (!any)
-			sb_adds(&sb, "\ncovered by a rule above:\n");
+			sb_adds(sb, "\ncovered by a rule above:\n");
 		any = true;
-		sb_addf(&sb, "  %-*s  under %-*s  %s\n", (int)w, p->path, (int)ww, by, p->origin);
+		sb_addf(sb, "  %-*s  under %-*s  %s\n", (int)w, p->path, (int)ww, by, p->origin);
 	}
+}
 
-	any = false;
-	w = 0;
+/* The read-only paths inside a write root, which Landlock cannot carve
+ * out and bwrap enforces, with why each is read-only. */
+static void text_read_only(struct strbuf *sb, const struct lower_input *in)
+{
+	bool any = false;
+	size_t w = 0;
 	for (size_t i = 0; i < in->npaths; i++)
 		if (in->paths[i].why == LOWER_READ_ONLY && strlen(in->paths[i].path) > w)
 			w = strlen(in->paths[i].path);
@@ -239,26 +260,60 @@ char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err)
 		if (p->why != LOWER_READ_ONLY)
 			continue;
 		if (!any)
-			sb_adds(&sb, "\nread-only inside a write root: Landlock only grants, so these "
-				     "cannot be carved out of a rule above;\nbwrap's read-only binds "
-				     "enforce them:\n");
+			sb_adds(sb, "\nread-only inside a write root: Landlock only grants, so these "
+				    "cannot be carved out of a rule above;\nbwrap's read-only binds "
+				    "enforce them:\n");
 		any = true;
-		sb_addf(&sb, "  %-*s  %-17s  %s\n", (int)w, p->path,
+		sb_addf(sb, "  %-*s  %-17s  %s\n", (int)w, p->path,
 			p->protect ? "protected" : "write not allowed",
 			p->origin);
 	}
+}
+
+/* The globs and regexes no rule can carry, and the closing notes. */
+static void text_advisories(struct strbuf *sb, const struct lower_input *in)
+{
 	if (in->nadvisories) {
-		sb_adds(&sb, "\nadvisories (a glob or regex is no rule: enforced when file tools ask, "
-			     "not by Landlock):\n");
+		sb_adds(sb, "\nadvisories (a glob or regex is no rule: enforced when file tools ask, "
+			    "not by Landlock):\n");
 		for (size_t i = 0; i < in->nadvisories; i++) {
 			const struct lower_advisory *a = &in->advisories[i];
-			sb_addf(&sb, "  %s %s %s  %s\n", ir_op_names[a->op], a->pattern,
+			sb_addf(sb, "  %s %s %s  %s\n", ir_op_names[a->op], a->pattern,
 				ir_effect_names[a->effect], a->origin);
 		}
 	}
-	sb_adds(&sb, "\nnot handled: reading and executing (bwrap's mounts and masks bound them)\n"
-		     "applied inside the sandbox before exec: prctl(PR_SET_NO_NEW_PRIVS), then "
-		     "landlock_restrict_self\n");
+	sb_adds(sb, "\nnot handled: reading and executing (bwrap's mounts and masks bound them)\n"
+		    "applied inside the sandbox before exec: prctl(PR_SET_NO_NEW_PRIVS), then "
+		    "landlock_restrict_self\n");
+}
+
+char *lower_landlock_text(const struct lower_input *in, size_t *len, char **err)
+{
+	struct strbuf sb;
+	bool pretend;
+	int kabi, abi;
+	if (!in->restricted) {
+		*err = xasprintf("preset '%s' runs without a sandbox (sandbox none): there is no "
+				 "Landlock ruleset",
+				 in->preset);
+		return NULL;
+	}
+	if (pretend_abi(&in->host, &kabi, &pretend, err) != 0)
+		return NULL;
+	abi = kabi > CORDON_LANDLOCK_ABI_KNOWN ? CORDON_LANDLOCK_ABI_KNOWN : kabi;
+
+	sb_init(&sb);
+	text_kernel(&sb, in, kabi, pretend);
+	if (abi == 0)
+		abi = 1;
+	text_abi_table(&sb, abi);
+	text_handled_fs(&sb, abi);
+	text_handled_net(&sb, in, abi);
+	text_scoped(&sb, in, abi);
+	text_rules(&sb, in, abi);
+	text_covered(&sb, in);
+	text_read_only(&sb, in);
+	text_advisories(&sb, in);
 	*len = sb.len;
 	return sb_steal(&sb);
 }

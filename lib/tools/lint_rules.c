@@ -163,6 +163,33 @@ static bool cov_memo(struct cover *c, size_t i, size_t j, enum cov_mode mode)
 	return c->memo[k];
 }
 
+/* A[i..] covers B[j..] where A[i] is a set (a): B[j] (b, NULL past the
+ * end) must be that set or one of its plain bytes.  Apart from cov, whose
+ * switch stays one line a kind of token. */
+static bool cov_set(struct cover *c, size_t i, size_t j, const struct gtok *a,
+		    const struct gtok *b)
+{
+	if (!b)
+		return false;
+	if (tok_equal(a, b) || (b->k == G_CHAR && set_plain(a) && memchr(a->s + 1, b->s[0], a->n - 2)))
+		return cov_memo(c, i + 1, j + 1, COV_TOKEN);
+	return false;
+}
+
+/* A[i..] covers B[j..] where A[i] is "**": it matches nothing, B's own
+ * "**", or enters B's tree at a separator or variable.  Apart from cov, as
+ * cov_set is. */
+static bool cov_tree(struct cover *c, size_t i, size_t j, const struct gtok *b)
+{
+	if (cov_memo(c, i + 1, j, COV_TOKEN))
+		return true;
+	if (b && b->k == G_TREE)
+		return cov_memo(c, i + 1, j + 1, COV_TOKEN);
+	if (b && (b->k == G_SLASH || b->k == G_VAR))
+		return cov_memo(c, i, j + 1, COV_IN_TREE);
+	return false;
+}
+
 /* A[i..] covers B[j..] (in mode). */
 static bool cov(struct cover *c, size_t i, size_t j, enum cov_mode mode)
 {
@@ -181,11 +208,7 @@ static bool cov(struct cover *c, size_t i, size_t j, enum cov_mode mode)
 	case G_ONE:
 		return b && one_byte(b) && cov_memo(c, i + 1, j + 1, COV_TOKEN);
 	case G_SET:
-		if (!b)
-			return false;
-		if (tok_equal(a, b) || (b->k == G_CHAR && set_plain(a) && memchr(a->s + 1, b->s[0], a->n - 2)))
-			return cov_memo(c, i + 1, j + 1, COV_TOKEN);
-		return false;
+		return cov_set(c, i, j, a, b);
 	case G_STAR:
 		return cov_memo(c, i + 1, j, COV_TOKEN) ||
 		       (b && (one_byte(b) || b->k == G_STAR) && cov_memo(c, i, j + 1, COV_TOKEN));
@@ -193,13 +216,7 @@ static bool cov(struct cover *c, size_t i, size_t j, enum cov_mode mode)
 		return cov_memo(c, i + 1, j, COV_TOKEN) ||
 		       (b && cov_memo(c, i, j + 1, COV_TOKEN));
 	case G_TREE:
-		if (cov_memo(c, i + 1, j, COV_TOKEN))
-			return true;
-		if (b && b->k == G_TREE)
-			return cov_memo(c, i + 1, j + 1, COV_TOKEN);
-		if (b && (b->k == G_SLASH || b->k == G_VAR))
-			return cov_memo(c, i, j + 1, COV_IN_TREE);
-		return false;
+		return cov_tree(c, i, j, b);
 	}
 	return false;
 }
