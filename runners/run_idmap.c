@@ -44,6 +44,9 @@ void run_idmap_end(struct run_idmap *im)
 			close(im->trees[i]);
 		free(im->dests[i]);
 	}
+	if (im->helper_copy)
+		unlink(im->helper_copy);
+	free(im->helper_copy);
 	free(im->why);
 	run_idmap_init(im);
 }
@@ -300,10 +303,49 @@ static void hide_nobody_calls(const cordon_lowering *in, struct cordon_plan *pla
 	}
 }
 
-int run_idmap_or_masks(struct run_idmap *im, cordon_lowering *in, struct cordon_plan *plan,
-		       const char *runner_dir, const char *helper, const char *home, char **err)
+/* The helper where the unprivileged uid can reach it: a build tree in a
+ * directory closed to others (a clone in a 0700 temporary directory)
+ * would make every call of root's fall back to uid 0.  Such a helper is
+ * copied into the call's own directory, which the launch maps to that uid;
+ * *helper then names the copy.  0, or -1 (the path stays). */
+static int helper_reachable(struct run_idmap *im, char **helper, const char *runner_dir)
 {
-	const char *extra[] = { helper, cordon_lowering_tmp(in) };
+	AUTO_FREE char *blocked = blocked_on_way(*helper, NULL, 0);
+	if (!blocked)
+		return 0;
+	/* A name of the call's own: calls of root's share the runner dir. */
+	char *copy = xasprintf("%s/cordon-exec.XXXXXX", runner_dir);
+	int in = open(*helper, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int out = mkostemp(copy, O_CLOEXEC);
+	if (out >= 0 && fchmod(out, 0755) != 0) {
+		close(out);
+		unlink(copy);
+		out = -1;
+	}
+	char buf[65536];
+	ssize_t r = in < 0 || out < 0 ? -1 : 0;
+	while (r >= 0 && (r = read(in, buf, sizeof(buf))) > 0)
+		if (write_all(out, buf, (size_t)r) != 0)
+			r = -1;
+	if (in >= 0)
+		close(in);
+	if ((out >= 0 && close(out) != 0) || r < 0) {
+		if (out >= 0)
+			unlink(copy);
+		free(copy);
+		return -1;
+	}
+	free(*helper);
+	*helper = copy;
+	im->helper_copy = xstrdup(copy);
+	return 0;
+}
+
+int run_idmap_or_masks(struct run_idmap *im, cordon_lowering *in, struct cordon_plan *plan,
+		       const char *runner_dir, char **helper, const char *home, char **err)
+{
+	helper_reachable(im, helper, runner_dir);
+	const char *extra[] = { *helper, cordon_lowering_tmp(in) };
 	if (run_idmap_prepare(im, plan, runner_dir, home, extra, ARRAY_SIZE(extra)) == 0) {
 		hide_nobody_calls(in, plan);
 		return 0;

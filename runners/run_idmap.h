@@ -31,6 +31,7 @@ struct run_idmap {
 	int trees[RUN_IDMAP_MAX];     /* detached idmapped clones, outer first */
 	char *dests[RUN_IDMAP_MAX];   /* where each is attached: its own path */
 	char *why;             /* why not, once decided against (malloc'd) */
+	char *helper_copy;     /* the helper copied for the call, removed at its end */
 };
 
 /* In cordon, as root, once the plan is made: the idmapped clones of the
@@ -45,13 +46,15 @@ int run_idmap_prepare(struct run_idmap *im, const struct cordon_plan *plan,
 void run_idmap_end(struct run_idmap *im);
 /* The call of a runner that is root, once its plan is made: the
  * unprivileged uid (run_idmap_prepare, which must reach the helper and the
- * temp dir besides the plan), or, where it cannot be had, uid 0
+ * temp dir besides the plan; a helper that uid cannot reach is copied into
+ * runner_dir first, and *helper names the copy), or, where it cannot be
+ * had, uid 0
  * as before: said once on stderr, and what only root may read in the
  * system trees masked, the plan made again with the masks; with
  * CORDON_ROOT_UNPRIVILEGED=require in cordon's environment, the call
  * stops instead.  0, or -1 with *err: the call must not start. */
 int run_idmap_or_masks(struct run_idmap *im, cordon_lowering *in, struct cordon_plan *plan,
-		       const char *runner_dir, const char *helper, const char *home, char **err);
+		       const char *runner_dir, char **helper, const char *home, char **err);
 
 /* In the launch, before bwrap: a mount namespace of its own with the n
  * trees attached at dests (each checked to be the directory it was cloned

@@ -699,7 +699,7 @@ static int call_plan(struct call *c)
 	    prepare_resolv(c->in, &c->resolv_made, &c->err) != 0 ||
 	    (c->o->check_links && cordon_lowering_check_links(c->in, &c->err) != 0) ||
 	    cordon_lowering_plan(c->in, &plan, &c->err) != 0 ||
-	    (geteuid() == 0 && run_idmap_or_masks(&c->idmap, c->in, &plan, c->dir, c->helper,
+	    (geteuid() == 0 && run_idmap_or_masks(&c->idmap, c->in, &plan, c->dir, &c->helper,
 						  cordon_context_get(c->o->ctx, "home"), &c->err)) ||
 	    bind_fds_take(&c->binds, &plan, c->in, &c->ra, &c->err) != 0 ||
 	    /* The filter reads only the input's network and unix terms, which

@@ -155,6 +155,22 @@ pass() { # pass NAME
 		skip "$t the temp dirs of nobody's own calls" "/tmp/cordon-65534 is not nobody's here"
 	fi
 
+	# cordon and its helper below a directory only root may enter (a
+	# build in a 0700 temporary directory): the helper is copied into the
+	# call's own directory, the command still runs as nobody, and the
+	# copy goes with the call.
+	mkdir -p "$T/closed-build/b"
+	chmod 700 "$T/closed-build"
+	cp "$P/build/cordon" "$P/build/cordon-exec" "$T/closed-build/b/"
+	out=$(cd "$WS" && env -i PATH=/usr/bin:/bin HOME="$H" "$T/closed-build/b/cordon" run \
+		--preset workspace-write --workspace "$WS" --context home="$H" -- id -u 2> "$errf")
+	is "$out" 65534 "$t a helper below a 0700 directory of root's: the command still runs as 65534"
+	grep -q 'runs as uid 0' "$errf"
+	is $? 1 "$t and nothing says it fell back ($(head -c 200 "$errf"))"
+	leftover=$(find /tmp/cordon-0 "${XDG_RUNTIME_DIR:-/nonexistent}/cordon-0" -maxdepth 1 \
+		-name 'cordon-exec.*' 2> /dev/null | head -n 1)
+	is "$leftover" "" "$t the copy of the helper goes with the call"
+
 	# A workspace below a directory only root may enter (0700), with the
 	# home directory elsewhere: nobody could not reach it, so the call
 	# runs as uid 0 with root's secrets masked, and says why.
