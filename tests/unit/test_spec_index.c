@@ -242,8 +242,10 @@ int main(void)
 	struct strmap seen;
 	size_t cap = 0;
 	strmap_init(&seen);
+	/* The built-in specs are read when first needed: read them all, so
+	 * that every option and subcommand name is gathered. */
 	for (size_t i = 0; i < ir->nprograms; i++)
-		gather_names(&seen, &all_names, &nall_names, &cap, &ir->programs[i]);
+		gather_names(&seen, &all_names, &nall_names, &cap, ir_spec_ready(&ir->programs[i]));
 	strmap_free(&seen);
 	struct tally all = { 0 };
 	size_t early = 0, unindexed = 0;
