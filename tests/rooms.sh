@@ -154,7 +154,6 @@ lib/lower/lower_landlock.c lower_landlock_text
 lib/tools/lint_rules.c cov
 runners/exec_helper.c helper
 runners/launch.c launch_fork
-runners/proxy.c step
 runners/run_linux.c call_supervise
 '
 # complex_functions_in TREE: "FILE FUNCTION COMPLEXITY" for each over 30.
