@@ -152,7 +152,6 @@ lib/lang/ast.c ast_dump
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
 lib/tools/lint_rules.c cov
-runners/exec_helper.c helper
 runners/run_linux.c call_supervise
 '
 # complex_functions_in TREE: "FILE FUNCTION COMPLEXITY" for each over 30.
