@@ -114,7 +114,6 @@ cli/cmd_run.c cmd_run
 lib/decide/eval.c evaluate_one
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
-runners/run_linux.c call_supervise
 '
 # long_functions_in TREE: "FILE FUNCTION LINES" for each function over 100.
 long_functions_in() (
@@ -152,7 +151,6 @@ lib/lang/ast.c ast_dump
 lib/lower/lower.c lower_input_build_granted
 lib/lower/lower_landlock.c lower_landlock_text
 lib/tools/lint_rules.c cov
-runners/run_linux.c call_supervise
 '
 # complex_functions_in TREE: "FILE FUNCTION COMPLEXITY" for each over 30.
 complex_functions_in() (
