@@ -151,57 +151,61 @@ static int send_status(int status_fd, int watch)
 	return r == 1 ? 0 : -1;
 }
 
-static int helper(int argc, char **argv)
-{
-	roots = calloc((size_t)argc, sizeof(*roots));
-	marks = calloc((size_t)argc, sizeof(*marks));
-	rlimits = calloc((size_t)argc, sizeof(*rlimits));
-	ports = calloc((size_t)argc, sizeof(*ports));
-	size_t nroots = 0, nmarks = 0, nrlimits = 0, nports = 0;
-	unsigned flags = 0;
-	int status_fd = -1, egress_fd = -1, i, watch = 0;
-	char *err = NULL;
-	const char *build_id = NULL;
+/* What the command line asks of the helper beside the tables above: their
+ * lengths, the flags and fds, and where the command starts in argv. */
+struct helper_args {
+	size_t nroots, nmarks, nrlimits, nports;
+	unsigned flags;
+	int status_fd, egress_fd, watch, cmd;
+	const char *build_id;
+};
 
-	if (!roots || !marks || !rlimits || !ports)
-		return fail("cordon-exec", "out of memory");
-	if (argc == 4 && strcmp(argv[1], "--connect") == 0) {
-		release();
-		return egress_connect_main(argv[2], argv[3]);
-	}
+/* The options into a and the tables, apart so that helper reads as its
+ * layers in their order; 0, or 125 told and the tables released. */
+static int parse_args(int argc, char **argv, struct helper_args *a)
+{
+	int i;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
 			i++;
 			break;
 		} else if (strcmp(argv[i], "--build-id") == 0 && i + 1 < argc) {
-			build_id = argv[++i];
+			a->build_id = argv[++i];
 		} else if (strcmp(argv[i], "--status-fd") == 0 && i + 1 < argc) {
-			status_fd = atoi(argv[++i]);
+			a->status_fd = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--deny-tcp") == 0) {
-			flags |= CORDON_LANDLOCK_DENY_TCP;
+			a->flags |= CORDON_LANDLOCK_DENY_TCP;
 		} else if (strcmp(argv[i], "--egress-fd") == 0 && i + 1 < argc) {
-			egress_fd = atoi(argv[++i]);
-			flags |= CORDON_LANDLOCK_EGRESS;
+			a->egress_fd = atoi(argv[++i]);
+			a->flags |= CORDON_LANDLOCK_EGRESS;
 		} else if (strcmp(argv[i], "--relay-port") == 0 && i + 1 < argc) {
-			if ((ports[nports++] = port_arg(argv[++i])) == 0)
+			if ((ports[a->nports++] = port_arg(argv[++i])) == 0)
 				return fail(argv[i], "not a port");
 		} else if (strcmp(argv[i], "--watch-writes") == 0) {
-			watch = 1;
+			a->watch = 1;
 		} else if (strcmp(argv[i], "--scope-unix") == 0) {
-			flags |= CORDON_LANDLOCK_SCOPE_UNIX;
+			a->flags |= CORDON_LANDLOCK_SCOPE_UNIX;
 		} else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
-			roots[nroots++] = argv[++i];
+			roots[a->nroots++] = argv[++i];
 		} else if (strcmp(argv[i], "--mounted") == 0 && i + 1 < argc) {
-			marks[nmarks++] = argv[++i];
+			marks[a->nmarks++] = argv[++i];
 		} else if (strcmp(argv[i], "--rlimit") == 0 && i + 1 < argc) {
 			const char *why;
-			if (!run_rlimit_parse(argv[++i], &rlimits[nrlimits++], &why))
+			if (!run_rlimit_parse(argv[++i], &rlimits[a->nrlimits++], &why))
 				return fail(argv[i], why);
 		} else {
 			return fail("cordon-exec", "usage: cordon-exec --build-id ID --status-fd N "
 						   "[--root DIR]... -- CMD");
 		}
 	}
+	a->cmd = i;
+	return 0;
+}
+
+/* The helper of another build refuses to stand in for this one's: 0, or
+ * 125 told and the tables released. */
+static int check_build_id(const char *build_id)
+{
 	if (!build_id || strcmp(build_id, BUILD_ID) != 0) {
 		fprintf(stderr,
 			"cordon: SANDBOX_UNAVAILABLE: cordon-exec: this helper is build %s, the "
@@ -210,8 +214,13 @@ static int helper(int argc, char **argv)
 		release();
 		return 125;
 	}
-	if (i >= argc || status_fd < 0)
-		return fail("cordon-exec", "no command or no --status-fd");
+	return 0;
+}
+
+/* Every descriptor bind where the plan put it (mount_marks.h), before any
+ * layer goes on: 0, or 125 told and the tables released. */
+static int check_marks(size_t nmarks)
+{
 	struct mark_walk walk = MARK_WALK_INIT;
 	for (size_t k = 0; k < nmarks; k++) {
 		const char *why;
@@ -228,22 +237,50 @@ static int helper(int argc, char **argv)
 		}
 	}
 	mark_walk_end(&walk);
-	if (egress_and_caps(egress_fd, argv[0], nports) != 0)
+	return 0;
+}
+
+/* The arguments checked, then the layers in their order (the network and
+ * capabilities, Landlock, the rlimits), the status byte and the command;
+ * the status of cordon-exec. */
+static int helper(int argc, char **argv)
+{
+	roots = calloc((size_t)argc, sizeof(*roots));
+	marks = calloc((size_t)argc, sizeof(*marks));
+	rlimits = calloc((size_t)argc, sizeof(*rlimits));
+	ports = calloc((size_t)argc, sizeof(*ports));
+	struct helper_args a = { .status_fd = -1, .egress_fd = -1 };
+	char *err = NULL;
+
+	if (!roots || !marks || !rlimits || !ports)
+		return fail("cordon-exec", "out of memory");
+	if (argc == 4 && strcmp(argv[1], "--connect") == 0) {
+		release();
+		return egress_connect_main(argv[2], argv[3]);
+	}
+	if (parse_args(argc, argv, &a) != 0 || check_build_id(a.build_id) != 0)
 		return 125;
-	int rc = cordon_landlock_apply_ports(roots, nroots, flags, ports, nports, &err);
+	int i = a.cmd;
+	if (i >= argc || a.status_fd < 0)
+		return fail("cordon-exec", "no command or no --status-fd");
+	if (check_marks(a.nmarks) != 0)
+		return 125;
+	if (egress_and_caps(a.egress_fd, argv[0], a.nports) != 0)
+		return 125;
+	int rc = cordon_landlock_apply_ports(roots, a.nroots, a.flags, ports, a.nports, &err);
 	if (rc != 0) {
 		fail("landlock", err ? err : "cannot apply the ruleset");
 		free(err);
 		return 125;
 	}
-	for (size_t k = 0; k < nrlimits; k++)
+	for (size_t k = 0; k < a.nrlimits; k++)
 		if (run_rlimit_apply(&rlimits[k]) != 0)
 			return fail("setrlimit", strerror(errno));
 	/* The status byte says every layer is in place; then the fd goes:
 	 * only stdin, stdout and stderr go on, not the runner's setup
 	 * descriptors (the status socket, what bwrap kept, the watch's
 	 * listener) nor anything inherited. */
-	if (send_status(status_fd, watch) != 0 || close_fds_from(3) != 0)
+	if (send_status(a.status_fd, a.watch) != 0 || close_fds_from(3) != 0)
 		return fail("cordon-exec", strerror(errno));
 	execvp(argv[i], argv + i);
 	int e = errno;

@@ -111,6 +111,95 @@ static char **launch_read_go(int fd, int *fds, int *nfds, int *nbinds, int *ntre
 	return argv;
 }
 
+/* In launch_fork's child of a sandboxed launch: the fds cordon-exec reads
+ * moved to their fixed numbers and every other one closed, apart so that
+ * the child reads as its steps; exits RUN_UNAVAILABLE when one fails, as
+ * nothing may enter the sandbox half placed. */
+static void place_sandbox_fds(const int *got, int ngot, int nbinds, int js_w, int hs_w)
+{
+	/* 3: the plan, 4: seccomp, 5: json status, 6: helper status,
+	 * 7: the egress proxy's socketpair when there is one, 8 on:
+	 * the bind sources, which bwrap closes once mounted. */
+	int egress = ngot > 2 ? got[2] : -1;
+	int want[5] = { got[0], got[1], js_w, hs_w, egress };
+	int moved[5 + LAUNCH_BIND_FDS_MAX], nwant = egress >= 0 ? 5 : 4;
+	int top = LAUNCH_BIND_FD_FIRST + nbinds;
+	for (int i = 0; i < nwant; i++)
+		moved[i] = fcntl(want[i], F_DUPFD_CLOEXEC, top);
+	for (int i = 0; i < nbinds; i++)
+		moved[5 + i] = fcntl(got[ngot + i], F_DUPFD_CLOEXEC, top);
+	for (int i = 0; i < nwant; i++)
+		if (moved[i] < 0 || dup2(moved[i], 3 + i) < 0)
+			_exit(RUN_UNAVAILABLE);
+	for (int i = 0; i < nbinds; i++)
+		if (moved[5 + i] < 0 || dup2(moved[5 + i], LAUNCH_BIND_FD_FIRST + i) < 0)
+			_exit(RUN_UNAVAILABLE);
+	/* Nothing the caller left open enters the sandbox: a
+	 * descriptor of a directory or file outside would
+	 * reach past every mount (cordon-exec closes 3-7). */
+	if ((nwant < 5 && close(7) != 0 && errno != EBADF) || close_fds_from(top) != 0) {
+		dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot close inherited "
+			   "descriptors: %s\n",
+			strerror(errno));
+		_exit(RUN_UNAVAILABLE);
+	}
+	if (fresh_session_keyring() != 0) {
+		dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot start a session "
+			   "keyring of its own: %s\n",
+			strerror(errno));
+		_exit(RUN_UNAVAILABLE);
+	}
+}
+
+/* launch_fork's child, apart from the parent's side: waits on go for
+ * the command, then execs it (cordon-exec when sandboxed); never returns. */
+static _Noreturn void launch_child(const int go[2], const int js[2], const int hs[2],
+				   const int po[2], const int pe[2], pid_t parent, char **envp,
+				   bool sandboxed, bool capture, const char *cwd,
+				   const struct run_limits *lim)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	setpgid(0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(RUN_UNAVAILABLE);
+	close(go[1]);
+	/* Before the fds move: the cgroup's may sit where they go. */
+	if (run_limits_enter(lim) != 0)
+		_exit(RUN_UNAVAILABLE);
+	int got[LAUNCH_ALL_FDS_MAX] = { -1, -1, -1 }, ngot = 0, nbinds = 0, ntrees = 0;
+	char **argv = launch_read_go(go[0], got, &ngot, &nbinds, &ntrees);
+	if (!argv || (sandboxed ? ngot < 2 : ngot != 0 || nbinds != 0 || ntrees != 0))
+		_exit(RUN_UNAVAILABLE); /* cordon gave up: nothing runs */
+	/* Root's command as the unprivileged uid (run_idmap.h). */
+	if (ntrees && run_idmap_enter(got + ngot + nbinds, argv, (size_t)ntrees, parent) != 0)
+		_exit(RUN_UNAVAILABLE);
+	argv += ntrees;
+	if (capture) {
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+	}
+	if (sandboxed)
+		place_sandbox_fds(got, ngot, nbinds, js[1], hs[1]);
+	if (cwd && chdir(cwd) != 0) {
+		dprintf(2, "cordon: cannot enter %s: %s\n", cwd, strerror(errno));
+		_exit(RUN_UNAVAILABLE);
+	}
+	if (envp) {
+		/* Unsandboxed (sandbox none): the command itself, found on PATH. */
+		execvpe(argv[0], argv, envp);
+		dprintf(2, "cordon: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	execv(argv[0], argv);
+	dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(RUN_UNAVAILABLE);
+}
+
 int launch_fork(struct launch *l, char **envp, bool sandboxed, bool capture,
 		       const char *cwd, const struct run_limits *lim)
 {
@@ -129,80 +218,8 @@ int launch_fork(struct launch *l, char **envp, bool sandboxed, bool capture,
 	l->pid = fork();
 	if (l->pid < 0)
 		return -1;
-	if (l->pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		setpgid(0, 0);
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-			_exit(RUN_UNAVAILABLE);
-		close(go[1]);
-		/* Before the fds move: the cgroup's may sit where they go. */
-		if (run_limits_enter(lim) != 0)
-			_exit(RUN_UNAVAILABLE);
-		int got[LAUNCH_ALL_FDS_MAX] = { -1, -1, -1 }, ngot = 0, nbinds = 0, ntrees = 0;
-		char **argv = launch_read_go(go[0], got, &ngot, &nbinds, &ntrees);
-		if (!argv || (sandboxed ? ngot < 2 : ngot != 0 || nbinds != 0 || ntrees != 0))
-			_exit(RUN_UNAVAILABLE); /* cordon gave up: nothing runs */
-		/* Root's command as the unprivileged uid (run_idmap.h). */
-		if (ntrees && run_idmap_enter(got + ngot + nbinds, argv, (size_t)ntrees, parent) != 0)
-			_exit(RUN_UNAVAILABLE);
-		argv += ntrees;
-		if (capture) {
-			dup2(po[1], 1);
-			dup2(pe[1], 2);
-		}
-		if (sandboxed) {
-			/* 3: the plan, 4: seccomp, 5: json status, 6: helper status,
-			 * 7: the egress proxy's socketpair when there is one, 8 on:
-			 * the bind sources, which bwrap closes once mounted. */
-			int egress = ngot > 2 ? got[2] : -1;
-			int want[5] = { got[0], got[1], js[1], hs[1], egress };
-			int moved[5 + LAUNCH_BIND_FDS_MAX], nwant = egress >= 0 ? 5 : 4;
-			int top = LAUNCH_BIND_FD_FIRST + nbinds;
-			for (int i = 0; i < nwant; i++)
-				moved[i] = fcntl(want[i], F_DUPFD_CLOEXEC, top);
-			for (int i = 0; i < nbinds; i++)
-				moved[5 + i] = fcntl(got[ngot + i], F_DUPFD_CLOEXEC, top);
-			for (int i = 0; i < nwant; i++)
-				if (moved[i] < 0 || dup2(moved[i], 3 + i) < 0)
-					_exit(RUN_UNAVAILABLE);
-			for (int i = 0; i < nbinds; i++)
-				if (moved[5 + i] < 0 || dup2(moved[5 + i], LAUNCH_BIND_FD_FIRST + i) < 0)
-					_exit(RUN_UNAVAILABLE);
-			/* Nothing the caller left open enters the sandbox: a
-			 * descriptor of a directory or file outside would
-			 * reach past every mount (cordon-exec closes 3-7). */
-			if ((nwant < 5 && close(7) != 0 && errno != EBADF) || close_fds_from(top) != 0) {
-				dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot close inherited "
-					   "descriptors: %s\n",
-					strerror(errno));
-				_exit(RUN_UNAVAILABLE);
-			}
-			if (fresh_session_keyring() != 0) {
-				dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot start a session "
-					   "keyring of its own: %s\n",
-					strerror(errno));
-				_exit(RUN_UNAVAILABLE);
-			}
-		}
-		if (cwd && chdir(cwd) != 0) {
-			dprintf(2, "cordon: cannot enter %s: %s\n", cwd, strerror(errno));
-			_exit(RUN_UNAVAILABLE);
-		}
-		if (envp) {
-			/* Unsandboxed (sandbox none): the command itself, found on PATH. */
-			execvpe(argv[0], argv, envp);
-			dprintf(2, "cordon: cannot run '%s': %s\n", argv[0], strerror(errno));
-			_exit(errno == ENOENT ? 127 : 126);
-		}
-		execv(argv[0], argv);
-		dprintf(2, "cordon: SANDBOX_UNAVAILABLE: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(RUN_UNAVAILABLE);
-	}
+	if (l->pid == 0)
+		launch_child(go, js, hs, po, pe, parent, envp, sandboxed, capture, cwd, lim);
 	setpgid(l->pid, l->pid);
 	l->go = steal_fd(&go[1]);
 	l->status_json = steal_fd(&js[0]);

@@ -5,16 +5,68 @@
 #include "run.h"
 #include "run_util.h"
 
+#include "build-id.h"
 #include "cordon/landlock.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef LIBEXECDIR
+#define LIBEXECDIR "/usr/local/libexec"
+#endif
+
+/* The helper found and its build checked: what the probe reports, and what
+ * the runner (run_linux.c) asks before each sandboxed launch. */
+char *run_find_helper(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			char *p = xasprintf("%s/cordon-exec", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	char *p = xasprintf("%s/cordon/cordon-exec", LIBEXECDIR);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+bool run_helper_matches(const char *path)
+{
+	struct stat st;
+	bool found = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			/* With its NUL: this build's identity, not one it begins. */
+			found = memmem(m, (size_t)st.st_size, CORDON_BUILD_MARKER,
+				       sizeof(CORDON_BUILD_MARKER)) != NULL;
+			munmap(m, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+	return found;
+}
 
 void run_probe(struct probe_result *r, bool launch)
 {

@@ -827,6 +827,26 @@ static bool take_fd(int ctl, struct proxy_loop *pl)
 	return true;
 }
 
+/* The tail of step for a relaying or refusing c, apart so that step reads
+ * as its states: flush what is queued, pass each side's end on; false when
+ * c is done. */
+static bool flush_halves(struct conn *c)
+{
+	if (c->ufd >= 0 && pump_out(c->ufd, &c->up) < 0)
+		return false;
+	if (pump_out(c->cfd, &c->down) < 0)
+		return false;
+	if (c->state == C_REFUSING)
+		return c->down.len > 0;
+	if (c->up.eof && c->up.len == 0)
+		shutdown(c->ufd, SHUT_WR);
+	if (c->down.eof && c->down.len == 0)
+		shutdown(c->cfd, SHUT_WR);
+	if (c->up.eof && c->down.eof && !c->up.len && !c->down.len)
+		return false;
+	return true;
+}
+
 /* Advance c after poll; false when it is done. */
 static bool step(struct proxy_loop *pl, struct conn *c, short cev, short uev)
 {
@@ -860,20 +880,8 @@ static bool step(struct proxy_loop *pl, struct conn *c, short cev, short uev)
 		}
 		c->deadline = mono() + pl->idle_timeout;
 	}
-	if (c->state == C_RELAY || c->state == C_REFUSING) {
-		if (c->ufd >= 0 && pump_out(c->ufd, &c->up) < 0)
-			return false;
-		if (pump_out(c->cfd, &c->down) < 0)
-			return false;
-		if (c->state == C_REFUSING)
-			return c->down.len > 0;
-		if (c->up.eof && c->up.len == 0)
-			shutdown(c->ufd, SHUT_WR);
-		if (c->down.eof && c->down.len == 0)
-			shutdown(c->cfd, SHUT_WR);
-		if (c->up.eof && c->down.eof && !c->up.len && !c->down.len)
-			return false;
-	}
+	if (c->state == C_RELAY || c->state == C_REFUSING)
+		return flush_halves(c);
 	return true;
 }
 

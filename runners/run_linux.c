@@ -70,48 +70,6 @@ static const char *find_bwrap(void)
 	return NULL;
 }
 
-char *run_find_helper(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			char *p = xasprintf("%s/cordon-exec", self);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	char *p = xasprintf("%s/cordon/cordon-exec", LIBEXECDIR);
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	return NULL;
-}
-
-bool run_helper_matches(const char *path)
-{
-	struct stat st;
-	bool found = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m != MAP_FAILED) {
-			/* With its NUL: this build's identity, not one it begins. */
-			found = memmem(m, (size_t)st.st_size, CORDON_BUILD_MARKER,
-				       sizeof(CORDON_BUILD_MARKER)) != NULL;
-			munmap(m, (size_t)st.st_size);
-		}
-	}
-	close(fd);
-	return found;
-}
-
 /* ---- the private temp dir ---------------------------------------------- */
 
 static bool inside(const char *path, const char *dir)
@@ -733,6 +691,112 @@ static int call_output(struct call *c)
 	return 0;
 }
 
+/* The command started: the egress proxy first, whose end the launch
+ * passes on, then the fork (a sandboxed call forked in call_fork) and the
+ * go; 0, or why nothing was launched. */
+static int supervise_launch(struct call *c)
+{
+	const struct run_opts *o = c->o;
+	if (c->sandboxed && egress_begin(&c->px, o, c->ev, c->in, &c->ra, c->egress_approved_only,
+				       &c->err) != 0)
+		return unavailable("egress proxy: %s", c->err);
+	if (!c->sandboxed &&
+	    launch_fork(&c->l, c->envp, false, call_captures(o), cordon_lowering_cwd(c->in),
+			&c->lim) != 0)
+		return unavailable("cannot launch: %s", strerror(errno));
+	int go_fds[LAUNCH_GO_FDS] = { c->fds[0], c->fds[1], c->px.sandbox_fd };
+	launch_go(&c->l, c->argv, c->sandboxed ? go_fds : NULL, c->binds.fds, c->binds.n);
+	proxy_launched(&c->px);
+	return 0;
+}
+
+/* What one wake of the poll found ready, read: the proxy's refusals, the
+ * end of the process (its pidfd), bwrap's status (started once it names
+ * the child), the write watch's requests, the helper's byte (layers), and
+ * the command's output, passed on. */
+static void supervise_read(struct call *c, const struct pollfd *p, int *pidfd, char *json,
+			   size_t json_size, size_t *json_len, bool *started, bool *layers)
+{
+	struct launch *l = &c->l;
+	char buf[65536];
+	if (p[6].revents && !refusals_read(&c->refusals, c->px.report_fd)) {
+		close(c->px.report_fd);
+		c->px.report_fd = -1;
+	}
+	if (p[5].revents) {
+		/* The process is gone; read what its pipes still hold. */
+		close(*pidfd);
+		*pidfd = -1;
+	}
+	if (p[1].revents) {
+		ssize_t n = read(l->status_json, json + *json_len, json_size - 1 - *json_len);
+		if (n > 0) {
+			*json_len += (size_t)n;
+			json[*json_len] = '\0';
+			if (strstr(json, "\"child-pid\""))
+				*started = true;
+		} else {
+			close(l->status_json);
+			l->status_json = -1;
+		}
+	}
+	if (p[7].revents)
+		refusal_watch_serve(&c->refusals.fs); /* the command waits for the answer */
+	if (p[2].revents)
+		*layers = refusal_watch_status(&c->refusals.fs, &l->helper);
+	for (int k = 0; k < 2; k++) {
+		if (!p[3 + k].revents)
+			continue;
+		ssize_t n = read(l->out[k], buf, sizeof(buf));
+		if (n > 0) {
+			pass_output(&c->out, k + 1, buf, (size_t)n);
+		} else {
+			close(l->out[k]);
+			l->out[k] = -1;
+		}
+	}
+}
+
+/* The call's status from how the command ended, its outcome for the
+ * audit, and the person told of a failure; apart from the loop so that
+ * call_supervise reads as launch, pass through, wait. */
+static int supervise_status(struct call *c, bool timed_out, bool started, bool layers,
+			    int wstatus)
+{
+	const struct run_opts *o = c->o;
+	int status = RUN_UNAVAILABLE;
+	if (timed_out) {
+		fprintf(stderr, "cordon: the command timed out after %g s (preset '%s'); its "
+				"processes were killed\n",
+			o->timeout, o->preset);
+		status = RUN_TIMEOUT;
+	} else if (got_signal) {
+		status = 128 + got_signal;
+	} else if (c->sandboxed && (!started || !layers)) {
+		/* A bwrap older than 0.8.0 stops here too, at --disable-userns or
+		 * --bind-fd, having named the option it does not know. */
+		status = unavailable("bwrap could not set up the sandbox for preset '%s'%s", o->preset,
+				     started ? " (the in-sandbox layers did not apply)"
+					     : " (bwrap says why above; cordon needs bubblewrap 0.8.0 or later)");
+	} else if (WIFEXITED(wstatus)) {
+		status = WEXITSTATUS(wstatus);
+	} else if (WIFSIGNALED(wstatus)) {
+		status = 128 + WTERMSIG(wstatus);
+	}
+	if (timed_out) {
+		c->outcome = "timeout";
+	} else if (got_signal) {
+		c->outcome = "cancelled";
+	} else if (status != RUN_UNAVAILABLE) {
+		snprintf(c->outcome_buf, sizeof(c->outcome_buf), "exit:%d", status);
+		c->outcome = c->outcome_buf;
+	}
+	if (!timed_out && !got_signal && status != 0 && status != RUN_UNAVAILABLE)
+		fprintf(stderr, "cordon: the command exited with status %d (preset '%s')\n", status,
+			o->preset);
+	return status;
+}
+
 /* Launch, pass the output through, and wait: the command's status, or
  * why there is none. */
 static int call_supervise(struct call *c)
@@ -740,17 +804,10 @@ static int call_supervise(struct call *c)
 	const struct run_opts *o = c->o;
 	struct launch *l = &c->l;
 	bool started = false, layers = false, timed_out = false;
-	int status, wstatus = 0;
-	if (c->sandboxed && egress_begin(&c->px, o, c->ev, c->in, &c->ra, c->egress_approved_only,
-				       &c->err) != 0)
-		return unavailable("egress proxy: %s", c->err);
-	if (!c->sandboxed &&
-	    launch_fork(l, c->envp, false, call_captures(o), cordon_lowering_cwd(c->in),
-			&c->lim) != 0)
-		return unavailable("cannot launch: %s", strerror(errno));
-	int go_fds[LAUNCH_GO_FDS] = { c->fds[0], c->fds[1], c->px.sandbox_fd };
-	launch_go(l, c->argv, c->sandboxed ? go_fds : NULL, c->binds.fds, c->binds.n);
-	proxy_launched(&c->px);
+	int wstatus = 0;
+	int rc = supervise_launch(c);
+	if (rc != 0)
+		return rc;
 	double deadline = o->timeout > 0 ? now() + o->timeout : 0;
 	char json[4096];
 	size_t json_len = 0;
@@ -789,43 +846,7 @@ static int call_supervise(struct call *c)
 			kill_group(l->pid);
 			break;
 		}
-		char buf[65536];
-		if (p[6].revents && !refusals_read(&c->refusals, c->px.report_fd)) {
-			close(c->px.report_fd);
-			c->px.report_fd = -1;
-		}
-		if (p[5].revents) {
-			/* The process is gone; read what its pipes still hold. */
-			close(pidfd);
-			pidfd = -1;
-		}
-		if (p[1].revents) {
-			ssize_t n = read(l->status_json, json + json_len, sizeof(json) - 1 - json_len);
-			if (n > 0) {
-				json_len += (size_t)n;
-				json[json_len] = '\0';
-				if (strstr(json, "\"child-pid\""))
-					started = true;
-			} else {
-				close(l->status_json);
-				l->status_json = -1;
-			}
-		}
-		if (p[7].revents)
-			refusal_watch_serve(&c->refusals.fs); /* the command waits for the answer */
-		if (p[2].revents)
-			layers = refusal_watch_status(&c->refusals.fs, &l->helper);
-		for (int k = 0; k < 2; k++) {
-			if (!p[3 + k].revents)
-				continue;
-			ssize_t n = read(l->out[k], buf, sizeof(buf));
-			if (n > 0) {
-				pass_output(&c->out, k + 1, buf, (size_t)n);
-			} else {
-				close(l->out[k]);
-				l->out[k] = -1;
-			}
-		}
+		supervise_read(c, p, &pidfd, json, sizeof(json), &json_len, &started, &layers);
 	}
 	waitpid(l->pid, &wstatus, 0);
 reaped:
@@ -835,37 +856,7 @@ reaped:
 	if (c->px.report_fd >= 0)
 		refusals_read(&c->refusals, c->px.report_fd);
 	flush_redacted(&c->out);
-	status = RUN_UNAVAILABLE;
-	if (timed_out) {
-		fprintf(stderr, "cordon: the command timed out after %g s (preset '%s'); its "
-				"processes were killed\n",
-			o->timeout, o->preset);
-		status = RUN_TIMEOUT;
-	} else if (got_signal) {
-		status = 128 + got_signal;
-	} else if (c->sandboxed && (!started || !layers)) {
-		/* A bwrap older than 0.8.0 stops here too, at --disable-userns or
-		 * --bind-fd, having named the option it does not know. */
-		status = unavailable("bwrap could not set up the sandbox for preset '%s'%s", o->preset,
-				     started ? " (the in-sandbox layers did not apply)"
-					     : " (bwrap says why above; cordon needs bubblewrap 0.8.0 or later)");
-	} else if (WIFEXITED(wstatus)) {
-		status = WEXITSTATUS(wstatus);
-	} else if (WIFSIGNALED(wstatus)) {
-		status = 128 + WTERMSIG(wstatus);
-	}
-	if (timed_out) {
-		c->outcome = "timeout";
-	} else if (got_signal) {
-		c->outcome = "cancelled";
-	} else if (status != RUN_UNAVAILABLE) {
-		snprintf(c->outcome_buf, sizeof(c->outcome_buf), "exit:%d", status);
-		c->outcome = c->outcome_buf;
-	}
-	if (!timed_out && !got_signal && status != 0 && status != RUN_UNAVAILABLE)
-		fprintf(stderr, "cordon: the command exited with status %d (preset '%s')\n", status,
-			o->preset);
-	return status;
+	return supervise_status(c, timed_out, started, layers, wstatus);
 }
 
 /* The repositories nested in the workspace that the call made or changed

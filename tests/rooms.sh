@@ -109,7 +109,6 @@ diag < "$tmpdir/bad-long"
 # to the closing one: none may join this list, and one split below the
 # bound leaves it ("FILE FUNCTION" each).
 long_functions='
-runners/run_linux.c call_supervise
 '
 # long_functions_in TREE: "FILE FUNCTION LINES" for each function over 100.
 long_functions_in() (
@@ -137,10 +136,6 @@ diag < "$tmpdir/long-gone"
 # a few on a function; the check must not need pmccabe).  As for length,
 # none may join the list, and one split below the bound leaves it.
 complex_functions='
-runners/exec_helper.c helper
-runners/launch.c launch_fork
-runners/proxy.c step
-runners/run_linux.c call_supervise
 '
 # complex_functions_in TREE: "FILE FUNCTION COMPLEXITY" for each over 30.
 complex_functions_in() (
