@@ -68,7 +68,7 @@ static int add_call(scmp_filter_ctx ctx, const struct watch_call *c)
 	if (c->path >= 0 && c->dirfd >= 0 && strcmp(c->name, "utimensat") == 0)
 		/* utimensat(fd, NULL, ...) is futimens: no name to look at. */
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-					SCMP_CMP((unsigned)c->path, SCMP_CMP_NE, 0));
+					SCMP_CMP((unsigned)c->path, SCMP_CMP_NE, 0, 0));
 	return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 }
 
