@@ -219,7 +219,7 @@ static int check_reach(struct run_idmap *im, const struct cordon_plan *plan, con
 		if (op && cordon_plan_binds_host(op))
 			paths[1] = op->source;
 		for (int k = 0; k < 2; k++) {
-			char *blocked = blocked_on_way(paths[k], w, n);
+			AUTO_FREE char *blocked = blocked_on_way(paths[k], w, n);
 			if (blocked)
 				return no(im, xasprintf("uid %u cannot pass %s on the way to %s", RUN_IDMAP_UID,
 							blocked, paths[k]));
