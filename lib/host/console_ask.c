@@ -16,6 +16,7 @@
 #include "decide/eval.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
 #include <stdio.h>
@@ -127,13 +128,20 @@ static long long now_ms(void)
 }
 
 /* The answer to ask id, taken (renamed away, read, removed): 1 with it,
- * 0 when there is none yet, -1 with *err for one that is not sound. */
-static int take_answer(int answers, const char *id, const char *digest,
+ * 0 when there is none yet, -1 with *err for one that is not sound.  The
+ * ask is withdrawn from pending/ before its answer is taken: the console
+ * checks pending/ after it writes an answer, so an answer it accepted once
+ * this one is gone is one it takes back and refuses (404), never a "yes"
+ * reported as accepted after the call was decided. */
+static int take_answer(int pending, int answers, const char *id, const char *digest,
 		       enum cordon_console_answer *answer, char **actor, char **err)
 {
 	char name[64], taken[64];
 	snprintf(name, sizeof(name), "%s.json", id);
 	snprintf(taken, sizeof(taken), "%s.taken", id);
+	if (faccessat(answers, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0;
+	unlinkat(pending, name, 0);
 	if (renameat(answers, name, answers, taken) != 0) {
 		if (errno == ENOENT)
 			return 0;
@@ -167,24 +175,33 @@ static int take_answer(int answers, const char *id, const char *digest,
 	return rc;
 }
 
-static int wait_answer(int dfd, int answers, const char *id, const char *digest,
+/* The answer, waited for until the deadline or the console's end.  When
+ * the wait ends without one, the ask is withdrawn first and looked for once
+ * more: an answer the console accepted before the withdrawal is the one
+ * the call gets. */
+static int wait_answer(int dfd, int pending, int answers, const char *id, const char *digest,
 		       unsigned timeout, enum cordon_console_answer *answer, char **actor,
 		       char **err)
 {
 	long long deadline = now_ms() + (long long)timeout * 1000;
+	char name[64];
+	snprintf(name, sizeof(name), "%s.json", id);
 	for (;;) {
-		int got = take_answer(answers, id, digest, answer, actor, err);
+		int got = take_answer(pending, answers, id, digest, answer, actor, err);
 		if (got != 0)
 			return got > 0 ? 0 : -1;
-		if (!console_alive(dfd)) {
-			*err = xstrdup("the approval console closed before it answered");
-			return -1;
+		bool alive = console_alive(dfd);
+		if (alive && now_ms() < deadline) {
+			poll(NULL, 0, CONSOLE_POLL_MS);
+			continue;
 		}
-		if (now_ms() >= deadline) {
-			*err = xasprintf("no answer from the approval console within %u s", timeout);
-			return -1;
-		}
-		poll(NULL, 0, CONSOLE_POLL_MS);
+		unlinkat(pending, name, 0);
+		got = take_answer(pending, answers, id, digest, answer, actor, err);
+		if (got != 0)
+			return got > 0 ? 0 : -1;
+		*err = alive ? xasprintf("no answer from the approval console within %u s", timeout)
+			     : xstrdup("the approval console closed before it answered");
+		return -1;
 	}
 }
 
@@ -209,7 +226,7 @@ static int post_and_wait(int dfd, const cordon_evaluator *ev,
 		*err = xasprintf("cannot post the ask to the console: %s", strerror(errno));
 		goto out;
 	}
-	rc = wait_answer(dfd, answers, id, digest, timeout, answer, actor, err);
+	rc = wait_answer(dfd, pending, answers, id, digest, timeout, answer, actor, err);
 	unlinkat(pending, name, 0);
 	unlinkat(answers, name, 0); /* an answer that came too late */
 out:

@@ -345,6 +345,15 @@ static int answer_in(int pending, int answers, const char *id, const char *diges
 			     ? answer_fail(code, 409, err, xasprintf("ask %s was already answered", id))
 			     : answer_fail(code, 500, err,
 					   xasprintf("cannot write the answer: %s", strerror(errno)));
+	else if (faccessat(pending, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+		 unlinkat(answers, name, 0) == 0)
+		/* The hook withdrew the ask (it took another answer, or its
+		 * wait ended) after this one read it: taken back, so a "yes"
+		 * after a deny is never reported as accepted.  An answer
+		 * already taken cannot be unlinked: the hook has it. */
+		rc = answer_fail(code, 404, err,
+				 xasprintf("no pending ask %s: it was answered, withdrawn or timed out",
+					   id));
 	free(s);
 	return rc;
 }
