@@ -120,13 +120,12 @@ static int watch_writes(void)
 	return fd;
 }
 
-/* The status byte, with watch the listener of the write watch, loaded
- * here, last: from here on the watched calls wait for the runner, which
- * has the listener once it has the byte (its end is a socket).  The
- * helper keeps no copy (close_fds_from). */
-static int send_status(int status_fd, int watch)
+/* The status byte, with the write watch's listener when there is one
+ * (>= 0): the watched calls wait for the runner, which has the listener
+ * once it has the byte (its end is a socket).  The helper keeps no copy
+ * (close_fds_from). */
+static int send_status(int status_fd, int listener)
 {
-	int listener = watch ? watch_writes() : -1;
 	char byte = 'L';
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -273,6 +272,11 @@ static int helper(int argc, char **argv)
 		free(err);
 		return 125;
 	}
+	/* The watch's filter goes in before the rlimits: loading it takes
+	 * memory and a descriptor, which a small address_space or
+	 * open_files limit would refuse (it is not enforcement; the rlimits
+	 * are).  No call the filter watches is made between the two. */
+	int listener = a.watch ? watch_writes() : -1;
 	for (size_t k = 0; k < a.nrlimits; k++)
 		if (run_rlimit_apply(&rlimits[k]) != 0)
 			return fail("setrlimit", strerror(errno));
@@ -280,7 +284,7 @@ static int helper(int argc, char **argv)
 	 * only stdin, stdout and stderr go on, not the runner's setup
 	 * descriptors (the status socket, what bwrap kept, the watch's
 	 * listener) nor anything inherited. */
-	if (send_status(a.status_fd, a.watch) != 0 || close_fds_from(3) != 0)
+	if (send_status(a.status_fd, listener) != 0 || close_fds_from(3) != 0)
 		return fail("cordon-exec", strerror(errno));
 	execvp(argv[i], argv + i);
 	int e = errno;
