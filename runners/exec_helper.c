@@ -20,8 +20,8 @@
  * Whatever capabilities bwrap gave it for that are dropped, all of them,
  * before Landlock and the command.
  *
- * With --watch-writes, the last step before the exec adds the observing
- * filter of refusal_watch.h and hands its listener out with the status
+ * With --watch-writes, the step before the rlimits adds the observing
+ * filter of refusal_watch.h, whose listener goes out with the status
  * byte; a filter that cannot be added is said once and the command runs
  * unwatched, under the same sandbox.
  *

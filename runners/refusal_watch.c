@@ -350,9 +350,10 @@ static char *shown(const char *path, const char *home)
 }
 
 /* The path a rule that allows it would name: under the home, its first
- * directory there (~/.npm) or the file itself; elsewhere the directory it
- * is in.  A directory, not a glob: a write allowed on a directory lowers
- * into a writable bind of it, a glob's into none. */
+ * directory there (~/.npm) or the file itself; elsewhere a file that
+ * exists itself (a writable bind of that file alone), and for a new file
+ * the directory it is in.  A directory, not a glob: a write allowed on a
+ * directory lowers into a writable bind of it, a glob's into none. */
 static char *pattern_for(const char *path, const char *home)
 {
 	if (home && home[0] == '/' && strcmp(home, "/") != 0 && path_under(path, home) &&
@@ -362,8 +363,9 @@ static char *pattern_for(const char *path, const char *home)
 			return xasprintf("~/%s", rel);
 		return xasprintf("~/%.*s", (int)(slash - rel), rel);
 	}
+	struct stat st;
 	const char *slash = strrchr(path, '/');
-	if (slash == path)
+	if (slash == path || (lstat(path, &st) == 0 && S_ISREG(st.st_mode)))
 		return xstrdup(path);
 	return xasprintf("%.*s", (int)(slash - path), path);
 }
@@ -405,6 +407,10 @@ static void explain(struct refusal *f, const struct watch_seen *s, const cordon_
 	f->change = xasprintf("write \"%s\" allow;", pattern);
 	if (works < 0)
 		f->why = xstrdup("not checked against the policy");
+	else if (pattern[0] == '/' && strcmp(pattern, s->path) != 0)
+		/* A new file outside the home needs its whole directory
+		 * (/etc, say): said, so that the line is not copied blind. */
+		f->why = xasprintf("every file in %s becomes writable, not only this one", pattern);
 }
 
 void refusal_watch_end(struct refusal_watch *w, const struct run_opts *o, struct refusals *rs)

@@ -124,6 +124,28 @@ EOF
 		"$t a preset extending 'w' with the printed rule writes there, and nothing is refused"
 	policy= preset=
 
+	# ---- outside the home: a file that is there by itself, a new one by its directory
+	mkdir -p "$P/outside"
+	echo there > "$P/outside/f"
+	runner_own "$P/outside"
+	script outside << EOF
+echo more >> "$P/outside/f" 2> /dev/null
+echo new > "$P/outside/g" 2> /dev/null
+exit 0
+EOF
+	run -- sh outside.sh
+	grep -qxF "cordon:   to allow it, add to a preset that extends 'w':  write \"$P/outside/f\" allow;" "$errf"
+	ok $? "$t a file that is there: the rule names that file alone"
+	has "$errf" "cordon:   to allow it, add to a preset that extends 'w':  write \"$P/outside\" allow;  (every file in $P/outside becomes writable, not only this one)" \
+		"$t a new file: its directory, saying that all of it becomes writable"
+	add=$(grep -F "write \"$P/outside/f\" allow;" "$errf" | sed -n "s/^cordon:   to allow it, add to a preset that extends 'w':  //p")
+	printf 'cordon 1;\ninclude "%s";\npreset "w3" extends "w" {\n  %s\n}\n' "$tmpdir/p.cordon" "$add" > "$P/p3.cordon"
+	chmod 644 "$P/p3.cordon"
+	policy=$P/p3.cordon preset=w3 run -- sh outside.sh
+	is "$rc:$(cat "$P/outside/f" | tr '\n' ' ')$(ls "$P/outside" | tr '\n' ' ')" "0:there more f " \
+		"$t with the file's rule the file is written, and the directory stays closed"
+	policy= preset=
+
 	# ---- nothing refused, nothing reported -------------------------------------------
 	script quiet << 'EOF'
 cat "$HOME/.npm/there" > /dev/null
