@@ -19,7 +19,9 @@
 # to a directory of their own as ID-yes.cordon, ID-yes.out and ID-no.cordon
 # (the findings name ID-yes.cordon:LINE:COL) beside a copy of tests/lint/inc/,
 # which a case may include.  CORDON_ACCEPT=1 rewrites the findings section
-# in place when it differs, and leaves the other sections as they are.
+# in place when it differs (a new check's may start empty), and leaves the
+# other sections as they are.  A check without ID.check fails, and so does
+# an ID.check of no check.
 . "$srcdir/tests/lib.sh"
 
 cd "$srcdir/tests/lint" || exit 1
