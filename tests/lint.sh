@@ -1,11 +1,27 @@
 #!/bin/sh
-# cordon lint.  Every check has a case that must find something
-# (tests/lint/ID-yes.cordon) and one that must not (ID-no.cordon), each run
-# with that check alone and pinned in NAME.out; whole policies run with every
-# check and are pinned as text, JSON and SARIF.  Every SARIF log is checked
-# for the properties cordon writes and, where the official SARIF 2.1.0
-# schema is installed (CORDON_SARIF_MODULES, see docs/lint.md), validated
-# against it.
+# cordon lint.  Every check ID has one file, tests/lint/ID.check, with a case
+# that must find something and one that must not, each run with that check
+# alone; whole policies run with every check and are pinned as text, JSON
+# and SARIF.  Every SARIF log is checked for the properties cordon writes
+# and, where the official SARIF 2.1.0 schema is installed
+# (CORDON_SARIF_MODULES, see docs/lint.md), validated against it.
+#
+# ID.check is three sections, each begun by a line "=== NAME" and holding
+# the lines up to the next such line, byte for byte (no blank line between
+# sections):
+#
+#   === ID-yes.cordon     a policy the check must report
+#   === findings          what `cordon lint --disable all --enable ID
+#                         ID-yes.cordon` prints (the golden)
+#   === ID-no.cordon      the nearest policy it must not report
+#
+# Lines before the first section are a comment.  The sections are written
+# to a directory of their own as ID-yes.cordon, ID-yes.out and ID-no.cordon
+# (the findings name ID-yes.cordon:LINE:COL) beside a copy of tests/lint/inc/,
+# which a case may include.  CORDON_ACCEPT=1 rewrites the findings section
+# in place when it differs (a new check's may start empty), and leaves the
+# other sections as they are.  A check without ID.check fails, and so does
+# an ID.check of no check.
 . "$srcdir/tests/lib.sh"
 
 cd "$srcdir/tests/lint" || exit 1
@@ -36,40 +52,119 @@ check_sarif() { # check_sarif FILE DESCRIPTION
 	fi
 }
 
-# The driver's version changes with every release; the goldens say VERSION.
+# A SARIF golden is the log as sarif-norm.py writes it, once it has
+# verified the rules and every ruleIndex: the driver's version as VERSION
+# (it changes with every release), of the rules only those a result names,
+# and the index of a policy error's rule as "checks+K", so that a check
+# appended to the table changes none of them.
+"$CORDON" lint --list-checks | cut -d' ' -f1 > "$tmpdir/check-ids"
 sarif_golden() { # sarif_golden FILE WANT DESCRIPTION
-	sed "s/\"version\": \"$version\"/\"version\": \"VERSION\"/" "$1" > "$1.norm"
-	check_golden "$1.norm" "$2" "$3"
+	if ! $have_python; then
+		skip "$3" "python3 is missing"
+	elif python3 sarif-norm.py "$1" "$tmpdir/check-ids" "$version" > "$1.norm" 2> "$tmpdir/norm-err"; then
+		check_golden "$1.norm" "$2" "$3"
+	else
+		ok 1 "$3"
+		diag < "$tmpdir/norm-err"
+	fi
 }
 
 # ---- each check, one case that finds and one that must not ------------------
+cases=$tmpdir/cases
+mkdir "$cases" && cp -R inc "$cases/"
+
+# split_check ID: the sections of ID.check as $cases/ID-yes.cordon,
+# ID-yes.out and ID-no.cordon, and an empty ID-no.out; false, saying why on
+# stderr, unless the three are there in that order.
+split_check() {
+	rm -f "$cases/$1"-*
+	awk -v id="$1" -v dir="$cases" '
+	BEGIN { want[1] = id "-yes.cordon"; want[2] = "findings"; want[3] = id "-no.cordon" }
+	/^=== / {
+		name = substr($0, 5)
+		if (++n > 3 || name != want[n]) {
+			printf "%s.check:%d: \"=== %s\" where %s belongs\n", id, NR, name,
+				(n > 3 ? "no section" : "\"=== " want[n] "\"") > "/dev/stderr"
+			bad = 1
+			exit 1
+		}
+		if (file != "")
+			close(file)
+		file = dir "/" (n == 2 ? id "-yes.out" : name)
+		printf "" > file
+		next
+	}
+	n > 0 { print > file }
+	END {
+		if (!bad && n < 3)
+			printf "%s.check: no \"=== %s\" section\n", id, want[n + 1] > "/dev/stderr"
+		exit bad || n < 3
+	}' "$1.check" && : > "$cases/$1-no.out"
+}
+
+# accept_findings ID: the findings section of ID.check replaced by
+# $cases/ID-yes.out, the lines around it kept as they are.
+accept_findings() {
+	awk -v new="$cases/$1-yes.out" '
+	/^=== / {
+		print
+		section = substr($0, 5)
+		if (section == "findings") {
+			while ((getline line < new) > 0)
+				print line
+			close(new)
+		}
+		next
+	}
+	section != "findings" { print }' "$1.check" > "$tmpdir/check.new" &&
+		cp "$tmpdir/check.new" "$1.check"
+}
+
 for id in $("$CORDON" lint --list-checks | cut -d' ' -f1); do
+	if [ ! -f "$id.check" ]; then
+		ok 1 "$id-yes: a test case exists"
+		ok 1 "$id-no: a test case exists"
+		continue
+	fi
+	if ! split_check "$id" 2> "$tmpdir/split"; then
+		ok 1 "$id.check: the sections $id-yes.cordon, findings and $id-no.cordon"
+		diag < "$tmpdir/split"
+		continue
+	fi
+	cp "$cases/$id-yes.out" "$tmpdir/findings"
 	for kind in yes no; do
 		name=$id-$kind
-		if [ ! -f "$name.cordon" ]; then
-			ok 1 "$name: a test case exists"
-			continue
-		fi
-		"$CORDON" lint --disable all --enable "$id" "$name.cordon" > "$tmpdir/out" 2> "$tmpdir/err"
+		(cd "$cases" && "$CORDON" lint --disable all --enable "$id" "$name.cordon") > "$tmpdir/out" 2> "$tmpdir/err"
 		rc=$?
 		# a finding at level error fails the run
 		want=0
 		[ $kind = yes ] && [ "$("$CORDON" lint --list-checks | awk -v id="$id" '$1 == id { print $2 }')" = error ] && want=1
 		ok $((rc != want)) "$name: exit status $want (got $rc)"
-		check_golden "$tmpdir/out" "$name.out" "$name: findings"
+		check_golden "$tmpdir/out" "$cases/$name.out" "$name: findings"
 		ok $(test -s "$tmpdir/err"; echo $((! $?))) "$name: nothing on stderr"
 		if [ $kind = yes ]; then
+			# CORDON_ACCEPT=1 wrote the extracted golden: put it back in ID.check
+			cmp -s "$cases/$name.out" "$tmpdir/findings" || accept_findings "$id"
 			grep -q "\[$id\]\$" "$tmpdir/out"
 			ok $? "$name: reports $id"
-			"$CORDON" lint --werror --disable all --enable "$id" "$name.cordon" > /dev/null 2>&1
+			(cd "$cases" && "$CORDON" lint --werror --disable all --enable "$id" "$name.cordon") > /dev/null 2>&1
 			ok $(($? != 1)) "$name: --werror exits 1"
-			"$CORDON" lint --format sarif --disable all --enable "$id" "$name.cordon" > "$tmpdir/sarif"
+			(cd "$cases" && "$CORDON" lint --format sarif --disable all --enable "$id" "$name.cordon") > "$tmpdir/sarif"
 			check_sarif "$tmpdir/sarif" "$name"
 		else
 			ok $(test -s "$tmpdir/out"; echo $((! $?))) "$name: finds nothing"
 		fi
 	done
 done
+
+# A file whose check was renamed or removed would never run.
+"$CORDON" lint --list-checks | awk '{ print $1 ".check" }' > "$tmpdir/check-files"
+for f in *.check; do
+	grep -qxF "$f" "$tmpdir/check-files" || echo "$f is the test of no check"
+done > "$tmpdir/stray"
+test ! -s "$tmpdir/stray"
+ok $? "every tests/lint/*.check is the test of a check"
+diag < "$tmpdir/stray"
 
 # ---- whole policies: text, JSON and SARIF -------------------------------------
 for name in policy suppress errors; do

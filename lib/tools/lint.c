@@ -12,108 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The table: an entry for each row of lint_checks.def, in its order. */
 const struct lint_check lint_checks[] = {
-	{ "unreachable-rule", DIAG_ERROR, "a rule that can never decide",
-	  "A rule that another rule of the same preset always beats: one that matches the "
-	  "same requests, from the same place, with a more severe effect; or, for a regex "
-	  "(comparable only with the same regex), a more severe rule that matches every "
-	  "request the regex matches.  The finding names the rule that wins and why.",
-	  lint_unreachable_rule },
-	{ "shadowed-rule", DIAG_WARNING, "a rule that never decides",
-	  "A rule that never wins by design: a nearer preset's rule for the same requests "
-	  "overrides it, the same requests are given the same effect twice, or a protection "
-	  "makes its write impossible.",
-	  lint_shadowed_rule },
-	{ "duplicate-rule", DIAG_WARNING, "the same rule written twice",
-	  "Two rules with the same operation, pattern and effect in one preset: one of them "
-	  "can be removed without changing any decision.",
-	  lint_duplicate_rule },
-	{ "conflicting-rules", DIAG_ERROR, "one pattern given two effects",
-	  "Two rules from the same place (the same preset, or the top level) with the same "
-	  "operation and pattern but different effects: the more severe one always wins, so "
-	  "the other never decides.",
-	  lint_conflicting_rules },
-	{ "broad-grant", DIAG_WARNING, "a grant that removes a fence",
-	  "write \"/**\" allow or net \"*\" allow in a restricted (sandbox required) preset, "
-	  "or a shell or interpreter allowed to run in a preset without a sandbox, where it "
-	  "can do anything the user can.",
-	  lint_broad_grant },
-	{ "unprotected-sensitive", DIAG_WARNING, "a writable root holds a sensitive path",
-	  "A write allow makes writable a path that runs code or holds keys: git hooks and "
-	  "config, shell start-up files, ~/.ssh, or the agent's own storage, with no deny or "
-	  "protection for it.",
-	  lint_unprotected_sensitive },
-	{ "env-secret", DIAG_WARNING, "a credential passed into the sandbox",
-	  "env keep of a variable whose name looks like a credential (*TOKEN*, *SECRET*, "
-	  "*KEY*, *PASSWORD*, AWS_*, GITHUB_*), or env set of a value that looks like a "
-	  "secret (a known token prefix or a long random string).",
-	  lint_env_secret },
-	{ "env-startup-hook", DIAG_WARNING, "a variable that makes programs run code",
-	  "env keep of a variable that loads code into programs or names a program to run: "
-	  "LD_PRELOAD, BASH_ENV, PYTHONSTARTUP, NODE_OPTIONS, GIT_SSH_COMMAND and the like.",
-	  lint_env_startup_hook },
-	{ "readable-secret", DIAG_WARNING, "credentials readable by the agent",
-	  "A preset allows reading ~/.ssh, ~/.aws, ~/.gnupg or .env files in the workspace, "
-	  "decided by the evaluator for a representative context.",
-	  lint_readable_secret },
-	{ "credential-readable", DIAG_WARNING, "credential stores readable by the agent",
-	  "A preset allows reading a common credential store: the token files of gh, git, "
-	  "npm, yarn, pip, cargo, gem, vault, docker, kubectl, gcloud, az and terraform, shell "
-	  "and REPL histories, /etc/shadow, the tokens of Claude Code, Codex and Gemini CLI, "
-	  "PostgreSQL and MySQL passwords, podman's registry auth, the Hugging Face token, "
-	  "or .env.* and .envrc files in the workspace, "
-	  "decided by the evaluator for a representative context.",
-	  lint_credential_readable },
-	{ "ask-under-never", DIAG_WARNING, "an ask that can only deny",
-	  "An ask rule written in a preset whose approval is never: nobody can approve, so it "
-	  "denies; write deny to say so.",
-	  lint_ask_under_never },
-	{ "net-never-matches", DIAG_WARNING, "a host rule no contact can match",
-	  "A net rule whose host no contact can have: a character no host name has (a comma, "
-	  "a scheme), more than one ':' outside brackets on a name (read as an IPv6 address), "
-	  "or a port on \"unix\".",
-	  lint_net_never_matches },
-	{ "regex-backtracking", DIAG_WARNING, "a regex that can backtrack without bound",
-	  "A regex with a quantified group that itself holds a quantifier, like (a+)+ or "
-	  "(.*)*: matching can take exponential time on a request that almost matches.",
-	  lint_regex_backtracking },
-	{ "regex-empty-match", DIAG_WARNING, "a regex that matches the empty string",
-	  "A regex that matches the empty string matches every request (or, anchored, none "
-	  "at all), which is rarely what its rule means.",
-	  lint_regex_empty_match },
-	{ "unused-let", DIAG_INFO, "a variable nothing uses",
-	  "A let that no rule, protection, environment value or other let uses.",
-	  lint_unused_let },
-	{ "unused-include", DIAG_INFO, "an included file nothing uses",
-	  "An included file none of whose definitions are used: no let is used, no preset is "
-	  "the default, a parent or a test's subject, and it adds no top-level rule, "
-	  "protection, environment policy, test or default.",
-	  lint_unused_include },
-	{ "unused-preset", DIAG_INFO, "a preset nothing refers to",
-	  "A preset that is not the default, extended by no other preset, and named by no "
-	  "test; a host may still select it by name.",
-	  lint_unused_preset },
-	{ "no-description", DIAG_WARNING, "a preset without a description",
-	  "A preset with no description: people choosing a preset see only its name.",
-	  lint_no_description },
-	{ "no-tests", DIAG_INFO, "a preset no test covers",
-	  "A preset that no test block names, so `cordon test` checks none of its decisions.",
-	  lint_no_tests },
-	{ "advisory-deny", DIAG_WARNING, "a deny the sandbox cannot enforce",
-	  "A glob or regex deny or ask (or protection) in a restricted preset that the "
-	  "bubblewrap mount plan cannot express: file tools that ask cordon are refused, but "
-	  "a command inside the sandbox can still reach the path.  A glob or regex read deny "
-	  "is reported only where its matches can lie outside the roots cordon run walks "
-	  "when a call starts.",
-	  lint_advisory_deny },
-	{ "console-spool-writable", DIAG_ERROR, "an approval console the agent can answer",
-	  "A preset with approval console in which a write into the console's spool "
-	  "(${agent_dir}/console) is not refused by a protection: the agent could write the "
-	  "answers to its own asks.  Decided by the evaluator for a representative context.",
-	  lint_console_spool_writable },
+#define LINT_CHECK(id, level, fn, summary, description) { id, level, summary, description, fn },
+#include "lint_checks.def"
+#undef LINT_CHECK
 };
 
 const size_t lint_ncheck = ARRAY_SIZE(lint_checks);
+_Static_assert(ARRAY_SIZE(lint_checks) <= ARRAY_SIZE(((struct lint_options *)0)->disabled),
+	       "struct lint_options has a flag for every check");
 
 int lint_check_lookup(const char *id)
 {

@@ -2,7 +2,8 @@
  * policy that compiles but may not do what its author meant (rules that
  * never decide, broad grants, secrets within reach, rules the sandbox
  * cannot enforce).  Every finding has a stable id, a level, a location, a
- * message and usually a hint; the checks are one table (lint_checks).
+ * message and usually a hint; the checks are one table (lint_checks, from
+ * the rows of lint_checks.def).
  *
  * Ownership: a lint_result owns its findings and the policy it loaded;
  * lint_result_free releases both. */

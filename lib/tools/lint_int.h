@@ -52,27 +52,9 @@ void lint_shadow_equal(struct linter *l, size_t k,
 		       void (*found)(struct linter *l, const struct ir_rule *loser,
 				     const struct ir_rule *winner, bool override));
 
-/* The checks. */
-void lint_unreachable_rule(struct linter *l);
-void lint_shadowed_rule(struct linter *l);
-void lint_duplicate_rule(struct linter *l);
-void lint_conflicting_rules(struct linter *l);
-void lint_broad_grant(struct linter *l);
-void lint_unprotected_sensitive(struct linter *l);
-void lint_env_secret(struct linter *l);
-void lint_env_startup_hook(struct linter *l);
-void lint_readable_secret(struct linter *l);
-void lint_credential_readable(struct linter *l);
-void lint_ask_under_never(struct linter *l);
-void lint_net_never_matches(struct linter *l);
-void lint_regex_backtracking(struct linter *l);
-void lint_regex_empty_match(struct linter *l);
-void lint_unused_let(struct linter *l);
-void lint_unused_include(struct linter *l);
-void lint_unused_preset(struct linter *l);
-void lint_no_description(struct linter *l);
-void lint_no_tests(struct linter *l);
-void lint_advisory_deny(struct linter *l);
-void lint_console_spool_writable(struct linter *l);
+/* The checks: a prototype for each row of lint_checks.def. */
+#define LINT_CHECK(id, level, fn, summary, description) void fn(struct linter *l);
+#include "lint_checks.def"
+#undef LINT_CHECK
 
 #endif
