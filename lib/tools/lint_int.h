@@ -1,5 +1,5 @@
 /* What the lint driver (lint.c) shares with its checks (lint_rules.c,
- * lint_scan.c) and its output (lint_output.c). */
+ * lint_sandbox.c, lint_scan.c) and its output (lint_output.c). */
 #ifndef CORDON_LINT_INT_H
 #define CORDON_LINT_INT_H
 
