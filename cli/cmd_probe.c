@@ -3,11 +3,15 @@
 
 #include "cli.h"
 #include "run.h"
+#ifndef __APPLE__
+#include "run_idmap.h"
+#endif
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* macOS: sandbox-exec, and whether a profile that denies by default
  * applies and starts a program. */
@@ -51,6 +55,17 @@ int cmd_probe(int argc, char **argv)
 		return probe_seatbelt(&r, json);
 	bool ok = r.bwrap_path && r.userns && r.landlock_abi >= 1 && r.seccomp && r.helper_path &&
 		  r.helper_same_build;
+	/* As root: the uid root's commands run as (docs/sandbox.md). */
+	bool root = false;
+	char *root_why = NULL;
+	unsigned root_uid = 0;
+#ifndef __APPLE__
+	if (geteuid() == 0) {
+		root = true;
+		root_why = run_idmap_probe();
+		root_uid = root_why ? 0 : RUN_IDMAP_UID;
+	}
+#endif
 	if (json) {
 		json_t *o = json_pack("{s:{s:s?,s:s?},s:{s:b,s:s?},s:{s:i},s:{s:b},s:s?,s:b,s:b}",
 				      "bwrap", "path", r.bwrap_path, "version", r.bwrap_version,
@@ -58,6 +73,10 @@ int cmd_probe(int argc, char **argv)
 				      "abi", r.landlock_abi, "seccomp", "ok", r.seccomp, "helper",
 				      r.helper_path, "helper_same_build", r.helper_same_build, "ready",
 				      ok);
+		if (o && root)
+			json_object_set_new(o, "root_command",
+					    json_pack("{s:i,s:s?}", "uid", (int)root_uid,
+						      "why", root_why));
 		char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 		puts(s ? s : "{}");
 		free(s);
@@ -79,8 +98,16 @@ int cmd_probe(int argc, char **argv)
 #ifndef __APPLE__
 		printf("limits:    %s\n", run_limits_probe());
 #endif
+		if (root && !root_why)
+			printf("as root:   commands run as uid %u (nobody), the write roots "
+			       "idmapped\n",
+			       root_uid);
+		else if (root)
+			printf("as root:   commands run as uid 0, root's own files masked: %s\n",
+			       root_why);
 		printf("sandbox:   %s\n", ok ? "ready" : "UNAVAILABLE: restricted presets will not run");
 	}
+	free(root_why);
 	run_probe_free(&r);
 	return ok ? EXIT_OK : 125;
 }

@@ -416,3 +416,21 @@ int run_idmap_enter(const int *trees, char *const *dests, size_t n, pid_t parent
 	return 0;
 }
 #endif
+
+char *run_idmap_probe(void)
+{
+	char dir[] = "/tmp/cordon-probe.XXXXXX";
+	if (!mkdtemp(dir))
+		return xasprintf("mkdtemp(/tmp): %s", strerror(errno));
+	struct cordon_plan plan = { 0 };
+	struct run_idmap im;
+	run_idmap_init(&im);
+	char *why = NULL;
+	if (run_idmap_prepare(&im, &plan, dir, NULL, NULL, 0) != 0) {
+		why = im.why ? im.why : xstrdup("idmapped mounts failed");
+		im.why = NULL;
+	}
+	run_idmap_end(&im);
+	rmdir(dir);
+	return why;
+}

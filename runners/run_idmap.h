@@ -62,4 +62,10 @@ int run_idmap_or_masks(struct run_idmap *im, cordon_lowering *in, struct cordon_
  * 0, or -1 with a message on stderr: nothing may run. */
 int run_idmap_enter(const int *trees, char *const *dests, size_t n, pid_t parent);
 
+/* For cordon probe, as root: whether root's commands can run as the
+ * unprivileged uid on this machine (an idmapped clone of a directory of
+ * its own in /tmp, made and dropped).  NULL, or why not (malloc'd).  A
+ * call still falls back where that uid cannot reach its paths. */
+char *run_idmap_probe(void);
+
 #endif

@@ -130,7 +130,28 @@ pass() { # pass NAME
 	wait $held
 	is "$kuid" "65534 65534 65534 65534" "$t the command's real, effective, saved and file uid on the host are 65534"
 	is "$(cat "$WS/inside-uid" 2> /dev/null)" 65534 "$t and id -u inside says 65534"
-	[ "$name" = root ] || return 0
+	probed=$($AS "$P/build/cordon" probe 2> /dev/null | sed -n 's/^as root: *//p')
+	if [ "$name" != root ]; then
+		is "$probed" "" "$t cordon probe, not run by root, says nothing of root's commands"
+		return 0
+	fi
+
+	# cordon probe says what the calls above showed, and why not where
+	# the file system has no idmapped mounts (ramfs over /tmp).
+	is "$probed" "commands run as uid 65534 (nobody), the write roots idmapped" \
+		"$t cordon probe says root's commands run as 65534"
+	json=$("$P/build/cordon" probe --json 2> /dev/null)
+	case $json in *'"root_command":{"uid":65534,"why":null}'*) ok 0 "$t and so does its JSON" ;;
+	*) ok 1 "$t and so does its JSON ($json)" ;; esac
+	# (cordon lies below /tmp: opened before the mount, run through its fd)
+	probed=$(unshare -m --propagation private sh -c \
+		'exec 3< "$1" && mount -t ramfs none /tmp && exec /proc/self/fd/3 probe' \
+		sh "$P/build/cordon" 2> /dev/null | sed -n 's/^as root: *//p')
+	case $probed in
+	*"uid 65534"*) skip "$t cordon probe where /tmp has no idmapped mounts" "ramfs has them on this kernel" ;;
+	*) case $probed in "commands run as uid 0, root's own files masked: mount_setattr("*"has no idmapped mounts)") ok 0 "$t where /tmp has no idmapped mounts, cordon probe says uid 0 and why" ;;
+	   *) ok 1 "$t where /tmp has no idmapped mounts, cordon probe says uid 0 and why ($probed)" ;; esac ;;
+	esac
 
 	# nobody's own calls keep their temp dirs in /tmp/cordon-65534, closed
 	# to others: root's command, now nobody, must not see them either.
