@@ -175,23 +175,29 @@ struct piece {
 #define NO_RUN UINT32_MAX
 
 /* The file cut into pieces, or false when it is not of the form read here;
- * nothing is parsed yet, so a file read whole has no diagnostics twice. */
-static bool cut(struct cursor *c, uint32_t file, struct arena *a, struct piece **out, size_t *n)
+ * nothing is parsed yet, so a file read whole has no diagnostics twice.
+ * With lc->defer_specs a program statement is a piece of its own; with
+ * lc->skip_tests a `test` block ends the run before it and is no piece. */
+static bool cut(const struct load_ctx *lc, struct cursor *c, uint32_t file, struct piece **out,
+		size_t *n)
 {
 	size_t cap = 0;
-	uint32_t run = NO_RUN; /* where the other statements since the last program start */
+	uint32_t run = NO_RUN; /* where the other statements since the last piece start */
 	for (skip_blank(c); c->i < c->n; skip_blank(c)) {
 		uint32_t start = c->i;
 		struct cursor probe = *c;
-		if (!keyword(&probe, "program")) {
+		bool test = lc->skip_tests && keyword(&probe, "test");
+		probe = *c;
+		if (!test && !(lc->defer_specs && keyword(&probe, "program"))) {
 			if (run == NO_RUN)
 				run = start;
 			if (!statement_end(c, 0))
 				return false;
 			continue;
 		}
-		struct ast *node = program(c, file, a);
-		if (!node)
+		struct ast *node = NULL;
+		if (test ? !statement_end(c, 0) || c->t[c->i - 1] != '}'
+			 : !(node = program(c, file, lc->arena)))
 			return false;
 		struct piece p = { node, run == NO_RUN ? start : run, start };
 		VEC_PUSH(*out, *n, cap, p);
@@ -209,7 +215,7 @@ struct ast *load_defer_programs(struct load_ctx *lc, uint32_t file, const char *
 	size_t n = 0;
 	/* The text is a C string: the scan stops at its NUL (strcspn). */
 	if (len > LOAD_MAX_FILE_BYTES || strlen(text) != len ||
-	    !cut(&c, file, lc->arena, &pieces, &n)) {
+	    !cut(lc, &c, file, &pieces, &n)) {
 		/* Nodes made so far stay in the arena unused, as a parse's
 		 * partial trees do, until the policy is checked. */
 		free(pieces);
@@ -220,7 +226,8 @@ struct ast *load_defer_programs(struct load_ctx *lc, uint32_t file, const char *
 	ast_seq_init(&root->u.seq);
 	for (size_t i = 0; i < n; i++) {
 		parse_run(lc, file, text, pieces[i].run_start, pieces[i].run_end, &root->u.seq);
-		ast_seq_push(&root->u.seq, pieces[i].program);
+		if (pieces[i].program)
+			ast_seq_push(&root->u.seq, pieces[i].program);
 	}
 	free(pieces);
 	return root;

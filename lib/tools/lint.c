@@ -336,7 +336,7 @@ static cordon_policy *load_with_tree(const char *path, const struct embedded_fil
 	srcmgr_init(&p->sm);
 	diag_init(&p->diags);
 	arena_init(&p->arena);
-	struct load_ctx lc = { &p->sm, &p->diags, &p->arena, false, false };
+	struct load_ctx lc = { &p->sm, &p->diags, &p->arena, false, false, false };
 	*root = ef ? load_text(&lc, ef->name, NULL, ef->text, ef->len) : load_file(&lc, path);
 	p->io_failed = lc.io_error;
 	if (*root) {
