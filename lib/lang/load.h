@@ -56,6 +56,20 @@ struct ast *load_parse(struct load_ctx *lc, uint32_t file, struct comment_list *
  * so and is to be parsed whole. */
 struct ast *load_defer_programs(struct load_ctx *lc, uint32_t file, const char *text, size_t len);
 
+/* Where a subcommand statement lies in a deferred program statement:
+ * [start, end), and its body's inside [open, close). */
+struct load_range {
+	uint32_t start, end, open, close;
+};
+/* The subcommand statements directly in the body of the program statement
+ * at [start, end) of text, the text of a file built into cordon, so that
+ * each is read when it is first looked up: their number, their places in
+ * *subs (malloc'd; the caller frees it), and in *open the offset past the
+ * '{' that opens the body.  0, and nothing to free, when the body is not
+ * of the form read here or has no subcommands: it is read whole. */
+size_t load_defer_subcommands(const char *text, uint32_t start, uint32_t end, uint32_t *open,
+			      struct load_range **subs);
+
 int load_read_fd(int fd, char **text, size_t *len);
 /* The file at path, read as load_file reads it (a directory is EISDIR);
  * its fstat in *st when st is not NULL.  Returns 0 or an errno. */

@@ -232,3 +232,64 @@ struct ast *load_defer_programs(struct load_ctx *lc, uint32_t file, const char *
 	free(pieces);
 	return root;
 }
+
+/* Past the names of a program or subcommand statement. */
+static bool skip_names(struct cursor *c)
+{
+	for (;;) {
+		uint32_t end;
+		skip_blank(c);
+		if (c->i >= c->n || c->t[c->i] != '"' || !quoted_end(c, '"', &end))
+			return false;
+		c->i = end;
+		skip_blank(c);
+		if (c->i >= c->n || c->t[c->i] != ',')
+			return true;
+		c->i++;
+	}
+}
+
+/* A subcommand statement at c, past its end: its place in *r. */
+static bool subcommand(struct cursor *c, struct load_range *r)
+{
+	r->start = c->i;
+	if (!keyword(c, "subcommand") || !skip_names(c) || c->i >= c->n || c->t[c->i] != '{')
+		return false;
+	r->open = ++c->i;
+	if (!statement_end(c, 1) || c->t[c->i - 1] != '}')
+		return false;
+	r->close = c->i - 1;
+	r->end = c->i;
+	return true;
+}
+
+size_t load_defer_subcommands(const char *text, uint32_t start, uint32_t end, uint32_t *open,
+			      struct load_range **subs)
+{
+	struct cursor c = { text, start, end };
+	struct load_range *v = NULL;
+	size_t n = 0, cap = 0;
+	*subs = NULL;
+	if (!keyword(&c, "program") || !skip_names(&c) || c.i >= c.n || c.t[c.i] != '{')
+		return 0;
+	*open = ++c.i;
+	for (skip_blank(&c); c.i < c.n && c.t[c.i] != '}'; skip_blank(&c)) {
+		struct cursor probe = c;
+		struct load_range r;
+		if (!keyword(&probe, "subcommand")) {
+			if (!statement_end(&c, 0) || c.t[c.i - 1] != ';')
+				break;
+			continue;
+		}
+		if (!subcommand(&c, &r))
+			break;
+		VEC_PUSH(v, n, cap, r);
+	}
+	/* The body's closing brace ends the statement, or it is read whole. */
+	if (c.i + 1 != end || c.t[c.i] != '}') {
+		free(v);
+		return 0;
+	}
+	*subs = v;
+	return n;
+}
