@@ -628,12 +628,6 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 	check_config_unless(d, spec);
 }
 
-static int spec_cmp(const void *a, const void *b)
-{
-	const struct ir_spec *x = a, *y = b;
-	return strcmp(x->nnames ? x->names[0] : "", y->nnames ? y->names[0] : "");
-}
-
 /* The host a registry replaces is a `net` host of its spec or of one
  * that encloses it (depth of them in up): else it would replace nothing,
  * and the default it means to stand for would be contacted besides. */
@@ -858,21 +852,51 @@ void check_program(struct diag_list *d, struct ir_policy *ir, const struct ast *
 	VEC_PUSH(ir->programs, ir->nprograms, ir->programs_cap, spec);
 }
 
+struct spec_order {
+	const char *name; /* its first */
+	uint32_t at;      /* its index before the sort */
+};
+
+static int order_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct spec_order *)a)->name, ((const struct spec_order *)b)->name);
+}
+
+/* The specs that kept a name, sorted by their first (each name is one
+ * spec's, so no two tie), and the index of names made while checking
+ * kept for the evaluators: each name to the index of its spec now.  The
+ * specs are sorted by their names and moved once. */
 void check_programs_done(struct ir_policy *ir)
 {
-	size_t w = 0;
-	if (ir->spec_names) {
-		strmap_free(ir->spec_names);
-		free(ir->spec_names);
-		ir->spec_names = NULL;
-	}
-	for (size_t i = 0; i < ir->nprograms; i++) {
+	size_t w = 0, n = ir->nprograms;
+	struct spec_order *order = xcalloc(n + 1, sizeof(*order));
+	uint32_t *now = xcalloc(n + 1, sizeof(*now));
+	for (size_t i = 0; i < n; i++) {
 		if (!ir->programs[i].nnames) {
 			ir_spec_free(&ir->programs[i]);
 			continue;
 		}
-		ir->programs[w++] = ir->programs[i];
+		order[w].name = ir->programs[i].names[0];
+		order[w++].at = (uint32_t)i;
 	}
+	sort_items(order, w, sizeof(*order), order_cmp);
+	struct ir_spec *sorted = xcalloc(n + 1, sizeof(*sorted));
+	for (size_t k = 0; k < w; k++) {
+		memcpy(&sorted[k], &ir->programs[order[k].at], sizeof(*sorted));
+		now[order[k].at] = (uint32_t)k;
+	}
+	free(ir->programs);
+	ir->programs = sorted;
 	ir->nprograms = w;
-	sort_items(ir->programs, ir->nprograms, sizeof(*ir->programs), spec_cmp);
+	ir->programs_cap = n + 1;
+	/* A name's last item is the spec that names it, which kept it. */
+	for (size_t s = 0; ir->spec_names && s < ir->spec_names->nslots; s++) {
+		struct strmap_entry *e = &ir->spec_names->slots[s];
+		if (!e->key)
+			continue;
+		e->items[0] = now[e->items[e->nitems - 1]];
+		e->nitems = 1;
+	}
+	free(order);
+	free(now);
 }

@@ -364,7 +364,6 @@ cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
 	for (int i = 0; i < IR_OP_COUNT; i++)
 		strmap_init(&ev->index[i].anchors);
 	strmap_init(&ev->protect_index.anchors);
-	cmd_programs_index(&ev->programs, &policy->ir);
 	cmd_names_init(&ev->env_names, &p->env);
 	if (prepare_context(ev, ctx, err) != 0)
 		goto fail;
@@ -425,7 +424,6 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 	for (int i = 0; i < IR_OP_COUNT; i++)
 		index_free(&ev->index[i]);
 	index_free(&ev->protect_index);
-	strmap_free(&ev->programs);
 	cmd_names_free(&ev->env_names);
 	for (size_t i = 0; i < ev->nlinks; i++) {
 		free(ev->links[i].path);

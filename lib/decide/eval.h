@@ -108,7 +108,6 @@ struct cordon_evaluator {
 	struct ev_index protect_index;
 	struct ev_link *links;
 	size_t nlinks, links_cap;
-	struct strmap programs; /* program spec names -> index in the IR */
 	struct cmd_names env_names; /* the preset's secret and code names, compiled */
 	struct cmd_var *vars;   /* environment values known before a command runs */
 	size_t nvars;

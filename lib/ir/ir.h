@@ -461,8 +461,9 @@ struct ir_policy {
 	size_t nprograms, programs_cap;
 	struct ir_redact *redacts;  /* in definition order */
 	size_t nredacts, redacts_cap;
-	/* While checking only: program name -> index in programs of the spec
-	 * that names it last (check_program.c). */
+	/* Program name -> index in programs of the spec that names it last
+	 * (check_program.c), or NULL when there are none: while checking, the
+	 * index before the specs are sorted; after, the one in programs. */
 	struct strmap *spec_names;
 };
 
