@@ -400,6 +400,7 @@ static void rules_free(struct ev_rule *rules, size_t n)
 		matcher_free(&rules[i].m);
 		free(rules[i].beaten_by);
 		free(rules[i].same);
+		free(rules[i].meets);
 		free(rules[i].reason);
 		free(rules[i].origin);
 		free(rules[i].said);

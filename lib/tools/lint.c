@@ -183,6 +183,9 @@ const cordon_evaluator *lint_evaluator(struct linter *l, size_t preset)
 		l->ev_tried[preset] = true;
 		l->ev[preset] = cordon_evaluator_new(l->p, l->ir->presets[preset].name, l->ctx, &err);
 		free(err);
+		/* The checks read each rule's complete ranking. */
+		if (l->ev[preset])
+			ev_rank_complete(l->ev[preset]);
 	}
 	return l->ev[preset];
 }
