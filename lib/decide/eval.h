@@ -124,6 +124,7 @@ struct cordon_evaluator {
 	struct ev_index protect_index;
 	struct ev_link *links;
 	size_t nlinks, links_cap;
+	struct strmap link_index; /* a link's path -> its index in links */
 	struct cmd_names env_names; /* the preset's secret and code names, compiled */
 	struct cmd_var *vars;   /* environment values known before a command runs */
 	size_t nvars;
