@@ -133,6 +133,42 @@ static bool statement_end(struct cursor *c, unsigned depth)
 	return false;
 }
 
+/* Past the '}' that closes a block whose '{' is just before c, where the
+ * block is laid out as `cordon fmt` writes it (tests/fmt.sh keeps rules/
+ * so): nothing but a comment after the '{' on its line, every line of the
+ * body blank or indented past indent spaces, and the first line that is
+ * not, indent spaces and the '}' alone.  This finds the end by lines,
+ * where statement_end reads every byte; false, and c unmoved, when the
+ * block is not laid out so (statement_end reads it then).  A block cut
+ * wrong would not parse as exactly those bytes when it is read, which
+ * stops cordon; tests/fast-load.sh reads every built-in spec both ways. */
+static bool block_end(struct cursor *c, unsigned indent)
+{
+	uint32_t i = c->i;
+	while (i < c->n && (c->t[i] == ' ' || c->t[i] == '\t'))
+		i++;
+	if (i < c->n && c->t[i] != '\n' && c->t[i] != '#')
+		return false;
+	for (;;) {
+		const char *nl = memchr(c->t + i, '\n', c->n - i);
+		if (!nl)
+			return false;
+		i = (uint32_t)(nl - c->t) + 1;
+		unsigned k = 0;
+		while (k <= indent && i + k < c->n && c->t[i + k] == ' ')
+			k++;
+		if (i + k >= c->n)
+			return false;
+		if (k > indent || c->t[i + k] == '\n')
+			continue; /* indented past the block's own column, or blank */
+		if (k < indent || c->t[i + k] != '}' ||
+		    (i + k + 1 < c->n && c->t[i + k + 1] != '\n'))
+			return false;
+		c->i = i + k + 1;
+		return true;
+	}
+}
+
 static struct ast *program(struct cursor *c, uint32_t file, struct arena *a)
 {
 	uint32_t start = c->i;
@@ -142,7 +178,7 @@ static struct ast *program(struct cursor *c, uint32_t file, struct arena *a)
 	if (c->i >= c->n || c->t[c->i] != '{')
 		return NULL;
 	c->i++;
-	if (!statement_end(c, 1))
+	if (!block_end(c, 0) && !statement_end(c, 1))
 		return NULL;
 	struct loc at = { file, start, c->i };
 	struct ast *node = ast_new(a, AST_PROGRAM, at);
@@ -256,7 +292,7 @@ static bool subcommand(struct cursor *c, struct load_range *r)
 	if (!keyword(c, "subcommand") || !skip_names(c) || c->i >= c->n || c->t[c->i] != '{')
 		return false;
 	r->open = ++c->i;
-	if (!statement_end(c, 1) || c->t[c->i - 1] != '}')
+	if (!block_end(c, 2) && (!statement_end(c, 1) || c->t[c->i - 1] != '}'))
 		return false;
 	r->close = c->i - 1;
 	r->end = c->i;
