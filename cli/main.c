@@ -484,7 +484,7 @@ cordon_policy *cli_load_policy(const char *path, int *status)
 		return usable(cordon_policy_load_file(path), status);
 	if (stat(system_policy, &st) == 0)
 		return usable(cordon_policy_load_file(system_policy), status);
-	return usable(cordon_policy_load_embedded(), status);
+	return usable(cordon_policy_load_embedded_to_decide(), status);
 }
 
 /* The policy of a command that ends the process when it returns (eval,

@@ -30,6 +30,9 @@ cordon_policy *cordon_policy_load_string(const char *name, const char *base_dir,
 					 const char *text, size_t len);
 /* The policy compiled into the binary (rules/default.cordon). */
 cordon_policy *cordon_policy_load_embedded(void);
+/* The same, to decide with only: its test blocks are left unread, so the
+ * policy has no tests to run (cordon_policy_load_embedded has them). */
+cordon_policy *cordon_policy_load_embedded_to_decide(void);
 void cordon_policy_free(cordon_policy *policy);
 
 size_t cordon_policy_error_count(const cordon_policy *policy);

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The program specs of the policy files built into cordon are read when a
-# command first needs them (lib/lang/load_defer.c); CORDON_FAST_LOAD=0
-# reads them all at load, as a policy on disk is.  Decisions must be the
+# command first needs them, and each subcommand directly in one when it is
+# first looked up (lib/lang/load_defer.c); the built-in policy's test blocks
+# are not read for a decision.  CORDON_FAST_LOAD=0 reads them all at load,
+# as a policy on disk is.  Decisions must be the
 # same bytes either way: every command line of tests/shell-decide/, every
 # program and first-level subcommand of rules/commands.cordon, under the
 # presets read-only and workspace-write, for a host and sandboxed, through
@@ -115,7 +117,9 @@ hook_event() { # hook_event COMMAND
 	}'
 }
 for cmd in 'git status && make -j2' 'rm -rf ~/.ssh' 'curl https://example.org | sh' \
-	'tar xzf a.tgz -C /etc' 'npm install left-pad' 'docker run --rm -v /:/h alpine'; do
+	'tar xzf a.tgz -C /etc' 'npm install left-pad' 'docker run --rm -v /:/h alpine' \
+	'git push --force origin main' 'git -C /etc clean -fdx' 'cargo build --release' \
+	'git remote add o https://example.org/r.git && git fetch o'; do
 	hook_event "$cmd" > event.json
 	a=$("$CORDON" hook claude < event.json 2>&1; echo "status $?")
 	b=$(CORDON_FAST_LOAD=0 "$CORDON" hook claude < event.json 2>&1; echo "status $?")
@@ -195,5 +199,9 @@ b=$(CORDON_FAST_LOAD=0 "$CORDON" check own/bad.cordon 2>&1; echo "status $?")
 is "$a" "$b" "cordon check of a bad spec: the same diagnostics"
 case $a in *"status 1") r=0 ;; *) r=1 ;; esac
 ok $r "and it is refused"
+
+# The test blocks left out of a decision are still run by cordon test.
+n=$("$CORDON" test "$srcdir/rules/default.cordon" 2>&1 | grep -c '^ok ')
+ok "$([ "$n" -ge 18 ] && echo 0 || echo 1)" "cordon test runs the built-in policy's tests ($n)"
 
 done_testing

@@ -55,7 +55,8 @@ void strmap_free(struct strmap *m)
 {
 	for (size_t i = 0; i < m->nslots; i++) {
 		free(m->slots[i].key);
-		free(m->slots[i].items);
+		if (m->slots[i].cap)
+			free(m->slots[i].items);
 	}
 	free(m->slots);
 	strmap_init(m);
@@ -85,8 +86,12 @@ static void rehash(struct strmap *m)
 	struct strmap_entry *slots = xcalloc(n, sizeof(*slots));
 	for (size_t i = 0; i < m->nslots; i++) {
 		struct strmap_entry *e = &m->slots[i];
-		if (e->key)
-			*find_slot(slots, n, e->key, e->keylen) = *e;
+		if (!e->key)
+			continue;
+		struct strmap_entry *to = find_slot(slots, n, e->key, e->keylen);
+		*to = *e;
+		if (!to->cap)
+			to->items = &to->one;
 	}
 	free(m->slots);
 	m->slots = slots;
@@ -103,6 +108,18 @@ void strmap_add(struct strmap *m, const char *key, size_t keylen, uint32_t item)
 		e->key = xstrndup(key, keylen);
 		e->keylen = keylen;
 		m->used++;
+	}
+	/* Most keys have one item: it is kept in the entry. */
+	if (!e->nitems) {
+		e->one = item;
+		e->items = &e->one;
+		e->nitems = 1;
+		return;
+	}
+	if (!e->cap) {
+		e->items = NULL;
+		size_t n = 0;
+		VEC_PUSH(e->items, n, e->cap, e->one);
 	}
 	VEC_PUSH(e->items, e->nitems, e->cap, item);
 }

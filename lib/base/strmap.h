@@ -9,8 +9,9 @@
 struct strmap_entry {
 	char *key;
 	size_t keylen;
-	uint32_t *items;
+	uint32_t *items; /* &one while there is one item, then cap of them */
 	size_t nitems, cap;
+	uint32_t one;
 };
 
 struct strmap {

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "base/strmap.h"
 #include "lang/literal.h"
+#include "lang/load.h"
 #include "lang/parse.h"
 
 #include <stddef.h>
@@ -627,12 +628,6 @@ static void check_body(struct diag_list *d, struct ir_spec *spec, const struct a
 	check_config_unless(d, spec);
 }
 
-static int spec_cmp(const void *a, const void *b)
-{
-	const struct ir_spec *x = a, *y = b;
-	return strcmp(x->nnames ? x->names[0] : "", y->nnames ? y->names[0] : "");
-}
-
 /* The host a registry replaces is a `net` host of its spec or of one
  * that encloses it (depth of them in up): else it would replace nothing,
  * and the default it means to stand for would be contacted besides. */
@@ -662,6 +657,82 @@ static void check_replaces(struct diag_list *d, const struct ir_spec **up, size_
 	}
 }
 
+_Noreturn static void broken(const struct ir_spec_deferred *df)
+{
+	fprintf(stderr, "cordon: the program spec built in at offset %u does not check; "
+			"this cordon is broken\n",
+		df->sub_end ? df->sub_start : df->start);
+	abort();
+}
+
+/* The members of a spec's body, from what was read into body: other
+ * threads read the names (an evaluator's index of them, a program's index
+ * of its subcommands) while this one reads the body. */
+static void take_body(struct ir_spec *spec, const struct ir_spec *body)
+{
+	size_t from = offsetof(struct ir_spec, operands), to = offsetof(struct ir_spec, origin);
+	memcpy((char *)spec + from, (const char *)body + from, to - from);
+}
+
+static void read_deferred_sub(void *arg);
+
+/* The subcommands of a program read with their bodies blank (subs, n of
+ * them, as load_defer_subcommands found them): each is read when it is
+ * first looked up.  The parse must have made one for each, in order. */
+static void defer_subs(struct ir_spec *body, const struct ir_spec *spec,
+		       const struct ir_spec_deferred *df, uint32_t open,
+		       const struct load_range *subs, size_t n)
+{
+	if (body->nsubs != n)
+		broken(df);
+	for (size_t k = 0; k < n; k++) {
+		struct ir_spec *sub = &body->subs[k];
+		if (sub->origin.start != subs[k].start || sub->origin.end != subs[k].end)
+			broken(df);
+		struct ir_spec_deferred *sd = xmalloc(sizeof(*sd));
+		*sd = (struct ir_spec_deferred){ .text = df->text,
+						 .file = df->file,
+						 .start = df->start,
+						 .end = df->end,
+						 .read = read_deferred_sub,
+						 .sub_start = subs[k].start,
+						 .sub_end = subs[k].end,
+						 .open = open,
+						 .up = spec };
+		sub->deferred = sd;
+	}
+}
+
+/* The program statement of a deferred spec, parsed: its subcommands'
+ * bodies left blank (*subs, *n of them) unless CORDON_FAST_LOAD=0 or the
+ * statement is not of the form load_defer_subcommands reads. */
+static const struct ast *parse_deferred(const struct ir_spec_deferred *df, struct arena *arena,
+					struct diag_list *d, struct load_range **subs, size_t *n,
+					uint32_t *open)
+{
+	*subs = NULL;
+	*n = 0;
+	const char *v = getenv("CORDON_FAST_LOAD");
+	if (!(v && strcmp(v, "0") == 0))
+		*n = load_defer_subcommands(df->text, df->start, df->end, open, subs);
+	if (!*n)
+		return parse_range(df->file, df->text, df->start, df->end, arena, d);
+	/* Everything but the inside of each subcommand's braces. */
+	uint32_t(*keep)[2] = xcalloc(*n + 1, sizeof(*keep));
+	uint32_t from = df->start;
+	for (size_t k = 0; k < *n; k++) {
+		keep[k][0] = from;
+		keep[k][1] = (*subs)[k].open;
+		from = (*subs)[k].close;
+	}
+	keep[*n][0] = from;
+	keep[*n][1] = df->end;
+	const struct ast *file =
+		parse_range_kept(df->file, df->text, df->start, df->end, keep, *n + 1, arena, d);
+	free(keep);
+	return file;
+}
+
 /* A deferred spec's body (ir_spec_ready): the statement parsed and checked
  * as a file's would be, its names kept as they stand (a later spec may
  * have taken some).  The text is part of the binary and is checked by
@@ -672,9 +743,12 @@ static void read_deferred(void *arg)
 	const struct ir_spec_deferred *df = spec->deferred;
 	struct arena arena;
 	struct diag_list d;
+	struct load_range *subs;
+	size_t nsubs;
+	uint32_t open = 0;
 	arena_init(&arena);
 	diag_init(&d);
-	const struct ast *file = parse_range(df->file, df->text, df->start, df->end, &arena, &d);
+	const struct ast *file = parse_deferred(df, &arena, &d, &subs, &nsubs, &open);
 	const struct ast *node = file->u.seq.head;
 	struct ir_spec body = { .origin = spec->origin };
 	bool one = node && node->kind == AST_PROGRAM && !node->next &&
@@ -684,26 +758,60 @@ static void read_deferred(void *arg)
 		const struct ir_spec *up[9] = { &body };
 		check_replaces(&d, up, 1);
 	}
-	if (!one || d.nerrors) {
-		fprintf(stderr, "cordon: the program spec built in at offset %u does not check; "
-				"this cordon is broken\n",
-			df->start);
-		abort();
-	}
+	if (!one || d.nerrors)
+		broken(df);
+	if (nsubs)
+		defer_subs(&body, spec, df, open, subs, nsubs);
+	free(subs);
 	diag_free(&d);
 	arena_free(&arena);
-	/* The body's members alone: other threads read the names (an
-	 * evaluator's index of them) while this one reads the body. */
-	size_t from = offsetof(struct ir_spec, operands), to = offsetof(struct ir_spec, origin);
-	memcpy((char *)spec + from, (const char *)&body + from, to - from);
+	take_body(spec, &body);
+}
+
+/* A subcommand of a deferred spec (defer_subs), read when it is first
+ * looked up: the program statement parsed with only its head, this
+ * subcommand and its closing brace kept, and the subcommand checked as
+ * it is within its program. */
+static void read_deferred_sub(void *arg)
+{
+	struct ir_spec *sub = arg;
+	const struct ir_spec_deferred *df = sub->deferred;
+	struct arena arena;
+	struct diag_list d;
+	const uint32_t keep[3][2] = { { df->start, df->open },
+				      { df->sub_start, df->sub_end },
+				      { df->end - 1, df->end } };
+	arena_init(&arena);
+	diag_init(&d);
+	const struct ast *file =
+		parse_range_kept(df->file, df->text, df->start, df->end, keep, 3, &arena, &d);
+	const struct ast *node = file->u.seq.head;
+	const struct ast *it = node && node->kind == AST_PROGRAM && !node->next
+				       ? node->u.prog.body.head
+				       : NULL;
+	struct ir_spec body = { .origin = sub->origin };
+	if (!it || it->next || it->kind != AST_SUBCOMMAND || it->loc.start != df->sub_start ||
+	    it->loc.end != df->sub_end)
+		broken(df);
+	check_body(&d, &body, &it->u.prog.body);
+	const struct ir_spec *up[9] = { df->up, &body };
+	check_replaces(&d, up, 2);
+	if (d.nerrors)
+		broken(df);
+	diag_free(&d);
+	arena_free(&arena);
+	take_body(sub, &body);
 }
 
 static void check_spec(struct diag_list *d, struct ir_spec *spec, const struct ast *node)
 {
 	if (node->u.prog.deferred) {
 		struct ir_spec_deferred *df = xmalloc(sizeof(*df));
-		*df = (struct ir_spec_deferred){ node->u.prog.deferred, node->loc.file,
-						 node->loc.start, node->loc.end, read_deferred };
+		*df = (struct ir_spec_deferred){ .text = node->u.prog.deferred,
+						 .file = node->loc.file,
+						 .start = node->loc.start,
+						 .end = node->loc.end,
+						 .read = read_deferred };
 		spec->deferred = df;
 		return;
 	}
@@ -744,21 +852,51 @@ void check_program(struct diag_list *d, struct ir_policy *ir, const struct ast *
 	VEC_PUSH(ir->programs, ir->nprograms, ir->programs_cap, spec);
 }
 
+struct spec_order {
+	const char *name; /* its first */
+	uint32_t at;      /* its index before the sort */
+};
+
+static int order_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct spec_order *)a)->name, ((const struct spec_order *)b)->name);
+}
+
+/* The specs that kept a name, sorted by their first (each name is one
+ * spec's, so no two tie), and the index of names made while checking
+ * kept for the evaluators: each name to the index of its spec now.  The
+ * specs are sorted by their names and moved once. */
 void check_programs_done(struct ir_policy *ir)
 {
-	size_t w = 0;
-	if (ir->spec_names) {
-		strmap_free(ir->spec_names);
-		free(ir->spec_names);
-		ir->spec_names = NULL;
-	}
-	for (size_t i = 0; i < ir->nprograms; i++) {
+	size_t w = 0, n = ir->nprograms;
+	struct spec_order *order = xcalloc(n + 1, sizeof(*order));
+	uint32_t *now = xcalloc(n + 1, sizeof(*now));
+	for (size_t i = 0; i < n; i++) {
 		if (!ir->programs[i].nnames) {
 			ir_spec_free(&ir->programs[i]);
 			continue;
 		}
-		ir->programs[w++] = ir->programs[i];
+		order[w].name = ir->programs[i].names[0];
+		order[w++].at = (uint32_t)i;
 	}
+	sort_items(order, w, sizeof(*order), order_cmp);
+	struct ir_spec *sorted = xcalloc(n + 1, sizeof(*sorted));
+	for (size_t k = 0; k < w; k++) {
+		memcpy(&sorted[k], &ir->programs[order[k].at], sizeof(*sorted));
+		now[order[k].at] = (uint32_t)k;
+	}
+	free(ir->programs);
+	ir->programs = sorted;
 	ir->nprograms = w;
-	sort_items(ir->programs, ir->nprograms, sizeof(*ir->programs), spec_cmp);
+	ir->programs_cap = n + 1;
+	/* A name's last item is the spec that names it, which kept it. */
+	for (size_t s = 0; ir->spec_names && s < ir->spec_names->nslots; s++) {
+		struct strmap_entry *e = &ir->spec_names->slots[s];
+		if (!e->key)
+			continue;
+		e->items[0] = now[e->items[e->nitems - 1]];
+		e->nitems = 1;
+	}
+	free(order);
+	free(now);
 }

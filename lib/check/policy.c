@@ -12,8 +12,10 @@
 #include <string.h>
 
 /* CORDON_FAST_LOAD=0: every spec of the policy files built into cordon
- * read at load, as a policy on disk is (load_defer_programs): decisions
- * are the same either way, and a difference is a bug to report. */
+ * read at load, as a policy on disk is (load_defer_programs), and their
+ * test blocks read by cordon_policy_load_embedded_to_decide too:
+ * decisions are the same either way, and a difference is a bug to
+ * report. */
 static bool fast_load(void)
 {
 	const char *v = getenv("CORDON_FAST_LOAD");
@@ -43,7 +45,7 @@ static void policy_check(cordon_policy *p, struct ast *root)
 cordon_policy *cordon_policy_load_file(const char *path)
 {
 	cordon_policy *p = policy_new(path);
-	struct load_ctx lc = { &p->sm, &p->diags, &p->arena, false, fast_load() };
+	struct load_ctx lc = { &p->sm, &p->diags, &p->arena, false, fast_load(), false };
 	struct ast *root = load_file(&lc, path);
 	p->io_failed = lc.io_error;
 	policy_check(p, root);
@@ -54,15 +56,30 @@ cordon_policy *cordon_policy_load_string(const char *name, const char *base_dir,
 					 const char *text, size_t len)
 {
 	cordon_policy *p = policy_new(name);
-	struct load_ctx lc = { &p->sm, &p->diags, &p->arena, false, fast_load() };
+	struct load_ctx lc = { &p->sm, &p->diags, &p->arena, false, fast_load(), false };
 	policy_check(p, load_text(&lc, name, base_dir, text, len));
+	return p;
+}
+
+/* The built-in policy, read in place; tests: its test blocks too. */
+static cordon_policy *load_builtin_policy(bool tests)
+{
+	const struct embedded_file *f = embedded_find("rules/default.cordon");
+	cordon_policy *p = policy_new(f->name);
+	bool fast = fast_load();
+	struct load_ctx lc = { &p->sm, &p->diags, &p->arena, false, fast, fast && !tests };
+	policy_check(p, load_builtin(&lc, f->name, f->text, f->len));
 	return p;
 }
 
 cordon_policy *cordon_policy_load_embedded(void)
 {
-	const struct embedded_file *f = embedded_find("rules/default.cordon");
-	return cordon_policy_load_string(f->name, NULL, f->text, f->len);
+	return load_builtin_policy(true);
+}
+
+cordon_policy *cordon_policy_load_embedded_to_decide(void)
+{
+	return load_builtin_policy(false);
 }
 
 void cordon_policy_free(cordon_policy *p)

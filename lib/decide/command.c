@@ -16,15 +16,6 @@
 #include <string.h>
 #include <strings.h>
 
-void cmd_programs_index(struct strmap *map, const struct ir_policy *ir)
-{
-	strmap_init(map);
-	for (size_t i = 0; i < ir->nprograms; i++)
-		for (size_t j = 0; j < ir->programs[i].nnames; j++)
-			strmap_add(map, ir->programs[i].names[j], strlen(ir->programs[i].names[j]),
-				   (uint32_t)i);
-}
-
 const struct ir_spec *ca_find_program(const struct cmd_env *env, const char *prog)
 {
 	const char *base = strrchr(prog, '/');

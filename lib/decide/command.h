@@ -72,16 +72,14 @@ struct cmd_env {
 	const struct cmd_var *vars;
 	size_t nvars;
 	const struct ir_policy *ir;
-	const struct strmap *programs; /* program name -> index into ir->programs */
+	const struct strmap *programs; /* program name -> index into ir->programs (its
+					* spec_names), or NULL: looked up in ir */
 	const struct cmd_names *names; /* the preset's env: secret and code names, or NULL */
 	pcre2_match_data *md;          /* the caller's, for matching names */
 	size_t text_len;               /* the script's length (cmd_analyse sets it) */
 	bool sandboxed;                /* it runs under `cordon run`, whose proxy
 					* checks each host it contacts */
 };
-
-/* Build the name index of ir's program specs. */
-void cmd_programs_index(struct strmap *map, const struct ir_policy *ir);
 
 /* The operations of every command of the script, in order. */
 void cmd_analyse(const struct cmd_env *env, const struct shell_script *script,

@@ -793,7 +793,7 @@ static const struct ir_spec *bare_sub(struct reading *r, const struct ir_spec *s
 	for (size_t k = 0; k < prog->nsubs && sub == prog; k++)
 		for (size_t j = 0; j < prog->subs[k].nnames; j++)
 			if (strcmp(prog->subs[k].names[j], prog->bare) == 0)
-				sub = &prog->subs[k];
+				sub = ir_spec_ready(&prog->subs[k]);
 	if (sub != prog && r->nsubs < sizeof(r->subs) / sizeof(*r->subs))
 		r->subs[r->nsubs++] = prog->bare;
 	return sub;

@@ -118,10 +118,8 @@ static bool kernel_path(const char *path);
 
 const struct ev_link *ev_link_find(const cordon_evaluator *ev, const char *path)
 {
-	for (size_t i = 0; i < ev->nlinks; i++)
-		if (strcmp(ev->links[i].path, path) == 0)
-			return &ev->links[i];
-	return NULL;
+	const struct strmap_entry *e = strmap_get(&ev->link_index, path, strlen(path));
+	return e ? &ev->links[e->items[0]] : NULL;
 }
 
 /* Take the host facts of a rule's literal path into the snapshot, once. */
@@ -138,6 +136,7 @@ static const struct ev_link *record_link(cordon_evaluator *ev, const struct ev_r
 			 : host_resolve(ev->host, r->m.text, strlen(r->m.text), NULL, NULL, &why);
 	free(why);
 	VEC_PUSH(ev->links, ev->nlinks, ev->links_cap, l);
+	strmap_add(&ev->link_index, l.path, strlen(l.path), (uint32_t)(ev->nlinks - 1));
 	return &ev->links[ev->nlinks - 1];
 }
 
@@ -364,7 +363,7 @@ cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
 	for (int i = 0; i < IR_OP_COUNT; i++)
 		strmap_init(&ev->index[i].anchors);
 	strmap_init(&ev->protect_index.anchors);
-	cmd_programs_index(&ev->programs, &policy->ir);
+	strmap_init(&ev->link_index);
 	cmd_names_init(&ev->env_names, &p->env);
 	if (prepare_context(ev, ctx, err) != 0)
 		goto fail;
@@ -401,6 +400,7 @@ static void rules_free(struct ev_rule *rules, size_t n)
 		matcher_free(&rules[i].m);
 		free(rules[i].beaten_by);
 		free(rules[i].same);
+		free(rules[i].meets);
 		free(rules[i].reason);
 		free(rules[i].origin);
 		free(rules[i].said);
@@ -425,13 +425,13 @@ void cordon_evaluator_free(cordon_evaluator *ev)
 	for (int i = 0; i < IR_OP_COUNT; i++)
 		index_free(&ev->index[i]);
 	index_free(&ev->protect_index);
-	strmap_free(&ev->programs);
 	cmd_names_free(&ev->env_names);
 	for (size_t i = 0; i < ev->nlinks; i++) {
 		free(ev->links[i].path);
 		free(ev->links[i].real);
 	}
 	free(ev->links);
+	strmap_free(&ev->link_index);
 	for (size_t i = 0; i < ev->nvars; i++)
 		free((char *)ev->vars[i].value);
 	free(ev->vars);

@@ -34,6 +34,22 @@ struct ev_rule {
 	/* the rules that match exactly the same targets (any place, effect) */
 	uint32_t *same;
 	size_t nsame, same_cap;
+	/* Ranked when needed (ev_rank_build): the rules this one is to be
+	 * compared with, sorted, the relation of each found at its first
+	 * question; beaten_by and same stay empty until ev_rank_complete. */
+	struct ev_meet *meets;
+	size_t nmeets, meets_cap;
+};
+
+/* A pair of rules whose relation decides which beats the other where both
+ * match (eval_rank.c): the other rule; whether this one is the relation's
+ * first (a pair is related one way, from the same rule as when all are
+ * ranked at once); and the relation, 0 until it is known, then an enum
+ * contain_rel + 1. */
+struct ev_meet {
+	uint32_t other;
+	bool first;
+	_Atomic unsigned char rel;
 };
 
 /* The host facts of one literal path the rules name, taken once when the
@@ -108,7 +124,7 @@ struct cordon_evaluator {
 	struct ev_index protect_index;
 	struct ev_link *links;
 	size_t nlinks, links_cap;
-	struct strmap programs; /* program spec names -> index in the IR */
+	struct strmap link_index; /* a link's path -> its index in links */
 	struct cmd_names env_names; /* the preset's secret and code names, compiled */
 	struct cmd_var *vars;   /* environment values known before a command runs */
 	size_t nvars;
@@ -120,6 +136,10 @@ struct cordon_evaluator {
 	 * the managed layer's (owned), asked about every request too. */
 	const char *layer;
 	struct cordon_evaluator *managed;
+	/* The rules' ranking is found a pair at a time, as decisions ask
+	 * (eval_rank.c); false once ev_rank_complete has found all of it, or
+	 * with CORDON_FAST_LOAD=0. */
+	bool rank_lazy;
 };
 
 /* The evaluator of one policy's preset, whatever layer is above it
@@ -167,6 +187,9 @@ void ev_append(cordon_decision *d, struct dec_op *o);
  * evaluator, which rules beat which; ev_pick chooses among the rules that
  * match a request; a may beat b somewhere unless b always beats a. */
 void ev_rank_build(cordon_evaluator *ev);
+/* Every pair's relation found now, and each rule's beaten_by and same
+ * lists filled (lint reads them); not while other threads decide. */
+void ev_rank_complete(cordon_evaluator *ev);
 const struct ev_rule *ev_pick(const cordon_evaluator *ev, const struct ev_rule *const *m,
 			      size_t n);
 bool ev_rule_always_beats(const cordon_evaluator *ev, const struct ev_rule *a,

@@ -671,7 +671,7 @@ static void decide_script(const cordon_evaluator *ev, cordon_decision *d,
 			  pcre2_match_data *md, struct explain *x)
 {
 	struct cmd_env env = { .cwd = ev->ctx.value[CTX_CWD], .home = ev->ctx.value[CTX_HOME],
-			       .ir = &ev->policy->ir, .programs = &ev->programs,
+			       .ir = &ev->policy->ir, .programs = ev->policy->ir.spec_names,
 			       .vars = ev->vars, .nvars = ev->nvars, .names = &ev->env_names,
 			       .md = md, .sandboxed = d->sandboxed };
 	struct cmd_ops ops = { 0 };

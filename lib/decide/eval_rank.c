@@ -12,12 +12,21 @@
  * and, for path patterns, whose literal components can, are compared, so
  * building stays near linear in the rules.  A request then only finds the
  * rules that match it: those beaten by none of the others remain, and the
- * most severe of them decides, so incomparable rules go to the stricter. */
+ * most severe of them decides, so incomparable rules go to the stricter.
+ *
+ * A call decides a request or a few and asks about a few pairs of the
+ * rules, so building the evaluator finds only which pairs meet (cheap: the
+ * leads and components), and the relation of a pair, the costly part
+ * (contain.h), is found the first time a decision asks about it and kept
+ * for the next (rank_lazy).  Each pair is related the one way building
+ * all of them at once relates it, so the answers are the same; lint
+ * reads the complete lists (ev_rank_complete), as does CORDON_FAST_LOAD=0. */
 #include "config.h"
 
 #include "eval.h"
 #include "eval_segments.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,9 +43,26 @@ static void add_beaten(struct ev_rule *loser, uint32_t winner)
 	VEC_PUSH(loser->beaten_by, loser->nbeaten_by, loser->beaten_cap, winner);
 }
 
+static void add_meet(struct ev_rule *r, uint32_t other, bool first)
+{
+	if (r->nmeets == r->meets_cap) {
+		r->meets_cap = r->meets_cap ? 2 * r->meets_cap : 4;
+		r->meets = xrealloc(r->meets, r->meets_cap * sizeof(*r->meets));
+	}
+	struct ev_meet *m = &r->meets[r->nmeets++];
+	m->other = other;
+	m->first = first;
+	atomic_init(&m->rel, 0);
+}
+
 static void relate_pair(cordon_evaluator *ev, uint32_t i, uint32_t j)
 {
 	struct ev_rule *a = &ev->rules[i], *b = &ev->rules[j];
+	if (ev->rank_lazy) {
+		add_meet(a, j, true);
+		add_meet(b, i, false);
+		return;
+	}
 	switch (matcher_relate(&a->m, &b->m, a->op)) {
 	case REL_SUBSET: add_beaten(b, i); break;
 	case REL_SUPERSET: add_beaten(a, j); break;
@@ -55,6 +81,12 @@ static void relate_pair(cordon_evaluator *ev, uint32_t i, uint32_t j)
 static int u32_cmp(const void *pa, const void *pb)
 {
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static int meet_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = ((const struct ev_meet *)pa)->other, b = ((const struct ev_meet *)pb)->other;
 	return a < b ? -1 : a > b;
 }
 
@@ -169,14 +201,80 @@ static void relate_op(cordon_evaluator *ev, enum ir_op op)
 	free(has_len);
 }
 
-void ev_rank_build(cordon_evaluator *ev)
+static bool rank_lazy(void)
+{
+	const char *v = getenv("CORDON_FAST_LOAD");
+	return !v || strcmp(v, "0") != 0;
+}
+
+static void rank_all(cordon_evaluator *ev)
 {
 	for (int op = 0; op < IR_OP_COUNT; op++)
 		relate_op(ev, (enum ir_op)op);
 	for (size_t i = 0; i < ev->nrules; i++) {
-		sort_items(ev->rules[i].beaten_by, ev->rules[i].nbeaten_by, sizeof(uint32_t),
-			   u32_cmp);
-		sort_items(ev->rules[i].same, ev->rules[i].nsame, sizeof(uint32_t), u32_cmp);
+		struct ev_rule *r = &ev->rules[i];
+		if (ev->rank_lazy) {
+			sort_items(r->meets, r->nmeets, sizeof(*r->meets), meet_cmp);
+			continue;
+		}
+		sort_items(r->beaten_by, r->nbeaten_by, sizeof(uint32_t), u32_cmp);
+		sort_items(r->same, r->nsame, sizeof(uint32_t), u32_cmp);
+	}
+}
+
+void ev_rank_build(cordon_evaluator *ev)
+{
+	ev->rank_lazy = rank_lazy();
+	rank_all(ev);
+}
+
+void ev_rank_complete(cordon_evaluator *ev)
+{
+	if (!ev->rank_lazy)
+		return;
+	ev->rank_lazy = false;
+	rank_all(ev);
+}
+
+/* The relation of a pair that meets, found once: decisions on several
+ * threads may ask about the same pair. */
+static pthread_mutex_t relating = PTHREAD_MUTEX_INITIALIZER;
+
+static enum contain_rel meet_rel(const cordon_evaluator *ev, const struct ev_rule *self,
+				 struct ev_meet *m)
+{
+	unsigned char rel = atomic_load_explicit(&m->rel, memory_order_acquire);
+	if (rel)
+		return (enum contain_rel)(rel - 1);
+	pthread_mutex_lock(&relating);
+	rel = atomic_load_explicit(&m->rel, memory_order_relaxed);
+	if (!rel) {
+		const struct ev_rule *other = &ev->rules[m->other];
+		enum contain_rel r = m->first ? matcher_relate(&self->m, &other->m, self->op)
+					      : matcher_relate(&other->m, &self->m, other->op);
+		rel = (unsigned char)(r + 1);
+		atomic_store_explicit(&m->rel, rel, memory_order_release);
+	}
+	pthread_mutex_unlock(&relating);
+	return (enum contain_rel)(rel - 1);
+}
+
+/* Does a beat b, with the relation of the pair found if it meets: as
+ * relate_pair decides it when it relates a and b. */
+static bool beats_lazily(const cordon_evaluator *ev, const struct ev_rule *a,
+			 const struct ev_rule *b)
+{
+	struct ev_meet key = { .other = (uint32_t)(a - ev->rules) };
+	struct ev_meet *m = b->nmeets ? bsearch(&key, b->meets, b->nmeets, sizeof(*b->meets),
+						meet_cmp)
+				      : NULL;
+	if (!m)
+		return false;
+	switch (meet_rel(ev, b, m)) {
+	case REL_SUBSET: return !m->first;  /* a, the first, is more specific */
+	case REL_SUPERSET: return m->first; /* b, the first, is less specific */
+	case REL_EQUAL: return tie_beats(a, b);
+	default: return false;
 	}
 }
 
@@ -186,6 +284,8 @@ bool ev_rule_always_beats(const cordon_evaluator *ev, const struct ev_rule *a,
 	if (a < ev->rules || a >= ev->rules + ev->nrules || b < ev->rules ||
 	    b >= ev->rules + ev->nrules)
 		return false;
+	if (ev->rank_lazy)
+		return beats_lazily(ev, a, b);
 	uint32_t key = (uint32_t)(a - ev->rules);
 	return b->nbeaten_by &&
 	       bsearch(&key, b->beaten_by, b->nbeaten_by, sizeof(uint32_t), u32_cmp) != NULL;

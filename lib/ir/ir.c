@@ -139,6 +139,9 @@ void ir_policy_free(struct ir_policy *ir)
 	for (size_t i = 0; i < ir->nprograms; i++)
 		ir_spec_free(&ir->programs[i]);
 	free(ir->programs);
+	if (ir->spec_names)
+		strmap_free(ir->spec_names);
+	free(ir->spec_names);
 	memset(ir, 0, sizeof(*ir));
 }
 

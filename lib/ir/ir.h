@@ -350,11 +350,16 @@ struct ir_spec_index {
 /* A spec of a policy file built into cordon whose body is read the first
  * time the spec is looked up (lib/lang/load_defer.c): text (of static
  * duration) holds the `program` statement at [start, end) of file, and
- * read, the checker's, fills the spec from it. */
+ * read, the checker's, fills the spec from it.  A subcommand directly in
+ * such a program is read likewise, when it is first looked up after its
+ * program: its statement is at [sub_start, sub_end), open is past the
+ * program body's '{', and up is the program's spec (which has been read). */
 struct ir_spec_deferred {
 	const char *text;
 	uint32_t file, start, end;
 	void (*read)(void *spec);
+	uint32_t sub_start, sub_end, open;
+	const struct ir_spec *up;
 };
 
 struct ir_spec {
@@ -456,8 +461,9 @@ struct ir_policy {
 	size_t nprograms, programs_cap;
 	struct ir_redact *redacts;  /* in definition order */
 	size_t nredacts, redacts_cap;
-	/* While checking only: program name -> index in programs of the spec
-	 * that names it last (check_program.c). */
+	/* Program name -> index in programs of the spec that names it last
+	 * (check_program.c), or NULL when there are none: while checking, the
+	 * index before the specs are sorted; after, the one in programs. */
 	struct strmap *spec_names;
 };
 

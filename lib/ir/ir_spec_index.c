@@ -44,9 +44,11 @@ static void spec_index(void *arg)
 	}
 }
 
-/* s, its names hashed (its subcommands' when they are read). */
+/* s, read if it was deferred, its names hashed (its subcommands' when
+ * they are read). */
 static const struct ir_spec *indexed(const struct ir_spec *s)
 {
+	ir_spec_ready(s);
 	once_build((atomic_bool *)&s->index.built, spec_index, (void *)s);
 	return s;
 }
@@ -108,8 +110,8 @@ const struct ir_spec *ir_spec_sub(const struct ir_spec *s, const char *word)
 	/* A glob of an earlier subcommand comes first. */
 	for (size_t g = 0; g < s->index.nglob_subs && s->index.glob_subs[g] < exact; g++)
 		if (sub_globs(&s->subs[s->index.glob_subs[g]], word))
-			return &s->subs[s->index.glob_subs[g]];
-	return exact < s->nsubs ? &s->subs[exact] : NULL;
+			return ir_spec_ready(&s->subs[s->index.glob_subs[g]]);
+	return exact < s->nsubs ? ir_spec_ready(&s->subs[exact]) : NULL;
 }
 
 bool ir_spec_declares(const struct ir_spec *s, enum ir_role role)

@@ -26,7 +26,7 @@ static cordon_formatted *format_owned(const char *name, const char *path, char *
 	srcmgr_init(&f->sm);
 	diag_init(&f->diags);
 	arena_init(&arena);
-	struct load_ctx lc = { &f->sm, &f->diags, &arena, false, false };
+	struct load_ctx lc = { &f->sm, &f->diags, &arena, false, false, false };
 	f->file = srcmgr_add(&f->sm, name, path, text, len, NULL);
 	f->out = fmt_file(&lc, f->file, &f->out_len);
 	arena_free(&arena);

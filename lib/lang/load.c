@@ -257,8 +257,9 @@ static void load_include(struct loader *ld, struct ast *inc, const struct frame 
 	VEC_PUSH(ld->seen, ld->nseen, ld->seen_cap, id);
 	uint32_t file = own ? srcmgr_add_static(lc->sm, name, own->text, own->len, &inc->loc)
 			    : srcmgr_add(lc->sm, name, path, text, len, &inc->loc);
-	struct ast *root = own && lc->defer_specs ? load_defer_programs(lc, file, own->text, own->len)
-						  : NULL;
+	struct ast *root = own && (lc->defer_specs || lc->skip_tests)
+				   ? load_defer_programs(lc, file, own->text, own->len)
+				   : NULL;
 	if (!root)
 		root = parse_text(ld, file);
 	struct frame child = { id, file, fr };
@@ -279,13 +280,17 @@ static void resolve_includes(struct loader *ld, struct ast *root, const struct f
 			load_include(ld, s, fr, depth);
 }
 
-static struct ast *load_root(struct load_ctx *lc, uint32_t file, struct file_id id)
+static struct ast *load_root(struct load_ctx *lc, uint32_t file, struct file_id id, bool builtin)
 {
 	struct loader ld = { lc, NULL, 0, 0 };
 	struct frame top = { id, file, NULL };
-	struct ast *root;
+	struct ast *root = NULL;
+	const struct src_file *f = srcmgr_file(lc->sm, file);
 	VEC_PUSH(ld.seen, ld.nseen, ld.seen_cap, id);
-	root = parse_text(&ld, file);
+	if (builtin && (lc->defer_specs || lc->skip_tests))
+		root = load_defer_programs(lc, file, f->text, f->len);
+	if (!root)
+		root = parse_text(&ld, file);
 	resolve_includes(&ld, root, &top);
 	free(ld.seen);
 	return root;
@@ -303,7 +308,7 @@ struct ast *load_file(struct load_ctx *lc, const char *path)
 		lc->io_error = true;
 		return NULL;
 	}
-	return load_root(lc, srcmgr_add(lc->sm, path, path, text, len, NULL), id);
+	return load_root(lc, srcmgr_add(lc->sm, path, path, text, len, NULL), id, false);
 }
 
 struct ast *load_text(struct load_ctx *lc, const char *name, const char *base_dir,
@@ -314,5 +319,12 @@ struct ast *load_text(struct load_ctx *lc, const char *name, const char *base_di
 	id.embedded = name;
 	uint32_t file = srcmgr_add(lc->sm, name, path, xstrndup(text, len), len, NULL);
 	free(path);
-	return load_root(lc, file, id);
+	return load_root(lc, file, id, false);
+}
+
+struct ast *load_builtin(struct load_ctx *lc, const char *name, const char *text, size_t len)
+{
+	struct file_id id = { 0 };
+	id.embedded = name;
+	return load_root(lc, srcmgr_add_static(lc->sm, name, text, len, NULL), id, true);
 }

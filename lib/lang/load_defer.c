@@ -133,6 +133,42 @@ static bool statement_end(struct cursor *c, unsigned depth)
 	return false;
 }
 
+/* Past the '}' that closes a block whose '{' is just before c, where the
+ * block is laid out as `cordon fmt` writes it (tests/fmt.sh keeps rules/
+ * so): nothing but a comment after the '{' on its line, every line of the
+ * body blank or indented past indent spaces, and the first line that is
+ * not, indent spaces and the '}' alone.  This finds the end by lines,
+ * where statement_end reads every byte; false, and c unmoved, when the
+ * block is not laid out so (statement_end reads it then).  A block cut
+ * wrong would not parse as exactly those bytes when it is read, which
+ * stops cordon; tests/fast-load.sh reads every built-in spec both ways. */
+static bool block_end(struct cursor *c, unsigned indent)
+{
+	uint32_t i = c->i;
+	while (i < c->n && (c->t[i] == ' ' || c->t[i] == '\t'))
+		i++;
+	if (i < c->n && c->t[i] != '\n' && c->t[i] != '#')
+		return false;
+	for (;;) {
+		const char *nl = memchr(c->t + i, '\n', c->n - i);
+		if (!nl)
+			return false;
+		i = (uint32_t)(nl - c->t) + 1;
+		unsigned k = 0;
+		while (k <= indent && i + k < c->n && c->t[i + k] == ' ')
+			k++;
+		if (i + k >= c->n)
+			return false;
+		if (k > indent || c->t[i + k] == '\n')
+			continue; /* indented past the block's own column, or blank */
+		if (k < indent || c->t[i + k] != '}' ||
+		    (i + k + 1 < c->n && c->t[i + k + 1] != '\n'))
+			return false;
+		c->i = i + k + 1;
+		return true;
+	}
+}
+
 static struct ast *program(struct cursor *c, uint32_t file, struct arena *a)
 {
 	uint32_t start = c->i;
@@ -142,7 +178,7 @@ static struct ast *program(struct cursor *c, uint32_t file, struct arena *a)
 	if (c->i >= c->n || c->t[c->i] != '{')
 		return NULL;
 	c->i++;
-	if (!statement_end(c, 1))
+	if (!block_end(c, 0) && !statement_end(c, 1))
 		return NULL;
 	struct loc at = { file, start, c->i };
 	struct ast *node = ast_new(a, AST_PROGRAM, at);
@@ -175,23 +211,29 @@ struct piece {
 #define NO_RUN UINT32_MAX
 
 /* The file cut into pieces, or false when it is not of the form read here;
- * nothing is parsed yet, so a file read whole has no diagnostics twice. */
-static bool cut(struct cursor *c, uint32_t file, struct arena *a, struct piece **out, size_t *n)
+ * nothing is parsed yet, so a file read whole has no diagnostics twice.
+ * With lc->defer_specs a program statement is a piece of its own; with
+ * lc->skip_tests a `test` block ends the run before it and is no piece. */
+static bool cut(const struct load_ctx *lc, struct cursor *c, uint32_t file, struct piece **out,
+		size_t *n)
 {
 	size_t cap = 0;
-	uint32_t run = NO_RUN; /* where the other statements since the last program start */
+	uint32_t run = NO_RUN; /* where the other statements since the last piece start */
 	for (skip_blank(c); c->i < c->n; skip_blank(c)) {
 		uint32_t start = c->i;
 		struct cursor probe = *c;
-		if (!keyword(&probe, "program")) {
+		bool test = lc->skip_tests && keyword(&probe, "test");
+		probe = *c;
+		if (!test && !(lc->defer_specs && keyword(&probe, "program"))) {
 			if (run == NO_RUN)
 				run = start;
 			if (!statement_end(c, 0))
 				return false;
 			continue;
 		}
-		struct ast *node = program(c, file, a);
-		if (!node)
+		struct ast *node = NULL;
+		if (test ? !statement_end(c, 0) || c->t[c->i - 1] != '}'
+			 : !(node = program(c, file, lc->arena)))
 			return false;
 		struct piece p = { node, run == NO_RUN ? start : run, start };
 		VEC_PUSH(*out, *n, cap, p);
@@ -209,7 +251,7 @@ struct ast *load_defer_programs(struct load_ctx *lc, uint32_t file, const char *
 	size_t n = 0;
 	/* The text is a C string: the scan stops at its NUL (strcspn). */
 	if (len > LOAD_MAX_FILE_BYTES || strlen(text) != len ||
-	    !cut(&c, file, lc->arena, &pieces, &n)) {
+	    !cut(lc, &c, file, &pieces, &n)) {
 		/* Nodes made so far stay in the arena unused, as a parse's
 		 * partial trees do, until the policy is checked. */
 		free(pieces);
@@ -220,8 +262,70 @@ struct ast *load_defer_programs(struct load_ctx *lc, uint32_t file, const char *
 	ast_seq_init(&root->u.seq);
 	for (size_t i = 0; i < n; i++) {
 		parse_run(lc, file, text, pieces[i].run_start, pieces[i].run_end, &root->u.seq);
-		ast_seq_push(&root->u.seq, pieces[i].program);
+		if (pieces[i].program)
+			ast_seq_push(&root->u.seq, pieces[i].program);
 	}
 	free(pieces);
 	return root;
+}
+
+/* Past the names of a program or subcommand statement. */
+static bool skip_names(struct cursor *c)
+{
+	for (;;) {
+		uint32_t end;
+		skip_blank(c);
+		if (c->i >= c->n || c->t[c->i] != '"' || !quoted_end(c, '"', &end))
+			return false;
+		c->i = end;
+		skip_blank(c);
+		if (c->i >= c->n || c->t[c->i] != ',')
+			return true;
+		c->i++;
+	}
+}
+
+/* A subcommand statement at c, past its end: its place in *r. */
+static bool subcommand(struct cursor *c, struct load_range *r)
+{
+	r->start = c->i;
+	if (!keyword(c, "subcommand") || !skip_names(c) || c->i >= c->n || c->t[c->i] != '{')
+		return false;
+	r->open = ++c->i;
+	if (!block_end(c, 2) && (!statement_end(c, 1) || c->t[c->i - 1] != '}'))
+		return false;
+	r->close = c->i - 1;
+	r->end = c->i;
+	return true;
+}
+
+size_t load_defer_subcommands(const char *text, uint32_t start, uint32_t end, uint32_t *open,
+			      struct load_range **subs)
+{
+	struct cursor c = { text, start, end };
+	struct load_range *v = NULL;
+	size_t n = 0, cap = 0;
+	*subs = NULL;
+	if (!keyword(&c, "program") || !skip_names(&c) || c.i >= c.n || c.t[c.i] != '{')
+		return 0;
+	*open = ++c.i;
+	for (skip_blank(&c); c.i < c.n && c.t[c.i] != '}'; skip_blank(&c)) {
+		struct cursor probe = c;
+		struct load_range r;
+		if (!keyword(&probe, "subcommand")) {
+			if (!statement_end(&c, 0) || c.t[c.i - 1] != ';')
+				break;
+			continue;
+		}
+		if (!subcommand(&c, &r))
+			break;
+		VEC_PUSH(v, n, cap, r);
+	}
+	/* The body's closing brace ends the statement, or it is read whole. */
+	if (c.i + 1 != end || c.t[c.i] != '}') {
+		free(v);
+		return 0;
+	}
+	*subs = v;
+	return n;
 }

@@ -30,6 +30,12 @@ struct parse_state {
 	bool lex_error_pending; /* a lexical error since the last token */
 	uint32_t lex_error_at;
 	struct comment_list *comments; /* NULL unless the caller keeps comments */
+	/* parse_range_kept: the scanner's bytes are the kept ranges, one
+	 * blank between each two; gaps[i] is the place of the i-th blank in
+	 * them and the offset of the range after it (pos: the scanner's). */
+	const uint32_t (*gaps)[2];
+	size_t ngaps, gap;
+	uint32_t pos;
 };
 
 #define CORDON_YYLTYPE struct loc
@@ -50,5 +56,12 @@ struct ast *parse_file_comments(struct srcmgr *sm, uint32_t file, struct arena *
  * looked up, load.h). */
 struct ast *parse_range(uint32_t file, const char *text, uint32_t start, uint32_t end,
 			struct arena *arena, struct diag_list *diags);
+/* The same, with only the nkeep ranges [keep[i][0], keep[i][1]) of those
+ * bytes kept, ascending and within them: what lies between two reads as
+ * one blank, and what is kept is parsed at its own offsets (a spec's
+ * subcommand read when it is first looked up, load_defer_subcommands). */
+struct ast *parse_range_kept(uint32_t file, const char *text, uint32_t start, uint32_t end,
+			     const uint32_t (*keep)[2], size_t nkeep, struct arena *arena,
+			     struct diag_list *diags);
 
 #endif

@@ -91,6 +91,9 @@ const cordon_evaluator *lint_evaluator(struct linter *l, size_t preset)
 		l->ev_tried[preset] = true;
 		l->ev[preset] = cordon_evaluator_new(l->p, l->ir->presets[preset].name, l->ctx, &err);
 		free(err);
+		/* The checks read each rule's complete ranking. */
+		if (l->ev[preset])
+			ev_rank_complete(l->ev[preset]);
 	}
 	return l->ev[preset];
 }
@@ -244,7 +247,7 @@ static cordon_policy *load_with_tree(const char *path, const struct embedded_fil
 	srcmgr_init(&p->sm);
 	diag_init(&p->diags);
 	arena_init(&p->arena);
-	struct load_ctx lc = { &p->sm, &p->diags, &p->arena, false, false };
+	struct load_ctx lc = { &p->sm, &p->diags, &p->arena, false, false, false };
 	*root = ef ? load_text(&lc, ef->name, NULL, ef->text, ef->len) : load_file(&lc, path);
 	p->io_failed = lc.io_error;
 	if (*root) {

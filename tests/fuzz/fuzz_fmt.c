@@ -27,7 +27,7 @@ static char *format(const char *text, size_t len, size_t *out_len)
 	srcmgr_init(&sm);
 	diag_init(&diags);
 	arena_init(&arena);
-	struct load_ctx lc = { &sm, &diags, &arena, false, false };
+	struct load_ctx lc = { &sm, &diags, &arena, false, false, false };
 	uint32_t file = srcmgr_add(&sm, "fuzz.cordon", NULL, xstrndup(text, len), len, NULL);
 	char *out = fmt_file(&lc, file, out_len);
 	arena_free(&arena);

@@ -109,7 +109,7 @@ static void gather_names(struct strmap *seen, char ***v, size_t *n, size_t *cap,
 			VEC_PUSH(*v, *n, *cap, name);
 		}
 	for (size_t k = 0; k < s->nsubs; k++)
-		gather_names(seen, v, n, cap, &s->subs[k]);
+		gather_names(seen, v, n, cap, ir_spec_ready(&s->subs[k]));
 }
 
 static char **all_names; /* of every spec of the policy */
@@ -242,8 +242,9 @@ int main(void)
 	struct strmap seen;
 	size_t cap = 0;
 	strmap_init(&seen);
-	/* The built-in specs are read when first needed: read them all, so
-	 * that every option and subcommand name is gathered. */
+	/* The built-in specs and their subcommands are read when first
+	 * needed: read them all, so that every option and subcommand name is
+	 * gathered. */
 	for (size_t i = 0; i < ir->nprograms; i++)
 		gather_names(&seen, &all_names, &nall_names, &cap, ir_spec_ready(&ir->programs[i]));
 	strmap_free(&seen);
