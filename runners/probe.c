@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "run.h"
+#include "run_idmap.h"
 #include "run_util.h"
 
 #include "build-id.h"
@@ -101,6 +102,11 @@ void run_probe(struct probe_result *r, bool launch)
 	r->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
 	r->helper_path = run_find_helper();
 	r->helper_same_build = r->helper_path && run_helper_matches(r->helper_path);
+	if (launch && geteuid() == 0) {
+		r->root = true;
+		r->root_why = run_idmap_probe();
+		r->root_uid = r->root_why ? 0 : RUN_IDMAP_UID;
+	}
 }
 
 void run_probe_free(struct probe_result *r)
@@ -109,6 +115,7 @@ void run_probe_free(struct probe_result *r)
 	free(r->bwrap_version);
 	free(r->userns_error);
 	free(r->helper_path);
+	free(r->root_why);
 	memset(r, 0, sizeof(*r));
 }
 #endif

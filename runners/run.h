@@ -102,6 +102,11 @@ struct probe_result {
 	bool seccomp;
 	char *helper_path;
 	bool helper_same_build; /* the helper is of this build (run_helper_matches) */
+	/* Linux, run by root (launch): the uid root's commands run as, 65534
+	 * where idmapped mounts work, else 0 with root_why (run_idmap_probe) */
+	bool root;
+	unsigned root_uid;
+	char *root_why;
 };
 void run_probe(struct probe_result *r, bool launch);
 void run_probe_free(struct probe_result *r);
