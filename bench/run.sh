@@ -80,6 +80,10 @@ else
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/cordon-bench-run.XXXXXX")
 	trap 'rm -rf "$dir"' EXIT
 fi
+# Open as a project directory is: run by root, cordon runs the command as
+# uid 65534, which must pass it (a 0700 directory would measure root's
+# fallback to uid 0 and its masks instead).
+chmod 755 "$dir"
 ws=$dir/ws home=$dir/home tmp=$dir/tmp
 # The parents of the default's fences that the plan binds writable (cordon
 # run makes them for a call; bare bwrap needs them there).
