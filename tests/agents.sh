@@ -58,7 +58,7 @@ S=$tmpdir/model
 mkdir -p "$S"
 "$PY" "$dir/model-server.py" "$S" &
 server=$!
-trap 'kill $server 2>/dev/null; chmod -R u+rwx "$tmpdir" 2>/dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'kill $server 2> /dev/null'
 i=0
 while [ ! -s "$S/port" ] && [ $i -lt 100 ]; do
 	sleep 0.1

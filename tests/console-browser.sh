@@ -32,7 +32,7 @@ mkfifo "$tmpdir/cmd" "$tmpdir/res"
 python3 "$srcdir/tests/console-browser.py" "$chromium" "$tmpdir/profile" < "$tmpdir/cmd" > "$tmpdir/res" 2> "$tmpdir/browser.err" &
 browser_pid=$!
 exec 7> "$tmpdir/cmd" 8< "$tmpdir/res"
-trap 'exec 7>&-; kill $serve_pid 2> /dev/null; wait $browser_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'exec 7>&-; kill $serve_pid 2> /dev/null; wait $browser_pid 2> /dev/null'
 
 # b JSON: one command to the browser; its answer in $reply.
 b() {

@@ -41,7 +41,7 @@ POLICY
 chmod 644 "$tmpdir/p.cordon"
 
 serve_pid=
-trap 'kill $serve_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'kill $serve_pid 2> /dev/null'
 
 # U CMD...: CMD as the pass's user in the workspace.
 U() {

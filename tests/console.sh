@@ -27,7 +27,7 @@ stop_console() {
 	wait "$serve_pid"
 	serve_rc=$?
 }
-trap 'kill $serve_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'kill $serve_pid 2> /dev/null'
 
 # code ARGS...: the HTTP status of curl ARGS (the body in $tmpdir/body).
 code() {

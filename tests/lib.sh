@@ -281,7 +281,14 @@ skip_unless_sandbox() {
 }
 
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/cordon-test.XXXXXX")
-trap 'chmod -R u+rwx "$tmpdir" 2>/dev/null; rm -rf "$tmpdir"' EXIT
+# at_exit CMD: run CMD (shell text, read when the test ends) as the test
+# ends, before its temp dir goes: a test stops its servers this way and
+# never sets the EXIT trap itself, which would leave the dir behind.
+exit_cmds=
+at_exit() {
+	exit_cmds="$1; $exit_cmds"
+}
+trap 'eval "$exit_cmds"; chmod -R u+rwx "$tmpdir" 2>/dev/null; rm -rf "$tmpdir"' EXIT
 # Where tests/valgrind.sh counts this test's cordon processes when CI's
 # valgrind pass samples them (made there, by then only).
 CORDON_VALGRIND_COUNT=$tmpdir/.valgrind-count

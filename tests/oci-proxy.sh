@@ -53,7 +53,7 @@ EOF
 chmod 644 "$tmpdir/check.sh" "$tmpdir/p.cordon" "$tmpdir/hosts"
 
 egress_server_start
-trap 'kill $server $proxy $holder 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'kill $server $proxy $holder 2> /dev/null'
 # The straight check is not blind: from the test's own namespace the
 # server is reached without any proxy.
 curl -sS -m 20 --noproxy '*' "http://127.0.0.1:$port/x" > /dev/null 2>&1

@@ -57,7 +57,7 @@ egress_server_start
 "$cordon_bin" proxy -p "$tmpdir/p.cordon" --listen 127.0.0.1:0 --egress-hosts "$tmpdir/hosts" \
 	--audit "$tmpdir/audit.log" 2> "$tmpdir/proxy.err" &
 proxy=$!
-trap 'kill $server $proxy 2> /dev/null; chmod -R u+rwx "$tmpdir" 2>/dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'kill $server $proxy 2> /dev/null'
 # The proxy says where it listens once it does.
 wait_for_file "$tmpdir/proxy.err" listening
 pport=$(sed -n 's/^cordon: proxy: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$tmpdir/proxy.err")

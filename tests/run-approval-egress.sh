@@ -99,7 +99,7 @@ srv=$!
 # A second server: the approved host on a port the approval does not name.
 python3 "$server" "$tmpdir/srv2.port" "$tmpdir/srv2.log" &
 srv2=$!
-trap 'kill $srv $srv2 2> /dev/null' EXIT
+at_exit 'kill $srv $srv2 2> /dev/null'
 i=0
 while { [ ! -s "$tmpdir/srv.port" ] || [ ! -s "$tmpdir/srv2.port" ]; } && [ $i -lt 100 ]; do
 	sleep 0.05

@@ -143,7 +143,7 @@ s.serve_forever()
 EOF
 /usr/bin/python3 "$tmpdir/pypi-index.py" "$R/pypi" "$tmpdir/pypi.port" &
 pypi_pid=$!
-trap 'kill $npm_pid $pypi_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'kill $npm_pid $pypi_pid 2> /dev/null'
 npm_port=$(port_of "$tmpdir/npm.port")
 pypi_port=$(port_of "$tmpdir/pypi.port")
 

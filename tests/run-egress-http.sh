@@ -100,7 +100,7 @@ chmod 644 "$tmpdir/client.py"
 : > "$tmpdir/srv.log"
 /usr/bin/python3 "$server" "$tmpdir/srv.port" "$tmpdir/srv.log" &
 server_pid=$!
-trap 'kill $server_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'kill $server_pid 2> /dev/null'
 port=$(port_of "$tmpdir/srv.port")
 
 lines() { wc -l < "$tmpdir/srv.log" | tr -d ' '; }

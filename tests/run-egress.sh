@@ -102,7 +102,7 @@ start_server() {
 stop_servers() {
 	for p in $servers; do kill "$p" 2> /dev/null; done
 }
-trap stop_servers EXIT
+at_exit stop_servers
 start_server srv
 start_server srva
 start_server srvb

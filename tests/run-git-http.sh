@@ -94,7 +94,7 @@ chmod -R a+rwX "$F"
 : > "$tmpdir/forge.log"
 /usr/bin/python3 "$tmpdir/forge.py" "$F" "$backend" "$tmpdir/forge.port" "$tmpdir/forge.log" &
 forge_pid=$!
-trap 'kill $forge_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'kill $forge_pid 2> /dev/null'
 port=$(port_of "$tmpdir/forge.port")
 url=http://forge.test:$port/r.git
 

@@ -34,7 +34,7 @@ node=$(command -v node)
 : > "$tmpdir/srv.log"
 python3 "$server" "$tmpdir/srv.port" "$tmpdir/srv.log" 1024 &
 srv_pid=$!
-trap 'kill $srv_pid 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'kill $srv_pid 2> /dev/null'
 i=0
 while [ ! -s "$tmpdir/srv.port" ] && [ $i -lt 200 ]; do
 	sleep 0.05

@@ -200,4 +200,10 @@ while IFS='	' read -r status what; do
 	esac
 done < "$tmpdir/report"
 
+# A test that sets the EXIT trap itself replaces lib.sh's, which removes
+# its temp dir: servers are stopped with at_exit instead.
+traps=$(cd "$srcdir" && grep -ln '^[[:space:]]*\. "$srcdir/tests/lib.sh"' tests/*.sh |
+	xargs grep -n '^[[:space:]]*trap .*EXIT' 2> /dev/null | grep -v '^tests/lib.sh:')
+is "$traps" "" "no test sets the EXIT trap itself (at_exit keeps lib.sh's removal of the temp dir)"
+
 done_testing
