@@ -63,7 +63,7 @@ chmod 644 "$tmpdir/socks.py"
 : > "$tmpdir/srv.log"
 python3 "$server" "$tmpdir/srv.port" "$tmpdir/srv.log" &
 srv=$!
-trap 'kill $srv 2> /dev/null; chmod -R u+rwx "$tmpdir" 2> /dev/null; rm -rf "$tmpdir"' EXIT
+at_exit 'kill $srv 2> /dev/null'
 port=$(port_of "$tmpdir/srv.port")
 
 # U CMD...: CMD as the pass's user in the workspace, bounded in time.
