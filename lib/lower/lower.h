@@ -175,6 +175,9 @@ void lower_input_add_masks(struct lower_input *in, struct lower_path *masks, siz
  * root holds the home directory (lower_host.c). */
 bool lower_entries_glob(const char *text, char **dir);
 bool lower_home_rule(const struct lower_input *in, const struct lower_advisory *a, char **dir);
+/* Whether path lies in a write root of the plan (not one bound back from
+ * a directory's entries), so that a command can write there. */
+bool lower_in_write_root(const struct lower_input *in, const char *path);
 /* The order of in->paths: by path, then by `why`. */
 int lower_path_cmp(const void *a, const void *b);
 

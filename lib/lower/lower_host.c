@@ -196,7 +196,7 @@ static void push_path(struct lower_input *in, const char *path, enum lower_why w
 	read_path(&in->host, path, why == LOWER_WRITE_ROOT ? READ_STAT : 0, false);
 }
 
-static bool in_write_root(const struct lower_input *in, const char *path)
+bool lower_in_write_root(const struct lower_input *in, const char *path)
 {
 	for (size_t i = 0; i < in->npaths; i++)
 		if (in->paths[i].why == LOWER_WRITE_ROOT && !in->paths[i].entries &&
@@ -233,7 +233,7 @@ bool lower_home_rule(const struct lower_input *in, const struct lower_advisory *
 static void entries_read(struct lower_input *in, const struct lower_advisory *a, const char *dir)
 {
 	struct stat st;
-	if (!in_write_root(in, dir) || lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (!lower_in_write_root(in, dir) || lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return;
 	push_path(in, dir, LOWER_READ_ONLY, a->origin, false, true);
 	DIR *d = opendir(dir);

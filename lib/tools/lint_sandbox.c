@@ -109,8 +109,8 @@ void lint_advisory_deny(struct linter *l)
 
 /* ---- write grants the mount plan cannot hold ---------------------------------------- */
 
-/* The directory every match of glob text lies in: the text before the
- * component with the first wildcard: "/ws/build" of "/ws/build/x*". */
+/* The directory every match of glob text lies in, as the policy spells
+ * it: the text before the component with the first wildcard. */
 static char *glob_dir(const char *text)
 {
 	size_t n = strcspn(text, "*?[");
@@ -119,21 +119,13 @@ static char *glob_dir(const char *text)
 	return n > 1 ? xstrndup(text, n - 1) : xstrdup("/");
 }
 
-static bool in_write_root(const struct lower_input *in, const char *dir)
-{
-	for (size_t i = 0; i < in->npaths; i++)
-		if (in->paths[i].why == LOWER_WRITE_ROOT && !in->paths[i].entries &&
-		    path_under(dir, in->paths[i].path))
-			return true;
-	return false;
-}
-
 static void unmounted_write(struct linter *l, const struct ir_preset *p,
 			    const struct lower_input *in, const struct ev_rule *r)
 {
 	struct loc at;
-	char *dir = r->m.regex || !r->m.text || r->m.text[0] != '/' ? NULL : glob_dir(r->m.text);
-	if ((!dir || !in_write_root(in, dir)) && lint_origin_loc(l, p, r->origin, &at)) {
+	/* A glob's matcher is anchored at the directory its matches lie in. */
+	const char *dir = r->m.regex ? NULL : r->m.anchor;
+	if ((!dir || !lower_in_write_root(in, dir)) && lint_origin_loc(l, p, r->origin, &at)) {
 		struct strbuf shown;
 		sb_init(&shown);
 		sb_adds(&shown, "write ");
@@ -157,7 +149,6 @@ static void unmounted_write(struct linter *l, const struct ir_preset *p,
 		free(written);
 		sb_free(&shown);
 	}
-	free(dir);
 }
 
 void lint_unmounted_write(struct linter *l)
