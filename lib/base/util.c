@@ -602,3 +602,9 @@ bool under_valgrind(void)
 	const char *pre = getenv("LD_PRELOAD");
 	return VALGRIND_SAYS() || (pre && strstr(pre, "/vgpreload_"));
 }
+
+bool fast_load(void)
+{
+	const char *v = getenv("CORDON_FAST_LOAD");
+	return !v || strcmp(v, "0") != 0;
+}

@@ -140,4 +140,10 @@ size_t utf8_invalid_at(const unsigned char *s, size_t len);
  * take the ENOSYS answer without asking. */
 bool under_valgrind(void);
 
+/* False when CORDON_FAST_LOAD=0 is in the environment: the built-in
+ * policy is read whole at load and an evaluator relates all its rules
+ * when it is built, instead of when a decision first needs them (the
+ * same decisions either way; docs/architecture.md). */
+bool fast_load(void);
+
 #endif

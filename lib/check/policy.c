@@ -11,16 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CORDON_FAST_LOAD=0: every spec of the policy files built into cordon
- * read at load, as a policy on disk is (load_defer_programs), and their
- * test blocks read by cordon_policy_load_embedded_to_decide too:
+/* CORDON_FAST_LOAD=0 (fast_load()): every spec of the policy files built
+ * into cordon read at load, as a policy on disk is (load_defer_programs),
+ * and their test blocks read by cordon_policy_load_embedded_to_decide too:
  * decisions are the same either way, and a difference is a bug to
  * report. */
-static bool fast_load(void)
-{
-	const char *v = getenv("CORDON_FAST_LOAD");
-	return !v || strcmp(v, "0") != 0;
-}
 
 static cordon_policy *policy_new(const char *name)
 {

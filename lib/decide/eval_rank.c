@@ -201,12 +201,6 @@ static void relate_op(cordon_evaluator *ev, enum ir_op op)
 	free(has_len);
 }
 
-static bool rank_lazy(void)
-{
-	const char *v = getenv("CORDON_FAST_LOAD");
-	return !v || strcmp(v, "0") != 0;
-}
-
 static void rank_all(cordon_evaluator *ev)
 {
 	for (int op = 0; op < IR_OP_COUNT; op++)
@@ -224,7 +218,7 @@ static void rank_all(cordon_evaluator *ev)
 
 void ev_rank_build(cordon_evaluator *ev)
 {
-	ev->rank_lazy = rank_lazy();
+	ev->rank_lazy = fast_load();
 	rank_all(ev);
 }
 
