@@ -183,17 +183,6 @@ static pcre2_code *compile_re(const char *src, uint32_t options, char **err)
 		*err = xasprintf("cannot compile /%s/: %s", src, (const char *)msg);
 		return NULL;
 	}
-	/* JIT is an optimisation: where it is unavailable the interpreter runs.
-	 * CORDON_NO_JIT=1 asks for the interpreter (valgrind cannot follow
-	 * JIT-generated code and reports it). */
-	const char *no_jit = getenv("CORDON_NO_JIT");
-	/* A regex that turns UTF mode on itself ("(*UTF)") stays with the
-	 * interpreter, which checks the subject's encoding: re_match's fast
-	 * path would not, and exec words may hold any byte. */
-	uint32_t all = 0;
-	(void)pcre2_pattern_info(re, PCRE2_INFO_ALLOPTIONS, &all);
-	if ((!no_jit || strcmp(no_jit, "1") != 0) && !(all & PCRE2_UTF))
-		(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
 
@@ -352,6 +341,8 @@ static bool build_exec_word(struct matcher *m, const struct resolved *r, size_t 
 		wild = wild || is_wild(r, k);
 	}
 	m->word_re = xrealloc(m->word_re, (m->nwords + 1) * sizeof(*m->word_re));
+	m->word_jit = xrealloc(m->word_jit, (m->nwords + 1) * sizeof(*m->word_jit));
+	m->word_jit[m->nwords] = (struct re_jit){ 0 };
 	m->words = xrealloc(m->words, (m->nwords + 1) * sizeof(*m->words));
 	m->words[m->nwords] = xstrdup(w.s);
 	m->word_re[m->nwords] = NULL;
@@ -530,12 +521,15 @@ void matcher_free(struct matcher *m)
 	free(m->tail);
 	free(m->re_src);
 	pcre2_code_free(m->re);
+	pcre2_code_free(atomic_load(&m->re_jit.code));
 	gprog_free(m->prog);
 	for (size_t i = 0; i < m->nwords; i++) {
 		free(m->words[i]);
 		pcre2_code_free(m->word_re[i]);
+		pcre2_code_free(atomic_load(&m->word_jit[i].code));
 		gprog_free(m->word_prog[i]);
 	}
+	free(m->word_jit);
 	free(m->word_prog);
 	free(m->words);
 	free(m->word_re);
@@ -580,17 +574,47 @@ void target_free(struct target *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* JIT's fast path first: pcre2_match's checks are of what is true here
- * (a subject with its length; no UTF mode where JIT compiled, compile_re,
- * so no encoding to check), and
- * its dispatch cost a third of each match.  A program JIT did not compile
- * (CORDON_NO_JIT, no JIT support) answers PCRE2_ERROR_JIT_BADOPTION and
- * goes to the interpreter, as before. */
-static bool re_match(const pcre2_code *re, const char *s, size_t n, pcre2_match_data *md)
+/* The JIT copy of re (struct re_jit), made by the use that reaches
+ * RE_JIT_AFTER.  JIT is an optimisation: where it is unavailable, fails
+ * or is refused, the interpreter goes on.  CORDON_NO_JIT=1 refuses it
+ * (valgrind cannot follow JIT-generated code and reports it), and so does
+ * a regex that turns UTF mode on itself ("(*UTF)"): re_match's fast path
+ * does not check the subject's encoding, and exec words may hold any
+ * byte. */
+static void jit_copy(const pcre2_code *re, struct re_jit *j)
 {
-	int rc = pcre2_jit_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
-	if (rc == PCRE2_ERROR_JIT_BADOPTION)
-		rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
+	const char *no_jit = getenv("CORDON_NO_JIT");
+	uint32_t all = 0;
+	(void)pcre2_pattern_info(re, PCRE2_INFO_ALLOPTIONS, &all);
+	if ((no_jit && strcmp(no_jit, "1") == 0) || (all & PCRE2_UTF))
+		return;
+	pcre2_code *c = pcre2_code_copy(re);
+	if (c && pcre2_jit_compile(c, PCRE2_JIT_COMPLETE) == 0)
+		atomic_store_explicit(&j->code, c, memory_order_release);
+	else
+		pcre2_code_free(c);
+}
+
+static const pcre2_code *jit_of(const pcre2_code *re, struct re_jit *j)
+{
+	pcre2_code *c = atomic_load_explicit(&j->code, memory_order_acquire);
+	if (c || atomic_load_explicit(&j->uses, memory_order_relaxed) > RE_JIT_AFTER)
+		return c;
+	if (atomic_fetch_add_explicit(&j->uses, 1, memory_order_relaxed) == RE_JIT_AFTER)
+		jit_copy(re, j);
+	return atomic_load_explicit(&j->code, memory_order_acquire);
+}
+
+/* With a JIT copy, JIT's fast path: pcre2_match's checks are of what is
+ * true here (a subject with its length; no UTF mode, jit_copy, so no
+ * encoding to check), and its dispatch cost a third of each match.
+ * Without, the interpreter. */
+static bool re_match(const pcre2_code *re, const struct re_jit *j, const char *s, size_t n,
+		     pcre2_match_data *md)
+{
+	const pcre2_code *fast = jit_of(re, (struct re_jit *)j);
+	int rc = fast ? pcre2_jit_match(fast, (PCRE2_SPTR)s, n, 0, 0, md, NULL)
+		      : pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
 	return rc >= 0;
 }
 
@@ -604,21 +628,21 @@ static bool match_exec(const struct matcher *m, const struct target *t, pcre2_ma
 		/* Nothing is known of an opaque part's words: only "*" and a
 		 * regex on its text can speak for it. */
 		if (m->nwords == 1 && m->word_re[0] && strcmp(m->words[0], "*") == 0)
-			return !m->re || re_match(m->re, t->text, t->len, md);
-		return m->nwords == 0 && m->re && re_match(m->re, t->text, t->len, md);
+			return !m->re || re_match(m->re, &m->re_jit, t->text, t->len, md);
+		return m->nwords == 0 && m->re && re_match(m->re, &m->re_jit, t->text, t->len, md);
 	}
 	if (m->nwords > t->nwords)
 		return false;
 	for (size_t i = 0; i < m->nwords; i++) {
 		if (m->word_re[i]) {
-			if (!re_match(m->word_re[i], t->words[i], t->word_len[i], md))
+			if (!re_match(m->word_re[i], &m->word_jit[i], t->words[i], t->word_len[i], md))
 				return false;
 		} else if (strlen(m->words[i]) != t->word_len[i] ||
 			   memcmp(m->words[i], t->words[i], t->word_len[i]) != 0) {
 			return false;
 		}
 	}
-	return !m->re || re_match(m->re, t->text, t->len, md);
+	return !m->re || re_match(m->re, &m->re_jit, t->text, t->len, md);
 }
 
 static bool match_net(const struct matcher *m, const struct target *t, pcre2_match_data *md)
@@ -626,7 +650,7 @@ static bool match_net(const struct matcher *m, const struct target *t, pcre2_mat
 	if (m->port >= 0 && m->port != t->port)
 		return false;
 	if (m->re)
-		return re_match(m->re, t->host, strlen(t->host), md);
+		return re_match(m->re, &m->re_jit, t->host, strlen(t->host), md);
 	return strcmp(m->anchor, t->host) == 0;
 }
 
@@ -648,7 +672,7 @@ static bool match_path(const struct matcher *m, const struct target *t, pcre2_ma
 		return false;
 	if (m->re_src)
 		once_build((atomic_bool *)&m->re_built, compile_path_glob, (void *)m);
-	return re_match(m->re, t->text, t->len, md);
+	return re_match(m->re, &m->re_jit, t->text, t->len, md);
 }
 
 bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_data *md)
@@ -664,7 +688,7 @@ bool matcher_match(const struct matcher *m, const struct target *t, pcre2_match_
 	default:
 		if (m->kind == IR_PAT_LITERAL || m->kind == IR_PAT_EXACT)
 			return strlen(m->text) == t->len && memcmp(m->text, t->text, t->len) == 0;
-		return re_match(m->re, t->text, t->len, md);
+		return re_match(m->re, &m->re_jit, t->text, t->len, md);
 	}
 }
 

@@ -1,8 +1,9 @@
 /* Compiled patterns: one IR pattern with the context applied, ready to
- * match a request target.  Globs become anchored pcre2 programs (JIT
- * compiled); regexes are compiled as written; literals compare as strings.
- * A compiled matcher is immutable: matching needs only caller-owned
- * pcre2 match data, so threads can share one. */
+ * match a request target.  Globs become anchored pcre2 programs; regexes
+ * are compiled as written; literals compare as strings.  A program is
+ * JIT compiled once it has been matched often enough to repay it
+ * (struct re_jit).  Matching needs only caller-owned pcre2 match data and
+ * changes nothing but atomics, so threads can share a matcher. */
 #ifndef CORDON_MATCH_H
 #define CORDON_MATCH_H
 
@@ -17,6 +18,19 @@
 struct host_facts;
 struct host_alias;
 
+/* A program's JIT-compiled copy, made by the match that brings its uses
+ * to RE_JIT_AFTER.  Compiling to machine code costs as much as some
+ * hundred interpreted matches of a short path, and a hook or a one-shot
+ * `eval` matches each program once or twice; a stream or a host's
+ * evaluator matches the hot ones thousands of times.  The copy is
+ * published once complete, so threads matching the original meanwhile
+ * are never disturbed. */
+struct re_jit {
+	_Atomic(pcre2_code *) code; /* NULL until made (or when JIT cannot be) */
+	atomic_uint uses;
+};
+#define RE_JIT_AFTER 32
+
 struct matcher {
 	enum ir_pat_kind kind;
 	char *text;           /* the resolved pattern as shown; NULL for a bare regex */
@@ -24,6 +38,7 @@ struct matcher {
 	char *anchor;         /* literal index key (directory, first word, host, name) */
 	bool floating;        /* no anchor: tried for every request of its kind */
 	pcre2_code *re;       /* glob program, path/host/tool regex, or exec regex */
+	struct re_jit re_jit;
 	/* A path glob's program is compiled the first time the glob is
 	 * matched (re_src until then): an evaluator builds a matcher for every
 	 * rule and a decision reaches few of them, so compiling them all made
@@ -38,6 +53,7 @@ struct matcher {
 	 * for a literal word */
 	char **words;
 	pcre2_code **word_re;
+	struct re_jit *word_jit;
 	size_t nwords;
 	int port;             /* net: -1 for any port */
 	const struct host_alias *alias; /* the host's alias a path was written under, or NULL */
