@@ -2,13 +2,19 @@
 # Every speed target of cordon side by side, in one run, as a table of
 # ratios against the target.
 #
-#   bench/compare.sh [-c CORDON] [-n LAUNCHES] [-q REQUESTS] [-r RUNS] [-f SECONDS] [-o DIR]
+#   bench/compare.sh [-c CORDON] [-n LAUNCHES] [-k HOOK_CALLS] [-q REQUESTS] [-r RUNS]
+#                    [-f SECONDS] [-o DIR]
 #
 # It runs the benchmarks that measure each target and reads their figures:
 #
 #   bench/run.sh      cordon run --preset workspace-write -- /bin/true against
-#                     bare bubblewrap (and other launchers that are installed),
+#                     bare bubblewrap and the peers that are installed
+#                     (sandbox-runtime's srt, Codex's codex sandbox, ...),
 #                     alternating, LAUNCHES runs of each (default 40);
+#   bench/hook.sh     cordon hook claude on a Bash event against cordon
+#                     --version, HOOK_CALLS calls of each (default 200);
+#   bench/wide.sh     loading and deciding on 1,000 and 10,000 rules whose
+#                     patterns start with a wildcard (20,000 requests, 5 runs);
 #   bench/eval.sh     decisions through the C API at 1,000 and 10,000 rules,
 #                     (a) canonical paths, (b) a real tree, and cordon eval
 #                     --stdin (REQUESTS API requests, default 200,000);
@@ -31,15 +37,17 @@ top=$(cd "$here/.." && pwd)
 
 cordon=$top/cordon
 launches=40
+hook_calls=200
 requests=200000
 runs=41
 fuzz_seconds=20
 outdir=
 
 usage() {
-	echo "usage: $0 [-c CORDON] [-n LAUNCHES] [-q REQUESTS] [-r RUNS] [-f SECONDS] [-o DIR]" >&2
+	echo "usage: $0 [-c CORDON] [-n LAUNCHES] [-k HOOK_CALLS] [-q REQUESTS] [-r RUNS] [-f SECONDS] [-o DIR]" >&2
 	echo "  -c CORDON    the binary to measure (default: $top/cordon; the benchmarks beside it)" >&2
 	echo "  -n LAUNCHES  timed launches of each launcher (default: $launches)" >&2
+	echo "  -k CALLS     hook calls, and --version calls (default: $hook_calls)" >&2
 	echo "  -q REQUESTS  API requests per policy (default: $requests)" >&2
 	echo "  -r RUNS      shell_bench runs (default: $runs)" >&2
 	echo "  -f SECONDS   how long the shell fuzz target runs; 0 skips it (default: $fuzz_seconds)" >&2
@@ -47,10 +55,11 @@ usage() {
 	exit 2
 }
 
-while getopts c:n:q:r:f:o:h opt; do
+while getopts c:n:k:q:r:f:o:h opt; do
 	case $opt in
 	c) cordon=$OPTARG ;;
 	n) launches=$OPTARG ;;
+	k) hook_calls=$OPTARG ;;
 	q) requests=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	f) fuzz_seconds=$OPTARG ;;
@@ -58,8 +67,8 @@ while getopts c:n:q:r:f:o:h opt; do
 	*) usage ;;
 	esac
 done
-for v in "$launches" "$requests" "$runs"; do
-	case $v in '' | *[!0-9]* | 0) echo "$0: -n, -q and -r want positive numbers" >&2; exit 2 ;; esac
+for v in "$launches" "$hook_calls" "$requests" "$runs"; do
+	case $v in '' | *[!0-9]* | 0) echo "$0: -n, -k, -q and -r want positive numbers" >&2; exit 2 ;; esac
 done
 case $fuzz_seconds in '' | *[!0-9]*) echo "$0: -f wants a number of seconds" >&2; exit 2 ;; esac
 build=$(cd "$(dirname "$cordon")" && pwd)
@@ -87,6 +96,10 @@ echo
 # Each benchmark's own report is kept; the table is read from it.
 echo "running bench/run.sh ($launches launches of each) ..." >&2
 "$here/run.sh" -c "$cordon" -n "$launches" > "$dir/run.out"
+echo "running bench/hook.sh ($hook_calls calls of each) ..." >&2
+"$here/hook.sh" -c "$cordon" -n "$hook_calls" > "$dir/hook.out"
+echo "running bench/wide.sh (1,000 and 10,000 rules) ..." >&2
+"$here/wide.sh" -c "$cordon" -s "1000 10000" -q 20000 -r 5 -o "$dir/wide" > "$dir/wide.out"
 echo "running bench/eval.sh ($requests requests) ..." >&2
 "$here/eval.sh" -c "$cordon" -e "$build/bench/eval_bench" -q "$requests" \
 	-l "$((requests < 200000 ? requests : 200000))" -r 5 -o "$dir/eval" > "$dir/eval.out"
@@ -156,6 +169,7 @@ row() { # row WHAT VALUE UNIT OP TARGET [COMPARISON]
 	printf '| %s | %s %s | %s %s | %s | %s |\n' "$1" "${2:-n/a}" "$3" "$4" "$5" "$verdict" "${6:-}"
 }
 
+launch_target=$(awk '$1 == "target" { print $2 }' "$dir/run.out")
 mc=$(launch cordon 3) mb=$(launch bare 3) mp=$(launch plan 3)
 cc=$(launch cordon 4) cb=$(launch bare 4)
 wall_ratio=$(awk -v a="$mc" -v b="$mb" 'BEGIN { printf "%.2f", a / b }')
@@ -165,20 +179,41 @@ others=$(awk '$1 == "result" && $2 != "cordon" && $2 != "bare" && $2 != "plan" {
 		printf '%s %.1fx; ' "$name" "$(awk -v a="$us" -v b="$mb" 'BEGIN { print a / b }')"
 	done)
 skipped=$(awk '/not installed: skipped/ { print $1 }' "$dir/run.out" | paste -sd, -)
+# The fastest peer that ran, for "ahead of every peer".
+read -r peer_name peer_us < <(awk '$1 == "result" && $2 != "cordon" && $2 != "bare" &&
+	$2 != "plan" { print $2, $3 }' "$dir/run.out" | sort -k2,2n | head -n 1; echo)
+peer_ratio=$( [ -z "${peer_us:-}" ] || awk -v a="$mc" -v b="$peer_us" 'BEGIN { printf "%.2f", a / b }')
+
+read -r hook_version hook_call hook_target < <(awk '$1 == "result" { print $2, $3, $4 }' "$dir/hook.out")
+hook_ratio=$(awk -v a="$hook_call" -v b="$hook_version" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
+wide() { # wide RULES FIELD: 4 the load in ms, 5 a decision in µs
+	awk -v n="$1" -v f="$2" '$1 == "result" && $2 == "cordon" && $3 == n {
+		printf (f == 4 ? "%.1f\n" : "%.2f\n"), $f }' "$dir/wide/results"
+}
+wide_load=$(wide 10000 4) wide_load1=$(wide 1000 4)
+wide_growth=$(awk -v a="$(wide 10000 5)" -v b="$(wide 1000 5)" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
 
 a1=$(api 1k a) b1=$(api 1k b) a10=$(api 10k a)
 growth=$(awk -v x="$a10" -v y="$a1" 'BEGIN { printf "%.2f", x / y }')
 
 echo "| what | measured | target | | for comparison |"
 echo "| --- | --- | --- | --- | --- |"
-row "cordon run / bare bwrap, wall (median of $launches, alternating)" "$wall_ratio" x "<=" 1.15 \
+row "hook call / cordon --version, CPU (median of $hook_calls, alternating)" "$hook_ratio" x "<=" \
+	"$hook_target" "$(awk -v a="$hook_call" -v b="$hook_version" 'BEGIN { printf "%.2f ms vs %.2f ms", a, b }')"
+row "load, 10,000 rules with a leading wildcard, CPU" "$wide_load" ms "<" 100 "1,000 rules: $wide_load1 ms"
+row "decision at 10,000 / at 1,000 rules with a leading wildcard, CPU" "$wide_growth" x "<=" 2 \
+	"$(wide 1000 5) µs and $(wide 10000 5) µs"
+row "cordon run / bare bwrap, wall (median of $launches, alternating)" "$wall_ratio" x "<=" "$launch_target" \
 	"$(awk -v a="$mc" -v b="$mb" -v p="$mp" \
 		'BEGIN { printf "%.1f ms vs %.1f ms; bwrap with cordon'"'"'s plan %.2fx", a / 1000, b / 1000, p / b }')"
-row "cordon run / bare bwrap, CPU of the processes" "$cpu_ratio" x "<=" 1.15 \
+row "cordon run / bare bwrap, CPU of the processes" "$cpu_ratio" x "<=" "$launch_target" \
 	"$(awk -v a="$cc" -v b="$cb" 'BEGIN { printf "%.1f ms vs %.1f ms", a / 1000, b / 1000 }')"
-if [ -n "$others" ] || [ -n "$skipped" ]; then
-	printf '| other launchers, same run | | | | %s%s |\n' "$others" \
-		"${skipped:+not installed: $skipped}"
+if [ -n "$peer_ratio" ]; then
+	row "cordon run / the fastest peer ($peer_name), wall" "$peer_ratio" x "<" 1 \
+		"every launcher / bare bwrap: $others${skipped:+not installed: $skipped}"
+else
+	printf '| cordon run / the fastest peer | n/a | < 1 x | n/a | %s |\n' \
+		"no peer installed${skipped:+: $skipped}"
 fi
 ca1=$(api_cpu 1k a) cb1=$(api_cpu 1k b) ca10=$(api_cpu 10k a)
 growth_cpu=$(awk -v x="$ca10" -v y="$ca1" 'BEGIN { if (y > 0) printf "%.2f", x / y }')
