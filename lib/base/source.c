@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "source.h"
+#include "once.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -28,8 +29,9 @@ void srcmgr_free(struct srcmgr *sm)
 	srcmgr_init(sm);
 }
 
-static void build_line_map(struct src_file *f)
+static void build_line_map(void *arg)
 {
+	struct src_file *f = arg;
 	size_t cap = 0;
 	f->line_starts = NULL;
 	f->nlines = 0;
@@ -51,7 +53,6 @@ uint32_t srcmgr_add(struct srcmgr *sm, const char *name, const char *path, char 
 		f->has_include = true;
 		f->include_loc = *included_from;
 	}
-	build_line_map(f);
 	VEC_PUSH(sm->files, sm->n, sm->cap, f);
 	return (uint32_t)(sm->n - 1);
 }
@@ -69,10 +70,25 @@ const struct src_file *srcmgr_file(const struct srcmgr *sm, uint32_t file)
 	return file < sm->n ? sm->files[file] : NULL;
 }
 
+/* The file with its line map made. */
+static const struct src_file *lined(const struct srcmgr *sm, uint32_t file)
+{
+	struct src_file *f = file < sm->n ? sm->files[file] : NULL;
+	if (f)
+		once_build(&f->lines_built, build_line_map, f);
+	return f;
+}
+
+size_t srcmgr_nlines(const struct srcmgr *sm, uint32_t file)
+{
+	const struct src_file *f = lined(sm, file);
+	return f ? f->nlines : 0;
+}
+
 void srcmgr_linecol(const struct srcmgr *sm, uint32_t file, uint32_t off, unsigned *line,
 		    unsigned *col)
 {
-	const struct src_file *f = srcmgr_file(sm, file);
+	const struct src_file *f = lined(sm, file);
 	size_t lo = 0, hi;
 	if (!f) {
 		*line = *col = 0;
@@ -94,7 +110,7 @@ void srcmgr_linecol(const struct srcmgr *sm, uint32_t file, uint32_t off, unsign
 void srcmgr_line(const struct srcmgr *sm, uint32_t file, unsigned line, size_t *start,
 		 size_t *len)
 {
-	const struct src_file *f = srcmgr_file(sm, file);
+	const struct src_file *f = lined(sm, file);
 	size_t s, e;
 	if (!f || line == 0 || line > f->nlines) {
 		*start = *len = 0;

@@ -4,6 +4,7 @@
 #ifndef CORDON_SOURCE_H
 #define CORDON_SOURCE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,8 +22,13 @@ struct src_file {
 	char *path;      /* for resolving includes; NULL for embedded text */
 	char *text;      /* owned unless borrowed; NUL-terminated after len bytes */
 	size_t len;
+	/* The line map, made the first time lines are asked about
+	 * (srcmgr_linecol, srcmgr_line, srcmgr_nlines): a hook call reads the
+	 * 3,300 lines of the built-in command specs and asks where a few
+	 * lines of the default policy are. */
 	uint32_t *line_starts;
 	size_t nlines;
+	atomic_bool lines_built;
 	bool has_include; /* brought in by an include statement */
 	bool rejected;    /* not parsed: binary, too large */
 	bool borrowed;    /* text is of static duration (built into cordon), not owned */
@@ -46,6 +52,8 @@ const struct src_file *srcmgr_file(const struct srcmgr *sm, uint32_t file);
 /* 1-based line and column (in bytes) of an offset. */
 void srcmgr_linecol(const struct srcmgr *sm, uint32_t file, uint32_t off, unsigned *line,
 		    unsigned *col);
+/* The number of lines of a file; 0 for none. */
+size_t srcmgr_nlines(const struct srcmgr *sm, uint32_t file);
 /* Start offset and length (without the newline) of a 1-based line. */
 void srcmgr_line(const struct srcmgr *sm, uint32_t file, unsigned line, size_t *start,
 		 size_t *len);

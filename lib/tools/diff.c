@@ -650,7 +650,8 @@ static bool origin_loc(const cordon_policy *p, const char *origin, struct loc *o
 		const struct src_file *sf = p->sm.files[f];
 		size_t start, len;
 		if (strlen(sf->name) != (size_t)(c1 - origin) ||
-		    memcmp(sf->name, origin, (size_t)(c1 - origin)) != 0 || line > sf->nlines)
+		    memcmp(sf->name, origin, (size_t)(c1 - origin)) != 0 ||
+		    line > srcmgr_nlines(&p->sm, (uint32_t)f))
 			continue;
 		srcmgr_line(&p->sm, (uint32_t)f, (unsigned)line, &start, &len);
 		if (col - 1 > len)
