@@ -65,7 +65,11 @@ struct gprog {
 	char *src;     /* the text, and which of its bytes are literal */
 	bool *src_lit; /* (NULL: all of them, a literal) until constructed */
 	size_t src_n;
-	struct skeleton skel; /* path patterns: the shape the shortcuts read */
+	/* path patterns: the shape the shortcuts read, made at the first
+	 * comparison that asks (skel_of): most rules of an evaluator are
+	 * never compared, and a hook call made 125 skeletons for none */
+	struct skeleton skel;
+	atomic_bool skel_built;
 	atomic_bool finished;
 	struct gauto *au; /* NULL until finished */
 };
@@ -304,9 +308,20 @@ static bool g_shape(struct gprog *g, const char *s, const bool *lit, size_t n)
 		}
 	}
 	g->lead[g->lead_len] = '\0';
-	if (path)
-		skel_build(&g->skel, g->src, g->literal ? NULL : lit, n);
 	return true;
+}
+
+static void build_skel(void *arg)
+{
+	struct gprog *g = arg;
+	skel_build(&g->skel, g->src, g->literal ? NULL : g->src_lit, g->src_n);
+}
+
+/* A path pattern's skeleton, made once. */
+static const struct skeleton *skel_of(const struct gprog *g)
+{
+	once_build(&((struct gprog *)g)->skel_built, build_skel, (void *)g);
+	return &g->skel;
 }
 
 /* The automaton of the text, at its first comparison. */
@@ -355,6 +370,12 @@ static void g_construct(struct gprog *g)
 	}
 	free(g->au->by_byte);
 	g->au->by_byte = NULL;
+	/* The skeleton reads src_lit too: made now if it is not yet (under
+	 * the lock of every once-built thing, which this build holds). */
+	if (g->mode == GPROG_PATH && !atomic_load_explicit(&g->skel_built, memory_order_acquire)) {
+		build_skel(g);
+		atomic_store_explicit(&g->skel_built, true, memory_order_release);
+	}
 	free(g->src_lit);
 	g->src_lit = NULL;
 }
@@ -728,7 +749,7 @@ static int product_subset(const struct gprog *a, const struct gprog *b);
 static int gprog_subset(const struct gprog *a, const struct gprog *b)
 {
 	int quick = a->mode == GPROG_PATH && b->mode == GPROG_PATH
-			    ? skel_subset(&a->skel, &b->skel, b->lead, b->lead_len)
+			    ? skel_subset(skel_of(a), skel_of(b), b->lead, b->lead_len)
 			    : -1;
 	if (quick >= 0)
 		return quick;
