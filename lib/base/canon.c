@@ -14,7 +14,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #if defined(__linux__) && __has_include(<linux/openat2.h>)
+#include <dirent.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
+#include <sys/ioctl.h>
+#include <sys/vfs.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #if defined(SYS_openat2)
@@ -511,4 +516,133 @@ fail:
 	sb_free(&w.todo);
 	sb_free(&w.out);
 	return NULL;
+}
+
+/* ---- directories read once (struct canon_listing) ---- */
+
+#define LISTING_MAX_READS 4 /* getdents64 calls of 32 KiB: some 4,000 names */
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct canon_name *)a)->name, ((const struct canon_name *)b)->name);
+}
+
+#ifdef HAVE_CANON_OPENAT2
+/* Names compared byte for byte, as strcmp here: a folding directory
+ * would find ".SSH" (or ".ſsh") for ".ssh" where the listing does not. */
+static bool exact_names(int fd)
+{
+	struct statfs fs;
+	int flags = 0;
+	if (fstatfs(fd, &fs) != 0)
+		return false;
+	switch ((unsigned long)fs.f_type) {
+	case EXT4_SUPER_MAGIC: /* ext2 and ext3 too */
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+		break;
+	default:
+		return false;
+	}
+	return ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_CASEFOLD_FL);
+}
+
+/* The names in fd, sorted into l; false past LISTING_MAX_READS reads. */
+static bool read_names(int fd, struct canon_listing *l)
+{
+	enum { BUF = 32768 };
+	char *buf = xmalloc(BUF); /* malloc's alignment is dirent64's */
+	size_t cap = 0;
+	for (int reads = 0;; reads++) {
+		long got = syscall(SYS_getdents64, fd, buf, BUF);
+		if (got == 0)
+			break;
+		if (got < 0 || reads == LISTING_MAX_READS) {
+			free(buf);
+			return false;
+		}
+		for (long off = 0; off < got;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			struct canon_name e = { NULL, d->d_type == DT_DIR || d->d_type == DT_REG };
+			if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0) {
+				e.name = xstrdup(d->d_name);
+				VEC_PUSH(l->names, l->n, cap, e);
+			}
+		}
+	}
+	free(buf);
+	sort_items(l->names, l->n, sizeof(*l->names), name_cmp);
+	return true;
+}
+#endif
+
+bool canon_listing_read(struct canon_listing *l, const char *dir)
+{
+	memset(l, 0, sizeof(*l));
+#ifdef HAVE_CANON_OPENAT2
+	size_t len;
+	if (!dir || !lexically_normal(dir, &len) || len >= PATH_MAX || !openat2_usable())
+		return false;
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS };
+	long fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+	if (fd < 0)
+		return false;
+	bool ok = exact_names((int)fd) && read_names((int)fd, l);
+	close((int)fd);
+	if (!ok) {
+		canon_listing_free(l);
+		return false;
+	}
+	l->dir = xstrndup(dir, len);
+	l->dir_len = len;
+	return true;
+#else
+	(void)dir;
+	return false;
+#endif
+}
+
+void canon_listing_free(struct canon_listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->names[i].name);
+	free(l->names);
+	free(l->dir);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Does l tell that path (lexically normal) is its own canonical form:
+ * below l's directory, with a next name the directory lacks (the walk
+ * stops there and keeps the rest), or naming an entry of it that is a
+ * directory or a file (the path ends there; nothing on it is a link)? */
+static bool listed_final(const struct canon_listing *l, const char *path, size_t len)
+{
+	size_t d = l->dir_len == 1 ? 0 : l->dir_len; /* "/" lists the root */
+	if (len <= d + 1 || memcmp(path, l->dir, d) != 0 || path[d] != '/')
+		return false;
+	const char *name = path + d + 1, *slash = memchr(name, '/', len - d - 1);
+	size_t n = slash ? (size_t)(slash - name) : len - d - 1;
+	char key[NAME_MAX + 1];
+	if (n > NAME_MAX)
+		return false;
+	memcpy(key, name, n);
+	key[n] = '\0';
+	const struct canon_name k = { key, false }, *e;
+	e = bsearch(&k, l->names, l->n, sizeof(*l->names), name_cmp);
+	return !e || (e->plain && !slash);
+}
+
+char *canon_path_listed(const struct canon_listing *ls, size_t nls, const char *path,
+			size_t len, char **err)
+{
+	size_t normal;
+	if (len < PATH_MAX && strlen(path) == len && lexically_normal(path, &normal) &&
+	    normal == len)
+		for (size_t i = 0; i < nls; i++)
+			if (listed_final(&ls[i], path, len))
+				return xstrndup(path, len);
+	return canon_path_memo(path, len, NULL, NULL, err);
 }

@@ -60,4 +60,36 @@ char *canon_lexical(const char *path);
 struct strbuf;
 void canon_lexical_into(struct strbuf *out, const char *path);
 
+/* A directory's names, read once so that the many paths below it whose
+ * next name it does not hold are answered without a call each
+ * (canon_path_listed): building an evaluator resolves the literal path
+ * of every deny and protection, and most of them name files that do not
+ * exist in the workspace or the home directory.  What a listing answers
+ * is what canon_path answered when it was read; like a memo it is kept
+ * for one piece of work (an evaluator's build) and no longer. */
+struct canon_listing {
+	char *dir;      /* lexically normal, free of symlinks when read */
+	size_t dir_len;
+	struct canon_name {
+		char *name;
+		bool plain; /* a directory or a file, not a symlink (d_type) */
+	} *names;       /* sorted by name */
+	size_t n;
+};
+
+/* Read dir (absolute and lexically normal) into l: true, or false and
+ * nothing to free where it cannot be read or would not answer as the
+ * kernel does: a symlink on its path, no openat2 to prove that, more
+ * than a few thousand names, or a file system that is not known to
+ * compare names byte for byte (ext4, XFS, Btrfs and tmpfs are, unless
+ * the directory folds case: chattr +F). */
+bool canon_listing_read(struct canon_listing *l, const char *dir);
+void canon_listing_free(struct canon_listing *l);
+/* canon_path_memo of an absolute path (cwd NULL), answered from the
+ * listings where the path lies below a listed directory whose listing
+ * lacks its next name, or is that directory's entry and not a symlink:
+ * the path is then its own canonical form. */
+char *canon_path_listed(const struct canon_listing *ls, size_t nls, const char *path,
+			size_t len, char **err);
+
 #endif

@@ -234,20 +234,28 @@ static char *resolve_facts(const struct host_facts *h, const char *path, size_t 
 	return sb_steal(&out);
 }
 
-char *host_resolve(const struct host_facts *h, const char *path, size_t len, const char *cwd,
-		   struct canon_memo *memo, char **err)
+/* real, a firmlink's second name replaced by the kernel's name for it. */
+static char *named_by_kernel(const struct host_facts *h, char *real)
 {
-	char *real = h->live ? canon_path_memo(path, len, cwd, memo, err)
-			     : resolve_facts(h, path, len, cwd, err);
-	if (!real)
-		return NULL;
-	/* A firmlink's second name is the same directory: name it as the
-	 * kernel does. */
-	const struct host_alias *a = alias_at(h, real, strlen(real), HOST_FIRMLINK);
+	const struct host_alias *a = real ? alias_at(h, real, strlen(real), HOST_FIRMLINK) : NULL;
 	if (a) {
 		char *named = xasprintf("%s%s", a->target, real + strlen(a->path));
 		free(real);
 		real = named;
 	}
 	return real;
+}
+
+char *host_resolve(const struct host_facts *h, const char *path, size_t len, const char *cwd,
+		   struct canon_memo *memo, char **err)
+{
+	return named_by_kernel(h, h->live ? canon_path_memo(path, len, cwd, memo, err)
+					  : resolve_facts(h, path, len, cwd, err));
+}
+
+char *host_resolve_listed(const struct host_facts *h, const struct canon_listing *ls,
+			  size_t nls, const char *path, size_t len, char **err)
+{
+	return named_by_kernel(h, h->live ? canon_path_listed(ls, nls, path, len, err)
+					  : resolve_facts(h, path, len, NULL, err));
 }

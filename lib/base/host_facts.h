@@ -56,6 +56,11 @@ const char *host_facts_names(void);
  * the name the kernel reports.  NULL with *err (malloc'd) as canon_path. */
 char *host_resolve(const struct host_facts *h, const char *path, size_t len, const char *cwd,
 		   struct canon_memo *memo, char **err);
+/* host_resolve of an absolute path, on a live host answered from the
+ * directories read in ls where they tell (canon_path_listed). */
+struct canon_listing;
+char *host_resolve_listed(const struct host_facts *h, const struct canon_listing *ls,
+			  size_t nls, const char *path, size_t len, char **err);
 
 /* The alias that an absolute path s[0..n) starts with (its path a whole
  * number of components of s), the longest; NULL when none. */

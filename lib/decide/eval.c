@@ -131,9 +131,9 @@ static const struct ev_link *record_link(cordon_evaluator *ev, const struct ev_r
 	char *why = NULL;
 	struct ev_link l = { xstrdup(r->m.text), NULL, r->origin };
 	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
-	l.real = kernel_path(r->m.text)
-			 ? xstrdup(r->m.text)
-			 : host_resolve(ev->host, r->m.text, strlen(r->m.text), NULL, NULL, &why);
+	l.real = kernel_path(r->m.text) ? xstrdup(r->m.text)
+					: host_resolve_listed(ev->host, ev->listed, ev->nlisted,
+							      r->m.text, strlen(r->m.text), &why);
 	free(why);
 	VEC_PUSH(ev->links, ev->nlinks, ev->links_cap, l);
 	strmap_add(&ev->link_index, l.path, strlen(l.path), (uint32_t)(ev->nlinks - 1));
@@ -335,9 +335,36 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 	return rc;
 }
 
+/* The workspace and the home directory, each read once into out[0..2)
+ * while the rules are added: record_link resolves the literal path of
+ * every deny and protection, and most name a file that is not there,
+ * which the listing answers without a failed openat2 each (a hook call
+ * made 117).  CORDON_FAST_LOAD=0 resolves each path on its own. */
+static void list_roots(cordon_evaluator *ev, struct canon_listing *out)
+{
+	const char *dirs[2] = { ev->ctx.value[CTX_WORKSPACE], ev->ctx.value[CTX_HOME] };
+	ev->listed = out;
+	ev->nlisted = 0;
+	if (!ev->host->live || !fast_load())
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (dirs[i] && (i == 0 || !dirs[0] || strcmp(dirs[0], dirs[i]) != 0) &&
+		    canon_listing_read(&out[ev->nlisted], dirs[i]))
+			ev->nlisted++;
+}
+
+static void unlist_roots(cordon_evaluator *ev, struct canon_listing *out)
+{
+	for (size_t i = 0; i < ev->nlisted; i++)
+		canon_listing_free(&out[i]);
+	ev->listed = NULL;
+	ev->nlisted = 0;
+}
+
 cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
 			      const cordon_context *ctx, char **err)
 {
+	struct canon_listing listed[2];
 	const struct ir_preset *p;
 	cordon_evaluator *ev;
 	char *dump_err = NULL;
@@ -367,6 +394,7 @@ cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
 	cmd_names_init(&ev->env_names, &p->env);
 	if (prepare_context(ev, ctx, err) != 0)
 		goto fail;
+	list_roots(ev, listed);
 	/* Two passes: the vectors must not move while the index is built. */
 	ev->rules = xcalloc(p->nrules + 1, sizeof(*ev->rules));
 	ev->rules_cap = p->nrules + 1;
@@ -388,8 +416,10 @@ cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
 	}
 	if (protect_every_root(ev, err) != 0)
 		goto fail;
+	unlist_roots(ev, listed);
 	return ev;
 fail:
+	unlist_roots(ev, listed);
 	cordon_evaluator_free(ev);
 	return NULL;
 }

@@ -88,6 +88,12 @@ static const struct tcase cases[] = {
 	{ "a file below a symlinked credentials directory", "%R/home/.ssh/id_ed25519", NULL,
 	  "%R/real/keys/id_ed25519", DEFERS, false },
 	{ "a symlink in /proc", "/proc/self/root%R/real", NULL, "%R/real", DEFERS, false },
+	{ "a missing name at the top", "%R/.codex", NULL, "%R/.codex", PROVES, false },
+	{ "below a missing name at the top", "%R/.git/hooks", NULL, "%R/.git/hooks", PROVES,
+	  false },
+	{ "a missing name next to a symlink", "%R/home/.aws/credentials", NULL,
+	  "%R/home/.aws/credentials", PROVES, false },
+	{ "a directory at the top", "%R/real", NULL, "%R/real", PROVES, false },
 	{ "a 0700 directory of another user", "%R/locked", NULL, "%R/locked", PROVES, false },
 	{ "a file in it", "%R/locked/secret", NULL, "%R/locked/secret", PROVES_IF_REACHABLE,
 	  true },
@@ -208,6 +214,21 @@ static bool same(const char *a, const char *b)
 static int run_cases(const char *who, bool tap, bool proof_expected)
 {
 	int failed = 0;
+	/* The directories a listing may answer for; "mid" is a symlink, and
+	 * its listing must not be made. */
+	static const char *const listed_dirs[] = { "%R", "%R/real", "%R/home", "%R/locked",
+						   "%R/mid" };
+	struct canon_listing ls[sizeof(listed_dirs) / sizeof(listed_dirs[0])];
+	size_t nls = 0;
+	for (size_t i = 0; i < sizeof(listed_dirs) / sizeof(listed_dirs[0]); i++) {
+		char *d = subst(listed_dirs[i]);
+		bool got = canon_listing_read(&ls[nls], d);
+		bool want = proof_expected && i != 4 && (i != 3 || privileged);
+		nls += got;
+		failed += report(tap, got == want, "%s: %s is %slisted", who, listed_dirs[i],
+				 want ? "" : "not ");
+		free(d);
+	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct tcase *c = &cases[i];
 		char *path = subst(c->path), *cwd = subst(c->cwd);
@@ -226,6 +247,16 @@ static int run_cases(const char *who, bool tap, bool proof_expected)
 		failed += report(tap, proves ? same(proven, walked) : proven == NULL,
 				 "%s: %s: the kernel's proof %s", who, c->what,
 				 proves ? "gives the same answer" : "leaves it to the walk");
+		if (!c->cwd) {
+			char *e3 = NULL;
+			char *listed = canon_path_listed(ls, nls, path, strlen(path), &e3);
+			failed += report(tap,
+					 same(listed, got) && (listed || (e3 && strcmp(e2, e3) == 0)),
+					 "%s: %s: the listings give canon_path's answer (%s)", who,
+					 c->what, listed ? listed : e3);
+			free(listed);
+			free(e3);
+		}
 		free(path);
 		free(cwd);
 		free(want);
@@ -266,7 +297,36 @@ static int run_cases(const char *who, bool tap, bool proof_expected)
 	free(got);
 	free(proven);
 	free(lng);
+	for (size_t i = 0; i < nls; i++)
+		canon_listing_free(&ls[i]);
 	return failed;
+}
+
+/* A listing answers from the names it read: a symlink made after it is
+ * not seen (so the listing must not outlive the work it was read for),
+ * which shows that it answers at all.  File systems that may fold case
+ * or whose names are not all listed are not read. */
+static void listing_is_a_snapshot(void)
+{
+	struct canon_listing l;
+	char *late = subst("%R/late"), *below = subst("%R/late/file");
+	char *target = subst("%R/real/dir"), *want = subst("%R/real/dir/file"), *err = NULL;
+	ok(canon_listing_read(&l, root), "the tree is listed");
+	must(symlink(target, late), late);
+	char *listed = canon_path_listed(&l, 1, below, strlen(below), &err);
+	char *now = canon_path(below, strlen(below), NULL, &err);
+	is_str(listed, below, "a name made after the listing: the listing's answer");
+	is_str(now, want, "and canon_path's, which follows the new symlink");
+	must(unlink(late), late);
+	canon_listing_free(&l);
+	ok(!canon_listing_read(&l, "/proc"), "/proc is not listed (not a file system of names)");
+	ok(!canon_listing_read(&l, "/tmp/../tmp"), "a path with '..' is not listed");
+	free(late);
+	free(below);
+	free(target);
+	free(want);
+	free(listed);
+	free(now);
 }
 
 /* Run the cases in a child process set up by how; ok when none failed. */
@@ -345,6 +405,8 @@ int main(void)
 	if (!proves)
 		printf("# openat2 proves nothing here: only the walk is tested\n");
 	run_cases(privileged ? "root" : "this user", true, proves);
+	if (proves)
+		listing_is_a_snapshot();
 	remove_tree();
 	return tap_done();
 }
