@@ -342,7 +342,7 @@ static bool build_exec_word(struct matcher *m, const struct resolved *r, size_t 
 	}
 	m->word_re = xrealloc(m->word_re, (m->nwords + 1) * sizeof(*m->word_re));
 	m->word_jit = xrealloc(m->word_jit, (m->nwords + 1) * sizeof(*m->word_jit));
-	m->word_jit[m->nwords] = (struct re_jit){ 0 };
+	memset(&m->word_jit[m->nwords], 0, sizeof(*m->word_jit));
 	m->words = xrealloc(m->words, (m->nwords + 1) * sizeof(*m->words));
 	m->words[m->nwords] = xstrdup(w.s);
 	m->word_re[m->nwords] = NULL;
