@@ -32,6 +32,10 @@ struct src_file {
 	bool has_include; /* brought in by an include statement */
 	bool rejected;    /* not parsed: binary, too large */
 	bool borrowed;    /* text is of static duration (built into cordon), not owned */
+	/* Built into cordon and loaded only to decide: what the build's own
+	 * tests establish of it is not checked again (its regexes compile,
+	 * ck_decode_regex; the evaluator compiles its preset's anyway). */
+	bool checked_by_build;
 	struct loc include_loc;
 };
 

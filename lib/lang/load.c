@@ -257,6 +257,7 @@ static void load_include(struct loader *ld, struct ast *inc, const struct frame 
 	VEC_PUSH(ld->seen, ld->nseen, ld->seen_cap, id);
 	uint32_t file = own ? srcmgr_add_static(lc->sm, name, own->text, own->len, &inc->loc)
 			    : srcmgr_add(lc->sm, name, path, text, len, &inc->loc);
+	lc->sm->files[file]->checked_by_build = own && lc->skip_tests;
 	struct ast *root = own && (lc->defer_specs || lc->skip_tests)
 				   ? load_defer_programs(lc, file, own->text, own->len)
 				   : NULL;
@@ -326,5 +327,7 @@ struct ast *load_builtin(struct load_ctx *lc, const char *name, const char *text
 {
 	struct file_id id = { 0 };
 	id.embedded = name;
-	return load_root(lc, srcmgr_add_static(lc->sm, name, text, len, NULL), id, true);
+	uint32_t file = srcmgr_add_static(lc->sm, name, text, len, NULL);
+	lc->sm->files[file]->checked_by_build = lc->skip_tests;
+	return load_root(lc, file, id, true);
 }
