@@ -631,7 +631,7 @@ static bool listed_final(const struct canon_listing *l, const char *path, size_t
 	memcpy(key, name, n);
 	key[n] = '\0';
 	const struct canon_name k = { key, false }, *e;
-	e = bsearch(&k, l->names, l->n, sizeof(*l->names), name_cmp);
+	e = l->n ? bsearch(&k, l->names, l->n, sizeof(*l->names), name_cmp) : NULL;
 	return !e || (e->plain && !slash);
 }
 

@@ -94,6 +94,7 @@ static const struct tcase cases[] = {
 	{ "a missing name next to a symlink", "%R/home/.aws/credentials", NULL,
 	  "%R/home/.aws/credentials", PROVES, false },
 	{ "a directory at the top", "%R/real", NULL, "%R/real", PROVES, false },
+	{ "below an empty directory", "%R/empty/x/y", NULL, "%R/empty/x/y", PROVES, false },
 	{ "a 0700 directory of another user", "%R/locked", NULL, "%R/locked", PROVES, false },
 	{ "a file in it", "%R/locked/secret", NULL, "%R/locked/secret", PROVES_IF_REACHABLE,
 	  true },
@@ -138,7 +139,7 @@ static void make_tree(void)
 	}
 	must(chmod(root, 0755), "chmod");
 	static const char *dirs[] = { "real", "real/dir", "real/other", "real/keys", "home",
-				      "locked" };
+				      "locked", "empty" };
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
 		must(mkdir(p, 0755), p);
@@ -217,7 +218,7 @@ static int run_cases(const char *who, bool tap, bool proof_expected)
 	/* The directories a listing may answer for; "mid" is a symlink, and
 	 * its listing must not be made. */
 	static const char *const listed_dirs[] = { "%R", "%R/real", "%R/home", "%R/locked",
-						   "%R/mid" };
+						   "%R/mid", "%R/empty" };
 	struct canon_listing ls[sizeof(listed_dirs) / sizeof(listed_dirs[0])];
 	size_t nls = 0;
 	for (size_t i = 0; i < sizeof(listed_dirs) / sizeof(listed_dirs[0]); i++) {
