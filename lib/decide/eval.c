@@ -114,32 +114,6 @@ static void push_rule(cordon_evaluator *ev, struct ev_rule *r, bool protect)
 	}
 }
 
-static bool kernel_path(const char *path);
-
-const struct ev_link *ev_link_find(const cordon_evaluator *ev, const char *path)
-{
-	const struct strmap_entry *e = strmap_get(&ev->link_index, path, strlen(path));
-	return e ? &ev->links[e->items[0]] : NULL;
-}
-
-/* Take the host facts of a rule's literal path into the snapshot, once. */
-static const struct ev_link *record_link(cordon_evaluator *ev, const struct ev_rule *r)
-{
-	const struct ev_link *known = ev_link_find(ev, r->m.text);
-	if (known)
-		return known;
-	char *why = NULL;
-	struct ev_link l = { xstrdup(r->m.text), NULL, r->origin };
-	/* /dev and /proc are the sandbox's own: /dev/stdout resolves per process. */
-	l.real = kernel_path(r->m.text) ? xstrdup(r->m.text)
-					: host_resolve_listed(ev->host, ev->listed, ev->nlisted,
-							      r->m.text, strlen(r->m.text), &why);
-	free(why);
-	VEC_PUSH(ev->links, ev->nlinks, ev->links_cap, l);
-	strmap_add(&ev->link_index, l.path, strlen(l.path), (uint32_t)(ev->nlinks - 1));
-	return &ev->links[ev->nlinks - 1];
-}
-
 /* A deny or a protection of a literal path holds for what the path
  * resolves to as well.  Requests are decided on canonical paths, so a rule
  * written for a symlink (~/.ssh kept by stow or home-manager) would
@@ -152,7 +126,7 @@ static void push_resolved(cordon_evaluator *ev, const struct ev_rule *r, bool pr
 	if ((r->m.kind != IR_PAT_LITERAL && r->m.kind != IR_PAT_EXACT) || !r->m.text ||
 	    (!protect && r->op != IR_READ && r->op != IR_WRITE))
 		return;
-	const char *real = record_link(ev, r)->real;
+	const char *real = ev_record_link(ev, r->m.text, r->origin)->real;
 	if (!protect && r->effect != IR_DENY)
 		return;
 	/* A path that cannot be resolved (a loop) denies every request below
@@ -234,12 +208,6 @@ static void known_vars(cordon_evaluator *ev)
 	}
 }
 
-static bool kernel_path(const char *path)
-{
-	return strcmp(path, "/dev") == 0 || strncmp(path, "/dev/", 5) == 0 ||
-	       strcmp(path, "/proc") == 0 || strncmp(path, "/proc/", 6) == 0;
-}
-
 /* Whether root is a package cache: a directory strictly below the home
  * directory's .cache that a variable the preset sets points a program
  * into (npm_config_cache = "${workspace_caches}/npm"), which no one opens
@@ -296,7 +264,7 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 	for (size_t i = 0; i < ev->nrules; i++) {
 		const struct ev_rule *r = &ev->rules[i];
 		if (r->op != IR_WRITE || r->effect != IR_ALLOW || r->m.kind != IR_PAT_LITERAL ||
-		    kernel_path(r->m.text))
+		    ev_kernel_path(r->m.text))
 			continue;
 		struct cordon_request req = { .op = CORDON_WRITE, .target = r->m.text };
 		char *e = NULL;
@@ -335,32 +303,6 @@ static int protect_every_root(cordon_evaluator *ev, char **err)
 	return rc;
 }
 
-/* The workspace and the home directory, each read once into out[0..2)
- * while the rules are added: record_link resolves the literal path of
- * every deny and protection, and most name a file that is not there,
- * which the listing answers without a failed openat2 each (a hook call
- * made 117).  CORDON_FAST_LOAD=0 resolves each path on its own. */
-static void list_roots(cordon_evaluator *ev, struct canon_listing *out)
-{
-	const char *dirs[2] = { ev->ctx.value[CTX_WORKSPACE], ev->ctx.value[CTX_HOME] };
-	ev->listed = out;
-	ev->nlisted = 0;
-	if (!ev->host->live || !fast_load())
-		return;
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		if (dirs[i] && (i == 0 || !dirs[0] || strcmp(dirs[0], dirs[i]) != 0) &&
-		    canon_listing_read(&out[ev->nlisted], dirs[i]))
-			ev->nlisted++;
-}
-
-static void unlist_roots(cordon_evaluator *ev, struct canon_listing *out)
-{
-	for (size_t i = 0; i < ev->nlisted; i++)
-		canon_listing_free(&out[i]);
-	ev->listed = NULL;
-	ev->nlisted = 0;
-}
-
 cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
 			      const cordon_context *ctx, char **err)
 {
@@ -394,7 +336,7 @@ cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
 	cmd_names_init(&ev->env_names, &p->env);
 	if (prepare_context(ev, ctx, err) != 0)
 		goto fail;
-	list_roots(ev, listed);
+	ev_list_roots(ev, listed);
 	/* Two passes: the vectors must not move while the index is built. */
 	ev->rules = xcalloc(p->nrules + 1, sizeof(*ev->rules));
 	ev->rules_cap = p->nrules + 1;
@@ -416,10 +358,10 @@ cordon_evaluator *ev_new_one(const cordon_policy *policy, const char *preset,
 	}
 	if (protect_every_root(ev, err) != 0)
 		goto fail;
-	unlist_roots(ev, listed);
+	ev_unlist_roots(ev, listed);
 	return ev;
 fail:
-	unlist_roots(ev, listed);
+	ev_unlist_roots(ev, listed);
 	cordon_evaluator_free(ev);
 	return NULL;
 }

@@ -161,6 +161,16 @@ void ev_md_give(const cordon_evaluator *ev, pcre2_match_data *md);
 
 /* The snapshot of a literal path a rule names, or NULL when none does. */
 const struct ev_link *ev_link_find(const cordon_evaluator *ev, const char *path);
+/* Take the host facts of a rule's literal path (named by the rule at
+ * origin, which must outlive the evaluator) into the snapshot, once. */
+const struct ev_link *ev_record_link(cordon_evaluator *ev, const char *path, const char *origin);
+/* /dev and /proc: the sandbox's own, never resolved on the host. */
+bool ev_kernel_path(const char *path);
+/* While ev_new_one adds the rules: the workspace and the home directory
+ * read once into out[0..2) (ev->listed), and released. */
+struct canon_listing;
+void ev_list_roots(cordon_evaluator *ev, struct canon_listing *out);
+void ev_unlist_roots(cordon_evaluator *ev, struct canon_listing *out);
 
 /* What the rules say of one target.  Deciding an operation yields a
  * verdict and touches no decision: its caller makes the complete record
