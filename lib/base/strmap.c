@@ -51,6 +51,16 @@ void strmap_init(struct strmap *m)
 	m->nslots = m->used = 0;
 }
 
+void strmap_init_for(struct strmap *m, size_t n)
+{
+	size_t slots = 16;
+	while (n * 4 > slots * 3)
+		slots *= 2;
+	m->slots = xcalloc(slots, sizeof(*m->slots));
+	m->nslots = slots;
+	m->used = 0;
+}
+
 void strmap_free(struct strmap *m)
 {
 	for (size_t i = 0; i < m->nslots; i++) {

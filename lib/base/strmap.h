@@ -20,6 +20,8 @@ struct strmap {
 };
 
 void strmap_init(struct strmap *m);
+/* An empty map with room for n keys before it grows. */
+void strmap_init_for(struct strmap *m, size_t n);
 void strmap_free(struct strmap *m);
 void strmap_add(struct strmap *m, const char *key, size_t keylen, uint32_t item);
 /* The entry for key, or NULL. */
