@@ -215,10 +215,15 @@ static void memo_put(struct canon_memo *memo, const char *path, bool exists)
  * security module refusing getattr, a FUSE server's error), the walk's
  * answer was an error and the proof's is the path the kernel resolves. */
 #ifdef HAVE_CANON_OPENAT2
+static long openat2_cloexec(const char *path, uint64_t flags, uint64_t resolve)
+{
+	struct open_how how = { .flags = flags | O_CLOEXEC, .resolve = resolve };
+	return syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
 static long open_nofollow(const char *path, uint64_t flags, uint64_t resolve)
 {
-	struct open_how how = { .flags = flags | O_PATH | O_CLOEXEC, .resolve = resolve };
-	return syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	return openat2_cloexec(path, flags | O_PATH, resolve);
 }
 
 /* Whether openat2 here is the kernel's, honouring its resolve flags: 1 yes,
@@ -565,11 +570,11 @@ static bool read_names(int fd, struct canon_listing *l)
 		for (long off = 0; off < got;) {
 			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
 			off += d->d_reclen;
-			struct canon_name e = { NULL, d->d_type == DT_DIR || d->d_type == DT_REG };
-			if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0) {
-				e.name = xstrdup(d->d_name);
-				VEC_PUSH(l->names, l->n, cap, e);
-			}
+			if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+				continue;
+			struct canon_name e = { xstrdup(d->d_name),
+						d->d_type == DT_DIR || d->d_type == DT_REG };
+			VEC_PUSH(l->names, l->n, cap, e);
 		}
 	}
 	free(buf);
@@ -585,9 +590,8 @@ bool canon_listing_read(struct canon_listing *l, const char *dir)
 	size_t len;
 	if (!dir || !lexically_normal(dir, &len) || len >= PATH_MAX || !openat2_usable())
 		return false;
-	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-				.resolve = RESOLVE_NO_SYMLINKS };
-	long fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+	/* Readable, not O_PATH: its names are read. */
+	long fd = openat2_cloexec(dir, O_RDONLY | O_DIRECTORY, RESOLVE_NO_SYMLINKS);
 	if (fd < 0)
 		return false;
 	bool ok = exact_names((int)fd) && read_names((int)fd, l);

@@ -126,7 +126,7 @@ struct cordon_evaluator {
 	size_t nlinks, links_cap;
 	struct strmap link_index; /* a link's path -> its index in links */
 	/* While ev_new_one adds the rules: the workspace and the home
-	 * directory read once (list_roots), for record_link; NULL after. */
+	 * directory read once (ev_list_roots), for ev_record_link; NULL after. */
 	const struct canon_listing *listed;
 	size_t nlisted;
 	struct cmd_names env_names; /* the preset's secret and code names, compiled */
