@@ -110,6 +110,8 @@ median() {
 
 first=${sz[0]}
 last=${sz[${#sz[@]} - 1]}
+# For bench/compare.sh, beside the results: the targets, written once.
+echo "target $target_load_ms $target_growth" >> "$dir/results"
 printf '%s rules, %s requests, %s runs, medians of CPU time\n' "$sizes" "$requests" "$runs"
 for b in "${bins[@]}"; do
 	printf '\n%s (%s)\n' "$b" "${bin[$b]}"
